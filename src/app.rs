@@ -1,0 +1,5 @@
+//! The Yew web app. (Placeholder until the foundation's app shell lands.)
+
+/// Mounts the app into the page body.
+#[cfg(target_arch = "wasm32")]
+pub fn start() {}

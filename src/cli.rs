@@ -1,0 +1,151 @@
+//! The native command-line tool: `estimate`, `validate`, `search`, `sweep`, `link`, `unlink`.
+//!
+//! Exit codes: 0 ok, 2 bad input (the message names the field), 1 internal error. Every command
+//! returns its output as a `String` so tests can call it without a process.
+
+mod estimate;
+mod link;
+mod search;
+mod sweep;
+mod validate;
+
+use std::fmt;
+
+/// A failed command: what to print on stderr and the exit code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CliError {
+    /// 2 for bad input, 1 for an internal error.
+    pub code: i32,
+    /// The message, naming the field where there is one.
+    pub message: String,
+}
+
+impl CliError {
+    /// Bad input (exit 2).
+    pub fn input(message: impl Into<String>) -> CliError {
+        CliError {
+            code: 2,
+            message: message.into(),
+        }
+    }
+
+    /// Internal error (exit 1).
+    pub fn internal(message: impl Into<String>) -> CliError {
+        CliError {
+            code: 1,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// Usage text.
+pub const USAGE: &str = "\
+paracalc: plan distributed Transformer training (memory, step time, MFU, best layout)
+
+usage:
+  paracalc estimate FILE.json [--json]          memory per stage, step time, throughput
+  paracalc validate CASES.json [--json]         predicted vs published measurements
+  paracalc search FILE.json [--gpus N] [--top K] [--json]
+                                                best parallel layouts for the model and cluster
+  paracalc sweep FILE.json --gpus 8,16,... [--json]
+                                                throughput and scaling efficiency vs GPU count
+  paracalc link FILE.json                       print the share-link query for a scenario
+  paracalc unlink TEXT                          decode a share link (or its query) to JSON
+
+exit codes: 0 ok, 2 bad input, 1 internal error
+";
+
+/// Runs the tool with `args` (without the program name); returns stdout text or an error.
+pub fn run(args: &[String]) -> Result<String, CliError> {
+    let Some((cmd, rest)) = args.split_first() else {
+        return Err(CliError::input(USAGE));
+    };
+    match cmd.as_str() {
+        "estimate" => estimate::run(rest),
+        "validate" => validate::run(rest),
+        "search" => search::run(rest),
+        "sweep" => sweep::run(rest),
+        "link" => link::run_link(rest),
+        "unlink" => link::run_unlink(rest),
+        "-h" | "--help" | "help" => Ok(USAGE.to_string()),
+        other => Err(CliError::input(format!(
+            "unknown command \"{other}\"\n\n{USAGE}"
+        ))),
+    }
+}
+
+/// Reads a file into a string, mapping failures to a bad-input error naming the path.
+pub(crate) fn read_file(path: &str) -> Result<String, CliError> {
+    std::fs::read_to_string(path).map_err(|e| CliError::input(format!("cannot read {path}: {e}")))
+}
+
+/// Splits `args` into positional arguments and a flag lookup. Flags take a value unless listed in
+/// `switches`.
+pub(crate) struct Args {
+    /// Positional arguments in order.
+    pub positional: Vec<String>,
+    flags: Vec<(String, Option<String>)>,
+}
+
+impl Args {
+    /// Parses `args`; `switches` are flags without a value (`--json`), `valued` take one.
+    pub fn parse(args: &[String], switches: &[&str], valued: &[&str]) -> Result<Args, CliError> {
+        let mut positional = Vec::new();
+        let mut flags = Vec::new();
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            if a.starts_with("--") {
+                if switches.contains(&a.as_str()) {
+                    flags.push((a.clone(), None));
+                } else if valued.contains(&a.as_str()) {
+                    let v = it
+                        .next()
+                        .ok_or_else(|| CliError::input(format!("{a} needs a value")))?;
+                    flags.push((a.clone(), Some(v.clone())));
+                } else {
+                    return Err(CliError::input(format!("unknown option {a}")));
+                }
+            } else {
+                positional.push(a.clone());
+            }
+        }
+        Ok(Args { positional, flags })
+    }
+
+    /// Whether switch `name` was given.
+    pub fn has(&self, name: &str) -> bool {
+        self.flags.iter().any(|(k, _)| k == name)
+    }
+
+    /// The value of flag `name`, if given.
+    pub fn value(&self, name: &str) -> Option<&str> {
+        self.flags
+            .iter()
+            .find(|(k, _)| k == name)
+            .and_then(|(_, v)| v.as_deref())
+    }
+
+    /// The single positional argument, or a usage error mentioning `what`.
+    pub fn one(&self, what: &str) -> Result<&str, CliError> {
+        match self.positional.as_slice() {
+            [one] => Ok(one),
+            [] => Err(CliError::input(format!("missing {what}\n\n{USAGE}"))),
+            _ => Err(CliError::input(format!(
+                "expected one {what}, got {}",
+                self.positional.len()
+            ))),
+        }
+    }
+}
+
+/// Reads and parses a scenario file; errors name the field.
+pub(crate) fn load_scenario(path: &str) -> Result<crate::scenario::Scenario, CliError> {
+    let text = read_file(path)?;
+    crate::scenario::parse(&text).map_err(|e| CliError::input(format!("{path}: {e}")))
+}

@@ -1,0 +1,171 @@
+//! The [`Estimate`] type and the [`estimate`] entry point.
+
+use crate::scenario::{Scenario, ScenarioError};
+use serde::Serialize;
+
+/// Everything paracalc predicts for one scenario. Every group is a named breakdown whose parts add
+/// up to its total (tests check it).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Estimate {
+    /// Per-GPU memory for every pipeline stage.
+    pub memory: MemoryEstimate,
+    /// Step time by component.
+    pub time: TimeEstimate,
+    /// Tokens/s, samples/s, TFLOP/s per GPU, MFU, HFU.
+    pub throughput: Throughput,
+    /// FLOPs per step.
+    pub flops: FlopsEstimate,
+}
+
+/// Memory of one GPU of one pipeline stage (all its `vp` chunks), in bytes.
+/// `total_bytes = weights + gradients + optimizer + activations + other`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct StageMemory {
+    /// Pipeline rank, from 0.
+    pub stage: u64,
+    /// Transformer layers on this stage.
+    pub layers: u64,
+    /// Parameters held by one GPU of this stage (after TP/PP/EP/ZeRO-3 sharding).
+    pub params: f64,
+    /// Weights (working copies in the training precision, FP8 copies included), bytes.
+    pub weights_bytes: f64,
+    /// Gradients (incl. fp32 accumulation buffers), bytes.
+    pub gradients_bytes: f64,
+    /// Optimizer states (fp32 master weights and Adam moments), bytes.
+    pub optimizer_bytes: f64,
+    /// Activations of all in-flight micro-batches (incl. embedding/logits terms), bytes.
+    pub activations_bytes: f64,
+    /// Framework overhead: `cuda_context + comm_buffers + allocator_reserve + other_buffers`.
+    pub other_bytes: f64,
+    /// Part of `other_bytes`: CUDA context.
+    pub cuda_context_bytes: f64,
+    /// Part of `other_bytes`: NCCL/communication buffers.
+    pub comm_buffers_bytes: f64,
+    /// Part of `other_bytes`: allocator reserve and fragmentation.
+    pub allocator_reserve_bytes: f64,
+    /// Part of `other_bytes`: transient buffers (gathered ZeRO-3 parameters, gradient buckets…).
+    pub other_buffers_bytes: f64,
+    /// Micro-batches whose activations this stage holds at its peak.
+    pub in_flight_micro_batches: f64,
+    /// Sum of the five parts.
+    pub total_bytes: f64,
+}
+
+/// Per-GPU memory for every stage, and whether the plan fits.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct MemoryEstimate {
+    /// One entry per pipeline rank, in order.
+    pub stages: Vec<StageMemory>,
+    /// Largest stage total, bytes.
+    pub peak_bytes: f64,
+    /// Which stage has the peak.
+    pub peak_stage: u64,
+    /// Memory a framework can use on this GPU, bytes.
+    pub capacity_bytes: f64,
+    /// `capacity − peak`; negative when the plan does not fit.
+    pub headroom_bytes: f64,
+    /// Whether every stage fits.
+    pub fits: bool,
+}
+
+/// Communication time by kind, seconds per step.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct CommTimes {
+    /// Tensor (and sequence) parallel collectives.
+    pub tp: f64,
+    /// Context-parallel K/V exchange.
+    pub cp: f64,
+    /// Expert-parallel all-to-all.
+    pub ep: f64,
+    /// Pipeline point-to-point.
+    pub pp: f64,
+    /// Data-parallel / ZeRO gradient reduction and parameter gathers.
+    pub dp: f64,
+}
+
+impl CommTimes {
+    /// Sum over kinds.
+    pub fn total(&self) -> f64 {
+        self.tp + self.cp + self.ep + self.pp + self.dp
+    }
+}
+
+/// One optimizer step, seconds.
+/// `step_s = compute_s + recompute_s + bubble_s + optimizer_s + exposed_comm_s.total()`,
+/// with `compute_s = forward_s + backward_s`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct TimeEstimate {
+    /// Whole step.
+    pub step_s: f64,
+    /// Forward + backward compute of the slowest stage over all micro-batches.
+    pub compute_s: f64,
+    /// Forward part of `compute_s`.
+    pub forward_s: f64,
+    /// Backward part of `compute_s`.
+    pub backward_s: f64,
+    /// Recomputed forward work.
+    pub recompute_s: f64,
+    /// Pipeline bubble (idle time of the slowest stage).
+    pub bubble_s: f64,
+    /// Optimizer step (and its exposed parameter all-gather, if any, is in `exposed_comm_s.dp`).
+    pub optimizer_s: f64,
+    /// Communication on the critical path.
+    pub exposed_comm_s: CommTimes,
+    /// Communication hidden behind compute (for display; not part of `step_s`).
+    pub hidden_comm_s: CommTimes,
+    /// Micro-batches per pipeline per step `m = B/(b·d)`.
+    pub micro_batches: u64,
+}
+
+/// FLOPs per optimizer step, whole cluster.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct FlopsEstimate {
+    /// Model FLOPs (no recomputation), the MFU numerator.
+    pub model_flops: f64,
+    /// Hardware FLOPs (with recomputation), the HFU numerator.
+    pub hardware_flops: f64,
+}
+
+/// Rates derived from the step time.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Throughput {
+    /// Tokens per second, whole cluster.
+    pub tokens_per_s: f64,
+    /// Sequences per second, whole cluster.
+    pub samples_per_s: f64,
+    /// Model TFLOP/s achieved per GPU.
+    pub tflops_per_gpu: f64,
+    /// Model FLOPs utilisation (0..1).
+    pub mfu: f64,
+    /// Hardware FLOPs utilisation (0..1).
+    pub hfu: f64,
+}
+
+/// Estimates memory, time and throughput for `scenario`.
+///
+/// # Errors
+/// Every invalid value, each naming its field. Not fitting in memory is not an error.
+pub fn estimate(scenario: &Scenario) -> Result<Estimate, ScenarioError> {
+    let mut out = Estimate::default();
+    estimate_into(scenario, &mut out)?;
+    Ok(out)
+}
+
+/// Like [`estimate`], but writes into `out`, reusing its buffers (the search calls this in a loop
+/// without allocating).
+pub fn estimate_into(scenario: &Scenario, out: &mut Estimate) -> Result<(), ScenarioError> {
+    scenario.validate()?;
+    let Some(gpu) = scenario.gpu() else {
+        return Err(ScenarioError::single("cluster.gpu", "unknown GPU."));
+    };
+    super::memory::fill(scenario, &gpu, &mut out.memory);
+    super::time::fill(
+        scenario,
+        &gpu,
+        &out.memory,
+        &mut out.time,
+        &mut out.flops,
+        &mut out.throughput,
+    );
+    Ok(())
+}

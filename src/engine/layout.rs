@@ -1,0 +1,112 @@
+//! How layers are split over pipeline stages and their virtual chunks.
+//!
+//! The pipeline has `S = pp·vp` chunks in model order; chunk `i` lives on stage `i mod pp`
+//! (Megatron's interleaved assignment, Narayanan et al. SC21 §2.2.2). A stage's layers are the sum
+//! of its `vp` chunks.
+//!
+//! Default split, without `parallel.layers_per_stage`:
+//! 1. `L mod S = 0`: every chunk gets `L/S` layers.
+//! 2. else if `(L + 2) mod S = 0`: NeMo/Megatron's `account_for_embedding_in_pipeline_split` and
+//!    `account_for_loss_in_pipeline_split` — the embedding and the loss each count as one layer, so
+//!    the first and the last chunk get `(L+2)/S − 1` layers and the others `(L+2)/S`.
+//! 3. else: every chunk gets `⌊L/S⌋` and the `L mod S` extra layers go to the chunks in the middle
+//!    of the pipeline, away from stage 0 (which holds the embedding and the most in-flight
+//!    micro-batches) and from the last stage (output layer and loss).
+//!
+//! With `layers_per_stage` (one entry per stage), stage `r`'s layers are split over its `vp`
+//! chunks as evenly as possible, earlier chunks taking the extra layers.
+//!
+//! Everything here is O(1) per query and allocation-free.
+
+/// Layers of chunk `chunk` (0-based, model order, `0..pp·vp`). Returns 0 for out-of-range input.
+pub fn chunk_layers(layers: u64, pp: u64, vp: u64, custom: Option<&[u64]>, chunk: u64) -> u64 {
+    let chunks = pp.saturating_mul(vp);
+    if chunks == 0 || chunk >= chunks {
+        return 0;
+    }
+    if let Some(list) = custom {
+        let stage = (chunk % pp) as usize;
+        let k = chunk / pp; // which of the stage's vp chunks
+        let total = list.get(stage).copied().unwrap_or(0);
+        let base = total / vp;
+        let rem = total % vp;
+        return base + u64::from(k < rem);
+    }
+    if layers % chunks == 0 {
+        return layers / chunks;
+    }
+    if (layers + 2) % chunks == 0 && chunks >= 2 && (layers + 2) / chunks >= 1 {
+        let per = (layers + 2) / chunks;
+        return if chunk == 0 || chunk == chunks - 1 {
+            per - 1
+        } else {
+            per
+        };
+    }
+    let base = layers / chunks;
+    let rem = layers % chunks;
+    let start = (chunks - rem) / 2;
+    base + u64::from(chunk >= start && chunk < start + rem)
+}
+
+/// Layers held by pipeline stage `stage` (all its `vp` chunks together).
+pub fn stage_layers(layers: u64, pp: u64, vp: u64, custom: Option<&[u64]>, stage: u64) -> u64 {
+    if let Some(list) = custom {
+        return list.get(stage as usize).copied().unwrap_or(0);
+    }
+    (0..vp)
+        .map(|k| chunk_layers(layers, pp, vp, None, stage + k * pp))
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stages(l: u64, p: u64, v: u64) -> Vec<u64> {
+        (0..p).map(|r| stage_layers(l, p, v, None, r)).collect()
+    }
+
+    #[test]
+    fn even_split() {
+        assert_eq!(stages(96, 8, 1), vec![12; 8]);
+        assert_eq!(stages(96, 8, 3), vec![12; 8]);
+    }
+
+    #[test]
+    fn nemo_embedding_and_loss_count_as_layers() {
+        // Llama 3.1 405B: 126 layers, pp 8 (126 + 2 = 128 = 8 × 16).
+        let s = stages(126, 8, 1);
+        assert_eq!(s, vec![15, 16, 16, 16, 16, 16, 16, 15]);
+        // Interleaved pp 8 × vp 8 = 64 chunks of 2, first and last chunk 1.
+        let s = stages(126, 8, 8);
+        assert_eq!(s.iter().sum::<u64>(), 126);
+        assert_eq!(s[0], 15);
+        assert_eq!(s[7], 15);
+    }
+
+    #[test]
+    fn remainder_goes_to_the_middle() {
+        // 30 layers on 4 stages: 7 each + 2 extra in the middle.
+        assert_eq!(stages(30, 4, 1), vec![7, 8, 8, 7]);
+        assert_eq!(stages(31, 4, 1), vec![7, 8, 8, 8]);
+        for (l, p, v) in [(70, 8, 1), (81, 6, 2), (5, 4, 1), (97, 16, 3)] {
+            assert_eq!(stages(l, p, v).iter().sum::<u64>(), l, "{l} {p} {v}");
+        }
+    }
+
+    #[test]
+    fn custom_split() {
+        let list = [10, 12, 12, 14];
+        assert_eq!(stage_layers(48, 4, 2, Some(&list), 3), 14);
+        assert_eq!(chunk_layers(48, 4, 2, Some(&list), 3), 7);
+        assert_eq!(chunk_layers(48, 4, 2, Some(&[11, 12, 12, 13]), 0), 6);
+        assert_eq!(chunk_layers(48, 4, 2, Some(&[11, 12, 12, 13]), 4), 5);
+    }
+
+    #[test]
+    fn out_of_range_is_zero() {
+        assert_eq!(chunk_layers(10, 0, 1, None, 0), 0);
+        assert_eq!(chunk_layers(10, 2, 1, None, 5), 0);
+    }
+}

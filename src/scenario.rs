@@ -1,0 +1,98 @@
+//! The [`Scenario`]: the one input of paracalc (CLI files, share links, the app's forms and the
+//! validation cases all become one).
+//!
+//! A scenario has four sections, as in `DESIGN.md`: the [`Model`] architecture, the
+//! [`Training`] setup, the [`Parallel`] layout and the [`Cluster`], plus an optional
+//! [`Overhead`] section for framework memory. JSON in and out goes through serde; unknown keys are
+//! errors naming the key ([`parse`]), and [`Scenario::validate`] gathers every problem with the
+//! values into one [`ScenarioError`], each [`Issue`] naming its field.
+//!
+//! # Example
+//! ```
+//! let json = r#"{
+//!   "model": {"layers": 24, "hidden": 2048, "heads": 16, "vocab": 50304, "seq_len": 2048},
+//!   "training": {"global_batch": 256, "micro_batch": 4, "precision": "bf16", "recompute": "selective"},
+//!   "parallel": {"tp": 2, "pp": 2, "dp": 2},
+//!   "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 8}
+//! }"#;
+//! let s = paracalc::scenario::parse(json)?;
+//! assert_eq!(s.model.kv_heads(), 16);
+//! assert_eq!(s.model.ffn_hidden(), 4 * 2048);
+//! s.validate()?;
+//! Ok::<(), paracalc::scenario::ScenarioError>(())
+//! ```
+
+mod cluster;
+mod error;
+mod gpu;
+mod model;
+mod overhead;
+mod parallel;
+mod training;
+mod validate;
+
+pub use cluster::{Cluster, GpuChoice};
+pub use error::{Issue, ScenarioError};
+pub use gpu::{gpu_preset, GpuPreset, GpuSpec, PeakTflops, GPU_PRESETS};
+pub use model::{FfnAct, Model, Moe};
+pub use overhead::Overhead;
+pub use parallel::{Parallel, Schedule};
+pub use training::{Optimizer, Precision, Recompute, Training};
+
+use serde::{Deserialize, Serialize};
+
+/// One planned training run: what is trained, how, with which layout, on what hardware.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// The Transformer architecture.
+    pub model: Model,
+    /// Batch, precision, optimizer and recomputation.
+    pub training: Training,
+    /// The parallel layout (TP/PP/DP/CP/EP, interleaving, ZeRO, schedule, buckets).
+    pub parallel: Parallel,
+    /// GPUs, their count and their links.
+    pub cluster: Cluster,
+    /// Framework memory overheads (CUDA context, communication buffers, allocator reserve).
+    #[serde(default, skip_serializing_if = "Overhead::is_default")]
+    pub overhead: Overhead,
+}
+
+/// Parses a scenario from JSON. Every error names the field it is about
+/// (`"parallel.tp: invalid type: string \"8\", expected u64"`, `"model: unknown field `layer`"`).
+///
+/// This checks the shape only; call [`Scenario::validate`] for the values.
+pub fn parse(json: &str) -> Result<Scenario, ScenarioError> {
+    let de = &mut serde_json::Deserializer::from_str(json);
+    serde_path_to_error::deserialize(de).map_err(ScenarioError::from_serde)
+}
+
+/// Parses a scenario from an already-parsed JSON value (for example the `scenario` of a
+/// validation case). Errors name the field, like [`parse`].
+pub fn from_value(value: &serde_json::Value) -> Result<Scenario, ScenarioError> {
+    serde_path_to_error::deserialize(value).map_err(ScenarioError::from_serde)
+}
+
+impl Scenario {
+    /// Serialises the scenario as pretty JSON (the `DESIGN.md` format).
+    pub fn to_json_pretty(&self) -> String {
+        // Serialising plain structs of numbers, strings and enums cannot fail.
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// Checks every value and every rule across fields, returning all problems at once.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        let issues = validate::issues(self);
+        if issues.is_empty() {
+            Ok(())
+        } else {
+            Err(ScenarioError { issues })
+        }
+    }
+
+    /// The GPU's numbers: the preset named by `cluster.gpu` or the custom object, with the
+    /// optional link overrides applied. `None` when the preset id is unknown (validation reports it).
+    pub fn gpu(&self) -> Option<GpuSpec> {
+        self.cluster.gpu_spec()
+    }
+}

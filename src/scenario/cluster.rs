@@ -1,0 +1,133 @@
+//! The cluster section: which GPU, how many, and the links between them.
+
+use super::gpu::{gpu_preset, GpuSpec, PeakTflops};
+use serde::{Deserialize, Serialize};
+
+/// The hardware: GPU model, GPU count, node size and optional link overrides.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cluster {
+    /// A preset id (`"h100-sxm5-80gb"`) or a custom GPU object.
+    pub gpu: GpuChoice,
+    /// Total GPUs; must equal `tp·pp·dp·cp`.
+    pub num_gpus: u64,
+    /// GPUs per node (servers); default 8.
+    #[serde(default = "eight")]
+    pub gpus_per_node: u64,
+    /// Override: NVLink bandwidth per GPU inside the node (or NVLink domain), GB/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intra_node_gbps: Option<f64>,
+    /// Override: network bandwidth per GPU between nodes, GB/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inter_node_gbps: Option<f64>,
+    /// Price of one GPU-hour (any currency), for the cost to train.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_per_gpu_hour: Option<f64>,
+}
+
+fn eight() -> u64 {
+    8
+}
+
+/// The GPU of a cluster: a built-in preset by id, or a custom description.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum GpuChoice {
+    /// A preset id from [`super::GPU_PRESETS`].
+    Preset(String),
+    /// A GPU described in the scenario, with the fields of `gpus.json`.
+    Custom(CustomGpu),
+}
+
+/// A GPU described inline, with the same fields as the presets (`gpus.json`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CustomGpu {
+    /// Optional id.
+    #[serde(default)]
+    pub id: String,
+    /// Optional name.
+    #[serde(default)]
+    pub name: String,
+    /// Dense peaks, TFLOP/s.
+    pub peak_tflops: PeakTflops,
+    /// HBM capacity, GiB.
+    pub hbm_gib: f64,
+    /// Usable memory, GiB.
+    #[serde(default)]
+    pub usable_gib: Option<f64>,
+    /// HBM bandwidth, GB/s.
+    pub hbm_gbps: f64,
+    /// NVLink per GPU per direction, GB/s.
+    #[serde(default)]
+    pub nvlink_gbps: Option<f64>,
+    /// GPUs per NVLink domain.
+    #[serde(default = "eight")]
+    pub nvlink_domain_gpus: u64,
+    /// NIC per GPU, GB/s.
+    #[serde(default)]
+    pub nic_gbps: Option<f64>,
+    /// PCIe per GPU, GB/s.
+    #[serde(default)]
+    pub pcie_gbps: Option<f64>,
+    /// Ignored bookkeeping fields of `gpus.json`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_tflops_bounds: Option<serde_json::Value>,
+    /// Ignored bookkeeping fields of `gpus.json`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_tflops_for_mfu: Option<serde_json::Value>,
+    /// Ignored bookkeeping fields of `gpus.json`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// Ignored bookkeeping fields of `gpus.json`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<String>,
+    /// Ignored bookkeeping fields of `gpus.json`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unverified: Option<Vec<String>>,
+    /// Ignored bookkeeping fields of `gpus.json`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+}
+
+impl Cluster {
+    /// The GPU's numbers with the link overrides applied; `None` for an unknown preset id.
+    pub fn gpu_spec(&self) -> Option<GpuSpec> {
+        let mut spec = match &self.gpu {
+            GpuChoice::Preset(id) => gpu_preset(id)?.spec,
+            GpuChoice::Custom(c) => GpuSpec {
+                peak_tflops: c.peak_tflops,
+                hbm_gib: c.hbm_gib,
+                usable_gib: c.usable_gib,
+                hbm_gbps: c.hbm_gbps,
+                nvlink_gbps: c.nvlink_gbps,
+                nvlink_domain_gpus: c.nvlink_domain_gpus,
+                nic_gbps: c.nic_gbps,
+                pcie_gbps: c.pcie_gbps,
+            },
+        };
+        if let Some(b) = self.intra_node_gbps {
+            spec.nvlink_gbps = Some(b);
+        }
+        if let Some(b) = self.inter_node_gbps {
+            spec.nic_gbps = Some(b);
+        }
+        Some(spec)
+    }
+
+    /// Display name of the GPU: the preset's name, the custom name, or the id.
+    pub fn gpu_name(&self) -> String {
+        match &self.gpu {
+            GpuChoice::Preset(id) => {
+                gpu_preset(id).map_or_else(|| id.clone(), |p| p.name.to_string())
+            }
+            GpuChoice::Custom(c) if !c.name.is_empty() => c.name.clone(),
+            GpuChoice::Custom(_) => "custom GPU".to_string(),
+        }
+    }
+
+    /// Number of nodes, rounded up.
+    pub fn num_nodes(&self) -> u64 {
+        self.num_gpus.div_ceil(self.gpus_per_node.max(1))
+    }
+}

@@ -1,0 +1,89 @@
+//! Field-level errors for scenarios.
+
+use std::fmt;
+
+/// One problem with a scenario: the field it is about (a dotted path such as `parallel.tp`,
+/// matching the JSON keys) and a full sentence saying why.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Issue {
+    /// Dotted path of the field, e.g. `parallel.tp` or `model.heads`.
+    pub field: String,
+    /// What is wrong, as a sentence ("tensor parallel 6 does not divide 32 attention heads").
+    pub message: String,
+}
+
+impl Issue {
+    /// Makes an issue for `field` with `message`.
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Issue {
+        Issue {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Every problem found in a scenario. A plan that does not fit in memory is *not* an error.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ScenarioError {
+    /// All problems, in the order the fields appear in the scenario.
+    pub issues: Vec<Issue>,
+}
+
+impl ScenarioError {
+    /// An error with a single issue.
+    pub fn single(field: impl Into<String>, message: impl Into<String>) -> ScenarioError {
+        ScenarioError {
+            issues: vec![Issue::new(field, message)],
+        }
+    }
+
+    /// Converts a serde error with its path into an issue naming the field.
+    pub(crate) fn from_serde(err: serde_path_to_error::Error<serde_json::Error>) -> ScenarioError {
+        let path = err.path().to_string();
+        let inner = err.into_inner();
+        let mut msg = inner.to_string();
+        // serde_json appends " at line L column C"; keep it, it helps in files.
+        let mut field = if path == "." { String::new() } else { path };
+        // For unknown fields serde reports the containing struct's path; name the key itself.
+        if let Some(rest) = msg.strip_prefix("unknown field `") {
+            if let Some(end) = rest.find('`') {
+                let key = &rest[..end];
+                if field.is_empty() {
+                    field = key.to_string();
+                } else if !field.ends_with(&format!(".{key}")) && field != key {
+                    field = format!("{field}.{key}");
+                }
+            }
+        }
+        if msg.starts_with("missing field") && field.is_empty() {
+            field = "scenario".into();
+        }
+        if field.is_empty() {
+            field = "scenario".into();
+        }
+        if !msg.ends_with('.') && !msg.contains(" at line ") {
+            msg.push('.');
+        }
+        ScenarioError::single(field, msg)
+    }
+}
+
+impl fmt::Display for Issue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, issue) in self.issues.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{issue}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ScenarioError {}

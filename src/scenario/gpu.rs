@@ -1,0 +1,299 @@
+//! GPU presets: the numbers paracalc knows about each accelerator, with their sources.
+//!
+//! The table covers every id of the validation data's `gpus.json` with the same numbers
+//! (a test compares them). Peaks are dense (non-sparsity) tensor-core TFLOP/s; bandwidths are
+//! GB/s (10⁹ B/s) per GPU per direction; memory is GiB.
+
+use serde::{Deserialize, Serialize};
+
+/// Dense peak TFLOP/s per number format; `None` where the GPU has no such tensor-core path.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PeakTflops {
+    /// fp32 (non-tensor-core) peak.
+    #[serde(default)]
+    pub fp32: Option<f64>,
+    /// TF32 tensor-core peak.
+    #[serde(default)]
+    pub tf32: Option<f64>,
+    /// fp16 tensor-core peak.
+    #[serde(default)]
+    pub fp16: Option<f64>,
+    /// bf16 tensor-core peak.
+    #[serde(default)]
+    pub bf16: Option<f64>,
+    /// FP8 tensor-core peak.
+    #[serde(default)]
+    pub fp8: Option<f64>,
+}
+
+/// The numbers of one GPU that the engine uses. `Copy`, so the hot path never allocates.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GpuSpec {
+    /// Dense peaks by format.
+    pub peak_tflops: PeakTflops,
+    /// Vendor HBM capacity, GiB.
+    pub hbm_gib: f64,
+    /// Memory a framework can see (nvidia-smi total), GiB, where known.
+    pub usable_gib: Option<f64>,
+    /// HBM bandwidth, GB/s.
+    pub hbm_gbps: f64,
+    /// NVLink (or XGMI) bandwidth per GPU per direction, GB/s; `None` without NVLink.
+    pub nvlink_gbps: Option<f64>,
+    /// GPUs sharing one NVLink domain (8 in a DGX, 72 in an NVL72 rack, 1 without NVLink).
+    pub nvlink_domain_gpus: u64,
+    /// Network bandwidth per GPU between nodes, GB/s.
+    pub nic_gbps: Option<f64>,
+    /// PCIe bandwidth per GPU, GB/s.
+    pub pcie_gbps: Option<f64>,
+}
+
+impl GpuSpec {
+    /// Memory the framework can use, GiB: `usable_gib` where known, else the vendor capacity.
+    pub fn capacity_gib(&self) -> f64 {
+        self.usable_gib.unwrap_or(self.hbm_gib)
+    }
+}
+
+/// A built-in GPU with its identity and sources.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GpuPreset {
+    /// Stable id used in scenarios (`a100-sxm4-80gb`).
+    pub id: &'static str,
+    /// Human name.
+    pub name: &'static str,
+    /// The numbers.
+    pub spec: GpuSpec,
+    /// Published range of the bf16 peak where the exact value is unknown (`h100-sxm5-96gb`).
+    pub peak_bounds_bf16: Option<(f64, f64)>,
+    /// The bf16 peak a vendor's benchmark pages use for MFU, where it differs.
+    pub peak_for_mfu_bf16: Option<f64>,
+    /// Where the numbers come from.
+    pub source: &'static str,
+    /// Caveats.
+    pub notes: &'static str,
+}
+
+/// Looks up a preset by id (case-insensitive).
+pub fn gpu_preset(id: &str) -> Option<&'static GpuPreset> {
+    GPU_PRESETS.iter().find(|p| p.id.eq_ignore_ascii_case(id))
+}
+
+/// Every built-in GPU, from the validation data's `gpus.json` (same numbers, same sources).
+pub static GPU_PRESETS: &[GpuPreset] = &[
+    GpuPreset {
+        id: "v100-sxm2-16gb",
+        name: "NVIDIA V100 SXM2 16GB",
+        spec: GpuSpec {
+            peak_tflops: PeakTflops { fp32: Some(15.7), tf32: None, fp16: Some(125.0), bf16: None, fp8: None },
+            hbm_gib: 16.0,
+            usable_gib: Some(15.78),
+            hbm_gbps: 900.0,
+            nvlink_gbps: Some(150.0),
+            nvlink_domain_gpus: 8,
+            nic_gbps: Some(6.25),
+            pcie_gbps: None,
+        },
+        peak_bounds_bf16: None,
+        peak_for_mfu_bf16: None,
+        source: "cli99/llm-analysis llm_analysis/gpu_configs/*.json (v100-sxm-32gb: 125 TFLOPS fp16, 900 GB/s); stas00/ml-engineering network/README.md (intra-node NVLink/XGMI tables and inter-node table), which cites vendor docs (NVLink 2: 6 links, 150 GB/s uni, 300 duplex)",
+        notes: "fp16 = tensor-core peak (125 TFLOP/s); V100 has no TF32/BF16/FP8 tensor cores (null). fp32 15.7 TFLOP/s is the NVIDIA datasheet figure, not re-read for this file. DGX-2H (450 W) parts run faster: ~130 TFLOP/s fp16 implied by the Megatron v1.0 blog. nic_gbps: DGX-1/DGX-2 have one 100 Gb/s EDR port per two GPUs (6.25 GB/s per GPU), standard figure. nvlink_gbps: NVLink2, 6 links, 150 GB/s per direction; DGX-1 is a hybrid cube mesh, DGX-2 has NVSwitch across 16 GPUs. usable_gib from nvidia-smi (16160 MiB). Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell.",
+    },
+    GpuPreset {
+        id: "v100-sxm2-32gb",
+        name: "NVIDIA V100 SXM2/SXM3 32GB (DGX-1V / DGX-2)",
+        spec: GpuSpec {
+            peak_tflops: PeakTflops { fp32: Some(15.7), tf32: None, fp16: Some(125.0), bf16: None, fp8: None },
+            hbm_gib: 32.0,
+            usable_gib: None,
+            hbm_gbps: 900.0,
+            nvlink_gbps: Some(150.0),
+            nvlink_domain_gpus: 16,
+            nic_gbps: Some(6.25),
+            pcie_gbps: None,
+        },
+        peak_bounds_bf16: None,
+        peak_for_mfu_bf16: None,
+        source: "cli99/llm-analysis llm_analysis/gpu_configs/*.json (v100-sxm-32gb: 125 TFLOPS fp16, 900 GB/s); stas00/ml-engineering network/README.md (intra-node NVLink/XGMI tables and inter-node table), which cites vendor docs (NVLink 2: 6 links, 150 GB/s uni, 300 duplex)",
+        notes: "Same compute as the 16 GB part. Used for the DGX-2 rows (16 GPUs on NVSwitch, hence nvlink_domain_gpus 16); DGX-2H parts are clocked higher (~130 TFLOP/s fp16, derived from the Megatron v1.0 blog: 62.4 TFLOP/s = 48% of peak). Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell.",
+    },
+    GpuPreset {
+        id: "a100-sxm4-40gb",
+        name: "NVIDIA A100 SXM4 40GB",
+        spec: GpuSpec {
+            peak_tflops: PeakTflops { fp32: Some(19.5), tf32: Some(156.0), fp16: Some(312.0), bf16: Some(312.0), fp8: None },
+            hbm_gib: 40.0,
+            usable_gib: None,
+            hbm_gbps: 1555.0,
+            nvlink_gbps: Some(300.0),
+            nvlink_domain_gpus: 8,
+            nic_gbps: Some(25.0),
+            pcie_gbps: Some(31.0),
+        },
+        peak_bounds_bf16: None,
+        peak_for_mfu_bf16: None,
+        source: "stas00/ml-engineering compute/accelerator/README.md ('TFLOPS comparison table' dense/no-sparsity, memory table), which cites vendor spec pages; cli99/llm-analysis llm_analysis/gpu_configs/*.json (a100-sxm-40gb: 1555 GB/s); stas00/ml-engineering network/README.md (intra-node NVLink/XGMI tables and inter-node table), which cites vendor docs; Narayanan et al. 2021 sec.5: 'peak device throughput of an A100 GPU with 16-bit precision is 312 teraFLOP/s'",
+        notes: "Dense peaks (no sparsity); no FP8 tensor cores. nic_gbps: DGX A100 has 8x 200 Gb/s HDR InfiniBand for compute traffic (25 GB/s per GPU; Narayanan et al. 2021 sec. 5). nvidia-smi shows 40960 MiB (recent drivers) or 40536 MiB (older drivers), so usable_gib is left null. Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell.",
+    },
+    GpuPreset {
+        id: "a100-sxm4-80gb",
+        name: "NVIDIA A100 SXM4 80GB",
+        spec: GpuSpec {
+            peak_tflops: PeakTflops { fp32: Some(19.5), tf32: Some(156.0), fp16: Some(312.0), bf16: Some(312.0), fp8: None },
+            hbm_gib: 80.0,
+            usable_gib: Some(80.0),
+            hbm_gbps: 2039.0,
+            nvlink_gbps: Some(300.0),
+            nvlink_domain_gpus: 8,
+            nic_gbps: Some(25.0),
+            pcie_gbps: Some(31.0),
+        },
+        peak_bounds_bf16: None,
+        peak_for_mfu_bf16: None,
+        source: "stas00/ml-engineering compute/accelerator/README.md ('TFLOPS comparison table' dense/no-sparsity, memory table), which cites vendor spec pages; stas00/ml-engineering network/README.md (intra-node NVLink/XGMI tables and inter-node table), which cites vendor docs; cli99/llm-analysis llm_analysis/gpu_configs/*.json",
+        notes: "HBM bandwidth: ml-engineering lists 2.00 TB/s, llm-analysis 2039 GB/s; 2039 used. nic_gbps: DGX A100 8x 200 Gb/s HDR (25 GB/s per GPU). usable_gib from nvidia-smi (81920 MiB). Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell.",
+    },
+    GpuPreset {
+        id: "h100-sxm5-80gb",
+        name: "NVIDIA H100 SXM5 80GB (700 W)",
+        spec: GpuSpec {
+            peak_tflops: PeakTflops { fp32: Some(67.0), tf32: Some(494.5), fp16: Some(989.0), bf16: Some(989.0), fp8: Some(1979.0) },
+            hbm_gib: 80.0,
+            usable_gib: Some(79.65),
+            hbm_gbps: 3350.0,
+            nvlink_gbps: Some(450.0),
+            nvlink_domain_gpus: 8,
+            nic_gbps: Some(50.0),
+            pcie_gbps: Some(63.0),
+        },
+        peak_bounds_bf16: None,
+        peak_for_mfu_bf16: None,
+        source: "stas00/ml-engineering compute/accelerator/README.md ('TFLOPS comparison table' dense/no-sparsity, memory table), which cites vendor spec pages; stas00/ml-engineering network/README.md (intra-node NVLink/XGMI tables and inter-node table), which cites vendor docs; NVIDIA/dgxc-benchmarking READMEs: 'peak theoretical throughput for H100 FP8 is 1979 TFLOPS and for H100 BF16 is 989 TFLOPS'",
+        notes: "Dense peaks; 989 / 1979 TFLOP/s are also the peaks NVIDIA's benchmark pages use for MFU. nic_gbps: DGX H100 8x 400 Gb/s NDR (50 GB/s per GPU). usable_gib from nvidia-smi (81559 MiB). Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell.",
+    },
+    GpuPreset {
+        id: "h100-pcie-80gb",
+        name: "NVIDIA H100 PCIe 80GB",
+        spec: GpuSpec {
+            peak_tflops: PeakTflops { fp32: Some(51.0), tf32: Some(378.0), fp16: Some(756.0), bf16: Some(756.0), fp8: Some(1513.0) },
+            hbm_gib: 80.0,
+            usable_gib: None,
+            hbm_gbps: 2000.0,
+            nvlink_gbps: None,
+            nvlink_domain_gpus: 1,
+            nic_gbps: None,
+            pcie_gbps: Some(63.0),
+        },
+        peak_bounds_bf16: None,
+        peak_for_mfu_bf16: None,
+        source: "stas00/ml-engineering compute/accelerator/README.md ('TFLOPS comparison table' dense/no-sparsity, memory table), which cites vendor spec pages",
+        notes: "fp16 set equal to the bf16 tensor-core peak (same units on Hopper). No NVSwitch: GPUs talk over PCIe Gen5 x16 (~63 GB/s per direction, pcie_gbps) or an NVLink bridge to one peer, so nvlink_gbps is null. There is no standard DGX/HGX system for this part, so nic_gbps is null. Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell.",
+    },
+    GpuPreset {
+        id: "h100-sxm5-96gb",
+        name: "NVIDIA H100 96GB HBM2e, 500 W (Meta Grand Teton, torchtitan benchmarks)",
+        spec: GpuSpec {
+            peak_tflops: PeakTflops { fp32: None, tf32: None, fp16: Some(912.0), bf16: Some(912.0), fp8: Some(1824.5) },
+            hbm_gib: 96.0,
+            usable_gib: None,
+            hbm_gbps: 2400.0,
+            nvlink_gbps: Some(450.0),
+            nvlink_domain_gpus: 8,
+            nic_gbps: Some(50.0),
+            pcie_gbps: None,
+        },
+        peak_bounds_bf16: Some((835.0, 989.0)),
+        peak_for_mfu_bf16: None,
+        source: "pytorch/torchtitan docs/performance.md @d4c86e37: 'Each H100 GPU is equipped with 96GB HBM2e with 2.4 TB/sec peak memory bandwidth ... default 500W power limit'; 'actual peak TFLOPs number is between SXM and NVL, and we don't know its exact value'; bounds: torchtitan utils.get_peak_flops (H100 NVL 835e12, SXM 989e12 bf16)",
+        notes: "paracalc uses the midpoint of the published bounds (bf16/fp16 912, fp8 1824.5 TFLOP/s): the 500 W part runs between H100 NVL (835) and SXM (989). torchtitan docs: 'the actual peak TFLOPs number is between SXM and NVL, and we don't know its exact value', so peaks are null and peak_tflops_bounds gives the NVL..SXM range (fp8 bounds = 2x bf16, derived). 8 GPUs per host on NVLink, 400 Gb/s RDMA per GPU. The 2024-08 torchtitan page calls the same hosts 'H100 (94GB)'; both map here. Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell.",
+    },
+    GpuPreset {
+        id: "h200-sxm-141gb",
+        name: "NVIDIA H200 SXM 141GB",
+        spec: GpuSpec {
+            peak_tflops: PeakTflops { fp32: Some(67.0), tf32: Some(494.5), fp16: Some(989.0), bf16: Some(989.0), fp8: Some(1979.0) },
+            hbm_gib: 141.0,
+            usable_gib: Some(140.4),
+            hbm_gbps: 4800.0,
+            nvlink_gbps: Some(450.0),
+            nvlink_domain_gpus: 8,
+            nic_gbps: Some(50.0),
+            pcie_gbps: Some(63.0),
+        },
+        peak_bounds_bf16: None,
+        peak_for_mfu_bf16: None,
+        source: "stas00/ml-engineering compute/accelerator/README.md ('TFLOPS comparison table' dense/no-sparsity, memory table), which cites vendor spec pages; stas00/ml-engineering network/README.md (intra-node NVLink/XGMI tables and inter-node table), which cites vendor docs",
+        notes: "fp16 set equal to bf16 (hardware.json lists bf16 only). nic_gbps: 400 Gb/s per GPU (DGX H200 and the one H200 benchmark, 'CX-7 400Gb/s per GPU'). usable_gib from nvidia-smi (143771 MiB). Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell.",
+    },
+    GpuPreset {
+        id: "b200-sxm-180gb",
+        name: "NVIDIA B200 (DGX B200, 180GB)",
+        spec: GpuSpec {
+            peak_tflops: PeakTflops { fp32: Some(80.0), tf32: Some(1125.0), fp16: Some(2250.0), bf16: Some(2250.0), fp8: Some(4500.0) },
+            hbm_gib: 180.0,
+            usable_gib: Some(179.06),
+            hbm_gbps: 8000.0,
+            nvlink_gbps: Some(900.0),
+            nvlink_domain_gpus: 8,
+            nic_gbps: Some(50.0),
+            pcie_gbps: None,
+        },
+        peak_bounds_bf16: None,
+        peak_for_mfu_bf16: None,
+        source: "stas00/ml-engineering compute/accelerator/README.md ('TFLOPS comparison table' dense/no-sparsity, memory table), which cites vendor spec pages (note 20: NVIDIA DGX B200 datasheet); stas00/ml-engineering network/README.md (intra-node NVLink/XGMI tables and inter-node table), which cites vendor docs",
+        notes: "DGX B200 dense figures; other NVIDIA pages quote 192 GB / 2.5 PF for some B200 SKUs. fp16 set equal to bf16. nic_gbps: DGX B200 ships 8x 400 Gb/s ConnectX-7 (standard figure, not re-read). usable_gib from nvidia-smi (183359 MiB). Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell. Also: fp4 9000 TFLOP/s dense.",
+    },
+    GpuPreset {
+        id: "gb200",
+        name: "NVIDIA GB200 NVL72 (per Blackwell GPU)",
+        spec: GpuSpec {
+            peak_tflops: PeakTflops { fp32: Some(80.0), tf32: Some(1250.0), fp16: Some(2500.0), bf16: Some(2500.0), fp8: Some(5000.0) },
+            hbm_gib: 186.0,
+            usable_gib: None,
+            hbm_gbps: 8000.0,
+            nvlink_gbps: Some(900.0),
+            nvlink_domain_gpus: 72,
+            nic_gbps: Some(50.0),
+            pcie_gbps: None,
+        },
+        peak_bounds_bf16: None,
+        peak_for_mfu_bf16: Some(2450.0),
+        source: "stas00/ml-engineering compute/accelerator/README.md ('TFLOPS comparison table' dense/no-sparsity, memory table), which cites vendor spec pages (note 23: per-chip GB200 NVL72 spec); NVIDIA/dgxc-benchmarking v25.05 llama3.1/README.md: 'peak theoretical throughput for GB200 FP8 is 4.9 PFLOPS and for GB200 BF16 is 2.45 PFLOPS'",
+        notes: "4 GPUs per compute tray (gpus_per_node 4 in the cases) but one NVLink5 domain of 72 GPUs (nvlink_domain_gpus): traffic between trays of the same rack stays on NVLink. NVIDIA's benchmark MFU uses 2.45 / 4.9 PFLOP/s. nic_gbps: one 400 Gb/s ConnectX-7 per GPU (standard figure, not re-read; the benchmark pages do not describe the network). Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell. Also: fp4 10000 TFLOP/s dense.",
+    },
+    GpuPreset {
+        id: "gb300",
+        name: "NVIDIA GB300 NVL72 (per Blackwell Ultra GPU)",
+        spec: GpuSpec {
+            peak_tflops: PeakTflops { fp32: Some(80.0), tf32: Some(1250.0), fp16: Some(2500.0), bf16: Some(2500.0), fp8: Some(5000.0) },
+            hbm_gib: 288.0,
+            usable_gib: None,
+            hbm_gbps: 8000.0,
+            nvlink_gbps: Some(900.0),
+            nvlink_domain_gpus: 72,
+            nic_gbps: Some(100.0),
+            pcie_gbps: None,
+        },
+        peak_bounds_bf16: None,
+        peak_for_mfu_bf16: None,
+        source: "stas00/ml-engineering compute/accelerator/README.md ('TFLOPS comparison table' dense/no-sparsity, memory table), which cites vendor spec pages; HBM from the B300-SXM entry",
+        notes: "hardware.json has no HBM figure for GB300; 288 GB HBM3e / 8 TB/s are the B300-SXM entry's. NVLink5 (900 GB/s per direction per GPU), 72-GPU domain, 4 GPUs per tray. nic_gbps: one 800 Gb/s ConnectX-8 per GPU (standard figure, not re-read). Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell. Also: fp4 15000 TFLOP/s dense.",
+    },
+    GpuPreset {
+        id: "mi300x",
+        name: "AMD Instinct MI300X",
+        spec: GpuSpec {
+            peak_tflops: PeakTflops { fp32: Some(163.4), tf32: Some(653.7), fp16: Some(1300.0), bf16: Some(1300.0), fp8: Some(2610.0) },
+            hbm_gib: 192.0,
+            usable_gib: None,
+            hbm_gbps: 5300.0,
+            nvlink_gbps: Some(448.0),
+            nvlink_domain_gpus: 8,
+            nic_gbps: Some(50.0),
+            pcie_gbps: None,
+        },
+        peak_bounds_bf16: None,
+        peak_for_mfu_bf16: None,
+        source: "stas00/ml-engineering compute/accelerator/README.md ('TFLOPS comparison table' dense/no-sparsity, memory table), which cites vendor spec pages (note 17: AMD MI300X spec page); stas00/ml-engineering network/README.md (intra-node NVLink/XGMI tables and inter-node table), which cites vendor docs",
+        notes: "AMD pages give 1307.4 TFLOP/s bf16 dense; the source table rounds to 1300. nvlink_gbps here is Infinity Fabric (XGMI): 7 point-to-point links of 64 GB/s per direction, 448 GB/s aggregate; it is not a switch, so one peer gets 64 GB/s. nic_gbps: typical 8x 400 Gb/s platform (standard figure, not re-read). No validation case uses this GPU. Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell.",
+    },];

@@ -1,0 +1,99 @@
+//! The parallel section: how the model and the batch are split over GPUs.
+
+use serde::{Deserialize, Serialize};
+
+/// The parallel layout. `tp·pp·dp·cp` must equal the number of GPUs; experts are spread inside
+/// `dp` (`ep` divides `dp`). Optional fields default as in `DESIGN.md`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Parallel {
+    /// Tensor-parallel degree `t` (Megatron intra-layer split).
+    pub tp: u64,
+    /// Pipeline-parallel degree `p` (stages).
+    pub pp: u64,
+    /// Data-parallel degree `d` (model replicas).
+    pub dp: u64,
+    /// Context-parallel degree `c` (sequence split for attention).
+    #[serde(default = "one")]
+    pub cp: u64,
+    /// Expert-parallel degree `e` (inside dp).
+    #[serde(default = "one")]
+    pub ep: u64,
+    /// Model chunks per pipeline rank `v` (interleaved 1F1B); 1 = not interleaved.
+    #[serde(default = "one")]
+    pub vp: u64,
+    /// Megatron sequence parallelism (with `tp > 1`).
+    #[serde(default)]
+    pub sp: bool,
+    /// ZeRO stage 0..3 (1 = Megatron's distributed optimizer; 3 = FSDP full shard).
+    #[serde(default)]
+    pub zero_stage: u8,
+    /// Pipeline schedule. Default: interleaved when `vp > 1`, else 1F1B.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<Schedule>,
+    /// Layers on each pipeline stage (length `pp`, sum `layers`). Default: as even as possible.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layers_per_stage: Option<Vec<u64>>,
+    /// Gradient bucket size in MB (10⁶ bytes) for DP/ZeRO reduction. Default: the framework's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bucket_mb: Option<f64>,
+    /// Overlap TP communication with GEMMs (Transformer Engine userbuffers). Default: off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tp_comm_overlap: Option<bool>,
+    /// Overlap DP gradient reduction with the backward pass. Default: on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dp_comm_overlap: Option<bool>,
+}
+
+fn one() -> u64 {
+    1
+}
+
+/// Pipeline schedule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Schedule {
+    /// One-forward-one-backward (PipeDream-Flush), Megatron's default.
+    #[serde(rename = "1f1b")]
+    OneFOneB,
+    /// Interleaved 1F1B with `vp` model chunks per rank.
+    Interleaved,
+    /// All forwards, then all backwards.
+    Gpipe,
+}
+
+impl Schedule {
+    /// All values, for dropdowns.
+    pub const ALL: &'static [Schedule] =
+        &[Schedule::OneFOneB, Schedule::Interleaved, Schedule::Gpipe];
+
+    /// The JSON spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Schedule::OneFOneB => "1f1b",
+            Schedule::Interleaved => "interleaved",
+            Schedule::Gpipe => "gpipe",
+        }
+    }
+}
+
+impl Parallel {
+    /// The schedule in effect: the explicit one, else interleaved when `vp > 1`, else 1F1B.
+    pub fn schedule(&self) -> Schedule {
+        self.schedule.unwrap_or(if self.vp > 1 {
+            Schedule::Interleaved
+        } else {
+            Schedule::OneFOneB
+        })
+    }
+
+    /// Whether TP communication overlaps GEMMs (default off).
+    pub fn tp_comm_overlap(&self) -> bool {
+        self.tp_comm_overlap.unwrap_or(false)
+    }
+
+    /// Whether DP gradient reduction overlaps backward (default on).
+    pub fn dp_comm_overlap(&self) -> bool {
+        self.dp_comm_overlap.unwrap_or(true)
+    }
+}

@@ -1,0 +1,494 @@
+//! Value checks across the whole scenario. Every problem becomes an [`Issue`] naming its field;
+//! nothing here panics, whatever the numbers (products use checked arithmetic).
+
+use super::{GpuChoice, Issue, Precision, Scenario, Schedule};
+
+/// Largest values accepted; beyond them the numbers describe no real run and would only risk
+/// overflow. Each limit is at least 10× the largest published run.
+pub(crate) const MAX_LAYERS: u64 = 100_000;
+pub(crate) const MAX_HIDDEN: u64 = 10_000_000;
+pub(crate) const MAX_VOCAB: u64 = 100_000_000;
+pub(crate) const MAX_SEQ_LEN: u64 = 1_000_000_000;
+pub(crate) const MAX_BATCH: u64 = 10_000_000_000;
+pub(crate) const MAX_GPUS: u64 = 100_000_000;
+pub(crate) const MAX_GBPS: f64 = 1.0e6;
+
+struct Checker {
+    issues: Vec<Issue>,
+}
+
+impl Checker {
+    fn push(&mut self, field: &str, message: String) {
+        self.issues.push(Issue::new(field, message));
+    }
+
+    /// `value` must be in `1..=max`.
+    fn count(&mut self, field: &str, what: &str, value: u64, max: u64) -> bool {
+        if value == 0 {
+            self.push(field, format!("{what} must be at least 1, got 0."));
+            false
+        } else if value > max {
+            self.push(
+                field,
+                format!("{what} {value} is larger than the supported maximum of {max}."),
+            );
+            false
+        } else {
+            true
+        }
+    }
+
+    /// An optional positive finite number at most `max`.
+    fn positive(&mut self, field: &str, what: &str, value: Option<f64>, max: f64) {
+        if let Some(v) = value {
+            if !v.is_finite() || v <= 0.0 {
+                self.push(field, format!("{what} must be a positive number, got {v}."));
+            } else if v > max {
+                self.push(
+                    field,
+                    format!("{what} {v} is larger than the supported maximum of {max}."),
+                );
+            }
+        }
+    }
+
+    /// An optional non-negative finite number at most `max`.
+    fn non_negative(&mut self, field: &str, what: &str, value: Option<f64>, max: f64) {
+        if let Some(v) = value {
+            if !v.is_finite() || v < 0.0 {
+                self.push(
+                    field,
+                    format!("{what} must be zero or a positive number, got {v}."),
+                );
+            } else if v > max {
+                self.push(
+                    field,
+                    format!("{what} {v} is larger than the supported maximum of {max}."),
+                );
+            }
+        }
+    }
+}
+
+/// Every problem of `s`, in field order.
+pub(crate) fn issues(s: &Scenario) -> Vec<Issue> {
+    let mut c = Checker { issues: Vec::new() };
+    let m = &s.model;
+    let t = &s.training;
+    let p = &s.parallel;
+    let cl = &s.cluster;
+
+    // --- model ---
+    if m.name.len() > 200 {
+        c.push(
+            "model.name",
+            format!(
+                "the model name is {} characters long; at most 200 are allowed.",
+                m.name.len()
+            ),
+        );
+    }
+    let layers_ok = c.count("model.layers", "the number of layers", m.layers, MAX_LAYERS);
+    let hidden_ok = c.count("model.hidden", "the hidden size", m.hidden, MAX_HIDDEN);
+    let heads_ok = c.count(
+        "model.heads",
+        "the number of attention heads",
+        m.heads,
+        MAX_HIDDEN,
+    );
+    if hidden_ok && heads_ok && m.hidden % m.heads != 0 {
+        c.push(
+            "model.heads",
+            format!(
+                "{} attention heads do not divide the hidden size {}.",
+                m.heads, m.hidden
+            ),
+        );
+    }
+    let kv = m.kv_heads();
+    let kv_ok = c.count(
+        "model.kv_heads",
+        "the number of key/value heads",
+        kv,
+        MAX_HIDDEN,
+    );
+    if kv_ok && heads_ok && m.heads % kv != 0 {
+        c.push("model.kv_heads", format!("{kv} key/value heads do not divide {} attention heads (each KV head must serve a whole group of query heads).", m.heads));
+    }
+    c.count(
+        "model.ffn_hidden",
+        "the FFN hidden size",
+        m.ffn_hidden(),
+        MAX_HIDDEN.saturating_mul(8),
+    );
+    c.count("model.vocab", "the vocabulary size", m.vocab, MAX_VOCAB);
+    let seq_ok = c.count(
+        "model.seq_len",
+        "the sequence length",
+        m.seq_len,
+        MAX_SEQ_LEN,
+    );
+    if let Some(moe) = &m.moe {
+        let experts_ok = c.count(
+            "model.moe.experts",
+            "the number of experts",
+            moe.experts,
+            1_000_000,
+        );
+        if c.count("model.moe.top_k", "top-k", moe.top_k, 1_000_000)
+            && experts_ok
+            && moe.top_k > moe.experts
+        {
+            c.push(
+                "model.moe.top_k",
+                format!(
+                    "top-k {} is more than the {} experts.",
+                    moe.top_k, moe.experts
+                ),
+            );
+        }
+        c.count(
+            "model.moe.expert_ffn_hidden",
+            "the expert FFN hidden size",
+            moe.expert_ffn_hidden,
+            MAX_HIDDEN.saturating_mul(8),
+        );
+    }
+
+    // --- training ---
+    let gb_ok = c.count(
+        "training.global_batch",
+        "the global batch",
+        t.global_batch,
+        MAX_BATCH,
+    );
+    let mb_ok = c.count(
+        "training.micro_batch",
+        "the micro-batch",
+        t.micro_batch,
+        MAX_BATCH,
+    );
+    c.positive(
+        "training.train_tokens",
+        "the number of training tokens",
+        t.train_tokens,
+        1.0e18,
+    );
+
+    // --- parallel ---
+    let tp_ok = c.count("parallel.tp", "tensor parallel", p.tp, MAX_GPUS);
+    let pp_ok = c.count("parallel.pp", "pipeline parallel", p.pp, MAX_GPUS);
+    let dp_ok = c.count("parallel.dp", "data parallel", p.dp, MAX_GPUS);
+    let cp_ok = c.count("parallel.cp", "context parallel", p.cp, MAX_GPUS);
+    let ep_ok = c.count("parallel.ep", "expert parallel", p.ep, MAX_GPUS);
+    let vp_ok = c.count(
+        "parallel.vp",
+        "virtual pipeline (chunks per rank)",
+        p.vp,
+        MAX_LAYERS,
+    );
+    if tp_ok && heads_ok && m.heads % p.tp != 0 {
+        c.push(
+            "parallel.tp",
+            format!(
+                "tensor parallel {} does not divide {} attention heads.",
+                p.tp, m.heads
+            ),
+        );
+    } else if tp_ok && kv_ok && kv % p.tp != 0 {
+        c.push("parallel.tp", format!("tensor parallel {} does not divide {kv} key/value heads (Megatron requires the KV groups to split evenly).", p.tp));
+    }
+    if cp_ok && seq_ok && m.seq_len % p.cp != 0 {
+        c.push(
+            "parallel.cp",
+            format!(
+                "context parallel {} does not divide the sequence length {}.",
+                p.cp, m.seq_len
+            ),
+        );
+    }
+    if ep_ok && p.ep > 1 {
+        match &m.moe {
+            None => c.push(
+                "parallel.ep",
+                format!(
+                    "expert parallel {} needs a mixture-of-experts model (model.moe is null).",
+                    p.ep
+                ),
+            ),
+            Some(moe) => {
+                if moe.experts % p.ep != 0 {
+                    c.push(
+                        "parallel.ep",
+                        format!(
+                            "expert parallel {} does not divide {} experts.",
+                            p.ep, moe.experts
+                        ),
+                    );
+                }
+            }
+        }
+        if dp_ok && p.dp % p.ep != 0 {
+            c.push("parallel.ep", format!("expert parallel {} does not divide data parallel {} (experts are spread inside the data-parallel group).", p.ep, p.dp));
+        }
+    }
+    if p.zero_stage > 3 {
+        c.push(
+            "parallel.zero_stage",
+            format!("ZeRO stage must be 0, 1, 2 or 3, got {}.", p.zero_stage),
+        );
+    }
+    if vp_ok && p.vp > 1 && pp_ok && p.pp == 1 {
+        c.push(
+            "parallel.vp",
+            format!("virtual pipeline {} needs pipeline parallel > 1.", p.vp),
+        );
+    }
+    match (p.schedule, p.vp > 1) {
+        (Some(Schedule::Interleaved), false) => c.push(
+            "parallel.schedule",
+            "the interleaved schedule needs vp > 1 model chunks per pipeline rank.".into(),
+        ),
+        (Some(Schedule::OneFOneB | Schedule::Gpipe), true) => c.push(
+            "parallel.schedule",
+            format!(
+                "vp = {} model chunks need the interleaved schedule, not {}.",
+                p.vp,
+                p.schedule().as_str()
+            ),
+        ),
+        _ => {}
+    }
+    if layers_ok && pp_ok && vp_ok {
+        match &p.layers_per_stage {
+            Some(list) => {
+                if list.len() as u64 != p.pp {
+                    c.push(
+                        "parallel.layers_per_stage",
+                        format!(
+                            "layers_per_stage lists {} stages but pipeline parallel is {}.",
+                            list.len(),
+                            p.pp
+                        ),
+                    );
+                }
+                let sum = list.iter().fold(0u64, |a, &x| a.saturating_add(x));
+                if sum != m.layers {
+                    c.push(
+                        "parallel.layers_per_stage",
+                        format!(
+                            "layers_per_stage adds up to {sum} layers but the model has {}.",
+                            m.layers
+                        ),
+                    );
+                }
+                if let Some(i) = list.iter().position(|&x| x < p.vp) {
+                    c.push(
+                        "parallel.layers_per_stage",
+                        format!(
+                            "stage {i} has {} layers, fewer than its {} model chunks (vp).",
+                            list[i], p.vp
+                        ),
+                    );
+                }
+            }
+            None => {
+                if let Some(chunks) = p.pp.checked_mul(p.vp) {
+                    // Fewer layers than chunks is only possible with the NeMo rule (the embedding
+                    // and the loss count as a layer each; see engine::layout).
+                    let nemo = m.layers.saturating_add(2) % chunks == 0;
+                    if m.layers < chunks && !nemo {
+                        c.push(
+                            "parallel.pp",
+                            format!(
+                                "{} layers cannot fill {} pipeline stages × {} chunks.",
+                                m.layers, p.pp, p.vp
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    c.positive(
+        "parallel.bucket_mb",
+        "the gradient bucket size (MB)",
+        p.bucket_mb,
+        1.0e7,
+    );
+
+    // --- batch split ---
+    if gb_ok && mb_ok && dp_ok {
+        match p.dp.checked_mul(t.micro_batch) {
+            Some(per_step) if t.global_batch % per_step == 0 => {}
+            _ => c.push(
+                "training.global_batch",
+                format!(
+                    "the global batch {} is not a multiple of micro-batch {} × data parallel {}.",
+                    t.global_batch, t.micro_batch, p.dp
+                ),
+            ),
+        }
+    }
+
+    // --- cluster ---
+    let gpus_ok = c.count(
+        "cluster.num_gpus",
+        "the number of GPUs",
+        cl.num_gpus,
+        MAX_GPUS,
+    );
+    c.count(
+        "cluster.gpus_per_node",
+        "GPUs per node",
+        cl.gpus_per_node,
+        1_000_000,
+    );
+    if gpus_ok && tp_ok && pp_ok && dp_ok && cp_ok {
+        let product =
+            p.tp.checked_mul(p.pp)
+                .and_then(|x| x.checked_mul(p.dp))
+                .and_then(|x| x.checked_mul(p.cp));
+        if product != Some(cl.num_gpus) {
+            let shown = product.map_or_else(|| "more than 2^64".to_string(), |x| x.to_string());
+            c.push(
+                "cluster.num_gpus",
+                format!(
+                    "{} GPUs do not match tp {} × pp {} × dp {} × cp {} = {shown}.",
+                    cl.num_gpus, p.tp, p.pp, p.dp, p.cp
+                ),
+            );
+        }
+    }
+    c.positive(
+        "cluster.intra_node_gbps",
+        "the intra-node bandwidth (GB/s)",
+        cl.intra_node_gbps,
+        MAX_GBPS,
+    );
+    c.positive(
+        "cluster.inter_node_gbps",
+        "the inter-node bandwidth (GB/s)",
+        cl.inter_node_gbps,
+        MAX_GBPS,
+    );
+    c.non_negative(
+        "cluster.price_per_gpu_hour",
+        "the price per GPU-hour",
+        cl.price_per_gpu_hour,
+        1.0e6,
+    );
+    match &cl.gpu {
+        GpuChoice::Preset(id) => {
+            if super::gpu_preset(id).is_none() {
+                let known: Vec<&str> = super::GPU_PRESETS.iter().map(|g| g.id).collect();
+                let shown: String = id.chars().take(40).collect();
+                c.push(
+                    "cluster.gpu",
+                    format!("unknown GPU \"{shown}\"; known GPUs: {}.", known.join(", ")),
+                );
+            }
+        }
+        GpuChoice::Custom(g) => {
+            c.positive(
+                "cluster.gpu.hbm_gib",
+                "the GPU memory (GiB)",
+                Some(g.hbm_gib),
+                1.0e6,
+            );
+            c.positive(
+                "cluster.gpu.usable_gib",
+                "the usable GPU memory (GiB)",
+                g.usable_gib,
+                1.0e6,
+            );
+            c.positive(
+                "cluster.gpu.hbm_gbps",
+                "the HBM bandwidth (GB/s)",
+                Some(g.hbm_gbps),
+                MAX_GBPS,
+            );
+            c.positive(
+                "cluster.gpu.nvlink_gbps",
+                "the NVLink bandwidth (GB/s)",
+                g.nvlink_gbps,
+                MAX_GBPS,
+            );
+            c.positive(
+                "cluster.gpu.nic_gbps",
+                "the NIC bandwidth (GB/s)",
+                g.nic_gbps,
+                MAX_GBPS,
+            );
+            c.positive(
+                "cluster.gpu.pcie_gbps",
+                "the PCIe bandwidth (GB/s)",
+                g.pcie_gbps,
+                MAX_GBPS,
+            );
+            c.count(
+                "cluster.gpu.nvlink_domain_gpus",
+                "GPUs per NVLink domain",
+                g.nvlink_domain_gpus,
+                1_000_000,
+            );
+            let pk = &g.peak_tflops;
+            for (name, v) in [
+                ("fp32", pk.fp32),
+                ("tf32", pk.tf32),
+                ("fp16", pk.fp16),
+                ("bf16", pk.bf16),
+                ("fp8", pk.fp8),
+            ] {
+                c.positive(
+                    &format!("cluster.gpu.peak_tflops.{name}"),
+                    "a peak (TFLOP/s)",
+                    v,
+                    1.0e7,
+                );
+            }
+        }
+    }
+    if let Some(spec) = cl.gpu_spec() {
+        let pk = spec.peak_tflops;
+        let peak = match t.precision {
+            Precision::Fp32 => pk.tf32.or(pk.fp32),
+            Precision::Fp16 => pk.fp16,
+            Precision::Bf16 => pk.bf16,
+            Precision::Fp8 => pk.fp8,
+        };
+        if peak.is_none() {
+            c.push(
+                "training.precision",
+                format!(
+                    "{} has no {} tensor-core peak; choose another precision.",
+                    cl.gpu_name(),
+                    t.precision.as_str()
+                ),
+            );
+        }
+    }
+
+    // --- overhead ---
+    let o = &s.overhead;
+    c.non_negative(
+        "overhead.cuda_context_gib",
+        "the CUDA context (GiB)",
+        o.cuda_context_gib,
+        1.0e4,
+    );
+    c.non_negative(
+        "overhead.comm_buffers_gib",
+        "the communication buffers (GiB)",
+        o.comm_buffers_gib,
+        1.0e4,
+    );
+    c.non_negative(
+        "overhead.allocator_reserve_pct",
+        "the allocator reserve (%)",
+        o.allocator_reserve_pct,
+        100.0,
+    );
+
+    c.issues
+}
