@@ -13,6 +13,7 @@
 pub mod estimate;
 pub mod layout;
 pub mod memory;
+pub mod search;
 pub mod sweep;
 pub mod time;
 

@@ -61,7 +61,10 @@ pub struct BucketPoint {
 ///
 /// # Errors
 /// When `s` itself is invalid.
-pub fn sweep_bucket_size(s: &Scenario, sizes_mb: &[f64]) -> Result<Vec<BucketPoint>, ScenarioError> {
+pub fn sweep_bucket_size(
+    s: &Scenario,
+    sizes_mb: &[f64],
+) -> Result<Vec<BucketPoint>, ScenarioError> {
     let mut work = s.clone();
     let mut est = Estimate::default();
     let mut out = Vec::with_capacity(sizes_mb.len());
