@@ -1,8 +1,102 @@
-//! `paracalc search`.
+//! `paracalc search FILE.json [--gpus N] [--top K] [--json]`: the best layouts for the model,
+//! training setup and cluster of a scenario.
 
-use super::CliError;
+use super::{load_scenario, Args, CliError};
+use crate::engine::search::{search, Ranked, SearchSpace};
 
 /// Runs `paracalc search`.
-pub fn run(_args: &[String]) -> Result<String, CliError> {
-    Err(CliError::input("paracalc search: not implemented yet"))
+pub fn run(args: &[String]) -> Result<String, CliError> {
+    let a = Args::parse(args, &["--json", "--uneven"], &["--gpus", "--top"])?;
+    let s = load_scenario(a.one("scenario file")?)?;
+    let mut space = SearchSpace::default();
+    if let Some(g) = a.value("--gpus") {
+        let n: u64 = g.parse().map_err(|_| CliError::input(format!("--gpus: \"{g}\" is not a positive whole number")))?;
+        if n == 0 || n > 10_000_000 {
+            return Err(CliError::input(format!("--gpus: {n} is out of range (1..=10000000)")));
+        }
+        space.num_gpus = Some(n);
+    }
+    if let Some(k) = a.value("--top") {
+        space.top = k.parse().map_err(|_| CliError::input(format!("--top: \"{k}\" is not a whole number")))?;
+    }
+    space.allow_uneven = a.has("--uneven");
+    // Check the model/training/cluster parts first so bad input is reported, not searched.
+    let mut probe = s.clone();
+    probe.cluster.num_gpus = space.num_gpus.unwrap_or(s.cluster.num_gpus);
+    probe.parallel.dp = probe.cluster.num_gpus / (probe.parallel.tp * probe.parallel.pp * probe.parallel.cp).max(1);
+    if let Err(e) = probe.validate() {
+        let layout_only = e.issues.iter().all(|i| i.field.starts_with("parallel.") || i.field == "cluster.num_gpus" || i.field == "training.global_batch");
+        if !layout_only {
+            return Err(CliError::input(e.to_string()));
+        }
+    }
+    let started = std::time::Instant::now();
+    let report = search(&s, &space);
+    let elapsed = started.elapsed().as_secs_f64();
+    if a.has("--json") {
+        let value = serde_json::json!({
+            "evaluated": report.evaluated,
+            "feasible": report.feasible,
+            "elapsed_s": elapsed,
+            "truncated": report.truncated,
+            "best": report.best,
+            "pareto": report.pareto,
+            "rejected": report.rejected,
+        });
+        return serde_json::to_string_pretty(&value).map_err(|e| CliError::internal(e.to_string()));
+    }
+    let n = space.num_gpus.unwrap_or(s.cluster.num_gpus);
+    let mut out = format!(
+        "search: {} on {n} × {}\nevaluated {} layouts in {:.3} s ({:.0} layouts/s); {} fit in memory\n\n",
+        if s.model.name.is_empty() { "model" } else { &s.model.name },
+        s.cluster.gpu_name(),
+        report.evaluated,
+        elapsed,
+        report.evaluated as f64 / elapsed.max(1e-9),
+        report.feasible,
+    );
+    out.push_str("best layouts (by throughput)\n");
+    out.push_str(&table(&report.best));
+    out.push_str("\nPareto front (throughput vs memory)\n");
+    out.push_str(&table(&report.pareto));
+    out.push_str("\nrejected\n");
+    for (reason, count) in &report.rejected {
+        out.push_str(&format!("  {count:>10}  {reason}\n"));
+    }
+    if report.truncated {
+        out.push_str("(stopped at the candidate cap)\n");
+    }
+    Ok(out)
+}
+
+/// A fixed-width table of ranked layouts.
+fn table(rows: &[Ranked]) -> String {
+    let mut out = String::from(
+        "   #   tp   pp   dp   cp   ep   vp  mbs  recompute   zero  sp   step (s)   tokens/s    MFU   peak (GiB)\n",
+    );
+    for (i, r) in rows.iter().enumerate() {
+        let l = &r.layout;
+        out.push_str(&format!(
+            "{:>4} {:>4} {:>4} {:>4} {:>4} {:>4} {:>4} {:>4}  {:<10} {:>4}  {:<3} {:>9.3} {:>10.0} {:>5.1}% {:>11.2}\n",
+            i + 1,
+            l.tp,
+            l.pp,
+            l.dp,
+            l.cp,
+            l.ep,
+            l.vp,
+            l.micro_batch,
+            l.recompute.as_str(),
+            l.zero_stage,
+            if l.sp { "on" } else { "off" },
+            r.step_s,
+            r.tokens_per_s,
+            r.mfu * 100.0,
+            r.peak_bytes / (1u64 << 30) as f64,
+        ));
+    }
+    if rows.is_empty() {
+        out.push_str("   (none fit in memory)\n");
+    }
+    out
 }

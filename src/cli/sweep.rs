@@ -1,8 +1,67 @@
-//! `paracalc sweep`.
+//! `paracalc sweep FILE.json [--gpus 8,16,…] [--weak] [--buckets 1,4,…] [--json]`: throughput and
+//! scaling efficiency against GPU count, and the gradient-bucket-size curve.
 
-use super::CliError;
+use super::{load_scenario, Args, CliError};
+use crate::engine::sweep::{default_bucket_sizes_mb, default_gpu_counts, sweep_bucket_size, sweep_gpus, Scaling};
+
+fn parse_list<T: std::str::FromStr>(flag: &str, text: &str) -> Result<Vec<T>, CliError> {
+    text.split(',')
+        .map(|x| x.trim().parse::<T>().map_err(|_| CliError::input(format!("{flag}: \"{x}\" is not a number"))))
+        .collect()
+}
 
 /// Runs `paracalc sweep`.
-pub fn run(_args: &[String]) -> Result<String, CliError> {
-    Err(CliError::input("paracalc sweep: not implemented yet"))
+pub fn run(args: &[String]) -> Result<String, CliError> {
+    let a = Args::parse(args, &["--json", "--weak"], &["--gpus", "--buckets"])?;
+    let s = load_scenario(a.one("scenario file")?)?;
+    s.validate().map_err(|e| CliError::input(e.to_string()))?;
+    let gpus: Vec<u64> = match a.value("--gpus") {
+        Some(g) => parse_list("--gpus", g)?,
+        None => default_gpu_counts(&s),
+    };
+    if gpus.is_empty() || gpus.len() > 1000 || gpus.iter().any(|&n| n == 0 || n > 100_000_000) {
+        return Err(CliError::input("--gpus: give 1 to 1000 GPU counts, each between 1 and 100000000"));
+    }
+    let buckets: Vec<f64> = match a.value("--buckets") {
+        Some(b) => parse_list("--buckets", b)?,
+        None => default_bucket_sizes_mb(),
+    };
+    if buckets.is_empty() || buckets.len() > 1000 || buckets.iter().any(|&b| !(b > 0.0 && b <= 1.0e7)) {
+        return Err(CliError::input("--buckets: give 1 to 1000 sizes in MB, each in (0, 10000000]"));
+    }
+    let scaling = if a.has("--weak") { Scaling::Weak } else { Scaling::Strong };
+    let points = sweep_gpus(&s, &gpus, scaling);
+    let bucket = sweep_bucket_size(&s, &buckets).map_err(|e| CliError::input(e.to_string()))?;
+    if a.has("--json") {
+        let value = serde_json::json!({ "scaling": scaling, "gpus": points, "bucket": bucket });
+        return serde_json::to_string_pretty(&value).map_err(|e| CliError::internal(e.to_string()));
+    }
+    let mut out = format!(
+        "{} scaling (tp {} × pp {} × cp {} kept, dp varies)\n     GPUs     dp   batch   step (s)     tokens/s    MFU  efficiency  fits\n",
+        if scaling == Scaling::Weak { "weak" } else { "strong" },
+        s.parallel.tp,
+        s.parallel.pp,
+        s.parallel.cp
+    );
+    for p in &points {
+        match &p.error {
+            Some(e) => out.push_str(&format!("{:>9}  {e}\n", p.num_gpus)),
+            None => out.push_str(&format!(
+                "{:>9} {:>6} {:>7} {:>10.3} {:>12.0} {:>5.1}% {:>10.1}%  {}\n",
+                p.num_gpus,
+                p.dp,
+                p.global_batch,
+                p.step_s,
+                p.tokens_per_s,
+                p.mfu * 100.0,
+                p.scaling_efficiency * 100.0,
+                if p.fits { "yes" } else { "NO" }
+            )),
+        }
+    }
+    out.push_str("\ngradient bucket size\n  bucket (MB)   exposed DP (s)   hidden DP (s)   step (s)\n");
+    for b in &bucket {
+        out.push_str(&format!("{:>13.1} {:>16.4} {:>15.4} {:>10.3}\n", b.bucket_mb, b.exposed_dp_s, b.hidden_dp_s, b.step_s));
+    }
+    Ok(out)
 }

@@ -103,3 +103,357 @@ pub struct SearchReport {
     /// Whether the candidate cap cut the enumeration short.
     pub truncated: bool,
 }
+
+/// What the search may vary, and its limits. [`SearchSpace::default`] varies everything.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchSpace {
+    /// GPUs to lay out; `None` keeps the scenario's `cluster.num_gpus`.
+    pub num_gpus: Option<u64>,
+    /// Allow layer counts that do not divide `pp·vp` (uneven stages).
+    pub allow_uneven: bool,
+    /// Largest micro-batch tried.
+    pub max_micro_batch: u64,
+    /// Largest virtual-pipeline degree tried.
+    pub max_vp: u64,
+    /// Try context parallelism (`cp > 1`).
+    pub vary_cp: bool,
+    /// Recompute modes tried.
+    pub recompute: Vec<Recompute>,
+    /// ZeRO stages tried.
+    pub zero_stages: Vec<u8>,
+    /// How many of the best layouts to keep.
+    pub top: usize,
+    /// Stop after this many candidates (the report says `truncated`).
+    pub max_candidates: u64,
+}
+
+impl Default for SearchSpace {
+    fn default() -> SearchSpace {
+        SearchSpace {
+            num_gpus: None,
+            allow_uneven: false,
+            max_micro_batch: 16,
+            max_vp: 8,
+            vary_cp: true,
+            recompute: Recompute::ALL.to_vec(),
+            zero_stages: vec![0, 1, 2, 3],
+            top: 10,
+            max_candidates: 5_000_000,
+        }
+    }
+}
+
+/// Cap on the scatter sample in [`SearchReport::points`].
+const MAX_POINTS: usize = 400;
+
+/// The layout-level part of a candidate (everything but micro-batch, recompute, ZeRO, SP).
+#[derive(Clone, Debug)]
+struct Outer {
+    tp: u64,
+    pp: u64,
+    dp: u64,
+    cp: u64,
+    ep: u64,
+    vp: u64,
+    micro_batches: Vec<u64>,
+}
+
+/// An incremental search: build it, call [`Searcher::step`] until it returns `true`, then read
+/// [`Searcher::report`]. The app runs it in slices so the page never freezes; [`search`] runs it
+/// to the end.
+#[derive(Debug)]
+pub struct Searcher {
+    work: Scenario,
+    space: SearchSpace,
+    outers: Vec<Outer>,
+    /// Position: outer index, then the inner mixed-radix index.
+    outer: usize,
+    inner: usize,
+    total: u64,
+    done: u64,
+    estimate: super::estimate::Estimate,
+    feasible: Vec<Ranked>,
+    report: SearchReport,
+}
+
+/// Inner candidates of one layout: micro-batches × recompute modes × ZeRO stages (only 0 when
+/// `dp = 1`) × SP (both values when `tp > 1`).
+fn inner_count(space: &SearchSpace, tp: u64, dp: u64, micro_batches: usize) -> u64 {
+    (micro_batches * space.recompute.len() * zero_choices(space, dp) * sp_choices(tp)) as u64
+}
+
+/// ZeRO stages tried for a data-parallel degree: all of them, or only 0 without data parallelism.
+fn zero_choices(space: &SearchSpace, dp: u64) -> usize {
+    if dp > 1 {
+        space.zero_stages.len()
+    } else {
+        usize::from(space.zero_stages.contains(&0))
+    }
+}
+
+/// SP values tried: on and off with tensor parallelism, off without.
+fn sp_choices(tp: u64) -> usize {
+    if tp > 1 {
+        2
+    } else {
+        1
+    }
+}
+
+/// Divisors of `n` in ascending order.
+fn divisors(n: u64) -> Vec<u64> {
+    let mut small = Vec::new();
+    let mut large = Vec::new();
+    let mut i = 1u64;
+    while i.saturating_mul(i) <= n {
+        if n % i == 0 {
+            small.push(i);
+            if i != n / i {
+                large.push(n / i);
+            }
+        }
+        i += 1;
+    }
+    small.extend(large.into_iter().rev());
+    small
+}
+
+impl Searcher {
+    /// Prepares the enumeration for `base` (its model, training and cluster; the layout is
+    /// replaced) over `space`. Candidates that break a divisibility rule are counted as rejected
+    /// here, by reason, and never evaluated.
+    pub fn new(base: &Scenario, space: &SearchSpace) -> Searcher {
+        let mut work = base.clone();
+        let n = space.num_gpus.unwrap_or(base.cluster.num_gpus).max(1);
+        work.cluster.num_gpus = n;
+        let mut report = SearchReport::default();
+        let m = &base.model;
+        let heads = m.heads.max(1);
+        let kv = m.kv_heads().max(1);
+        let layers = m.layers;
+        let gb = base.training.global_batch;
+        let experts = m.moe.map(|x| x.experts);
+        let mut outers = Vec::new();
+        let reject = |report: &mut SearchReport, reason: &str, count: u64| {
+            if count > 0 {
+                *report.rejected.entry(reason.to_string()).or_insert(0) += count;
+            }
+        };
+        let all_mb = space.max_micro_batch.max(1) as usize;
+        // The space: tp | N, cp | N/tp (cp > 1 only with `vary_cp`), pp | N/(tp·cp),
+        // vp in 1..=max_vp (1 when pp = 1), dp = N/(tp·cp·pp), then per layout every micro-batch
+        // 1..=max_micro_batch × recompute × ZeRO stage (0 only when dp = 1) × SP (when tp > 1).
+        // Each candidate breaking a rule is counted once, under the first rule it breaks.
+        for tp in divisors(n) {
+            for cp in divisors(n / tp) {
+                if cp > 1 && !space.vary_cp {
+                    continue;
+                }
+                for pp in divisors(n / tp / cp) {
+                    let dp = n / tp / cp / pp;
+                    let max_vp = if pp == 1 { 1 } else { space.max_vp.max(1) };
+                    for vp in 1..=max_vp {
+                        let all = inner_count(space, tp, dp, all_mb);
+                        let chunks = pp * vp;
+                        let even = layers % chunks == 0 || (layers + 2) % chunks == 0;
+                        if heads % tp != 0 || kv % tp != 0 {
+                            reject(&mut report, "tp does not divide the attention or KV heads", all);
+                        } else if m.seq_len % cp != 0 {
+                            reject(&mut report, "cp does not divide the sequence length", all);
+                        } else if chunks > layers.saturating_add(2) || (!space.allow_uneven && !even) {
+                            reject(&mut report, "layers do not split evenly over pp·vp", all);
+                        } else if gb % dp != 0 {
+                            reject(&mut report, "dp does not divide the global batch", all);
+                        } else {
+                            let per_replica = gb / dp;
+                            let micro_batches: Vec<u64> =
+                                (1..=all_mb as u64).filter(|b| per_replica % b == 0).collect();
+                            let skipped = all_mb - micro_batches.len();
+                            reject(
+                                &mut report,
+                                "micro-batch does not divide the batch per replica",
+                                inner_count(space, tp, dp, skipped),
+                            );
+                            if micro_batches.is_empty() {
+                                continue;
+                            }
+                            let eps: Vec<u64> = match experts {
+                                Some(e) => divisors(dp).into_iter().filter(|x| e % x == 0).collect(),
+                                None => vec![1],
+                            };
+                            for ep in eps {
+                                outers.push(Outer { tp, pp, dp, cp, ep, vp, micro_batches: micro_batches.clone() });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let total = outers.iter().map(|o| inner_count(space, o.tp, o.dp, o.micro_batches.len())).sum();
+        Searcher {
+            work,
+            space: space.clone(),
+            outers,
+            outer: 0,
+            inner: 0,
+            total,
+            done: 0,
+            estimate: super::estimate::Estimate::default(),
+            feasible: Vec::new(),
+            report,
+        }
+    }
+
+    /// Candidates to evaluate in all.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// Candidates evaluated so far.
+    pub fn done(&self) -> u64 {
+        self.done
+    }
+
+    /// The inner choices of outer `o`: (micro-batches, recompute modes, ZeRO stages, SP values).
+    fn inner_dims(&self, o: &Outer) -> (usize, usize, usize, usize) {
+        (o.micro_batches.len(), self.space.recompute.len(), zero_choices(&self.space, o.dp), sp_choices(o.tp))
+    }
+
+    /// Evaluates up to `budget` candidates; returns `true` when the enumeration is complete.
+    pub fn step(&mut self, budget: u64) -> bool {
+        let mut left = budget;
+        while left > 0 {
+            if self.outer >= self.outers.len() {
+                return true;
+            }
+            if self.done >= self.space.max_candidates {
+                self.report.truncated = true;
+                return true;
+            }
+            let o = self.outers[self.outer].clone();
+            let (nm, nr, nz, ns) = self.inner_dims(&o);
+            let count = nm * nr * nz * ns;
+            if self.inner >= count {
+                self.outer += 1;
+                self.inner = 0;
+                continue;
+            }
+            let mut i = self.inner;
+            let sp = i % ns == 1;
+            i /= ns;
+            let zi = i % nz;
+            i /= nz;
+            let ri = i % nr;
+            i /= nr;
+            let mb = o.micro_batches[i % nm];
+            let zero_stage = if o.dp > 1 { self.space.zero_stages[zi] } else { 0 };
+            let layout = Layout {
+                tp: o.tp,
+                pp: o.pp,
+                dp: o.dp,
+                cp: o.cp,
+                ep: o.ep,
+                vp: o.vp,
+                micro_batch: mb,
+                recompute: self.space.recompute[ri],
+                zero_stage,
+                sp,
+            };
+            self.evaluate(layout);
+            self.inner += 1;
+            self.done += 1;
+            left -= 1;
+        }
+        self.outer >= self.outers.len()
+    }
+
+    fn evaluate(&mut self, layout: Layout) {
+        layout.apply(&mut self.work);
+        self.report.evaluated += 1;
+        match super::estimate::estimate_into(&self.work, &mut self.estimate) {
+            Err(e) => {
+                let reason = e.issues.first().map_or_else(|| "invalid".to_string(), |i| format!("invalid {}", i.field));
+                *self.report.rejected.entry(reason).or_insert(0) += 1;
+            }
+            Ok(()) => {
+                let est = &self.estimate;
+                let r = Ranked {
+                    layout,
+                    step_s: est.time.step_s,
+                    tokens_per_s: est.throughput.tokens_per_s,
+                    mfu: est.throughput.mfu,
+                    peak_bytes: est.memory.peak_bytes,
+                    fits: est.memory.fits,
+                };
+                if r.fits {
+                    self.report.feasible += 1;
+                    self.feasible.push(r);
+                } else {
+                    *self.report.rejected.entry("does not fit in GPU memory".to_string()).or_insert(0) += 1;
+                }
+            }
+        }
+    }
+
+    /// The report so far (complete once [`Searcher::step`] has returned `true`).
+    pub fn report(&self) -> SearchReport {
+        let mut report = self.report.clone();
+        let mut by_speed: Vec<&Ranked> = self.feasible.iter().collect();
+        by_speed.sort_by(|a, b| {
+            b.tokens_per_s.total_cmp(&a.tokens_per_s).then_with(|| a.peak_bytes.total_cmp(&b.peak_bytes)).then_with(|| key(&a.layout).cmp(&key(&b.layout)))
+        });
+        report.best = by_speed.iter().take(self.space.top).map(|r| **r).collect();
+        // Pareto front: by memory ascending, keep each layout faster than every smaller one.
+        let mut by_mem: Vec<&Ranked> = self.feasible.iter().collect();
+        by_mem.sort_by(|a, b| {
+            a.peak_bytes.total_cmp(&b.peak_bytes).then_with(|| b.tokens_per_s.total_cmp(&a.tokens_per_s)).then_with(|| key(&a.layout).cmp(&key(&b.layout)))
+        });
+        let mut best_speed = f64::NEG_INFINITY;
+        for r in by_mem {
+            if r.tokens_per_s > best_speed {
+                best_speed = r.tokens_per_s;
+                report.pareto.push(*r);
+            }
+        }
+        // Scatter sample: the Pareto front, the best, then an even stride over the rest.
+        let mut points: Vec<Ranked> = report.pareto.iter().chain(report.best.iter()).copied().collect();
+        let stride = (self.feasible.len() / MAX_POINTS).max(1);
+        points.extend(self.feasible.iter().step_by(stride).copied());
+        points.sort_by(|a, b| key(&a.layout).cmp(&key(&b.layout)));
+        points.dedup_by(|a, b| a.layout == b.layout);
+        points.truncate(MAX_POINTS.max(report.pareto.len() + report.best.len()));
+        report.points = points;
+        report
+    }
+}
+
+/// A total order on layouts, for deterministic tie-breaking.
+fn key(l: &Layout) -> (u64, u64, u64, u64, u64, u64, u64, u8, u8, bool) {
+    let rc = match l.recompute {
+        Recompute::None => 0,
+        Recompute::Selective => 1,
+        Recompute::Full => 2,
+    };
+    (l.tp, l.pp, l.dp, l.cp, l.ep, l.vp, l.micro_batch, rc, l.zero_stage, l.sp)
+}
+
+/// Runs the whole search for `base` over `space`.
+///
+/// # Example
+/// ```
+/// use paracalc::engine::search::{search, SearchSpace};
+/// let s = paracalc::scenario::parse(r#"{
+///   "model": {"layers": 24, "hidden": 2048, "heads": 16, "vocab": 50304, "seq_len": 2048},
+///   "training": {"global_batch": 256, "micro_batch": 4, "precision": "bf16", "recompute": "none"},
+///   "parallel": {"tp": 1, "pp": 1, "dp": 8},
+///   "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 8}
+/// }"#)?;
+/// let report = search(&s, &SearchSpace::default());
+/// assert!(report.evaluated > 0);
+/// Ok::<(), paracalc::scenario::ScenarioError>(())
+/// ```
+pub fn search(base: &Scenario, space: &SearchSpace) -> SearchReport {
+    let mut s = Searcher::new(base, space);
+    while !s.step(1 << 16) {}
+    s.report()
+}

@@ -85,3 +85,115 @@ pub fn sweep_bucket_size(
 pub fn default_bucket_sizes_mb() -> Vec<f64> {
     (0..13).map(|i| f64::from(1u32 << i)).collect()
 }
+
+/// Evaluates `s` at each GPU count in `gpus`, keeping its `tp`, `pp` and `cp` and changing `dp`
+/// (`dp = N / (tp·pp·cp)`). Strong scaling keeps the global batch; weak scaling keeps the batch
+/// per data-parallel replica (`global_batch / dp` of `s`). A GPU count the layout cannot use, or
+/// a batch that no longer splits, gives a point with `error` set. Scaling efficiency is relative
+/// to the first evaluated point: `(tokens/s per GPU) / (tokens/s per GPU at that point)`.
+///
+/// Never fails: a point that cannot be evaluated carries its reason in `error`.
+pub fn sweep_gpus(s: &Scenario, gpus: &[u64], scaling: Scaling) -> Vec<GpuPoint> {
+    let p = &s.parallel;
+    let model_parallel = p.tp.saturating_mul(p.pp).saturating_mul(p.cp).max(1);
+    let per_replica = s.training.global_batch / p.dp.max(1);
+    let mut work = s.clone();
+    let mut est = Estimate::default();
+    let mut out = Vec::with_capacity(gpus.len());
+    let mut base_rate: Option<f64> = None;
+    for &n in gpus {
+        let mut point = GpuPoint {
+            num_gpus: n,
+            tp: p.tp,
+            pp: p.pp,
+            dp: 0,
+            cp: p.cp,
+            global_batch: s.training.global_batch,
+            step_s: 0.0,
+            tokens_per_s: 0.0,
+            mfu: 0.0,
+            scaling_efficiency: 0.0,
+            fits: false,
+            error: None,
+        };
+        if n == 0 || n % model_parallel != 0 {
+            point.error = Some(format!("{n} GPUs is not a multiple of tp·pp·cp = {model_parallel}"));
+            out.push(point);
+            continue;
+        }
+        let dp = n / model_parallel;
+        point.dp = dp;
+        if let Scaling::Weak = scaling {
+            point.global_batch = per_replica.saturating_mul(dp);
+        }
+        work.cluster.num_gpus = n;
+        work.parallel.dp = dp;
+        if p.ep > 1 && dp % p.ep != 0 {
+            work.parallel.ep = 1;
+        }
+        work.training.global_batch = point.global_batch;
+        match estimate_into(&work, &mut est) {
+            Err(e) => point.error = Some(e.to_string()),
+            Ok(()) => {
+                point.step_s = est.time.step_s;
+                point.tokens_per_s = est.throughput.tokens_per_s;
+                point.mfu = est.throughput.mfu;
+                point.fits = est.memory.fits;
+                let rate = est.throughput.tokens_per_s / n as f64;
+                let base = *base_rate.get_or_insert(rate);
+                point.scaling_efficiency = if base > 0.0 { rate / base } else { 0.0 };
+            }
+        }
+        out.push(point);
+    }
+    out
+}
+
+/// GPU counts for a scaling curve: powers of two from one node (or the smallest count the
+/// layout can use) up to at least `s`'s GPU count, at most 20 points.
+pub fn default_gpu_counts(s: &Scenario) -> Vec<u64> {
+    let p = &s.parallel;
+    let unit = p.tp.saturating_mul(p.pp).saturating_mul(p.cp).max(1);
+    let target = s.cluster.num_gpus.max(unit).saturating_mul(4);
+    let mut n = unit;
+    let mut out = Vec::new();
+    while n <= target && out.len() < 20 {
+        out.push(n);
+        n = n.saturating_mul(2);
+    }
+    out
+}
+
+/// Named layout families for the scaling chart, each a copy of `s` with its layout changed:
+/// the scenario's own layout, DP only (ZeRO-3 to fit), TP within a node + DP, and PP + DP. The
+/// ones the model cannot use (TP not dividing the heads, too few layers) are left out.
+pub fn strategy_variants(s: &Scenario) -> Vec<(&'static str, Scenario)> {
+    let mut out = vec![("current", s.clone())];
+    let node = s.cluster.gpus_per_node.max(1);
+    let m = &s.model;
+    let mk = |tp: u64, pp: u64, zero: u8| {
+        let mut v = s.clone();
+        v.parallel.tp = tp;
+        v.parallel.pp = pp;
+        v.parallel.cp = 1;
+        v.parallel.vp = 1;
+        v.parallel.ep = 1;
+        v.parallel.sp = tp > 1;
+        v.parallel.zero_stage = zero;
+        v.parallel.layers_per_stage = None;
+        v.parallel.schedule = None;
+        v.parallel.dp = (s.cluster.num_gpus / (tp * pp)).max(1);
+        v.cluster.num_gpus = tp * pp * v.parallel.dp;
+        v
+    };
+    out.push(("DP + ZeRO-3", mk(1, 1, 3)));
+    let tp = (1..=node).rev().find(|t| node % t == 0 && m.heads % t == 0 && m.kv_heads() % t == 0).unwrap_or(1);
+    if tp > 1 {
+        out.push(("TP + DP", mk(tp, 1, 1)));
+    }
+    let pp = [8u64, 4, 2].into_iter().find(|p| m.layers % p == 0).unwrap_or(1);
+    if pp > 1 {
+        out.push(("PP + DP", mk(1, pp, 1)));
+    }
+    out
+}

@@ -1,0 +1,134 @@
+//! The layout search and the sweeps: enumeration counted by hand, determinism, feasibility.
+#![cfg(not(target_arch = "wasm32"))]
+
+use paracalc::engine::search::{search, SearchSpace, Searcher};
+use paracalc::engine::sweep::{strategy_variants, sweep_bucket_size, sweep_gpus, Scaling};
+use paracalc::scenario::{self, Recompute, Scenario};
+
+fn tiny(global_batch: u64) -> Scenario {
+    scenario::from_value(&serde_json::json!({
+        "model": {"layers": 4, "hidden": 256, "heads": 4, "vocab": 1000, "seq_len": 128},
+        "training": {"global_batch": global_batch, "micro_batch": 1, "precision": "bf16", "recompute": "none"},
+        "parallel": {"tp": 1, "pp": 1, "dp": 4},
+        "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 4}
+    }))
+    .unwrap()
+}
+
+fn small_space() -> SearchSpace {
+    SearchSpace {
+        max_micro_batch: 2,
+        max_vp: 2,
+        vary_cp: false,
+        recompute: vec![Recompute::None],
+        zero_stages: vec![0],
+        ..SearchSpace::default()
+    }
+}
+
+/// 4 GPUs, 4 layers, 4 heads, global batch 6, micro-batch 1..=2, vp 1..=2, one recompute mode,
+/// ZeRO 0 only, SP on/off when tp > 1. By hand:
+/// - tp1 pp1 dp4: 6 % 4 ≠ 0 → 2 rejected (dp does not divide the batch).
+/// - tp1 pp2 dp2 (vp 1, 2): 3 per replica → mb 1 only: 2 evaluated, 2 rejected (micro-batch).
+/// - tp1 pp4 dp1: vp 1 → mb 1, 2: 2 evaluated; vp 2 → 8 chunks > 4 + 2: 2 rejected (layers).
+/// - tp2 pp1 dp2: mb 1 × SP 2: 2 evaluated; mb 2 × SP 2: 2 rejected (micro-batch).
+/// - tp2 pp2 dp1: vp 1, 2 × mb 2 × SP 2 = 8 evaluated.
+/// - tp4 pp1 dp1: mb 2 × SP 2 = 4 evaluated.
+/// Total 18 evaluated; rejected before evaluation: 2 + 4 + 2.
+#[test]
+fn enumeration_counts_match_the_hand_count() {
+    let r = search(&tiny(6), &small_space());
+    assert_eq!(r.evaluated, 18);
+    assert_eq!(r.rejected.get("dp does not divide the global batch"), Some(&2));
+    assert_eq!(r.rejected.get("micro-batch does not divide the batch per replica"), Some(&4));
+    assert_eq!(r.rejected.get("layers do not split evenly over pp·vp"), Some(&2));
+    let oom = r.rejected.get("does not fit in GPU memory").copied().unwrap_or(0);
+    assert_eq!(r.feasible + oom, r.evaluated);
+    assert!(!r.truncated);
+}
+
+#[test]
+fn tp_must_divide_heads() {
+    let mut s = tiny(8);
+    s.cluster.num_gpus = 8;
+    s.parallel.dp = 8;
+    // tp 8 > 4 heads: every tp-8 candidate (pp 1, dp 1: mb 2 × SP 2) is rejected.
+    let r = search(&s, &small_space());
+    assert_eq!(r.rejected.get("tp does not divide the attention or KV heads"), Some(&4));
+}
+
+#[test]
+fn search_is_deterministic_and_sliced_equals_whole() {
+    let s = tiny(8);
+    let a = search(&s, &small_space());
+    let b = search(&s, &small_space());
+    assert_eq!(a, b);
+    let mut sliced = Searcher::new(&s, &small_space());
+    assert_eq!(sliced.total(), a.evaluated);
+    let mut slices = 0;
+    while !sliced.step(3) {
+        slices += 1;
+    }
+    assert!(slices >= 5);
+    assert_eq!(sliced.report(), a);
+}
+
+#[test]
+fn best_layouts_fit_and_are_sorted() {
+    let r = search(&tiny(8), &SearchSpace::default());
+    assert!(r.evaluated > 0);
+    for w in r.best.windows(2) {
+        assert!(w[0].tokens_per_s >= w[1].tokens_per_s);
+    }
+    for b in &r.best {
+        assert!(b.fits);
+    }
+    // Pareto front: memory ascending, throughput strictly rising.
+    for w in r.pareto.windows(2) {
+        assert!(w[0].peak_bytes <= w[1].peak_bytes);
+        assert!(w[0].tokens_per_s < w[1].tokens_per_s);
+    }
+}
+
+#[test]
+fn gpu_sweep_keeps_the_layout_and_scales_the_batch() {
+    let s = tiny(8);
+    let strong = sweep_gpus(&s, &[1, 2, 4, 3], Scaling::Strong);
+    assert_eq!(strong.iter().map(|p| p.dp).collect::<Vec<_>>(), vec![1, 2, 4, 3]);
+    assert!(strong.iter().all(|p| p.global_batch == 8));
+    // 8 sequences do not split over 3 replicas: that point carries the reason.
+    assert!(strong[3].error.as_deref().unwrap_or("").contains("global_batch"), "{:?}", strong[3].error);
+    let weak = sweep_gpus(&s, &[4, 8, 16], Scaling::Weak);
+    assert_eq!(weak.iter().map(|p| p.global_batch).collect::<Vec<_>>(), vec![8, 16, 32]);
+    // 0 GPUs and a count the layout cannot use give reasons, not panics.
+    let odd = sweep_gpus(&s, &[0], Scaling::Strong);
+    assert!(odd[0].error.is_some());
+}
+
+#[test]
+fn bucket_sweep_sets_each_size() {
+    let pts = sweep_bucket_size(&tiny(8), &[1.0, 25.0, 1000.0]).unwrap();
+    assert_eq!(pts.iter().map(|p| p.bucket_mb).collect::<Vec<_>>(), vec![1.0, 25.0, 1000.0]);
+}
+
+#[test]
+fn strategy_variants_are_valid_layouts() {
+    let s = scenario::from_value(&serde_json::json!({
+        "model": {"layers": 96, "hidden": 12288, "heads": 96, "vocab": 51200, "seq_len": 2048},
+        "training": {"global_batch": 1536, "micro_batch": 1, "precision": "bf16", "recompute": "selective"},
+        "parallel": {"tp": 8, "pp": 16, "dp": 8, "sp": true, "zero_stage": 1},
+        "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 1024}
+    }))
+    .unwrap();
+    let v = strategy_variants(&s);
+    let names: Vec<&str> = v.iter().map(|(n, _)| *n).collect();
+    assert_eq!(names, vec!["current", "DP + ZeRO-3", "TP + DP", "PP + DP"]);
+    for (name, sc) in &v {
+        let p = &sc.parallel;
+        assert_eq!(p.tp * p.pp * p.dp * p.cp, 1024, "{name}");
+        // The only acceptable problem: 1536 sequences do not split over 1024 DP-only replicas.
+        if let Err(e) = sc.validate() {
+            assert!(e.issues.iter().all(|i| i.field == "training.global_batch"), "{name}: {e}");
+        }
+    }
+}
