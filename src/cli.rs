@@ -3,6 +3,7 @@
 //! Exit codes: 0 ok, 2 bad input (the message names the field), 1 internal error. Every command
 //! returns its output as a `String` so tests can call it without a process.
 
+mod bench;
 mod estimate;
 mod link;
 mod search;
@@ -57,6 +58,7 @@ usage:
                                                 throughput and scaling efficiency vs GPU count
   paracalc link FILE.json                       print the share-link query for a scenario
   paracalc unlink TEXT                          decode a share link (or its query) to JSON
+  paracalc bench [FILE.json]                    engine speed: ns per estimate, layouts/s
 
 exit codes: 0 ok, 2 bad input, 1 internal error
 ";
@@ -73,6 +75,7 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
         "sweep" => sweep::run(rest),
         "link" => link::run_link(rest),
         "unlink" => link::run_unlink(rest),
+        "bench" => bench::run(rest),
         "-h" | "--help" | "help" => Ok(USAGE.to_string()),
         other => Err(CliError::input(format!(
             "unknown command \"{other}\"\n\n{USAGE}"

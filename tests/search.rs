@@ -39,10 +39,24 @@ fn small_space() -> SearchSpace {
 fn enumeration_counts_match_the_hand_count() {
     let r = search(&tiny(6), &small_space());
     assert_eq!(r.evaluated, 18);
-    assert_eq!(r.rejected.get("dp does not divide the global batch"), Some(&2));
-    assert_eq!(r.rejected.get("micro-batch does not divide the batch per replica"), Some(&4));
-    assert_eq!(r.rejected.get("layers do not split evenly over pp·vp"), Some(&2));
-    let oom = r.rejected.get("does not fit in GPU memory").copied().unwrap_or(0);
+    assert_eq!(
+        r.rejected.get("dp does not divide the global batch"),
+        Some(&2)
+    );
+    assert_eq!(
+        r.rejected
+            .get("micro-batch does not divide the batch per replica"),
+        Some(&4)
+    );
+    assert_eq!(
+        r.rejected.get("layers do not split evenly over pp·vp"),
+        Some(&2)
+    );
+    let oom = r
+        .rejected
+        .get("does not fit in GPU memory")
+        .copied()
+        .unwrap_or(0);
     assert_eq!(r.feasible + oom, r.evaluated);
     assert!(!r.truncated);
 }
@@ -54,7 +68,11 @@ fn tp_must_divide_heads() {
     s.parallel.dp = 8;
     // tp 8 > 4 heads: every tp-8 candidate (pp 1, dp 1: mb 2 × SP 2) is rejected.
     let r = search(&s, &small_space());
-    assert_eq!(r.rejected.get("tp does not divide the attention or KV heads"), Some(&4));
+    assert_eq!(
+        r.rejected
+            .get("tp does not divide the attention or KV heads"),
+        Some(&4)
+    );
 }
 
 #[test]
@@ -94,12 +112,26 @@ fn best_layouts_fit_and_are_sorted() {
 fn gpu_sweep_keeps_the_layout_and_scales_the_batch() {
     let s = tiny(8);
     let strong = sweep_gpus(&s, &[1, 2, 4, 3], Scaling::Strong);
-    assert_eq!(strong.iter().map(|p| p.dp).collect::<Vec<_>>(), vec![1, 2, 4, 3]);
+    assert_eq!(
+        strong.iter().map(|p| p.dp).collect::<Vec<_>>(),
+        vec![1, 2, 4, 3]
+    );
     assert!(strong.iter().all(|p| p.global_batch == 8));
     // 8 sequences do not split over 3 replicas: that point carries the reason.
-    assert!(strong[3].error.as_deref().unwrap_or("").contains("global_batch"), "{:?}", strong[3].error);
+    assert!(
+        strong[3]
+            .error
+            .as_deref()
+            .unwrap_or("")
+            .contains("global_batch"),
+        "{:?}",
+        strong[3].error
+    );
     let weak = sweep_gpus(&s, &[4, 8, 16], Scaling::Weak);
-    assert_eq!(weak.iter().map(|p| p.global_batch).collect::<Vec<_>>(), vec![8, 16, 32]);
+    assert_eq!(
+        weak.iter().map(|p| p.global_batch).collect::<Vec<_>>(),
+        vec![8, 16, 32]
+    );
     // 0 GPUs and a count the layout cannot use give reasons, not panics.
     let odd = sweep_gpus(&s, &[0], Scaling::Strong);
     assert!(odd[0].error.is_some());
@@ -108,7 +140,10 @@ fn gpu_sweep_keeps_the_layout_and_scales_the_batch() {
 #[test]
 fn bucket_sweep_sets_each_size() {
     let pts = sweep_bucket_size(&tiny(8), &[1.0, 25.0, 1000.0]).unwrap();
-    assert_eq!(pts.iter().map(|p| p.bucket_mb).collect::<Vec<_>>(), vec![1.0, 25.0, 1000.0]);
+    assert_eq!(
+        pts.iter().map(|p| p.bucket_mb).collect::<Vec<_>>(),
+        vec![1.0, 25.0, 1000.0]
+    );
 }
 
 #[test]
@@ -128,7 +163,10 @@ fn strategy_variants_are_valid_layouts() {
         assert_eq!(p.tp * p.pp * p.dp * p.cp, 1024, "{name}");
         // The only acceptable problem: 1536 sequences do not split over 1024 DP-only replicas.
         if let Err(e) = sc.validate() {
-            assert!(e.issues.iter().all(|i| i.field == "training.global_batch"), "{name}: {e}");
+            assert!(
+                e.issues.iter().all(|i| i.field == "training.global_batch"),
+                "{name}: {e}"
+            );
         }
     }
 }

@@ -10,22 +10,33 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
     let s = load_scenario(a.one("scenario file")?)?;
     let mut space = SearchSpace::default();
     if let Some(g) = a.value("--gpus") {
-        let n: u64 = g.parse().map_err(|_| CliError::input(format!("--gpus: \"{g}\" is not a positive whole number")))?;
+        let n: u64 = g.parse().map_err(|_| {
+            CliError::input(format!("--gpus: \"{g}\" is not a positive whole number"))
+        })?;
         if n == 0 || n > 10_000_000 {
-            return Err(CliError::input(format!("--gpus: {n} is out of range (1..=10000000)")));
+            return Err(CliError::input(format!(
+                "--gpus: {n} is out of range (1..=10000000)"
+            )));
         }
         space.num_gpus = Some(n);
     }
     if let Some(k) = a.value("--top") {
-        space.top = k.parse().map_err(|_| CliError::input(format!("--top: \"{k}\" is not a whole number")))?;
+        space.top = k
+            .parse()
+            .map_err(|_| CliError::input(format!("--top: \"{k}\" is not a whole number")))?;
     }
     space.allow_uneven = a.has("--uneven");
     // Check the model/training/cluster parts first so bad input is reported, not searched.
     let mut probe = s.clone();
     probe.cluster.num_gpus = space.num_gpus.unwrap_or(s.cluster.num_gpus);
-    probe.parallel.dp = probe.cluster.num_gpus / (probe.parallel.tp * probe.parallel.pp * probe.parallel.cp).max(1);
+    probe.parallel.dp =
+        probe.cluster.num_gpus / (probe.parallel.tp * probe.parallel.pp * probe.parallel.cp).max(1);
     if let Err(e) = probe.validate() {
-        let layout_only = e.issues.iter().all(|i| i.field.starts_with("parallel.") || i.field == "cluster.num_gpus" || i.field == "training.global_batch");
+        let layout_only = e.issues.iter().all(|i| {
+            i.field.starts_with("parallel.")
+                || i.field == "cluster.num_gpus"
+                || i.field == "training.global_batch"
+        });
         if !layout_only {
             return Err(CliError::input(e.to_string()));
         }

@@ -2,11 +2,17 @@
 //! scaling efficiency against GPU count, and the gradient-bucket-size curve.
 
 use super::{load_scenario, Args, CliError};
-use crate::engine::sweep::{default_bucket_sizes_mb, default_gpu_counts, sweep_bucket_size, sweep_gpus, Scaling};
+use crate::engine::sweep::{
+    default_bucket_sizes_mb, default_gpu_counts, sweep_bucket_size, sweep_gpus, Scaling,
+};
 
 fn parse_list<T: std::str::FromStr>(flag: &str, text: &str) -> Result<Vec<T>, CliError> {
     text.split(',')
-        .map(|x| x.trim().parse::<T>().map_err(|_| CliError::input(format!("{flag}: \"{x}\" is not a number"))))
+        .map(|x| {
+            x.trim()
+                .parse::<T>()
+                .map_err(|_| CliError::input(format!("{flag}: \"{x}\" is not a number")))
+        })
         .collect()
 }
 
@@ -20,16 +26,27 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
         None => default_gpu_counts(&s),
     };
     if gpus.is_empty() || gpus.len() > 1000 || gpus.iter().any(|&n| n == 0 || n > 100_000_000) {
-        return Err(CliError::input("--gpus: give 1 to 1000 GPU counts, each between 1 and 100000000"));
+        return Err(CliError::input(
+            "--gpus: give 1 to 1000 GPU counts, each between 1 and 100000000",
+        ));
     }
     let buckets: Vec<f64> = match a.value("--buckets") {
         Some(b) => parse_list("--buckets", b)?,
         None => default_bucket_sizes_mb(),
     };
-    if buckets.is_empty() || buckets.len() > 1000 || buckets.iter().any(|&b| !(b > 0.0 && b <= 1.0e7)) {
-        return Err(CliError::input("--buckets: give 1 to 1000 sizes in MB, each in (0, 10000000]"));
+    if buckets.is_empty()
+        || buckets.len() > 1000
+        || buckets.iter().any(|&b| !(b > 0.0 && b <= 1.0e7))
+    {
+        return Err(CliError::input(
+            "--buckets: give 1 to 1000 sizes in MB, each in (0, 10000000]",
+        ));
     }
-    let scaling = if a.has("--weak") { Scaling::Weak } else { Scaling::Strong };
+    let scaling = if a.has("--weak") {
+        Scaling::Weak
+    } else {
+        Scaling::Strong
+    };
     let points = sweep_gpus(&s, &gpus, scaling);
     let bucket = sweep_bucket_size(&s, &buckets).map_err(|e| CliError::input(e.to_string()))?;
     if a.has("--json") {
@@ -59,9 +76,14 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
             )),
         }
     }
-    out.push_str("\ngradient bucket size\n  bucket (MB)   exposed DP (s)   hidden DP (s)   step (s)\n");
+    out.push_str(
+        "\ngradient bucket size\n  bucket (MB)   exposed DP (s)   hidden DP (s)   step (s)\n",
+    );
     for b in &bucket {
-        out.push_str(&format!("{:>13.1} {:>16.4} {:>15.4} {:>10.3}\n", b.bucket_mb, b.exposed_dp_s, b.hidden_dp_s, b.step_s));
+        out.push_str(&format!(
+            "{:>13.1} {:>16.4} {:>15.4} {:>10.3}\n",
+            b.bucket_mb, b.exposed_dp_s, b.hidden_dp_s, b.step_s
+        ));
     }
     Ok(out)
 }

@@ -257,17 +257,24 @@ impl Searcher {
                         let chunks = pp * vp;
                         let even = layers % chunks == 0 || (layers + 2) % chunks == 0;
                         if heads % tp != 0 || kv % tp != 0 {
-                            reject(&mut report, "tp does not divide the attention or KV heads", all);
+                            reject(
+                                &mut report,
+                                "tp does not divide the attention or KV heads",
+                                all,
+                            );
                         } else if m.seq_len % cp != 0 {
                             reject(&mut report, "cp does not divide the sequence length", all);
-                        } else if chunks > layers.saturating_add(2) || (!space.allow_uneven && !even) {
+                        } else if chunks > layers.saturating_add(2)
+                            || (!space.allow_uneven && !even)
+                        {
                             reject(&mut report, "layers do not split evenly over pp·vp", all);
                         } else if gb % dp != 0 {
                             reject(&mut report, "dp does not divide the global batch", all);
                         } else {
                             let per_replica = gb / dp;
-                            let micro_batches: Vec<u64> =
-                                (1..=all_mb as u64).filter(|b| per_replica % b == 0).collect();
+                            let micro_batches: Vec<u64> = (1..=all_mb as u64)
+                                .filter(|b| per_replica % b == 0)
+                                .collect();
                             let skipped = all_mb - micro_batches.len();
                             reject(
                                 &mut report,
@@ -278,18 +285,31 @@ impl Searcher {
                                 continue;
                             }
                             let eps: Vec<u64> = match experts {
-                                Some(e) => divisors(dp).into_iter().filter(|x| e % x == 0).collect(),
+                                Some(e) => {
+                                    divisors(dp).into_iter().filter(|x| e % x == 0).collect()
+                                }
                                 None => vec![1],
                             };
                             for ep in eps {
-                                outers.push(Outer { tp, pp, dp, cp, ep, vp, micro_batches: micro_batches.clone() });
+                                outers.push(Outer {
+                                    tp,
+                                    pp,
+                                    dp,
+                                    cp,
+                                    ep,
+                                    vp,
+                                    micro_batches: micro_batches.clone(),
+                                });
                             }
                         }
                     }
                 }
             }
         }
-        let total = outers.iter().map(|o| inner_count(space, o.tp, o.dp, o.micro_batches.len())).sum();
+        let total = outers
+            .iter()
+            .map(|o| inner_count(space, o.tp, o.dp, o.micro_batches.len()))
+            .sum();
         Searcher {
             work,
             space: space.clone(),
@@ -316,7 +336,12 @@ impl Searcher {
 
     /// The inner choices of outer `o`: (micro-batches, recompute modes, ZeRO stages, SP values).
     fn inner_dims(&self, o: &Outer) -> (usize, usize, usize, usize) {
-        (o.micro_batches.len(), self.space.recompute.len(), zero_choices(&self.space, o.dp), sp_choices(o.tp))
+        (
+            o.micro_batches.len(),
+            self.space.recompute.len(),
+            zero_choices(&self.space, o.dp),
+            sp_choices(o.tp),
+        )
     }
 
     /// Evaluates up to `budget` candidates; returns `true` when the enumeration is complete.
@@ -346,7 +371,11 @@ impl Searcher {
             let ri = i % nr;
             i /= nr;
             let mb = o.micro_batches[i % nm];
-            let zero_stage = if o.dp > 1 { self.space.zero_stages[zi] } else { 0 };
+            let zero_stage = if o.dp > 1 {
+                self.space.zero_stages[zi]
+            } else {
+                0
+            };
             let layout = Layout {
                 tp: o.tp,
                 pp: o.pp,
@@ -372,7 +401,10 @@ impl Searcher {
         self.report.evaluated += 1;
         match super::estimate::estimate_into(&self.work, &mut self.estimate) {
             Err(e) => {
-                let reason = e.issues.first().map_or_else(|| "invalid".to_string(), |i| format!("invalid {}", i.field));
+                let reason = e
+                    .issues
+                    .first()
+                    .map_or_else(|| "invalid".to_string(), |i| format!("invalid {}", i.field));
                 *self.report.rejected.entry(reason).or_insert(0) += 1;
             }
             Ok(()) => {
@@ -389,7 +421,11 @@ impl Searcher {
                     self.report.feasible += 1;
                     self.feasible.push(r);
                 } else {
-                    *self.report.rejected.entry("does not fit in GPU memory".to_string()).or_insert(0) += 1;
+                    *self
+                        .report
+                        .rejected
+                        .entry("does not fit in GPU memory".to_string())
+                        .or_insert(0) += 1;
                 }
             }
         }
@@ -400,13 +436,19 @@ impl Searcher {
         let mut report = self.report.clone();
         let mut by_speed: Vec<&Ranked> = self.feasible.iter().collect();
         by_speed.sort_by(|a, b| {
-            b.tokens_per_s.total_cmp(&a.tokens_per_s).then_with(|| a.peak_bytes.total_cmp(&b.peak_bytes)).then_with(|| key(&a.layout).cmp(&key(&b.layout)))
+            b.tokens_per_s
+                .total_cmp(&a.tokens_per_s)
+                .then_with(|| a.peak_bytes.total_cmp(&b.peak_bytes))
+                .then_with(|| key(&a.layout).cmp(&key(&b.layout)))
         });
         report.best = by_speed.iter().take(self.space.top).map(|r| **r).collect();
         // Pareto front: by memory ascending, keep each layout faster than every smaller one.
         let mut by_mem: Vec<&Ranked> = self.feasible.iter().collect();
         by_mem.sort_by(|a, b| {
-            a.peak_bytes.total_cmp(&b.peak_bytes).then_with(|| b.tokens_per_s.total_cmp(&a.tokens_per_s)).then_with(|| key(&a.layout).cmp(&key(&b.layout)))
+            a.peak_bytes
+                .total_cmp(&b.peak_bytes)
+                .then_with(|| b.tokens_per_s.total_cmp(&a.tokens_per_s))
+                .then_with(|| key(&a.layout).cmp(&key(&b.layout)))
         });
         let mut best_speed = f64::NEG_INFINITY;
         for r in by_mem {
@@ -416,7 +458,12 @@ impl Searcher {
             }
         }
         // Scatter sample: the Pareto front, the best, then an even stride over the rest.
-        let mut points: Vec<Ranked> = report.pareto.iter().chain(report.best.iter()).copied().collect();
+        let mut points: Vec<Ranked> = report
+            .pareto
+            .iter()
+            .chain(report.best.iter())
+            .copied()
+            .collect();
         let stride = (self.feasible.len() / MAX_POINTS).max(1);
         points.extend(self.feasible.iter().step_by(stride).copied());
         points.sort_by(|a, b| key(&a.layout).cmp(&key(&b.layout)));
@@ -434,7 +481,18 @@ fn key(l: &Layout) -> (u64, u64, u64, u64, u64, u64, u64, u8, u8, bool) {
         Recompute::Selective => 1,
         Recompute::Full => 2,
     };
-    (l.tp, l.pp, l.dp, l.cp, l.ep, l.vp, l.micro_batch, rc, l.zero_stage, l.sp)
+    (
+        l.tp,
+        l.pp,
+        l.dp,
+        l.cp,
+        l.ep,
+        l.vp,
+        l.micro_batch,
+        rc,
+        l.zero_stage,
+        l.sp,
+    )
 }
 
 /// Runs the whole search for `base` over `space`.

@@ -117,7 +117,9 @@ pub fn sweep_gpus(s: &Scenario, gpus: &[u64], scaling: Scaling) -> Vec<GpuPoint>
             error: None,
         };
         if n == 0 || n % model_parallel != 0 {
-            point.error = Some(format!("{n} GPUs is not a multiple of tp·pp·cp = {model_parallel}"));
+            point.error = Some(format!(
+                "{n} GPUs is not a multiple of tp·pp·cp = {model_parallel}"
+            ));
             out.push(point);
             continue;
         }
@@ -187,11 +189,17 @@ pub fn strategy_variants(s: &Scenario) -> Vec<(&'static str, Scenario)> {
         v
     };
     out.push(("DP + ZeRO-3", mk(1, 1, 3)));
-    let tp = (1..=node).rev().find(|t| node % t == 0 && m.heads % t == 0 && m.kv_heads() % t == 0).unwrap_or(1);
+    let tp = (1..=node)
+        .rev()
+        .find(|t| node % t == 0 && m.heads % t == 0 && m.kv_heads() % t == 0)
+        .unwrap_or(1);
     if tp > 1 {
         out.push(("TP + DP", mk(tp, 1, 1)));
     }
-    let pp = [8u64, 4, 2].into_iter().find(|p| m.layers % p == 0).unwrap_or(1);
+    let pp = [8u64, 4, 2]
+        .into_iter()
+        .find(|p| m.layers % p == 0)
+        .unwrap_or(1);
     if pp > 1 {
         out.push(("PP + DP", mk(1, pp, 1)));
     }
