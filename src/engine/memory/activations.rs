@@ -115,17 +115,14 @@ pub fn layer_activations_full(s: &Scenario) -> LayerActivations {
 
 /// One layer's stored activations for one micro-batch on one GPU, for the scenario's
 /// recomputation: none → [`layer_activations_full`]; selective → without the score terms
-/// (FlashAttention's log-sum-exp stays); full → the layer input only, `e·h` per token (÷t with SP).
+/// (Korthikanti §4.3), or with FlashAttention the element-wise recompute of [`selective_flash`]; full → the layer input only, `e·h` per token (÷t with SP).
 pub fn layer_activations(s: &Scenario) -> LayerActivations {
     let full = layer_activations_full(s);
     match s.training.recompute {
         Recompute::None => full,
+        Recompute::Selective if s.training.flash_attention => selective_flash(s, full),
         Recompute::Selective => LayerActivations {
-            scores: if s.training.flash_attention {
-                full.scores
-            } else {
-                0.0
-            },
+            scores: 0.0,
             ..full
         },
         Recompute::Full => {
@@ -137,6 +134,39 @@ pub fn layer_activations(s: &Scenario) -> LayerActivations {
                 scores: 0.0,
             }
         }
+    }
+}
+
+/// Selective recompute when FlashAttention has already removed the score matrix: the cheap,
+/// memory-heavy element-wise work is recomputed instead — norms, dropout and the MLP activation
+/// function — while GEMM and attention outputs are kept. This is PyTorch's selective activation
+/// checkpointing policy (torchtitan `selective_ac_option = "op"`: save matmul and attention
+/// outputs, recompute the rest) and Megatron-Core's `--recompute-modules layernorm,moe_act`.
+/// Stored per token: the two norm inputs `2·e·h` (replicated, ÷t with SP), Q, K, V and the
+/// attention output `e·(2q + 2kv)`, the FC1 output(s) `(c_ffn − 1)·e·f` (GELU input; SwiGLU gate
+/// and up) and FlashAttention's log-sum-exp (÷t).
+fn selective_flash(s: &Scenario, full: LayerActivations) -> LayerActivations {
+    let m = &s.model;
+    let e = element_bytes(s);
+    let tok = tokens_per_gpu(s);
+    let t = s.parallel.tp.max(1) as f64;
+    let sp_div = if s.parallel.sp { t } else { 1.0 };
+    let h = m.hidden as f64;
+    let dh = m.head_dim() as f64;
+    let q = m.heads as f64 * dh;
+    let kv = m.kv_heads() as f64 * dh;
+    let c = m.ffn_act.num_matrices() as f64;
+    let (k, f) = match m.moe {
+        Some(moe) => (
+            moe.top_k.min(moe.experts) as f64,
+            moe.expert_ffn_hidden as f64,
+        ),
+        None => (1.0, m.ffn_hidden() as f64),
+    };
+    LayerActivations {
+        replicated: (tok * 2.0 * e * h / sp_div).min(full.replicated),
+        sharded: (tok * e * (2.0 * q + 2.0 * kv + (c - 1.0) * k * f) / t).min(full.sharded),
+        scores: full.scores,
     }
 }
 
@@ -167,7 +197,7 @@ pub fn embedding_bytes(s: &Scenario) -> f64 {
 }
 
 /// The last stage's output-layer activations per micro-batch: final-norm input and output-GEMM
-/// input (`e·h` each, ÷t with SP) and the fp32 logits/softmax the cross-entropy keeps for
+/// input (`e·h` each, ÷t with SP) and the fp32 log-softmax the cross-entropy keeps for
 /// backward (`4·V/t` per token, vocab-parallel). Megatron `compute_activation_memory` (p = 1):
 /// `4·s·b·h·(1 + V/h)`.
 pub fn output_bytes(s: &Scenario) -> f64 {
@@ -178,10 +208,14 @@ pub fn output_bytes(s: &Scenario) -> f64 {
         + tok * 4.0 * s.model.vocab as f64 / t
 }
 
-/// Transient at the loss, once per stage: the logits in the training precision, alive while the
-/// fp32 copy for the softmax is made (`e·V/t` per token).
+/// Transient at the loss, once per stage, on top of the saved fp32 log-softmax: when the loss
+/// backward starts, the incoming fp32 gradient of the log-probabilities and the log-softmax's
+/// input gradient (4 B each, `8·V/t` per token) coexist with it (PyTorch's unfused
+/// `cross_entropy` on fp32 logits; in forward, the 16-bit logits and their fp32 upcast take
+/// `(e + 4)·V/t`, no more). Megatron's fused vocab-parallel cross-entropy computes the gradient
+/// in place and needs about `2·V/t` here; the unfused form is the conservative choice.
 pub fn logits_transient_bytes(s: &Scenario) -> f64 {
-    tokens_per_gpu(s) * element_bytes(s) * s.model.vocab as f64 / s.parallel.tp.max(1) as f64
+    tokens_per_gpu(s) * 8.0 * s.model.vocab as f64 / s.parallel.tp.max(1) as f64
 }
 
 /// Micro-batches whose activations pipeline stage `stage` holds at its peak (FORMULAS.md §5.3):
