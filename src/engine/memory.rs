@@ -10,7 +10,7 @@
 //!    and ZeRO sharding;
 //! 4. activations ([`activations`]): per-layer bytes × layers × in-flight micro-batches of the
 //!    schedule, the embedding terms on stage 0, the output layer and logits on the last stage,
-//!    and under full recompute one layer's working set;
+//!    and, with recomputation, one layer's recompute working set;
 //! 5. overhead ([`overhead`]): CUDA context, NCCL buffers, transient buffers (ZeRO-3 gathered
 //!    parameters, gradient buckets) and the allocator reserve (a percentage of everything the
 //!    allocator holds).

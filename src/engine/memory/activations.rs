@@ -23,9 +23,10 @@
 //! - **FlashAttention** never stores them either; it keeps the softmax log-sum-exp (fp32,
 //!   `4·a` bytes per token, ÷t) instead.
 //! - **Full recompute** stores only each layer's input, `e·h` per token (÷t with SP, as Megatron
-//!   stores the sequence-parallel shard; Korthikanti Table 2 `2sbh`), and needs one layer's full
-//!   activations while that layer is recomputed and back-propagated (Calculon adds the same one
-//!   working block, FORMULAS.md §5.4).
+//!   stores the sequence-parallel shard; Korthikanti Table 2 `2sbh`).
+//! - Any recomputation needs, once per stage, the rest of one layer's activations while that
+//!   layer is recomputed and back-propagated ([`recompute_working_bytes`]). So recomputing never
+//!   raises a stage's activations, and with one layer and one micro-batch it saves nothing.
 //! - **Context parallelism** splits every activation along the sequence: `s → s/c`
 //!   (Megatron `docs/user-guide/features/context_parallel.md`).
 //!
@@ -176,14 +177,14 @@ pub fn layer_bytes(s: &Scenario) -> f64 {
     layer_activations(s).total()
 }
 
-/// Extra working memory while a layer is recomputed and back-propagated under full recompute:
-/// one layer's full activations (0 for other recompute modes).
+/// Working memory while one layer is recomputed and back-propagated: the part of its full
+/// activations that was not stored, `full − stored` (0 without recomputation). Under full
+/// recompute this is the whole layer except its saved input (Calculon adds the same working
+/// block, FORMULAS.md §5.4); under selective recompute the recomputed attention core (score
+/// matrix) or element-wise outputs of that one layer. Only one layer is being recomputed at a
+/// time, so this is added once per stage.
 pub fn recompute_working_bytes(s: &Scenario) -> f64 {
-    if s.training.recompute == Recompute::Full {
-        layer_activations_full(s).total()
-    } else {
-        0.0
-    }
+    (layer_activations_full(s).total() - layer_bytes(s)).max(0.0)
 }
 
 /// Stage 0's embedding activations per micro-batch: the token ids (int64, 8 B per token, every
