@@ -570,3 +570,186 @@ fn overhead_defaults_and_overrides() {
     assert_eq!(st2.other_bytes, 0.5 * GIB + st2.other_buffers_bytes);
     assert_eq!(st2.allocator_reserved_bytes(), st2.total_bytes - 0.5 * GIB);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Properties over random valid scenarios
+// ---------------------------------------------------------------------------------------------
+
+use proptest::prelude::*;
+
+prop_compose! {
+    fn arb_scenario()(
+        tp in prop::sample::select(vec![1u64, 2, 4]),
+        heads_per_tp in 1u64..=4,
+        kv_div in prop::sample::select(vec![1u64, 2, 4]),
+        head_dim in prop::sample::select(vec![8u64, 32, 64]),
+        layers in 1u64..=24,
+        swiglu in any::<bool>(),
+        ffn_mult in 1u64..=4,
+        vocab in 64u64..=60_000,
+        seq_pow in 4u32..=12,
+        tied in any::<bool>(),
+        moe in prop::option::of((prop::sample::select(vec![2u64, 4, 8]), 1u64..=2, 16u64..=512)),
+        micro in 1u64..=4,
+        m in 1u64..=12,
+        pp in 1u64..=4,
+        dp in prop::sample::select(vec![1u64, 2, 4]),
+        cp in prop::sample::select(vec![1u64, 2]),
+        ep_full in any::<bool>(),
+        vp in 1u64..=2,
+        gpipe in any::<bool>(),
+        sp in any::<bool>(),
+        zero in 0u8..=3,
+        precision in prop::sample::select(vec!["fp32", "fp16", "bf16", "fp8"]),
+        recompute in prop::sample::select(vec!["none", "selective", "full"]),
+        flash in any::<bool>(),
+    ) -> serde_json::Value {
+        let heads = tp * heads_per_tp;
+        let kv = (heads / kv_div).max(tp);
+        let kv = if heads % kv == 0 && kv % tp == 0 { kv } else { heads };
+        let hidden = heads * head_dim;
+        let ep = if ep_full && moe.is_some() { dp } else { 1 };
+        let moe = moe.map(|(e, k, f)| json!({"experts": e.max(ep), "top_k": k, "expert_ffn_hidden": f}));
+        let vp = if pp > 1 { vp } else { 1 };
+        let mut v = json!({
+            "model": {"layers": layers * pp * vp, "hidden": hidden, "heads": heads, "kv_heads": kv,
+                      "ffn_hidden": hidden * ffn_mult, "ffn_act": if swiglu { "swiglu" } else { "gelu" },
+                      "vocab": vocab, "seq_len": 1u64 << seq_pow, "tied_embeddings": tied, "moe": moe},
+            "training": {"global_batch": micro * dp * m, "micro_batch": micro, "precision": precision,
+                         "recompute": recompute, "flash_attention": flash},
+            "parallel": {"tp": tp, "pp": pp, "dp": dp, "cp": cp, "ep": ep, "vp": vp,
+                         "sp": sp && tp > 1, "zero_stage": zero},
+            "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": tp * pp * dp * cp}
+        });
+        if vp > 1 {
+            v["parallel"]["schedule"] = json!("interleaved");
+        } else if gpipe && pp > 1 {
+            v["parallel"]["schedule"] = json!("gpipe");
+        }
+        v
+    }
+}
+
+fn valid(v: &serde_json::Value) -> Option<Scenario> {
+    let s = scenario::from_value(v).ok()?;
+    s.validate().ok()?;
+    Some(s)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    #[test]
+    fn parts_sum_to_totals(v in arb_scenario()) {
+        let s = valid(&v).expect("generator yields valid scenarios");
+        let e = estimate(&s).unwrap();
+        let m = &e.memory;
+        prop_assert_eq!(m.stages.len() as u64, s.parallel.pp);
+        let mut peak = 0.0_f64;
+        let mut layers = 0;
+        for st in &m.stages {
+            for x in [st.weights_bytes, st.gradients_bytes, st.optimizer_bytes, st.activations_bytes,
+                      st.other_bytes, st.cuda_context_bytes, st.comm_buffers_bytes,
+                      st.allocator_reserve_bytes, st.other_buffers_bytes, st.total_bytes, st.params] {
+                prop_assert!(x.is_finite() && x >= 0.0, "{:?}", st);
+            }
+            let sum = st.weights_bytes + st.gradients_bytes + st.optimizer_bytes + st.activations_bytes + st.other_bytes;
+            prop_assert!(close(st.total_bytes, sum, 1e-12));
+            let other = st.cuda_context_bytes + st.comm_buffers_bytes + st.allocator_reserve_bytes + st.other_buffers_bytes;
+            prop_assert!(close(st.other_bytes, other, 1e-12));
+            peak = peak.max(st.total_bytes);
+            layers += st.layers;
+        }
+        prop_assert_eq!(layers, s.model.layers);
+        prop_assert_eq!(m.peak_bytes, peak);
+        prop_assert_eq!(m.stages[m.peak_stage as usize].total_bytes, peak);
+        prop_assert_eq!(m.headroom_bytes, m.capacity_bytes - m.peak_bytes);
+        prop_assert_eq!(m.fits, m.peak_bytes <= m.capacity_bytes);
+    }
+
+    #[test]
+    fn more_zero_never_raises_model_states(v in arb_scenario()) {
+        let s = valid(&v).expect("valid");
+        let mut prev: Option<Vec<f64>> = None;
+        for z in 0..=3u8 {
+            let mut sz = s.clone();
+            sz.parallel.zero_stage = z;
+            let e = estimate(&sz).unwrap();
+            let cur: Vec<f64> = e.memory.stages.iter().map(|st| st.model_states_bytes()).collect();
+            if let Some(p) = &prev {
+                for (a, b) in p.iter().zip(&cur) {
+                    prop_assert!(*b <= *a * (1.0 + 1e-12), "zero {}: {} > {}", z, b, a);
+                }
+            }
+            prev = Some(cur);
+        }
+    }
+
+    #[test]
+    fn recompute_never_raises_activations(v in arb_scenario()) {
+        let s = valid(&v).expect("valid");
+        let act = |r: scenario::Recompute| -> Vec<f64> {
+            let mut x = s.clone();
+            x.training.recompute = r;
+            estimate(&x).unwrap().memory.stages.iter().map(|st| st.activations_bytes).collect()
+        };
+        let none = act(scenario::Recompute::None);
+        let sel = act(scenario::Recompute::Selective);
+        let full = act(scenario::Recompute::Full);
+        for i in 0..none.len() {
+            prop_assert!(sel[i] <= none[i] * (1.0 + 1e-12), "selective {} > none {}", sel[i], none[i]);
+            prop_assert!(full[i] <= sel[i] * (1.0 + 1e-12), "full {} > selective {}", full[i], sel[i]);
+        }
+    }
+
+    #[test]
+    fn never_panics_on_parsed_input(
+        layers in 0u64..=200, hidden in 0u64..=4096, heads in 0u64..=64, vocab in 0u64..=100_000,
+        seq in 0u64..=100_000, b in 0u64..=64, gb in 0u64..=10_000, tp in 0u64..=16, pp in 0u64..=16,
+        dp in 0u64..=16, vp in 0u64..=4, zero in 0u8..=5,
+    ) {
+        let v = json!({
+            "model": {"layers": layers, "hidden": hidden, "heads": heads, "vocab": vocab, "seq_len": seq},
+            "training": {"global_batch": gb, "micro_batch": b, "precision": "bf16", "recompute": "none"},
+            "parallel": {"tp": tp, "pp": pp, "dp": dp, "vp": vp, "zero_stage": zero},
+            "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": tp * pp * dp}
+        });
+        if let Ok(s) = scenario::from_value(&v) {
+            // Valid or not, estimate returns (an error for invalid input) and never panics.
+            if let Ok(e) = estimate(&s) {
+                prop_assert!(e.memory.peak_bytes.is_finite());
+            }
+            // The memory fill on its own, even unvalidated, never panics.
+            if let Some(gpu) = s.gpu() {
+                let mut m = paracalc::engine::MemoryEstimate::default();
+                paracalc::engine::memory::fill(&s, &gpu, &mut m);
+            }
+        }
+    }
+}
+
+/// Speed: `memory::fill` for a 16-stage pipeline, timed over many calls (release builds are
+/// ~100× faster than this debug bound; run `cargo test --release --test memory fill_speed --
+/// --nocapture` to see the real figure).
+#[test]
+fn fill_speed() {
+    let s = scen(json!({
+        "model": {"layers": 96, "hidden": 12288, "heads": 96, "vocab": 51200, "seq_len": 2048},
+        "training": {"global_batch": 1536, "micro_batch": 1, "precision": "bf16", "recompute": "selective"},
+        "parallel": {"tp": 8, "pp": 16, "dp": 8, "vp": 2, "sp": true, "zero_stage": 1},
+        "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 1024}
+    }));
+    let gpu = s.gpu().unwrap();
+    let mut m = paracalc::engine::MemoryEstimate::default();
+    paracalc::engine::memory::fill(&s, &gpu, &mut m);
+    let cap = m.stages.capacity();
+    let n = 20_000;
+    let t0 = std::time::Instant::now();
+    for _ in 0..n {
+        paracalc::engine::memory::fill(std::hint::black_box(&s), &gpu, &mut m);
+    }
+    let per = t0.elapsed().as_secs_f64() / n as f64;
+    println!("memory::fill pp=16 vp=2: {:.3} µs per call", per * 1e6);
+    assert_eq!(m.stages.capacity(), cap, "fill must reuse out.stages");
+    assert!(per < 50e-6);
+}

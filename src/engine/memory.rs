@@ -49,12 +49,13 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
     let comm_buffers = s.overhead.comm_buffers_gib(overhead::communicators(s)) * GIB;
     let reserve = s.overhead.allocator_reserve_pct() / 100.0;
     let capacity = gpu.capacity_gib() * GIB;
+    let sharded = params::ShardedParams::new(s);
 
     let mut peak = f64::NEG_INFINITY;
     let mut peak_stage = 0;
     for r in 0..pp {
         let layers = layout::stage_layers(s.model.layers, pp, vp, custom, r);
-        let gp = params::gpu_params(s, r, layers);
+        let gp = sharded.stage(r, layers);
         let st = states::model_states(s, &gp, layers);
         let in_flight = activations::in_flight_micro_batches(s, r);
         let mut act = layers as f64 * layer_bytes * in_flight;

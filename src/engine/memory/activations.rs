@@ -237,7 +237,10 @@ pub fn in_flight_micro_batches(s: &Scenario, stage: u64) -> f64 {
     match s.parallel.schedule() {
         Schedule::Gpipe => m as f64,
         Schedule::Interleaved if v > 1 => {
-            let chunks = 2 * (p - r - 1) + (v - 1) * p + 1;
+            let chunks = (p - r - 1)
+                .saturating_mul(2)
+                .saturating_add((v - 1).saturating_mul(p))
+                .saturating_add(1);
             chunks.min(m.saturating_mul(v)) as f64 / v as f64
         }
         _ => (p - r).min(m) as f64,

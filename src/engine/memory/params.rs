@@ -230,46 +230,88 @@ pub fn stage_embedding_params(m: &Model, pp: u64, stage: u64) -> (f64, f64) {
 /// Dense parameters are divided by `tp` (Megatron column/row-parallel linears and the
 /// vocab-parallel embedding), except the replicated norms/biases/router; expert parameters are
 /// divided by `ep·tp` (expert tensor parallelism equal to `tp`, Megatron-Core's default).
-/// The last stage also holds the final norm.
+/// The last stage also holds the final norm. For many stages of one scenario, build a
+/// [`ShardedParams`] once and call [`ShardedParams::stage`].
 pub fn gpu_params(s: &Scenario, stage: u64, layers: u64) -> GpuParams {
-    let m = &s.model;
-    let t = s.parallel.tp.max(1) as f64;
-    let e = s.parallel.ep.max(1) as f64;
-    let pp = s.parallel.pp.max(1);
-    let n = layers as f64;
-    let replicated = layer_replicated_params(m);
-    let sharded_layer =
-        attention_params(m) + mlp_params(m) + router_params(m) + layer_norm_params(m) - replicated;
-    let (emb_in, emb_out) = stage_embedding_params(m, pp, stage);
-    let final_norm = if stage + 1 == pp {
-        final_norm_params(m)
-    } else {
-        0.0
-    };
-    let dense = n * (sharded_layer / t + replicated) + (emb_in + emb_out) / t + final_norm;
-    let experts = n * expert_params(m) / (e * t);
-    let h = m.hidden as f64;
-    let (q, kv) = attention_widths(m);
-    let c = m.ffn_act.num_matrices() as f64;
-    let dense_matrices = 2.0 * h * q
-        + 2.0 * h * kv
-        + if m.moe.is_some() {
-            0.0
+    ShardedParams::new(s).stage(stage, layers)
+}
+
+/// Per-GPU parameter counts of one layer and of the embeddings for a scenario, computed once so
+/// that every stage is a few multiplications ([`ShardedParams::stage`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ShardedParams {
+    /// Dense parameters of one layer on one GPU (TP-sharded part ÷ t + replicated part).
+    pub layer_dense: f64,
+    /// Expert parameters of one layer on one GPU (÷ ep·t).
+    pub layer_experts: f64,
+    /// Weight-matrix parameters of one layer on one GPU.
+    pub layer_matrices: f64,
+    /// The embedding (and the untied output layer) `V·h ÷ t` on one GPU.
+    pub embedding: f64,
+    /// Final norm (last stage).
+    pub final_norm: f64,
+    pp: u64,
+    output_on_last: bool,
+}
+
+impl ShardedParams {
+    /// Precomputes the per-GPU counts of `s`.
+    pub fn new(s: &Scenario) -> ShardedParams {
+        let m = &s.model;
+        let t = s.parallel.tp.max(1) as f64;
+        let e = s.parallel.ep.max(1) as f64;
+        let pp = s.parallel.pp.max(1);
+        let replicated = layer_replicated_params(m);
+        let sharded = attention_params(m) + mlp_params(m) + router_params(m) + layer_norm_params(m)
+            - replicated;
+        let h = m.hidden as f64;
+        let (q, kv) = attention_widths(m);
+        let c = m.ffn_act.num_matrices() as f64;
+        let dense_matrices = 2.0 * h * q
+            + 2.0 * h * kv
+            + if m.moe.is_some() {
+                0.0
+            } else {
+                c * h * m.ffn_hidden() as f64
+            };
+        ShardedParams {
+            layer_dense: sharded / t + replicated,
+            layer_experts: expert_params(m) / (e * t),
+            layer_matrices: dense_matrices / t
+                + (layer_matrix_params(m) - dense_matrices) / (e * t),
+            embedding: embedding_params(m) / t,
+            final_norm: final_norm_params(m),
+            pp,
+            output_on_last: !m.tied_embeddings || pp > 1,
+        }
+    }
+
+    /// One GPU of pipeline stage `stage` with `layers` layers: the layers, the input embedding on
+    /// stage 0, the output layer (its own when untied, the tied embedding's second copy when
+    /// `p > 1`; see [`stage_embedding_params`]) and the final norm on the last stage.
+    pub fn stage(&self, stage: u64, layers: u64) -> GpuParams {
+        let n = layers as f64;
+        let last = stage + 1 == self.pp;
+        let emb_in = if stage == 0 { self.embedding } else { 0.0 };
+        let emb_out = if last && self.output_on_last {
+            self.embedding
         } else {
-            c * h * m.ffn_hidden() as f64
+            0.0
         };
-    let matrices = n * (dense_matrices / t + (layer_matrix_params(m) - dense_matrices) / (e * t));
-    let one_layer = if layers > 0 {
-        sharded_layer / t + replicated + expert_params(m) / (e * t)
-    } else {
-        0.0
-    };
-    let largest_module = one_layer.max(emb_in / t).max(emb_out / t);
-    GpuParams {
-        dense,
-        experts,
-        matrices,
-        largest_module,
+        let one_layer = if layers > 0 {
+            self.layer_dense + self.layer_experts
+        } else {
+            0.0
+        };
+        GpuParams {
+            dense: n * self.layer_dense
+                + emb_in
+                + emb_out
+                + if last { self.final_norm } else { 0.0 },
+            experts: n * self.layer_experts,
+            matrices: n * self.layer_matrices,
+            largest_module: one_layer.max(emb_in).max(emb_out),
+        }
     }
 }
 
