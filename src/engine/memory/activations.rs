@@ -116,7 +116,8 @@ pub fn layer_activations_full(s: &Scenario) -> LayerActivations {
 
 /// One layer's stored activations for one micro-batch on one GPU, for the scenario's
 /// recomputation: none → [`layer_activations_full`]; selective → without the score terms
-/// (Korthikanti §4.3), or with FlashAttention the element-wise recompute of [`selective_flash`]; full → the layer input only, `e·h` per token (÷t with SP).
+/// (Korthikanti §4.3), or with FlashAttention the element-wise recompute described at
+/// `selective_flash` below; full → the layer input only, `e·h` per token (÷t with SP).
 pub fn layer_activations(s: &Scenario) -> LayerActivations {
     let full = layer_activations_full(s);
     match s.training.recompute {

@@ -29,11 +29,13 @@ pub fn default_bucket_params(dp: u64) -> f64 {
 ///   largest module (DeepSpeed `estimate_zero3_model_states_mem_needs`: `4·P_ℓ`), plus the
 ///   prefetched next module (`2·P_ℓ`; FSDP/DeepSpeed prefetch one module ahead). fp32 training
 ///   gathers 4-byte copies; FP8 adds its two 1-byte copies of the gathered module.
-/// - **ZeRO-3 with pipelining (`pp > 1`)**: the stage's parameters stay gathered across the
-///   micro-batches of a step and its gradients accumulate unsharded (16-bit each, `2 + 2` B per
-///   parameter) — gathering per micro-batch would multiply the traffic by `m`; PyTorch FSDP2 with
-///   pipelining does this (`reshard_after_forward=False`, gradient sync on the last micro-batch);
-///   Megatron and DeepSpeed do not combine ZeRO-3 with pipelining at all.
+/// - **ZeRO-3 with pipelining (`pp > 1`)**: the stage's parameters stay gathered (16-bit) across
+///   the micro-batches of a step and its gradients accumulate unsharded in fp32 (the same fp32
+///   gradient accumulation as the model states, [`super::states`]): `2 + 4` B per parameter —
+///   gathering and reduce-scattering per micro-batch would multiply the traffic by `m`. PyTorch
+///   FSDP2 with pipelining does this (`reshard_after_forward=False`, gradient sync only on the last
+///   micro-batch, unsharded accumulation in the fp32 reduce dtype); Megatron and DeepSpeed do not
+///   combine ZeRO-3 with pipelining at all.
 /// - **ZeRO-2**: one gradient bucket of unsharded fp32 gradients before its reduce-scatter,
 ///   `parallel.bucket_mb` (MB) or Megatron's default bucket ([`default_bucket_params`] × 4 B).
 /// - **ZeRO 0/1**: none (Megatron's gradient buckets are views into the fp32 gradient buffer).
@@ -49,7 +51,7 @@ pub fn other_buffers_bytes(s: &Scenario, p: &GpuParams) -> f64 {
         0.0
     };
     match s.parallel.zero_stage {
-        3 if s.parallel.pp > 1 => (2.0 * w + fp8) * p.total(),
+        3 if s.parallel.pp > 1 => (w + 4.0 + fp8) * p.total(),
         3 => (3.0 * w + fp8) * p.largest_module,
         2 => match s.parallel.bucket_mb {
             Some(mb) => mb * 1.0e6,

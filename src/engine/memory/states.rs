@@ -1,20 +1,19 @@
 //! Model states per GPU: weights, gradients and optimizer states, by precision and ZeRO stage.
 //!
-//! Accounting (FORMULAS.md §4.3, §4.4, §10.3): with **bf16**, Megatron-LM (which forces
-//! `accumulate_allreduce_grads_in_fp32` for bf16 in `arguments.py`), DeepSpeed (since 2024-06) and
-//! llm-analysis keep **fp32 gradients** (main grads) next to the 16-bit weights, so bf16 mixed
-//! precision with Adam costs **18 B/param** before sharding — 2 (bf16 weights) + 4 (fp32 gradient
-//! accumulation) + 12 (fp32 master weights 4 + Adam moments 4 + 4). With **fp16** the gradients
-//! stay 16-bit (fp16's mantissa suffices; `accumulate_allreduce_grads_in_fp32` defaults off) and
-//! the optimizer makes an fp32 copy of them: 2 + 2 + 16 = 20 B/param, `4 + 16/d` with the
-//! distributed optimizer (Megatron `docs/user-guide/features/dist_optimizer.md` table). The ZeRO
-//! paper's 16 B/param is given by [`zero_paper_bytes`] for comparison.
+//! Accounting (FORMULAS.md §4.3, §4.4, §10.3): Megatron-LM, DeepSpeed (since 2024-06) and
+//! llm-analysis keep **fp32 gradients** (main grads, fp32 gradient accumulation) next to the
+//! 16-bit weights, so fp16/bf16 mixed precision with Adam costs **18 B/param** before sharding —
+//! 2 (16-bit weights) + 4 (fp32 gradient accumulation) + 12 (fp32 master weights 4 + Adam moments
+//! 4 + 4) — and `6 + 12/d` with the distributed optimizer. (Megatron forces fp32 accumulation for
+//! bf16; for fp16 it is optional, and without it the `dist_optimizer.md` table gives 20 B /
+//! `4 + 16/d`: 16-bit gradients plus an fp32 gradient copy in the optimizer. paracalc uses the
+//! fp32-accumulation accounting for both 16-bit formats.) The ZeRO paper's 16 B/param (16-bit
+//! gradients, no copy) is given by [`zero_paper_bytes`] for comparison.
 //!
 //! | precision | weights | gradients | optimizer | source |
 //! |---|---|---|---|---|
 //! | fp32 | 4 | 4 | 8 (moments) | Megatron `dist_optimizer.md` table: 16 / `8 + 8/d` |
-//! | fp16 | 2 | 2 | 16 (fp32 master 4, fp32 gradient copy 4, moments 8) | `dist_optimizer.md`: 20 / `4 + 16/d` |
-//! | bf16 | 2 | 4 | 12 | `dist_optimizer.md`: 18 / `6 + 12/d` |
+//! | fp16, bf16 | 2 | 4 | 12 | `dist_optimizer.md`: 18 / `6 + 12/d` (bf16 + fp32 grads) |
 //! | fp8 | 2 + 2 (FP8 row- and column-wise copies of the GEMM weights) + amax history | 4 | 12 | Transformer Engine |
 //!
 //! FP8 does **not** halve model-state memory: Transformer Engine keeps the bf16 weights (the
@@ -40,8 +39,7 @@ use crate::scenario::{Precision, Scenario};
 pub fn bytes_per_param(precision: Precision) -> (f64, f64, f64) {
     match precision {
         Precision::Fp32 => (4.0, 4.0, 8.0),
-        Precision::Fp16 => (2.0, 2.0, 16.0),
-        Precision::Bf16 | Precision::Fp8 => (2.0, 4.0, 12.0),
+        Precision::Fp16 | Precision::Bf16 | Precision::Fp8 => (2.0, 4.0, 12.0),
     }
 }
 
