@@ -166,6 +166,30 @@ pub fn non_embedding_params(m: &Model) -> f64 {
     m.layers as f64 * layer_params(m) + final_norm_params(m)
 }
 
+/// Parameters of pipeline stage `stage` as a whole (all TP/EP ranks together, every expert):
+/// its layers (from [`crate::engine::layout::stage_layers`]) × [`layer_params`], plus the input
+/// embedding on stage 0 and the output layer (or the tied embedding's copy when `p > 1`) and the
+/// final norm on the last stage. The stages of a model with `p > 1` and tied embeddings add up to
+/// [`total_params`] + `V·h` (the copy).
+pub fn stage_params(s: &Scenario, stage: u64) -> f64 {
+    let m = &s.model;
+    let pp = s.parallel.pp.max(1);
+    let layers = crate::engine::layout::stage_layers(
+        m.layers,
+        pp,
+        s.parallel.vp.max(1),
+        s.parallel.layers_per_stage.as_deref(),
+        stage,
+    );
+    let (emb_in, emb_out) = stage_embedding_params(m, pp, stage);
+    let final_norm = if stage + 1 == pp {
+        final_norm_params(m)
+    } else {
+        0.0
+    };
+    layers as f64 * layer_params(m) + emb_in + emb_out + final_norm
+}
+
 /// Parameters of one layer replicated across TP ranks: the norms, the row-parallel biases
 /// (attention output and FC2, `2h`, GELU models) and the router (Megatron keeps them whole on
 /// every TP rank; `theoretical_memory_usage.py` counts them as "replicated").
@@ -364,5 +388,25 @@ mod tests {
             total_params(&m)
         );
         assert!((total_active_params(&m) / 1e9 - 12.88).abs() < 0.01);
+    }
+
+    #[test]
+    fn stages_add_up() {
+        let s: Scenario = serde_json::from_value(serde_json::json!({
+            "model": {"layers": 30, "hidden": 1024, "heads": 16, "vocab": 32000, "seq_len": 1024, "tied_embeddings": true},
+            "training": {"global_batch": 8, "micro_batch": 1, "precision": "bf16", "recompute": "none"},
+            "parallel": {"tp": 2, "pp": 4, "dp": 1},
+            "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 8}
+        }))
+        .unwrap();
+        let sum: f64 = (0..4).map(|r| stage_params(&s, r)).sum();
+        // Tied with p > 1: the last stage keeps a copy of V·h.
+        assert_eq!(sum, total_params(&s.model) + embedding_params(&s.model));
+        // Per GPU × t = per stage for the TP-sharded part; replicated norms/biases differ.
+        let r = 1;
+        let layers = crate::engine::layout::stage_layers(30, 4, 1, None, r);
+        let gpu = gpu_params(&s, r, layers);
+        let replicated = layers as f64 * layer_replicated_params(&s.model);
+        assert_eq!(gpu.total() * 2.0 - replicated, stage_params(&s, r));
     }
 }
