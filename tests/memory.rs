@@ -65,12 +65,17 @@ fn public_memory_cases() {
         errs.push((id, err));
     }
     let mape = errs.iter().map(|(_, e)| e.abs()).sum::<f64>() / errs.len() as f64;
+    let worst = errs.iter().map(|(_, e)| e.abs()).fold(0.0_f64, f64::max);
     println!(
-        "memory cases {} MAPE {mape:.2}%  OOM cases {oom}",
+        "memory cases {} MAPE {mape:.2}% worst {worst:.1}%  OOM cases {oom}",
         errs.len()
     );
     assert_eq!(errs.len(), 41);
     assert_eq!(oom, 3);
+    // The level reached (10.7 % at the time of writing; issue target 10 %), and no case off by
+    // more than 30 %.
+    assert!(mape <= 11.0, "memory MAPE {mape:.2}%");
+    assert!(worst <= 30.0, "worst memory error {worst:.1}%");
 }
 
 // ---------------------------------------------------------------------------------------------
