@@ -23,6 +23,28 @@
 //! [`StageMemory::allocator_reserved_bytes`], which leaves out the CUDA context and the NCCL
 //! buffers, both allocated outside the caching allocator).
 
+//!
+//! # Example
+//! ```
+//! use paracalc::engine::{estimate, memory::params};
+//! let s = paracalc::scenario::parse(r#"{
+//!   "model": {"layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn_hidden": 14336,
+//!             "ffn_act": "swiglu", "vocab": 128256, "seq_len": 8192},
+//!   "training": {"global_batch": 64, "micro_batch": 1, "precision": "bf16",
+//!                "recompute": "full", "flash_attention": true},
+//!   "parallel": {"tp": 2, "pp": 2, "dp": 2, "sp": true, "zero_stage": 1},
+//!   "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 8}
+//! }"#)?;
+//! assert_eq!(params::total_params(&s.model), 8_030_261_248.0); // Llama 3 8B
+//! let e = estimate(&s)?;
+//! let first = &e.memory.stages[0];
+//! let parts = first.weights_bytes + first.gradients_bytes + first.optimizer_bytes
+//!     + first.activations_bytes + first.other_bytes;
+//! assert!((first.total_bytes - parts).abs() < 1.0);
+//! assert!(e.memory.fits);
+//! Ok::<(), paracalc::scenario::ScenarioError>(())
+//! ```
+
 pub mod activations;
 pub mod overhead;
 pub mod params;
