@@ -1,8 +1,174 @@
-//! `paracalc estimate`.
+//! `paracalc estimate FILE.json [--json]`: memory per pipeline stage, step time and throughput.
+//!
+//! The readable form is a per-stage memory table (GiB) followed by the step-time breakdown and the
+//! rates; `--json` prints the whole [`Estimate`](crate::engine::Estimate) (the `DESIGN.md` shape:
+//! bytes and seconds as plain numbers, stages in order).
 
-use super::CliError;
+use super::{Args, CliError};
+use crate::engine::{estimate, Estimate};
+use crate::scenario::Scenario;
+use std::fmt::Write;
+
+const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 
 /// Runs `paracalc estimate`.
-pub fn run(_args: &[String]) -> Result<String, CliError> {
-    Err(CliError::input("paracalc estimate: not implemented yet"))
+pub fn run(args: &[String]) -> Result<String, CliError> {
+    let a = Args::parse(args, &["--json"], &[])?;
+    let path = a.one("scenario file (FILE.json)")?;
+    let s = super::load_scenario(path)?;
+    let e = estimate(&s).map_err(|err| CliError::input(format!("{path}: {err}")))?;
+    if a.has("--json") {
+        serde_json::to_string_pretty(&e)
+            .map(|mut t| {
+                t.push('\n');
+                t
+            })
+            .map_err(|err| CliError::internal(format!("cannot write JSON: {err}")))
+    } else {
+        Ok(render(&s, &e))
+    }
+}
+
+fn gib(bytes: f64) -> f64 {
+    bytes / GIB
+}
+
+/// The readable report.
+pub fn render(s: &Scenario, e: &Estimate) -> String {
+    let mut o = String::new();
+    let m = &s.model;
+    let p = &s.parallel;
+    let name = if m.name.is_empty() { "model" } else { &m.name };
+    let _ = writeln!(
+        o,
+        "{name}: {} layers, hidden {}, {} heads ({} KV), vocab {}, seq {}",
+        m.layers,
+        m.hidden,
+        m.heads,
+        m.kv_heads(),
+        m.vocab,
+        m.seq_len
+    );
+    let _ = writeln!(
+        o,
+        "{} x {} | tp {} pp {} dp {} cp {} ep {} vp {} | sp {} | ZeRO {} | {} | {} | recompute {} | flash {}",
+        s.cluster.num_gpus,
+        s.cluster.gpu_name(),
+        p.tp,
+        p.pp,
+        p.dp,
+        p.cp,
+        p.ep,
+        p.vp,
+        if p.sp { "on" } else { "off" },
+        p.zero_stage,
+        p.schedule().as_str(),
+        s.training.precision.as_str(),
+        s.training.recompute.as_str(),
+        if s.training.flash_attention { "on" } else { "off" },
+    );
+    let _ = writeln!(o);
+    let mem = &e.memory;
+    let _ = writeln!(o, "Memory per GPU (GiB) by pipeline stage");
+    let _ = writeln!(
+        o,
+        "{:>5} {:>6} {:>9} {:>8} {:>8} {:>9} {:>11} {:>7} {:>8} {:>8} {:>9}",
+        "stage",
+        "layers",
+        "params(M)",
+        "weights",
+        "grads",
+        "optimizer",
+        "activations",
+        "other",
+        "total",
+        "in-flight",
+        "headroom"
+    );
+    for st in &mem.stages {
+        let _ = writeln!(
+            o,
+            "{:>5} {:>6} {:>9.1} {:>8.2} {:>8.2} {:>9.2} {:>11.2} {:>7.2} {:>8.2} {:>8.2} {:>9.2}{}",
+            st.stage,
+            st.layers,
+            st.params / 1e6,
+            gib(st.weights_bytes),
+            gib(st.gradients_bytes),
+            gib(st.optimizer_bytes),
+            gib(st.activations_bytes),
+            gib(st.other_bytes),
+            gib(st.total_bytes),
+            st.in_flight_micro_batches,
+            gib(mem.capacity_bytes - st.total_bytes),
+            if st.total_bytes > mem.capacity_bytes {
+                "  OOM"
+            } else {
+                ""
+            }
+        );
+    }
+    if let Some(st) = mem.stages.get(mem.peak_stage as usize) {
+        let _ = writeln!(
+            o,
+            "other on stage {} (GiB): CUDA context {:.2}, NCCL buffers {:.2}, allocator reserve {:.2}, transient buffers {:.2}",
+            st.stage,
+            gib(st.cuda_context_bytes),
+            gib(st.comm_buffers_bytes),
+            gib(st.allocator_reserve_bytes),
+            gib(st.other_buffers_bytes)
+        );
+    }
+    let _ = writeln!(
+        o,
+        "peak {:.2} GiB on stage {} of {:.2} GiB usable: headroom {:.2} GiB, {}",
+        gib(mem.peak_bytes),
+        mem.peak_stage,
+        gib(mem.capacity_bytes),
+        gib(mem.headroom_bytes),
+        if mem.fits { "fits" } else { "DOES NOT FIT" }
+    );
+    let _ = writeln!(o);
+    let t = &e.time;
+    let c = &t.exposed_comm_s;
+    let _ = writeln!(o, "Step time (s)");
+    let _ = writeln!(
+        o,
+        "  step {:.4} = compute {:.4} (forward {:.4}, backward {:.4}) + recompute {:.4} + bubble {:.4} + optimizer {:.4} + exposed comm {:.4}",
+        t.step_s,
+        t.compute_s,
+        t.forward_s,
+        t.backward_s,
+        t.recompute_s,
+        t.bubble_s,
+        t.optimizer_s,
+        c.total()
+    );
+    let _ = writeln!(
+        o,
+        "  exposed comm: tp {:.4}, cp {:.4}, ep {:.4}, pp {:.4}, dp {:.4}; hidden {:.4}; micro-batches {}",
+        c.tp,
+        c.cp,
+        c.ep,
+        c.pp,
+        c.dp,
+        t.hidden_comm_s.total(),
+        t.micro_batches
+    );
+    let r = &e.throughput;
+    let _ = writeln!(o, "Throughput");
+    let _ = writeln!(
+        o,
+        "  {:.0} tokens/s, {:.2} samples/s, {:.1} TFLOP/s per GPU, MFU {:.1} %, HFU {:.1} %",
+        r.tokens_per_s,
+        r.samples_per_s,
+        r.tflops_per_gpu,
+        100.0 * r.mfu,
+        100.0 * r.hfu
+    );
+    let _ = writeln!(
+        o,
+        "  FLOPs per step: model {:.3e}, hardware {:.3e}",
+        e.flops.model_flops, e.flops.hardware_flops
+    );
+    o
 }

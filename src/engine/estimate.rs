@@ -51,6 +51,19 @@ pub struct StageMemory {
     pub total_bytes: f64,
 }
 
+impl StageMemory {
+    /// What PyTorch's caching allocator reserves (`torch.cuda.max_memory_reserved()`): the total
+    /// without the CUDA context and the NCCL buffers, which are allocated outside it.
+    pub fn allocator_reserved_bytes(&self) -> f64 {
+        self.total_bytes - self.cuda_context_bytes - self.comm_buffers_bytes
+    }
+
+    /// `weights + gradients + optimizer`.
+    pub fn model_states_bytes(&self) -> f64 {
+        self.weights_bytes + self.gradients_bytes + self.optimizer_bytes
+    }
+}
+
 /// Per-GPU memory for every stage, and whether the plan fits.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct MemoryEstimate {

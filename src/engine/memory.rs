@@ -1,10 +1,127 @@
-//! Per-GPU memory for every pipeline stage. (Placeholder until the memory issue lands.)
+//! Per-GPU memory for every pipeline stage: model states, activations and framework overhead.
+//!
+//! For each pipeline rank `r` (FORMULAS.md §9 steps 1–2):
+//! 1. its layers from [`crate::engine::layout::stage_layers`] (even split, NeMo's rule, or
+//!    `parallel.layers_per_stage`);
+//! 2. its parameters on one GPU ([`params::gpu_params`]): the layers ÷ TP (experts ÷ EP·TP), the
+//!    input embedding on stage 0, the output layer (or the tied embedding's second copy when
+//!    `p > 1`) and the final norm on the last stage;
+//! 3. model states ([`states::model_states`]): precision (18 B/param mixed precision, FP8 copies)
+//!    and ZeRO sharding;
+//! 4. activations ([`activations`]): per-layer bytes × layers × in-flight micro-batches of the
+//!    schedule, the embedding terms on stage 0, the output layer and logits on the last stage,
+//!    and, with recomputation, one layer's recompute working set;
+//! 5. overhead ([`overhead`]): CUDA context, NCCL buffers, transient buffers (ZeRO-3 gathered
+//!    parameters, gradient buckets) and the allocator reserve (a percentage of everything the
+//!    allocator holds).
+//!
+//! Capacity is the memory a framework can see: `usable_gib` where known, else `hbm_gib`
+//! ([`GpuSpec::capacity_gib`]). Not fitting is a result (`fits = false`, negative headroom).
+//!
+//! Memory measurements come in two kinds (validation README): whole-device use as nvidia-smi
+//! shows it (compare with `total_bytes`) and PyTorch's `max_memory_reserved` (compare with
+//! [`StageMemory::allocator_reserved_bytes`], which leaves out the CUDA context and the NCCL
+//! buffers, both allocated outside the caching allocator).
 
-use super::estimate::MemoryEstimate;
+//!
+//! # Example
+//! ```
+//! use paracalc::engine::{estimate, memory::params};
+//! let s = paracalc::scenario::parse(r#"{
+//!   "model": {"layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn_hidden": 14336,
+//!             "ffn_act": "swiglu", "vocab": 128256, "seq_len": 8192},
+//!   "training": {"global_batch": 64, "micro_batch": 1, "precision": "bf16",
+//!                "recompute": "full", "flash_attention": true},
+//!   "parallel": {"tp": 2, "pp": 2, "dp": 2, "sp": true, "zero_stage": 1},
+//!   "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 8}
+//! }"#)?;
+//! assert_eq!(params::total_params(&s.model), 8_030_261_248.0); // Llama 3 8B
+//! let e = estimate(&s)?;
+//! let first = &e.memory.stages[0];
+//! let parts = first.weights_bytes + first.gradients_bytes + first.optimizer_bytes
+//!     + first.activations_bytes + first.other_bytes;
+//! assert!((first.total_bytes - parts).abs() < 1.0);
+//! assert!(e.memory.fits);
+//! Ok::<(), paracalc::scenario::ScenarioError>(())
+//! ```
+
+pub mod activations;
+pub mod overhead;
+pub mod params;
+pub mod states;
+
+use super::estimate::{MemoryEstimate, StageMemory};
+use super::layout;
 use crate::scenario::{GpuSpec, Scenario};
+use overhead::GIB;
 
-/// Fills `out` with the memory of every stage of `s` on `gpu`. `s` is already validated.
+/// Fills `out` with the memory of every stage of `s` on `gpu`. `s` is already validated; the
+/// function never panics and allocates only when `out.stages` must grow.
 pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
-    let _ = (s, gpu);
     out.stages.clear();
+    let pp = s.parallel.pp.max(1);
+    let vp = s.parallel.vp.max(1);
+    let custom = s.parallel.layers_per_stage.as_deref();
+    let layer_bytes = activations::layer_bytes(s);
+    let working = activations::recompute_working_bytes(s);
+    let embedding = activations::embedding_bytes(s);
+    let output = activations::output_bytes(s);
+    let logits = activations::logits_transient_bytes(s);
+    let cuda_context = s.overhead.cuda_context_gib() * GIB;
+    let comm_buffers = s.overhead.comm_buffers_gib(overhead::communicators(s)) * GIB;
+    let reserve = s.overhead.allocator_reserve_pct() / 100.0;
+    let capacity = gpu.capacity_gib() * GIB;
+    let sharded = params::ShardedParams::new(s);
+
+    let mut peak = f64::NEG_INFINITY;
+    let mut peak_stage = 0;
+    for r in 0..pp {
+        let layers = layout::stage_layers(s.model.layers, pp, vp, custom, r);
+        let gp = sharded.stage(r, layers);
+        let st = states::model_states(s, &gp, layers);
+        let in_flight = activations::in_flight_micro_batches(s, r);
+        let mut act = layers as f64 * layer_bytes * in_flight;
+        if r == 0 {
+            act += embedding * in_flight;
+        }
+        let mut transient = if layers > 0 { working } else { 0.0 };
+        if r + 1 == pp {
+            act += output * in_flight;
+            // The loss's logits copy and a layer's recompute working set are not alive together.
+            transient = transient.max(logits);
+        }
+        act += transient;
+        let other_buffers = overhead::other_buffers_bytes(s, &gp);
+        let allocator_reserve = reserve * (st.total() + act + other_buffers);
+        let other = cuda_context + comm_buffers + allocator_reserve + other_buffers;
+        let total = st.weights + st.gradients + st.optimizer + act + other;
+        if total > peak {
+            peak = total;
+            peak_stage = r;
+        }
+        out.stages.push(StageMemory {
+            stage: r,
+            layers,
+            params: gp.total(),
+            weights_bytes: st.weights,
+            gradients_bytes: st.gradients,
+            optimizer_bytes: st.optimizer,
+            activations_bytes: act,
+            other_bytes: other,
+            cuda_context_bytes: cuda_context,
+            comm_buffers_bytes: comm_buffers,
+            allocator_reserve_bytes: allocator_reserve,
+            other_buffers_bytes: other_buffers,
+            in_flight_micro_batches: in_flight,
+            total_bytes: total,
+        });
+    }
+    if !peak.is_finite() {
+        peak = 0.0;
+    }
+    out.peak_bytes = peak;
+    out.peak_stage = peak_stage;
+    out.capacity_bytes = capacity;
+    out.headroom_bytes = capacity - peak;
+    out.fits = peak <= capacity;
 }

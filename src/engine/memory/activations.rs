@@ -1,0 +1,249 @@
+//! Activation memory: per layer, per pipeline stage, with in-flight micro-batches.
+//!
+//! **Per layer** — Korthikanti et al. 2022, *Reducing Activation Recomputation in Large
+//! Transformer Models*, Table 2 and its breakdown (§4.1), written per token in its general form
+//! (FORMULAS.md §5.1). With `e` bytes per activation element (2 for 16-bit training, 4 for fp32)
+//! and 1-byte dropout masks, one layer stores per token:
+//!
+//! | tensor | bytes | TP |
+//! |---|---|---|
+//! | two norm inputs | `2·e·h` | replicated (÷t with SP) |
+//! | QKV-GEMM input, FC1 input | `2·e·h` | replicated (÷t with SP) |
+//! | attention and MLP dropout masks | `2·h` | replicated (÷t with SP) |
+//! | Q, K, V | `e·(q + 2·kv)` (GQA/MQA: `kv = g·d_h`) | ÷t |
+//! | attention output (out-proj input) | `e·q` | ÷t |
+//! | MLP: GELU input + output / SwiGLU gate, up, product | `c_ffn·e·f` | ÷t |
+//! | softmax output, its dropout mask and output | `(2e + 1)·a·s` | ÷t |
+//!
+//! For MHA, GELU, `f = 4h`, `e = 2` this is Table 2 exactly: `sbh·(10 + 24/t + 5as/(ht))`
+//! without SP and `sbh·(34/t + 5as/(ht))` with SP. MoE: the FC1 input and the MLP tensors are
+//! stored for each of the `k` routed copies of a token, with the expert size `f_e`.
+//!
+//! - **Selective recompute** (Korthikanti §4.3) drops the `(2e + 1)·a·s` score terms.
+//! - **FlashAttention** never stores them either; it keeps the softmax log-sum-exp (fp32,
+//!   `4·a` bytes per token, ÷t) instead.
+//! - **Full recompute** stores only each layer's input, `e·h` per token (÷t with SP, as Megatron
+//!   stores the sequence-parallel shard; Korthikanti Table 2 `2sbh`).
+//! - Any recomputation needs, once per stage, the rest of one layer's activations while that
+//!   layer is recomputed and back-propagated ([`recompute_working_bytes`]). So recomputing never
+//!   raises a stage's activations, and with one layer and one micro-batch it saves nothing.
+//! - **Context parallelism** splits every activation along the sequence: `s → s/c`
+//!   (Megatron `docs/user-guide/features/context_parallel.md`).
+//!
+//! **Per stage**: layers from [`crate::engine::layout`], times the micro-batches in flight
+//! ([`in_flight_micro_batches`], FORMULAS.md §5.3), plus the embedding terms on stage 0 and the
+//! output layer and logits on the last stage (Megatron `compute_activation_memory`).
+
+use crate::scenario::{Precision, Recompute, Scenario, Schedule};
+
+/// Bytes of one stored activation element: 4 for fp32 training, 2 otherwise (16-bit activations;
+/// FP8 training keeps bf16 activations outside the GEMMs).
+pub fn element_bytes(s: &Scenario) -> f64 {
+    if s.training.precision == Precision::Fp32 {
+        4.0
+    } else {
+        2.0
+    }
+}
+
+/// Tokens of one micro-batch on one GPU: `b·s/c`.
+pub fn tokens_per_gpu(s: &Scenario) -> f64 {
+    s.training.micro_batch as f64 * s.model.seq_len as f64 / s.parallel.cp.max(1) as f64
+}
+
+/// Micro-batches per pipeline per step, `m = B/(b·d)` (at least 1).
+pub fn micro_batches(s: &Scenario) -> u64 {
+    let per = s.training.micro_batch.saturating_mul(s.parallel.dp).max(1);
+    (s.training.global_batch / per).max(1)
+}
+
+/// Activation bytes of one layer for one micro-batch, split by how tensor parallelism treats them.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LayerActivations {
+    /// Tensors every TP rank holds whole unless sequence parallelism shards them (norm inputs,
+    /// QKV and FC1 inputs, dropout masks), bytes on one GPU (already ÷t with SP).
+    pub replicated: f64,
+    /// Tensors split by TP (Q, K, V, attention output, MLP intermediates), bytes on one GPU.
+    pub sharded: f64,
+    /// Attention scores (softmax, dropout) or FlashAttention's log-sum-exp, bytes on one GPU.
+    pub scores: f64,
+}
+
+impl LayerActivations {
+    /// Sum of the parts.
+    pub fn total(&self) -> f64 {
+        self.replicated + self.sharded + self.scores
+    }
+}
+
+/// One layer's activations for one micro-batch on one GPU **without any recomputation**
+/// (Korthikanti Table 2 general form; module docs). `flash_attention` is honoured.
+pub fn layer_activations_full(s: &Scenario) -> LayerActivations {
+    let m = &s.model;
+    let p = &s.parallel;
+    let e = element_bytes(s);
+    let tok = tokens_per_gpu(s);
+    let t = p.tp.max(1) as f64;
+    let sp_div = if p.sp { t } else { 1.0 };
+    let h = m.hidden as f64;
+    let dh = m.head_dim() as f64;
+    let q = m.heads as f64 * dh;
+    let kv = m.kv_heads() as f64 * dh;
+    let a = m.heads as f64;
+    let s_local = m.seq_len as f64 / p.cp.max(1) as f64;
+    let c = m.ffn_act.num_matrices() as f64;
+    let (k, f) = match m.moe {
+        Some(moe) => (
+            moe.top_k.min(moe.experts) as f64,
+            moe.expert_ffn_hidden as f64,
+        ),
+        None => (1.0, m.ffn_hidden() as f64),
+    };
+    // norm inputs 2eh, QKV input eh, FC1 input (k copies) e·k·h, two dropout masks 2h.
+    let replicated = tok * (2.0 * e * h + e * h + e * k * h + 2.0 * h) / sp_div;
+    let sharded = tok * (e * (q + 2.0 * kv) + e * q + c * e * k * f) / t;
+    let scores = if s.training.flash_attention {
+        tok * 4.0 * a / t
+    } else {
+        tok * (2.0 * e + 1.0) * a * s_local / t
+    };
+    LayerActivations {
+        replicated,
+        sharded,
+        scores,
+    }
+}
+
+/// One layer's stored activations for one micro-batch on one GPU, for the scenario's
+/// recomputation: none → [`layer_activations_full`]; selective → without the score terms
+/// (Korthikanti §4.3), or with FlashAttention the element-wise recompute described at
+/// `selective_flash` below; full → the layer input only, `e·h` per token (÷t with SP).
+pub fn layer_activations(s: &Scenario) -> LayerActivations {
+    let full = layer_activations_full(s);
+    match s.training.recompute {
+        Recompute::None => full,
+        Recompute::Selective if s.training.flash_attention => selective_flash(s, full),
+        Recompute::Selective => LayerActivations {
+            scores: 0.0,
+            ..full
+        },
+        Recompute::Full => {
+            let t = s.parallel.tp.max(1) as f64;
+            let sp_div = if s.parallel.sp { t } else { 1.0 };
+            LayerActivations {
+                replicated: tokens_per_gpu(s) * element_bytes(s) * s.model.hidden as f64 / sp_div,
+                sharded: 0.0,
+                scores: 0.0,
+            }
+        }
+    }
+}
+
+/// Selective recompute when FlashAttention has already removed the score matrix: the cheap,
+/// memory-heavy element-wise work is recomputed instead — norms, dropout and the MLP activation
+/// function — while GEMM and attention outputs are kept. This is PyTorch's selective activation
+/// checkpointing policy (torchtitan `selective_ac_option = "op"`: save matmul and attention
+/// outputs, recompute the rest) and Megatron-Core's `--recompute-modules layernorm,moe_act`.
+/// Stored per token: the two norm inputs `2·e·h` (replicated, ÷t with SP), Q, K, V and the
+/// attention output `e·(2q + 2kv)`, the FC1 output(s) `(c_ffn − 1)·e·f` (GELU input; SwiGLU gate
+/// and up) and FlashAttention's log-sum-exp (÷t).
+fn selective_flash(s: &Scenario, full: LayerActivations) -> LayerActivations {
+    let m = &s.model;
+    let e = element_bytes(s);
+    let tok = tokens_per_gpu(s);
+    let t = s.parallel.tp.max(1) as f64;
+    let sp_div = if s.parallel.sp { t } else { 1.0 };
+    let h = m.hidden as f64;
+    let dh = m.head_dim() as f64;
+    let q = m.heads as f64 * dh;
+    let kv = m.kv_heads() as f64 * dh;
+    let c = m.ffn_act.num_matrices() as f64;
+    let (k, f) = match m.moe {
+        Some(moe) => (
+            moe.top_k.min(moe.experts) as f64,
+            moe.expert_ffn_hidden as f64,
+        ),
+        None => (1.0, m.ffn_hidden() as f64),
+    };
+    LayerActivations {
+        replicated: (tok * 2.0 * e * h / sp_div).min(full.replicated),
+        sharded: (tok * e * (2.0 * q + 2.0 * kv + (c - 1.0) * k * f) / t).min(full.sharded),
+        scores: full.scores,
+    }
+}
+
+/// Bytes per layer per micro-batch stored for the scenario's recomputation (total of
+/// [`layer_activations`]). This is what multiplies layers × in-flight micro-batches.
+pub fn layer_bytes(s: &Scenario) -> f64 {
+    layer_activations(s).total()
+}
+
+/// Working memory while one layer is recomputed and back-propagated: the part of its full
+/// activations that was not stored, `full − stored` (0 without recomputation). Under full
+/// recompute this is the whole layer except its saved input (Calculon adds the same working
+/// block, FORMULAS.md §5.4); under selective recompute the recomputed attention core (score
+/// matrix) or element-wise outputs of that one layer. Only one layer is being recomputed at a
+/// time, so this is added once per stage.
+pub fn recompute_working_bytes(s: &Scenario) -> f64 {
+    (layer_activations_full(s).total() - layer_bytes(s)).max(0.0)
+}
+
+/// Stage 0's embedding activations per micro-batch: the token ids (int64, 8 B per token, every
+/// TP rank) and the embedding-dropout mask (1 B per element, ÷t with SP). Megatron
+/// `compute_activation_memory`: `8·s·b·p + s·b·h·p`.
+pub fn embedding_bytes(s: &Scenario) -> f64 {
+    let t = s.parallel.tp.max(1) as f64;
+    let sp_div = if s.parallel.sp { t } else { 1.0 };
+    let tok = tokens_per_gpu(s);
+    tok * 8.0 + tok * s.model.hidden as f64 / sp_div
+}
+
+/// The last stage's output-layer activations per micro-batch: final-norm input and output-GEMM
+/// input (`e·h` each, ÷t with SP) and the fp32 log-softmax the cross-entropy keeps for
+/// backward (`4·V/t` per token, vocab-parallel). Megatron `compute_activation_memory` (p = 1):
+/// `4·s·b·h·(1 + V/h)`.
+pub fn output_bytes(s: &Scenario) -> f64 {
+    let t = s.parallel.tp.max(1) as f64;
+    let sp_div = if s.parallel.sp { t } else { 1.0 };
+    let tok = tokens_per_gpu(s);
+    tok * 2.0 * element_bytes(s) * s.model.hidden as f64 / sp_div
+        + tok * 4.0 * s.model.vocab as f64 / t
+}
+
+/// Transient at the loss, once per stage, on top of the saved fp32 log-softmax: when the loss
+/// backward starts, the incoming fp32 gradient of the log-probabilities and the log-softmax's
+/// input gradient (4 B each, `8·V/t` per token) coexist with it (PyTorch's unfused
+/// `cross_entropy` on fp32 logits; in forward, the 16-bit logits and their fp32 upcast take
+/// `(e + 4)·V/t`, no more). Megatron's fused vocab-parallel cross-entropy computes the gradient
+/// in place and needs about `2·V/t` here; the unfused form is the conservative choice.
+pub fn logits_transient_bytes(s: &Scenario) -> f64 {
+    tokens_per_gpu(s) * 8.0 * s.model.vocab as f64 / s.parallel.tp.max(1) as f64
+}
+
+/// Micro-batches whose activations pipeline stage `stage` holds at its peak (FORMULAS.md §5.3):
+/// - no pipeline (`p = 1`): 1 (gradient accumulation runs each micro-batch's backward first);
+/// - 1F1B (PipeDream-Flush): `min(p − r, m)` on stage `r` (Megatron warm-up `p − r − 1`, + 1);
+/// - interleaved with `v` chunks: `min(2(p − r − 1) + (v − 1)·p + 1, m·v)` chunk-forwards of
+///   `1/v` of the stage's layers each (Megatron `schedules.py` warm-up); on stage 0 with `m ≥ p`
+///   that is `p·(1 + (p − 1)/(p·v))`, Korthikanti §4.2.3;
+/// - GPipe: all `m`.
+pub fn in_flight_micro_batches(s: &Scenario, stage: u64) -> f64 {
+    let p = s.parallel.pp.max(1);
+    let v = s.parallel.vp.max(1);
+    let m = micro_batches(s);
+    let r = stage.min(p - 1);
+    if p == 1 {
+        return 1.0;
+    }
+    match s.parallel.schedule() {
+        Schedule::Gpipe => m as f64,
+        Schedule::Interleaved if v > 1 => {
+            let chunks = (p - r - 1)
+                .saturating_mul(2)
+                .saturating_add((v - 1).saturating_mul(p))
+                .saturating_add(1);
+            chunks.min(m.saturating_mul(v)) as f64 / v as f64
+        }
+        _ => (p - r).min(m) as f64,
+    }
+}

@@ -1,0 +1,63 @@
+//! Framework overhead terms: CUDA context, NCCL buffers, transient buffers (ZeRO-3 gathered
+//! parameters, gradient buckets) and the allocator reserve. Defaults are documented on
+//! [`crate::scenario::Overhead`].
+
+use super::params::GpuParams;
+use crate::scenario::{Precision, Scenario};
+
+/// Bytes in a GiB.
+pub const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+
+/// NCCL communicators one GPU belongs to: one per parallel group of more than one rank among
+/// TP, CP, EP, PP and DP.
+pub fn communicators(s: &Scenario) -> u64 {
+    let p = &s.parallel;
+    [p.tp, p.cp, p.ep, p.pp, p.dp]
+        .iter()
+        .filter(|&&d| d > 1)
+        .count() as u64
+}
+
+/// Megatron-LM's default DDP bucket: `max(4·10⁷, 10⁶·dp)` parameters
+/// (`distributed_data_parallel.py`, FORMULAS.md §7.6).
+pub fn default_bucket_params(dp: u64) -> f64 {
+    (1.0e6 * dp as f64).max(4.0e7)
+}
+
+/// Transient buffers of one GPU besides activations, bytes:
+/// - **ZeRO-3 without pipelining**: the gathered 16-bit working copy and 16-bit gradient of the
+///   largest module (DeepSpeed `estimate_zero3_model_states_mem_needs`: `4·P_ℓ`), plus the
+///   prefetched next module (`2·P_ℓ`; FSDP/DeepSpeed prefetch one module ahead). fp32 training
+///   gathers 4-byte copies; FP8 adds its two 1-byte copies of the gathered module.
+/// - **ZeRO-3 with pipelining (`pp > 1`)**: the stage's parameters stay gathered (16-bit) across
+///   the micro-batches of a step and its gradients accumulate unsharded in fp32 (the same fp32
+///   gradient accumulation as the model states, [`super::states`]): `2 + 4` B per parameter —
+///   gathering and reduce-scattering per micro-batch would multiply the traffic by `m`. PyTorch
+///   FSDP2 with pipelining does this (`reshard_after_forward=False`, gradient sync only on the last
+///   micro-batch, unsharded accumulation in the fp32 reduce dtype); Megatron and DeepSpeed do not
+///   combine ZeRO-3 with pipelining at all.
+/// - **ZeRO-2**: one gradient bucket of unsharded fp32 gradients before its reduce-scatter,
+///   `parallel.bucket_mb` (MB) or Megatron's default bucket ([`default_bucket_params`] × 4 B).
+/// - **ZeRO 0/1**: none (Megatron's gradient buckets are views into the fp32 gradient buffer).
+pub fn other_buffers_bytes(s: &Scenario, p: &GpuParams) -> f64 {
+    let w = if s.training.precision == Precision::Fp32 {
+        4.0
+    } else {
+        2.0
+    };
+    let fp8 = if s.training.precision == Precision::Fp8 {
+        2.0
+    } else {
+        0.0
+    };
+    match s.parallel.zero_stage {
+        3 if s.parallel.pp > 1 => (w + 4.0 + fp8) * p.total(),
+        3 => (3.0 * w + fp8) * p.largest_module,
+        2 => match s.parallel.bucket_mb {
+            Some(mb) => mb * 1.0e6,
+            None => default_bucket_params(s.parallel.dp) * 4.0,
+        }
+        .min(4.0 * p.total()),
+        _ => 0.0,
+    }
+}

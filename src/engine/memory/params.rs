@@ -1,0 +1,412 @@
+//! Parameter counts: whole model, per layer, per pipeline stage and per GPU.
+//!
+//! Architecture conventions (the scenario has no separate bias/norm switches, so they follow the
+//! FFN family, as in the models the two activations come from):
+//! - **GELU models (GPT-2/3, BLOOM, BERT, Megatron GPT)**: every linear layer has a bias and the
+//!   norms are LayerNorm (weight + bias, `2h`). Per layer that is `12h² + 13h` for MHA with
+//!   `f = 4h` — Narayanan et al. 2021 (SC21) §5.1, `Ψ = 12Lh²(1 + 13/(12h) + (V+s)/(12Lh))`.
+//! - **SwiGLU models (Llama family)**: no biases, RMSNorm (`h`) — Megatron-LM
+//!   `megatron/training/theoretical_memory_usage.py` (HEAD): attention `2·h·q·(1 + g/a)`, MLP
+//!   `3·h·f`, norms `2·h` per layer, final norm `h`.
+//! - Position embeddings are not counted (RoPE / ALiBi have none; a learned table adds `s·h`,
+//!   below 0.1 % of any model in the validation data).
+//! - Embedding `V·h`; the output layer is a second `V·h` matrix when untied.
+//! - MoE (`model.moe`): every layer's MLP becomes `E` experts of size `f_e` plus a router `h·E`
+//!   (Megatron `theoretical_memory_usage.py`, HEAD: `2·h·f_e·E·gated` + router).
+//!
+//! All counts are `f64` (exact below 2⁵³, i.e. for any model up to ~9·10¹⁵ parameters).
+
+use crate::scenario::{FfnAct, Model, Scenario};
+
+/// Whether the architecture has biases on its linear layers and LayerNorm (GELU family) rather
+/// than bias-free layers with RMSNorm (SwiGLU family). See the module docs.
+pub fn has_biases(m: &Model) -> bool {
+    m.ffn_act == FfnAct::Gelu
+}
+
+/// Parameters of one norm: LayerNorm `2h` (weight + bias) for GELU models, RMSNorm `h` for SwiGLU.
+pub fn norm_params(m: &Model) -> f64 {
+    let h = m.hidden as f64;
+    if has_biases(m) {
+        2.0 * h
+    } else {
+        h
+    }
+}
+
+/// Query width `q = a·d_h` and key/value width `kv = g·d_h` (FORMULAS.md §0).
+pub fn attention_widths(m: &Model) -> (f64, f64) {
+    let dh = m.head_dim() as f64;
+    (m.heads as f64 * dh, m.kv_heads() as f64 * dh)
+}
+
+/// Attention parameters of one layer: Q and O are `h·q`, K and V are `h·kv` each
+/// (Megatron `theoretical_memory_usage.py`: `2·h·q·(1 + g/a)`), plus biases `q + 2kv + h` for GELU
+/// models (SC21 §5.1). MHA (`g = a`), GQA (`1 < g < a`) and MQA (`g = 1`) all follow.
+pub fn attention_params(m: &Model) -> f64 {
+    let h = m.hidden as f64;
+    let (q, kv) = attention_widths(m);
+    let w = 2.0 * h * q + 2.0 * h * kv;
+    if has_biases(m) {
+        w + q + 2.0 * kv + h
+    } else {
+        w
+    }
+}
+
+/// Parameters of one dense MLP of inner size `f`: `c_ffn·h·f` (`c_ffn` = 2 GELU, 3 SwiGLU), plus
+/// biases `f + h` for GELU models.
+pub fn mlp_params_of(m: &Model, f: u64) -> f64 {
+    let h = m.hidden as f64;
+    let f = f as f64;
+    let w = m.ffn_act.num_matrices() as f64 * h * f;
+    if has_biases(m) {
+        w + f + h
+    } else {
+        w
+    }
+}
+
+/// Dense MLP parameters of one layer (0 for an MoE model, whose MLP is [`expert_params`]).
+pub fn mlp_params(m: &Model) -> f64 {
+    if m.moe.is_some() {
+        0.0
+    } else {
+        mlp_params_of(m, m.ffn_hidden())
+    }
+}
+
+/// Routed-expert parameters of one MoE layer, all `E` experts: `E·(c_ffn·h·f_e [+ biases])`.
+/// 0 for a dense model.
+pub fn expert_params(m: &Model) -> f64 {
+    match m.moe {
+        Some(moe) => moe.experts as f64 * mlp_params_of(m, moe.expert_ffn_hidden),
+        None => 0.0,
+    }
+}
+
+/// Router parameters of one MoE layer `h·E` (0 for dense).
+pub fn router_params(m: &Model) -> f64 {
+    match m.moe {
+        Some(moe) => m.hidden as f64 * moe.experts as f64,
+        None => 0.0,
+    }
+}
+
+/// Norm parameters of one layer (two norms).
+pub fn layer_norm_params(m: &Model) -> f64 {
+    2.0 * norm_params(m)
+}
+
+/// All parameters of one Transformer layer (every expert counted).
+pub fn layer_params(m: &Model) -> f64 {
+    attention_params(m) + mlp_params(m) + expert_params(m) + router_params(m) + layer_norm_params(m)
+}
+
+/// Parameters one token actually uses in one layer: as [`layer_params`] but only `top_k` experts
+/// (the MoE "active" count). Equal to [`layer_params`] for dense models.
+pub fn layer_active_params(m: &Model) -> f64 {
+    let experts = match m.moe {
+        Some(moe) => moe.top_k.min(moe.experts) as f64 * mlp_params_of(m, moe.expert_ffn_hidden),
+        None => 0.0,
+    };
+    attention_params(m) + mlp_params(m) + experts + router_params(m) + layer_norm_params(m)
+}
+
+/// Weight-matrix (GEMM) parameters of one layer, biases and norms excluded: what FP8 casts and
+/// what the FLOP count multiplies (all experts).
+pub fn layer_matrix_params(m: &Model) -> f64 {
+    let h = m.hidden as f64;
+    let (q, kv) = attention_widths(m);
+    let c = m.ffn_act.num_matrices() as f64;
+    let mlp = match m.moe {
+        Some(moe) => moe.experts as f64 * c * h * moe.expert_ffn_hidden as f64,
+        None => c * h * m.ffn_hidden() as f64,
+    };
+    2.0 * h * q + 2.0 * h * kv + mlp
+}
+
+/// Input embedding `V·h`.
+pub fn embedding_params(m: &Model) -> f64 {
+    m.vocab as f64 * m.hidden as f64
+}
+
+/// The output layer's own weights: `V·h` when untied, 0 when tied (it reuses the embedding).
+pub fn output_params(m: &Model) -> f64 {
+    if m.tied_embeddings {
+        0.0
+    } else {
+        embedding_params(m)
+    }
+}
+
+/// The final norm before the output layer.
+pub fn final_norm_params(m: &Model) -> f64 {
+    norm_params(m)
+}
+
+/// Total parameters `Ψ` = `L·layer + V·h (×2 untied) + final norm`.
+pub fn total_params(m: &Model) -> f64 {
+    m.layers as f64 * layer_params(m)
+        + embedding_params(m)
+        + output_params(m)
+        + final_norm_params(m)
+}
+
+/// Active parameters per token (MoE: `top_k` experts), embeddings included.
+pub fn total_active_params(m: &Model) -> f64 {
+    m.layers as f64 * layer_active_params(m)
+        + embedding_params(m)
+        + output_params(m)
+        + final_norm_params(m)
+}
+
+/// Parameters without the input embedding and output layer (Kaplan et al. 2020's `N`).
+pub fn non_embedding_params(m: &Model) -> f64 {
+    m.layers as f64 * layer_params(m) + final_norm_params(m)
+}
+
+/// Parameters of pipeline stage `stage` as a whole (all TP/EP ranks together, every expert):
+/// its layers (from [`crate::engine::layout::stage_layers`]) × [`layer_params`], plus the input
+/// embedding on stage 0 and the output layer (or the tied embedding's copy when `p > 1`) and the
+/// final norm on the last stage. The stages of a model with `p > 1` and tied embeddings add up to
+/// [`total_params`] + `V·h` (the copy).
+pub fn stage_params(s: &Scenario, stage: u64) -> f64 {
+    let m = &s.model;
+    let pp = s.parallel.pp.max(1);
+    let layers = crate::engine::layout::stage_layers(
+        m.layers,
+        pp,
+        s.parallel.vp.max(1),
+        s.parallel.layers_per_stage.as_deref(),
+        stage,
+    );
+    let (emb_in, emb_out) = stage_embedding_params(m, pp, stage);
+    let final_norm = if stage + 1 == pp {
+        final_norm_params(m)
+    } else {
+        0.0
+    };
+    layers as f64 * layer_params(m) + emb_in + emb_out + final_norm
+}
+
+/// Parameters of one layer replicated across TP ranks: the norms, the row-parallel biases
+/// (attention output and FC2, `2h`, GELU models) and the router (Megatron keeps them whole on
+/// every TP rank; `theoretical_memory_usage.py` counts them as "replicated").
+pub fn layer_replicated_params(m: &Model) -> f64 {
+    let h = m.hidden as f64;
+    let row_biases = if has_biases(m) {
+        if m.moe.is_some() {
+            h // attention output bias only; expert FC2 biases live with the experts
+        } else {
+            2.0 * h
+        }
+    } else {
+        0.0
+    };
+    layer_norm_params(m) + row_biases + router_params(m)
+}
+
+/// Parameters held by **one GPU** of one pipeline stage, split by how they are sharded.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct GpuParams {
+    /// Dense parameters, already divided by TP (and replicated parts added whole): sharded by
+    /// ZeRO over the `dp·cp` ranks.
+    pub dense: f64,
+    /// Expert parameters on this GPU (all local experts, divided by `ep·tp`): sharded by ZeRO
+    /// over the expert-data-parallel ranks `dp·cp/ep`.
+    pub experts: f64,
+    /// Weight-matrix parameters among `dense + experts` (the ones FP8 keeps extra copies of).
+    pub matrices: f64,
+    /// Largest single module on this GPU (one layer, or the embedding/output shard): what
+    /// ZeRO-3 gathers at once.
+    pub largest_module: f64,
+}
+
+impl GpuParams {
+    /// `dense + experts`.
+    pub fn total(&self) -> f64 {
+        self.dense + self.experts
+    }
+}
+
+/// Where the embedding-like matrices sit (Megatron, Narayanan et al. SC21; FORMULAS.md §1, §4.3):
+/// the input embedding on stage 0; the output layer on the last stage — its own `V·h` when
+/// untied, and a second copy of the tied embedding when `p > 1` (Megatron keeps the word
+/// embeddings on both ends and all-reduces their gradients).
+pub fn stage_embedding_params(m: &Model, pp: u64, stage: u64) -> (f64, f64) {
+    let last = stage + 1 == pp.max(1);
+    let input = if stage == 0 { embedding_params(m) } else { 0.0 };
+    let output = if last {
+        if !m.tied_embeddings || pp > 1 {
+            embedding_params(m)
+        } else {
+            0.0
+        }
+    } else {
+        0.0
+    };
+    (input, output)
+}
+
+/// Parameters of one GPU of pipeline stage `stage` holding `layers` Transformer layers.
+///
+/// Dense parameters are divided by `tp` (Megatron column/row-parallel linears and the
+/// vocab-parallel embedding), except the replicated norms/biases/router; expert parameters are
+/// divided by `ep·tp` (expert tensor parallelism equal to `tp`, Megatron-Core's default).
+/// The last stage also holds the final norm. For many stages of one scenario, build a
+/// [`ShardedParams`] once and call [`ShardedParams::stage`].
+pub fn gpu_params(s: &Scenario, stage: u64, layers: u64) -> GpuParams {
+    ShardedParams::new(s).stage(stage, layers)
+}
+
+/// Per-GPU parameter counts of one layer and of the embeddings for a scenario, computed once so
+/// that every stage is a few multiplications ([`ShardedParams::stage`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ShardedParams {
+    /// Dense parameters of one layer on one GPU (TP-sharded part ÷ t + replicated part).
+    pub layer_dense: f64,
+    /// Expert parameters of one layer on one GPU (÷ ep·t).
+    pub layer_experts: f64,
+    /// Weight-matrix parameters of one layer on one GPU.
+    pub layer_matrices: f64,
+    /// The embedding (and the untied output layer) `V·h ÷ t` on one GPU.
+    pub embedding: f64,
+    /// Final norm (last stage).
+    pub final_norm: f64,
+    pp: u64,
+    output_on_last: bool,
+}
+
+impl ShardedParams {
+    /// Precomputes the per-GPU counts of `s`.
+    pub fn new(s: &Scenario) -> ShardedParams {
+        let m = &s.model;
+        let t = s.parallel.tp.max(1) as f64;
+        let e = s.parallel.ep.max(1) as f64;
+        let pp = s.parallel.pp.max(1);
+        let replicated = layer_replicated_params(m);
+        let sharded = attention_params(m) + mlp_params(m) + router_params(m) + layer_norm_params(m)
+            - replicated;
+        let h = m.hidden as f64;
+        let (q, kv) = attention_widths(m);
+        let c = m.ffn_act.num_matrices() as f64;
+        let dense_matrices = 2.0 * h * q
+            + 2.0 * h * kv
+            + if m.moe.is_some() {
+                0.0
+            } else {
+                c * h * m.ffn_hidden() as f64
+            };
+        ShardedParams {
+            layer_dense: sharded / t + replicated,
+            layer_experts: expert_params(m) / (e * t),
+            layer_matrices: dense_matrices / t
+                + (layer_matrix_params(m) - dense_matrices) / (e * t),
+            embedding: embedding_params(m) / t,
+            final_norm: final_norm_params(m),
+            pp,
+            output_on_last: !m.tied_embeddings || pp > 1,
+        }
+    }
+
+    /// One GPU of pipeline stage `stage` with `layers` layers: the layers, the input embedding on
+    /// stage 0, the output layer (its own when untied, the tied embedding's second copy when
+    /// `p > 1`; see [`stage_embedding_params`]) and the final norm on the last stage.
+    pub fn stage(&self, stage: u64, layers: u64) -> GpuParams {
+        let n = layers as f64;
+        let last = stage + 1 == self.pp;
+        let emb_in = if stage == 0 { self.embedding } else { 0.0 };
+        let emb_out = if last && self.output_on_last {
+            self.embedding
+        } else {
+            0.0
+        };
+        let one_layer = if layers > 0 {
+            self.layer_dense + self.layer_experts
+        } else {
+            0.0
+        };
+        GpuParams {
+            dense: n * self.layer_dense
+                + emb_in
+                + emb_out
+                + if last { self.final_norm } else { 0.0 },
+            experts: n * self.layer_experts,
+            matrices: n * self.layer_matrices,
+            largest_module: one_layer.max(emb_in).max(emb_out),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(json: &str) -> Model {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn gpt3_175b_matches_sc21_formula() {
+        // SC21 §5.1 without the position table: 12Lh²(1 + 13/(12h) + V/(12Lh)).
+        let m = model(
+            r#"{"layers":96,"hidden":12288,"heads":96,"vocab":51200,"seq_len":2048,"tied_embeddings":true}"#,
+        );
+        let (l, h, v) = (96.0_f64, 12288.0_f64, 51200.0_f64);
+        let expect = 12.0 * l * h * h * (1.0 + 13.0 / (12.0 * h) + v / (12.0 * l * h)) + 2.0 * h;
+        assert_eq!(total_params(&m), expect);
+        assert!((total_params(&m) / 1e9 - 174.59).abs() < 0.01);
+    }
+
+    #[test]
+    fn llama3_8b_is_8_03b() {
+        // Llama 3 8B: 32 layers, h 4096, 32 heads, 8 KV heads, f 14336, V 128256, untied.
+        // Per layer: attention 2·4096·4096 + 2·4096·1024 = 41,943,040; MLP 3·4096·14336 =
+        // 176,160,768; norms 8192 → 218,112,000. ×32 = 6,979,584,000; + 2·V·h = 1,050,673,152;
+        // + final norm 4096 → 8,030,261,248.
+        let m = model(
+            r#"{"layers":32,"hidden":4096,"heads":32,"kv_heads":8,"ffn_hidden":14336,"ffn_act":"swiglu","vocab":128256,"seq_len":8192}"#,
+        );
+        assert_eq!(layer_params(&m), 218_112_000.0);
+        assert_eq!(total_params(&m), 8_030_261_248.0);
+    }
+
+    #[test]
+    fn moe_active_vs_total() {
+        // Mixtral-like: 8 experts of f_e 14336, top 2.
+        let m = model(
+            r#"{"layers":32,"hidden":4096,"heads":32,"kv_heads":8,"ffn_act":"swiglu","vocab":32000,"seq_len":4096,"moe":{"experts":8,"top_k":2,"expert_ffn_hidden":14336}}"#,
+        );
+        let expert = 3.0 * 4096.0 * 14336.0;
+        assert_eq!(expert_params(&m), 8.0 * expert);
+        assert_eq!(layer_params(&m) - layer_active_params(&m), 6.0 * expert);
+        // Mixtral 8x7B is 46.7 B total, 12.9 B active.
+        assert!(
+            (total_params(&m) / 1e9 - 46.70).abs() < 0.01,
+            "{}",
+            total_params(&m)
+        );
+        assert!((total_active_params(&m) / 1e9 - 12.88).abs() < 0.01);
+    }
+
+    #[test]
+    fn stages_add_up() {
+        let s: Scenario = serde_json::from_value(serde_json::json!({
+            "model": {"layers": 30, "hidden": 1024, "heads": 16, "vocab": 32000, "seq_len": 1024, "tied_embeddings": true},
+            "training": {"global_batch": 8, "micro_batch": 1, "precision": "bf16", "recompute": "none"},
+            "parallel": {"tp": 2, "pp": 4, "dp": 1},
+            "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 8}
+        }))
+        .unwrap();
+        let sum: f64 = (0..4).map(|r| stage_params(&s, r)).sum();
+        // Tied with p > 1: the last stage keeps a copy of V·h.
+        assert_eq!(sum, total_params(&s.model) + embedding_params(&s.model));
+        // Per GPU × t = per stage for the TP-sharded part; replicated norms/biases differ.
+        let r = 1;
+        let layers = crate::engine::layout::stage_layers(30, 4, 1, None, r);
+        let gpu = gpu_params(&s, r, layers);
+        let replicated = layers as f64 * layer_replicated_params(&s.model);
+        assert_eq!(gpu.total() * 2.0 - replicated, stage_params(&s, r));
+    }
+}

@@ -1,0 +1,189 @@
+//! Model states per GPU: weights, gradients and optimizer states, by precision and ZeRO stage.
+//!
+//! Accounting (FORMULAS.md §4.3, §4.4, §10.3): Megatron-LM, DeepSpeed (since 2024-06) and
+//! llm-analysis keep **fp32 gradients** (main grads, fp32 gradient accumulation) next to the
+//! 16-bit weights, so fp16/bf16 mixed precision with Adam costs **18 B/param** before sharding —
+//! 2 (16-bit weights) + 4 (fp32 gradient accumulation) + 12 (fp32 master weights 4 + Adam moments
+//! 4 + 4) — and `6 + 12/d` with the distributed optimizer. (Megatron forces fp32 accumulation for
+//! bf16; for fp16 it is optional, and without it the `dist_optimizer.md` table gives 20 B /
+//! `4 + 16/d`: 16-bit gradients plus an fp32 gradient copy in the optimizer. paracalc uses the
+//! fp32-accumulation accounting for both 16-bit formats.) The ZeRO paper's 16 B/param (16-bit
+//! gradients, no copy) is given by [`zero_paper_bytes`] for comparison.
+//!
+//! | precision | weights | gradients | optimizer | source |
+//! |---|---|---|---|---|
+//! | fp32 | 4 | 4 | 8 (moments) | Megatron `dist_optimizer.md` table: 16 / `8 + 8/d` |
+//! | fp16, bf16 | 2 | 4 | 12 | `dist_optimizer.md`: 18 / `6 + 12/d` (bf16 + fp32 grads) |
+//! | fp8 | 2 + 2 (FP8 row- and column-wise copies of the GEMM weights) + amax history | 4 | 12 | Transformer Engine |
+//!
+//! FP8 does **not** halve model-state memory: Transformer Engine keeps the bf16 weights (the
+//! optimizer updates them), and caches an FP8 copy of every GEMM weight plus its transpose for
+//! the backward GEMMs (Hopper FP8 GEMMs need the "TN" layout) across the micro-batches of a step,
+//! plus a delayed-scaling amax history (1024 fp32 entries per FP8 tensor: input, weight and
+//! output-gradient of each GEMM; TE `recipe.DelayedScaling(amax_history_len=1024)`).
+//!
+//! ZeRO (Rajbhandari et al. SC20 §5) shards over the `dp·cp` ranks of the gradient reduction
+//! (Megatron's data-parallel-with-context-parallel group; FSDP's `dp_shard × cp` mesh); experts
+//! over the expert-data-parallel ranks `dp·cp/ep`:
+//! - stage 1 (= Megatron distributed optimizer): optimizer states `/N` → `6 + 12/N`;
+//! - stage 2: + gradients `/N` → `2 + 16/N`;
+//! - stage 3: + weights `/N` → `18/N`, plus the gathered working copy of the layers in use
+//!   (an overhead term, see [`super::overhead`]). The FP8 weight copies then exist only for the
+//!   gathered layers.
+
+use super::params::GpuParams;
+use crate::scenario::{Precision, Scenario};
+
+/// Bytes per parameter before ZeRO sharding: `(weights, gradients, optimizer)`.
+/// FP8's extra weight copies are separate ([`FP8_EXTRA_BYTES_PER_MATRIX_PARAM`]).
+pub fn bytes_per_param(precision: Precision) -> (f64, f64, f64) {
+    match precision {
+        Precision::Fp32 => (4.0, 4.0, 8.0),
+        Precision::Fp16 | Precision::Bf16 | Precision::Fp8 => (2.0, 4.0, 12.0),
+    }
+}
+
+/// FP8 (Transformer Engine): an FP8 copy of each GEMM weight and of its transpose, 1 B each,
+/// cached across the micro-batches of a step.
+pub const FP8_EXTRA_BYTES_PER_MATRIX_PARAM: f64 = 2.0;
+
+/// FP8 delayed-scaling amax history per GEMM: 1024 entries × 3 tensors (input, weight,
+/// output gradient) × 4 B (TE `DelayedScaling` default `amax_history_len = 1024`).
+pub const FP8_AMAX_HISTORY_BYTES_PER_GEMM: f64 = 1024.0 * 3.0 * 4.0;
+
+/// GEMMs per layer that FP8 tracks: QKV, attention output, and the MLP's (2 GELU, 3 SwiGLU; ×
+/// experts on this GPU for MoE are ignored — their history is equally small).
+fn gemms_per_layer(s: &Scenario) -> f64 {
+    2.0 + s.model.ffn_act.num_matrices() as f64
+}
+
+/// Model states of one GPU, bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ModelStates {
+    /// Working weights (16-bit or fp32; FP8 copies and amax history included).
+    pub weights: f64,
+    /// Gradients (fp32 accumulation buffer).
+    pub gradients: f64,
+    /// fp32 master weights and Adam moments.
+    pub optimizer: f64,
+}
+
+impl ModelStates {
+    /// `weights + gradients + optimizer`.
+    pub fn total(&self) -> f64 {
+        self.weights + self.gradients + self.optimizer
+    }
+}
+
+/// ZeRO shard degree for dense parameters: `dp·cp` (FORMULAS.md §4.3: Megatron shards the
+/// distributed optimizer over the data-parallel group including context parallelism).
+pub fn dense_shard_degree(s: &Scenario) -> f64 {
+    (s.parallel.dp.max(1) as f64) * (s.parallel.cp.max(1) as f64)
+}
+
+/// ZeRO shard degree for expert parameters: the expert-data-parallel size `dp·cp/ep`
+/// (Megatron `d_expert = world/(etp·e·p)`), at least 1.
+pub fn expert_shard_degree(s: &Scenario) -> f64 {
+    (dense_shard_degree(s) / s.parallel.ep.max(1) as f64).max(1.0)
+}
+
+/// Model states of one GPU holding `p` parameters (dense + experts) on a stage with `layers`
+/// layers, for the scenario's precision and ZeRO stage.
+pub fn model_states(s: &Scenario, p: &GpuParams, layers: u64) -> ModelStates {
+    let (w, g, o) = bytes_per_param(s.training.precision);
+    let zero = s.parallel.zero_stage;
+    let nd = dense_shard_degree(s);
+    let ne = expert_shard_degree(s);
+    // Per-parameter divisors for each state, by ZeRO stage.
+    let shard = |bytes: f64, from_stage: u8| -> f64 {
+        if zero >= from_stage {
+            bytes * (p.dense / nd + p.experts / ne)
+        } else {
+            bytes * p.total()
+        }
+    };
+    let mut weights = shard(w, 3);
+    if s.training.precision == Precision::Fp8 && zero < 3 {
+        weights += FP8_EXTRA_BYTES_PER_MATRIX_PARAM * p.matrices
+            + FP8_AMAX_HISTORY_BYTES_PER_GEMM * gemms_per_layer(s) * layers as f64;
+    }
+    ModelStates {
+        weights,
+        gradients: shard(g, 2),
+        optimizer: shard(o, 1),
+    }
+}
+
+/// Megatron-LM bytes per parameter (`theoretical_memory_usage.py`,
+/// `compute_weight_and_optimizer_memory`): 18 without the distributed optimizer, `6 + 12/d` with
+/// it (bf16 params and fp32 grads replicated, fp32 master + Adam sharded over `d`).
+pub fn megatron_bytes_per_param(distributed_optimizer: bool, d: f64) -> f64 {
+    if distributed_optimizer {
+        6.0 + 12.0 / d.max(1.0)
+    } else {
+        18.0
+    }
+}
+
+/// The ZeRO paper's model states per GPU (Rajbhandari et al. SC20 §5, mixed-precision Adam with
+/// K = 12 and 16-bit gradients): stage 0 `16Ψ`, 1 `4Ψ + 12Ψ/N`, 2 `2Ψ + 14Ψ/N`, 3 `16Ψ/N`.
+pub fn zero_paper_bytes(stage: u8, psi: f64, n: f64) -> f64 {
+    let n = n.max(1.0);
+    match stage {
+        0 => 16.0 * psi,
+        1 => 4.0 * psi + 12.0 * psi / n,
+        2 => 2.0 * psi + 14.0 * psi / n,
+        _ => 16.0 * psi / n,
+    }
+}
+
+/// DeepSpeed `estimate_zero2_model_states_mem_needs` GPU bytes (`stage_1_and_2.py`, HEAD
+/// `38327e0`, FORMULAS.md §4.2), `g` GPUs: `2P` with CPU offload, else `2P + 18P/g`.
+pub fn deepspeed_zero2_gpu_bytes(p: f64, g: f64, cpu_offload: bool) -> f64 {
+    if cpu_offload {
+        2.0 * p
+    } else {
+        2.0 * p + 18.0 * p / g.max(1.0)
+    }
+}
+
+/// DeepSpeed `estimate_zero3_model_states_mem_needs` GPU bytes (`stage3.py`, HEAD `38327e0`,
+/// FORMULAS.md §4.2), with `largest_layer_memory = 4·P_ℓ` (gathered 16-bit params + grads of the
+/// largest module): no offload `4P_ℓ + 18P/g`; optimizer offload `4P_ℓ + 2P/g`; params and
+/// optimizer offloaded `4P_ℓ`.
+pub fn deepspeed_zero3_gpu_bytes(
+    p: f64,
+    largest_layer: f64,
+    g: f64,
+    offload_optimizer: bool,
+    offload_params: bool,
+) -> f64 {
+    let g = g.max(1.0);
+    let base = 4.0 * largest_layer;
+    match (offload_optimizer, offload_params) {
+        (_, true) => base,
+        (true, false) => base + 2.0 * p / g,
+        (false, false) => base + 18.0 * p / g,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zero_paper_7_5b_on_64_gpus() {
+        // ZeRO paper Fig. 1: Ψ = 7.5 B, N_d = 64: 120 GB, 31.4 GB, 16.6 GB, 1.9 GB.
+        let psi = 7.5e9;
+        assert_eq!(zero_paper_bytes(0, psi, 64.0), 120e9);
+        assert!((zero_paper_bytes(1, psi, 64.0) / 1e9 - 31.4).abs() < 0.05);
+        assert!((zero_paper_bytes(2, psi, 64.0) / 1e9 - 16.6).abs() < 0.05);
+        assert!((zero_paper_bytes(3, psi, 64.0) / 1e9 - 1.875).abs() < 1e-9);
+    }
+
+    #[test]
+    fn megatron_bytes() {
+        assert_eq!(megatron_bytes_per_param(false, 8.0), 18.0);
+        assert_eq!(megatron_bytes_per_param(true, 8.0), 7.5);
+    }
+}

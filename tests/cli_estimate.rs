@@ -1,0 +1,113 @@
+//! `paracalc estimate`: the readable table and the `--json` shape of DESIGN.md.
+#![cfg(not(target_arch = "wasm32"))]
+
+use paracalc::cli;
+
+const SCENARIO: &str = r#"{
+  "model":    {"name": "GPT-3 175B", "layers": 96, "hidden": 12288, "heads": 96, "kv_heads": 96,
+               "ffn_hidden": 49152, "ffn_act": "gelu", "vocab": 51200, "seq_len": 2048,
+               "tied_embeddings": true, "moe": null},
+  "training": {"global_batch": 1536, "micro_batch": 1, "precision": "bf16", "optimizer": "adam",
+               "recompute": "selective", "flash_attention": false},
+  "parallel": {"tp": 8, "pp": 16, "dp": 8, "cp": 1, "ep": 1, "vp": 1, "sp": true, "zero_stage": 1},
+  "cluster":  {"gpu": "a100-sxm4-80gb", "num_gpus": 1024, "gpus_per_node": 8}
+}"#;
+
+fn write(name: &str, text: &str) -> String {
+    let path = std::env::temp_dir().join(format!("paracalc-{}-{name}", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+fn run(args: &[&str]) -> Result<String, cli::CliError> {
+    cli::run(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+}
+
+#[test]
+fn json_has_the_design_shape() {
+    let f = write("gpt.json", SCENARIO);
+    let out = run(&["estimate", &f, "--json"]).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let mem = &v["memory"];
+    let stages = mem["stages"].as_array().unwrap();
+    assert_eq!(stages.len(), 16);
+    for (i, st) in stages.iter().enumerate() {
+        assert_eq!(st["stage"].as_u64(), Some(i as u64));
+        assert_eq!(st["layers"].as_u64(), Some(6));
+        let parts: f64 = [
+            "weights_bytes",
+            "gradients_bytes",
+            "optimizer_bytes",
+            "activations_bytes",
+            "other_bytes",
+        ]
+        .iter()
+        .map(|k| st[*k].as_f64().unwrap())
+        .sum();
+        let total = st["total_bytes"].as_f64().unwrap();
+        assert!((parts - total).abs() <= 1e-9 * total);
+    }
+    assert!(mem["peak_bytes"].as_f64().unwrap() > 0.0);
+    assert_eq!(
+        mem["capacity_bytes"].as_f64(),
+        Some(80.0 * 1024.0 * 1024.0 * 1024.0)
+    );
+    assert_eq!(mem["fits"].as_bool(), Some(true));
+    for k in [
+        "step_s",
+        "compute_s",
+        "recompute_s",
+        "bubble_s",
+        "optimizer_s",
+    ] {
+        assert!(v["time"][k].is_number(), "time.{k}");
+    }
+    for k in ["tp", "cp", "ep", "pp", "dp"] {
+        assert!(
+            v["time"]["exposed_comm_s"][k].is_number(),
+            "exposed_comm_s.{k}"
+        );
+    }
+    for k in [
+        "tokens_per_s",
+        "samples_per_s",
+        "tflops_per_gpu",
+        "mfu",
+        "hfu",
+    ] {
+        assert!(v["throughput"][k].is_number(), "throughput.{k}");
+    }
+}
+
+#[test]
+fn readable_table_per_stage() {
+    let f = write("gpt2.json", SCENARIO);
+    let out = run(&["estimate", &f]).unwrap();
+    assert!(out.contains("Memory per GPU (GiB) by pipeline stage"));
+    assert!(out.contains("activations"));
+    assert!(out.contains("fits"));
+    // One row per stage: 16 lines starting with the stage number.
+    let rows = out
+        .lines()
+        .filter(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            w.len() == 11 && w.iter().all(|x| x.parse::<f64>().is_ok())
+        })
+        .count();
+    assert_eq!(rows, 16, "{out}");
+}
+
+#[test]
+fn oom_is_a_result_and_bad_input_names_the_field() {
+    let big = SCENARIO.replace(r#""pp": 16, "dp": 8"#, r#""pp": 1, "dp": 128"#);
+    let f = write("oom.json", &big);
+    let out = run(&["estimate", &f]).unwrap();
+    assert!(out.contains("DOES NOT FIT"), "{out}");
+    assert!(out.contains("OOM"));
+    let bad = SCENARIO.replace(r#""tp": 8"#, r#""tp": 7"#);
+    let f = write("bad.json", &bad);
+    let err = run(&["estimate", &f]).unwrap_err();
+    assert_eq!(err.code, 2);
+    assert!(err.message.contains("parallel.tp"), "{}", err.message);
+    assert_eq!(run(&["estimate"]).unwrap_err().code, 2);
+}

