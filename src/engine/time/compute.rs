@@ -1,0 +1,173 @@
+//! Compute time on one GPU: GEMMs with a size-dependent efficiency, fused attention, and
+//! memory-bound element-wise work at HBM bandwidth.
+//!
+//! A GEMM of `F` FLOPs moving `D` bytes takes (roofline plus a fixed cost per kernel)
+//! `t = max(F / (peak·e_gemm), D / (HBM·e_hbm)) + τ`.
+//! The fixed cost `τ` (launch, ramp-up, the last partial wave of tiles) makes small GEMMs run far
+//! below peak: the effective efficiency is `e_gemm · F/(F + τ·peak·e_gemm)`, the same shape as
+//! Calculon's step curve by GEMM size (`calculon/processor.py`, FORMULAS.md §8) but smooth. TP
+//! shrinks every GEMM by `t`, so this is where small TP shards lose efficiency.
+//!
+//! The constants are per GPU generation ([`Generation`]), a handful of numbers each, chosen from
+//! public kernel benchmarks (cited per constant), never from the validation cases.
+
+use crate::scenario::{GpuSpec, Precision};
+
+/// GPU families that share kernel efficiencies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Generation {
+    /// V100: fp16 tensor cores, no bf16/tf32.
+    Volta,
+    /// A100: bf16/tf32 tensor cores, no FP8.
+    Ampere,
+    /// H100/H200 (and other ~1 PFLOP/s bf16 parts such as MI300X).
+    Hopper,
+    /// B200/GB200/GB300.
+    Blackwell,
+}
+
+impl Generation {
+    /// Classifies a GPU by its tensor-core peaks (works for custom GPUs too): no bf16 → Volta;
+    /// no FP8 → Ampere; bf16 below 1.5 PFLOP/s → Hopper; otherwise Blackwell.
+    pub fn of(gpu: &GpuSpec) -> Generation {
+        let p = gpu.peak_tflops;
+        match (p.bf16, p.fp8) {
+            (None, _) => Generation::Volta,
+            (Some(_), None) => Generation::Ampere,
+            (Some(b), Some(_)) if b < 1500.0 => Generation::Hopper,
+            _ => Generation::Blackwell,
+        }
+    }
+}
+
+/// Kernel efficiencies of one GPU generation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Efficiency {
+    /// Large 16-bit GEMMs: fraction of the dense tensor-core peak cuBLAS sustains.
+    pub gemm: f64,
+    /// Large FP8 GEMMs: fraction of the FP8 peak.
+    pub gemm_fp8: f64,
+    /// Fused (flash) attention, forward and backward together, fraction of the 16-bit peak.
+    pub flash_attention: f64,
+    /// Fixed cost per kernel, seconds (launch + ramp + tail wave).
+    pub kernel_s: f64,
+    /// Achievable fraction of the HBM bandwidth for streaming element-wise kernels.
+    pub hbm: f64,
+}
+
+impl Efficiency {
+    /// The constants of `g`.
+    ///
+    /// Sources (public kernel benchmarks, not the validation cases):
+    /// - A100: cuBLAS bf16 GEMMs of size ≥ 4096 sustain ≈ 250-270 of 312 TFLOP/s (0.80-0.86; NVIDIA
+    ///   "Deep Learning Performance" GEMM guide, Calculon `a100_80g.json` matrix efficiency 0.9+ for
+    ///   ≥ 16 GFLOP ops); FlashAttention-2 paper (Dao 2023, Fig. 4-6): causal head-dim 128 fwd+bwd
+    ///   ≈ 160-190 TFLOP/s (0.55); STREAM-like copies reach ≈ 0.8-0.9 of HBM.
+    /// - H100 SXM: cuBLAS bf16 ≈ 650-750 of 989 TFLOP/s at 700 W (0.70), FP8 ≈ 1200-1350 of 1979
+    ///   (0.63); FlashAttention-2/cuDNN fused attention fwd+bwd ≈ 450-550 TFLOP/s (0.50).
+    /// - V100: cuBLAS fp16 ≈ 95-105 of 125 TFLOP/s (0.80); no flash attention kernels (value
+    ///   unused by the cases; set as Ampere's).
+    /// - Blackwell: no public GEMM sweep read; Hopper's fractions are used.
+    /// - Kernel fixed cost: 5 µs launch + tail (CUDA launch latency ≈ 3-5 µs; a partial last wave
+    ///   of a ~100-tile GEMM costs about one tile time, ≈ 2-5 µs).
+    pub fn of(g: Generation) -> Efficiency {
+        match g {
+            Generation::Volta => Efficiency {
+                gemm: 0.80,
+                gemm_fp8: 0.80,
+                flash_attention: 0.55,
+                kernel_s: 5e-6,
+                hbm: 0.80,
+            },
+            Generation::Ampere => Efficiency {
+                gemm: 0.82,
+                gemm_fp8: 0.82,
+                flash_attention: 0.55,
+                kernel_s: 5e-6,
+                hbm: 0.80,
+            },
+            Generation::Hopper | Generation::Blackwell => Efficiency {
+                gemm: 0.70,
+                gemm_fp8: 0.63,
+                flash_attention: 0.50,
+                kernel_s: 5e-6,
+                hbm: 0.80,
+            },
+        }
+    }
+}
+
+/// What one GPU can do, in base units (FLOP/s, B/s), for one training precision.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Device {
+    /// Sustained GEMM FLOP/s for the precision's GEMMs (peak × efficiency).
+    pub gemm_flops: f64,
+    /// Sustained 16-bit GEMM FLOP/s (attention core GEMMs without flash, FP8 runs keep them 16-bit).
+    pub gemm16_flops: f64,
+    /// Sustained fused-attention FLOP/s.
+    pub flash_flops: f64,
+    /// Sustained HBM bytes/s.
+    pub hbm_bps: f64,
+    /// Fixed cost per kernel, s.
+    pub kernel_s: f64,
+    /// Bytes of one activation element (2 for 16-bit and FP8 runs, 4 for fp32).
+    pub act_bytes: f64,
+    /// Bytes of one GEMM operand element (1 for FP8).
+    pub gemm_bytes: f64,
+    /// Whether FP8 GEMMs (activation casts cost extra memory traffic).
+    pub fp8: bool,
+}
+
+impl Device {
+    /// Builds the sustained rates of `gpu` for `precision`. Peaks missing for a format fall back
+    /// to the next wider one (fp8 → bf16 → fp16 → fp32); never zero (at least 1 FLOP/s).
+    pub fn new(gpu: &GpuSpec, precision: Precision) -> Device {
+        let e = Efficiency::of(Generation::of(gpu));
+        let p = gpu.peak_tflops;
+        let p16 = p.bf16.or(p.fp16).or(p.fp32).unwrap_or(1.0);
+        let (peak, eff, act_bytes, gemm_bytes, fp8) = match precision {
+            Precision::Fp32 => (p.fp32.unwrap_or(p16 / 8.0), e.gemm, 4.0, 4.0, false),
+            Precision::Fp16 => (p.fp16.unwrap_or(p16), e.gemm, 2.0, 2.0, false),
+            Precision::Bf16 => (p16, e.gemm, 2.0, 2.0, false),
+            Precision::Fp8 => match p.fp8 {
+                Some(f8) => (f8, e.gemm_fp8, 2.0, 1.0, true),
+                None => (p16, e.gemm, 2.0, 2.0, false),
+            },
+        };
+        let p16_eff = if precision == Precision::Fp32 {
+            peak
+        } else {
+            p16
+        };
+        Device {
+            gemm_flops: (peak * eff * 1e12).max(1.0),
+            gemm16_flops: (p16_eff * e.gemm * 1e12).max(1.0),
+            flash_flops: (p16_eff * e.flash_attention * 1e12).max(1.0),
+            hbm_bps: (gpu.hbm_gbps * 1e9 * e.hbm).max(1.0),
+            kernel_s: e.kernel_s,
+            act_bytes,
+            gemm_bytes,
+            fp8,
+        }
+    }
+
+    /// Time of one forward GEMM `[m×k]·[k×n]` (roofline + fixed cost), seconds.
+    pub fn gemm_s(&self, m: f64, k: f64, n: f64) -> f64 {
+        let flops = 2.0 * m * k * n;
+        let bytes = self.gemm_bytes * (m * k + k * n) + self.act_bytes * m * n;
+        (flops / self.gemm_flops).max(bytes / self.hbm_bps) + self.kernel_s
+    }
+
+    /// Time of a 16-bit batched GEMM (`batch` products of `[m×k]·[k×n]`, attention without
+    /// flash), seconds.
+    pub fn bmm16_s(&self, batch: f64, m: f64, k: f64, n: f64) -> f64 {
+        let flops = 2.0 * batch * m * k * n;
+        let bytes = self.act_bytes * batch * (m * k + k * n + m * n);
+        (flops / self.gemm16_flops).max(bytes / self.hbm_bps) + self.kernel_s
+    }
+
+    /// Time to stream `bytes` through HBM in `kernels` kernels, seconds.
+    pub fn memory_s(&self, bytes: f64, kernels: f64) -> f64 {
+        bytes / self.hbm_bps + kernels * self.kernel_s
+    }
+}
