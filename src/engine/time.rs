@@ -92,13 +92,9 @@ pub fn fill(
     let heads_local = s.model.heads as f64 / tf;
     let d_h = s.model.head_dim() as f64;
     let (attn_fwd, attn_bwd) = if flash {
-        // Causal flash attention skips the masked half: forward 2·(s/c)·s·q/t per sequence,
-        // backward 2.5× (recomputes the scores: 5 GEMMs instead of 2; Dao 2023).
-        let f_fwd = 2.0 * b * (d.s / cf) * d.s * (d.q / tf);
-        (
-            f_fwd / dev.flash_flops + dev.kernel_s,
-            2.5 * f_fwd / dev.flash_flops + dev.kernel_s,
-        )
+        // Causal flash attention skips the masked half of the score matrix.
+        let elements = 0.5 * b * heads_local * (d.s / cf) * d.s;
+        dev.flash_s(elements, d_h)
     } else {
         let batch = b * heads_local;
         let sq = d.s / cf;
@@ -208,7 +204,7 @@ pub fn fill(
         };
     let emb_bwd = dev.memory_s(2.0 * tok * d.h * ab + 4.0 * d.v * d.h / tf, 2.0);
     let logit_gemm = dev.gemm_s(tok, d.h, d.v / tf);
-    let ce = dev.memory_s(16.0 * tok * d.v / tf, 4.0);
+    let ce = dev.memory_s(40.0 * tok * d.v / tf, 10.0);
     let out_fwd = logit_gemm + 0.5 * ce + if t > 1 { coll } else { 0.0 };
     let out_bwd = 2.0 * logit_gemm + 0.5 * ce + if t > 1 { coll } else { 0.0 };
 

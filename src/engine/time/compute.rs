@@ -51,6 +51,11 @@ pub struct Efficiency {
     pub flash_attention: f64,
     /// Fixed cost per kernel, seconds (launch + ramp + tail wave).
     pub kernel_s: f64,
+    /// Exponentials per second of the special-function units (softmax inside flash attention):
+    /// SMs × 16 SFU lanes × boost clock (A100 108·16·1.41 GHz = 2.4e12; H100 SXM 132·16·1.83 GHz
+    /// = 3.9e12, the figure of the FlashAttention-3 paper, Shah et al. 2024 §1; V100
+    /// 80·16·1.53 GHz = 2.0e12; Blackwell: Hopper's, not re-read).
+    pub exp_per_s: f64,
     /// Achievable fraction of the HBM bandwidth for streaming element-wise kernels.
     pub hbm: f64,
 }
@@ -77,25 +82,33 @@ impl Efficiency {
                 gemm_fp8: 0.80,
                 flash_attention: 0.55,
                 kernel_s: 5e-6,
+                exp_per_s: 2.0e12,
                 hbm: 0.80,
             },
             Generation::Ampere => Efficiency {
-                gemm: 0.82,
-                gemm_fp8: 0.82,
-                flash_attention: 0.55,
+                gemm: 0.75,
+                gemm_fp8: 0.75,
+                flash_attention: 0.45,
                 kernel_s: 5e-6,
+                exp_per_s: 2.4e12,
                 hbm: 0.80,
             },
             Generation::Hopper | Generation::Blackwell => Efficiency {
                 gemm: 0.70,
                 gemm_fp8: 0.63,
-                flash_attention: 0.50,
+                flash_attention: 0.40,
                 kernel_s: 5e-6,
+                exp_per_s: 3.9e12,
                 hbm: 0.80,
             },
         }
     }
 }
+
+/// Reduction steps' worth of fixed work per GEMM output tile (pipeline fill + epilogue):
+/// two 64-wide k-tiles (CUTLASS/cuBLAS multistage kernels keep 2-4 k-tiles in flight and the
+/// epilogue writes a 128×256 tile, about the time of two k-tiles of MMA).
+pub const GEMM_K0: f64 = 128.0;
 
 /// What one GPU can do, in base units (FLOP/s, B/s), for one training precision.
 #[derive(Clone, Copy, Debug)]
@@ -110,6 +123,8 @@ pub(crate) struct Device {
     pub hbm_bps: f64,
     /// Fixed cost per kernel, s.
     pub kernel_s: f64,
+    /// Exponentials per second (flash-attention softmax).
+    pub exp_per_s: f64,
     /// Bytes of one activation element (2 for 16-bit and FP8 runs, 4 for fp32).
     pub act_bytes: f64,
     /// Bytes of one GEMM operand element (1 for FP8).
@@ -145,6 +160,7 @@ impl Device {
             flash_flops: (p16_eff * e.flash_attention * 1e12).max(1.0),
             hbm_bps: (gpu.hbm_gbps * 1e9 * e.hbm).max(1.0),
             kernel_s: e.kernel_s,
+            exp_per_s: e.exp_per_s,
             act_bytes,
             gemm_bytes,
             fp8,
@@ -152,10 +168,30 @@ impl Device {
     }
 
     /// Time of one forward GEMM `[m×k]·[k×n]` (roofline + fixed cost), seconds.
+    ///
+    /// Each output tile runs a loop over the reduction dimension `k`, then an epilogue that
+    /// stores the tile; the epilogue and the pipeline fill cost about [`GEMM_K0`] steps of the
+    /// loop, so the sustained rate is `gemm_flops · k/(k + K0)` (short reductions — small hidden
+    /// sizes, TP-sharded inputs — run below peak).
     pub fn gemm_s(&self, m: f64, k: f64, n: f64) -> f64 {
         let flops = 2.0 * m * k * n;
         let bytes = self.gemm_bytes * (m * k + k * n) + self.act_bytes * m * n;
-        (flops / self.gemm_flops).max(bytes / self.hbm_bps) + self.kernel_s
+        let rate = self.gemm_flops * k / (k + GEMM_K0);
+        (flops / rate.max(1.0)).max(bytes / self.hbm_bps) + self.kernel_s
+    }
+
+    /// Flash attention forward and backward for `elements` score elements (`b·heads·s_q·s_k`,
+    /// causal already halved) of head dimension `d_h`, seconds: the tensor-core work
+    /// (forward 4·d_h FLOPs per element, backward 10·d_h: five GEMMs including the recomputed
+    /// scores) at the fused-attention efficiency plus one exponential per element in each pass
+    /// on the special-function units, which FlashAttention-2 does not overlap with the GEMMs
+    /// (Shah et al. 2024, FlashAttention-3 §1-3).
+    pub fn flash_s(&self, elements: f64, d_h: f64) -> (f64, f64) {
+        let exp = elements / self.exp_per_s;
+        (
+            4.0 * d_h * elements / self.flash_flops + exp + self.kernel_s,
+            10.0 * d_h * elements / self.flash_flops + exp + self.kernel_s,
+        )
     }
 
     /// Time of a 16-bit batched GEMM (`batch` products of `[m×k]·[k×n]`, attention without
