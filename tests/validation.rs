@@ -4,9 +4,9 @@
 
 use serde_json::Value;
 
-/// The public step-time MAPE reached when this test was written (see the report of issue 4):
-/// the test fails if a change makes it worse.
-const TIME_MAPE_CEILING_PCT: f64 = 12.0;
+/// The public step-time MAPE reached when this test was written (9.70 % over all 192 timed
+/// cases, see the report of issue 4), rounded up: the test fails if a change makes it worse.
+const TIME_MAPE_CEILING_PCT: f64 = 9.75;
 
 fn run_json(path: &str) -> Value {
     let args: Vec<String> = ["validate", path, "--json"]

@@ -168,7 +168,7 @@ pub fn fill(
 
     // ZeRO-3 / FSDP: per micro-batch, all-gather each layer's parameters forward and backward and
     // reduce-scatter its gradients, prefetched under the previous layer's compute.
-    let layer_params_local = layer_params(&d) / tf / if d.experts > 0.0 { 1.0 } else { 1.0 };
+    let layer_params_local = layer_params(&d) / tf;
     let pbytes = if s.training.precision == Precision::Fp32 {
         4.0
     } else {
@@ -185,6 +185,26 @@ pub fn fill(
     } else {
         0.0
     };
+
+    // FSDP copies the gathered flat buffer out to the parameters (forward and again backward)
+    // and copies gradients into the reduce-scatter buffer: read + write each time
+    // (PyTorch FSDP2 `foreach_all_gather_copy_out`, `foreach_reduce` copy-in).
+    let z3_copy_fwd = if zero3 {
+        dev.memory_s(2.0 * layer_params_local * pbytes, 1.0)
+    } else {
+        0.0
+    };
+    let z3_copy_bwd = if zero3 {
+        dev.memory_s(4.0 * layer_params_local * pbytes, 2.0)
+    } else {
+        0.0
+    };
+    // Collectives that overlap compute still take SMs (NCCL runs as kernels): compute slows by
+    // this fraction of the overlapped time (Calculon `processor_usage`: 0.15 NVLink, 0.02 IB;
+    // FORMULAS.md §7.7).
+    let u_tp = sm_usage(tp_g.link);
+    let u_cp = sm_usage(cp_g.link);
+    let u_dp = sm_usage(dp_g.link);
 
     // PP: one send forward and one backward per micro-batch per chunk, T·h/t per TP rank
     // (scatter-gather / SP-sharded boundary, Narayanan et al. 2021 §4.1).
@@ -212,8 +232,17 @@ pub fn fill(
     let custom = par.layers_per_stage.as_deref();
     let layers_total = s.model.layers;
     let per_layer_mb = layer_fwd + layer_bwd + rc_layer;
+    let tp_layer_total = tp_fwd_total
+        + tp_bwd_total
+        + if recompute == Recompute::Full {
+            tp_fwd_total
+        } else {
+            0.0
+        };
     let tp_layer_exp = tp_fwd_exp + tp_bwd_exp + rc_tp;
+    let tp_layer_exp = tp_layer_exp + u_tp * (tp_layer_total - tp_layer_exp).max(0.0);
     let cp_layer_exp = cp_fwd_exp + cp_bwd_exp;
+    let cp_layer_exp = cp_layer_exp + u_cp * (cp_fwd_total + cp_bwd_total - cp_layer_exp).max(0.0);
     let mut sum_t = 0.0;
     let mut max_t = -1.0;
     let mut crit = StageTimes::default();
@@ -242,11 +271,15 @@ pub fn fill(
             let ag_total = nl * z3_ag;
             let fwd_exp = z3_ag + (ag_total - z3_ag - st.fwd).max(0.0);
             let bwd_exp = z3_rs + (ag_total + nl * z3_rs - z3_rs - st.bwd - st.rc).max(0.0);
-            st.dp = if par.dp_comm_overlap() {
-                fwd_exp + bwd_exp
-            } else {
-                ag_total * 2.0 + nl * z3_rs
-            };
+            let total = 2.0 * ag_total + nl * z3_rs;
+            let copies = nl * (z3_copy_fwd + z3_copy_bwd);
+            st.dp = copies
+                + if par.dp_comm_overlap() {
+                    let exposed = (fwd_exp + bwd_exp).min(total);
+                    exposed + u_dp * (total - exposed)
+                } else {
+                    total
+                };
         }
         let tot = st.total();
         sum_t += tot;
@@ -284,7 +317,8 @@ pub fn fill(
         let grad_total = k * t_bucket;
         let window_bwd = crit.bwd + crit.rc + crit.tp;
         let mut exp = if par.dp_comm_overlap() {
-            t_bucket + ((k - 1.0) * t_bucket - window_bwd).max(0.0)
+            let e = (t_bucket + ((k - 1.0) * t_bucket - window_bwd).max(0.0)).min(grad_total);
+            e + u_dp * (grad_total - e)
         } else {
             grad_total
         };
@@ -295,7 +329,8 @@ pub fn fill(
             let ag_b = dp_g.gather_s(pbytes_total / k);
             let ag_total = k * ag_b;
             exp += if par.dp_comm_overlap() {
-                ag_b + ((k - 1.0) * ag_b - crit.fwd).max(0.0)
+                let e = (ag_b + ((k - 1.0) * ag_b - crit.fwd).max(0.0)).min(ag_total);
+                e + u_dp * (ag_total - e)
             } else {
                 ag_total
             };
@@ -446,6 +481,16 @@ struct StageTimes {
 impl StageTimes {
     fn total(&self) -> f64 {
         self.fwd + self.bwd + self.rc + self.tp + self.cp + self.ep + self.pp + self.dp
+    }
+}
+
+/// Fraction of compute lost while a collective on `link` overlaps it (Calculon
+/// `systems/*.json` `processor_usage`: NVLink 0.15, InfiniBand 0.02).
+fn sm_usage(link: comm::Link) -> f64 {
+    match link {
+        comm::Link::Nvlink => 0.15,
+        comm::Link::Network => 0.02,
+        comm::Link::None => 0.0,
     }
 }
 
