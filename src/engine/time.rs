@@ -66,7 +66,7 @@ pub fn fill(
     let (tf, cf) = (t as f64, c as f64);
     let b = s.training.micro_batch.max(1) as f64;
     let global_batch = s.training.global_batch as f64;
-    let m = (s.training.global_batch / (s.training.micro_batch.max(1) * dp)).max(1);
+    let m = (s.training.global_batch / s.training.micro_batch.max(1).saturating_mul(dp)).max(1);
     let mf = m as f64;
     let schedule = par.schedule();
     let recompute = s.training.recompute;
@@ -231,7 +231,6 @@ pub fn fill(
     // ---- stages ----
     let custom = par.layers_per_stage.as_deref();
     let layers_total = s.model.layers;
-    let per_layer_mb = layer_fwd + layer_bwd + rc_layer;
     let tp_layer_total = tp_fwd_total
         + tp_bwd_total
         + if recompute == Recompute::Full {
@@ -287,7 +286,6 @@ pub fn fill(
             max_t = tot;
             crit = st;
         }
-        let _ = per_layer_mb;
     }
     let bubble = pipeline::bubble_s(sum_t, max_t.max(0.0), p, m, v, schedule);
 
