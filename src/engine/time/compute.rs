@@ -217,3 +217,59 @@ impl Device {
         bytes / self.hbm_bps + kernels * self.kernel_s
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::gpu_preset;
+
+    fn dev(id: &str, p: Precision) -> Device {
+        Device::new(&gpu_preset(id).unwrap().spec, p)
+    }
+
+    #[test]
+    fn generations() {
+        let g = |id: &str| Generation::of(&gpu_preset(id).unwrap().spec);
+        assert_eq!(g("v100-sxm2-32gb"), Generation::Volta);
+        assert_eq!(g("a100-sxm4-80gb"), Generation::Ampere);
+        assert_eq!(g("h100-sxm5-80gb"), Generation::Hopper);
+        assert_eq!(g("h200-sxm-141gb"), Generation::Hopper);
+        assert_eq!(g("b200-sxm-180gb"), Generation::Blackwell);
+    }
+
+    #[test]
+    fn gemm_time_by_hand() {
+        // A100 bf16: 312 TFLOP/s × 0.72 = 224.64 TFLOP/s; k = 4096 → × 4096/4224.
+        // [8192×4096]·[4096×4096]: 2.749e11 FLOP / (2.2464e14 · 0.969697) = 1.2620 ms, + 5 µs
+        // = 1.2670 ms.
+        let d = dev("a100-sxm4-80gb", Precision::Bf16);
+        let want = 2.0 * 8192.0 * 4096.0 * 4096.0 / (312e12 * 0.72 * 4096.0 / 4224.0) + 5e-6;
+        assert!((d.gemm_s(8192.0, 4096.0, 4096.0) - want).abs() < 1e-12);
+        assert!((want - 1.2670e-3).abs() < 1e-6);
+        // A skinny GEMM is memory-bound: [1×4096]·[4096×4096] moves 2·4096² bytes of weights
+        // at 2039 GB/s × 0.8: 20.57 µs + 5 µs.
+        let t = d.gemm_s(1.0, 4096.0, 4096.0);
+        assert!(
+            (t - (2.0 * (4096.0 + 4096.0 * 4096.0) + 2.0 * 4096.0) / (2039e9 * 0.8) - 5e-6).abs()
+                < 1e-12
+        );
+        // FP8 on H100 uses the FP8 peak at its own efficiency: 1979 × 0.63.
+        let h = dev("h100-sxm5-80gb", Precision::Fp8);
+        assert!((h.gemm_flops - 1979e12 * 0.63).abs() < 1.0);
+        assert!((h.gemm16_flops - 989e12 * 0.70).abs() < 1.0);
+    }
+
+    #[test]
+    fn flash_attention_by_hand() {
+        // H100: 1e9 score elements, d_h = 128: forward 4·128·1e9 / (989e12·0.40) + 1e9/3.9e12,
+        // backward 10·128·1e9 / (989e12·0.40) + 1e9/3.9e12 (+ 5 µs each).
+        let h = dev("h100-sxm5-80gb", Precision::Bf16);
+        let (f, b) = h.flash_s(1e9, 128.0);
+        let mm = 989e12 * 0.40;
+        assert!((f - (512e9 / mm + 1e9 / 3.9e12 + 5e-6)).abs() < 1e-12);
+        assert!((b - (1280e9 / mm + 1e9 / 3.9e12 + 5e-6)).abs() < 1e-12);
+        // Smaller heads spend relatively more on exponentials: lower FLOP efficiency.
+        let (f64_, _) = h.flash_s(2e9, 64.0);
+        assert!(f64_ > f);
+    }
+}
