@@ -343,3 +343,40 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+    /// Extreme but valid inputs never panic and never give NaN.
+    #[test]
+    fn extreme_inputs_do_not_panic(
+        layers in 1u64..5000, h_mul in 1u64..2000, seq in 1u64..2_000_000, b in 1u64..64,
+        tp_e in 0u32..7, pp in 1u64..64, vocab in 1u64..1_000_000, moe in any::<bool>(),
+        zero in 0u8..=3, flash in any::<bool>(), gpu in 0usize..6,
+    ) {
+        let tp = 1u64 << tp_e;
+        let gpus = ["a100-sxm4-40gb", "h100-pcie-80gb", "gb300", "mi300x", "v100-sxm2-16gb", "h100-sxm5-96gb"];
+        let moe_json = if moe { r#"{"experts": 64, "top_k": 2, "expert_ffn_hidden": 1024}"# } else { "null" };
+        let ep = if moe { 2 } else { 1 };
+        let json = format!(
+            r#"{{"model": {{"layers": {layers}, "hidden": {h}, "heads": {tp}, "vocab": {vocab},
+                "seq_len": {seq}, "moe": {moe_json}}},
+              "training": {{"global_batch": {gb}, "micro_batch": {b}, "precision": "{prec}",
+                "recompute": "full", "flash_attention": {flash}}},
+              "parallel": {{"tp": {tp}, "pp": {pp}, "dp": 2, "ep": {ep}, "zero_stage": {zero}}},
+              "cluster": {{"gpu": "{g}", "num_gpus": {n}}}}}"#,
+            h = tp * h_mul * 8,
+            gb = b * 2 * 3,
+            prec = if gpu == 4 { "fp16" } else { "bf16" },
+            g = gpus[gpu],
+            n = tp * pp * 2,
+        );
+        let s = scenario::parse(&json).unwrap();
+        if s.validate().is_ok() {
+            let e = estimate(&s).unwrap();
+            let t = &e.time;
+            prop_assert!(!t.step_s.is_nan());
+            prop_assert!(!e.throughput.mfu.is_nan());
+            prop_assert!(t.step_s > 0.0);
+        }
+    }
+}
