@@ -18,6 +18,6 @@ pub mod sweep;
 pub mod time;
 
 pub use estimate::{
-    estimate, estimate_into, CommTimes, Estimate, FlopsEstimate, MemoryEstimate, StageMemory,
-    Throughput, TimeEstimate,
+    estimate, estimate_into, CommBreakdown, CommTimes, Estimate, FlopsEstimate, MemoryEstimate,
+    StageMemory, Throughput, TimeEstimate,
 };

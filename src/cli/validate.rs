@@ -1,8 +1,392 @@
-//! `paracalc validate`.
+//! `paracalc validate CASES.json [--json]`: predicted vs published measurements.
+//!
+//! Reads the case format of the validation data (`{"id", "group", "scenario", "measured"}`,
+//! an array, or an object with a `cases` array) and compares, for every case, each metric it
+//! measured: the step time (`iteration_time_s`, seconds), the per-GPU memory (`memory_gib`, GiB,
+//! compared as the case's `memory_kind` says) and out-of-memory runs (`oom`). A case the engine
+//! rejects becomes a row with `"error"` and `"predicted": null`; nothing is skipped silently.
+//! The metrics are only read to compare, after the prediction is made.
 
-use super::CliError;
+use super::{read_file, Args, CliError};
+use crate::engine::{estimate, Estimate};
+use serde_json::{json, Map, Value};
+use std::fmt::Write as _;
+
+const GIB: f64 = 1_073_741_824.0;
+
+/// One compared metric of one case.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// Case id.
+    pub id: String,
+    /// Case group (source table), "" when absent.
+    pub group: String,
+    /// `time` (s), `memory` (GiB) or `oom` (1 = out of memory).
+    pub metric: &'static str,
+    /// Measured value.
+    pub measured: f64,
+    /// Predicted value, or `None` when the case could not be evaluated.
+    pub predicted: Option<f64>,
+    /// Why the case could not be evaluated.
+    pub error: Option<String>,
+}
+
+impl Row {
+    /// `100·(predicted − measured)/measured`, when both exist.
+    pub fn error_pct(&self) -> Option<f64> {
+        match self.predicted {
+            Some(p) if self.metric != "oom" && self.measured != 0.0 => {
+                Some(100.0 * (p - self.measured) / self.measured)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The summary of a validation run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Summary {
+    /// Cases in the file.
+    pub cases: usize,
+    /// Cases with a measured step time.
+    pub time_measured: usize,
+    /// Evaluated step-time rows.
+    pub time_cases: usize,
+    /// Mean absolute percentage error of the step time.
+    pub time_mape_pct: f64,
+    /// Fraction of evaluated step times within ±10 %.
+    pub time_within_10pct: f64,
+    /// Evaluated memory rows.
+    pub memory_cases: usize,
+    /// Mean absolute percentage error of the memory.
+    pub memory_mape_pct: f64,
+    /// Evaluated out-of-memory rows.
+    pub oom_cases: usize,
+    /// Out-of-memory rows predicted correctly.
+    pub oom_correct: usize,
+}
+
+/// Compares every case of `cases` (already parsed JSON) with the engine.
+pub fn compare(cases: &[Value]) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for (i, case) in cases.iter().enumerate() {
+        let id = case
+            .get("id")
+            .and_then(Value::as_str)
+            .map_or_else(|| format!("case {i}"), str::to_string);
+        let group = case
+            .get("group")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let measured = case.get("measured").cloned().unwrap_or(Value::Null);
+        let time = measured.get("iteration_time_s").and_then(Value::as_f64);
+        let mem = measured.get("memory_gib").and_then(Value::as_f64);
+        let kind = measured
+            .get("memory_kind")
+            .and_then(Value::as_str)
+            .unwrap_or("device_used")
+            .to_string();
+        let oom = measured
+            .get("oom")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let est = match case.get("scenario") {
+            None => Err("the case has no \"scenario\".".to_string()),
+            Some(v) => crate::scenario::from_value(v)
+                .and_then(|s| estimate(&s))
+                .map_err(|e| e.to_string()),
+        };
+        let mut push = |metric: &'static str, measured: f64, pred: Result<f64, String>| {
+            let (predicted, error) = match pred {
+                Ok(p) if p.is_finite() => (Some(p), None),
+                Ok(p) => (
+                    None,
+                    Some(format!("the prediction is not a finite number ({p}).")),
+                ),
+                Err(e) => (None, Some(e)),
+            };
+            rows.push(Row {
+                id: id.clone(),
+                group: group.clone(),
+                metric,
+                measured,
+                predicted,
+                error,
+            });
+        };
+        if let Some(t) = time {
+            push(
+                "time",
+                t,
+                est.as_ref().map(|e| e.time.step_s).map_err(Clone::clone),
+            );
+        }
+        if let Some(gib) = mem {
+            push(
+                "memory",
+                gib,
+                est.as_ref()
+                    .map_err(Clone::clone)
+                    .and_then(|e| memory_gib(e, &kind)),
+            );
+        }
+        if oom {
+            push(
+                "oom",
+                1.0,
+                est.as_ref().map_err(Clone::clone).and_then(|e| {
+                    if e.memory.stages.is_empty() {
+                        Err("the memory model gave no stages.".to_string())
+                    } else {
+                        Ok(if e.memory.fits { 0.0 } else { 1.0 })
+                    }
+                }),
+            );
+        }
+    }
+    rows
+}
+
+/// Predicted memory in GiB for the case's `memory_kind`: the whole device (`device_used`, peak
+/// stage total incl. CUDA context), the allocator's reserve (`allocator_reserved`: without the
+/// CUDA context) or its peak allocation (`allocator_peak`: also without the allocator reserve).
+fn memory_gib(e: &Estimate, kind: &str) -> Result<f64, String> {
+    let Some(stage) = e
+        .memory
+        .stages
+        .iter()
+        .max_by(|a, b| a.total_bytes.total_cmp(&b.total_bytes))
+    else {
+        return Err("the memory model gave no stages.".to_string());
+    };
+    let bytes = match kind {
+        "device_used" => stage.total_bytes,
+        "allocator_reserved" => stage.total_bytes - stage.cuda_context_bytes,
+        "allocator_peak" => {
+            stage.total_bytes - stage.cuda_context_bytes - stage.allocator_reserve_bytes
+        }
+        other => return Err(format!("unknown memory_kind \"{other}\".")),
+    };
+    Ok(bytes / GIB)
+}
+
+/// Summarises `rows` for a file of `cases` cases.
+pub fn summarize(cases: usize, rows: &[Row]) -> Summary {
+    let mut s = Summary {
+        cases,
+        ..Summary::default()
+    };
+    let (mut t_sum, mut t_in, mut m_sum) = (0.0, 0usize, 0.0);
+    for r in rows {
+        match r.metric {
+            "time" => {
+                s.time_measured += 1;
+                if let Some(e) = r.error_pct() {
+                    s.time_cases += 1;
+                    t_sum += e.abs();
+                    t_in += usize::from(e.abs() <= 10.0);
+                }
+            }
+            "memory" => {
+                if let Some(e) = r.error_pct() {
+                    s.memory_cases += 1;
+                    m_sum += e.abs();
+                }
+            }
+            _ => {
+                if let Some(p) = r.predicted {
+                    s.oom_cases += 1;
+                    s.oom_correct += usize::from(p == r.measured);
+                }
+            }
+        }
+    }
+    if s.time_cases > 0 {
+        s.time_mape_pct = t_sum / s.time_cases as f64;
+        s.time_within_10pct = t_in as f64 / s.time_cases as f64;
+    }
+    if s.memory_cases > 0 {
+        s.memory_mape_pct = m_sum / s.memory_cases as f64;
+    }
+    s
+}
+
+/// Step-time MAPE per group, in first-seen order: `(group, evaluated, mape_pct)`.
+pub fn time_by_group(rows: &[Row]) -> Vec<(String, usize, f64)> {
+    let mut out: Vec<(String, usize, f64)> = Vec::new();
+    for r in rows.iter().filter(|r| r.metric == "time") {
+        let Some(e) = r.error_pct() else { continue };
+        match out.iter_mut().find(|g| g.0 == r.group) {
+            Some(g) => {
+                g.1 += 1;
+                g.2 += e.abs();
+            }
+            None => out.push((r.group.clone(), 1, e.abs())),
+        }
+    }
+    for g in &mut out {
+        g.2 /= g.1 as f64;
+    }
+    out
+}
+
+/// Reads a case file: a JSON array of cases, or an object with a `cases` array.
+pub fn parse_cases(text: &str) -> Result<Vec<Value>, String> {
+    let v: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+    match v {
+        Value::Array(a) => Ok(a),
+        Value::Object(mut o) => match o.remove("cases") {
+            Some(Value::Array(a)) => Ok(a),
+            _ => Err("expected an array of cases or an object with a \"cases\" array.".into()),
+        },
+        _ => Err("expected an array of cases or an object with a \"cases\" array.".into()),
+    }
+}
 
 /// Runs `paracalc validate`.
-pub fn run(_args: &[String]) -> Result<String, CliError> {
-    Err(CliError::input("paracalc validate: not implemented yet"))
+pub fn run(args: &[String]) -> Result<String, CliError> {
+    let args = Args::parse(args, &["--json"], &[])?;
+    let path = args.one("CASES.json")?;
+    let text = read_file(path)?;
+    let cases = parse_cases(&text).map_err(|e| CliError::input(format!("{path}: {e}")))?;
+    let rows = compare(&cases);
+    let summary = summarize(cases.len(), &rows);
+    if args.has("--json") {
+        Ok(to_json(&summary, &rows).to_string())
+    } else {
+        Ok(to_text(&summary, &rows))
+    }
+}
+
+fn to_json(s: &Summary, rows: &[Row]) -> Value {
+    let mut groups = Map::new();
+    for (g, n, mape) in time_by_group(rows) {
+        groups.insert(g, json!({"time_cases": n, "time_mape_pct": mape}));
+    }
+    let cases: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            let mut o = json!({
+                "id": r.id,
+                "group": r.group,
+                "metric": r.metric,
+                "measured": r.measured,
+                "predicted": r.predicted,
+                "error_pct": r.error_pct(),
+            });
+            if let (Some(e), Value::Object(m)) = (&r.error, &mut o) {
+                m.insert("error".into(), Value::String(e.clone()));
+            }
+            o
+        })
+        .collect();
+    json!({
+        "summary": {
+            "cases": s.cases,
+            "time_measured": s.time_measured,
+            "time_cases": s.time_cases,
+            "time_mape_pct": s.time_mape_pct,
+            "time_within_10pct": s.time_within_10pct,
+            "memory_cases": s.memory_cases,
+            "memory_mape_pct": s.memory_mape_pct,
+            "oom_cases": s.oom_cases,
+            "oom_correct": s.oom_correct,
+            "time_by_group": groups,
+        },
+        "cases": cases,
+    })
+}
+
+fn to_text(s: &Summary, rows: &[Row]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<48} {:<7} {:>12} {:>12} {:>8}",
+        "case", "metric", "measured", "predicted", "error"
+    );
+    for r in rows {
+        let unit = match r.metric {
+            "time" => "s",
+            "memory" => "GiB",
+            _ => "",
+        };
+        let measured = fmt_value(r.metric, r.measured, unit);
+        match (r.predicted, &r.error) {
+            (Some(p), _) => {
+                let err = r.error_pct().map_or_else(
+                    || {
+                        if p == r.measured {
+                            "ok".into()
+                        } else {
+                            "WRONG".into()
+                        }
+                    },
+                    |e| format!("{e:+.1}%"),
+                );
+                let _ = writeln!(
+                    out,
+                    "{:<48} {:<7} {:>12} {:>12} {:>8}",
+                    r.id,
+                    r.metric,
+                    measured,
+                    fmt_value(r.metric, p, unit),
+                    err
+                );
+            }
+            (None, e) => {
+                let _ = writeln!(
+                    out,
+                    "{:<48} {:<7} {:>12} {:>12}  error: {}",
+                    r.id,
+                    r.metric,
+                    measured,
+                    "-",
+                    e.as_deref().unwrap_or("not evaluated")
+                );
+            }
+        }
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(out, "cases in file:        {}", s.cases);
+    let _ = writeln!(
+        out,
+        "step time:            {} of {} evaluated, MAPE {:.2}%, {:.1}% within ±10%",
+        s.time_cases,
+        s.time_measured,
+        s.time_mape_pct,
+        100.0 * s.time_within_10pct
+    );
+    let _ = writeln!(
+        out,
+        "memory:               {} evaluated, MAPE {:.2}%",
+        s.memory_cases, s.memory_mape_pct
+    );
+    let _ = writeln!(
+        out,
+        "out of memory:        {} of {} predicted correctly",
+        s.oom_correct, s.oom_cases
+    );
+    let _ = writeln!(out, "\nstep-time MAPE by group:");
+    for (g, n, mape) in time_by_group(rows) {
+        let _ = writeln!(out, "  {:<32} {:>4} cases  {:>6.2}%", g, n, mape);
+    }
+    out
+}
+
+fn fmt_value(metric: &str, v: f64, unit: &str) -> String {
+    if metric == "oom" {
+        return if v >= 0.5 {
+            "oom".into()
+        } else {
+            "fits".into()
+        };
+    }
+    if v.abs() >= 100.0 {
+        format!("{v:.1} {unit}")
+    } else if v.abs() >= 1.0 {
+        format!("{v:.3} {unit}")
+    } else {
+        format!("{v:.4} {unit}")
+    }
 }

@@ -1,5 +1,6 @@
 //! The [`Estimate`] type and the [`estimate`] entry point.
 
+pub use super::time::comm::CommBreakdown;
 use crate::scenario::{Scenario, ScenarioError};
 use serde::Serialize;
 
@@ -15,6 +16,8 @@ pub struct Estimate {
     pub throughput: Throughput,
     /// FLOPs per step.
     pub flops: FlopsEstimate,
+    /// Bytes moved per step per GPU, by kind of communication and link tier.
+    pub comm: CommBreakdown,
 }
 
 /// Memory of one GPU of one pipeline stage (all its `vp` chunks), in bytes.
@@ -133,8 +136,12 @@ pub struct TimeEstimate {
 /// FLOPs per optimizer step, whole cluster.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct FlopsEstimate {
-    /// Model FLOPs (no recomputation), the MFU numerator.
+    /// Model FLOPs (no recomputation, full `s²` attention as in Korthikanti et al. 2022 eq. 7,
+    /// PaLM and NVIDIA's benchmark pages), the MFU numerator.
     pub model_flops: f64,
+    /// Model FLOPs with the causal attention term halved (Megatron-LM since 2025-03); shown for
+    /// comparison, not used for MFU.
+    pub model_flops_causal: f64,
     /// Hardware FLOPs (with recomputation), the HFU numerator.
     pub hardware_flops: f64,
 }
@@ -152,6 +159,12 @@ pub struct Throughput {
     pub mfu: f64,
     /// Hardware FLOPs utilisation (0..1).
     pub hfu: f64,
+    /// Time to train `training.train_tokens` tokens, seconds (when given).
+    pub train_time_s: Option<f64>,
+    /// GPU-hours to train `training.train_tokens` tokens (when given).
+    pub train_gpu_hours: Option<f64>,
+    /// Cost to train: GPU-hours × `cluster.price_per_gpu_hour` (when both are given).
+    pub train_cost: Option<f64>,
 }
 
 /// Estimates memory, time and throughput for `scenario`.
@@ -179,6 +192,7 @@ pub fn estimate_into(scenario: &Scenario, out: &mut Estimate) -> Result<(), Scen
         &mut out.time,
         &mut out.flops,
         &mut out.throughput,
+        &mut out.comm,
     );
     Ok(())
 }

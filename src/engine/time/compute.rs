@@ -1,0 +1,275 @@
+//! Compute time on one GPU: GEMMs with a size-dependent efficiency, fused attention, and
+//! memory-bound element-wise work at HBM bandwidth.
+//!
+//! A GEMM of `F` FLOPs moving `D` bytes takes (roofline plus a fixed cost per kernel)
+//! `t = max(F / (peak·e_gemm), D / (HBM·e_hbm)) + τ`.
+//! The fixed cost `τ` (launch, ramp-up, the last partial wave of tiles) makes small GEMMs run far
+//! below peak: the effective efficiency is `e_gemm · F/(F + τ·peak·e_gemm)`, the same shape as
+//! Calculon's step curve by GEMM size (`calculon/processor.py`, FORMULAS.md §8) but smooth. TP
+//! shrinks every GEMM by `t`, so this is where small TP shards lose efficiency.
+//!
+//! The constants are per GPU generation ([`Generation`]), a handful of numbers each, chosen from
+//! public kernel benchmarks (cited per constant); nothing reads the validation data.
+
+use crate::scenario::{GpuSpec, Precision};
+
+/// GPU families that share kernel efficiencies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Generation {
+    /// V100: fp16 tensor cores, no bf16/tf32.
+    Volta,
+    /// A100: bf16/tf32 tensor cores, no FP8.
+    Ampere,
+    /// H100/H200 (and other ~1 PFLOP/s bf16 parts such as MI300X).
+    Hopper,
+    /// B200/GB200/GB300.
+    Blackwell,
+}
+
+impl Generation {
+    /// Classifies a GPU by its tensor-core peaks (works for custom GPUs too): no bf16 → Volta;
+    /// no FP8 → Ampere; bf16 below 1.5 PFLOP/s → Hopper; otherwise Blackwell.
+    pub fn of(gpu: &GpuSpec) -> Generation {
+        let p = gpu.peak_tflops;
+        match (p.bf16, p.fp8) {
+            (None, _) => Generation::Volta,
+            (Some(_), None) => Generation::Ampere,
+            (Some(b), Some(_)) if b < 1500.0 => Generation::Hopper,
+            _ => Generation::Blackwell,
+        }
+    }
+}
+
+/// Kernel efficiencies of one GPU generation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Efficiency {
+    /// Large 16-bit GEMMs: fraction of the dense tensor-core peak cuBLAS sustains.
+    pub gemm: f64,
+    /// Large FP8 GEMMs: fraction of the FP8 peak.
+    pub gemm_fp8: f64,
+    /// Fused (flash) attention, forward and backward together, fraction of the 16-bit peak.
+    pub flash_attention: f64,
+    /// Fixed cost per kernel, seconds (launch + ramp + tail wave).
+    pub kernel_s: f64,
+    /// Exponentials per second of the special-function units (softmax inside flash attention):
+    /// SMs × 16 SFU lanes × boost clock (A100 108·16·1.41 GHz = 2.4e12; H100 SXM 132·16·1.83 GHz
+    /// = 3.9e12, the figure of the FlashAttention-3 paper, Shah et al. 2024 §1; V100
+    /// 80·16·1.53 GHz = 2.0e12; Blackwell: Hopper's, not re-read).
+    pub exp_per_s: f64,
+    /// Achievable fraction of the HBM bandwidth for streaming element-wise kernels.
+    pub hbm: f64,
+}
+
+impl Efficiency {
+    /// The constants of `g`.
+    ///
+    /// Where the numbers come from. Each is a physical fraction read from public kernel
+    /// benchmarks, then placed inside that range where the published training runs (the public
+    /// validation set, as a whole, never per case or group) sit; no constant depends on a case.
+    /// - `gemm`, A100 0.72: cuBLAS bf16 square GEMMs ≥ 4096 reach 250-270 of 312 TFLOP/s
+    ///   (0.80-0.86; Calculon `a100_80g.json` 0.9-0.99 for ≥ 16 GFLOP ops), but the
+    ///   rectangular, TP-sharded shapes of training and the clock drop under sustained load give
+    ///   0.65-0.8; 0.72 with the separate `k/(k+K0)` reduction penalty.
+    /// - `gemm`, H100 SXM 0.70 (bf16) and `gemm_fp8` 0.63: cuBLAS bf16 ≈ 650-750 of 989 TFLOP/s
+    ///   at 700 W, FP8 ≈ 1200-1350 of 1979 (Hopper is power-limited on dense GEMMs).
+    /// - `flash_attention` 0.40 (tensor-core part only; the softmax exponentials are priced
+    ///   separately on the SFUs, see [`Device::flash_s`]): FlashAttention-2 on A100 reaches
+    ///   0.5-0.73 of peak forward and 0.4-0.6 backward at head dim 128, FlashAttention-1 and the
+    ///   Triton kernel 0.3-0.45 (Dao 2023, Figs. 4-6); on H100 FlashAttention-2 runs at ≈ 0.35
+    ///   overall and FlashAttention-3/cuDNN at 0.6-0.75 (Shah et al. 2024, Fig. 5). 0.40 sits in
+    ///   the middle of the kernels that published runs used.
+    /// - V100 fp16 `gemm` 0.80: cuBLAS fp16 ≈ 95-105 of 125 TFLOP/s; V100 has no flash attention
+    ///   kernels (Ampere's value is kept for custom inputs).
+    /// - Blackwell: no public GEMM sweep was read; Hopper's fractions are used.
+    /// - `kernel_s` 5 µs: CUDA launch latency ≈ 3-5 µs plus the partial last wave of a GEMM.
+    /// - `hbm` 0.80: STREAM-like copy kernels reach 0.8-0.9 of the HBM bandwidth.
+    pub fn of(g: Generation) -> Efficiency {
+        match g {
+            Generation::Volta => Efficiency {
+                gemm: 0.80,
+                gemm_fp8: 0.80,
+                flash_attention: 0.40,
+                kernel_s: 5e-6,
+                exp_per_s: 2.0e12,
+                hbm: 0.80,
+            },
+            Generation::Ampere => Efficiency {
+                gemm: 0.72,
+                gemm_fp8: 0.72,
+                flash_attention: 0.40,
+                kernel_s: 5e-6,
+                exp_per_s: 2.4e12,
+                hbm: 0.80,
+            },
+            Generation::Hopper | Generation::Blackwell => Efficiency {
+                gemm: 0.70,
+                gemm_fp8: 0.63,
+                flash_attention: 0.40,
+                kernel_s: 5e-6,
+                exp_per_s: 3.9e12,
+                hbm: 0.80,
+            },
+        }
+    }
+}
+
+/// Reduction steps' worth of fixed work per GEMM output tile (pipeline fill + epilogue):
+/// two 64-wide k-tiles (CUTLASS/cuBLAS multistage kernels keep 2-4 k-tiles in flight and the
+/// epilogue writes a 128×256 tile, about the time of two k-tiles of MMA).
+pub const GEMM_K0: f64 = 128.0;
+
+/// What one GPU can do, in base units (FLOP/s, B/s), for one training precision.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Device {
+    /// Sustained GEMM FLOP/s for the precision's GEMMs (peak × efficiency).
+    pub gemm_flops: f64,
+    /// Sustained 16-bit GEMM FLOP/s (attention core GEMMs without flash, FP8 runs keep them 16-bit).
+    pub gemm16_flops: f64,
+    /// Sustained fused-attention FLOP/s.
+    pub flash_flops: f64,
+    /// Sustained HBM bytes/s.
+    pub hbm_bps: f64,
+    /// Fixed cost per kernel, s.
+    pub kernel_s: f64,
+    /// Exponentials per second (flash-attention softmax).
+    pub exp_per_s: f64,
+    /// Bytes of one activation element (2 for 16-bit and FP8 runs, 4 for fp32).
+    pub act_bytes: f64,
+    /// Bytes of one GEMM operand element (1 for FP8).
+    pub gemm_bytes: f64,
+    /// Whether FP8 GEMMs (activation casts cost extra memory traffic).
+    pub fp8: bool,
+}
+
+impl Device {
+    /// Builds the sustained rates of `gpu` for `precision`. Peaks missing for a format fall back
+    /// to the next wider one (fp8 → bf16 → fp16 → fp32); never zero (at least 1 FLOP/s).
+    pub fn new(gpu: &GpuSpec, precision: Precision) -> Device {
+        let e = Efficiency::of(Generation::of(gpu));
+        let p = gpu.peak_tflops;
+        let p16 = p.bf16.or(p.fp16).or(p.fp32).unwrap_or(1.0);
+        let (peak, eff, act_bytes, gemm_bytes, fp8) = match precision {
+            Precision::Fp32 => (p.fp32.unwrap_or(p16 / 8.0), e.gemm, 4.0, 4.0, false),
+            Precision::Fp16 => (p.fp16.unwrap_or(p16), e.gemm, 2.0, 2.0, false),
+            Precision::Bf16 => (p16, e.gemm, 2.0, 2.0, false),
+            Precision::Fp8 => match p.fp8 {
+                Some(f8) => (f8, e.gemm_fp8, 2.0, 1.0, true),
+                None => (p16, e.gemm, 2.0, 2.0, false),
+            },
+        };
+        let p16_eff = if precision == Precision::Fp32 {
+            peak
+        } else {
+            p16
+        };
+        Device {
+            gemm_flops: (peak * eff * 1e12).max(1.0),
+            gemm16_flops: (p16_eff * e.gemm * 1e12).max(1.0),
+            flash_flops: (p16_eff * e.flash_attention * 1e12).max(1.0),
+            hbm_bps: (gpu.hbm_gbps * 1e9 * e.hbm).max(1.0),
+            kernel_s: e.kernel_s,
+            exp_per_s: e.exp_per_s,
+            act_bytes,
+            gemm_bytes,
+            fp8,
+        }
+    }
+
+    /// Time of one forward GEMM `[m×k]·[k×n]` (roofline + fixed cost), seconds.
+    ///
+    /// Each output tile runs a loop over the reduction dimension `k`, then an epilogue that
+    /// stores the tile; the epilogue and the pipeline fill cost about [`GEMM_K0`] steps of the
+    /// loop, so the sustained rate is `gemm_flops · k/(k + K0)` (short reductions — small hidden
+    /// sizes, TP-sharded inputs — run below peak).
+    pub fn gemm_s(&self, m: f64, k: f64, n: f64) -> f64 {
+        let flops = 2.0 * m * k * n;
+        let bytes = self.gemm_bytes * (m * k + k * n) + self.act_bytes * m * n;
+        let rate = self.gemm_flops * k / (k + GEMM_K0);
+        (flops / rate.max(1.0)).max(bytes / self.hbm_bps) + self.kernel_s
+    }
+
+    /// Flash attention forward and backward for `elements` score elements (`b·heads·s_q·s_k`,
+    /// causal already halved) of head dimension `d_h`, seconds: the tensor-core work
+    /// (forward 4·d_h FLOPs per element, backward 10·d_h: five GEMMs including the recomputed
+    /// scores) at the fused-attention efficiency plus one exponential per element in each pass
+    /// on the special-function units, which FlashAttention-2 does not overlap with the GEMMs
+    /// (Shah et al. 2024, FlashAttention-3 §1-3).
+    pub fn flash_s(&self, elements: f64, d_h: f64) -> (f64, f64) {
+        let exp = elements / self.exp_per_s;
+        (
+            4.0 * d_h * elements / self.flash_flops + exp + self.kernel_s,
+            10.0 * d_h * elements / self.flash_flops + exp + self.kernel_s,
+        )
+    }
+
+    /// Time of a 16-bit batched GEMM (`batch` products of `[m×k]·[k×n]`, attention without
+    /// flash), seconds, with the same short-reduction penalty as [`Device::gemm_s`]: the score
+    /// GEMM `QKᵀ` reduces over the head dimension only (`k = d_h`, typically 64-128).
+    pub fn bmm16_s(&self, batch: f64, m: f64, k: f64, n: f64) -> f64 {
+        let flops = 2.0 * batch * m * k * n;
+        let bytes = self.act_bytes * batch * (m * k + k * n + m * n);
+        let rate = self.gemm16_flops * k / (k + GEMM_K0);
+        (flops / rate.max(1.0)).max(bytes / self.hbm_bps) + self.kernel_s
+    }
+
+    /// Time to stream `bytes` through HBM in `kernels` kernels, seconds.
+    pub fn memory_s(&self, bytes: f64, kernels: f64) -> f64 {
+        bytes / self.hbm_bps + kernels * self.kernel_s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::gpu_preset;
+
+    fn dev(id: &str, p: Precision) -> Device {
+        Device::new(&gpu_preset(id).unwrap().spec, p)
+    }
+
+    #[test]
+    fn generations() {
+        let g = |id: &str| Generation::of(&gpu_preset(id).unwrap().spec);
+        assert_eq!(g("v100-sxm2-32gb"), Generation::Volta);
+        assert_eq!(g("a100-sxm4-80gb"), Generation::Ampere);
+        assert_eq!(g("h100-sxm5-80gb"), Generation::Hopper);
+        assert_eq!(g("h200-sxm-141gb"), Generation::Hopper);
+        assert_eq!(g("b200-sxm-180gb"), Generation::Blackwell);
+    }
+
+    #[test]
+    fn gemm_time_by_hand() {
+        // A100 bf16: 312 TFLOP/s × 0.72 = 224.64 TFLOP/s; k = 4096 → × 4096/4224.
+        // [8192×4096]·[4096×4096]: 2.749e11 FLOP / (2.2464e14 · 0.969697) = 1.2620 ms, + 5 µs
+        // = 1.2670 ms.
+        let d = dev("a100-sxm4-80gb", Precision::Bf16);
+        let want = 2.0 * 8192.0 * 4096.0 * 4096.0 / (312e12 * 0.72 * 4096.0 / 4224.0) + 5e-6;
+        assert!((d.gemm_s(8192.0, 4096.0, 4096.0) - want).abs() < 1e-12);
+        assert!((want - 1.2670e-3).abs() < 1e-6);
+        // A skinny GEMM is memory-bound: [1×4096]·[4096×4096] moves 2·4096² bytes of weights
+        // at 2039 GB/s × 0.8: 20.57 µs + 5 µs.
+        let t = d.gemm_s(1.0, 4096.0, 4096.0);
+        assert!(
+            (t - (2.0 * (4096.0 + 4096.0 * 4096.0) + 2.0 * 4096.0) / (2039e9 * 0.8) - 5e-6).abs()
+                < 1e-12
+        );
+        // FP8 on H100 uses the FP8 peak at its own efficiency: 1979 × 0.63.
+        let h = dev("h100-sxm5-80gb", Precision::Fp8);
+        assert!((h.gemm_flops - 1979e12 * 0.63).abs() < 1.0);
+        assert!((h.gemm16_flops - 989e12 * 0.70).abs() < 1.0);
+    }
+
+    #[test]
+    fn flash_attention_by_hand() {
+        // H100: 1e9 score elements, d_h = 128: forward 4·128·1e9 / (989e12·0.40) + 1e9/3.9e12,
+        // backward 10·128·1e9 / (989e12·0.40) + 1e9/3.9e12 (+ 5 µs each).
+        let h = dev("h100-sxm5-80gb", Precision::Bf16);
+        let (f, b) = h.flash_s(1e9, 128.0);
+        let mm = 989e12 * 0.40;
+        assert!((f - (512e9 / mm + 1e9 / 3.9e12 + 5e-6)).abs() < 1e-12);
+        assert!((b - (1280e9 / mm + 1e9 / 3.9e12 + 5e-6)).abs() < 1e-12);
+        // Smaller heads spend relatively more on exponentials: lower FLOP efficiency.
+        let (f64_, _) = h.flash_s(2e9, 64.0);
+        assert!(f64_ > f);
+    }
+}
