@@ -148,27 +148,23 @@ pub fn compare(cases: &[Value]) -> Vec<Row> {
     rows
 }
 
-/// Predicted memory in GiB for the case's `memory_kind`: the whole device (`device_used`, peak
-/// stage total incl. CUDA context), the allocator's reserve (`allocator_reserved`: without the
-/// CUDA context) or its peak allocation (`allocator_peak`: also without the allocator reserve).
+/// Predicted memory in GiB for the case's `memory_kind`, the largest over stages: the whole
+/// device (`device_used`: everything incl. the CUDA context), the PyTorch allocator's reserve
+/// (`allocator_reserved`: without the CUDA context and without NCCL's buffers, which NCCL
+/// allocates outside PyTorch's caching allocator) or its peak allocation (`allocator_peak`: also
+/// without the allocator's reserve).
 fn memory_gib(e: &Estimate, kind: &str) -> Result<f64, String> {
-    let Some(stage) = e
-        .memory
-        .stages
-        .iter()
-        .max_by(|a, b| a.total_bytes.total_cmp(&b.total_bytes))
-    else {
-        return Err("the memory model gave no stages.".to_string());
-    };
-    let bytes = match kind {
-        "device_used" => stage.total_bytes,
-        "allocator_reserved" => stage.total_bytes - stage.cuda_context_bytes,
-        "allocator_peak" => {
-            stage.total_bytes - stage.cuda_context_bytes - stage.allocator_reserve_bytes
-        }
+    let metric: fn(&crate::engine::StageMemory) -> f64 = match kind {
+        "device_used" => |s| s.total_bytes,
+        "allocator_reserved" => |s| s.allocator_reserved_bytes(),
+        "allocator_peak" => |s| s.allocator_reserved_bytes() - s.allocator_reserve_bytes,
         other => return Err(format!("unknown memory_kind \"{other}\".")),
     };
-    Ok(bytes / GIB)
+    let peak = e.memory.stages.iter().map(metric).fold(f64::NAN, f64::max);
+    if peak.is_nan() {
+        return Err("the memory model gave no stages.".to_string());
+    }
+    Ok(peak / GIB)
 }
 
 /// Summarises `rows` for a file of `cases` cases.

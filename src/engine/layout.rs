@@ -45,7 +45,8 @@ pub fn chunk_layers(layers: u64, pp: u64, vp: u64, custom: Option<&[u64]>, chunk
     }
     let base = layers / chunks;
     let rem = layers % chunks;
-    let start = (chunks - rem) / 2;
+    // Centre the extra layers, rounding towards the end so stage 0 is the last to get one.
+    let start = (chunks - rem).div_ceil(2);
     base + u64::from(chunk >= start && chunk < start + rem)
 }
 
