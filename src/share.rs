@@ -115,7 +115,7 @@ pub const MAX_LINK_BYTES: usize = 4096;
 pub const MAX_NOTICES: usize = 20;
 
 /// Longest model or GPU name carried by a link, in bytes (the validator's limit).
-pub const MAX_NAME_BYTES: usize = 200;
+pub const MAX_NAME_BYTES: usize = crate::scenario::validate::MAX_LABEL_BYTES;
 
 /// A chart of the app, as named in `chart=` and `embed=`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

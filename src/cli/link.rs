@@ -3,12 +3,18 @@
 use super::{Args, CliError};
 use crate::share;
 
-/// Runs `paracalc link FILE.json [--preset ID]`: prints the share-link query (`v=1&model=…`).
-/// Without `--preset`, the link starts from the preset closest to the scenario.
+/// Runs `paracalc link FILE.json [--preset ID] [--lenient]`: prints the share-link query
+/// (`v=1&model=…`). Without `--preset`, the link starts from the preset closest to the scenario.
+/// An invalid scenario is an input error (exit 2) unless `--lenient`: links can carry a scenario
+/// that is still being edited, but a file handed to `link` is usually meant to be shared as is.
 pub fn run_link(args: &[String]) -> Result<String, CliError> {
-    let args = Args::parse(args, &[], &["--preset"])?;
+    let args = Args::parse(args, &["--lenient"], &["--preset"])?;
     let path = args.one("scenario file")?;
     let s = super::load_scenario(path)?;
+    if !args.has("--lenient") {
+        s.validate()
+            .map_err(|e| CliError::input(format!("{path}: {e}")))?;
+    }
     let preset = match args.value("--preset") {
         None => share::nearest_preset(&s).id,
         Some(id) => {
