@@ -1182,11 +1182,13 @@ fn unescape(s: &str) -> Vec<u8> {
     out
 }
 
-/// The query part of `text`: after the first `?` (if any), before the first `#`.
+/// The query part of `text`: after the first `?` (if any, and if what comes before it looks like
+/// a URL rather than keys: `name=why?` is a query), before the first `#`.
 fn query_part(text: &str) -> &str {
     let t = text.trim();
     let q = match t.split_once('?') {
-        Some((_, q)) => q,
+        Some((before, q)) if !before.contains(['=', '&']) => q,
+        Some(_) => t,
         // A URL without a query carries no keys.
         None if t.contains("://") => "",
         None => t,

@@ -656,6 +656,8 @@ fn partial_and_odd_inputs() {
         ("&&&v=1&&model=llama3-70b&&", 4),
         ("%", 1),
         ("=&=&==", 1),
+        // A `?` inside a hand-typed value is not the start of the query.
+        ("model=llama3-70b&name=why?&tp=8", 8),
     ] {
         let d = share::decode(text).unwrap_or_else(|e| panic!("{text}: {e}"));
         assert_eq!(d.scenario.parallel.tp, tp, "{text:?}: {:?}", d.notices);
