@@ -174,6 +174,21 @@ fn broken_files_exit_2_and_name_the_field() {
             vec!["model.hidden", "model.ffn_hidden"],
         ),
         (
+            "terminal escape in an unknown key",
+            with(|v| v["model"][format!("\u{1b}]0;pwned\u{7}{}", "k".repeat(5000))] = json!(1)),
+            vec!["model.", "unknown field"],
+        ),
+        (
+            "terminal escape in an enum value",
+            with(|v| v["training"]["recompute"] = json!("\u{1b}[2J")),
+            vec!["training.recompute", "unknown variant"],
+        ),
+        (
+            "terminal escape in the GPU id",
+            with(|v| v["cluster"]["gpu"] = json!("\u{1b}[2J")),
+            vec!["cluster.gpu", "unknown GPU"],
+        ),
+        (
             "terminal escape in the name",
             with(|v| v["model"]["name"] = json!("\u{1b}[2Jgpt")),
             vec!["model.name", "control characters"],
@@ -188,12 +203,13 @@ fn broken_files_exit_2_and_name_the_field() {
         if !text(&est.stderr).contains("not implemented yet") {
             assert_input_error(&format!("estimate: {row}"), &est, needles);
         }
-        // The terminal escape must not reach stderr raw... unless quoted by serde (it is not a
-        // serde error here, validation names the field without echoing the name).
+        // Input echoed in messages is printable and bounded.
+        let err = text(&run(&["link", p]).stderr);
         assert!(
-            !text(&run(&["link", p]).stderr).contains('\u{1b}'),
-            "{row}: raw ESC on stderr"
+            !err.contains(['\u{1b}', '\u{7}']),
+            "{row}: raw control character on stderr"
         );
+        assert!(err.len() < 2000, "{row}: {} bytes on stderr", err.len());
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -399,7 +399,7 @@ pub(crate) fn issues(s: &Scenario) -> Vec<Issue> {
         GpuChoice::Preset(id) => {
             if super::gpu_preset(id).is_none() {
                 let known: Vec<&str> = super::GPU_PRESETS.iter().map(|g| g.id).collect();
-                let shown: String = id.chars().take(40).collect();
+                let shown = super::error::printable(id, 40);
                 c.push(
                     "cluster.gpu",
                     format!("unknown GPU \"{shown}\"; known GPUs: {}.", known.join(", ")),
