@@ -182,6 +182,7 @@ pub fn default_model_preset() -> &'static ModelPreset {
     model_preset(DEFAULT_MODEL_PRESET).unwrap_or(&MODEL_PRESETS[0])
 }
 
+#[allow(clippy::too_many_arguments)]
 const fn dense(
     layers: u64,
     hidden: u64,

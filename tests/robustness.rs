@@ -339,7 +339,7 @@ fn arb_json() -> BoxedStrategy<Value> {
     let leaf = prop_oneof![
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
-        any::<i64>().prop_map(|x| Value::from(x)),
+        any::<i64>().prop_map(Value::from),
         any::<u64>().prop_map(Value::from),
         any::<f64>().prop_map(Value::from),
         "[a-z_0-9<>\" ]{0,12}".prop_map(Value::String),
