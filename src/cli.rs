@@ -56,8 +56,9 @@ usage:
                                                 best parallel layouts for the model and cluster
   paracalc sweep FILE.json --gpus 8,16,... [--json]
                                                 throughput and scaling efficiency vs GPU count
-  paracalc link FILE.json                       print the share-link query for a scenario
-  paracalc unlink TEXT                          decode a share link (or its query) to JSON
+  paracalc link FILE.json [--preset ID] [--lenient]
+                                                print the share-link query for a scenario
+  paracalc unlink TEXT [--lenient]              decode a share link (or its query) to JSON
   paracalc bench [FILE.json]                    engine speed: ns per estimate, layouts/s
 
 exit codes: 0 ok, 2 bad input, 1 internal error

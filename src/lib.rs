@@ -8,6 +8,7 @@
 
 pub mod app;
 pub mod engine;
+pub mod presets;
 pub mod scenario;
 pub mod share;
 

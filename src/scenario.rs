@@ -29,9 +29,9 @@ mod model;
 mod overhead;
 mod parallel;
 mod training;
-mod validate;
+pub(crate) mod validate;
 
-pub use cluster::{Cluster, GpuChoice};
+pub use cluster::{Cluster, CustomGpu, GpuChoice};
 pub use error::{Issue, ScenarioError};
 pub use gpu::{gpu_preset, GpuPreset, GpuSpec, PeakTflops, GPU_PRESETS};
 pub use model::{FfnAct, Model, Moe};

@@ -160,10 +160,13 @@ pub struct Throughput {
     /// Hardware FLOPs utilisation (0..1).
     pub hfu: f64,
     /// Time to train `training.train_tokens` tokens, seconds (when given).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub train_time_s: Option<f64>,
     /// GPU-hours to train `training.train_tokens` tokens (when given).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub train_gpu_hours: Option<f64>,
     /// Cost to train: GPU-hours × `cluster.price_per_gpu_hour` (when both are given).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub train_cost: Option<f64>,
 }
 

@@ -64,8 +64,26 @@ impl ScenarioError {
         if !msg.ends_with('.') && !msg.contains(" at line ") {
             msg.push('.');
         }
-        ScenarioError::single(field, msg)
+        // serde echoes keys and values from the input: keep them printable and bounded, so a
+        // hostile file cannot send terminal escapes or megabytes through an error message.
+        ScenarioError::single(printable(&field, 120), printable(&msg, 600))
     }
+}
+
+/// `s` with control and bidi-override characters replaced by U+FFFD and at most `max` chars
+/// (then an ellipsis).
+pub(crate) fn printable(s: &str, max: usize) -> String {
+    let mut out = String::with_capacity(s.len().min(max * 4));
+    for (i, c) in s.chars().enumerate() {
+        if i == max {
+            out.push('…');
+            break;
+        }
+        let unsafe_char = c.is_control()
+            || matches!(c, '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
+        out.push(if unsafe_char { '\u{FFFD}' } else { c });
+    }
+    out
 }
 
 impl fmt::Display for Issue {

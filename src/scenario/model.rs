@@ -89,9 +89,10 @@ impl Model {
         self.kv_heads.unwrap_or(self.heads)
     }
 
-    /// FFN inner size, defaulting to 4·`hidden`.
+    /// FFN inner size, defaulting to 4·`hidden` (saturating, so a huge `hidden` from a file
+    /// cannot overflow before validation rejects it).
     pub fn ffn_hidden(&self) -> u64 {
-        self.ffn_hidden.unwrap_or(4 * self.hidden)
+        self.ffn_hidden.unwrap_or(self.hidden.saturating_mul(4))
     }
 
     /// Head dimension `d_h = h / a` (0 if `heads` is 0; validation rejects that).

@@ -12,6 +12,8 @@ pub(crate) const MAX_SEQ_LEN: u64 = 1_000_000_000;
 pub(crate) const MAX_BATCH: u64 = 10_000_000_000;
 pub(crate) const MAX_GPUS: u64 = 100_000_000;
 pub(crate) const MAX_GBPS: f64 = 1.0e6;
+/// Longest model or GPU name/id, in bytes.
+pub(crate) const MAX_LABEL_BYTES: usize = 200;
 
 struct Checker {
     issues: Vec<Issue>,
@@ -35,6 +37,29 @@ impl Checker {
             false
         } else {
             true
+        }
+    }
+
+    /// A display label: at most [`MAX_LABEL_BYTES`] bytes and no control characters (it is
+    /// printed by the CLI and shown by the app as plain text; control and bidi-override
+    /// characters could garble a terminal or reorder what is displayed).
+    fn label(&mut self, field: &str, what: &str, value: &str) {
+        if value.len() > MAX_LABEL_BYTES {
+            self.push(
+                field,
+                format!(
+                    "{what} is {} bytes long; at most {MAX_LABEL_BYTES} are allowed.",
+                    value.len()
+                ),
+            );
+        } else if value.chars().any(|ch| {
+            ch.is_control()
+                || matches!(ch, '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+        }) {
+            self.push(
+                field,
+                format!("{what} contains control characters; use plain text."),
+            );
         }
     }
 
@@ -79,15 +104,7 @@ pub(crate) fn issues(s: &Scenario) -> Vec<Issue> {
     let cl = &s.cluster;
 
     // --- model ---
-    if m.name.len() > 200 {
-        c.push(
-            "model.name",
-            format!(
-                "the model name is {} characters long; at most 200 are allowed.",
-                m.name.len()
-            ),
-        );
-    }
+    c.label("model.name", "the model name", &m.name);
     let layers_ok = c.count("model.layers", "the number of layers", m.layers, MAX_LAYERS);
     let hidden_ok = c.count("model.hidden", "the hidden size", m.hidden, MAX_HIDDEN);
     let heads_ok = c.count(
@@ -382,7 +399,7 @@ pub(crate) fn issues(s: &Scenario) -> Vec<Issue> {
         GpuChoice::Preset(id) => {
             if super::gpu_preset(id).is_none() {
                 let known: Vec<&str> = super::GPU_PRESETS.iter().map(|g| g.id).collect();
-                let shown: String = id.chars().take(40).collect();
+                let shown = super::error::printable(id, 40);
                 c.push(
                     "cluster.gpu",
                     format!("unknown GPU \"{shown}\"; known GPUs: {}.", known.join(", ")),
@@ -390,6 +407,8 @@ pub(crate) fn issues(s: &Scenario) -> Vec<Issue> {
             }
         }
         GpuChoice::Custom(g) => {
+            c.label("cluster.gpu.id", "the GPU id", &g.id);
+            c.label("cluster.gpu.name", "the GPU name", &g.name);
             c.positive(
                 "cluster.gpu.hbm_gib",
                 "the GPU memory (GiB)",
