@@ -183,8 +183,8 @@ pub fn to_svg(
 ) -> Result<String, ChartError> {
     let mut out = String::new();
     {
-        let root = SVGBackend::with_string(&mut out, (width.max(1), height.max(1)))
-            .into_drawing_area();
+        let root =
+            SVGBackend::with_string(&mut out, (width.max(1), height.max(1))).into_drawing_area();
         draw(&root, data, style)?;
         root.present()?;
     }
@@ -341,23 +341,32 @@ pub(crate) fn draw_header<DB: DrawingBackend>(
     for (item, (x, y)) in legend.iter().zip(legend_positions(w, legend)) {
         let c = item.color;
         match item.swatch {
-            Swatch::Fill => root.draw(&Rectangle::new([(x, y + 1), (x + 11, y + 12)], c.filled()))?,
+            Swatch::Fill => {
+                root.draw(&Rectangle::new([(x, y + 1), (x + 11, y + 12)], c.filled()))?
+            }
             Swatch::Faded => {
                 root.draw(&Rectangle::new(
                     [(x, y + 1), (x + 11, y + 12)],
                     style.faded(c, 0.55).filled(),
                 ))?;
-                root.draw(&Rectangle::new([(x, y + 1), (x + 11, y + 12)], c.stroke_width(1)))?;
+                root.draw(&Rectangle::new(
+                    [(x, y + 1), (x + 11, y + 12)],
+                    c.stroke_width(1),
+                ))?;
             }
-            Swatch::Outline => {
-                root.draw(&Rectangle::new([(x, y + 1), (x + 11, y + 12)], c.stroke_width(2)))?
-            }
+            Swatch::Outline => root.draw(&Rectangle::new(
+                [(x, y + 1), (x + 11, y + 12)],
+                c.stroke_width(2),
+            ))?,
             Swatch::Line => root.draw(&PathElement::new(
                 vec![(x, y + 6), (x + 12, y + 6)],
                 c.stroke_width(2),
             ))?,
             Swatch::Dashed => {
-                root.draw(&PathElement::new(vec![(x, y + 6), (x + 4, y + 6)], c.stroke_width(2)))?;
+                root.draw(&PathElement::new(
+                    vec![(x, y + 6), (x + 4, y + 6)],
+                    c.stroke_width(2),
+                ))?;
                 root.draw(&PathElement::new(
                     vec![(x + 8, y + 6), (x + 12, y + 6)],
                     c.stroke_width(2),
@@ -420,8 +429,7 @@ pub(crate) fn plot_rect(width: u32, height: u32, header: i32, m: Margins) -> Plo
     }
 }
 
-pub(crate) type Chart2d<'a, DB> =
-    ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+pub(crate) type Chart2d<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
 /// A linear chart whose plotting area is exactly `rect` of `area`.
 pub(crate) fn build<'a, DB: DrawingBackend>(
@@ -496,7 +504,11 @@ pub(crate) fn padded(lo: f64, hi: f64, frac: f64) -> Range<f64> {
     };
     let span = hi - lo;
     if span <= 1e-12 {
-        let d = if lo.abs() > 1e-12 { lo.abs() * 0.1 } else { 1.0 };
+        let d = if lo.abs() > 1e-12 {
+            lo.abs() * 0.1
+        } else {
+            1.0
+        };
         return (lo - d)..(hi + d);
     }
     (lo - span * frac)..(hi + span * frac)

@@ -94,7 +94,11 @@ pub fn draw<DB: DrawingBackend>(
         LegendItem::new("Hidden DP comm", style.faded(p.dp, 0.45), Swatch::Dashed),
     ];
     if current.is_some() {
-        legend.push(LegendItem::new("Current setting", p.current, Swatch::Dashed));
+        legend.push(LegendItem::new(
+            "Current setting",
+            p.current,
+            Swatch::Dashed,
+        ));
     }
     let best = pts
         .iter()
@@ -196,7 +200,12 @@ pub fn draw<DB: DrawingBackend>(
 
     // Lower: exposed and hidden DP communication from zero.
     let (df, du) = time_unit(max_dp);
-    let mut chart = build(&bottom, bottom_rect, x.clone(), 0.0..(max_dp * df * 1.1).max(1e-9))?;
+    let mut chart = build(
+        &bottom,
+        bottom_rect,
+        x.clone(),
+        0.0..(max_dp * df * 1.1).max(1e-9),
+    )?;
     let desc = format!("DP comm per step ({du})");
     mesh(
         &mut chart,

@@ -5,8 +5,8 @@
 
 use super::style::{clean, fmt_bytes, sig3, ChartStyle, Palette, GIB};
 use super::{
-    build, draw_header, draw_message, header_height, mesh, plot_rect, Axes, ChartError,
-    LegendItem, PlotRect, Swatch, MARGINS,
+    build, draw_header, draw_message, header_height, mesh, plot_rect, Axes, ChartError, LegendItem,
+    PlotRect, Swatch, MARGINS,
 };
 use crate::engine::{MemoryEstimate, StageMemory};
 use plotters::coord::Shift;
@@ -173,13 +173,16 @@ pub fn draw<DB: DrawingBackend>(
         .map(|&t| capacity > 0.0 && t > capacity)
         .collect();
     let n_over = over.iter().filter(|&&o| o).count();
-    let (peak_stage, peak) = totals
-        .iter()
-        .copied()
-        .enumerate()
-        .fold((0, 0.0), |best, (i, t)| if t > best.1 { (i, t) } else { best });
+    let (peak_stage, peak) =
+        totals.iter().copied().enumerate().fold(
+            (0, 0.0),
+            |best, (i, t)| if t > best.1 { (i, t) } else { best },
+        );
     let caption = if capacity <= 0.0 {
-        format!("peak {} on stage {peak_stage}; GPU capacity unknown", fmt_bytes(peak))
+        format!(
+            "peak {} on stage {peak_stage}; GPU capacity unknown",
+            fmt_bytes(peak)
+        )
     } else if n_over == 0 {
         format!(
             "peak {} on stage {peak_stage} of {} usable: fits, {} headroom",
@@ -242,30 +245,44 @@ pub fn draw<DB: DrawingBackend>(
     // Over capacity: the overflow tinted, the whole bar outlined in red.
     if n_over > 0 {
         let cap = capacity / GIB;
-        chart.draw_series(over.iter().zip(&totals).enumerate().filter(|(_, (o, _))| **o).map(
-            |(i, (_, &t))| {
-                let x = i as f64;
-                Rectangle::new(
-                    [(x - g.half, cap), (x + g.half, t / GIB)],
-                    p.danger.mix(0.35).filled(),
-                )
-            },
-        ))?;
-        chart.draw_series(over.iter().zip(&totals).enumerate().filter(|(_, (o, _))| **o).map(
-            |(i, (_, &t))| {
-                let x = i as f64;
-                Rectangle::new(
-                    [(x - g.half, 0.0), (x + g.half, t / GIB)],
-                    p.danger.stroke_width(2),
-                )
-            },
-        ))?;
+        chart.draw_series(
+            over.iter()
+                .zip(&totals)
+                .enumerate()
+                .filter(|(_, (o, _))| **o)
+                .map(|(i, (_, &t))| {
+                    let x = i as f64;
+                    Rectangle::new(
+                        [(x - g.half, cap), (x + g.half, t / GIB)],
+                        p.danger.mix(0.35).filled(),
+                    )
+                }),
+        )?;
+        chart.draw_series(
+            over.iter()
+                .zip(&totals)
+                .enumerate()
+                .filter(|(_, (o, _))| **o)
+                .map(|(i, (_, &t))| {
+                    let x = i as f64;
+                    Rectangle::new(
+                        [(x - g.half, 0.0), (x + g.half, t / GIB)],
+                        p.danger.stroke_width(2),
+                    )
+                }),
+        )?;
     }
 
     // Capacity line and its label.
     if capacity > 0.0 {
         let y = g.rect.map_y(capacity / GIB, &g.y).round() as i32;
-        dashed(root, g.rect.left, g.rect.right - 1, y, p.reference.stroke_width(2))?;
+        dashed(
+            root,
+            g.rect.left,
+            g.rect.right - 1,
+            y,
+            p.reference.stroke_width(2),
+        )?;
         root.draw_text(
             &format!("capacity {}", fmt_bytes(capacity)),
             &style
@@ -297,7 +314,13 @@ pub(crate) fn dashed<DB: DrawingBackend>(
 
 /// The segment at pixel (`x`, `y`) of a `width × height` memory chart of `data`, if any.
 /// Same layout as [`draw`]; pass CSS pixels for a canvas drawn by the canvas helper.
-pub fn segment_at(data: &MemoryEstimate, width: u32, height: u32, x: f64, y: f64) -> Option<Segment> {
+pub fn segment_at(
+    data: &MemoryEstimate,
+    width: u32,
+    height: u32,
+    x: f64,
+    y: f64,
+) -> Option<Segment> {
     let g = geometry(data, width, height)?;
     if !g.rect.contains(x, y) {
         return None;

@@ -87,11 +87,7 @@ fn prepare<'a>(d: &ScalingData<'a>) -> Option<Prepared<'a>> {
     } else {
         (lo - 0.3)..(hi + 0.3)
     };
-    Some(Prepared {
-        series,
-        per_gpu,
-        x,
-    })
+    Some(Prepared { series, per_gpu, x })
 }
 
 /// Draws the scaling chart.

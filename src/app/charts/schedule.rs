@@ -8,8 +8,8 @@
 
 use super::style::{clean, fmt_pct, sig3, time_unit, ChartStyle};
 use super::{
-    build, draw_header, draw_message, header_height, mesh, plot_rect, Axes, ChartError,
-    LegendItem, Margins, Swatch,
+    build, draw_header, draw_message, header_height, mesh, plot_rect, Axes, ChartError, LegendItem,
+    Margins, Swatch,
 };
 use crate::engine::schedule::{makespan, timeline, BlockKind};
 use crate::engine::TimeEstimate;
@@ -149,7 +149,11 @@ pub fn draw<DB: DrawingBackend>(
     let mut legend = vec![
         LegendItem::new("Forward", p.forward, Swatch::Fill),
         LegendItem::new(
-            if relative { "Backward (t = 2·fwd)" } else { "Backward" },
+            if relative {
+                "Backward (t = 2·fwd)"
+            } else {
+                "Backward"
+            },
             p.backward,
             Swatch::Fill,
         ),

@@ -5,8 +5,8 @@
 
 use super::style::{clean, fmt_bytes, fmt_rate, fmt_si, sig3, ChartStyle, GIB};
 use super::{
-    build, draw_header, draw_message, header_height, mesh, plot_rect, Axes, ChartError,
-    LegendItem, PlotRect, Swatch, MARGINS,
+    build, draw_header, draw_message, header_height, mesh, plot_rect, Axes, ChartError, LegendItem,
+    PlotRect, Swatch, MARGINS,
 };
 use crate::engine::search::{Layout, Ranked, SearchReport};
 use plotters::coord::Shift;
@@ -105,7 +105,11 @@ fn legend(style: &ChartStyle, has_current: bool, has_capacity: bool) -> Vec<Lege
         LegendItem::new("Pareto front", p.pareto, Swatch::Line),
     ];
     if has_current {
-        items.push(LegendItem::new("Current layout", p.current, Swatch::Outline));
+        items.push(LegendItem::new(
+            "Current layout",
+            p.current,
+            Swatch::Outline,
+        ));
     }
     if has_capacity {
         items.push(LegendItem::new("GPU capacity", p.reference, Swatch::Dashed));
@@ -134,7 +138,10 @@ fn geometry(d: &SearchData<'_>, width: u32, height: u32) -> Option<Geometry> {
     if let Some(c) = cap {
         xmax = xmax.max(c);
     }
-    let header = header_height(width, &legend(&ChartStyle::light(), cur.is_some(), cap.is_some()));
+    let header = header_height(
+        width,
+        &legend(&ChartStyle::light(), cur.is_some(), cap.is_some()),
+    );
     let rect = plot_rect(width, height, header, MARGINS);
     if !rect.is_usable() {
         return None;
@@ -161,7 +168,10 @@ pub fn draw<DB: DrawingBackend>(
         let msg = if r.evaluated == 0 {
             "No search results yet.".to_string()
         } else {
-            format!("None of the {} layouts evaluated fits in memory.", r.evaluated)
+            format!(
+                "None of the {} layouts evaluated fits in memory.",
+                r.evaluated
+            )
         };
         return draw_message(root, style, TITLE, &msg);
     };
@@ -187,7 +197,13 @@ pub fn draw<DB: DrawingBackend>(
     if r.truncated {
         caption.push_str(" · enumeration capped");
     }
-    draw_header(root, style, TITLE, &caption, &legend(style, cur.is_some(), cap.is_some()))?;
+    draw_header(
+        root,
+        style,
+        TITLE,
+        &caption,
+        &legend(style, cur.is_some(), cap.is_some()),
+    )?;
 
     let mut chart = build(root, g.rect, g.x.clone(), g.y.clone())?;
     let x_fmt = |v: &f64| sig3(*v);
@@ -274,7 +290,12 @@ pub fn point_at(data: &SearchData<'_>, width: u32, height: u32, x: f64, y: f64) 
 }
 
 /// Pixel position of `r` in a `width × height` chart (for tests and keyboard focus).
-pub fn position_of(data: &SearchData<'_>, width: u32, height: u32, r: &Ranked) -> Option<(f64, f64)> {
+pub fn position_of(
+    data: &SearchData<'_>,
+    width: u32,
+    height: u32,
+    r: &Ranked,
+) -> Option<(f64, f64)> {
     let g = geometry(data, width, height)?;
     Some((
         g.rect.map_x(r.peak_bytes / GIB, &g.x),

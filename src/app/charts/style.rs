@@ -228,7 +228,11 @@ impl ChartStyle {
 
 /// Linear blend of two colours (`t` in 0..1).
 pub fn mix(a: RGBColor, b: RGBColor, t: f64) -> RGBColor {
-    let t = if t.is_finite() { t.clamp(0.0, 1.0) } else { 0.0 };
+    let t = if t.is_finite() {
+        t.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     let f = |x: u8, y: u8| (f64::from(x) + (f64::from(y) - f64::from(x)) * t).round() as u8;
     RGBColor(f(a.0, b.0), f(a.1, b.1), f(a.2, b.2))
 }

@@ -5,8 +5,8 @@
 
 use super::style::{clean, fmt_pct, fmt_rate, fmt_seconds, sig3, time_unit, ChartStyle, Palette};
 use super::{
-    build, draw_header, draw_message, header_height, mesh, plot_rect, Axes, ChartError,
-    LegendItem, Margins, PlotRect, Swatch,
+    build, draw_header, draw_message, header_height, mesh, plot_rect, Axes, ChartError, LegendItem,
+    Margins, PlotRect, Swatch,
 };
 use crate::engine::{CommTimes, Throughput, TimeEstimate};
 use plotters::coord::Shift;
