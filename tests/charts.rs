@@ -1,7 +1,8 @@
 //! Every chart rendered natively to SVG for hand-built data (the engine is not involved): titles,
 //! axis titles, captions, and the number of bars / blocks / points by their distinctive colour.
 //! Plus the hit-tests, degenerate input, and both themes.
-#![cfg(not(target_arch = "wasm32"))]
+//! On wasm32 only the `browser` module at the end runs (plain `#[test]`s are skipped there): it
+//! draws all six charts on real canvases in headless Chromium and times the redraw.
 
 use paracalc::app::charts::{
     self, bucket, memory, scaling, schedule, search, style, time, ChartData, ChartKind, ChartStyle,
@@ -648,12 +649,12 @@ fn search_chart_shows_points_front_and_current() {
     assert!(s.contains("Peak memory per GPU (GiB)") && s.contains("Throughput (tokens/s)"));
     assert!(s.contains("120 evaluated, 35 fit · 30 shown · Pareto front 5"));
     assert!(s.contains("best 210 k tokens/s (TP1 PP4 DP32 mb2 ZeRO1, 75.0 GiB)"));
-    // 30 sampled points + legend dot; 5 Pareto points; 1 ring for the current layout.
+    // 30 sampled points + legend dot; 5 Pareto points; a ring for the current layout (+ legend).
     assert_eq!(count(&s, "circle", "fill", &hex(p.point), &[]), 31);
     assert_eq!(count(&s, "circle", "fill", &hex(p.pareto), &[]), 5);
     assert_eq!(
         count(&s, "circle", "stroke", &hex(p.current), &["fill=\"none\""]),
-        1
+        2
     );
     assert!(has_text(&s, "current"));
 
@@ -686,7 +687,7 @@ fn search_chart_samples_large_reports_and_handles_empty_ones() {
     let drawn = count(&s, "circle", "fill", &hex(p.point), &[]) - 1;
     assert!(drawn <= search::MAX_POINTS, "{drawn}");
     assert!(drawn >= search::MAX_POINTS / 2);
-    assert_eq!(count(&s, "circle", "stroke", &hex(p.current), &[]), 1);
+    assert_eq!(count(&s, "circle", "stroke", &hex(p.current), &[]), 2);
 
     let empty = SearchReport::default();
     let d = search::SearchData {
@@ -797,6 +798,13 @@ fn all_six_render_quickly_natively() {
 fn dump_svgs() {
     let dir = std::env::var("CHART_DUMP").unwrap_or_else(|_| "/tmp/svgs".into());
     let m = memory_data();
+    let m64 = MemoryEstimate {
+        stages: (0..64)
+            .map(|i| stage(i, 2.0, 2.0, 4.0, 60.0 - i as f64 * 0.8, 3.0))
+            .collect(),
+        capacity_bytes: 64.0 * GIB,
+        ..MemoryEstimate::default()
+    };
     let (t, th) = time_data();
     let r = search_report();
     let dp: Vec<GpuPoint> = (3..=10)
@@ -862,6 +870,11 @@ fn dump_svgs() {
             ChartData::Schedule(sched(4, 8, 2, Schedule::Interleaved, 0.01, 0.02)),
         ),
         (
+            "schedule1f1b",
+            ChartData::Schedule(sched(4, 8, 1, Schedule::OneFOneB, 0.01, 0.02)),
+        ),
+        ("memory64", ChartData::Memory(&m64)),
+        (
             "search",
             ChartData::Search(search::SearchData {
                 report: &r,
@@ -876,5 +889,150 @@ fn dump_svgs() {
             let s = charts::to_svg(d, &st, W, H).unwrap();
             std::fs::write(format!("{dir}/{name}-{theme}.svg"), s).unwrap();
         }
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+mod browser {
+    use super::*;
+    use paracalc::app::charts::canvas::draw_on_canvas;
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen_test::*;
+    use web_sys::HtmlCanvasElement;
+
+    wasm_bindgen_test_configure!(run_in_browser);
+
+    /// All six charts on 640×360 canvases, timed with `performance.now()` over 30 redraws.
+    #[wasm_bindgen_test]
+    fn all_six_charts_redraw_within_a_frame() {
+        let window = web_sys::window().unwrap();
+        let doc = window.document().unwrap();
+        let body = doc.body().unwrap();
+        let perf = window.performance().unwrap();
+        let canvases: Vec<HtmlCanvasElement> = (0..6)
+            .map(|_| {
+                let c: HtmlCanvasElement =
+                    doc.create_element("canvas").unwrap().dyn_into().unwrap();
+                c.set_attribute("style", "width:640px;height:360px;display:block")
+                    .unwrap();
+                body.append_child(&c).unwrap();
+                c
+            })
+            .collect();
+        let m = MemoryEstimate {
+            stages: (0..16)
+                .map(|i| stage(i, 2.0, 2.0, 4.0, 30.0 + i as f64, 3.0))
+                .collect(),
+            capacity_bytes: 80.0 * GIB,
+            ..MemoryEstimate::default()
+        };
+        let (t, th) = time_data();
+        let dp: Vec<GpuPoint> = (3..=10)
+            .map(|k| gpu_point(1 << k, 1e4 * (1u64 << k) as f64 * 0.9, true))
+            .collect();
+        let pp: Vec<GpuPoint> = (3..=10)
+            .map(|k| gpu_point(1 << k, 0.95e4 * (1u64 << k) as f64, true))
+            .collect();
+        let series = [
+            scaling::ScalingSeries {
+                name: "DP only",
+                points: &dp,
+            },
+            scaling::ScalingSeries {
+                name: "PP+DP",
+                points: &pp,
+            },
+        ];
+        let bpts: Vec<BucketPoint> = (0..13)
+            .map(|i| {
+                let mb = f64::from(1u32 << i);
+                BucketPoint {
+                    bucket_mb: mb,
+                    exposed_dp_s: 0.1 / mb.sqrt(),
+                    hidden_dp_s: 0.2,
+                    step_s: 1.0 + 0.1 / mb.sqrt(),
+                }
+            })
+            .collect();
+        let mut r = search_report();
+        let base = r.points[0];
+        r.points = (0..3000)
+            .map(|i| ranked(base.layout, 10.0 + (i % 70) as f64, 1e5 + i as f64 * 30.0))
+            .collect();
+        let data = [
+            ChartData::Memory(&m),
+            ChartData::Time(time::TimeData {
+                time: &t,
+                throughput: &th,
+            }),
+            ChartData::Scaling(scaling::ScalingData {
+                series: &series,
+                scaling: Scaling::Strong,
+                current_gpus: Some(64),
+            }),
+            ChartData::Bucket(bucket::BucketData {
+                points: &bpts,
+                current_mb: Some(32.0),
+            }),
+            ChartData::Schedule(sched(8, 64, 2, Schedule::Interleaved, 0.01, 0.02)),
+            ChartData::Search(search::SearchData {
+                report: &r,
+                current: Some(r.points[5].layout),
+                current_at: None,
+                capacity_bytes: Some(80.0 * GIB),
+            }),
+        ];
+        let style = ChartStyle::light();
+        let mut per_chart = [0.0f64; 6];
+        let mut totals = Vec::new();
+        for round in 0..31 {
+            let t0 = perf.now();
+            for (i, (c, d)) in canvases.iter().zip(&data).enumerate() {
+                let a = perf.now();
+                let size = draw_on_canvas(c, d, &style).unwrap();
+                assert_eq!(size, (640, 360));
+                if round > 0 {
+                    per_chart[i] += perf.now() - a;
+                }
+            }
+            if round > 0 {
+                totals.push(perf.now() - t0);
+            }
+        }
+        totals.sort_by(f64::total_cmp);
+        let median = totals[totals.len() / 2];
+        let worst = totals[totals.len() - 1];
+        let names = ["memory", "time", "scaling", "bucket", "schedule", "search"];
+        let each: Vec<String> = names
+            .iter()
+            .zip(per_chart)
+            .map(|(n, t)| format!("{n} {:.2}", t / 30.0))
+            .collect();
+        console_log!(
+            "six charts redraw: median {median:.2} ms, worst {worst:.2} ms; mean per chart (ms): {}",
+            each.join(", ")
+        );
+        // Something was drawn: the memory canvas has non-background pixels.
+        let ctx: web_sys::CanvasRenderingContext2d = canvases[0]
+            .get_context("2d")
+            .unwrap()
+            .unwrap()
+            .dyn_into()
+            .unwrap();
+        let img = ctx
+            .get_image_data(
+                0.0,
+                0.0,
+                f64::from(canvases[0].width()),
+                f64::from(canvases[0].height()),
+            )
+            .unwrap();
+        let px = img.data();
+        let coloured = px
+            .chunks(4)
+            .filter(|p| p[0] < 200 || p[1] < 200 || p[2] < 200)
+            .count();
+        assert!(coloured > 10_000, "{coloured} coloured pixels");
+        assert!(median < 16.0, "median redraw {median:.2} ms");
     }
 }

@@ -265,6 +265,8 @@ pub(crate) enum Swatch {
     Dot,
     /// A square outline (over capacity).
     Outline,
+    /// A ring (the current layout).
+    Ring,
 }
 
 /// One legend entry.
@@ -373,6 +375,7 @@ pub(crate) fn draw_header<DB: DrawingBackend>(
                 ))?;
             }
             Swatch::Dot => root.draw(&Circle::new((x + 6, y + 6), 4, c.filled()))?,
+            Swatch::Ring => root.draw(&Circle::new((x + 6, y + 6), 5, c.stroke_width(2)))?,
         }
         root.draw_text(
             &item.label,

@@ -283,12 +283,20 @@ pub fn draw<DB: DrawingBackend>(
             y,
             p.reference.stroke_width(2),
         )?;
+        // On a background-coloured plate so it stays legible over bars.
+        let label = format!("capacity {}", fmt_bytes(capacity));
+        let tw = super::style::text_width(&label, super::style::px::TICK).ceil() as i32;
+        let (x1, yb) = (g.rect.right - 4, y - 3);
+        root.draw(&Rectangle::new(
+            [(x1 - tw - 4, yb - 14), (x1 + 2, yb)],
+            p.background.mix(0.85).filled(),
+        ))?;
         root.draw_text(
-            &format!("capacity {}", fmt_bytes(capacity)),
+            &label,
             &style
                 .text(super::style::px::TICK, p.reference)
                 .pos(Pos::new(HPos::Right, VPos::Bottom)),
-            (g.rect.right - 4, y - 3),
+            (x1, yb),
         )?;
     }
     root.present()?;

@@ -161,7 +161,7 @@ pub fn draw<DB: DrawingBackend>(
     ];
     if v > 1 {
         legend.push(LegendItem::new(
-            "later chunks lighter",
+            "later chunks faded",
             style.faded(p.forward, 0.5),
             Swatch::Fill,
         ));

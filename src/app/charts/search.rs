@@ -105,11 +105,7 @@ fn legend(style: &ChartStyle, has_current: bool, has_capacity: bool) -> Vec<Lege
         LegendItem::new("Pareto front", p.pareto, Swatch::Line),
     ];
     if has_current {
-        items.push(LegendItem::new(
-            "Current layout",
-            p.current,
-            Swatch::Outline,
-        ));
+        items.push(LegendItem::new("Current layout", p.current, Swatch::Ring));
     }
     if has_capacity {
         items.push(LegendItem::new("GPU capacity", p.reference, Swatch::Dashed));
