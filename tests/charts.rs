@@ -1036,3 +1036,91 @@ mod browser {
         assert!(median < 16.0, "median redraw {median:.2} ms");
     }
 }
+
+#[cfg(not(target_arch = "wasm32"))]
+mod never_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn any_f64() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            Just(f64::NAN),
+            Just(f64::INFINITY),
+            Just(-1.0),
+            Just(0.0),
+            0.0..200.0 * GIB,
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+
+        #[test]
+        fn memory_any_numbers(
+            vals in proptest::collection::vec((any_f64(), any_f64(), any_f64(), any_f64(), any_f64()), 0..80),
+            cap in any_f64(),
+            x in -10.0..900.0f64,
+            y in -10.0..600.0f64,
+        ) {
+            let m = MemoryEstimate {
+                stages: vals
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &(w, g, o, a, x))| StageMemory {
+                        stage: i as u64,
+                        weights_bytes: w,
+                        gradients_bytes: g,
+                        optimizer_bytes: o,
+                        activations_bytes: a,
+                        other_bytes: x,
+                        ..StageMemory::default()
+                    })
+                    .collect(),
+                capacity_bytes: cap,
+                ..MemoryEstimate::default()
+            };
+            let s = svg(&ChartData::Memory(&m));
+            prop_assert!(!s.contains("NaN"));
+            if let Some(seg) = memory::segment_at(&m, W, H, x, y) {
+                prop_assert!(seg.bytes.is_finite() && seg.bytes > 0.0);
+            }
+        }
+
+        #[test]
+        fn schedule_any_sizes(
+            p in 0u64..200,
+            m in 0u64..100_000,
+            v in 0u64..9,
+            which in 0usize..3,
+            tf in any_f64(),
+            tb in any_f64(),
+        ) {
+            let d = sched(p, m, v, Schedule::ALL[which], tf / GIB, tb / GIB);
+            prop_assert!(d.drawn_micro_batches() <= m.max(1));
+            let s = svg(&ChartData::Schedule(d));
+            prop_assert!(!s.contains("NaN"));
+        }
+
+        #[test]
+        fn time_any_numbers(v in proptest::collection::vec(any_f64(), 14), x in 0.0..800.0f64, y in 0.0..480.0f64) {
+            let mut t = TimeEstimate {
+                step_s: v[0] / GIB,
+                compute_s: v[1] / GIB,
+                forward_s: v[2] / GIB,
+                backward_s: v[3] / GIB,
+                recompute_s: v[4] / GIB,
+                bubble_s: v[5] / GIB,
+                optimizer_s: v[6] / GIB,
+                ..TimeEstimate::default()
+            };
+            t.exposed_comm_s.tp = v[7] / GIB;
+            t.exposed_comm_s.dp = v[8] / GIB;
+            t.hidden_comm_s.dp = v[9] / GIB;
+            let th = Throughput { tokens_per_s: v[10], mfu: v[11] / GIB, ..Throughput::default() };
+            let d = time::TimeData { time: &t, throughput: &th };
+            let s = svg(&ChartData::Time(d));
+            prop_assert!(!s.contains("NaN"));
+            let _ = time::segment_at(&d, W, H, x, y);
+        }
+    }
+}

@@ -73,11 +73,12 @@ impl ScheduleData {
     /// The micro-batches actually drawn (≤ `m`).
     pub fn drawn_micro_batches(&self) -> u64 {
         let (p, m, v) = (self.pp.max(1), self.micro_batches, self.v());
-        let want = (2 * p).max(8);
-        let budget = (MAX_BLOCKS / (2 * p * v).max(1)).max(1);
+        let want = p.saturating_mul(2).max(8);
+        let per_mb = p.saturating_mul(v).saturating_mul(2).max(1);
+        let budget = (MAX_BLOCKS / per_mb).max(1);
         let mut n = m.min(want.min(budget.max(p.min(m))));
         if n < m && v > 1 && n >= p {
-            n = n / p * p; // whole groups of p for the interleaved order
+            n -= n % p; // whole groups of p for the interleaved order
         }
         if n < m && v > 1 && n < p {
             n = p.min(m);
