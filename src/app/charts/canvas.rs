@@ -114,18 +114,17 @@ fn js_err(what: &str) -> impl Fn(wasm_bindgen::JsValue) -> ChartError + '_ {
     move |_| ChartError::new(format!("canvas: {what} failed"))
 }
 
-/// The CSS size the chart should use: the canvas's laid-out size, else its attributes.
+/// The CSS size the chart should use: the canvas's laid-out size (0 × 0 when it is not laid out,
+/// e.g. hidden). Never the backing-store size, which already includes the pixel ratio.
 pub fn css_size(canvas: &HtmlCanvasElement) -> (u32, u32) {
-    let (w, h) = (canvas.client_width(), canvas.client_height());
-    if w > 0 && h > 0 {
-        (w as u32, h as u32)
-    } else {
-        (canvas.width().max(1), canvas.height().max(1))
-    }
+    (
+        canvas.client_width().max(0) as u32,
+        canvas.client_height().max(0) as u32,
+    )
 }
 
 /// Draws `data` on `canvas` at its CSS size, sharp at the window's `devicePixelRatio`. Returns
-/// the CSS size used, which is what the hit-tests (`memory::segment_at`, `search::point_at`…)
+/// the CSS size used (0 × 0, drawing nothing, when the canvas is not laid out), which is what the hit-tests (`memory::segment_at`, `search::point_at`…)
 /// need together with pointer offsets in CSS pixels.
 ///
 /// # Errors
@@ -141,6 +140,10 @@ pub fn draw_on_canvas(
         .unwrap_or(1.0)
         .min(4.0);
     let (w, h) = css_size(canvas);
+    if w == 0 || h == 0 {
+        // Not laid out (hidden tab, display: none): nothing to draw until it is resized.
+        return Ok((0, 0));
+    }
     let (pw, ph) = (
         (f64::from(w) * dpr).round() as u32,
         (f64::from(h) * dpr).round() as u32,

@@ -16,7 +16,7 @@ use std::ops::Range;
 
 const TITLE: &str = "Layout search: throughput vs peak memory";
 /// Most sampled points drawn (evenly strided over `report.points`).
-pub const MAX_POINTS: usize = 1500;
+pub const MAX_POINTS: usize = 600;
 /// Most Pareto points drawn.
 pub const MAX_PARETO: usize = 400;
 /// Pointer distance (px) within which a point counts as hit.
