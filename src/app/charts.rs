@@ -25,6 +25,7 @@ pub mod scaling;
 pub mod schedule;
 pub mod search;
 pub mod style;
+mod svg;
 pub mod time;
 
 pub use style::{ChartStyle, Palette, Theme};
@@ -183,8 +184,11 @@ pub fn to_svg(
 ) -> Result<String, ChartError> {
     let mut out = String::new();
     {
-        let root =
-            SVGBackend::with_string(&mut out, (width.max(1), height.max(1))).into_drawing_area();
+        let root = svg::TrueSizeSvg(SVGBackend::with_string(
+            &mut out,
+            (width.max(1), height.max(1)),
+        ))
+        .into_drawing_area();
         draw(&root, data, style)?;
         root.present()?;
     }
