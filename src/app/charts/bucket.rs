@@ -2,7 +2,7 @@
 //! (lower panel) against the bucket size on a log₂ axis, with the current setting marked. Small
 //! buckets pay per-message latency; large ones start reducing late and hide less behind backward.
 
-use super::style::{clean, fmt_seconds, sig3, time_unit, ChartStyle};
+use super::style::{clean, fmt_seconds, sig3, tick, time_unit, ChartStyle};
 use super::{
     build, draw_header, draw_message, header_height, mesh, padded, pow2_label, Axes, ChartError,
     LegendItem, PlotRect, Swatch,
@@ -159,7 +159,7 @@ pub fn draw<DB: DrawingBackend>(
         return draw_message(root, style, TITLE, "Too small to draw.");
     }
     let x_fmt = |v: &f64| pow2_label(*v);
-    let y_fmt = |v: &f64| sig3(*v);
+    let y_fmt = |v: &f64| tick(*v);
 
     // Upper: step time (not from zero, so the dip is visible).
     let (sf, su) = time_unit(max_step);

@@ -3,7 +3,7 @@
 //! red with the overflow tinted. Bars thin out and stage labels get sparse as `pp` grows (readable
 //! at pp = 64 and beyond). [`segment_at`] tells the app which segment the pointer is on.
 
-use super::style::{clean, fmt_bytes, sig3, ChartStyle, Palette, GIB};
+use super::style::{clean, fmt_bytes, tick, ChartStyle, Palette, GIB};
 use super::{
     build, draw_header, draw_message, header_height, mesh, plot_rect, Axes, ChartError, LegendItem,
     PlotRect, Swatch, MARGINS,
@@ -210,7 +210,7 @@ pub fn draw<DB: DrawingBackend>(
             String::new()
         }
     };
-    let y_fmt = |v: &f64| sig3(*v);
+    let y_fmt = |v: &f64| tick(*v);
     mesh(
         &mut chart,
         style,

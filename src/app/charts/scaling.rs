@@ -4,7 +4,7 @@
 //! per-GPU rate at the smallest GPU count — so their efficiencies are comparable (this is how the
 //! chart shows PP beating DP at scale).
 
-use super::style::{clean, fmt_pct, fmt_si, sig3, ChartStyle};
+use super::style::{clean, fmt_pct, fmt_si, tick, ChartStyle};
 use super::{
     build, draw_header, draw_message, header_height, mesh, padded, pow2_label, Axes, ChartError,
     LegendItem, PlotRect, Swatch,
@@ -117,6 +117,9 @@ pub fn draw<DB: DrawingBackend>(
         .map(|(i, (name, _))| LegendItem::new(*name, color(i), Swatch::Line))
         .collect();
     legend.push(LegendItem::new("Linear ideal", p.reference, Swatch::Dashed));
+    if data.current_gpus.is_some_and(|n| n > 0) {
+        legend.push(LegendItem::new("Current GPUs", p.current, Swatch::Dashed));
+    }
     let any_oom = d.series.iter().any(|s| s.1.iter().any(|p| !p.fits));
     if any_oom {
         legend.push(LegendItem::new("Does not fit", p.danger, Swatch::Dot));
@@ -214,7 +217,7 @@ pub fn draw<DB: DrawingBackend>(
         .map(|p| p.tps / p.gpus / d.per_gpu * 100.0)
         .fold(110.0, f64::max);
     let mut chart = build(&bottom, bottom_rect, d.x.clone(), 0.0..max_eff * 1.02)?;
-    let y_fmt = |v: &f64| sig3(*v);
+    let y_fmt = |v: &f64| tick(*v);
     mesh(
         &mut chart,
         style,

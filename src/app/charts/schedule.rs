@@ -6,7 +6,7 @@
 //!
 //! [`engine::schedule::timeline`]: crate::engine::schedule::timeline
 
-use super::style::{clean, fmt_pct, sig3, time_unit, ChartStyle};
+use super::style::{clean, fmt_pct, tick, time_unit, ChartStyle};
 use super::{
     build, draw_header, draw_message, header_height, mesh, plot_rect, Axes, ChartError, LegendItem,
     Margins, Swatch,
@@ -191,7 +191,7 @@ pub fn draw<DB: DrawingBackend>(
     } else {
         format!("Time ({unit})")
     };
-    let x_fmt = |v: &f64| sig3(*v);
+    let x_fmt = |v: &f64| tick(*v);
     let y_fmt = |v: &f64| {
         let r = v.round();
         if (v - r).abs() < 1e-6 && r >= 0.0 && r < pp as f64 {

@@ -256,8 +256,21 @@ pub fn sig3(x: f64) -> String {
         format!("{x:.0}")
     } else if a >= 10.0 {
         format!("{x:.1}")
-    } else {
+    } else if a >= 1.0 {
         format!("{x:.2}")
+    } else {
+        let decimals = (2.0 - a.log10().floor()).clamp(2.0, 9.0) as usize;
+        format!("{x:.decimals$}")
+    }
+}
+
+/// An axis tick: three significant digits with trailing zeros dropped (0, 0.5, 1, 1.5; 20, 40).
+pub fn tick(x: f64) -> String {
+    let s = sig3(x);
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
     }
 }
 
@@ -360,6 +373,11 @@ mod tests {
         assert_eq!(fmt_seconds(0.456), "456 ms");
         assert_eq!(fmt_seconds(12e-6), "12.0 µs");
         assert_eq!(fmt_pct(0.4123), "41.2%");
+        assert_eq!(tick(0.5), "0.5");
+        assert_eq!(tick(1.0), "1");
+        assert_eq!(tick(60.0), "60");
+        assert_eq!(tick(125.0), "125");
+        assert_eq!(tick(0.025), "0.025");
         assert_eq!(fmt_bytes(f64::NAN), "–");
     }
 

@@ -3,7 +3,7 @@
 //! second, lighter bar for the communication hidden behind compute. MFU and tokens/s are in the
 //! caption; the legend carries each part's time.
 
-use super::style::{clean, fmt_pct, fmt_rate, fmt_seconds, sig3, time_unit, ChartStyle, Palette};
+use super::style::{clean, fmt_pct, fmt_rate, fmt_seconds, tick, time_unit, ChartStyle, Palette};
 use super::{
     build, draw_header, draw_message, header_height, mesh, plot_rect, Axes, ChartError, LegendItem,
     Margins, PlotRect, Swatch,
@@ -226,7 +226,7 @@ pub fn draw<DB: DrawingBackend>(
 
     let mut chart = build(root, g.rect, g.x.clone(), g.y.clone())?;
     let x_desc = format!("Time per step ({})", g.unit);
-    let x_fmt = |v: &f64| sig3(*v);
+    let x_fmt = |v: &f64| tick(*v);
     let y_fmt = |_: &f64| String::new();
     mesh(
         &mut chart,
