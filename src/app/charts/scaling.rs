@@ -4,7 +4,7 @@
 //! per-GPU rate at the smallest GPU count — so their efficiencies are comparable (this is how the
 //! chart shows PP beating DP at scale).
 
-use super::style::{clean, fmt_pct, fmt_si, tick, ChartStyle};
+use super::style::{clean, fmt_pct, si_tick, tick, ChartStyle};
 use super::{
     build, draw_header, draw_message, header_height, mesh, padded, pow2_label, Axes, ChartError,
     LegendItem, PlotRect, Swatch,
@@ -167,7 +167,7 @@ pub fn draw<DB: DrawingBackend>(
     let y = padded(ylo, yhi, 0.05);
     let mut chart = build(&top, top_rect, d.x.clone(), y)?;
     let x_fmt = |v: &f64| pow2_label(*v);
-    let y_fmt = |v: &f64| fmt_si(10f64.powf(*v));
+    let y_fmt = |v: &f64| si_tick(10f64.powf(*v));
     mesh(
         &mut chart,
         style,

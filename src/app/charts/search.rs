@@ -3,7 +3,7 @@
 //! current layout ringed. [`point_at`] returns the layout under the pointer so a click can apply
 //! it. Point counts are bounded ([`MAX_POINTS`]) so the chart redraws within a frame.
 
-use super::style::{clean, fmt_bytes, fmt_rate, fmt_si, tick, ChartStyle, GIB};
+use super::style::{clean, fmt_bytes, fmt_rate, si_tick, tick, ChartStyle, GIB};
 use super::{
     build, draw_header, draw_message, header_height, mesh, plot_rect, Axes, ChartError, LegendItem,
     PlotRect, Swatch, MARGINS,
@@ -203,7 +203,7 @@ pub fn draw<DB: DrawingBackend>(
 
     let mut chart = build(root, g.rect, g.x.clone(), g.y.clone())?;
     let x_fmt = |v: &f64| tick(*v);
-    let y_fmt = |v: &f64| fmt_si(*v);
+    let y_fmt = |v: &f64| si_tick(*v);
     mesh(
         &mut chart,
         style,

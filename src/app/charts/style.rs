@@ -319,6 +319,15 @@ pub fn fmt_si(x: f64) -> String {
     sig3(x)
 }
 
+/// An axis tick with an SI prefix, trailing zeros dropped: 50000 → "50 k", 1.5e6 → "1.5 M".
+pub fn si_tick(x: f64) -> String {
+    let s = fmt_si(x);
+    match s.split_once(' ') {
+        Some((num, prefix)) => format!("{} {prefix}", tick(num.parse().unwrap_or(0.0))),
+        None => tick(x),
+    }
+}
+
 /// A rate with an SI prefix and unit: "1.23 M tokens/s".
 pub fn fmt_rate(x: f64, unit: &str) -> String {
     format!("{} {unit}", fmt_si(x))
@@ -378,6 +387,10 @@ mod tests {
         assert_eq!(tick(60.0), "60");
         assert_eq!(tick(125.0), "125");
         assert_eq!(tick(0.025), "0.025");
+        assert_eq!(si_tick(50_000.0), "50 k");
+        assert_eq!(si_tick(1.5e6), "1.5 M");
+        assert_eq!(si_tick(316_227.0), "316 k");
+        assert_eq!(si_tick(0.0), "0");
         assert_eq!(fmt_bytes(f64::NAN), "–");
     }
 
