@@ -56,7 +56,7 @@ fn usable(r: &Ranked) -> bool {
 }
 
 /// The points drawn, in drawing order: sampled points, then the Pareto front.
-fn drawn<'a>(report: &'a SearchReport) -> (Vec<&'a Ranked>, Vec<&'a Ranked>) {
+fn drawn(report: &SearchReport) -> (Vec<&Ranked>, Vec<&Ranked>) {
     let n = report.points.len();
     let stride = n.div_ceil(MAX_POINTS).max(1);
     let pts = report

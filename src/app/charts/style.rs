@@ -287,9 +287,7 @@ pub fn fmt_bytes(bytes: f64) -> String {
         i += 1;
     }
     let unit = UNITS.get(i).copied().unwrap_or("B");
-    if i == 0 {
-        format!("{v:.0} {unit}")
-    } else if v.abs() >= 100.0 {
+    if i == 0 || v.abs() >= 100.0 {
         format!("{v:.0} {unit}")
     } else {
         format!("{v:.1} {unit}")

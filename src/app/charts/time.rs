@@ -108,8 +108,11 @@ fn comm(c: &CommTimes) -> [(Part, f64); 5] {
     ]
 }
 
+/// Parts with their seconds, in drawing order.
+type Parts = Vec<(Part, f64)>;
+
 /// Critical-path parts and hidden parts, in drawing order, zeros dropped.
-fn parts(t: &TimeEstimate) -> (Vec<(Part, f64)>, Vec<(Part, f64)>) {
+fn parts(t: &TimeEstimate) -> (Parts, Parts) {
     let (f, b) = (clean(t.forward_s), clean(t.backward_s));
     let mut step = Vec::with_capacity(10);
     if f + b > 0.0 {
