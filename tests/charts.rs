@@ -1124,3 +1124,35 @@ mod never_panics {
         }
     }
 }
+
+#[test]
+fn schedule_data_from_a_scenario() {
+    // DESIGN.md's example: B = 1536, b = 1, d = 8 → m = 192; p = 16, vp = 1 → 1F1B.
+    let s = paracalc::scenario::parse(
+        r#"{
+  "model":    {"name": "GPT-3 175B", "layers": 96, "hidden": 12288, "heads": 96,
+               "vocab": 51200, "seq_len": 2048},
+  "training": {"global_batch": 1536, "micro_batch": 1, "precision": "bf16",
+               "recompute": "selective"},
+  "parallel": {"tp": 8, "pp": 16, "dp": 8},
+  "cluster":  {"gpu": "a100-sxm4-80gb", "num_gpus": 1024}
+}"#,
+    )
+    .unwrap();
+    let t = TimeEstimate {
+        forward_s: 1.92,
+        backward_s: 3.84,
+        recompute_s: 0.192,
+        ..TimeEstimate::default()
+    };
+    let d = schedule::ScheduleData::from_scenario(&s, &t);
+    assert_eq!((d.pp, d.micro_batches, d.vp), (16, 192, 1));
+    assert_eq!(d.schedule, Schedule::OneFOneB);
+    // 1.92 s / 192 = 10 ms forward; (3.84 + 0.192) / 192 = 21 ms backward with recompute.
+    assert!((d.t_fwd_s - 0.010).abs() < 1e-12 && (d.t_bwd_s - 0.021).abs() < 1e-12);
+    assert_eq!(d.drawn_micro_batches(), 32);
+    // (p − 1)/(m + p − 1) = 15/207 = 7.25 %.
+    let svg = svg(&ChartData::Schedule(d));
+    assert!(svg.contains("1F1B · p = 16, m = 192 · bubble 7.25% of the step"));
+    assert!(svg.contains("drawn with 32 of 192 micro-batches"));
+}
