@@ -1156,3 +1156,31 @@ fn schedule_data_from_a_scenario() {
     assert!(svg.contains("1F1B · p = 16, m = 192 · bubble 7.25% of the step"));
     assert!(svg.contains("drawn with 32 of 192 micro-batches"));
 }
+
+#[test]
+fn schedule_hit_test_finds_the_block() {
+    use paracalc::engine::schedule::BlockKind;
+    let d = sched(4, 8, 1, Schedule::OneFOneB, 0.01, 0.02);
+    // Scan stage 3's row (the bottom one): its first block is forward 0 at 30–40 ms.
+    let (mut found, mut y) = (None, 0.0);
+    'outer: for py in (0..H).rev() {
+        for px in 0..W {
+            if let Some(b) = schedule::block_at(&d, W, H, f64::from(px), f64::from(py)) {
+                found = Some(b);
+                y = f64::from(py);
+                break 'outer;
+            }
+        }
+    }
+    let b = found.unwrap();
+    assert_eq!((b.stage, b.kind, b.micro_batch), (3, BlockKind::Forward, 0));
+    assert!((b.start - 0.03).abs() < 1e-12 && (b.end - 0.04).abs() < 1e-12);
+    // Further right on the same row: backward 0 follows immediately (40–60 ms).
+    let next = (0..W)
+        .rev()
+        .filter_map(|px| schedule::block_at(&d, W, H, f64::from(px), y))
+        .find(|x| x.kind == BlockKind::Backward && x.micro_batch == 0)
+        .unwrap();
+    assert!((next.start - 0.04).abs() < 1e-12);
+    assert_eq!(schedule::block_at(&d, W, H, 5.0, 5.0), None);
+}

@@ -10,7 +10,7 @@
 //! | [`time`] | [`time::TimeData`] | [`time::segment_at`] |
 //! | [`scaling`] | [`scaling::ScalingData`] | – |
 //! | [`bucket`] | [`bucket::BucketData`] | – |
-//! | [`schedule`] | [`schedule::ScheduleData`] | – |
+//! | [`schedule`] | [`schedule::ScheduleData`] | [`schedule::block_at`] |
 //! | [`search`] | [`search::SearchData`] | [`search::point_at`] |
 //!
 //! Every chart draws its title, a caption, a legend and axis titles with units; empty or

@@ -9,14 +9,15 @@
 use super::style::{clean, fmt_pct, tick, time_unit, ChartStyle};
 use super::{
     build, draw_header, draw_message, header_height, mesh, plot_rect, Axes, ChartError, LegendItem,
-    Margins, Swatch,
+    Margins, PlotRect, Swatch,
 };
-use crate::engine::schedule::{makespan, timeline, BlockKind};
+use crate::engine::schedule::{makespan, timeline, Block, BlockKind};
 use crate::engine::TimeEstimate;
 use crate::scenario::{Scenario, Schedule};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+use std::ops::Range;
 
 const TITLE: &str = "Pipeline schedule";
 /// Most blocks drawn; `m` is cut to stay under it (but never below `min(m, p)` micro-batches
@@ -100,53 +101,22 @@ impl ScheduleData {
     }
 }
 
-/// Draws the schedule chart.
-///
-/// # Errors
-/// Only backend failures; invalid sizes draw a message.
-pub fn draw<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    data: &ScheduleData,
-    style: &ChartStyle,
-) -> Result<(), ChartError> {
-    let (w, h) = root.dim_in_pixel();
-    if data.pp == 0 || data.micro_batches == 0 {
-        return draw_message(root, style, TITLE, "No stages or no micro-batches to show.");
-    }
-    let relative = !(clean(data.t_fwd_s) > 0.0 && clean(data.t_bwd_s) >= 0.0);
-    let (tf, tb) = if relative {
-        (1.0, 2.0)
-    } else {
-        (data.t_fwd_s, clean(data.t_bwd_s))
-    };
-    let v = data.v();
-    let m_drawn = data.drawn_micro_batches();
-    let blocks = match timeline(data.pp, m_drawn, v, data.schedule, tf, tb) {
-        Ok(b) => b,
-        Err(e) => return draw_message(root, style, TITLE, &format!("Cannot draw: {e}.")),
-    };
-    let span = makespan(&blocks);
-    if span <= 0.0 {
-        return draw_message(root, style, TITLE, "Zero-length step: nothing to draw.");
-    }
+/// Where everything goes in a `width × height` schedule chart.
+struct Geometry {
+    blocks: Vec<Block>,
+    span: f64,
+    relative: bool,
+    v: u64,
+    m_drawn: u64,
+    rect: PlotRect,
+    x: Range<f64>,
+    y: Range<f64>,
+    factor: f64,
+    unit: &'static str,
+}
+
+fn legend(style: &ChartStyle, relative: bool, v: u64) -> Vec<LegendItem> {
     let p = &style.palette;
-    let name = match data.schedule {
-        Schedule::OneFOneB => "1F1B".to_string(),
-        Schedule::Interleaved => format!("interleaved 1F1B, v = {v}"),
-        Schedule::Gpipe => "GPipe".to_string(),
-    };
-    let mut caption = format!(
-        "{name} · p = {}, m = {} · bubble {} of the step",
-        data.pp,
-        data.micro_batches,
-        fmt_pct(data.bubble_fraction())
-    );
-    if m_drawn < data.micro_batches {
-        caption.push_str(&format!(
-            " · drawn with {m_drawn} of {} micro-batches",
-            data.micro_batches
-        ));
-    }
     let mut legend = vec![
         LegendItem::new("Forward", p.forward, Swatch::Fill),
         LegendItem::new(
@@ -167,11 +137,33 @@ pub fn draw<DB: DrawingBackend>(
             Swatch::Fill,
         ));
     }
-    draw_header(root, style, TITLE, &caption, &legend)?;
+    legend
+}
+
+/// The layout, or the sentence to show instead.
+fn geometry(data: &ScheduleData, width: u32, height: u32) -> Result<Geometry, String> {
+    if data.pp == 0 || data.micro_batches == 0 {
+        return Err("No stages or no micro-batches to show.".into());
+    }
+    let relative = !(clean(data.t_fwd_s) > 0.0 && clean(data.t_bwd_s) >= 0.0);
+    let (tf, tb) = if relative {
+        (1.0, 2.0)
+    } else {
+        (data.t_fwd_s, clean(data.t_bwd_s))
+    };
+    let v = data.v();
+    let m_drawn = data.drawn_micro_batches();
+    let blocks = timeline(data.pp, m_drawn, v, data.schedule, tf, tb)
+        .map_err(|e| format!("Cannot draw: {e}."))?;
+    let span = makespan(&blocks);
+    if span <= 0.0 {
+        return Err("Zero-length step: nothing to draw.".into());
+    }
+    let header = header_height(width, &legend(&ChartStyle::light(), relative, v));
     let rect = plot_rect(
-        w,
-        h,
-        header_height(w, &legend),
+        width,
+        height,
+        header,
         Margins {
             left: 64,
             right: 18,
@@ -179,12 +171,98 @@ pub fn draw<DB: DrawingBackend>(
         },
     );
     if !rect.is_usable() {
-        return draw_message(root, style, TITLE, "Too small to draw.");
+        return Err("Too small to draw.".into());
     }
     let (factor, unit) = if relative { (1.0, "") } else { time_unit(span) };
+    Ok(Geometry {
+        blocks,
+        span,
+        relative,
+        v,
+        m_drawn,
+        rect,
+        x: 0.0..span * factor * 1.01,
+        y: -0.5..(data.pp as f64 - 0.5),
+        factor,
+        unit,
+    })
+}
+
+/// Half the height of a stage's row, in row units.
+fn row_half(pp: u64) -> f64 {
+    if pp > 24 {
+        0.5
+    } else {
+        0.4
+    }
+}
+
+/// The block at pixel (`x`, `y`) of a `width × height` schedule chart (same layout as [`draw`]),
+/// with times in seconds (or relative units when the engine's times are unknown).
+pub fn block_at(data: &ScheduleData, width: u32, height: u32, x: f64, y: f64) -> Option<Block> {
+    let g = geometry(data, width, height).ok()?;
+    if !g.rect.contains(x, y) {
+        return None;
+    }
+    let t = g.rect.unmap_x(x, &g.x) / g.factor;
+    let row = g.rect.unmap_y(y, &g.y);
+    let r = row.round();
+    if (row - r).abs() > row_half(data.pp) || r < 0.0 {
+        return None;
+    }
+    let stage = (data.pp as f64 - 1.0 - r) as u64;
+    g.blocks
+        .iter()
+        .find(|b| b.stage == stage && t >= b.start && t < b.end)
+        .copied()
+}
+
+/// Draws the schedule chart.
+///
+/// # Errors
+/// Only backend failures; invalid sizes draw a message.
+pub fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    data: &ScheduleData,
+    style: &ChartStyle,
+) -> Result<(), ChartError> {
+    let (w, h) = root.dim_in_pixel();
+    let g = match geometry(data, w, h) {
+        Ok(g) => g,
+        Err(msg) => return draw_message(root, style, TITLE, &msg),
+    };
+    let Geometry {
+        blocks,
+        span,
+        relative,
+        v,
+        m_drawn,
+        rect,
+        x,
+        y,
+        factor,
+        unit,
+    } = g;
+    let p = &style.palette;
+    let name = match data.schedule {
+        Schedule::OneFOneB => "1F1B".to_string(),
+        Schedule::Interleaved => format!("interleaved 1F1B, v = {v}"),
+        Schedule::Gpipe => "GPipe".to_string(),
+    };
+    let mut caption = format!(
+        "{name} · p = {}, m = {} · bubble {} of the step",
+        data.pp,
+        data.micro_batches,
+        fmt_pct(data.bubble_fraction())
+    );
+    if m_drawn < data.micro_batches {
+        caption.push_str(&format!(
+            " · drawn with {m_drawn} of {} micro-batches",
+            data.micro_batches
+        ));
+    }
+    draw_header(root, style, TITLE, &caption, &legend(style, relative, v))?;
     let pp = data.pp;
-    let x = 0.0..span * factor * 1.01;
-    let y = -0.5..(pp as f64 - 0.5);
     let mut chart = build(root, rect, x.clone(), y.clone())?;
     let x_desc = if relative {
         "Time (forward of one micro-batch = 1; engine times not available)".to_string()
@@ -213,7 +291,7 @@ pub fn draw<DB: DrawingBackend>(
         },
     )?;
     let row = |stage: u64| pp as f64 - 1.0 - stage as f64;
-    let half = if pp > 24 { 0.5 } else { 0.4 };
+    let half = row_half(pp);
     // Idle background per stage: whatever the blocks do not cover is the bubble.
     chart.draw_series((0..pp).map(|s| {
         Rectangle::new(
