@@ -13,6 +13,7 @@
 pub mod estimate;
 pub mod layout;
 pub mod memory;
+pub mod schedule;
 pub mod search;
 pub mod sweep;
 pub mod time;

@@ -1,0 +1,522 @@
+//! The six live charts, each one backend-generic function (STYLE.md house rule 12):
+//! `draw<DB: DrawingBackend>(root, data, style) -> Result<(), ChartError>`, in the shape of
+//! plotters-wasm-demo's `func_plot::draw`. The app draws them on a canvas through
+//! [`canvas::draw_on_canvas`] (high-DPI aware); [`to_svg`] renders the same function to an SVG
+//! string for downloads and for the native tests (`tests/charts.rs`).
+//!
+//! | chart | data | hit-test |
+//! |---|---|---|
+//! | [`memory`] | [`MemoryEstimate`] | [`memory::segment_at`] |
+//! | [`time`] | [`time::TimeData`] | [`time::segment_at`] |
+//! | [`scaling`] | [`scaling::ScalingData`] | – |
+//! | [`bucket`] | [`bucket::BucketData`] | – |
+//! | [`schedule`] | [`schedule::ScheduleData`] | [`schedule::block_at`] |
+//! | [`search`] | [`search::SearchData`] | [`search::point_at`] |
+//!
+//! Every chart draws its title, a caption, a legend and axis titles with units; empty or
+//! degenerate data (no stages, all-zero times, no points) draws a sentence instead of a plot.
+//! Layout is computed from the size alone (not from measured text), so hit-tests agree with what
+//! was drawn. Sizes are CSS pixels.
+
+pub mod bucket;
+pub mod canvas;
+pub mod memory;
+pub mod scaling;
+pub mod schedule;
+pub mod search;
+pub mod style;
+mod svg;
+pub mod time;
+
+pub use style::{ChartStyle, Palette, Theme};
+
+use crate::engine::MemoryEstimate;
+use plotters::chart::ChartContext;
+use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
+use plotters::drawing::DrawingAreaErrorKind;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use std::fmt;
+use std::ops::Range;
+use style::{px, text_width};
+
+/// Why a chart could not be drawn (a backend failure; bad data draws a message instead).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChartError {
+    message: String,
+}
+
+impl ChartError {
+    /// An error with this message.
+    pub fn new(message: impl Into<String>) -> Self {
+        ChartError {
+            message: message.into(),
+        }
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for ChartError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "chart could not be drawn: {}", self.message)
+    }
+}
+
+impl std::error::Error for ChartError {}
+
+impl<E: std::error::Error + Send + Sync> From<DrawingAreaErrorKind<E>> for ChartError {
+    fn from(e: DrawingAreaErrorKind<E>) -> Self {
+        ChartError::new(e.to_string())
+    }
+}
+
+/// Which chart (also the `?embed=` value).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ChartKind {
+    /// Memory per pipeline stage.
+    Memory,
+    /// Step-time breakdown.
+    Time,
+    /// Throughput and efficiency vs GPU count.
+    Scaling,
+    /// Exposed DP communication vs bucket size.
+    Bucket,
+    /// Pipeline timeline.
+    Schedule,
+    /// Search results scatter.
+    Search,
+}
+
+impl ChartKind {
+    /// All charts, in page order.
+    pub const ALL: &'static [ChartKind] = &[
+        ChartKind::Memory,
+        ChartKind::Time,
+        ChartKind::Scaling,
+        ChartKind::Bucket,
+        ChartKind::Schedule,
+        ChartKind::Search,
+    ];
+
+    /// The URL / file-name spelling (`memory`, `time`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChartKind::Memory => "memory",
+            ChartKind::Time => "time",
+            ChartKind::Scaling => "scaling",
+            ChartKind::Bucket => "bucket",
+            ChartKind::Schedule => "schedule",
+            ChartKind::Search => "search",
+        }
+    }
+
+    /// Parses [`as_str`](Self::as_str)'s spelling.
+    pub fn parse(s: &str) -> Option<ChartKind> {
+        ChartKind::ALL.iter().copied().find(|k| k.as_str() == s)
+    }
+}
+
+/// The input of any one chart, for code that handles charts uniformly (canvas component, SVG
+/// download, embed).
+#[derive(Clone, Copy, Debug)]
+pub enum ChartData<'a> {
+    /// Memory per stage.
+    Memory(&'a MemoryEstimate),
+    /// Step-time breakdown.
+    Time(time::TimeData<'a>),
+    /// Scaling curves.
+    Scaling(scaling::ScalingData<'a>),
+    /// Bucket-size curve.
+    Bucket(bucket::BucketData<'a>),
+    /// Pipeline timeline.
+    Schedule(schedule::ScheduleData),
+    /// Search scatter.
+    Search(search::SearchData<'a>),
+}
+
+impl ChartData<'_> {
+    /// Which chart this is.
+    pub fn kind(&self) -> ChartKind {
+        match self {
+            ChartData::Memory(_) => ChartKind::Memory,
+            ChartData::Time(_) => ChartKind::Time,
+            ChartData::Scaling(_) => ChartKind::Scaling,
+            ChartData::Bucket(_) => ChartKind::Bucket,
+            ChartData::Schedule(_) => ChartKind::Schedule,
+            ChartData::Search(_) => ChartKind::Search,
+        }
+    }
+}
+
+/// Draws whichever chart `data` holds on `root`.
+///
+/// # Errors
+/// Only backend failures.
+pub fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    data: &ChartData<'_>,
+    style: &ChartStyle,
+) -> Result<(), ChartError> {
+    match data {
+        ChartData::Memory(d) => memory::draw(root, d, style),
+        ChartData::Time(d) => time::draw(root, d, style),
+        ChartData::Scaling(d) => scaling::draw(root, d, style),
+        ChartData::Bucket(d) => bucket::draw(root, d, style),
+        ChartData::Schedule(d) => schedule::draw(root, d, style),
+        ChartData::Search(d) => search::draw(root, d, style),
+    }
+}
+
+/// Renders a chart as an SVG document of `width × height` px (for the SVG download and tests).
+///
+/// # Errors
+/// Only backend failures.
+pub fn to_svg(
+    data: &ChartData<'_>,
+    style: &ChartStyle,
+    width: u32,
+    height: u32,
+) -> Result<String, ChartError> {
+    let mut out = String::new();
+    {
+        let root = svg::TrueSizeSvg(SVGBackend::with_string(
+            &mut out,
+            (width.max(1), height.max(1)),
+        ))
+        .into_drawing_area();
+        draw(&root, data, style)?;
+        root.present()?;
+    }
+    Ok(out)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared layout and drawing helpers.
+
+/// The plotting area of a chart, in pixels of its drawing area (right and bottom exclusive).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlotRect {
+    /// Left edge.
+    pub left: i32,
+    /// Top edge.
+    pub top: i32,
+    /// Right edge (exclusive).
+    pub right: i32,
+    /// Bottom edge (exclusive).
+    pub bottom: i32,
+}
+
+impl PlotRect {
+    /// Whether the rectangle has room to plot in.
+    pub fn is_usable(&self) -> bool {
+        self.right - self.left >= 20 && self.bottom - self.top >= 20
+    }
+
+    /// Whether pixel (`x`, `y`) is inside.
+    pub fn contains(&self, x: f64, y: f64) -> bool {
+        x >= f64::from(self.left)
+            && x < f64::from(self.right)
+            && y >= f64::from(self.top)
+            && y < f64::from(self.bottom)
+    }
+
+    fn span_x(&self) -> f64 {
+        f64::from(self.right - 1 - self.left).max(1.0)
+    }
+
+    fn span_y(&self) -> f64 {
+        f64::from(self.bottom - 1 - self.top).max(1.0)
+    }
+
+    /// Data x → pixel x (plotters' linear mapping onto `left..right-1`).
+    pub fn map_x(&self, v: f64, r: &Range<f64>) -> f64 {
+        f64::from(self.left) + (v - r.start) / (r.end - r.start) * self.span_x()
+    }
+
+    /// Pixel x → data x.
+    pub fn unmap_x(&self, px: f64, r: &Range<f64>) -> f64 {
+        r.start + (px - f64::from(self.left)) / self.span_x() * (r.end - r.start)
+    }
+
+    /// Data y → pixel y (up is larger).
+    pub fn map_y(&self, v: f64, r: &Range<f64>) -> f64 {
+        f64::from(self.bottom - 1) - (v - r.start) / (r.end - r.start) * self.span_y()
+    }
+
+    /// Pixel y → data y.
+    pub fn unmap_y(&self, px: f64, r: &Range<f64>) -> f64 {
+        r.start + (f64::from(self.bottom - 1) - px) / self.span_y() * (r.end - r.start)
+    }
+}
+
+/// How a legend swatch is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Swatch {
+    /// A filled square.
+    Fill,
+    /// A lighter square with a coloured outline (hidden communication).
+    Faded,
+    /// A short line.
+    Line,
+    /// A short dashed line.
+    Dashed,
+    /// A dot.
+    Dot,
+    /// A square outline (over capacity).
+    Outline,
+    /// A ring (the current layout).
+    Ring,
+}
+
+/// One legend entry.
+#[derive(Clone, Debug)]
+pub(crate) struct LegendItem {
+    pub label: String,
+    pub color: RGBColor,
+    pub swatch: Swatch,
+}
+
+impl LegendItem {
+    pub fn new(label: impl Into<String>, color: RGBColor, swatch: Swatch) -> Self {
+        LegendItem {
+            label: label.into(),
+            color,
+            swatch,
+        }
+    }
+}
+
+const PAD: i32 = 12;
+const LEGEND_TOP: i32 = 46;
+const LEGEND_ROW: i32 = 16;
+
+/// Positions of legend entries (x, y of the swatch's top-left) for a chart `width` px wide.
+fn legend_positions(width: u32, legend: &[LegendItem]) -> Vec<(i32, i32)> {
+    let max_x = width as i32 - PAD;
+    let (mut x, mut y) = (PAD, LEGEND_TOP);
+    let mut out = Vec::with_capacity(legend.len());
+    for item in legend {
+        let w = 12 + 5 + text_width(&item.label, px::LEGEND).ceil() as i32 + 14;
+        if x > PAD && x + w > max_x {
+            x = PAD;
+            y += LEGEND_ROW;
+        }
+        out.push((x, y));
+        x += w;
+    }
+    out
+}
+
+/// Height taken by the title, caption and legend.
+pub(crate) fn header_height(width: u32, legend: &[LegendItem]) -> i32 {
+    match legend_positions(width, legend).last() {
+        Some(&(_, y)) => y + LEGEND_ROW + 4,
+        None => LEGEND_TOP,
+    }
+}
+
+/// Fills the background and draws title, caption and legend.
+pub(crate) fn draw_header<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    style: &ChartStyle,
+    title: &str,
+    caption: &str,
+    legend: &[LegendItem],
+) -> Result<(), ChartError> {
+    let p = &style.palette;
+    root.fill(&p.background)?;
+    let top_left = Pos::new(HPos::Left, VPos::Top);
+    root.draw_text(
+        title,
+        &style.text(px::TITLE, p.text).pos(top_left),
+        (PAD, 8),
+    )?;
+    if !caption.is_empty() {
+        root.draw_text(
+            caption,
+            &style.text(px::SUBTITLE, p.muted).pos(top_left),
+            (PAD, 27),
+        )?;
+    }
+    let (w, _) = root.dim_in_pixel();
+    for (item, (x, y)) in legend.iter().zip(legend_positions(w, legend)) {
+        let c = item.color;
+        match item.swatch {
+            Swatch::Fill => {
+                root.draw(&Rectangle::new([(x, y + 1), (x + 11, y + 12)], c.filled()))?
+            }
+            Swatch::Faded => {
+                root.draw(&Rectangle::new(
+                    [(x, y + 1), (x + 11, y + 12)],
+                    style.faded(c, 0.55).filled(),
+                ))?;
+                root.draw(&Rectangle::new(
+                    [(x, y + 1), (x + 11, y + 12)],
+                    c.stroke_width(1),
+                ))?;
+            }
+            Swatch::Outline => root.draw(&Rectangle::new(
+                [(x, y + 1), (x + 11, y + 12)],
+                c.stroke_width(2),
+            ))?,
+            Swatch::Line => root.draw(&PathElement::new(
+                vec![(x, y + 6), (x + 12, y + 6)],
+                c.stroke_width(2),
+            ))?,
+            Swatch::Dashed => {
+                root.draw(&PathElement::new(
+                    vec![(x, y + 6), (x + 4, y + 6)],
+                    c.stroke_width(2),
+                ))?;
+                root.draw(&PathElement::new(
+                    vec![(x + 8, y + 6), (x + 12, y + 6)],
+                    c.stroke_width(2),
+                ))?;
+            }
+            Swatch::Dot => root.draw(&Circle::new((x + 6, y + 6), 4, c.filled()))?,
+            Swatch::Ring => root.draw(&Circle::new((x + 6, y + 6), 5, c.stroke_width(2)))?,
+        }
+        root.draw_text(
+            &item.label,
+            &style
+                .text(px::LEGEND, p.text)
+                .pos(Pos::new(HPos::Left, VPos::Center)),
+            (x + 17, y + 6),
+        )?;
+    }
+    Ok(())
+}
+
+/// Draws title and a centred sentence instead of a plot (empty or degenerate data).
+pub(crate) fn draw_message<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    style: &ChartStyle,
+    title: &str,
+    message: &str,
+) -> Result<(), ChartError> {
+    draw_header(root, style, title, "", &[])?;
+    let (w, h) = root.dim_in_pixel();
+    root.draw_text(
+        message,
+        &style
+            .text(px::AXIS, style.palette.muted)
+            .pos(Pos::new(HPos::Center, VPos::Center)),
+        (w as i32 / 2, (h as i32 + LEGEND_TOP) / 2),
+    )?;
+    root.present()?;
+    Ok(())
+}
+
+/// Margins around the plot: left (tick labels + rotated axis title), right, bottom.
+#[derive(Clone, Copy)]
+pub(crate) struct Margins {
+    pub left: i32,
+    pub right: i32,
+    pub bottom: i32,
+}
+
+pub(crate) const MARGINS: Margins = Margins {
+    left: 64,
+    right: 18,
+    bottom: 42,
+};
+
+/// The plot rectangle below a header of `header` px.
+pub(crate) fn plot_rect(width: u32, height: u32, header: i32, m: Margins) -> PlotRect {
+    PlotRect {
+        left: m.left,
+        top: header,
+        right: width as i32 - m.right,
+        bottom: height as i32 - m.bottom,
+    }
+}
+
+pub(crate) type Chart2d<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// A linear chart whose plotting area is exactly `rect` of `area`.
+pub(crate) fn build<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    rect: PlotRect,
+    x: Range<f64>,
+    y: Range<f64>,
+) -> Result<Chart2d<'a, DB>, ChartError> {
+    let (w, h) = area.dim_in_pixel();
+    let chart = ChartBuilder::on(area)
+        .margin_top(rect.top.max(0) as u32)
+        .margin_right((w as i32 - rect.right).max(0) as u32)
+        .x_label_area_size((h as i32 - rect.bottom).max(0) as u32)
+        .y_label_area_size(rect.left.max(0) as u32)
+        .build_cartesian_2d(x, y)?;
+    Ok(chart)
+}
+
+/// Axis titles, label counts and tick formatters.
+pub(crate) struct Axes<'f> {
+    pub x_desc: &'f str,
+    pub y_desc: &'f str,
+    pub x_labels: usize,
+    pub y_labels: usize,
+    pub x_fmt: &'f dyn Fn(&f64) -> String,
+    pub y_fmt: &'f dyn Fn(&f64) -> String,
+}
+
+/// The house mesh: faint major grid, no minor grid, themed axes and labels.
+pub(crate) fn mesh<DB: DrawingBackend>(
+    chart: &mut Chart2d<'_, DB>,
+    style: &ChartStyle,
+    axes: &Axes<'_>,
+) -> Result<(), ChartError> {
+    let p = &style.palette;
+    chart
+        .configure_mesh()
+        .bold_line_style(p.grid.stroke_width(1))
+        .light_line_style(TRANSPARENT)
+        .axis_style(p.axis.stroke_width(1))
+        .label_style(style.text(px::TICK, p.text))
+        .axis_desc_style(style.text(px::AXIS, p.text))
+        .x_desc(axes.x_desc)
+        .y_desc(axes.y_desc)
+        .x_labels(axes.x_labels)
+        .y_labels(axes.y_labels)
+        .x_label_formatter(axes.x_fmt)
+        .y_label_formatter(axes.y_fmt)
+        .draw()?;
+    Ok(())
+}
+
+/// Tick label for a log2 axis value: the power of two, or nothing between powers.
+pub(crate) fn pow2_label(v: f64) -> String {
+    if (v - v.round()).abs() > 1e-6 || !(0.0..=62.0).contains(&v.round()) {
+        return String::new();
+    }
+    let n = 2f64.powi(v.round() as i32);
+    if n >= 1e6 {
+        style::fmt_si(n).replace(' ', "")
+    } else {
+        format!("{n:.0}")
+    }
+}
+
+/// A non-empty range around `lo..hi` (adds room when they are equal).
+pub(crate) fn padded(lo: f64, hi: f64, frac: f64) -> Range<f64> {
+    let (lo, hi) = if lo.is_finite() && hi.is_finite() {
+        (lo.min(hi), lo.max(hi))
+    } else {
+        (0.0, 1.0)
+    };
+    let span = hi - lo;
+    if span <= 1e-12 {
+        let d = if lo.abs() > 1e-12 {
+            lo.abs() * 0.1
+        } else {
+            1.0
+        };
+        return (lo - d)..(hi + d);
+    }
+    (lo - span * frac)..(hi + span * frac)
+}

@@ -1,0 +1,247 @@
+//! Gradient bucket size: step time (upper panel) and exposed / hidden data-parallel communication
+//! (lower panel) against the bucket size on a log₂ axis, with the current setting marked. Small
+//! buckets pay per-message latency; large ones start reducing late and hide less behind backward.
+
+use super::style::{clean, fmt_seconds, sig3, tick, time_unit, ChartStyle};
+use super::{
+    build, draw_header, draw_message, header_height, mesh, padded, pow2_label, Axes, ChartError,
+    LegendItem, PlotRect, Swatch,
+};
+use crate::engine::sweep::BucketPoint;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::ops::Range;
+
+const TITLE: &str = "Gradient bucket size vs exposed DP communication";
+/// Most points drawn.
+pub const MAX_POINTS: usize = 256;
+
+/// The bucket chart's input.
+#[derive(Clone, Copy, Debug)]
+pub struct BucketData<'a> {
+    /// The sweep, any order.
+    pub points: &'a [BucketPoint],
+    /// The scenario's bucket size, MB (marked), if set.
+    pub current_mb: Option<f64>,
+}
+
+struct Pt {
+    x: f64,
+    mb: f64,
+    step: f64,
+    exposed: f64,
+    hidden: f64,
+}
+
+fn prepare(d: &BucketData<'_>) -> Vec<Pt> {
+    let mut pts: Vec<Pt> = d
+        .points
+        .iter()
+        .filter(|p| clean(p.bucket_mb) > 0.0)
+        .take(MAX_POINTS)
+        .map(|p| Pt {
+            x: p.bucket_mb.log2(),
+            mb: p.bucket_mb,
+            step: clean(p.step_s),
+            exposed: clean(p.exposed_dp_s),
+            hidden: clean(p.hidden_dp_s),
+        })
+        .collect();
+    pts.sort_by(|a, b| a.x.total_cmp(&b.x));
+    pts
+}
+
+fn fmt_mb(mb: f64) -> String {
+    if mb >= 1000.0 {
+        format!("{} GB", sig3(mb / 1000.0))
+    } else {
+        format!("{} MB", sig3(mb))
+    }
+}
+
+/// Draws the bucket chart.
+///
+/// # Errors
+/// Only backend failures; no points or all-zero times draw a message.
+pub fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    data: &BucketData<'_>,
+    style: &ChartStyle,
+) -> Result<(), ChartError> {
+    let pts = prepare(data);
+    let max_step = pts.iter().map(|p| p.step).fold(0.0, f64::max);
+    let max_dp = pts
+        .iter()
+        .map(|p| p.exposed.max(p.hidden))
+        .fold(0.0, f64::max);
+    if pts.is_empty() {
+        return draw_message(root, style, TITLE, "No bucket sizes to show.");
+    }
+    if max_step <= 0.0 && max_dp <= 0.0 {
+        return draw_message(
+            root,
+            style,
+            TITLE,
+            "All times are zero for every bucket size: nothing to draw yet.",
+        );
+    }
+    let p = &style.palette;
+    let (w, h) = root.dim_in_pixel();
+    let current = data.current_mb.filter(|&mb| clean(mb) > 0.0);
+    let mut legend = vec![
+        LegendItem::new("Step time", p.step, Swatch::Line),
+        LegendItem::new("Exposed DP comm", p.dp, Swatch::Line),
+        LegendItem::new("Hidden DP comm", style.faded(p.dp, 0.45), Swatch::Dashed),
+    ];
+    if current.is_some() {
+        legend.push(LegendItem::new(
+            "Current setting",
+            p.current,
+            Swatch::Dashed,
+        ));
+    }
+    let best = pts
+        .iter()
+        .filter(|p| p.step > 0.0)
+        .min_by(|a, b| a.step.total_cmp(&b.step));
+    let mut caption = String::new();
+    if let Some(mb) = current {
+        let near = pts
+            .iter()
+            .min_by(|a, b| (a.x - mb.log2()).abs().total_cmp(&(b.x - mb.log2()).abs()));
+        caption.push_str(&format!("current {}", fmt_mb(mb)));
+        if let Some(n) = near.filter(|n| (n.mb - mb).abs() <= 1e-9 * mb.max(1.0)) {
+            caption.push_str(&format!(
+                ": step {}, exposed DP {}",
+                fmt_seconds(n.step),
+                fmt_seconds(n.exposed)
+            ));
+        }
+        caption.push_str(" · ");
+    }
+    if let Some(b) = best {
+        caption.push_str(&format!(
+            "fastest step at {}: {}",
+            fmt_mb(b.mb),
+            fmt_seconds(b.step)
+        ));
+    }
+    draw_header(root, style, TITLE, &caption, &legend)?;
+
+    let lo = pts.first().map_or(0.0, |p| p.x);
+    let hi = pts.last().map_or(0.0, |p| p.x);
+    let (lo, hi) = match current {
+        Some(mb) => (lo.min(mb.log2()), hi.max(mb.log2())),
+        None => (lo, hi),
+    };
+    let x: Range<f64> = if hi - lo < 1.0 {
+        (lo - 1.0)..(hi + 1.0)
+    } else {
+        (lo - 0.3)..(hi + 0.3)
+    };
+    let header = header_height(w, &legend);
+    let split = header + ((h as i32 - header) as f64 * 0.5) as i32;
+    let (top, bottom) = root.split_vertically(split.max(header + 1));
+    let (_, bh) = bottom.dim_in_pixel();
+    let top_rect = PlotRect {
+        left: 64,
+        top: header,
+        right: w as i32 - 18,
+        bottom: split - 24,
+    };
+    let bottom_rect = PlotRect {
+        left: 64,
+        top: 8,
+        right: w as i32 - 18,
+        bottom: bh as i32 - 42,
+    };
+    if !top_rect.is_usable() || !bottom_rect.is_usable() {
+        return draw_message(root, style, TITLE, "Too small to draw.");
+    }
+    let x_fmt = |v: &f64| pow2_label(*v);
+    let y_fmt = |v: &f64| tick(*v);
+
+    // Upper: step time (not from zero, so the dip is visible).
+    let (sf, su) = time_unit(max_step);
+    let smin = pts.iter().map(|p| p.step).fold(f64::INFINITY, f64::min);
+    let y = padded(smin * sf, max_step * sf, 0.1);
+    let y = y.start.max(0.0)..y.end;
+    let mut chart = build(&top, top_rect, x.clone(), y)?;
+    let desc = format!("Step time ({su})");
+    mesh(
+        &mut chart,
+        style,
+        &Axes {
+            x_desc: "",
+            y_desc: &desc,
+            x_labels: 14,
+            y_labels: 5,
+            x_fmt: &x_fmt,
+            y_fmt: &y_fmt,
+        },
+    )?;
+    chart.draw_series(LineSeries::new(
+        pts.iter().map(|q| (q.x, q.step * sf)),
+        p.step.stroke_width(2),
+    ))?;
+    chart.draw_series(
+        pts.iter()
+            .map(|q| Circle::new((q.x, q.step * sf), 3, p.step.filled())),
+    )?;
+    if let Some(mb) = current {
+        let r = chart.y_range();
+        chart.draw_series(DashedLineSeries::new(
+            [(mb.log2(), r.start), (mb.log2(), r.end)],
+            4,
+            3,
+            p.current.stroke_width(2),
+        ))?;
+    }
+
+    // Lower: exposed and hidden DP communication from zero.
+    let (df, du) = time_unit(max_dp);
+    let mut chart = build(
+        &bottom,
+        bottom_rect,
+        x.clone(),
+        0.0..(max_dp * df * 1.1).max(1e-9),
+    )?;
+    let desc = format!("DP comm per step ({du})");
+    mesh(
+        &mut chart,
+        style,
+        &Axes {
+            x_desc: "Gradient bucket size (MB, log₂ scale)",
+            y_desc: &desc,
+            x_labels: 14,
+            y_labels: 5,
+            x_fmt: &x_fmt,
+            y_fmt: &y_fmt,
+        },
+    )?;
+    chart.draw_series(DashedLineSeries::new(
+        pts.iter().map(|q| (q.x, q.hidden * df)),
+        5,
+        3,
+        style.faded(p.dp, 0.45).stroke_width(2),
+    ))?;
+    chart.draw_series(LineSeries::new(
+        pts.iter().map(|q| (q.x, q.exposed * df)),
+        p.dp.stroke_width(2),
+    ))?;
+    chart.draw_series(
+        pts.iter()
+            .map(|q| Circle::new((q.x, q.exposed * df), 3, p.dp.filled())),
+    )?;
+    if let Some(mb) = current {
+        let r = chart.y_range();
+        chart.draw_series(DashedLineSeries::new(
+            [(mb.log2(), r.start), (mb.log2(), r.end)],
+            4,
+            3,
+            p.current.stroke_width(2),
+        ))?;
+    }
+    root.present()?;
+    Ok(())
+}

@@ -1,0 +1,383 @@
+//! Memory per pipeline stage: one stacked bar per stage (weights, gradients, optimizer states,
+//! activations, overhead), the GPU's usable memory as a dashed line, stages over it outlined in
+//! red with the overflow tinted. Bars thin out and stage labels get sparse as `pp` grows (readable
+//! at pp = 64 and beyond). [`segment_at`] tells the app which segment the pointer is on.
+
+use super::style::{clean, fmt_bytes, tick, ChartStyle, Palette, GIB};
+use super::{
+    build, draw_header, draw_message, header_height, mesh, plot_rect, Axes, ChartError, LegendItem,
+    PlotRect, Swatch, MARGINS,
+};
+use crate::engine::{MemoryEstimate, StageMemory};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use std::ops::Range;
+
+const TITLE: &str = "Memory per GPU by pipeline stage";
+
+/// A part of a stage's memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Component {
+    /// Weights.
+    Weights,
+    /// Gradients.
+    Gradients,
+    /// Optimizer states.
+    OptimizerStates,
+    /// Activations.
+    Activations,
+    /// Framework overhead (CUDA context, communication buffers, allocator reserve, …).
+    Other,
+}
+
+impl Component {
+    /// Bottom to top.
+    pub const ALL: [Component; 5] = [
+        Component::Weights,
+        Component::Gradients,
+        Component::OptimizerStates,
+        Component::Activations,
+        Component::Other,
+    ];
+
+    /// Legend name.
+    pub fn label(self) -> &'static str {
+        match self {
+            Component::Weights => "Weights",
+            Component::Gradients => "Gradients",
+            Component::OptimizerStates => "Optimizer states",
+            Component::Activations => "Activations",
+            Component::Other => "Overhead",
+        }
+    }
+
+    /// Its colour (the same in every chart).
+    pub fn color(self, p: &Palette) -> RGBColor {
+        match self {
+            Component::Weights => p.weights,
+            Component::Gradients => p.gradients,
+            Component::OptimizerStates => p.optimizer,
+            Component::Activations => p.activations,
+            Component::Other => p.other,
+        }
+    }
+
+    /// Its bytes in `s` (0 for NaN or negative).
+    pub fn bytes(self, s: &StageMemory) -> f64 {
+        clean(match self {
+            Component::Weights => s.weights_bytes,
+            Component::Gradients => s.gradients_bytes,
+            Component::OptimizerStates => s.optimizer_bytes,
+            Component::Activations => s.activations_bytes,
+            Component::Other => s.other_bytes,
+        })
+    }
+}
+
+/// The segment under the pointer.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Segment {
+    /// Pipeline stage.
+    pub stage: u64,
+    /// Which component.
+    pub component: Component,
+    /// Its size, bytes.
+    pub bytes: f64,
+    /// The whole stage's total, bytes.
+    pub stage_total_bytes: f64,
+}
+
+fn stage_total(s: &StageMemory) -> f64 {
+    Component::ALL.iter().map(|c| c.bytes(s)).sum()
+}
+
+fn legend(style: &ChartStyle, any_over: bool) -> Vec<LegendItem> {
+    let p = &style.palette;
+    let mut items: Vec<LegendItem> = Component::ALL
+        .iter()
+        .map(|c| LegendItem::new(c.label(), c.color(p), Swatch::Fill))
+        .collect();
+    items.push(LegendItem::new("GPU capacity", p.reference, Swatch::Dashed));
+    if any_over {
+        items.push(LegendItem::new("Over capacity", p.danger, Swatch::Outline));
+    }
+    items
+}
+
+/// Where everything goes for a chart of `width × height`.
+struct Geometry {
+    rect: PlotRect,
+    x: Range<f64>,
+    y: Range<f64>,
+    /// Half the bar width in stage units.
+    half: f64,
+}
+
+fn geometry(data: &MemoryEstimate, width: u32, height: u32) -> Option<Geometry> {
+    let n = data.stages.len();
+    if n == 0 {
+        return None;
+    }
+    let capacity = clean(data.capacity_bytes);
+    let any_over = capacity > 0.0 && data.stages.iter().any(|s| stage_total(s) > capacity);
+    let top = data.stages.iter().map(stage_total).fold(capacity, f64::max) / GIB;
+    if top <= 0.0 {
+        return None;
+    }
+    let header = header_height(width, &legend(&ChartStyle::light(), any_over));
+    let rect = plot_rect(width, height, header, MARGINS);
+    if !rect.is_usable() {
+        return None;
+    }
+    let slot = f64::from(rect.right - rect.left) / n as f64;
+    // Gaps between bars while there is room; touching bars when there is not.
+    let half = if slot >= 8.0 {
+        0.35
+    } else if slot >= 3.0 {
+        0.4
+    } else {
+        0.5
+    };
+    Some(Geometry {
+        rect,
+        x: -0.5..(n as f64 - 0.5),
+        y: 0.0..top * 1.08,
+        half,
+    })
+}
+
+/// Draws the memory chart.
+///
+/// # Errors
+/// Only backend failures; no stages or all-zero memory draws a message.
+pub fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    data: &MemoryEstimate,
+    style: &ChartStyle,
+) -> Result<(), ChartError> {
+    let (w, h) = root.dim_in_pixel();
+    let Some(g) = geometry(data, w, h) else {
+        let msg = if data.stages.is_empty() {
+            "No pipeline stages to show."
+        } else {
+            "All memory figures are zero: nothing to draw yet."
+        };
+        return draw_message(root, style, TITLE, msg);
+    };
+    let p = &style.palette;
+    let capacity = clean(data.capacity_bytes);
+    let totals: Vec<f64> = data.stages.iter().map(stage_total).collect();
+    let over: Vec<bool> = totals
+        .iter()
+        .map(|&t| capacity > 0.0 && t > capacity)
+        .collect();
+    let n_over = over.iter().filter(|&&o| o).count();
+    let (peak_stage, peak) =
+        totals.iter().copied().enumerate().fold(
+            (0, 0.0),
+            |best, (i, t)| if t > best.1 { (i, t) } else { best },
+        );
+    let caption = if capacity <= 0.0 {
+        format!(
+            "peak {} on stage {peak_stage}; GPU capacity unknown",
+            fmt_bytes(peak)
+        )
+    } else if n_over == 0 {
+        format!(
+            "peak {} on stage {peak_stage} of {} usable: fits, {} headroom",
+            fmt_bytes(peak),
+            fmt_bytes(capacity),
+            fmt_bytes(capacity - peak)
+        )
+    } else {
+        format!(
+            "{n_over} of {} stages over the {} usable (peak {} on stage {peak_stage}): does not fit",
+            totals.len(),
+            fmt_bytes(capacity),
+            fmt_bytes(peak)
+        )
+    };
+    draw_header(root, style, TITLE, &caption, &legend(style, n_over > 0))?;
+
+    let n = data.stages.len();
+    let mut chart = build(root, g.rect, g.x.clone(), g.y.clone())?;
+    let x_fmt = |v: &f64| {
+        let r = v.round();
+        if (v - r).abs() < 1e-6 && r >= 0.0 && r < n as f64 {
+            format!("{r:.0}")
+        } else {
+            String::new()
+        }
+    };
+    let y_fmt = |v: &f64| tick(*v);
+    mesh(
+        &mut chart,
+        style,
+        &Axes {
+            x_desc: "Pipeline stage",
+            y_desc: "Memory per GPU (GiB)",
+            x_labels: n.clamp(1, 16),
+            y_labels: 6,
+            x_fmt: &x_fmt,
+            y_fmt: &y_fmt,
+        },
+    )?;
+
+    // Stacked segments, one rectangle per non-zero component.
+    let mut rects = Vec::with_capacity(n * Component::ALL.len());
+    for (i, s) in data.stages.iter().enumerate() {
+        let x = i as f64;
+        let mut base = 0.0;
+        for c in Component::ALL {
+            let b = c.bytes(s) / GIB;
+            if b > 0.0 {
+                rects.push(Rectangle::new(
+                    [(x - g.half, base), (x + g.half, base + b)],
+                    c.color(p).filled(),
+                ));
+            }
+            base += b;
+        }
+    }
+    chart.draw_series(rects)?;
+
+    // Over capacity: the overflow tinted, the whole bar outlined in red.
+    if n_over > 0 {
+        let cap = capacity / GIB;
+        chart.draw_series(
+            over.iter()
+                .zip(&totals)
+                .enumerate()
+                .filter(|(_, (o, _))| **o)
+                .map(|(i, (_, &t))| {
+                    let x = i as f64;
+                    Rectangle::new(
+                        [(x - g.half, cap), (x + g.half, t / GIB)],
+                        p.danger.mix(0.35).filled(),
+                    )
+                }),
+        )?;
+        chart.draw_series(
+            over.iter()
+                .zip(&totals)
+                .enumerate()
+                .filter(|(_, (o, _))| **o)
+                .map(|(i, (_, &t))| {
+                    let x = i as f64;
+                    Rectangle::new(
+                        [(x - g.half, 0.0), (x + g.half, t / GIB)],
+                        p.danger.stroke_width(2),
+                    )
+                }),
+        )?;
+    }
+
+    // Capacity line and its label.
+    if capacity > 0.0 {
+        let y = g.rect.map_y(capacity / GIB, &g.y).round() as i32;
+        dashed(
+            root,
+            g.rect.left,
+            g.rect.right - 1,
+            y,
+            p.reference.stroke_width(2),
+        )?;
+        // On a background-coloured plate so it stays legible over bars.
+        let label = format!("capacity {}", fmt_bytes(capacity));
+        let tw = super::style::text_width(&label, super::style::px::TICK).ceil() as i32;
+        let (x1, yb) = (g.rect.right - 4, y - 3);
+        root.draw(&Rectangle::new(
+            [(x1 - tw - 4, yb - 14), (x1 + 2, yb)],
+            p.background.mix(0.85).filled(),
+        ))?;
+        root.draw_text(
+            &label,
+            &style
+                .text(super::style::px::TICK, p.reference)
+                .pos(Pos::new(HPos::Right, VPos::Bottom)),
+            (x1, yb),
+        )?;
+    }
+    root.present()?;
+    Ok(())
+}
+
+/// A horizontal dashed line from `x0` to `x1` at `y` (root pixels).
+pub(crate) fn dashed<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    x0: i32,
+    x1: i32,
+    y: i32,
+    style: ShapeStyle,
+) -> Result<(), ChartError> {
+    let mut x = x0;
+    while x < x1 {
+        let e = (x + 7).min(x1);
+        root.draw(&PathElement::new(vec![(x, y), (e, y)], style))?;
+        x += 11;
+    }
+    Ok(())
+}
+
+/// The segment at pixel (`x`, `y`) of a `width × height` memory chart of `data`, if any.
+/// Same layout as [`draw`]; pass CSS pixels for a canvas drawn by the canvas helper.
+pub fn segment_at(
+    data: &MemoryEstimate,
+    width: u32,
+    height: u32,
+    x: f64,
+    y: f64,
+) -> Option<Segment> {
+    let g = geometry(data, width, height)?;
+    if !g.rect.contains(x, y) {
+        return None;
+    }
+    let sx = g.rect.unmap_x(x, &g.x);
+    let i = sx.round();
+    if (sx - i).abs() > g.half || i < 0.0 {
+        return None;
+    }
+    let stage = data.stages.get(i as usize)?;
+    let at = g.rect.unmap_y(y, &g.y) * GIB;
+    let mut base = 0.0;
+    for c in Component::ALL {
+        let b = c.bytes(stage);
+        if b > 0.0 && at >= base && at < base + b {
+            return Some(Segment {
+                stage: stage.stage,
+                component: c,
+                bytes: b,
+                stage_total_bytes: stage_total(stage),
+            });
+        }
+        base += b;
+    }
+    None
+}
+
+/// Centre pixel of `stage`'s `component` segment (for tests and keyboard focus), if drawn.
+pub fn segment_center(
+    data: &MemoryEstimate,
+    width: u32,
+    height: u32,
+    stage: usize,
+    component: Component,
+) -> Option<(f64, f64)> {
+    let g = geometry(data, width, height)?;
+    let s = data.stages.get(stage)?;
+    let mut base = 0.0;
+    for c in Component::ALL {
+        let b = c.bytes(s);
+        if c == component {
+            if b <= 0.0 {
+                return None;
+            }
+            let x = g.rect.map_x(stage as f64, &g.x);
+            let y = g.rect.map_y((base + b / 2.0) / GIB, &g.y);
+            return Some((x, y));
+        }
+        base += b;
+    }
+    None
+}

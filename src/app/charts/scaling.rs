@@ -1,0 +1,253 @@
+//! Scaling: cluster throughput vs GPU count (log₂ x axis, log y axis) for one or more strategies
+//! with the linear ideal, and below it the scaling efficiency. Strong or weak scaling is named in
+//! the title. Several strategies (DP-only, TP+DP, PP+DP, 3D…) share one reference — the best
+//! per-GPU rate at the smallest GPU count — so their efficiencies are comparable (this is how the
+//! chart shows PP beating DP at scale).
+
+use super::style::{clean, fmt_pct, si_tick, tick, ChartStyle};
+use super::{
+    build, draw_header, draw_message, header_height, mesh, padded, pow2_label, Axes, ChartError,
+    LegendItem, PlotRect, Swatch,
+};
+use crate::engine::sweep::{GpuPoint, Scaling};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::ops::Range;
+
+/// Most series drawn (extra ones are ignored) and most points per series.
+pub const MAX_SERIES: usize = 8;
+/// Most points drawn per series.
+pub const MAX_POINTS: usize = 64;
+
+/// One strategy's sweep.
+#[derive(Clone, Copy, Debug)]
+pub struct ScalingSeries<'a> {
+    /// Legend name ("DP only", "PP+DP", …).
+    pub name: &'a str,
+    /// Its points, by GPU count.
+    pub points: &'a [GpuPoint],
+}
+
+/// The scaling chart's input.
+#[derive(Clone, Copy, Debug)]
+pub struct ScalingData<'a> {
+    /// One or more strategies.
+    pub series: &'a [ScalingSeries<'a>],
+    /// Strong or weak scaling (named in the title).
+    pub scaling: Scaling,
+    /// The current scenario's GPU count, marked with a vertical line.
+    pub current_gpus: Option<u64>,
+}
+
+struct Pt {
+    x: f64,
+    gpus: f64,
+    tps: f64,
+    fits: bool,
+}
+
+struct Prepared<'a> {
+    series: Vec<(&'a str, Vec<Pt>)>,
+    /// Reference tokens/s per GPU (the ideal line's slope).
+    per_gpu: f64,
+    x: Range<f64>,
+}
+
+fn prepare<'a>(d: &ScalingData<'a>) -> Option<Prepared<'a>> {
+    let mut series = Vec::new();
+    for s in d.series.iter().take(MAX_SERIES) {
+        let mut pts: Vec<Pt> = s
+            .points
+            .iter()
+            .filter(|p| p.error.is_none() && p.num_gpus > 0 && clean(p.tokens_per_s) > 0.0)
+            .take(MAX_POINTS)
+            .map(|p| Pt {
+                x: (p.num_gpus as f64).log2(),
+                gpus: p.num_gpus as f64,
+                tps: p.tokens_per_s,
+                fits: p.fits,
+            })
+            .collect();
+        pts.sort_by(|a, b| a.x.total_cmp(&b.x));
+        series.push((s.name, pts));
+    }
+    let all = || series.iter().flat_map(|s| s.1.iter());
+    let min_gpus = all().map(|p| p.gpus).fold(f64::INFINITY, f64::min);
+    if !min_gpus.is_finite() {
+        return None;
+    }
+    let per_gpu = all()
+        .filter(|p| p.gpus == min_gpus)
+        .map(|p| p.tps / p.gpus)
+        .fold(0.0, f64::max);
+    let lo = all().map(|p| p.x).fold(f64::INFINITY, f64::min);
+    let hi = all().map(|p| p.x).fold(f64::NEG_INFINITY, f64::max);
+    let x = if hi - lo < 1.0 {
+        (lo - 1.0)..(hi + 1.0)
+    } else {
+        (lo - 0.3)..(hi + 0.3)
+    };
+    Some(Prepared { series, per_gpu, x })
+}
+
+/// Draws the scaling chart.
+///
+/// # Errors
+/// Only backend failures; no valid points draws a message.
+pub fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    data: &ScalingData<'_>,
+    style: &ChartStyle,
+) -> Result<(), ChartError> {
+    let title = match data.scaling {
+        Scaling::Strong => "Strong scaling: throughput vs GPUs (global batch fixed)",
+        Scaling::Weak => "Weak scaling: throughput vs GPUs (batch per replica fixed)",
+    };
+    let (w, h) = root.dim_in_pixel();
+    let Some(d) = prepare(data) else {
+        return draw_message(root, style, title, "No scaling points to show.");
+    };
+    let p = &style.palette;
+    let color = |i: usize| p.series.get(i % p.series.len()).copied().unwrap_or(p.step);
+
+    let mut legend: Vec<LegendItem> = d
+        .series
+        .iter()
+        .enumerate()
+        .map(|(i, (name, _))| LegendItem::new(*name, color(i), Swatch::Line))
+        .collect();
+    legend.push(LegendItem::new("Linear ideal", p.reference, Swatch::Dashed));
+    if data.current_gpus.is_some_and(|n| n > 0) {
+        legend.push(LegendItem::new("Current GPUs", p.current, Swatch::Dashed));
+    }
+    let any_oom = d.series.iter().any(|s| s.1.iter().any(|p| !p.fits));
+    if any_oom {
+        legend.push(LegendItem::new("Does not fit", p.danger, Swatch::Dot));
+    }
+    let caption = {
+        let parts: Vec<String> = d
+            .series
+            .iter()
+            .filter_map(|(name, pts)| {
+                let last = pts.last()?;
+                let eff = last.tps / last.gpus / d.per_gpu;
+                Some(format!("{name} {} at {:.0}", fmt_pct(eff), last.gpus))
+            })
+            .take(4)
+            .collect();
+        format!("efficiency vs linear: {}", parts.join(" · "))
+    };
+    draw_header(root, style, title, &caption, &legend)?;
+    let header = header_height(w, &legend);
+    let split = header + ((h as i32 - header) as f64 * 0.56) as i32;
+    let (top, bottom) = root.split_vertically(split.max(header + 1));
+    let (_, bh) = bottom.dim_in_pixel();
+
+    // Upper panel: tokens/s on a log₁₀ axis.
+    let top_rect = PlotRect {
+        left: 64,
+        top: header,
+        right: w as i32 - 18,
+        bottom: split - 24,
+    };
+    let bottom_rect = PlotRect {
+        left: 64,
+        top: 8,
+        right: w as i32 - 18,
+        bottom: bh as i32 - 42,
+    };
+    if !top_rect.is_usable() || !bottom_rect.is_usable() {
+        return draw_message(root, style, title, "Too small to draw.");
+    }
+    let ideal_lo = d.per_gpu * 2f64.powf(d.x.start);
+    let ideal_hi = d.per_gpu * 2f64.powf(d.x.end);
+    let all = || d.series.iter().flat_map(|s| s.1.iter());
+    let ylo = all().map(|p| p.tps).fold(ideal_lo, f64::min).log10();
+    let yhi = all().map(|p| p.tps).fold(ideal_hi, f64::max).log10();
+    let y = padded(ylo, yhi, 0.05);
+    let mut chart = build(&top, top_rect, d.x.clone(), y)?;
+    let x_fmt = |v: &f64| pow2_label(*v);
+    let y_fmt = |v: &f64| si_tick(10f64.powf(*v));
+    mesh(
+        &mut chart,
+        style,
+        &Axes {
+            x_desc: "",
+            y_desc: "Throughput (tokens/s)",
+            x_labels: 12,
+            y_labels: 5,
+            x_fmt: &x_fmt,
+            y_fmt: &y_fmt,
+        },
+    )?;
+    chart.draw_series(DashedLineSeries::new(
+        [d.x.start, d.x.end]
+            .into_iter()
+            .map(|x| (x, (d.per_gpu * 2f64.powf(x)).log10())),
+        6,
+        4,
+        p.reference.stroke_width(1),
+    ))?;
+    for (i, (_, pts)) in d.series.iter().enumerate() {
+        let c = color(i);
+        chart.draw_series(LineSeries::new(
+            pts.iter().map(|p| (p.x, p.tps.log10())),
+            c.stroke_width(2),
+        ))?;
+        chart.draw_series(pts.iter().map(|q| {
+            let fill = if q.fits { c } else { p.danger };
+            Circle::new((q.x, q.tps.log10()), 3, fill.filled())
+        }))?;
+    }
+    if let Some(n) = data.current_gpus.filter(|&n| n > 0) {
+        let x = (n as f64).log2();
+        if d.x.contains(&x) {
+            let r = chart.y_range();
+            chart.draw_series(DashedLineSeries::new(
+                [(x, r.start), (x, r.end)],
+                3,
+                3,
+                p.current.stroke_width(1),
+            ))?;
+        }
+    }
+
+    // Lower panel: efficiency, %.
+    let max_eff = all()
+        .map(|p| p.tps / p.gpus / d.per_gpu * 100.0)
+        .fold(110.0, f64::max);
+    let mut chart = build(&bottom, bottom_rect, d.x.clone(), 0.0..max_eff * 1.02)?;
+    let y_fmt = |v: &f64| tick(*v);
+    mesh(
+        &mut chart,
+        style,
+        &Axes {
+            x_desc: "GPUs (log₂ scale)",
+            y_desc: "Scaling efficiency (%)",
+            x_labels: 12,
+            y_labels: 5,
+            x_fmt: &x_fmt,
+            y_fmt: &y_fmt,
+        },
+    )?;
+    chart.draw_series(DashedLineSeries::new(
+        [(d.x.start, 100.0), (d.x.end, 100.0)],
+        6,
+        4,
+        p.reference.stroke_width(1),
+    ))?;
+    for (i, (_, pts)) in d.series.iter().enumerate() {
+        let c = color(i);
+        let eff = |q: &Pt| q.tps / q.gpus / d.per_gpu * 100.0;
+        chart.draw_series(LineSeries::new(
+            pts.iter().map(|q| (q.x, eff(q))),
+            c.stroke_width(2),
+        ))?;
+        chart.draw_series(pts.iter().map(|q| {
+            let fill = if q.fits { c } else { p.danger };
+            Circle::new((q.x, eff(q)), 3, fill.filled())
+        }))?;
+    }
+    root.present()?;
+    Ok(())
+}

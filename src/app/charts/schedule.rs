@@ -1,0 +1,349 @@
+//! Pipeline schedule timeline: one row per stage (stage 0 on top), a block per forward and
+//! backward of every micro-batch (and chunk, interleaved), idle time (the bubble) left visible as
+//! the grey row background. The blocks come from [`engine::schedule::timeline`]. Large `m` is cut
+//! to a shorter step that still shows warm-up, steady state and cool-down (the caption says so);
+//! the bubble fraction in the caption is for the real `m`.
+//!
+//! [`engine::schedule::timeline`]: crate::engine::schedule::timeline
+
+use super::style::{clean, fmt_pct, tick, time_unit, ChartStyle};
+use super::{
+    build, draw_header, draw_message, header_height, mesh, plot_rect, Axes, ChartError, LegendItem,
+    Margins, PlotRect, Swatch,
+};
+use crate::engine::schedule::{makespan, timeline, Block, BlockKind};
+use crate::engine::TimeEstimate;
+use crate::scenario::{Scenario, Schedule};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use std::ops::Range;
+
+const TITLE: &str = "Pipeline schedule";
+/// Most blocks drawn; `m` is cut to stay under it (but never below `min(m, p)` micro-batches
+/// unless `p·v` alone exceeds it).
+pub const MAX_BLOCKS: u64 = 4096;
+/// Blocks get micro-batch numbers only when there are at most this many.
+const MAX_LABELLED: usize = 600;
+
+/// The schedule chart's input.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScheduleData {
+    /// Pipeline stages `p`.
+    pub pp: u64,
+    /// Micro-batches per step `m`.
+    pub micro_batches: u64,
+    /// Chunks per stage `v`.
+    pub vp: u64,
+    /// Which schedule.
+    pub schedule: Schedule,
+    /// Forward time of one micro-batch on one stage, s (0 = unknown: drawn in relative units).
+    pub t_fwd_s: f64,
+    /// Backward (with recompute) time of one micro-batch on one stage, s.
+    pub t_bwd_s: f64,
+}
+
+impl ScheduleData {
+    /// The schedule of `s`, with per-micro-batch times from `time` (`forward_s / m`,
+    /// `(backward_s + recompute_s) / m`).
+    pub fn from_scenario(s: &Scenario, time: &TimeEstimate) -> ScheduleData {
+        let per_replica = s.training.micro_batch.saturating_mul(s.parallel.dp).max(1);
+        let m = if time.micro_batches > 0 {
+            time.micro_batches
+        } else {
+            s.training.global_batch / per_replica
+        };
+        let mf = m.max(1) as f64;
+        ScheduleData {
+            pp: s.parallel.pp,
+            micro_batches: m,
+            vp: s.parallel.vp,
+            schedule: s.parallel.schedule(),
+            t_fwd_s: clean(time.forward_s) / mf,
+            t_bwd_s: (clean(time.backward_s) + clean(time.recompute_s)) / mf,
+        }
+    }
+
+    fn v(&self) -> u64 {
+        match self.schedule {
+            Schedule::Interleaved => self.vp.max(1),
+            _ => 1,
+        }
+    }
+
+    /// The micro-batches actually drawn (≤ `m`).
+    pub fn drawn_micro_batches(&self) -> u64 {
+        let (p, m, v) = (self.pp.max(1), self.micro_batches, self.v());
+        let want = p.saturating_mul(2).max(8);
+        let per_mb = p.saturating_mul(v).saturating_mul(2).max(1);
+        let budget = (MAX_BLOCKS / per_mb).max(1);
+        let mut n = m.min(want.min(budget.max(p.min(m))));
+        if n < m && v > 1 && n >= p {
+            n -= n % p; // whole groups of p for the interleaved order
+        }
+        if n < m && v > 1 && n < p {
+            n = p.min(m);
+        }
+        n.max(1).min(m)
+    }
+
+    /// The bubble fraction of the real step: `(p−1)/(m+p−1)`, interleaved `((p−1)/v)/(m+(p−1)/v)`
+    /// (Narayanan et al. SC21 §2.2).
+    pub fn bubble_fraction(&self) -> f64 {
+        let p = self.pp as f64;
+        let m = self.micro_batches as f64;
+        let b = (p - 1.0).max(0.0) / self.v() as f64;
+        if m + b <= 0.0 {
+            0.0
+        } else {
+            b / (m + b)
+        }
+    }
+}
+
+/// Where everything goes in a `width × height` schedule chart.
+struct Geometry {
+    blocks: Vec<Block>,
+    span: f64,
+    relative: bool,
+    v: u64,
+    m_drawn: u64,
+    rect: PlotRect,
+    x: Range<f64>,
+    y: Range<f64>,
+    factor: f64,
+    unit: &'static str,
+}
+
+fn legend(style: &ChartStyle, relative: bool, v: u64) -> Vec<LegendItem> {
+    let p = &style.palette;
+    let mut legend = vec![
+        LegendItem::new("Forward", p.forward, Swatch::Fill),
+        LegendItem::new(
+            if relative {
+                "Backward (t = 2·fwd)"
+            } else {
+                "Backward"
+            },
+            p.backward,
+            Swatch::Fill,
+        ),
+        LegendItem::new("Idle (bubble)", p.bubble, Swatch::Fill),
+    ];
+    if v > 1 {
+        legend.push(LegendItem::new(
+            "later chunks faded",
+            style.faded(p.forward, 0.5),
+            Swatch::Fill,
+        ));
+    }
+    legend
+}
+
+/// The layout, or the sentence to show instead.
+fn geometry(data: &ScheduleData, width: u32, height: u32) -> Result<Geometry, String> {
+    if data.pp == 0 || data.micro_batches == 0 {
+        return Err("No stages or no micro-batches to show.".into());
+    }
+    let relative = !(clean(data.t_fwd_s) > 0.0 && clean(data.t_bwd_s) >= 0.0);
+    let (tf, tb) = if relative {
+        (1.0, 2.0)
+    } else {
+        (data.t_fwd_s, clean(data.t_bwd_s))
+    };
+    let v = data.v();
+    let m_drawn = data.drawn_micro_batches();
+    let blocks = timeline(data.pp, m_drawn, v, data.schedule, tf, tb)
+        .map_err(|e| format!("Cannot draw: {e}."))?;
+    let span = makespan(&blocks);
+    if span <= 0.0 {
+        return Err("Zero-length step: nothing to draw.".into());
+    }
+    let header = header_height(width, &legend(&ChartStyle::light(), relative, v));
+    let rect = plot_rect(
+        width,
+        height,
+        header,
+        Margins {
+            left: 64,
+            right: 18,
+            bottom: 42,
+        },
+    );
+    if !rect.is_usable() {
+        return Err("Too small to draw.".into());
+    }
+    let (factor, unit) = if relative { (1.0, "") } else { time_unit(span) };
+    Ok(Geometry {
+        blocks,
+        span,
+        relative,
+        v,
+        m_drawn,
+        rect,
+        x: 0.0..span * factor * 1.01,
+        y: -0.5..(data.pp as f64 - 0.5),
+        factor,
+        unit,
+    })
+}
+
+/// Half the height of a stage's row, in row units.
+fn row_half(pp: u64) -> f64 {
+    if pp > 24 {
+        0.5
+    } else {
+        0.4
+    }
+}
+
+/// The block at pixel (`x`, `y`) of a `width × height` schedule chart (same layout as [`draw`]),
+/// with times in seconds (or relative units when the engine's times are unknown).
+pub fn block_at(data: &ScheduleData, width: u32, height: u32, x: f64, y: f64) -> Option<Block> {
+    let g = geometry(data, width, height).ok()?;
+    if !g.rect.contains(x, y) {
+        return None;
+    }
+    let t = g.rect.unmap_x(x, &g.x) / g.factor;
+    let row = g.rect.unmap_y(y, &g.y);
+    let r = row.round();
+    if (row - r).abs() > row_half(data.pp) || r < 0.0 {
+        return None;
+    }
+    let stage = (data.pp as f64 - 1.0 - r) as u64;
+    g.blocks
+        .iter()
+        .find(|b| b.stage == stage && t >= b.start && t < b.end)
+        .copied()
+}
+
+/// Draws the schedule chart.
+///
+/// # Errors
+/// Only backend failures; invalid sizes draw a message.
+pub fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    data: &ScheduleData,
+    style: &ChartStyle,
+) -> Result<(), ChartError> {
+    let (w, h) = root.dim_in_pixel();
+    let g = match geometry(data, w, h) {
+        Ok(g) => g,
+        Err(msg) => return draw_message(root, style, TITLE, &msg),
+    };
+    let Geometry {
+        blocks,
+        span,
+        relative,
+        v,
+        m_drawn,
+        rect,
+        x,
+        y,
+        factor,
+        unit,
+    } = g;
+    let p = &style.palette;
+    let name = match data.schedule {
+        Schedule::OneFOneB => "1F1B".to_string(),
+        Schedule::Interleaved => format!("interleaved 1F1B, v = {v}"),
+        Schedule::Gpipe => "GPipe".to_string(),
+    };
+    let mut caption = format!(
+        "{name} · p = {}, m = {} · bubble {} of the step",
+        data.pp,
+        data.micro_batches,
+        fmt_pct(data.bubble_fraction())
+    );
+    if m_drawn < data.micro_batches {
+        caption.push_str(&format!(
+            " · drawn with {m_drawn} of {} micro-batches",
+            data.micro_batches
+        ));
+    }
+    draw_header(root, style, TITLE, &caption, &legend(style, relative, v))?;
+    let pp = data.pp;
+    let mut chart = build(root, rect, x.clone(), y.clone())?;
+    let x_desc = if relative {
+        "Time (forward of one micro-batch = 1; engine times not available)".to_string()
+    } else {
+        format!("Time ({unit})")
+    };
+    let x_fmt = |v: &f64| tick(*v);
+    let y_fmt = |v: &f64| {
+        let r = v.round();
+        if (v - r).abs() < 1e-6 && r >= 0.0 && r < pp as f64 {
+            format!("{:.0}", pp as f64 - 1.0 - r)
+        } else {
+            String::new()
+        }
+    };
+    mesh(
+        &mut chart,
+        style,
+        &Axes {
+            x_desc: &x_desc,
+            y_desc: "Pipeline stage",
+            x_labels: 8,
+            y_labels: (pp as usize).clamp(1, 16),
+            x_fmt: &x_fmt,
+            y_fmt: &y_fmt,
+        },
+    )?;
+    let row = |stage: u64| pp as f64 - 1.0 - stage as f64;
+    let half = row_half(pp);
+    // Idle background per stage: whatever the blocks do not cover is the bubble.
+    chart.draw_series((0..pp).map(|s| {
+        Rectangle::new(
+            [(0.0, row(s) - half), (span * factor, row(s) + half)],
+            style.faded(p.bubble, 0.35).filled(),
+        )
+    }))?;
+    // A hairline gap between neighbouring blocks when they are wide enough to show it.
+    let px_per_unit = f64::from(rect.right - rect.left) / (x.end - x.start);
+    let min_w = blocks
+        .iter()
+        .map(|b| (b.end - b.start) * factor * px_per_unit)
+        .fold(f64::INFINITY, f64::min);
+    let gap = if min_w >= 4.0 { 0.5 / px_per_unit } else { 0.0 };
+    let shade = |chunk: u64| {
+        if v > 1 {
+            0.5 * chunk as f64 / (v - 1) as f64
+        } else {
+            0.0
+        }
+    };
+    chart.draw_series(blocks.iter().map(|b| {
+        let base = match b.kind {
+            BlockKind::Forward => p.forward,
+            BlockKind::Backward => p.backward,
+        };
+        let c = style.faded(base, shade(b.chunk));
+        let y = row(b.stage);
+        Rectangle::new(
+            [
+                (b.start * factor + gap, y - half),
+                (b.end * factor - gap, y + half),
+            ],
+            c.filled(),
+        )
+    }))?;
+    // Micro-batch numbers when there is room.
+    let row_px = f64::from(rect.bottom - rect.top) / pp as f64;
+    if blocks.len() <= MAX_LABELLED && row_px >= 12.0 && min_w >= 14.0 {
+        let text = style
+            .text(10.0, p.background)
+            .pos(Pos::new(HPos::Center, VPos::Center));
+        for b in &blocks {
+            let cx = rect.map_x((b.start + b.end) / 2.0 * factor, &x);
+            let cy = rect.map_y(row(b.stage), &y);
+            root.draw_text(
+                &b.micro_batch.to_string(),
+                &text,
+                (cx.round() as i32, cy.round() as i32),
+            )?;
+        }
+    }
+    root.present()?;
+    Ok(())
+}
