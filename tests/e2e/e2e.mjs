@@ -66,8 +66,9 @@ const CHECKS = [
       assert.equal(await barsOnRow(page, '#chart-stage-layers', 240), 8);
       ctx.log(`url after typing: ${page.url()}`);
 
-      await page.fill('#pp', 'x');
+      await page.fill('#pp', '0');
       assert.equal(await page.getAttribute('#pp', 'aria-invalid'), 'true');
+      assert.equal(await page.textContent('#pp-hint'), 'Enter a whole number from 1 to 256.');
       assert.equal(new URL(page.url()).search, '?layers=30&pp=8', 'invalid input keeps the URL');
       await page.fill('#pp', '8');
 

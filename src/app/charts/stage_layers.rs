@@ -41,6 +41,8 @@ pub fn draw<DB: DrawingBackend>(
                 String::new()
             }
         })
+        // About one label per layer for shallow pipelines, at most 10.
+        .y_labels((top as usize + 1).clamp(2, 10))
         .y_label_formatter(&|y| {
             if y.fract() == 0.0 {
                 format!("{y:.0}")

@@ -8,7 +8,7 @@ use yew::prelude::*;
 ///
 /// Runs after each render in which `query` changed, and never during server-side rendering.
 ///
-/// ```ignore
+/// ```text
 /// use_url_sync(state.to_query());
 /// ```
 #[hook]
