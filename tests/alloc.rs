@@ -3,22 +3,38 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 
 struct Counting;
 
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
+thread_local! {
+    static COUNT: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Allocations made by the current thread (tests run on parallel threads).
+struct Allocs;
+static ALLOCS: Allocs = Allocs;
+impl Allocs {
+    fn load(&self, _: Ordering) -> u64 {
+        COUNT.with(|c| c.get())
+    }
+}
+
+fn count() {
+    // `try_with`: the thread-local may be gone while a thread shuts down.
+    let _ = COUNT.try_with(|c| c.set(c.get() + 1));
+}
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        count();
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        count();
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
@@ -41,5 +57,31 @@ fn estimate_into_does_not_allocate_when_warm() {
         0,
         "estimate_into allocated {} times in 100 calls",
         after - before
+    );
+}
+
+#[test]
+fn time_fill_does_not_allocate() {
+    let s = paracalc::scenario::parse(include_str!("data/gpt3-175b-1024.json")).unwrap();
+    let mut out = paracalc::engine::Estimate::default();
+    paracalc::engine::estimate_into(&s, &mut out).unwrap();
+    let gpu = s.gpu().unwrap();
+    let memory = out.memory.clone();
+    let before = ALLOCS.load(Ordering::Relaxed);
+    for _ in 0..100 {
+        paracalc::engine::time::fill(
+            &s,
+            &gpu,
+            &memory,
+            &mut out.time,
+            &mut out.flops,
+            &mut out.throughput,
+            &mut out.comm,
+        );
+    }
+    assert_eq!(
+        ALLOCS.load(Ordering::Relaxed) - before,
+        0,
+        "time::fill allocated"
     );
 }

@@ -1,30 +1,12 @@
 //! The time half of the engine: per-term vectors computed by hand from the cited formulas,
-//! the breakdown identity, MFU/HFU, allocation-freedom and speed of `time::fill`.
+//! the breakdown identity, MFU/HFU, (allocation-freedom is in tests/alloc.rs; speed is `paracalc bench`).
 #![cfg(not(target_arch = "wasm32"))]
 
 use paracalc::engine::time::comm::{Group, Link, NIC_EFFICIENCY, NVLINK_EFFICIENCY};
 use paracalc::engine::time::pipeline::{bubble_fraction, bubble_s};
-use paracalc::engine::{estimate, estimate_into, Estimate};
+use paracalc::engine::{estimate, Estimate};
 use paracalc::scenario::{self, gpu_preset, Recompute, Scenario, Schedule};
 use proptest::prelude::*;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// Counts heap allocations of this test binary (to check that `time::fill` allocates nothing).
-struct Counting;
-static ALLOCS: AtomicUsize = AtomicUsize::new(0);
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        System.alloc(l)
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        System.dealloc(p, l)
-    }
-}
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
 /// GPT-3 175B on 1024 A100s (DESIGN.md's example scenario).
 fn gpt3(recompute: &str) -> Scenario {
     scenario::parse(&format!(
@@ -249,43 +231,6 @@ fn dp_bucket_size_matters() {
     s.parallel.dp_comm_overlap = Some(false);
     let off = estimate(&s).unwrap().time;
     assert!(off.hidden_comm_s.dp == 0.0 && off.exposed_comm_s.dp > good);
-}
-
-#[test]
-fn time_fill_does_not_allocate_and_is_fast() {
-    let s = gpt3("selective");
-    let mut out = Estimate::default();
-    estimate_into(&s, &mut out).unwrap();
-    let gpu = s.gpu().unwrap();
-    let memory = out.memory.clone();
-    let before = ALLOCS.load(Ordering::Relaxed);
-    for _ in 0..100 {
-        paracalc::engine::time::fill(
-            &s,
-            &gpu,
-            &memory,
-            &mut out.time,
-            &mut out.flops,
-            &mut out.throughput,
-            &mut out.comm,
-        );
-    }
-    assert_eq!(
-        ALLOCS.load(Ordering::Relaxed),
-        before,
-        "time::fill allocated"
-    );
-    // Speed: only meaningful with optimisations (`cargo test --release --test time`).
-    if !cfg!(debug_assertions) {
-        let n = 200_000;
-        let t0 = std::time::Instant::now();
-        for _ in 0..n {
-            estimate_into(std::hint::black_box(&s), &mut out).unwrap();
-        }
-        let per = t0.elapsed().as_secs_f64() / n as f64;
-        eprintln!("estimate_into GPT-3 175B / 1024 GPUs: {:.3} µs", per * 1e6);
-        assert!(per < 2e-6, "{per} s per estimate");
-    }
 }
 
 fn arb_scenario() -> impl Strategy<Value = Scenario> {

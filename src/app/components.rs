@@ -1,0 +1,8 @@
+//! The app's components, one per file; each `<Name>Props` sits right above its `#[component]`.
+
+pub mod app;
+pub mod chart_canvas;
+pub mod header;
+pub mod issue_list;
+pub mod number_field;
+pub mod pipeline_form;

@@ -1,0 +1,5 @@
+//! Custom hooks: the app's browser side effects, kept out of the components' render code.
+
+pub mod use_url_sync;
+
+pub use use_url_sync::use_url_sync;
