@@ -14,6 +14,7 @@ pub mod estimate;
 pub mod layout;
 pub mod memory;
 pub mod search;
+pub mod shape;
 pub mod sweep;
 pub mod time;
 
