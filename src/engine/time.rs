@@ -18,6 +18,7 @@ pub mod pipeline;
 use super::estimate::{CommTimes, FlopsEstimate, MemoryEstimate, Throughput, TimeEstimate};
 use super::layout::stage_layers;
 use super::memory::params::ShardedParams;
+use super::memory::states::bytes_per_param;
 use super::shape::Shape;
 use crate::scenario::{GpuSpec, Precision, Recompute, Scenario};
 use comm::{Collective, CommBreakdown, CommVolume, Group};
@@ -177,11 +178,9 @@ pub fn fill(
     // ZeRO-3 / FSDP: per micro-batch, all-gather each layer's parameters forward and backward and
     // reduce-scatter its gradients, prefetched under the previous layer's compute.
     let layer_params_local = sharded.layer();
-    let pbytes = if s.training.precision == Precision::Fp32 {
-        4.0
-    } else {
-        2.0
-    };
+    // Bytes per parameter of the working weights and of the gradients the DP reduction moves
+    // (the memory half's accounting, `memory::states`: fp32 main grads for 16-bit training).
+    let (pbytes, main_grad_bytes, _) = bytes_per_param(s.training.precision);
     let zero3 = par.zero_stage >= 3;
     let z3_ag = if zero3 {
         dp_g.gather_s(layer_params_local * pbytes)
@@ -302,7 +301,13 @@ pub fn fill(
 
     // ---- data parallel gradient reduction and ZeRO-1/2 parameter gather (per step) ----
     let stage_params = sharded.stage(crit.stage, crit.layers_u).total();
-    let grad_bytes = if par.zero_stage >= 2 { pbytes } else { 4.0 };
+    // ZeRO-2 (DeepSpeed) reduce-scatters the 16-bit gradients; Megatron DDP and the distributed
+    // optimizer reduce the main gradients (fp32 — `accumulate_allreduce_grads_in_fp32`).
+    let grad_bytes = if par.zero_stage >= 2 {
+        pbytes
+    } else {
+        main_grad_bytes
+    };
     let mut dp_tail = 0.0;
     let mut dp_total = 0.0;
     let mut dp_bytes = 0.0;
