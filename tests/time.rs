@@ -8,14 +8,23 @@ use paracalc::engine::{estimate, estimate_into, Estimate};
 use paracalc::scenario::{self, gpu_preset, Recompute, Scenario, Schedule};
 use proptest::prelude::*;
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Counts heap allocations of this test binary (to check that `time::fill` allocates nothing).
+/// Counted per thread: the test harness runs other tests (which allocate) in parallel threads.
 struct Counting;
 static ALLOCS: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    static THREAD_ALLOCS: Cell<usize> = const { Cell::new(0) };
+}
+fn thread_allocs() -> usize {
+    THREAD_ALLOCS.with(|c| c.get())
+}
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
         ALLOCS.fetch_add(1, Ordering::Relaxed);
+        let _ = THREAD_ALLOCS.try_with(|c| c.set(c.get() + 1));
         System.alloc(l)
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
@@ -75,6 +84,34 @@ fn full_recompute_hardware_flops_are_the_96_factor() {
     assert!(rel(sel.flops.hardware_flops - sel.flops.model_flops, extra) < 1e-12);
     let none = estimate(&gpt3("none")).unwrap();
     assert_eq!(none.flops.hardware_flops, none.flops.model_flops);
+}
+
+#[test]
+fn per_op_selective_recompute_flops_and_time() {
+    // Selective + flash attention = per-op SAC: every other weight GEMM is recomputed (Llama
+    // order wq, wk, wv, wo, w1, w3, w2 → wk, wo, w3), the attention kernel is not.
+    // Llama 3 8B: 2·(4096·1024 + 4096·4096 + 4096·14336) = 8,388,608 + 33,554,432 + 117,440,512
+    // = 159,383,552 FLOPs per token per layer; × B·s·L = 16·8192·32.
+    let llama = |recompute: &str| {
+        scenario::parse(&format!(
+            r#"{{
+          "model": {{"layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn_hidden": 14336,
+                     "ffn_act": "swiglu", "vocab": 128256, "seq_len": 8192}},
+          "training": {{"global_batch": 16, "micro_batch": 2, "precision": "bf16",
+                        "recompute": "{recompute}", "flash_attention": true}},
+          "parallel": {{"tp": 1, "pp": 1, "dp": 8, "zero_stage": 3}},
+          "cluster": {{"gpu": "h100-sxm5-80gb", "num_gpus": 8}}
+        }}"#
+        ))
+        .unwrap()
+    };
+    let sel = estimate(&llama("selective")).unwrap();
+    let want = 16.0 * 8192.0 * 32.0 * 159_383_552.0;
+    assert!(rel(sel.flops.hardware_flops - sel.flops.model_flops, want) < 1e-12);
+    // The recompute time is positive and below a full recompute's.
+    let full = estimate(&llama("full")).unwrap();
+    assert!(sel.time.recompute_s > 0.0);
+    assert!(sel.time.recompute_s < full.time.recompute_s);
 }
 
 #[test]
@@ -258,7 +295,7 @@ fn time_fill_does_not_allocate_and_is_fast() {
     estimate_into(&s, &mut out).unwrap();
     let gpu = s.gpu().unwrap();
     let memory = out.memory.clone();
-    let before = ALLOCS.load(Ordering::Relaxed);
+    let before = thread_allocs();
     for _ in 0..100 {
         paracalc::engine::time::fill(
             &s,
@@ -270,11 +307,7 @@ fn time_fill_does_not_allocate_and_is_fast() {
             &mut out.comm,
         );
     }
-    assert_eq!(
-        ALLOCS.load(Ordering::Relaxed),
-        before,
-        "time::fill allocated"
-    );
+    assert_eq!(thread_allocs(), before, "time::fill allocated");
     // Speed: only meaningful with optimisations (`cargo test --release --test time`).
     if !cfg!(debug_assertions) {
         let n = 200_000;

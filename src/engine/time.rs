@@ -17,6 +17,7 @@ pub mod pipeline;
 
 use super::estimate::{CommTimes, FlopsEstimate, MemoryEstimate, Throughput, TimeEstimate};
 use super::layout::stage_layers;
+use super::memory::activations::{micro_batches, tokens_per_gpu};
 use super::memory::params::ShardedParams;
 use super::memory::states::bytes_per_param;
 use super::shape::Shape;
@@ -41,6 +42,24 @@ const OPTIMIZER_BYTES_PER_PARAM: f64 = 38.0;
 /// read/write (2) and its 1-byte mask (≈ 0.5 element) (Korthikanti et al. 2022 §4.1 lists the
 /// same tensors: softmax output, dropout mask and output).
 const SOFTMAX_ELEMENTS: f64 = 4.5;
+
+/// Cross-entropy memory traffic per logit over forward and backward, bytes (PyTorch's unfused
+/// `cross_entropy` on upcast logits, vocab-parallel: each rank its `V/t` columns). Tally:
+/// forward read the 16-bit logits 2 + write the fp32 upcast 4, max and sum-of-exponentials reads
+/// 4 + 4, log-softmax write 4 and read 4 for the target gather; backward read 4, gradient write
+/// 4, cast back read 4 + write 2, gradient of the upcast read 4 ≈ 40. Half is charged to each
+/// pass. Megatron's fused vocab-parallel cross-entropy moves less; this is the conservative side.
+const CE_BYTES_PER_LOGIT: f64 = 40.0;
+/// Kernels of the loss over both passes: upcast, max, sum-exp, log-softmax, gather forward, and
+/// their backward counterparts (one launch each, PyTorch eager).
+const CE_KERNELS: f64 = 10.0;
+/// fp32 bytes per embedding-table element touched in the embedding backward: the dense
+/// gradient of the (vocab-parallel) table `V·h/t` is written in fp32 main-grad precision
+/// (`memory::states`: 4 B gradients).
+const EMBEDDING_GRAD_BYTES: f64 = 4.0;
+/// Kernels of the optimizer step: gradient norm, clipping scale, the multi-tensor Adam update and
+/// the copy to the 16-bit weights (Megatron / Apex `multi_tensor_applier`, one launch each).
+const OPTIMIZER_KERNELS: f64 = 4.0;
 
 /// Fills the time, FLOPs, throughput and communication volumes of `s` on `gpu`.
 /// `s` is already validated; `memory` is the already-filled memory estimate (unused so far).
@@ -69,7 +88,7 @@ pub fn fill(
     let (tf, cf) = (t as f64, c as f64);
     let b = s.training.micro_batch.max(1) as f64;
     let global_batch = s.training.global_batch as f64;
-    let m = (s.training.global_batch / s.training.micro_batch.max(1).saturating_mul(dp)).max(1);
+    let m = micro_batches(s);
     let mf = m as f64;
     let schedule = par.schedule();
     let recompute = s.training.recompute;
@@ -88,7 +107,7 @@ pub fn fill(
     );
 
     // ---- one layer, one micro-batch, one GPU ----
-    let tok = b * d.s / cf; // tokens per GPU per micro-batch (CP splits the sequence)
+    let tok = tokens_per_gpu(s); // b·s/c: CP splits the sequence
     let h_sp = if par.sp && t > 1 { d.h / tf } else { d.h };
     let (gemm_fwd, gemm_col_fwd) = layer_gemms_s(&dev, &d, tok, tf, e as f64);
     // Attention core.
@@ -229,9 +248,12 @@ pub fn fill(
         } else {
             0.0
         };
-    let emb_bwd = dev.memory_s(2.0 * tok * d.h * ab + 4.0 * d.v * d.h / tf, 2.0);
+    let emb_bwd = dev.memory_s(
+        2.0 * tok * d.h * ab + EMBEDDING_GRAD_BYTES * d.v * d.h / tf,
+        2.0,
+    );
     let logit_gemm = dev.gemm_s(tok, d.h, d.v / tf);
-    let ce = dev.memory_s(40.0 * tok * d.v / tf, 10.0);
+    let ce = dev.memory_s(CE_BYTES_PER_LOGIT * tok * d.v / tf, CE_KERNELS);
     let out_fwd = logit_gemm + 0.5 * ce + if t > 1 { coll } else { 0.0 };
     let out_bwd = 2.0 * logit_gemm + 0.5 * ce + if t > 1 { coll } else { 0.0 };
 
@@ -365,7 +387,10 @@ pub fn fill(
     } else {
         1.0
     };
-    let optimizer = dev.memory_s(stage_params / shard * OPTIMIZER_BYTES_PER_PARAM, 4.0);
+    let optimizer = dev.memory_s(
+        stage_params / shard * OPTIMIZER_BYTES_PER_PARAM,
+        OPTIMIZER_KERNELS,
+    );
 
     // ---- assemble ----
     time.micro_batches = m;
