@@ -40,7 +40,13 @@ use crate::scenario::{Precision, Recompute, Scenario, Schedule};
 /// Bytes of one stored activation element: 4 for fp32 training, 2 otherwise (16-bit activations;
 /// FP8 training keeps bf16 activations outside the GEMMs).
 pub fn element_bytes(s: &Scenario) -> f64 {
-    if s.training.precision == Precision::Fp32 {
+    element_bytes_of(s.training.precision)
+}
+
+/// [`element_bytes`] for a precision: 4 for fp32, else 2 (the time half's message and traffic
+/// sizes use the same value).
+pub fn element_bytes_of(precision: Precision) -> f64 {
+    if precision == Precision::Fp32 {
         4.0
     } else {
         2.0

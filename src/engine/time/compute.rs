@@ -148,13 +148,16 @@ impl Device {
         let e = Efficiency::of(Generation::of(gpu));
         let p = gpu.peak_tflops;
         let p16 = p.bf16.or(p.fp16).or(p.fp32).unwrap_or(1.0);
-        let (peak, eff, act_bytes, gemm_bytes, fp8) = match precision {
-            Precision::Fp32 => (p.fp32.unwrap_or(p16 / 8.0), e.gemm, 4.0, 4.0, false),
-            Precision::Fp16 => (p.fp16.unwrap_or(p16), e.gemm, 2.0, 2.0, false),
-            Precision::Bf16 => (p16, e.gemm, 2.0, 2.0, false),
+        // Activations are 16-bit outside fp32 training, FP8 included (the memory half's
+        // `element_bytes_of`); FP8 GEMM operands are 1 byte.
+        let act_bytes = crate::engine::memory::activations::element_bytes_of(precision);
+        let (peak, eff, gemm_bytes, fp8) = match precision {
+            Precision::Fp32 => (p.fp32.unwrap_or(p16 / 8.0), e.gemm, 4.0, false),
+            Precision::Fp16 => (p.fp16.unwrap_or(p16), e.gemm, 2.0, false),
+            Precision::Bf16 => (p16, e.gemm, 2.0, false),
             Precision::Fp8 => match p.fp8 {
-                Some(f8) => (f8, e.gemm_fp8, 2.0, 1.0, true),
-                None => (p16, e.gemm, 2.0, 2.0, false),
+                Some(f8) => (f8, e.gemm_fp8, 1.0, true),
+                None => (p16, e.gemm, 2.0, false),
             },
         };
         let p16_eff = if precision == Precision::Fp32 {
