@@ -111,8 +111,8 @@ pub fn fill(
     let h_sp = if par.sp && t > 1 { d.h / tf } else { d.h };
     let (gemm_fwd, gemm_col_fwd) = layer_gemms_s(&dev, &d, tok, tf, e as f64);
     // Attention core.
-    let heads_local = s.model.heads as f64 / tf;
-    let d_h = s.model.head_dim() as f64;
+    let heads_local = d.heads / tf;
+    let d_h = d.d_h;
     let (attn_fwd, attn_bwd) = if flash {
         // Causal flash attention skips the masked half of the score matrix.
         let elements = 0.5 * b * heads_local * (d.s / cf) * d.s;
