@@ -604,15 +604,8 @@ fn op_sac_gemms_s(dev: &Device, d: &Shape, tok: f64, tf: f64, ep: f64) -> f64 {
 }
 
 /// Dense peak FLOP/s used for MFU/HFU: the tensor-core peak of the training precision (FP8 runs
-/// use the FP8 peak, as NVIDIA's benchmark pages do).
+/// use the FP8 peak, as NVIDIA's benchmark pages do) — the same peak the compute model derates
+/// ([`compute::peak_tflops`]).
 pub fn peak_flops(gpu: &GpuSpec, precision: Precision) -> f64 {
-    let p = gpu.peak_tflops;
-    let p16 = p.bf16.or(p.fp16).or(p.fp32).unwrap_or(1.0);
-    let tf = match precision {
-        Precision::Fp32 => p.fp32.unwrap_or(p16),
-        Precision::Fp16 => p.fp16.unwrap_or(p16),
-        Precision::Bf16 => p16,
-        Precision::Fp8 => p.fp8.unwrap_or(p16),
-    };
-    (tf * 1e12).max(1.0)
+    (compute::peak_tflops(gpu, precision) * 1e12).max(1.0)
 }
