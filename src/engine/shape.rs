@@ -165,3 +165,39 @@ impl Shape {
         (g, n + 1)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(json: &str) -> Model {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn layer_gemms_match_the_parameter_count() {
+        // SwiGLU (Llama 3 8B): 7 GEMMs whose k·n add up to the layer's weight matrices,
+        // 2·4096·4096 + 2·4096·1024 + 3·4096·14336 = 218,103,808.
+        let d = Shape::of(&model(
+            r#"{"layers":32,"hidden":4096,"heads":32,"kv_heads":8,"ffn_hidden":14336,"ffn_act":"swiglu","vocab":128256,"seq_len":8192}"#,
+        ));
+        let (g, n) = d.layer_gemms();
+        assert_eq!(n, 7);
+        let sum: f64 = g.iter().take(n).map(|g| g.k * g.n).sum();
+        assert_eq!(sum, 218_103_808.0);
+        assert_eq!(
+            sum,
+            d.attention_matrix_params() + d.dense_mlp_matrix_params()
+        );
+        assert!(g[3].row_parallel && g[6].row_parallel && !g[5].row_parallel);
+        // GELU (GPT-3 175B): 6 GEMMs, 12h² in all.
+        let d = Shape::of(&model(
+            r#"{"layers":96,"hidden":12288,"heads":96,"vocab":51200,"seq_len":2048}"#,
+        ));
+        let (g, n) = d.layer_gemms();
+        assert_eq!(n, 6);
+        let sum: f64 = g.iter().take(n).map(|g| g.k * g.n).sum();
+        assert_eq!(sum, 12.0 * 12288.0 * 12288.0);
+        assert!(g[5].row_parallel && g[5].k == 4.0 * 12288.0);
+    }
+}
