@@ -19,7 +19,11 @@
 //! without SP and `sbh·(34/t + 5as/(ht))` with SP. MoE: the FC1 input and the MLP tensors are
 //! stored for each of the `k` routed copies of a token, with the expert size `f_e`.
 //!
-//! - **Selective recompute** (Korthikanti §4.3) drops the `(2e + 1)·a·s` score terms.
+//! - **Selective recompute** without FlashAttention (Korthikanti §4.3, Megatron's attention-core
+//!   recompute) drops the `(2e + 1)·a·s` score terms. With FlashAttention there are no score
+//!   terms to drop, and `selective` means per-operator selective checkpointing (PyTorch SAC with
+//!   torchtitan's policy: every other GEMM output and the attention output saved, the rest
+//!   recomputed; [`op_sac_saves_gemm`]). The time half recomputes exactly what is not stored.
 //! - **FlashAttention** never stores them either; it keeps the softmax log-sum-exp (fp32,
 //!   `4·a` bytes per token, ÷t) instead.
 //! - **Full recompute** stores only each layer's input, `e·h` per token (÷t with SP, as Megatron
@@ -119,7 +123,7 @@ pub fn layer_activations_full(s: &Scenario) -> LayerActivations {
 
 /// One layer's stored activations for one micro-batch on one GPU, for the scenario's
 /// recomputation: none → [`layer_activations_full`]; selective → without the score terms
-/// (Korthikanti §4.3), or with FlashAttention the element-wise recompute described at
+/// (Korthikanti §4.3), or with FlashAttention the per-op checkpointing described at
 /// `selective_flash` below; full → the layer input only, `e·h` per token (÷t with SP).
 pub fn layer_activations(s: &Scenario) -> LayerActivations {
     let full = layer_activations_full(s);
@@ -209,7 +213,8 @@ pub fn layer_bytes(s: &Scenario) -> f64 {
 /// activations that was not stored, `full − stored` (0 without recomputation). Under full
 /// recompute this is the whole layer except its saved input (Calculon adds the same working
 /// block, FORMULAS.md §5.4); under selective recompute the recomputed attention core (score
-/// matrix) or element-wise outputs of that one layer. Only one layer is being recomputed at a
+/// matrix) or, with per-op checkpointing, the recomputed GEMM and element-wise outputs of that
+/// one layer. Only one layer is being recomputed at a
 /// time, so this is added once per stage.
 pub fn recompute_working_bytes(s: &Scenario) -> f64 {
     (layer_activations_full(s).total() - layer_bytes(s)).max(0.0)
