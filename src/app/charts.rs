@@ -20,6 +20,7 @@
 
 pub mod bucket;
 pub mod canvas;
+pub mod input;
 pub mod memory;
 pub mod scaling;
 pub mod schedule;
@@ -29,6 +30,7 @@ pub mod style;
 mod svg;
 pub mod time;
 
+pub use input::Chart;
 pub use style::{ChartStyle, Palette, Theme};
 
 use crate::engine::MemoryEstimate;
