@@ -88,15 +88,15 @@ pub fn draw<DB: DrawingBackend>(
 
 #[cfg(test)]
 mod tests {
+    use super::draw_chart;
     use super::MAX_VALUE_LABELS;
-    use super::{draw_chart, Chart};
     use plotters::prelude::*;
 
     fn svg(stages: &[u64]) -> String {
         let mut out = String::new();
         {
             let root = SVGBackend::with_string(&mut out, (720, 320)).into_drawing_area();
-            draw_chart(&Chart::StageLayers(stages.to_vec()), &root).unwrap();
+            draw_chart(stages, &root).unwrap();
         }
         out
     }

@@ -451,3 +451,90 @@ mod tests {
         assert_eq!(gpus, [128, 256, 512, 1024, 2048, 4096]);
     }
 }
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod ssr {
+    use super::*;
+
+    fn render(props: ChartsPanelProps) -> String {
+        futures::executor::block_on(
+            yew::LocalServerRenderer::<ChartsPanel>::with_props(props).render(),
+        )
+    }
+
+    fn bench() -> Scenario {
+        crate::scenario::parse(include_str!("../../../tests/data/gpt3-175b-1024.json"))
+            .expect("bench scenario parses")
+    }
+
+    #[test]
+    fn renders_six_tabs_natively_with_the_initial_one_selected() {
+        let s = bench();
+        let e = crate::engine::estimate(&s);
+        let html = render(ChartsPanelProps {
+            scenario: Rc::new(s),
+            estimate: Rc::new(e),
+            pinned: None,
+            only: None,
+            initial: ChartKind::Schedule,
+            on_apply_layout: Callback::noop(),
+            on_select: Callback::noop(),
+        });
+        assert_eq!(html.matches("role=\"tab\"").count(), 6, "{html}");
+        assert!(html.contains("id=\"chart-tab-schedule\""));
+        assert!(html.contains("aria-selected=\"true\""));
+        assert!(html.contains("<canvas"), "{html}");
+        assert!(html.contains("id=\"chart-schedule\""));
+        assert!(html.contains("role=\"tablist\""));
+        // The accessible name is the chart's summary: 16 stages, 1F1B.
+        assert!(
+            html.contains("Pipeline schedule 1f1b with 16 stages"),
+            "{html}"
+        );
+    }
+
+    #[test]
+    fn an_invalid_scenario_shows_text_not_charts() {
+        let mut s = bench();
+        s.parallel.tp = 7;
+        let e = crate::engine::estimate(&s);
+        assert!(e.is_err());
+        let html = render(ChartsPanelProps {
+            scenario: Rc::new(s),
+            estimate: Rc::new(e),
+            pinned: None,
+            only: Some(ChartKind::Memory),
+            initial: ChartKind::Memory,
+            on_apply_layout: Callback::noop(),
+            on_select: Callback::noop(),
+        });
+        assert!(
+            html.contains("The charts appear once the scenario is valid"),
+            "{html}"
+        );
+        assert!(!html.contains("<canvas"));
+        assert!(!html.contains("role=\"tablist\""), "embed mode has no tabs");
+    }
+
+    #[test]
+    fn pinned_shows_a_and_b_side_by_side() {
+        let s = bench();
+        let e = crate::engine::estimate(&s);
+        let mut a = s.clone();
+        a.parallel.tp = 4;
+        a.parallel.dp = 16;
+        let ae = crate::engine::estimate(&a);
+        let html = render(ChartsPanelProps {
+            scenario: Rc::new(s),
+            estimate: Rc::new(e),
+            pinned: Some(Rc::new((a, ae))),
+            only: None,
+            initial: ChartKind::Time,
+            on_apply_layout: Callback::noop(),
+            on_select: Callback::noop(),
+        });
+        assert!(html.contains("id=\"chart-time-a\""), "{html}");
+        assert!(html.contains("id=\"chart-time\""));
+        assert!(html.contains("B vs A: step"));
+    }
+}
