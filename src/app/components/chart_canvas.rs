@@ -187,7 +187,7 @@ pub fn ChartCanvas(props: &ChartCanvasProps) -> Html {
     let class = classes!("chart-canvas", clickable.then_some("clickable"));
     let style = format!("width:100%;height:{}px;display:block", props.height);
     html! {
-        <figure class="chart-figure">
+        <figure class="chart-figure" style="margin:0">
             <div class="chart-frame">
                 <canvas
                     ref={node}

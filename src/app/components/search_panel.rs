@@ -186,7 +186,7 @@ fn best_table(
                     };
                     let is_current = layout == *current;
                     html! {
-                        <tr class={classes!("search-row", is_current.then_some("current"))} onclick={onclick.clone()}>
+                        <tr class={classes!("search-row", is_current.then_some("current"))} {onclick}>
                             <td>{ i + 1 }</td>
                             <td>{ layout_label(&layout) }{ if layout.sp { " SP" } else { "" } }</td>
                             <td>{ layout.recompute.as_str() }</td>
@@ -198,7 +198,7 @@ fn best_table(
                                 if is_current {
                                     <span class="search-current">{ "current" }</span>
                                 } else {
-                                    <button type="button" class="search-apply" {onclick}
+                                    <button type="button" class="search-apply"
                                         aria-label={format!("Use {}", layout_label(&layout))}>{ "Use" }</button>
                                 }
                             </td>
