@@ -505,6 +505,24 @@ pub(crate) fn pow2_label(v: f64) -> String {
     }
 }
 
+/// Every other one of `n` equal pieces of the straight line `from → to` (data coordinates): a
+/// dashed line whose dashes stay collinear on a slope.
+pub(crate) fn dashes(
+    from: (f64, f64),
+    to: (f64, f64),
+    n: usize,
+    style: ShapeStyle,
+) -> impl Iterator<Item = PathElement<(f64, f64)>> {
+    let n = n.max(2);
+    let at = move |i: usize| {
+        let t = i as f64 / n as f64;
+        (from.0 + (to.0 - from.0) * t, from.1 + (to.1 - from.1) * t)
+    };
+    (0..n)
+        .step_by(2)
+        .map(move |i| PathElement::new(vec![at(i), at(i + 1)], style))
+}
+
 /// A non-empty range around `lo..hi` (adds room when they are equal).
 pub(crate) fn padded(lo: f64, hi: f64, frac: f64) -> Range<f64> {
     let (lo, hi) = if lo.is_finite() && hi.is_finite() {

@@ -2,7 +2,7 @@
 //! (lower panel) against the bucket size on a log₂ axis, with the current setting marked. Small
 //! buckets pay per-message latency; large ones start reducing late and hide less behind backward.
 
-use super::style::{clean, fmt_seconds, sig3, tick, time_unit, ChartStyle};
+use super::style::{clean, fmt_seconds, sig3, tick_for_span, time_unit, ChartStyle};
 use super::{
     build, draw_header, draw_message, header_height, mesh, padded, pow2_label, Axes, ChartError,
     LegendItem, PlotRect, Swatch,
@@ -159,13 +159,14 @@ pub fn draw<DB: DrawingBackend>(
         return draw_message(root, style, TITLE, "Too small to draw.");
     }
     let x_fmt = |v: &f64| pow2_label(*v);
-    let y_fmt = |v: &f64| tick(*v);
 
     // Upper: step time (not from zero, so the dip is visible).
     let (sf, su) = time_unit(max_step);
     let smin = pts.iter().map(|p| p.step).fold(f64::INFINITY, f64::min);
     let y = padded(smin * sf, max_step * sf, 0.1);
     let y = y.start.max(0.0)..y.end;
+    let span = y.end - y.start;
+    let y_fmt = move |v: &f64| tick_for_span(*v, span);
     let mut chart = build(&top, top_rect, x.clone(), y)?;
     let desc = format!("Step time ({su})");
     mesh(
@@ -207,6 +208,8 @@ pub fn draw<DB: DrawingBackend>(
         0.0..(max_dp * df * 1.1).max(1e-9),
     )?;
     let desc = format!("DP comm per step ({du})");
+    let span = (max_dp * df * 1.1).max(1e-9);
+    let y_fmt = move |v: &f64| tick_for_span(*v, span);
     mesh(
         &mut chart,
         style,

@@ -180,12 +180,13 @@ pub fn draw<DB: DrawingBackend>(
             y_fmt: &y_fmt,
         },
     )?;
-    chart.draw_series(DashedLineSeries::new(
-        [d.x.start, d.x.end]
-            .into_iter()
-            .map(|x| (x, (d.per_gpu * 2f64.powf(x)).log10())),
-        6,
-        4,
+    // Dashes cut in data space: DashedLineSeries rounds each dash to pixels, which makes a
+    // sloped line look jagged.
+    let ideal = |x: f64| (d.per_gpu * 2f64.powf(x)).log10();
+    chart.draw_series(super::dashes(
+        (d.x.start, ideal(d.x.start)),
+        (d.x.end, ideal(d.x.end)),
+        48,
         p.reference.stroke_width(1),
     ))?;
     for (i, (_, pts)) in d.series.iter().enumerate() {

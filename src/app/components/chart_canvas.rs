@@ -90,7 +90,7 @@ pub fn ChartCanvas(props: &ChartCanvasProps) -> Html {
 
     // Redraw after renders that changed the data, the theme or the size.
     {
-        let (node, drawn, error) = (node.clone(), drawn.clone(), error.clone());
+        let (node, drawn, error, tip) = (node.clone(), drawn.clone(), error.clone(), tip.clone());
         use_effect_with(
             (props.chart.clone(), props.theme, *size),
             move |(chart, theme, _)| {
@@ -108,6 +108,8 @@ pub fn ChartCanvas(props: &ChartCanvasProps) -> Html {
                         return;
                     }
                 }
+                // A tooltip of the old data would show stale numbers.
+                tip.set(None);
                 match canvas::draw_chart_on_canvas(&c, chart, &ChartStyle::for_theme(*theme)) {
                     Ok(used) => {
                         *drawn.borrow_mut() = Drawn {

@@ -232,18 +232,18 @@ pub fn ChartsPanel(props: &ChartsPanelProps) -> Html {
                             <div class="charts-ab">
                                 <section class="charts-ab-side" aria-label="A: pinned scenario">
                                     <h3 class="charts-ab-title"><span class="ab-badge ab-a">{ "A" }</span>{ " pinned" }</h3>
-                                    <ChartCanvas id={format!("chart-{}-a", kind.as_str())} chart={a} theme={theme_v} height={360} />
+                                    <ChartCanvas key={format!("{}-a", kind.as_str())} id={format!("chart-{}-a", kind.as_str())} chart={a} theme={theme_v} height={360} />
                                 </section>
                                 <section class="charts-ab-side" aria-label="B: current scenario">
                                     <h3 class="charts-ab-title"><span class="ab-badge ab-b">{ "B" }</span>{ " current" }</h3>
-                                    <ChartCanvas id={format!("chart-{}", kind.as_str())} chart={b} theme={theme_v} height={360} />
+                                    <ChartCanvas key={kind.as_str()} id={format!("chart-{}", kind.as_str())} chart={b} theme={theme_v} height={360} />
                                 </section>
                             </div>
                         </>
                     }
                 }
                 (Some(b), None) => html! {
-                    <ChartCanvas id={format!("chart-{}", kind.as_str())} chart={b} theme={theme_v} />
+                    <ChartCanvas key={kind.as_str()} id={format!("chart-{}", kind.as_str())} chart={b} theme={theme_v} />
                 },
                 (None, _) => html! {},
             }
@@ -264,19 +264,23 @@ pub fn ChartsPanel(props: &ChartsPanelProps) -> Html {
                         { toggle(Scaling::Weak, "Weak scaling (fixed batch per replica)") }
                     </div>
                     if let Some(chart) = (*scaling_chart).clone() {
-                        <ChartCanvas id="chart-scaling" {chart} theme={theme_v} height={460} />
+                        <ChartCanvas key="scaling" id="chart-scaling" {chart} theme={theme_v} height={460} />
                     }
                 </>
             }
         }
         (Some(_), ChartKind::Bucket) => match (*bucket_chart).clone() {
-            Some(chart) => html! { <ChartCanvas id="chart-bucket" {chart} theme={theme_v} /> },
+            Some(chart) => {
+                html! { <ChartCanvas key="bucket" id="chart-bucket" {chart} theme={theme_v} /> }
+            }
             None => {
                 html! { <p class="charts-error">{ "The bucket sweep needs a valid scenario." }</p> }
             }
         },
         (Some(_), ChartKind::Schedule) => match (*schedule_chart).clone() {
-            Some(chart) => html! { <ChartCanvas id="chart-schedule" {chart} theme={theme_v} /> },
+            Some(chart) => {
+                html! { <ChartCanvas key="schedule" id="chart-schedule" {chart} theme={theme_v} /> }
+            }
             None => html! {},
         },
         (Some(_), ChartKind::Search) => html! {},
