@@ -525,3 +525,37 @@ fn full_search_gpt3_175b_1024_a100_in_wasm() {
     assert_eq!(report.evaluated, total);
     assert!(all <= 2000.0, "full search took {all:.0} ms");
 }
+
+/// The same full search as the app runs it: in slices, yielding between them, with progress
+/// rendered after each (wall time from start to the report).
+#[wasm_bindgen_test]
+async fn full_search_in_the_panel_in_slices() {
+    let root = mount(HarnessProps {
+        scenario: bench(),
+        initial: ChartKind::Search,
+        pinned: None,
+    })
+    .await;
+    let panel = q(&root, ".search-panel").unwrap();
+    let t0 = now();
+    while panel.get_attribute("data-search-state").as_deref() != Some("done") {
+        assert!(now() - t0 < 60_000.0, "search did not finish");
+        sleep(10).await;
+        yew::scheduler::flush().await;
+    }
+    let ms: f64 = panel
+        .get_attribute("data-search-ms")
+        .unwrap()
+        .parse()
+        .unwrap();
+    let slices = panel.get_attribute("data-search-slices").unwrap();
+    let text = q(&root, ".search-status-text")
+        .unwrap()
+        .text_content()
+        .unwrap();
+    console_log!("full search in the panel: {ms:.0} ms in {slices} slices; {text}");
+    assert!(text.starts_with("Searched 130"), "{text}");
+    if !cfg!(debug_assertions) {
+        assert!(ms <= 2000.0, "sliced full search took {ms:.0} ms");
+    }
+}

@@ -122,7 +122,8 @@ pub fn SearchPanel(props: &SearchPanelProps) -> Html {
     };
 
     html! {
-        <div class="search-panel" data-search-state={state} data-search-slices={st.slices.to_string()}>
+        <div class="search-panel" data-search-state={state} data-search-slices={st.slices.to_string()}
+            data-search-ms={format!("{:.0}", st.elapsed_ms)}>
             <div class="search-status">
                 <progress
                     class="search-progress"
