@@ -13,6 +13,10 @@
 //! | [`schedule`] | [`schedule::ScheduleData`] | [`schedule::block_at`] |
 //! | [`search`] | [`search::SearchData`] | [`search::point_at`] |
 //!
+//! The app holds a chart's input as an owned, cheaply cloned [`Chart`] ([`input`]): it lends the
+//! borrowed [`ChartData`], answers hit-tests with tooltip text and writes the text summary that
+//! is the canvas's accessible name.
+//!
 //! Every chart draws its title, a caption, a legend and axis titles with units; empty or
 //! degenerate data (no stages, all-zero times, no points) draws a sentence instead of a plot.
 //! Layout is computed from the size alone (not from measured text), so hit-tests agree with what
