@@ -559,3 +559,72 @@ async fn full_search_in_the_panel_in_slices() {
         assert!(ms <= 2000.0, "sliced full search took {ms:.0} ms");
     }
 }
+
+/// Cancel stops the search; "Search again" runs it to the end; a new model restarts it, a new
+/// layout does not.
+#[wasm_bindgen_test]
+async fn search_cancels_restarts_and_follows_the_model() {
+    let s = small();
+    let root = mount(HarnessProps {
+        scenario: s.clone(),
+        initial: ChartKind::Search,
+        pinned: None,
+    })
+    .await;
+    let panel = q(&root, ".search-panel").unwrap();
+    let state = || panel.get_attribute("data-search-state").unwrap();
+    let wait_done = || async {
+        let t0 = now();
+        while panel.get_attribute("data-search-state").as_deref() != Some("done") {
+            assert!(now() - t0 < 60_000.0, "search did not finish");
+            sleep(5).await;
+            yew::scheduler::flush().await;
+        }
+    };
+    // Running after mount: cancel it.
+    sleep(0).await;
+    yew::scheduler::flush().await;
+    assert_eq!(state(), "running");
+    let cancel: HtmlElement = q(&root, ".search-cancel").unwrap().dyn_into().unwrap();
+    cancel.click();
+    yew::scheduler::flush().await;
+    assert_eq!(state(), "cancelled");
+    let slices = panel.get_attribute("data-search-slices").unwrap();
+    sleep(50).await;
+    yew::scheduler::flush().await;
+    assert_eq!(state(), "cancelled");
+    assert_eq!(
+        panel.get_attribute("data-search-slices").unwrap(),
+        slices,
+        "no work after cancel"
+    );
+    let again: HtmlElement = q(&root, ".search-restart").unwrap().dyn_into().unwrap();
+    again.click();
+    yew::scheduler::flush().await;
+    wait_done().await;
+    let first = q(&root, ".search-status-text")
+        .unwrap()
+        .text_content()
+        .unwrap();
+
+    // Another layout of the same model: the result stays.
+    let set = SET_SCENARIO.with(|x| x.borrow().clone()).unwrap();
+    let mut other_layout = s.clone();
+    other_layout.training.micro_batch = 2;
+    set.emit(other_layout);
+    yew::scheduler::flush().await;
+    assert_eq!(state(), "done");
+
+    // Another model: the search starts over and finds a different space.
+    let mut other_model = s.clone();
+    other_model.model.layers = 48;
+    set.emit(other_model);
+    yew::scheduler::flush().await;
+    assert_eq!(state(), "running");
+    wait_done().await;
+    let second = q(&root, ".search-status-text")
+        .unwrap()
+        .text_content()
+        .unwrap();
+    assert_ne!(first, second);
+}

@@ -521,6 +521,28 @@ mod ssr {
     }
 
     #[test]
+    fn embed_mode_shows_only_its_chart() {
+        let s = bench();
+        let e = crate::engine::estimate(&s);
+        let html = render(ChartsPanelProps {
+            scenario: Rc::new(s),
+            estimate: Rc::new(e),
+            pinned: None,
+            only: Some(ChartKind::Bucket),
+            initial: ChartKind::Memory,
+            on_apply_layout: Callback::noop(),
+            on_select: Callback::noop(),
+        });
+        assert_eq!(html.matches("<canvas").count(), 1, "{html}");
+        assert!(html.contains("id=\"chart-bucket\""));
+        assert!(!html.contains("role=\"tablist\""));
+        assert!(
+            !html.contains("search-panel"),
+            "no search in a bucket embed"
+        );
+    }
+
+    #[test]
     fn pinned_shows_a_and_b_side_by_side() {
         let s = bench();
         let e = crate::engine::estimate(&s);
