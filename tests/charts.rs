@@ -893,6 +893,72 @@ fn dump_svgs() {
     }
 }
 
+/// Sweeping the pointer across the bucket chart's plot finds every bucket size once, in order,
+/// and nothing outside the plot.
+#[test]
+fn bucket_hit_test_finds_each_size_in_order() {
+    let pts: Vec<BucketPoint> = (0..13)
+        .map(|i| BucketPoint {
+            bucket_mb: f64::from(1u32 << i),
+            exposed_dp_s: 0.1,
+            hidden_dp_s: 0.2,
+            step_s: 1.1,
+        })
+        .collect();
+    let d = bucket::BucketData {
+        points: &pts,
+        current_mb: Some(160.0),
+    };
+    let mut seen: Vec<f64> = Vec::new();
+    for x in 0..W {
+        if let Some(p) = bucket::point_at(&d, W, H, f64::from(x), f64::from(H) / 2.0) {
+            if seen.last() != Some(&p.bucket_mb) {
+                seen.push(p.bucket_mb);
+            }
+        }
+    }
+    let want: Vec<f64> = (0..13).map(|i| f64::from(1u32 << i)).collect();
+    assert_eq!(seen, want);
+    // Below the x axis and left of the y axis: nothing.
+    assert_eq!(bucket::point_at(&d, W, H, 400.0, f64::from(H) - 5.0), None);
+    assert_eq!(bucket::point_at(&d, W, H, 10.0, 200.0), None);
+}
+
+/// The same for the scaling chart's GPU counts (two series, 8 … 1024 GPUs).
+#[test]
+fn scaling_hit_test_finds_each_gpu_count_in_order() {
+    let a: Vec<GpuPoint> = (3..=10)
+        .map(|k| gpu_point(1 << k, 1e4 * (1u64 << k) as f64, true))
+        .collect();
+    let b: Vec<GpuPoint> = (3..=10)
+        .map(|k| gpu_point(1 << k, 0.9e4 * (1u64 << k) as f64, true))
+        .collect();
+    let series = [
+        scaling::ScalingSeries {
+            name: "A",
+            points: &a,
+        },
+        scaling::ScalingSeries {
+            name: "B",
+            points: &b,
+        },
+    ];
+    let d = scaling::ScalingData {
+        series: &series,
+        scaling: Scaling::Strong,
+        current_gpus: Some(64),
+    };
+    let mut seen: Vec<u64> = Vec::new();
+    for x in 0..W {
+        if let Some(n) = scaling::gpus_at(&d, W, H, f64::from(x), f64::from(H) / 2.0) {
+            if seen.last() != Some(&n) {
+                seen.push(n);
+            }
+        }
+    }
+    assert_eq!(seen, [8, 16, 32, 64, 128, 256, 512, 1024]);
+}
+
 #[cfg(not(target_arch = "wasm32"))]
 mod never_panics {
     use super::*;

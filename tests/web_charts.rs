@@ -158,6 +158,7 @@ fn canvas_of(root: &Element, id: &str) -> HtmlCanvasElement {
 
 #[wasm_bindgen_test]
 async fn every_tab_draws_with_ink_and_tabs_follow_the_keyboard() {
+    SELECTED.with(|s| s.borrow_mut().clear());
     let root = mount(HarnessProps {
         scenario: bench(),
         initial: ChartKind::Memory,
@@ -627,4 +628,40 @@ async fn search_cancels_restarts_and_follows_the_model() {
         .text_content()
         .unwrap();
     assert_ne!(first, second);
+}
+
+/// Hovering the scaling and bucket charts shows the exact numbers of the column under the
+/// pointer (found by sweeping the pointer across the plot).
+#[wasm_bindgen_test]
+async fn scaling_and_bucket_columns_have_tooltips() {
+    let root = mount(HarnessProps {
+        scenario: bench(),
+        initial: ChartKind::Scaling,
+        pinned: None,
+    })
+    .await;
+    for (kind, want) in [
+        (ChartKind::Scaling, "1024 GPUs: Current (TP8 PP16) "),
+        (ChartKind::Bucket, "Bucket 256 MB: step "),
+    ] {
+        click_tab(&root, kind).await;
+        let c = canvas_of(&root, &format!("chart-{}", kind.as_str()));
+        let (w, h) = canvas::css_size(&c);
+        let mut found = None;
+        let mut x = 60.0;
+        while x < f64::from(w) {
+            mouse(&c, "mousemove", x, f64::from(h) * 0.6);
+            yew::scheduler::flush().await;
+            if let Some(t) = q(&root, ".chart-tooltip").and_then(|t| t.text_content()) {
+                if t.starts_with(want) {
+                    found = Some(t);
+                    break;
+                }
+            }
+            x += 4.0;
+        }
+        let t = found.unwrap_or_else(|| panic!("no tooltip starting {want:?}"));
+        console_log!("{t}");
+        assert!(t.contains("tokens/s") || t.contains("exposed DP"), "{t}");
+    }
 }

@@ -56,6 +56,25 @@ struct Tip {
     text: String,
     x: f64,
     y: f64,
+    /// Open to the left of the pointer (it is on the right half).
+    flip: bool,
+    /// Drawing width, CSS px.
+    width: f64,
+}
+
+impl Tip {
+    /// Inline position: beside the pointer, on the side with room.
+    fn style(&self) -> String {
+        if self.flip {
+            format!(
+                "right:{:.0}px;top:{:.0}px",
+                self.width - self.x + 14.0,
+                self.y + 14.0
+            )
+        } else {
+            format!("left:{:.0}px;top:{:.0}px", self.x + 14.0, self.y + 14.0)
+        }
+    }
 }
 
 /// Draws `chart` on a canvas filling its container's width; see the module docs.
@@ -130,7 +149,13 @@ pub fn ChartCanvas(props: &ChartCanvasProps) -> Html {
         Callback::from(move |e: MouseEvent| {
             let (w, h) = drawn.borrow().size;
             let (x, y) = (f64::from(e.offset_x()), f64::from(e.offset_y()));
-            tip.set(chart.tooltip(w, h, x, y).map(|text| Tip { text, x, y }));
+            tip.set(chart.tooltip(w, h, x, y).map(|text| Tip {
+                text,
+                x,
+                y,
+                flip: x > f64::from(w) * 0.55,
+                width: f64::from(w),
+            }));
         })
     };
     let onmouseleave = {
@@ -207,7 +232,7 @@ pub fn ChartCanvas(props: &ChartCanvasProps) -> Html {
                     <div
                         class="chart-tooltip"
                         role="status"
-                        style={format!("left:{:.0}px;top:{:.0}px", t.x + 14.0, t.y + 14.0)}
+                        style={t.style()}
                     >{ t.text.clone() }</div>
                 }
             </div>
