@@ -237,7 +237,45 @@ async fn hovering_a_memory_segment_shows_its_gib_and_svg_download_has_the_title(
     let svg = last_svg_download().expect("an SVG was produced");
     assert!(svg.starts_with("<svg"), "{}", &svg[..80.min(svg.len())]);
     assert!(svg.contains("Memory per GPU by pipeline stage"));
+    let png_button: HtmlElement = q(&root, "button[data-format=png]")
+        .unwrap()
+        .dyn_into()
+        .unwrap();
+    png_button.click();
+    yew::scheduler::flush().await;
+    assert!(c
+        .to_data_url()
+        .unwrap()
+        .starts_with("data:image/png;base64,"));
     assert!(q(&root, ".chart-error").is_none());
+}
+
+/// The canvas follows its container's width (ResizeObserver) and keeps the device pixel ratio.
+#[wasm_bindgen_test]
+async fn canvas_follows_its_container() {
+    let root = mount(HarnessProps {
+        scenario: bench(),
+        initial: ChartKind::Time,
+        pinned: None,
+    })
+    .await;
+    let c = canvas_of(&root, "chart-time");
+    let dpr = web_sys::window().unwrap().device_pixel_ratio();
+    assert_eq!(c.width(), (960.0 * dpr).round() as u32);
+    root.set_attribute("style", "width:600px").unwrap();
+    // ResizeObserver callbacks run before the next paint.
+    let t0 = now();
+    while c.width() != (600.0 * dpr).round() as u32 {
+        assert!(
+            now() - t0 < 2000.0,
+            "no redraw at the new size: {}",
+            c.width()
+        );
+        sleep(16).await;
+        yew::scheduler::flush().await;
+    }
+    assert_eq!(c.client_width(), 600);
+    assert!(ink(&c) > 5_000);
 }
 
 #[wasm_bindgen_test]
