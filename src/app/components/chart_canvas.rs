@@ -32,8 +32,11 @@ pub struct ChartCanvasProps {
     #[prop_or_default]
     pub theme: Theme,
     /// Height in CSS pixels (the width follows the container).
-    #[prop_or(380)]
+    #[prop_or(320)]
     pub height: u32,
+    /// Backing-store width before the first draw (then container width × devicePixelRatio).
+    #[prop_or(720)]
+    pub width: u32,
     /// A click on a search point picks that layout.
     #[prop_or_default]
     pub on_pick: Callback<Layout>,
@@ -129,7 +132,12 @@ pub fn ChartCanvas(props: &ChartCanvasProps) -> Html {
                 }
                 // A tooltip of the old data would show stale numbers.
                 tip.set(None);
-                match canvas::draw_chart_on_canvas(&c, chart, &ChartStyle::for_theme(*theme)) {
+                let result = if let Chart::StageLayers(stages) = &**chart {
+                    draw_legacy(&c, stages)
+                } else {
+                    canvas::draw_chart_on_canvas(&c, chart, &ChartStyle::for_theme(*theme))
+                };
+                match result {
                     Ok(used) => {
                         *drawn.borrow_mut() = Drawn {
                             chart: Some(chart.clone()),
@@ -212,7 +220,8 @@ pub fn ChartCanvas(props: &ChartCanvasProps) -> Html {
         .unwrap_or_else(|| AttrValue::from(props.chart.summary()));
     let clickable = matches!(*props.chart, Chart::Search(_));
     let class = classes!("chart-canvas", clickable.then_some("clickable"));
-    let style = format!("width:100%;height:{}px;display:block", props.height);
+    let legacy = matches!(*props.chart, Chart::StageLayers(_));
+    let style = (!legacy).then(|| format!("width:100%;height:{}px;display:block", props.height));
     html! {
         <figure class="chart-figure" style="margin:0">
             <div class="chart-frame">
@@ -221,6 +230,8 @@ pub fn ChartCanvas(props: &ChartCanvasProps) -> Html {
                     id={props.id.clone()}
                     {class}
                     {style}
+                    width={props.width.to_string()}
+                    height={props.height.to_string()}
                     role="img"
                     tabindex="0"
                     aria-label={label}
@@ -249,6 +260,19 @@ pub fn ChartCanvas(props: &ChartCanvasProps) -> Html {
             }
         </figure>
     }
+}
+
+/// The foundation shell's layers chart, drawn as it always was: on the canvas's fixed backing
+/// store (`width` × `height` attributes), no DPR scaling. Goes when that shell does.
+fn draw_legacy(
+    c: &HtmlCanvasElement,
+    stages: &[u64],
+) -> Result<(u32, u32), crate::app::charts::ChartError> {
+    use plotters::prelude::IntoDrawingArea;
+    let backend = plotters_canvas::CanvasBackend::with_canvas_object(c.clone())
+        .ok_or_else(|| crate::app::charts::ChartError::new("no canvas to draw on"))?;
+    crate::app::charts::stage_layers::draw_chart(stages, &backend.into_drawing_area())?;
+    Ok((c.width(), c.height()))
 }
 
 thread_local! {

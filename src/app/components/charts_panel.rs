@@ -243,7 +243,7 @@ pub fn ChartsPanel(props: &ChartsPanelProps) -> Html {
                     }
                 }
                 (Some(b), None) => html! {
-                    <ChartCanvas key={kind.as_str()} id={format!("chart-{}", kind.as_str())} chart={b} theme={theme_v} />
+                    <ChartCanvas key={kind.as_str()} id={format!("chart-{}", kind.as_str())} chart={b} theme={theme_v} height={380} />
                 },
                 (None, _) => html! {},
             }
@@ -271,7 +271,7 @@ pub fn ChartsPanel(props: &ChartsPanelProps) -> Html {
         }
         (Some(_), ChartKind::Bucket) => match (*bucket_chart).clone() {
             Some(chart) => {
-                html! { <ChartCanvas key="bucket" id="chart-bucket" {chart} theme={theme_v} /> }
+                html! { <ChartCanvas key="bucket" id="chart-bucket" {chart} theme={theme_v} height={380} /> }
             }
             None => {
                 html! { <p class="charts-error">{ "The bucket sweep needs a valid scenario." }</p> }
@@ -279,7 +279,7 @@ pub fn ChartsPanel(props: &ChartsPanelProps) -> Html {
         },
         (Some(_), ChartKind::Schedule) => match (*schedule_chart).clone() {
             Some(chart) => {
-                html! { <ChartCanvas key="schedule" id="chart-schedule" {chart} theme={theme_v} /> }
+                html! { <ChartCanvas key="schedule" id="chart-schedule" {chart} theme={theme_v} height={380} /> }
             }
             None => html! {},
         },

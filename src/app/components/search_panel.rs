@@ -143,6 +143,7 @@ pub fn SearchPanel(props: &SearchPanelProps) -> Html {
                     id="chart-search"
                     {chart}
                     theme={props.theme}
+                    height={400}
                     on_pick={props.on_apply_layout.clone()}
                 />
             }
