@@ -679,7 +679,7 @@ async fn scaling_and_bucket_columns_have_tooltips() {
     })
     .await;
     for (kind, want) in [
-        (ChartKind::Scaling, "1024 GPUs: Current (TP8 PP16) "),
+        (ChartKind::Scaling, "1024 GPUs\nCurrent (TP8 PP16) "),
         (ChartKind::Bucket, "Bucket 256 MB: step "),
     ] {
         click_tab(&root, kind).await;

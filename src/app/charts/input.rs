@@ -364,7 +364,8 @@ impl Chart {
     }
 }
 
-/// "1024 GPUs: Current 145 k tokens/s (86.0%) · TP + DP …" for one column of the scaling chart.
+/// "1024 GPUs", then one line per series ("Current … 145 k tokens/s (86.0% eff.)"), for one
+/// column of the scaling chart.
 fn scaling_tooltip(s: &ScalingInput, gpus: u64) -> String {
     // Efficiency as the chart draws it: against the best tokens/s per GPU at the smallest count.
     let valid = || {
@@ -397,7 +398,7 @@ fn scaling_tooltip(s: &ScalingInput, gpus: u64) -> String {
             ))
         })
         .collect();
-    format!("{gpus} GPUs: {}", parts.join(" · "))
+    format!("{gpus} GPUs\n{}", parts.join("\n"))
 }
 
 /// The gradient bucket size the engine uses for `s`, MB: `parallel.bucket_mb`, else the
@@ -421,4 +422,78 @@ pub fn effective_bucket_mb(s: &Scenario) -> f64 {
         (4e7f64).max(1e6 * p.dp as f64)
     };
     elements * grad_bytes / 1e6
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bench() -> Scenario {
+        crate::scenario::parse(include_str!("../../../tests/data/gpt3-175b-1024.json"))
+            .expect("bench scenario parses")
+    }
+
+    #[test]
+    fn effective_bucket_follows_the_engine_defaults() {
+        let mut s = bench();
+        // ZeRO-1, dp 8: Megatron DDP max(4·10⁷, 10⁶·8) = 4·10⁷ fp32 elements × 4 B = 160 MB.
+        assert_eq!(effective_bucket_mb(&s), 160.0);
+        // ZeRO-2, bf16: DeepSpeed 5·10⁸ elements × 2 B = 1000 MB.
+        s.parallel.zero_stage = 2;
+        assert_eq!(effective_bucket_mb(&s), 1000.0);
+        // dp 64, ZeRO-1: 6.4·10⁷ elements × 4 B = 256 MB.
+        s.parallel.zero_stage = 1;
+        s.parallel.dp = 64;
+        assert_eq!(effective_bucket_mb(&s), 256.0);
+        s.parallel.bucket_mb = Some(25.0);
+        assert_eq!(effective_bucket_mb(&s), 25.0);
+    }
+
+    #[test]
+    fn memory_tooltip_and_summary_give_exact_values() {
+        let s = bench();
+        let e = Rc::new(crate::engine::estimate(&s).expect("bench estimates"));
+        let chart = Chart::Memory(e.clone());
+        let (x, y) = memory::segment_center(&e.memory, 800, 400, 2, memory::Component::Weights)
+            .expect("stage 2 has weights");
+        let tip = chart.tooltip(800, 400, x, y).expect("a segment");
+        let w = super::super::style::fmt_bytes(e.memory.stages[2].weights_bytes);
+        assert!(
+            tip.starts_with(&format!("Stage 2: Weights {w} of ")),
+            "{tip}"
+        );
+        assert_eq!(chart.tooltip(800, 400, 2.0, 2.0), None);
+        let summary = chart.summary();
+        assert!(
+            summary.starts_with("Memory per GPU for 16 pipeline stages: peak "),
+            "{summary}"
+        );
+        assert!(summary.ends_with("; fits."), "{summary}");
+        assert_eq!(chart.kind(), Some(ChartKind::Memory));
+        assert_eq!(chart.file_stem(), "paracalc-memory");
+        let svg = chart
+            .to_svg(&ChartStyle::dark(), 640, 360)
+            .expect("renders");
+        assert!(svg.contains("Memory per GPU by pipeline stage"));
+        assert!(Chart::StageLayers(vec![1, 2])
+            .to_svg(&ChartStyle::light(), 10, 10)
+            .is_err());
+    }
+
+    #[test]
+    fn scaling_tooltip_lists_each_series_at_that_count() {
+        let s = bench();
+        let Chart::Scaling(d) = crate::app::components::charts_panel::scaling_chart(
+            &s,
+            crate::engine::sweep::Scaling::Strong,
+        ) else {
+            panic!("not scaling");
+        };
+        let t = scaling_tooltip(&d, 1024);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines[0], "1024 GPUs");
+        assert!(lines[1].starts_with("Current (TP8 PP16) "), "{t}");
+        // DP + ZeRO-3 cannot split the 1536 batch over 1024 replicas: no line for it.
+        assert!(!t.contains("DP + ZeRO-3"), "{t}");
+    }
 }
