@@ -254,6 +254,7 @@ fn time_chart_has_every_part_once_and_hidden_bar_apart() {
     let s = svg(&ChartData::Time(time::TimeData {
         time: &t,
         throughput: &th,
+        scale_s: None,
     }));
     assert!(s.contains("Step time breakdown"));
     assert!(s.contains("step 1.57 s · MFU 42.0% · 1.25 M tokens/s · 610 samples/s"));
@@ -288,6 +289,7 @@ fn time_hit_test_and_degenerate_input() {
     let d = time::TimeData {
         time: &t,
         throughput: &th,
+        scale_s: None,
     };
     // Walk along the critical-path row and collect the parts in order.
     let mut seen = Vec::new();
@@ -311,6 +313,7 @@ fn time_hit_test_and_degenerate_input() {
     let s = svg(&ChartData::Time(time::TimeData {
         time: &zero,
         throughput: &Throughput::default(),
+        scale_s: None,
     }));
     assert!(s.contains("All step-time parts are zero"));
     // Only compute known (no forward/backward split): one "Compute" segment.
@@ -322,6 +325,7 @@ fn time_hit_test_and_degenerate_input() {
     let s = svg(&ChartData::Time(time::TimeData {
         time: &only,
         throughput: &th,
+        scale_s: None,
     }));
     assert!(s.contains("Compute 2.00 s"));
 }
@@ -735,6 +739,7 @@ fn every_kind_renders_and_round_trips_its_name() {
         ChartData::Time(time::TimeData {
             time: &t,
             throughput: &th,
+            scale_s: None,
         }),
         ChartData::Scaling(scaling::ScalingData {
             series: &[],
@@ -777,6 +782,7 @@ fn all_six_render_quickly_natively() {
         ChartData::Time(time::TimeData {
             time: &t,
             throughput: &th,
+            scale_s: None,
         }),
         ChartData::Schedule(sched(8, 64, 2, Schedule::Interleaved, 0.01, 0.02)),
         ChartData::Search(search::SearchData {
@@ -849,6 +855,7 @@ fn dump_svgs() {
             ChartData::Time(time::TimeData {
                 time: &t,
                 throughput: &th,
+                scale_s: None,
             }),
         ),
         (
@@ -959,6 +966,43 @@ fn scaling_hit_test_finds_each_gpu_count_in_order() {
     assert_eq!(seen, [8, 16, 32, 64, 128, 256, 512, 1024]);
 }
 
+/// A/B charts share a time scale: with `scale_s` = 3.14 s (twice this step of 1.57 s) the axis
+/// reaches past 3 s, the bars take half the width, and the hit-test agrees with the drawing.
+#[test]
+fn time_chart_on_a_shared_scale() {
+    let (t, th) = time_data();
+    let own = time::TimeData {
+        time: &t,
+        throughput: &th,
+        scale_s: None,
+    };
+    let shared = time::TimeData {
+        scale_s: Some(3.14),
+        ..own
+    };
+    let s = svg(&ChartData::Time(shared));
+    assert!(has_text(&s, "3"), "tick at 3 s on the shared axis");
+    assert!(!has_text(&svg(&ChartData::Time(own)), "3"));
+    // The critical path ends at 1.57 s: on its own scale that is near the right edge, on the
+    // shared one near the middle. Probe the optimizer (last part) with a sweep along the bar.
+    let end = |d: &time::TimeData<'_>| {
+        (0..W)
+            .rev()
+            .find(|&x| time::segment_at(d, W, H, f64::from(x), 200.0).is_some_and(|g| !g.hidden))
+            .expect("the bar is hit somewhere")
+    };
+    let (e_own, e_shared) = (end(&own), end(&shared));
+    // Plot from x = 104 to 782 (margins 104 / 18): 1.57/(1.57·1.04) vs 1.57/(3.14·1.04) of 678 px.
+    assert!(
+        (f64::from(e_own) - (104.0 + 678.0 / 1.04)).abs() <= 3.0,
+        "{e_own}"
+    );
+    assert!(
+        (f64::from(e_shared) - (104.0 + 678.0 / 2.08)).abs() <= 3.0,
+        "{e_shared}"
+    );
+}
+
 #[cfg(not(target_arch = "wasm32"))]
 mod never_panics {
     use super::*;
@@ -1039,7 +1083,7 @@ mod never_panics {
             t.exposed_comm_s.dp = v[8] / GIB;
             t.hidden_comm_s.dp = v[9] / GIB;
             let th = Throughput { tokens_per_s: v[10], mfu: v[11] / GIB, ..Throughput::default() };
-            let d = time::TimeData { time: &t, throughput: &th };
+            let d = time::TimeData { time: &t, throughput: &th, scale_s: None };
             let s = svg(&ChartData::Time(d));
             prop_assert!(!s.contains("NaN"));
             let _ = time::segment_at(&d, W, H, x, y);

@@ -456,7 +456,10 @@ async fn redraw_after_a_keystroke_fits_in_a_frame() {
     .unwrap();
     let charts_: Vec<Chart> = vec![
         Chart::Memory(est.clone()),
-        Chart::Time(est.clone()),
+        Chart::Time {
+            estimate: est.clone(),
+            scale_s: None,
+        },
         scaling_chart(&s, Scaling::Strong),
         Chart::Bucket(Rc::new(charts::input::BucketInput {
             points: buckets,

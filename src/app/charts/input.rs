@@ -55,7 +55,12 @@ pub enum Chart {
     /// Memory per stage, from an estimate.
     Memory(Rc<Estimate>),
     /// Step-time breakdown, from an estimate.
-    Time(Rc<Estimate>),
+    Time {
+        /// The estimate.
+        estimate: Rc<Estimate>,
+        /// Shared time-axis maximum, s (A/B charts side by side).
+        scale_s: Option<f64>,
+    },
     /// Throughput vs GPUs.
     Scaling(Rc<ScalingInput>),
     /// Exposed DP time vs bucket size.
@@ -74,7 +79,7 @@ impl Chart {
     pub fn kind(&self) -> Option<ChartKind> {
         Some(match self {
             Chart::Memory(_) => ChartKind::Memory,
-            Chart::Time(_) => ChartKind::Time,
+            Chart::Time { .. } => ChartKind::Time,
             Chart::Scaling(_) => ChartKind::Scaling,
             Chart::Bucket(_) => ChartKind::Bucket,
             Chart::Schedule(_) => ChartKind::Schedule,
@@ -87,9 +92,13 @@ impl Chart {
     pub fn with_data<R>(&self, f: impl FnOnce(&ChartData<'_>) -> R) -> Option<R> {
         match self {
             Chart::Memory(e) => Some(f(&ChartData::Memory(&e.memory))),
-            Chart::Time(e) => Some(f(&ChartData::Time(time::TimeData {
+            Chart::Time {
+                estimate: e,
+                scale_s,
+            } => Some(f(&ChartData::Time(time::TimeData {
                 time: &e.time,
                 throughput: &e.throughput,
+                scale_s: *scale_s,
             }))),
             Chart::Scaling(s) => {
                 let series: Vec<scaling::ScalingSeries<'_>> = s
@@ -170,10 +179,14 @@ impl Chart {
                     fmt_bytes(s.stage_total_bytes)
                 ))
             }
-            Chart::Time(e) => {
+            Chart::Time {
+                estimate: e,
+                scale_s,
+            } => {
                 let d = time::TimeData {
                     time: &e.time,
                     throughput: &e.throughput,
+                    scale_s: *scale_s,
                 };
                 let s = time::segment_at(&d, width, height, x, y)?;
                 let step = e.time.step_s;
@@ -286,7 +299,7 @@ impl Chart {
                     if m.fits { "fits" } else { "does not fit" }
                 )
             }
-            Chart::Time(e) => {
+            Chart::Time { estimate: e, .. } => {
                 let t = &e.time;
                 let x = &t.exposed_comm_s;
                 format!(

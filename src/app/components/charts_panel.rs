@@ -136,15 +136,28 @@ pub fn ChartsPanel(props: &ChartsPanelProps) -> Html {
         (**e).clone().map(|e| Rc::new(Chart::Memory(e)))
     });
     let time = use_memo(estimate.clone(), |e| {
-        (**e).clone().map(|e| Rc::new(Chart::Time(e)))
-    });
-    let pinned_charts = use_memo(pinned.clone(), |p| {
-        (**p).as_ref().map(|(_, e)| {
-            (
-                Rc::new(Chart::Memory(e.clone())),
-                Rc::new(Chart::Time(e.clone())),
-            )
+        (**e).clone().map(|estimate| {
+            Rc::new(Chart::Time {
+                estimate,
+                scale_s: None,
+            })
         })
+    });
+    // A/B: A's memory and time charts, and B's time chart on A's and B's common time scale.
+    let pinned_charts = use_memo((pinned.clone(), estimate.clone()), |(p, b)| {
+        let ((_, a), b) = ((**p).as_ref()?, (**b).as_ref()?);
+        let scale_s = Some(a.time.step_s.max(b.time.step_s));
+        Some((
+            Rc::new(Chart::Memory(a.clone())),
+            Rc::new(Chart::Time {
+                estimate: a.clone(),
+                scale_s,
+            }),
+            Rc::new(Chart::Time {
+                estimate: b.clone(),
+                scale_s,
+            }),
+        ))
     });
     let ok = estimate.is_some();
     let scaling_chart = use_memo(
@@ -220,8 +233,12 @@ pub fn ChartsPanel(props: &ChartsPanelProps) -> Html {
             };
             let ab = (*pinned_charts).clone().zip((*pinned).clone());
             match (b, ab) {
-                (Some(b), Some(((am, at), (_, ae)))) => {
-                    let a = if kind == ChartKind::Memory { am } else { at };
+                (Some(b), Some(((am, at, bt), (_, ae)))) => {
+                    let (a, b) = if kind == ChartKind::Memory {
+                        (am, b)
+                    } else {
+                        (at, bt)
+                    };
                     let summary = (*estimate)
                         .as_ref()
                         .map(|be| ab_summary(&ae, be))
