@@ -223,7 +223,7 @@ pub fn ChartCanvas(props: &ChartCanvasProps) -> Html {
     let legacy = matches!(*props.chart, Chart::StageLayers(_));
     let style = (!legacy).then(|| format!("width:100%;height:{}px;display:block", props.height));
     html! {
-        <figure class="chart-figure" style="margin:0">
+        <figure class={classes!("chart-figure", legacy.then_some("chart"))} style="margin:0">
             <div class="chart-frame">
                 <canvas
                     ref={node}
