@@ -247,7 +247,7 @@ pub fn ChartCanvas(props: &ChartCanvasProps) -> Html {
                     >{ t.text.clone() }</div>
                 }
             </div>
-            if props.downloads {
+            if props.downloads && !legacy {
                 <figcaption class="chart-tools">
                     <button type="button" class="chart-download" data-format="png" onclick={on_png}
                         title="Download this chart as a PNG image">{ "PNG" }</button>
