@@ -222,6 +222,12 @@ impl ChartStyle {
     /// `color` blended toward the background by `t` (0 = unchanged, 1 = background): the lighter
     /// "hidden" variant of a component.
     pub fn faded(&self, color: RGBColor, t: f64) -> RGBColor {
+        // Toward near-black a colour turns muddy quickly: fade less on the dark theme so hidden
+        // communication keeps its hue there (screenshots of the dark time chart).
+        let t = match self.theme {
+            Theme::Light => t,
+            Theme::Dark => t * 0.6,
+        };
         mix(color, self.palette.background, t)
     }
 }
