@@ -13,6 +13,10 @@
 //! | [`schedule`] | [`schedule::ScheduleData`] | [`schedule::block_at`] |
 //! | [`search`] | [`search::SearchData`] | [`search::point_at`] |
 //!
+//! The app holds a chart's input as an owned, cheaply cloned [`Chart`] ([`input`]): it lends the
+//! borrowed [`ChartData`], answers hit-tests with tooltip text and writes the text summary that
+//! is the canvas's accessible name.
+//!
 //! Every chart draws its title, a caption, a legend and axis titles with units; empty or
 //! degenerate data (no stages, all-zero times, no points) draws a sentence instead of a plot.
 //! Layout is computed from the size alone (not from measured text), so hit-tests agree with what
@@ -20,6 +24,7 @@
 
 pub mod bucket;
 pub mod canvas;
+pub mod input;
 pub mod memory;
 pub mod scaling;
 pub mod schedule;
@@ -29,6 +34,7 @@ pub mod style;
 mod svg;
 pub mod time;
 
+pub use input::Chart;
 pub use style::{ChartStyle, Palette, Theme};
 
 use crate::engine::MemoryEstimate;
@@ -501,6 +507,24 @@ pub(crate) fn pow2_label(v: f64) -> String {
     } else {
         format!("{n:.0}")
     }
+}
+
+/// Every other one of `n` equal pieces of the straight line `from → to` (data coordinates): a
+/// dashed line whose dashes stay collinear on a slope.
+pub(crate) fn dashes(
+    from: (f64, f64),
+    to: (f64, f64),
+    n: usize,
+    style: ShapeStyle,
+) -> impl Iterator<Item = PathElement<(f64, f64)>> {
+    let n = n.max(2);
+    let at = move |i: usize| {
+        let t = i as f64 / n as f64;
+        (from.0 + (to.0 - from.0) * t, from.1 + (to.1 - from.1) * t)
+    };
+    (0..n)
+        .step_by(2)
+        .map(move |i| PathElement::new(vec![at(i), at(i + 1)], style))
 }
 
 /// A non-empty range around `lo..hi` (adds room when they are equal).

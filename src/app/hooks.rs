@@ -3,3 +3,4 @@
 pub mod use_url_sync;
 
 pub use use_url_sync::use_url_sync;
+pub mod use_search;

@@ -2,7 +2,7 @@
 //! (lower panel) against the bucket size on a log₂ axis, with the current setting marked. Small
 //! buckets pay per-message latency; large ones start reducing late and hide less behind backward.
 
-use super::style::{clean, fmt_seconds, sig3, tick, time_unit, ChartStyle};
+use super::style::{clean, fmt_seconds, sig3, tick_for_span, time_unit, ChartStyle};
 use super::{
     build, draw_header, draw_message, header_height, mesh, padded, pow2_label, Axes, ChartError,
     LegendItem, PlotRect, Swatch,
@@ -51,7 +51,58 @@ fn prepare(d: &BucketData<'_>) -> Vec<Pt> {
     pts
 }
 
-fn fmt_mb(mb: f64) -> String {
+/// The log₂ x range: every point and the current setting, with a margin.
+fn x_range(pts: &[Pt], current: Option<f64>) -> Range<f64> {
+    let lo = pts.first().map_or(0.0, |p| p.x);
+    let hi = pts.last().map_or(0.0, |p| p.x);
+    let (lo, hi) = match current {
+        Some(mb) => (lo.min(mb.log2()), hi.max(mb.log2())),
+        None => (lo, hi),
+    };
+    if hi - lo < 1.0 {
+        (lo - 1.0)..(hi + 1.0)
+    } else {
+        (lo - 0.3)..(hi + 0.3)
+    }
+}
+
+/// Pointer distance (px, horizontal) within which a bucket size counts as hit.
+pub const HIT_PX: f64 = 12.0;
+
+/// The bucket size whose column is under pixel (`x`, `y`) of a `width × height` bucket chart
+/// (within [`HIT_PX`] horizontally, anywhere between the legend and the x axis), same layout as
+/// [`draw`].
+pub fn point_at(
+    data: &BucketData<'_>,
+    width: u32,
+    height: u32,
+    x: f64,
+    y: f64,
+) -> Option<BucketPoint> {
+    let pts = prepare(data);
+    let current = data.current_mb.filter(|&mb| clean(mb) > 0.0);
+    let xr = x_range(&pts, current);
+    let rect = PlotRect {
+        left: 64,
+        top: 40,
+        right: width as i32 - 18,
+        bottom: height as i32 - 42,
+    };
+    if !rect.is_usable() || !rect.contains(x, y) {
+        return None;
+    }
+    let (d, best) = pts
+        .iter()
+        .map(|p| ((rect.map_x(p.x, &xr) - x).abs(), p))
+        .min_by(|a, b| a.0.total_cmp(&b.0))?;
+    if d > HIT_PX {
+        return None;
+    }
+    data.points.iter().find(|p| p.bucket_mb == best.mb).cloned()
+}
+
+/// "256 MB" or "4.10 GB".
+pub fn fmt_mb(mb: f64) -> String {
     if mb >= 1000.0 {
         format!("{} GB", sig3(mb / 1000.0))
     } else {
@@ -128,17 +179,7 @@ pub fn draw<DB: DrawingBackend>(
     }
     draw_header(root, style, TITLE, &caption, &legend)?;
 
-    let lo = pts.first().map_or(0.0, |p| p.x);
-    let hi = pts.last().map_or(0.0, |p| p.x);
-    let (lo, hi) = match current {
-        Some(mb) => (lo.min(mb.log2()), hi.max(mb.log2())),
-        None => (lo, hi),
-    };
-    let x: Range<f64> = if hi - lo < 1.0 {
-        (lo - 1.0)..(hi + 1.0)
-    } else {
-        (lo - 0.3)..(hi + 0.3)
-    };
+    let x = x_range(&pts, current);
     let header = header_height(w, &legend);
     let split = header + ((h as i32 - header) as f64 * 0.5) as i32;
     let (top, bottom) = root.split_vertically(split.max(header + 1));
@@ -159,13 +200,14 @@ pub fn draw<DB: DrawingBackend>(
         return draw_message(root, style, TITLE, "Too small to draw.");
     }
     let x_fmt = |v: &f64| pow2_label(*v);
-    let y_fmt = |v: &f64| tick(*v);
 
     // Upper: step time (not from zero, so the dip is visible).
     let (sf, su) = time_unit(max_step);
     let smin = pts.iter().map(|p| p.step).fold(f64::INFINITY, f64::min);
     let y = padded(smin * sf, max_step * sf, 0.1);
     let y = y.start.max(0.0)..y.end;
+    let span = y.end - y.start;
+    let y_fmt = move |v: &f64| tick_for_span(*v, span);
     let mut chart = build(&top, top_rect, x.clone(), y)?;
     let desc = format!("Step time ({su})");
     mesh(
@@ -207,6 +249,8 @@ pub fn draw<DB: DrawingBackend>(
         0.0..(max_dp * df * 1.1).max(1e-9),
     )?;
     let desc = format!("DP comm per step ({du})");
+    let span = (max_dp * df * 1.1).max(1e-9);
+    let y_fmt = move |v: &f64| tick_for_span(*v, span);
     mesh(
         &mut chart,
         style,

@@ -7,7 +7,7 @@
 //! through plotters' DOM measuring, which forces a layout per call. Every failure is a
 //! [`ChartError`], never a panic.
 
-use super::{ChartData, ChartError, ChartStyle};
+use super::{Chart, ChartData, ChartError, ChartStyle};
 use plotters::prelude::*;
 use plotters_backend::{
     BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind,
@@ -134,6 +134,26 @@ pub fn draw_on_canvas(
     data: &ChartData<'_>,
     style: &ChartStyle,
 ) -> Result<(u32, u32), ChartError> {
+    draw_with(canvas, |root| super::draw(root, data, style))
+}
+
+/// [`draw_on_canvas`] for an owned [`Chart`] (what the app's canvas component holds).
+///
+/// # Errors
+/// As [`draw_on_canvas`].
+pub fn draw_chart_on_canvas(
+    canvas: &HtmlCanvasElement,
+    chart: &Chart,
+    style: &ChartStyle,
+) -> Result<(u32, u32), ChartError> {
+    draw_with(canvas, |root| chart.draw(root, style))
+}
+
+/// Sizes `canvas` for its CSS size × DPR and runs `draw` on a CSS-pixel drawing area.
+fn draw_with(
+    canvas: &HtmlCanvasElement,
+    draw: impl FnOnce(&DrawingArea<DprCanvas, plotters::coord::Shift>) -> Result<(), ChartError>,
+) -> Result<(u32, u32), ChartError> {
     let dpr = web_sys::window()
         .map(|w| w.device_pixel_ratio())
         .filter(|r| r.is_finite() && *r > 0.0)
@@ -169,6 +189,6 @@ pub fn draw_on_canvas(
         size: (w, h),
     }
     .into_drawing_area();
-    super::draw(&root, data, style)?;
+    draw(&root)?;
     Ok((w, h))
 }

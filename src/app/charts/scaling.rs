@@ -90,6 +90,31 @@ fn prepare<'a>(d: &ScalingData<'a>) -> Option<Prepared<'a>> {
     Some(Prepared { series, per_gpu, x })
 }
 
+/// Pointer distance (px, horizontal) within which a GPU count counts as hit.
+pub const HIT_PX: f64 = 12.0;
+
+/// The GPU count whose column is under pixel (`x`, `y`) of a `width × height` scaling chart
+/// (within [`HIT_PX`] horizontally, between the legend and the x axis), same layout as [`draw`].
+pub fn gpus_at(data: &ScalingData<'_>, width: u32, height: u32, x: f64, y: f64) -> Option<u64> {
+    let d = prepare(data)?;
+    let rect = PlotRect {
+        left: 64,
+        top: 40,
+        right: width as i32 - 18,
+        bottom: height as i32 - 42,
+    };
+    if !rect.is_usable() || !rect.contains(x, y) {
+        return None;
+    }
+    let (dist, gpus) = d
+        .series
+        .iter()
+        .flat_map(|s| s.1.iter())
+        .map(|p| ((rect.map_x(p.x, &d.x) - x).abs(), p.gpus))
+        .min_by(|a, b| a.0.total_cmp(&b.0))?;
+    (dist <= HIT_PX).then_some(gpus as u64)
+}
+
 /// Draws the scaling chart.
 ///
 /// # Errors
@@ -180,12 +205,13 @@ pub fn draw<DB: DrawingBackend>(
             y_fmt: &y_fmt,
         },
     )?;
-    chart.draw_series(DashedLineSeries::new(
-        [d.x.start, d.x.end]
-            .into_iter()
-            .map(|x| (x, (d.per_gpu * 2f64.powf(x)).log10())),
-        6,
-        4,
+    // Dashes cut in data space: DashedLineSeries rounds each dash to pixels, which makes a
+    // sloped line look jagged.
+    let ideal = |x: f64| (d.per_gpu * 2f64.powf(x)).log10();
+    chart.draw_series(super::dashes(
+        (d.x.start, ideal(d.x.start)),
+        (d.x.end, ideal(d.x.end)),
+        48,
         p.reference.stroke_width(1),
     ))?;
     for (i, (_, pts)) in d.series.iter().enumerate() {

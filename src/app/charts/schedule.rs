@@ -305,7 +305,9 @@ pub fn draw<DB: DrawingBackend>(
         .iter()
         .map(|b| (b.end - b.start) * factor * px_per_unit)
         .fold(f64::INFINITY, f64::min);
-    let gap = if min_w >= 4.0 { 0.5 / px_per_unit } else { 0.0 };
+    // From 2.5 px: a 1 px gap still leaves a visible block, and runs of same-coloured blocks
+    // (the interleaved warm-up) stay countable.
+    let gap = if min_w >= 2.5 { 0.5 / px_per_unit } else { 0.0 };
     let shade = |chunk: u64| {
         if v > 1 {
             0.5 * chunk as f64 / (v - 1) as f64

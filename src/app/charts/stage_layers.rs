@@ -6,21 +6,16 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::ChartError;
 
-/// The data of the shell's chart, compared by value so the canvas redraws only when it changes.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Chart {
-    /// Layers held by each pipeline stage, in stage order.
-    StageLayers(Vec<u64>),
-}
+/// The foundation shell names its chart input `stage_layers::Chart`; it is the app-wide owned
+/// chart input now.
+pub use super::input::Chart;
 
-/// Draws `chart` onto `root`, filling all of it.
+/// Draws the layers-per-stage bar onto `root`, filling all of it.
 pub fn draw_chart<DB: DrawingBackend>(
-    chart: &Chart,
+    stages: &[u64],
     root: &DrawingArea<DB, Shift>,
 ) -> Result<(), ChartError> {
-    match chart {
-        Chart::StageLayers(stages) => draw(root, stages)?,
-    }
+    draw(root, stages)?;
     root.present()?;
     Ok(())
 }
@@ -93,15 +88,15 @@ pub fn draw<DB: DrawingBackend>(
 
 #[cfg(test)]
 mod tests {
+    use super::draw_chart;
     use super::MAX_VALUE_LABELS;
-    use super::{draw_chart, Chart};
     use plotters::prelude::*;
 
     fn svg(stages: &[u64]) -> String {
         let mut out = String::new();
         {
             let root = SVGBackend::with_string(&mut out, (720, 320)).into_drawing_area();
-            draw_chart(&Chart::StageLayers(stages.to_vec()), &root).unwrap();
+            draw_chart(stages, &root).unwrap();
         }
         out
     }

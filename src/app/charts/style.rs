@@ -222,6 +222,12 @@ impl ChartStyle {
     /// `color` blended toward the background by `t` (0 = unchanged, 1 = background): the lighter
     /// "hidden" variant of a component.
     pub fn faded(&self, color: RGBColor, t: f64) -> RGBColor {
+        // Toward near-black a colour turns muddy quickly: fade less on the dark theme so hidden
+        // communication keeps its hue there (screenshots of the dark time chart).
+        let t = match self.theme {
+            Theme::Light => t,
+            Theme::Dark => t * 0.6,
+        };
         mix(color, self.palette.background, t)
     }
 }
@@ -271,6 +277,27 @@ pub fn tick(x: f64) -> String {
         s.trim_end_matches('0').trim_end_matches('.').to_string()
     } else {
         s
+    }
+}
+
+/// An axis tick precise enough for an axis spanning `span` (about five labels), so that close
+/// ticks never print alike: 21.65 and 21.7 rather than "21.7" twice. Trailing zeros dropped.
+pub fn tick_for_span(x: f64, span: f64) -> String {
+    let coarse = tick(x);
+    if !(span.is_finite() && span > 0.0 && x.is_finite()) {
+        return coarse;
+    }
+    let decimals = (-(span / 5.0).log10()).ceil().clamp(0.0, 6.0) as usize;
+    let s = format!("{x:.decimals$}");
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    };
+    if s.len() > coarse.len() {
+        s
+    } else {
+        coarse
     }
 }
 
@@ -390,6 +417,17 @@ mod tests {
         assert_eq!(si_tick(316_227.0), "316 k");
         assert_eq!(si_tick(0.0), "0");
         assert_eq!(fmt_bytes(f64::NAN), "–");
+    }
+
+    #[test]
+    fn ticks_follow_the_axis_span() {
+        // Span 0.27 s over ~5 labels: steps of 0.05, two decimals.
+        assert_eq!(tick_for_span(21.65, 0.27), "21.65");
+        assert_eq!(tick_for_span(21.7, 0.27), "21.7");
+        // Wide spans keep the short form.
+        assert_eq!(tick_for_span(400.0, 500.0), "400");
+        assert_eq!(tick_for_span(0.5, 1.0), "0.5");
+        assert_eq!(tick_for_span(f64::NAN, 1.0), "–");
     }
 
     #[test]

@@ -23,6 +23,9 @@ pub struct TimeData<'a> {
     pub time: &'a TimeEstimate,
     /// Rates for the caption.
     pub throughput: &'a Throughput,
+    /// Time axis maximum, s, when several charts must share one scale (A/B comparison); the
+    /// axis still covers this chart's own bars.
+    pub scale_s: Option<f64>,
 }
 
 /// A part of the step.
@@ -172,11 +175,14 @@ struct Geometry {
     unit: &'static str,
 }
 
-fn geometry(t: &TimeEstimate, width: u32, height: u32) -> Option<Geometry> {
+fn geometry(t: &TimeEstimate, scale_s: Option<f64>, width: u32, height: u32) -> Option<Geometry> {
     let (step, hidden) = parts(t);
     let a: f64 = step.iter().map(|p| p.1).sum();
     let b: f64 = hidden.iter().map(|p| p.1).sum();
-    let max = a.max(b).max(clean(t.step_s));
+    let max = a
+        .max(b)
+        .max(clean(t.step_s))
+        .max(scale_s.map_or(0.0, clean));
     if max <= 0.0 {
         return None;
     }
@@ -206,7 +212,7 @@ pub fn draw<DB: DrawingBackend>(
 ) -> Result<(), ChartError> {
     let t = data.time;
     let (w, h) = root.dim_in_pixel();
-    let Some(g) = geometry(t, w, h) else {
+    let Some(g) = geometry(t, data.scale_s, w, h) else {
         return draw_message(
             root,
             style,
@@ -296,7 +302,7 @@ pub fn draw<DB: DrawingBackend>(
 /// The segment at pixel (`x`, `y`) of a `width × height` time chart, if any (same layout as
 /// [`draw`]).
 pub fn segment_at(data: &TimeData<'_>, width: u32, height: u32, x: f64, y: f64) -> Option<Segment> {
-    let g = geometry(data.time, width, height)?;
+    let g = geometry(data.time, data.scale_s, width, height)?;
     if !g.rect.contains(x, y) {
         return None;
     }

@@ -1,64 +1,316 @@
-//! A `<canvas>` that draws a [`Chart`] with plotters-canvas.
+//! A `<canvas>` that draws any [`Chart`] through [`canvas::draw_chart_on_canvas`]: sized to its
+//! container (a `ResizeObserver`; sharp at `devicePixelRatio`), redrawn in the effect after any
+//! render in which its data, theme or size changed (so within the frame of the keystroke),
+//! a hover tooltip with exact values from the chart's hit-test, focusable with a text summary as
+//! its accessible name, and PNG / SVG download buttons.
+//!
+//! Nothing here touches the browser while rendering, so it renders natively (SSR tests).
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
-use plotters::prelude::IntoDrawingArea;
-use plotters_canvas::CanvasBackend;
-use web_sys::HtmlCanvasElement;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlCanvasElement, MouseEvent};
 use yew::prelude::*;
 
-use crate::app::charts::stage_layers::{self, Chart};
-use crate::app::charts::ChartError;
+use crate::app::charts::{canvas, Chart, ChartStyle, Theme};
+use crate::engine::search::Layout;
 
 /// Props of [`ChartCanvas`].
 #[derive(Clone, Debug, PartialEq, Properties)]
 pub struct ChartCanvasProps {
-    /// Element id of the canvas.
-    pub id: AttrValue,
-    /// What to draw; the canvas redraws whenever this changes.
+    /// What to draw; the canvas redraws whenever this changes (compared by value).
     pub chart: Rc<Chart>,
-    /// Text alternative for screen readers.
-    pub label: AttrValue,
-    /// Drawing width in CSS pixels (the canvas scales down to its container).
-    #[prop_or(720)]
-    pub width: u32,
-    /// Drawing height in CSS pixels.
+    /// Element id of the canvas.
+    #[prop_or_default]
+    pub id: Option<AttrValue>,
+    /// Accessible name; defaults to the chart's own text summary.
+    #[prop_or_default]
+    pub label: Option<AttrValue>,
+    /// Light or dark palette.
+    #[prop_or_default]
+    pub theme: Theme,
+    /// Height in CSS pixels (the width follows the container).
     #[prop_or(320)]
     pub height: u32,
+    /// Backing-store width before the first draw (then container width × devicePixelRatio).
+    #[prop_or(720)]
+    pub width: u32,
+    /// A click on a search point picks that layout.
+    #[prop_or_default]
+    pub on_pick: Callback<Layout>,
+    /// Show the PNG / SVG download buttons.
+    #[prop_or(true)]
+    pub downloads: bool,
 }
 
-/// Owns the canvas element and redraws it after each render in which the chart changed.
-/// A chart that cannot be drawn shows its error as text instead.
+/// What the last draw used, to skip redundant redraws and to hit-test in the drawn layout.
+#[derive(Default)]
+struct Drawn {
+    chart: Option<Rc<Chart>>,
+    theme: Theme,
+    size: (u32, u32),
+}
+
+/// The tooltip: text and where (CSS px inside the frame).
+#[derive(Clone, Debug, PartialEq)]
+struct Tip {
+    text: String,
+    x: f64,
+    y: f64,
+    /// Open to the left of the pointer (it is on the right half).
+    flip: bool,
+    /// Drawing width, CSS px.
+    width: f64,
+}
+
+impl Tip {
+    /// Inline position: beside the pointer, on the side with room.
+    fn style(&self) -> String {
+        if self.flip {
+            format!(
+                "right:{:.0}px;top:{:.0}px",
+                self.width - self.x + 14.0,
+                self.y + 14.0
+            )
+        } else {
+            format!("left:{:.0}px;top:{:.0}px", self.x + 14.0, self.y + 14.0)
+        }
+    }
+}
+
+/// Draws `chart` on a canvas filling its container's width; see the module docs.
 #[component]
 pub fn ChartCanvas(props: &ChartCanvasProps) -> Html {
-    let canvas = use_node_ref();
+    let node = use_node_ref();
+    let size = use_state_eq(|| (0u32, 0u32));
+    let drawn = use_mut_ref(Drawn::default);
     let error = use_state_eq(|| None::<String>);
+    let tip = use_state_eq(|| None::<Tip>);
+
+    // Follow the container's size.
     {
-        let (canvas, error) = (canvas.clone(), error.clone());
-        use_effect_with(props.chart.clone(), move |chart| {
-            let result = match canvas
-                .cast::<HtmlCanvasElement>()
-                .and_then(CanvasBackend::with_canvas_object)
-            {
-                Some(backend) => stage_layers::draw_chart(chart, &backend.into_drawing_area()),
-                None => Err(ChartError::new("no canvas to draw on")),
-            };
-            error.set(result.err().map(|e| e.to_string()));
+        let (node, size) = (node.clone(), size.clone());
+        use_effect_with((), move |_| {
+            let observer = node.cast::<HtmlCanvasElement>().and_then(|c| {
+                let target = c.clone();
+                let cb = Closure::<dyn FnMut()>::new(move || {
+                    size.set(canvas::css_size(&target));
+                });
+                let ro = web_sys::ResizeObserver::new(cb.as_ref().unchecked_ref()).ok()?;
+                ro.observe(&c);
+                Some((ro, cb))
+            });
+            move || {
+                if let Some((ro, _cb)) = observer {
+                    ro.disconnect();
+                }
+            }
         });
     }
+
+    // Redraw after renders that changed the data, the theme or the size.
+    {
+        let (node, drawn, error, tip) = (node.clone(), drawn.clone(), error.clone(), tip.clone());
+        use_effect_with(
+            (props.chart.clone(), props.theme, *size),
+            move |(chart, theme, _)| {
+                let Some(c) = node.cast::<HtmlCanvasElement>() else {
+                    return;
+                };
+                let now = canvas::css_size(&c);
+                {
+                    let d = drawn.borrow();
+                    let same = d
+                        .chart
+                        .as_ref()
+                        .is_some_and(|x| Rc::ptr_eq(x, chart) || x == chart);
+                    if same && d.theme == *theme && d.size == now && now != (0, 0) {
+                        return;
+                    }
+                }
+                // A tooltip of the old data would show stale numbers.
+                tip.set(None);
+                let result = if let Chart::StageLayers(stages) = &**chart {
+                    draw_legacy(&c, stages)
+                } else {
+                    canvas::draw_chart_on_canvas(&c, chart, &ChartStyle::for_theme(*theme))
+                };
+                match result {
+                    Ok(used) => {
+                        *drawn.borrow_mut() = Drawn {
+                            chart: Some(chart.clone()),
+                            theme: *theme,
+                            size: used,
+                        };
+                        error.set(None);
+                    }
+                    Err(e) => error.set(Some(e.to_string())),
+                }
+            },
+        );
+    }
+
+    let onmousemove = {
+        let (chart, drawn, tip) = (props.chart.clone(), drawn.clone(), tip.clone());
+        Callback::from(move |e: MouseEvent| {
+            let (w, h) = drawn.borrow().size;
+            let (x, y) = (f64::from(e.offset_x()), f64::from(e.offset_y()));
+            tip.set(chart.tooltip(w, h, x, y).map(|text| Tip {
+                text,
+                x,
+                y,
+                flip: x > f64::from(w) * 0.55,
+                width: f64::from(w),
+            }));
+        })
+    };
+    let onmouseleave = {
+        let tip = tip.clone();
+        Callback::from(move |_: MouseEvent| tip.set(None))
+    };
+    let onclick = {
+        let (chart, drawn, on_pick) = (props.chart.clone(), drawn.clone(), props.on_pick.clone());
+        Callback::from(move |e: MouseEvent| {
+            let (w, h) = drawn.borrow().size;
+            let (x, y) = (f64::from(e.offset_x()), f64::from(e.offset_y()));
+            if let Some(layout) = chart.layout_at(w, h, x, y) {
+                on_pick.emit(layout);
+            }
+        })
+    };
+    let on_png = {
+        let (node, chart, error) = (node.clone(), props.chart.clone(), error.clone());
+        Callback::from(move |_: MouseEvent| {
+            let Some(c) = node.cast::<HtmlCanvasElement>() else {
+                return;
+            };
+            match c.to_data_url_with_type("image/png") {
+                Ok(url) => download(&url, &format!("{}.png", chart.file_stem())),
+                Err(_) => error.set(Some("PNG export failed".into())),
+            }
+        })
+    };
+    let on_svg = {
+        let (chart, drawn, theme, error) = (
+            props.chart.clone(),
+            drawn.clone(),
+            props.theme,
+            error.clone(),
+        );
+        Callback::from(move |_: MouseEvent| {
+            let (w, h) = match drawn.borrow().size {
+                (0, _) | (_, 0) => (800, 480),
+                s => s,
+            };
+            match svg_download_url(&chart, theme, w, h) {
+                Ok(url) => {
+                    download(&url, &format!("{}.svg", chart.file_stem()));
+                    let _ = web_sys::Url::revoke_object_url(&url);
+                }
+                Err(e) => error.set(Some(e)),
+            }
+        })
+    };
+
+    let label = props
+        .label
+        .clone()
+        .unwrap_or_else(|| AttrValue::from(props.chart.summary()));
+    let clickable = matches!(*props.chart, Chart::Search(_));
+    let class = classes!("chart-canvas", clickable.then_some("clickable"));
+    let legacy = matches!(*props.chart, Chart::StageLayers(_));
+    let style = (!legacy).then(|| format!("width:100%;height:{}px;display:block", props.height));
     html! {
-        <figure class="chart">
-            <canvas
-                ref={canvas}
-                id={props.id.clone()}
-                width={props.width.to_string()}
-                height={props.height.to_string()}
-                role="img"
-                aria-label={props.label.clone()}
-            />
+        <figure class={classes!("chart-figure", legacy.then_some("chart"))} style="margin:0">
+            <div class="chart-frame">
+                <canvas
+                    ref={node}
+                    id={props.id.clone()}
+                    {class}
+                    {style}
+                    width={props.width.to_string()}
+                    height={props.height.to_string()}
+                    role="img"
+                    tabindex="0"
+                    aria-label={label}
+                    {onmousemove}
+                    {onmouseleave}
+                    {onclick}
+                />
+                if let Some(t) = &*tip {
+                    <div
+                        class="chart-tooltip"
+                        role="status"
+                        style={t.style()}
+                    >{ t.text.clone() }</div>
+                }
+            </div>
+            if props.downloads && !legacy {
+                <figcaption class="chart-tools">
+                    <button type="button" class="chart-download" data-format="png" onclick={on_png}
+                        title="Download this chart as a PNG image">{ "PNG" }</button>
+                    <button type="button" class="chart-download" data-format="svg" onclick={on_svg}
+                        title="Download this chart as an SVG drawing">{ "SVG" }</button>
+                </figcaption>
+            }
             if let Some(message) = &*error {
-                <figcaption class="chart-error" role="alert">{ message.clone() }</figcaption>
+                <p class="chart-error" role="alert">{ message.clone() }</p>
             }
         </figure>
     }
+}
+
+/// The foundation shell's layers chart, drawn as it always was: on the canvas's fixed backing
+/// store (`width` × `height` attributes), no DPR scaling. Goes when that shell does.
+fn draw_legacy(
+    c: &HtmlCanvasElement,
+    stages: &[u64],
+) -> Result<(u32, u32), crate::app::charts::ChartError> {
+    use plotters::prelude::IntoDrawingArea;
+    let backend = plotters_canvas::CanvasBackend::with_canvas_object(c.clone())
+        .ok_or_else(|| crate::app::charts::ChartError::new("no canvas to draw on"))?;
+    crate::app::charts::stage_layers::draw_chart(stages, &backend.into_drawing_area())?;
+    Ok((c.width(), c.height()))
+}
+
+thread_local! {
+    /// The last SVG offered for download (browser tests read it back).
+    static LAST_SVG: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// The SVG document behind the most recent SVG download button click, if any.
+pub fn last_svg_download() -> Option<String> {
+    LAST_SVG.with(|s| s.borrow().clone())
+}
+
+/// Renders `chart` as SVG and wraps it in an object URL.
+fn svg_download_url(chart: &Chart, theme: Theme, w: u32, h: u32) -> Result<String, String> {
+    let svg = chart
+        .to_svg(&ChartStyle::for_theme(theme), w, h)
+        .map_err(|e| e.to_string())?;
+    let parts = js_sys::Array::of1(&JsValue::from_str(&svg));
+    LAST_SVG.with(|s| *s.borrow_mut() = Some(svg));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type("image/svg+xml");
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts)
+        .map_err(|_| "SVG export failed".to_string())?;
+    web_sys::Url::create_object_url_with_blob(&blob).map_err(|_| "SVG export failed".to_string())
+}
+
+/// Saves `url` as `name` through a temporary `<a download>`.
+fn download(url: &str, name: &str) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let Ok(a) = doc.create_element("a") else {
+        return;
+    };
+    let Ok(a) = a.dyn_into::<web_sys::HtmlAnchorElement>() else {
+        return;
+    };
+    a.set_href(url);
+    a.set_download(name);
+    a.click();
 }

@@ -1,0 +1,243 @@
+//! The search tab: runs [`use_search`] in slices with a progress bar and a cancel button, then
+//! shows the scatter (click a point to apply it) and a table of the best layouts (each row applies
+//! its layout), plus why the other layouts were rejected.
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::app::charts::input::SearchInput;
+use crate::app::charts::search::layout_label;
+use crate::app::charts::style::{fmt_bytes, fmt_pct, fmt_rate, fmt_seconds};
+use crate::app::charts::{Chart, Theme};
+use crate::app::components::chart_canvas::ChartCanvas;
+use crate::app::hooks::use_search::use_search;
+use crate::engine::search::Layout;
+use crate::engine::Estimate;
+use crate::scenario::{Scenario, ScenarioError};
+
+/// Props of [`SearchPanel`].
+#[derive(Clone, PartialEq, Properties)]
+pub struct SearchPanelProps {
+    /// The scenario whose model, training setup and cluster are searched.
+    pub scenario: Rc<Scenario>,
+    /// Its estimate (marks the current layout).
+    pub estimate: Rc<Result<Estimate, ScenarioError>>,
+    /// Run the search (the tab is visible); hidden panels keep their last result.
+    #[prop_or(true)]
+    pub enabled: bool,
+    /// Chart palette.
+    #[prop_or_default]
+    pub theme: Theme,
+    /// A point or a table row was chosen.
+    pub on_apply_layout: Callback<Layout>,
+}
+
+/// "123 456" (thin groups for large counts).
+fn grouped(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push('\u{202F}');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// Sliced layout search with progress, scatter and best-layout table.
+#[component]
+pub fn SearchPanel(props: &SearchPanelProps) -> Html {
+    let search = use_search(props.scenario.clone(), props.enabled);
+    let st = search.status.clone();
+    let current = Layout::of(&props.scenario);
+    let current_at = match &*props.estimate {
+        Ok(e) => Some((e.memory.peak_bytes, e.throughput.tokens_per_s)),
+        Err(_) => None,
+    };
+    let capacity = match &*props.estimate {
+        Ok(e) if e.memory.capacity_bytes > 0.0 => Some(e.memory.capacity_bytes),
+        _ => None,
+    };
+    let chart = use_memo(
+        (
+            st.report.clone(),
+            current,
+            current_at.map(|(a, b)| (a.to_bits(), b.to_bits())),
+            capacity.map(f64::to_bits),
+        ),
+        move |(report, ..)| {
+            report.as_ref().map(|r| {
+                Rc::new(Chart::Search(Rc::new(SearchInput {
+                    report: r.clone(),
+                    current: Some(current),
+                    current_at,
+                    capacity_bytes: capacity,
+                })))
+            })
+        },
+    );
+
+    let on_cancel = {
+        let cancel = search.cancel.clone();
+        Callback::from(move |_: MouseEvent| cancel.emit(()))
+    };
+    let on_restart = {
+        let restart = search.restart.clone();
+        Callback::from(move |_: MouseEvent| restart.emit(()))
+    };
+
+    let status_text = if st.running {
+        format!(
+            "Searching… {} of {} layouts ({:.0}%)",
+            grouped(st.done),
+            grouped(st.total),
+            st.fraction() * 100.0
+        )
+    } else if let Some(r) = &st.report {
+        format!(
+            "Searched {} layouts in {}: {} fit in memory.",
+            grouped(r.evaluated),
+            fmt_seconds(st.elapsed_ms / 1000.0),
+            grouped(r.feasible)
+        )
+    } else if st.cancelled {
+        format!(
+            "Search cancelled after {} of {} layouts.",
+            grouped(st.done),
+            grouped(st.total)
+        )
+    } else {
+        "The search starts when this tab is shown.".to_string()
+    };
+    let state = if st.running {
+        "running"
+    } else if st.report.is_some() {
+        "done"
+    } else if st.cancelled {
+        "cancelled"
+    } else {
+        "idle"
+    };
+
+    html! {
+        <div class="search-panel" data-search-state={state} data-search-slices={st.slices.to_string()}
+            data-search-ms={format!("{:.0}", st.elapsed_ms)}>
+            <div class="search-status">
+                <progress
+                    class="search-progress"
+                    max={st.total.max(1).to_string()}
+                    value={st.done.to_string()}
+                    aria-label="Search progress"
+                />
+                <span class="search-status-text" role="status" aria-live="polite">{ status_text }</span>
+                if st.running {
+                    <button type="button" class="search-cancel" onclick={on_cancel}>{ "Cancel" }</button>
+                } else {
+                    <button type="button" class="search-restart" onclick={on_restart}>{ "Search again" }</button>
+                }
+            </div>
+            if let Some(chart) = (*chart).clone() {
+                <ChartCanvas
+                    id="chart-search"
+                    {chart}
+                    theme={props.theme}
+                    height={400}
+                    on_pick={props.on_apply_layout.clone()}
+                />
+            }
+            if let Some(r) = &st.report {
+                { best_table(r, &current, &props.on_apply_layout) }
+                { rejected_list(r) }
+            }
+        </div>
+    }
+}
+
+/// The best layouts, fastest first; each row applies its layout.
+fn best_table(
+    r: &crate::engine::search::SearchReport,
+    current: &Layout,
+    on_apply: &Callback<Layout>,
+) -> Html {
+    if r.best.is_empty() {
+        return html! { <p class="search-none">{ "No layout fits in GPU memory." }</p> };
+    }
+    html! {
+        <table class="search-best">
+            <caption>{ "Fastest layouts that fit (click a row to use it)" }</caption>
+            <thead>
+                <tr>
+                    <th scope="col">{ "#" }</th>
+                    <th scope="col">{ "Layout" }</th>
+                    <th scope="col">{ "Recompute" }</th>
+                    <th scope="col">{ "Throughput" }</th>
+                    <th scope="col">{ "MFU" }</th>
+                    <th scope="col">{ "Step" }</th>
+                    <th scope="col">{ "Peak memory" }</th>
+                    <th scope="col"><span class="visually-hidden">{ "Apply" }</span></th>
+                </tr>
+            </thead>
+            <tbody>
+                { for r.best.iter().enumerate().map(|(i, b)| {
+                    let layout = b.layout;
+                    let onclick = {
+                        let on_apply = on_apply.clone();
+                        Callback::from(move |_: MouseEvent| on_apply.emit(layout))
+                    };
+                    let is_current = layout == *current;
+                    html! {
+                        <tr class={classes!("search-row", is_current.then_some("current"))} {onclick}>
+                            <td>{ i + 1 }</td>
+                            <td>{ layout_label(&layout) }{ if layout.sp { " SP" } else { "" } }</td>
+                            <td>{ layout.recompute.as_str() }</td>
+                            <td>{ fmt_rate(b.tokens_per_s, "tokens/s") }</td>
+                            <td>{ fmt_pct(b.mfu) }</td>
+                            <td>{ fmt_seconds(b.step_s) }</td>
+                            <td>{ fmt_bytes(b.peak_bytes) }</td>
+                            <td>
+                                if is_current {
+                                    <span class="search-current">{ "current" }</span>
+                                } else {
+                                    <button type="button" class="search-apply"
+                                        aria-label={format!("Use {}", layout_label(&layout))}>{ "Use" }</button>
+                                }
+                            </td>
+                        </tr>
+                    }
+                }) }
+            </tbody>
+        </table>
+    }
+}
+
+/// Rejected layouts by reason.
+fn rejected_list(r: &crate::engine::search::SearchReport) -> Html {
+    if r.rejected.is_empty() {
+        return html! {};
+    }
+    let total: u64 = r.rejected.values().sum();
+    html! {
+        <details class="search-rejected">
+            <summary>{ format!("{} layouts rejected, by reason", grouped(total)) }</summary>
+            <ul>
+                { for r.rejected.iter().map(|(why, n)| html! { <li>{ format!("{}: {why}", grouped(*n)) }</li> }) }
+            </ul>
+        </details>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::grouped;
+
+    #[test]
+    fn groups_thousands() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1000), "1\u{202F}000");
+        assert_eq!(grouped(131_072), "131\u{202F}072");
+        assert_eq!(grouped(1_234_567), "1\u{202F}234\u{202F}567");
+    }
+}
