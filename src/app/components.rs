@@ -2,7 +2,21 @@
 
 pub mod app;
 pub mod chart_canvas;
+pub mod charts_panel;
+pub mod cluster_form;
+pub mod compare;
+pub mod embed_app;
+pub mod embed_dialog;
+pub mod evidence_panel;
+pub mod form;
 pub mod header;
+pub mod hf_import;
 pub mod issue_list;
-pub mod number_field;
-pub mod pipeline_form;
+pub mod json_io;
+pub mod megatron_panel;
+pub mod model_form;
+pub mod notices;
+pub mod num_field;
+pub mod parallel_form;
+pub mod summary;
+pub mod training_form;

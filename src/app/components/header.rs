@@ -7,9 +7,9 @@ use yew::prelude::*;
 pub fn Header() -> Html {
     html! {
         <header class="site-header">
-            <h1>{ "paracalc" }</h1>
+            <h1><span class="logo" aria-hidden="true"></span>{ "paracalc" }</h1>
             <p class="tagline">
-                { "Plan distributed Transformer training before you book the cluster: memory, step time and throughput per GPU." }
+                { "Plan distributed Transformer training before you book the cluster: memory per GPU, step time, throughput, MFU and cost." }
             </p>
         </header>
     }
