@@ -43,21 +43,21 @@ pub fn gib(bytes: f64) -> String {
     format!("{} GiB", sig(bytes / (1u64 << 30) as f64))
 }
 
-/// A count with SI prefix: `1.23 M`, `45.6 k`.
+/// A count with SI prefix: `1.23M`, `45.6k`.
 pub fn si(v: f64) -> String {
     let a = v.abs();
     let (x, p) = if a >= 1e15 {
-        (v / 1e15, " P")
+        (v / 1e15, "P")
     } else if a >= 1e12 {
-        (v / 1e12, " T")
+        (v / 1e12, "T")
     } else if a >= 1e9 {
-        (v / 1e9, " G")
+        (v / 1e9, "G")
     } else if a >= 1e6 {
-        (v / 1e6, " M")
+        (v / 1e6, "M")
     } else if a >= 1e3 {
-        (v / 1e3, " k")
+        (v / 1e3, "k")
     } else {
-        (v, " ")
+        (v, "")
     };
     format!("{}{p}", sig(x))
 }
@@ -114,7 +114,7 @@ mod tests {
         assert_eq!(duration(3600.0 * 5.2), "5.20 h");
         assert_eq!(duration(86400.0 * 38.14), "38.1 days");
         assert_eq!(gib(80.0 * 1073741824.0), "80.0 GiB");
-        assert_eq!(si(1_234_000.0), "1.23 M");
+        assert_eq!(si(1_234_000.0), "1.23M");
         assert_eq!(pct(0.4567), "45.7 %");
         assert_eq!(money(1234567.891), "1,234,567.89");
         assert_eq!(delta(2.0, 3.0), "+50.0 %");

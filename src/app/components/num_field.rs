@@ -24,7 +24,10 @@ pub struct NumFieldProps {
 
 /// Formats a value for the input: whole numbers without a fraction, others as Rust prints them.
 pub fn show(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
+    if v.abs() >= 1e10 {
+        // 3e11 reads better than 300000000000 (and parses back exactly).
+        format!("{v:e}")
+    } else if v.fract() == 0.0 {
         format!("{v:.0}")
     } else {
         format!("{v}")

@@ -81,8 +81,8 @@ pub fn ParallelForm(props: &FormProps) -> Html {
                 { num_field(Num::Cp, props, "") }
                 if s.model.moe.is_some() || p.ep > 1 { { num_field(Num::Ep, props, "") } }
                 { num_field(Num::Vp, props, "") }
-                { select("parallel.zero_stage", "ZeRO stage", "Shard optimizer states (1), + gradients (2), + weights (3) over dp.",
-                    vec![Opt::new("0", "0: replicated"), Opt::new("1", "1: optimizer (distributed optimizer)"), Opt::new("2", "2: + gradients"), Opt::new("3", "3: + weights (FSDP)")],
+                { select("parallel.zero_stage", "ZeRO stage", "Shard over dp: optimizer states (1, Megatron distributed optimizer), + gradients (2), + weights (3, FSDP).",
+                    vec![Opt::new("0", "0: replicated"), Opt::new("1", "1: optimizer"), Opt::new("2", "2: + gradients"), Opt::new("3", "3: + weights")],
                     &p.zero_stage.to_string(), &errors_for(issues, "parallel.zero_stage"),
                     send(props, |v: String| v.parse::<u8>().ok().map(Action::SetZero))) }
                 { select("parallel.schedule", "Pipeline schedule", "Default: interleaved when vp > 1, else 1F1B.",

@@ -50,7 +50,7 @@ pub fn key_numbers(e: &Estimate, s: &Scenario) -> Vec<KeyNumber> {
             id: "tokens",
             label: "Throughput",
             value: t.tokens_per_s,
-            text: format!("{}tokens/s", format::si(t.tokens_per_s)),
+            text: format!("{} tokens/s", format::si(t.tokens_per_s)),
             better: Better::Higher,
         },
         KeyNumber {
@@ -100,7 +100,7 @@ pub fn key_numbers(e: &Estimate, s: &Scenario) -> Vec<KeyNumber> {
             id: "gpu-hours",
             label: "GPU-hours",
             value: h,
-            text: format!("{}GPU·h", format::si(h)),
+            text: format!("{} GPU·h", format::si(h)),
             better: Better::Lower,
         });
     }
@@ -121,7 +121,7 @@ pub fn one_line(e: &Estimate, s: &Scenario) -> String {
     let m = &e.memory;
     let fit = if m.fits { "fits" } else { "does NOT fit" };
     format!(
-        "{} on {} × {}: step {}, {}tokens/s, MFU {}, peak {} per GPU ({fit}).",
+        "{} on {} × {}: step {}, {} tokens/s, MFU {}, peak {} per GPU ({fit}).",
         if s.model.name.is_empty() {
             "Model"
         } else {

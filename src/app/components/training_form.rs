@@ -20,12 +20,12 @@ pub fn TrainingForm(props: &FormProps) -> Html {
                 { num_field(Num::MicroBatch, props, "") }
                 { select("training.precision", "Precision", "Number format of GEMMs (mixed precision keeps fp32 master weights).",
                     Precision::ALL.iter().map(|p| Opt::new(p.as_str(), match p {
-                        Precision::Fp32 => "fp32", Precision::Fp16 => "fp16 mixed", Precision::Bf16 => "bf16 mixed", Precision::Fp8 => "FP8 (Transformer Engine)" })).collect(),
+                        Precision::Fp32 => "fp32", Precision::Fp16 => "fp16 mixed", Precision::Bf16 => "bf16 mixed", Precision::Fp8 => "FP8 (TE)" })).collect(),
                     t.precision.as_str(), &errors_for(issues, "training.precision"),
                     send(props, |v: String| Precision::ALL.iter().find(|p| p.as_str() == v).map(|p| Action::SetPrecision(*p)))) }
-                { select("training.recompute", "Recompute", "Activation recomputation: trade compute for memory.",
+                { select("training.recompute", "Recompute", "Recompute activations in backward: selective = attention core only, full = whole layers.",
                     Recompute::ALL.iter().map(|r| Opt::new(r.as_str(), match r {
-                        Recompute::None => "none", Recompute::Selective => "selective (attention)", Recompute::Full => "full (whole layer)" })).collect(),
+                        Recompute::None => "none", Recompute::Selective => "selective", Recompute::Full => "full" })).collect(),
                     t.recompute.as_str(), &errors_for(issues, "training.recompute"),
                     send(props, |v: String| Recompute::ALL.iter().find(|r| r.as_str() == v).map(|r| Action::SetRecompute(*r)))) }
                 { num_field(Num::TrainTokens, props, "not set") }
