@@ -205,7 +205,7 @@ fn pinned_a_shows_the_comparison() {
         diffs.contains("training.micro_batch") && diffs.contains(r#"class="changed""#),
         "{diffs}"
     );
-    assert!(html.contains("1 input differ"));
+    assert!(html.contains("1 input differs"));
 }
 
 #[test]

@@ -240,3 +240,31 @@ async fn hostile_link_keeps_the_page_up_with_a_notice_in_plain_text() {
     assert!(!exists(&root, "#link-notices"));
     root.remove();
 }
+
+#[wasm_bindgen_test]
+fn a_panic_message_shows_in_the_fatal_box_as_text() {
+    // index.html's hidden box; show_fatal is what the panic hook calls.
+    let doc = gloo::utils::document();
+    let fatal = doc.create_element("div").unwrap();
+    fatal.set_id("fatal");
+    fatal.set_attribute("hidden", "").unwrap();
+    fatal
+        .set_inner_html(r#"<pre id="fatal-message"></pre><a id="fatal-reset" href="./">Reset</a>"#);
+    doc.body().unwrap().append_child(&fatal).unwrap();
+    paracalc::app::show_fatal("panicked at <b>src/x.rs</b>: index out of bounds");
+    assert!(!fatal.has_attribute("hidden"));
+    let pre = doc.get_element_by_id("fatal-message").unwrap();
+    assert_eq!(
+        pre.text_content().unwrap(),
+        "panicked at <b>src/x.rs</b>: index out of bounds"
+    );
+    assert_eq!(pre.child_element_count(), 0, "the message stays text");
+    assert_eq!(
+        doc.get_element_by_id("fatal-reset")
+            .unwrap()
+            .get_attribute("href")
+            .as_deref(),
+        Some("./")
+    );
+    fatal.remove();
+}

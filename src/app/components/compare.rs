@@ -147,7 +147,7 @@ pub fn Compare(props: &CompareProps) -> Html {
             if diffs.is_empty() {
                 <p class="muted">{ "A and B have the same inputs — change something to compare." }</p>
             } else {
-                <h3>{ format!("{} input{} differ", diffs.len(), if diffs.len() == 1 { "" } else { "s" }) }</h3>
+                <h3>{ format!("{} input{} differ{}", diffs.len(), if diffs.len() == 1 { "" } else { "s" }, if diffs.len() == 1 { "s" } else { "" }) }</h3>
                 <div class="table-wrap">
                     <table class="cmp diffs" id="compare-diffs">
                         <thead><tr><th scope="col">{ "Field" }</th><th scope="col">{ "A" }</th><th scope="col">{ "B" }</th></tr></thead>

@@ -176,6 +176,12 @@ pub fn Summary(props: &SummaryProps) -> Html {
                         </div>
                     }
                 }) }
+                if e.throughput.train_time_s.is_none() {
+                    <div class="tile unset" id="key-train-time">
+                        <dt>{ "Time to train" }</dt>
+                        <dd><a href="#training-train_tokens">{ "set train tokens" }</a></dd>
+                    </div>
+                }
                 <div class={classes!("tile", "fit", if fits { "ok" } else { "oom" })} id="key-fits">
                     <dt>{ "Memory" }</dt>
                     <dd>{ if fits {
