@@ -454,7 +454,7 @@ fn custom_of(s: &Scenario) -> CustomGpu {
         gpu_preset("h100-sxm5-80gb")
             .or(crate::scenario::GPU_PRESETS.first())
             .map(|p| p.spec)
-            .unwrap_or_else(|| unreachable_spec())
+            .unwrap_or_else(unreachable_spec)
     });
     let (id, name) = match &s.cluster.gpu {
         GpuChoice::Custom(c) => (c.id.clone(), c.name.clone()),
