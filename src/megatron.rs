@@ -9,7 +9,7 @@
 //! ```
 //! let s = paracalc::presets::model_preset("llama3-70b").unwrap().scenario();
 //! let args = paracalc::megatron::launch_args(&s);
-//! assert!(args.contains("--tensor-model-parallel-size 8"));
+//! assert!(args.contains("--tensor-model-parallel-size 4"));
 //! assert!(args.contains("--group-query-attention"));
 //! ```
 
