@@ -179,6 +179,17 @@ fn errors_are_shown_at_their_field() {
 }
 
 #[test]
+fn a_batch_that_does_not_split_offers_the_nearest_one() {
+    // mbs 5 × dp 16 = 80 sequences per micro-batch round; 1536 / 80 = 19.2 → 19 × 80 = 1520.
+    let html = render("?v=1&model=gpt3-175b&tp=4&dp=16&mbs=5");
+    assert!(tag(&html, "training-global_batch").contains(r#"aria-invalid="true""#));
+    assert!(
+        block(&html, "fix-gbs").contains("Set global batch = 1520"),
+        "{html}"
+    );
+}
+
+#[test]
 fn hostile_link_shows_notices_as_text() {
     let html = render("?v=1&model=%3Cimg%20src=x%3E&name=%3Cscript%3Ealert(1)%3C/script%3E&tp=99999999999999999999999&zz%3Cb%3E=1");
     assert!(html.contains(r#"id="link-notices""#), "{html}");

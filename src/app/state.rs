@@ -406,6 +406,8 @@ pub enum Action {
     FixDp,
     /// Set `num_gpus = tp·pp·dp·cp`.
     FixGpus,
+    /// Round `global_batch` to the nearest multiple of `micro_batch·dp` (at least one).
+    FixGlobalBatch,
     /// A layout picked in the search chart ([`Layout::apply`]).
     ApplyLayout(Layout),
     /// Pin the current scenario as A.
@@ -446,6 +448,13 @@ pub fn fitting_dp(s: &Scenario) -> Option<u64> {
     let mp = model_parallel(s);
     (mp > 0 && s.cluster.num_gpus % mp == 0 && s.cluster.num_gpus >= mp)
         .then(|| s.cluster.num_gpus / mp)
+}
+
+/// The multiple of `micro_batch·dp` nearest to `global_batch` (at least one multiple).
+pub fn fitting_global_batch(s: &Scenario) -> u64 {
+    let step = s.training.micro_batch.saturating_mul(s.parallel.dp).max(1);
+    let n = (s.training.global_batch.saturating_add(step / 2) / step).max(1);
+    n.saturating_mul(step)
 }
 
 /// A custom GPU with the numbers of `s`'s current GPU.
@@ -608,6 +617,7 @@ impl State {
                 }
             }
             Action::FixGpus => s.cluster.num_gpus = layout_gpus(s),
+            Action::FixGlobalBatch => s.training.global_batch = fitting_global_batch(s),
             Action::ApplyLayout(layout) => {
                 layout.apply(s);
                 s.cluster.num_gpus = layout_gpus(s);
@@ -789,6 +799,21 @@ mod tests {
         assert_eq!(st.notices.len(), 1);
         assert!(st.notices[0].message.contains("4096"));
         assert_eq!(st.scenario, State::default().scenario);
+    }
+
+    #[test]
+    fn global_batch_is_rounded_to_whole_micro_batches() {
+        // gpt3-175b: mbs 1, dp 8. dp 16 (tp 4) keeps 1536 = 96 × 16; mbs 5 → step 80:
+        // 1536 / 80 = 19.2 → 19 × 80 = 1520.
+        let mut st = State::from_query("v=1&model=gpt3-175b&tp=4&dp=16&mbs=5");
+        assert!(st.scenario.validate().is_err());
+        st.apply(Action::FixGlobalBatch);
+        assert_eq!(st.scenario.training.global_batch, 1520);
+        assert_eq!(st.scenario.validate(), Ok(()));
+        // Never below one multiple.
+        st.apply(Action::SetNum(Num::GlobalBatch, Some(3.0)));
+        st.apply(Action::FixGlobalBatch);
+        assert_eq!(st.scenario.training.global_batch, 80);
     }
 
     #[test]
