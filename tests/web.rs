@@ -268,3 +268,35 @@ fn a_panic_message_shows_in_the_fatal_box_as_text() {
     );
     fatal.remove();
 }
+
+#[wasm_bindgen_test]
+async fn pasting_a_hugging_face_config_fills_the_model() {
+    let root = mount("?v=1&model=gpt3-175b").await;
+    let area: web_sys::HtmlTextAreaElement = find(&root, "#hf-text");
+    area.set_value(
+        r#"{"model_type": "qwen2", "hidden_size": 8192, "intermediate_size": 29568,
+            "num_attention_heads": 64, "num_hidden_layers": 80, "num_key_value_heads": 8,
+            "vocab_size": 152064, "max_position_embeddings": 131072, "new_knob": 1}"#,
+    );
+    let init = InputEventInit::new();
+    init.set_bubbles(true);
+    area.dispatch_event(&InputEvent::new_with_event_init_dict("input", &init).unwrap())
+        .unwrap();
+    yew::scheduler::flush().await;
+    find::<web_sys::HtmlElement>(&root, "#hf-apply").click();
+    yew::scheduler::flush().await;
+    assert_eq!(
+        find::<HtmlInputElement>(&root, "#model-layers").value(),
+        "80"
+    );
+    assert_eq!(
+        find::<HtmlInputElement>(&root, "#model-kv_heads").value(),
+        "8"
+    );
+    let msg = text(&root, "#import-message");
+    assert!(
+        msg.contains("Imported Qwen2") && msg.contains("new_knob"),
+        "{msg}"
+    );
+    root.remove();
+}

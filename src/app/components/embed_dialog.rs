@@ -33,6 +33,16 @@ pub fn snippet(state: &State, base: &str, chart: ChartKind) -> String {
 #[component]
 pub fn EmbedDialog(props: &EmbedDialogProps) -> Html {
     let chart = use_state(|| props.state.chart.unwrap_or(ChartKind::Memory));
+    let first = use_node_ref();
+    {
+        // Move keyboard focus into the dialog when it opens.
+        let first = first.clone();
+        use_effect_with((), move |_| {
+            if let Some(el) = first.cast::<web_sys::HtmlElement>() {
+                let _ = el.focus();
+            }
+        });
+    }
     let copied = use_state(|| false);
     let code = snippet(&props.state, &props.base, *chart);
     let onchange = {
@@ -78,7 +88,7 @@ pub fn EmbedDialog(props: &EmbedDialogProps) -> Html {
                 <label for="embed-code">{ "HTML" }</label>
                 <textarea id="embed-code" rows="5" readonly=true spellcheck="false" value={code} />
                 <div class="buttons">
-                    <button type="button" id="embed-copy" onclick={copy} autofocus=true>{ if *copied { "Copied ✓" } else { "Copy snippet" } }</button>
+                    <button type="button" id="embed-copy" onclick={copy} ref={first}>{ if *copied { "Copied ✓" } else { "Copy snippet" } }</button>
                     <button type="button" id="embed-close" onclick={close}>{ "Close" }</button>
                 </div>
             </div>
