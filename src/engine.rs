@@ -15,6 +15,7 @@ pub mod layout;
 pub mod memory;
 pub mod schedule;
 pub mod search;
+pub mod shape;
 pub mod sweep;
 pub mod time;
 

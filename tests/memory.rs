@@ -72,10 +72,11 @@ fn public_memory_cases() {
     );
     assert_eq!(errs.len(), 41);
     assert_eq!(oom, 3);
-    // The level reached (10.7 % at the time of writing; issue target 10 %), and no case off by
-    // more than 30 %.
-    assert!(mape <= 11.0, "memory MAPE {mape:.2}%");
-    assert!(worst <= 30.0, "worst memory error {worst:.1}%");
+    // The level reached (8.02 % after the engine2 changes, was 10.67 %; issue target 10 %),
+    // and the worst case (torchtitan 70B FP8 2D, -27.4 %), each rounded up a little: a change
+    // that makes either worse fails here.
+    assert!(mape <= 8.05, "memory MAPE {mape:.2}%");
+    assert!(worst <= 27.5, "worst memory error {worst:.1}%");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -218,6 +219,39 @@ fn flash_gqa_swiglu_general_form() {
     assert_eq!(a.replicated, 4096.0 * 20_480.0);
     assert_eq!(a.sharded, 4096.0 * 53_248.0);
     assert_eq!(a.scores, 4096.0 * 64.0);
+}
+
+#[test]
+fn per_op_selective_checkpointing_with_flash() {
+    // Selective + flash attention = per-op SAC (torchtitan `selective_ac_option = "op"`): the
+    // block input, every other weight GEMM's output (Llama forward order wq, wk, wv, wo, w1, w3,
+    // w2 → saved wq, wv, w1, w2) and the attention kernel's output + log-sum-exp.
+    // Llama 3 8B (h = q = 4096, kv = 1024, f = 14336, a = 32), t = 1, b = 2, s = 8192:
+    // per token 2·4096 (input) + 2·(4096 + 1024 + 14336 + 4096) (saved GEMMs) + 2·4096 (attention
+    // output) + 4·32 (lse) = 8192 + 47,104 + 8192 + 128 = 63,616 B; tokens 16,384.
+    let llama8b = |tp: u64, sp: bool| {
+        scen(json!({
+            "model": {"layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn_hidden": 14336, "ffn_act": "swiglu", "vocab": 128256, "seq_len": 8192},
+            "training": {"global_batch": 16, "micro_batch": 2, "precision": "bf16", "recompute": "selective", "flash_attention": true},
+            "parallel": {"tp": tp, "pp": 1, "dp": 8 / tp, "sp": sp, "zero_stage": 3},
+            "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 8}
+        }))
+    };
+    let s = llama8b(1, false);
+    assert_eq!(activations::layer_bytes(&s), 16_384.0 * 63_616.0);
+    // The working set of the one layer being recomputed is the rest of its full activations.
+    let full = activations::layer_activations_full(&s).total();
+    assert_eq!(
+        activations::recompute_working_bytes(&s),
+        full - 16_384.0 * 63_616.0
+    );
+    // t = 2 with SP: input 2·4096/2 = 4096 and the row-parallel w2 output, each rank's partial
+    // sums of the whole width, 2·4096 = 8192 (replicated 12,288); column-parallel outputs and
+    // the attention output 2·(4096 + 1024 + 14336 + 4096)/2 = 23,552; lse 4·32/2 = 64.
+    let a = activations::layer_activations(&llama8b(2, true));
+    assert_eq!(a.replicated, 16_384.0 * 12_288.0);
+    assert_eq!(a.sharded, 16_384.0 * 23_552.0);
+    assert_eq!(a.scores, 16_384.0 * 64.0);
 }
 
 // ---------------------------------------------------------------------------------------------

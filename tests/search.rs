@@ -170,3 +170,45 @@ fn strategy_variants_are_valid_layouts() {
         }
     }
 }
+
+#[test]
+fn best_layout_sweep_picks_a_fitting_layout_per_point() {
+    use paracalc::engine::sweep::sweep_gpus_best;
+    let pts = sweep_gpus_best(&tiny(8), &[2, 4, 0], Scaling::Strong, &small_space());
+    assert_eq!(pts.len(), 3);
+    for p in &pts[..2] {
+        assert!(p.error.is_none(), "{:?}", p.error);
+        assert!(p.fits);
+        assert_eq!(p.tp * p.pp * p.dp * p.cp, p.num_gpus);
+    }
+    // The first point is the reference of the efficiency.
+    assert_eq!(pts[0].scaling_efficiency, 1.0);
+    assert!(pts[2].error.is_some());
+    // Weak scaling grows the batch with the GPU count: 8 sequences on 4 GPUs → 4 on 2.
+    let weak = sweep_gpus_best(&tiny(8), &[2, 4], Scaling::Weak, &small_space());
+    assert_eq!(
+        weak.iter().map(|p| p.global_batch).collect::<Vec<_>>(),
+        vec![4, 8]
+    );
+}
+
+#[test]
+fn value_sweeps_set_the_knob_and_report_bad_values() {
+    use paracalc::engine::sweep::{sweep_values, Knob};
+    let s = tiny(8);
+    // 8 sequences over dp 4 = 2 per replica: micro-batch 1 and 2 work, 4 does not divide.
+    let mb = sweep_values(&s, Knob::MicroBatch, &[1, 2, 4]);
+    assert!(mb[0].error.is_none() && mb[1].error.is_none());
+    assert!(mb[2]
+        .error
+        .as_deref()
+        .unwrap_or("")
+        .contains("global_batch"));
+    // Doubling the sequence doubles the tokens per step, so memory grows.
+    let seq = sweep_values(&s, Knob::SeqLen, &[128, 256]);
+    assert!(seq[1].peak_bytes > seq[0].peak_bytes);
+    assert_eq!(
+        seq.iter().map(|p| p.value).collect::<Vec<_>>(),
+        vec![128, 256]
+    );
+}

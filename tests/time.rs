@@ -60,6 +60,34 @@ fn full_recompute_hardware_flops_are_the_96_factor() {
 }
 
 #[test]
+fn per_op_selective_recompute_flops_and_time() {
+    // Selective + flash attention = per-op SAC: every other weight GEMM is recomputed (Llama
+    // order wq, wk, wv, wo, w1, w3, w2 → wk, wo, w3), the attention kernel is not.
+    // Llama 3 8B: 2·(4096·1024 + 4096·4096 + 4096·14336) = 8,388,608 + 33,554,432 + 117,440,512
+    // = 159,383,552 FLOPs per token per layer; × B·s·L = 16·8192·32.
+    let llama = |recompute: &str| {
+        scenario::parse(&format!(
+            r#"{{
+          "model": {{"layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn_hidden": 14336,
+                     "ffn_act": "swiglu", "vocab": 128256, "seq_len": 8192}},
+          "training": {{"global_batch": 16, "micro_batch": 2, "precision": "bf16",
+                        "recompute": "{recompute}", "flash_attention": true}},
+          "parallel": {{"tp": 1, "pp": 1, "dp": 8, "zero_stage": 3}},
+          "cluster": {{"gpu": "h100-sxm5-80gb", "num_gpus": 8}}
+        }}"#
+        ))
+        .unwrap()
+    };
+    let sel = estimate(&llama("selective")).unwrap();
+    let want = 16.0 * 8192.0 * 32.0 * 159_383_552.0;
+    assert!(rel(sel.flops.hardware_flops - sel.flops.model_flops, want) < 1e-12);
+    // The recompute time is positive and below a full recompute's.
+    let full = estimate(&llama("full")).unwrap();
+    assert!(sel.time.recompute_s > 0.0);
+    assert!(sel.time.recompute_s < full.time.recompute_s);
+}
+
+#[test]
 fn narayanan_mt_nlg_tflops_vector() {
     // FORMULAS.md §3.1: MT-NLG 530B (B=1920, s=2048, L=105, h=20480, V=50272) on 2240 GPUs at
     // 60.1 s per iteration is 125.7 TFLOP/s per GPU with the 96-factor.

@@ -4,9 +4,10 @@
 
 use serde_json::Value;
 
-/// The public step-time MAPE reached when this test was written (9.70 % over all 192 timed
-/// cases, see the report of issue 4), rounded up: the test fails if a change makes it worse.
-const TIME_MAPE_CEILING_PCT: f64 = 9.75;
+/// The public step-time MAPE reached (9.49 % over all 192 timed cases after the engine2
+/// changes; 9.70 % in the report of issue 4), rounded up: the test fails if a change makes it
+/// worse.
+const TIME_MAPE_CEILING_PCT: f64 = 9.50;
 
 fn run_json(path: &str) -> Value {
     let args: Vec<String> = ["validate", path, "--json"]

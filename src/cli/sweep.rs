@@ -1,9 +1,13 @@
-//! `paracalc sweep FILE.json [--gpus 8,16,…] [--weak] [--buckets 1,4,…] [--json]`: throughput and
-//! scaling efficiency against GPU count, and the gradient-bucket-size curve.
+//! `paracalc sweep FILE.json [--gpus 8,16,…] [--weak] [--best] [--buckets 1,4,…]
+//! [--micro-batches 1,2,…] [--seq 1024,2048,…] [--json]`: throughput and scaling efficiency
+//! against GPU count (the scenario's layout, or with `--best` the best layout at each count),
+//! the gradient-bucket-size curve, and optional micro-batch and sequence-length sweeps.
 
 use super::{load_scenario, Args, CliError};
+use crate::engine::search::SearchSpace;
 use crate::engine::sweep::{
-    default_bucket_sizes_mb, default_gpu_counts, sweep_bucket_size, sweep_gpus, Scaling,
+    default_bucket_sizes_mb, default_gpu_counts, sweep_bucket_size, sweep_gpus, sweep_gpus_best,
+    sweep_values, Knob, Scaling, ValuePoint,
 };
 
 fn parse_list<T: std::str::FromStr>(flag: &str, text: &str) -> Result<Vec<T>, CliError> {
@@ -18,7 +22,11 @@ fn parse_list<T: std::str::FromStr>(flag: &str, text: &str) -> Result<Vec<T>, Cl
 
 /// Runs `paracalc sweep`.
 pub fn run(args: &[String]) -> Result<String, CliError> {
-    let a = Args::parse(args, &["--json", "--weak"], &["--gpus", "--buckets"])?;
+    let a = Args::parse(
+        args,
+        &["--json", "--weak", "--best"],
+        &["--gpus", "--buckets", "--micro-batches", "--seq"],
+    )?;
     let s = load_scenario(a.one("scenario file")?)?;
     s.validate().map_err(|e| CliError::input(e.to_string()))?;
     let gpus: Vec<u64> = match a.value("--gpus") {
@@ -47,26 +55,56 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
     } else {
         Scaling::Strong
     };
-    let points = sweep_gpus(&s, &gpus, scaling);
+    let points = if a.has("--best") {
+        sweep_gpus_best(&s, &gpus, scaling, &SearchSpace::default())
+    } else {
+        sweep_gpus(&s, &gpus, scaling)
+    };
     let bucket = sweep_bucket_size(&s, &buckets).map_err(|e| CliError::input(e.to_string()))?;
+    let mut extra: Vec<(&str, Vec<ValuePoint>)> = Vec::new();
+    for (flag, knob, name) in [
+        ("--micro-batches", Knob::MicroBatch, "micro_batch"),
+        ("--seq", Knob::SeqLen, "seq_len"),
+    ] {
+        if let Some(text) = a.value(flag) {
+            let values: Vec<u64> = parse_list(flag, text)?;
+            if values.is_empty()
+                || values.len() > 1000
+                || values.iter().any(|&v| v == 0 || v > 1_000_000_000)
+            {
+                return Err(CliError::input(format!(
+                    "{flag}: give 1 to 1000 values, each between 1 and 1000000000"
+                )));
+            }
+            extra.push((name, sweep_values(&s, knob, &values)));
+        }
+    }
     if a.has("--json") {
-        let value = serde_json::json!({ "scaling": scaling, "gpus": points, "bucket": bucket });
+        let mut value = serde_json::json!({ "scaling": scaling, "gpus": points, "bucket": bucket });
+        for (name, pts) in &extra {
+            value[*name] = serde_json::json!(pts);
+        }
         return serde_json::to_string_pretty(&value).map_err(|e| CliError::internal(e.to_string()));
     }
     let mut out = format!(
-        "{} scaling (tp {} × pp {} × cp {} kept, dp varies)\n     GPUs     dp   batch   step (s)     tokens/s    MFU  efficiency  fits\n",
+        "{} scaling ({})\n     GPUs  tp×pp×dp×cp         batch   step (s)     tokens/s    MFU  efficiency  fits\n",
         if scaling == Scaling::Weak { "weak" } else { "strong" },
-        s.parallel.tp,
-        s.parallel.pp,
-        s.parallel.cp
+        if a.has("--best") {
+            "the best layout at each GPU count".to_string()
+        } else {
+            format!(
+                "tp {} × pp {} × cp {} kept, dp varies",
+                s.parallel.tp, s.parallel.pp, s.parallel.cp
+            )
+        }
     );
     for p in &points {
         match &p.error {
             Some(e) => out.push_str(&format!("{:>9}  {e}\n", p.num_gpus)),
             None => out.push_str(&format!(
-                "{:>9} {:>6} {:>7} {:>10.3} {:>12.0} {:>5.1}% {:>10.1}%  {}\n",
+                "{:>9}  {:<18} {:>7} {:>10.3} {:>12.0} {:>5.1}% {:>10.1}%  {}\n",
                 p.num_gpus,
-                p.dp,
+                format!("{}×{}×{}×{}", p.tp, p.pp, p.dp, p.cp),
                 p.global_batch,
                 p.step_s,
                 p.tokens_per_s,
@@ -84,6 +122,26 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
             "{:>13.1} {:>16.4} {:>15.4} {:>10.3}\n",
             b.bucket_mb, b.exposed_dp_s, b.hidden_dp_s, b.step_s
         ));
+    }
+    for (name, pts) in &extra {
+        out.push_str(&format!(
+            "\n{name} sweep\n{:>13}   step (s)     tokens/s    MFU   peak (GiB)  fits\n",
+            name
+        ));
+        for p in pts {
+            match &p.error {
+                Some(e) => out.push_str(&format!("{:>13}  {e}\n", p.value)),
+                None => out.push_str(&format!(
+                    "{:>13} {:>10.3} {:>12.0} {:>5.1}% {:>11.2}  {}\n",
+                    p.value,
+                    p.step_s,
+                    p.tokens_per_s,
+                    p.mfu * 100.0,
+                    p.peak_bytes / (1u64 << 30) as f64,
+                    if p.fits { "yes" } else { "NO" }
+                )),
+            }
+        }
     }
     Ok(out)
 }

@@ -2,6 +2,7 @@
 //! weak scaling), gradient bucket size, micro-batch size, sequence length.
 
 use super::estimate::{estimate_into, Estimate};
+use super::search::{search, SearchSpace};
 use crate::scenario::{Scenario, ScenarioError};
 use serde::Serialize;
 
@@ -149,6 +150,143 @@ pub fn sweep_gpus(s: &Scenario, gpus: &[u64], scaling: Scaling) -> Vec<GpuPoint>
         out.push(point);
     }
     out
+}
+
+/// Like [`sweep_gpus`], but with the best layout at every point: the [`search`] over `space`
+/// (its `num_gpus` is replaced by each count) picks the layout with the highest throughput that
+/// fits. Strong scaling keeps the global batch; weak scaling scales it with the GPU count
+/// (`global_batch · N / cluster.num_gpus` of `s`, rounded down). A point where nothing fits (or
+/// nothing is valid) carries the reason in `error`. Costs one search per point.
+pub fn sweep_gpus_best(
+    s: &Scenario,
+    gpus: &[u64],
+    scaling: Scaling,
+    space: &SearchSpace,
+) -> Vec<GpuPoint> {
+    let base_gpus = s.cluster.num_gpus.max(1);
+    let mut work = s.clone();
+    let mut out = Vec::with_capacity(gpus.len());
+    let mut base_rate: Option<f64> = None;
+    for &n in gpus {
+        let mut point = GpuPoint {
+            num_gpus: n,
+            tp: 0,
+            pp: 0,
+            dp: 0,
+            cp: 0,
+            global_batch: s.training.global_batch,
+            step_s: 0.0,
+            tokens_per_s: 0.0,
+            mfu: 0.0,
+            scaling_efficiency: 0.0,
+            fits: false,
+            error: None,
+        };
+        if let Scaling::Weak = scaling {
+            point.global_batch = ((s.training.global_batch as u128 * n as u128) / base_gpus as u128)
+                .min(u64::MAX as u128) as u64;
+        }
+        if n == 0 || point.global_batch == 0 {
+            point.error = Some(format!("{n} GPUs cannot take a share of the batch"));
+            out.push(point);
+            continue;
+        }
+        work.training.global_batch = point.global_batch;
+        let report = search(
+            &work,
+            &SearchSpace {
+                num_gpus: Some(n),
+                top: 1,
+                ..space.clone()
+            },
+        );
+        match report.best.first() {
+            None => {
+                point.error = Some(format!(
+                    "no layout of the {} evaluated fits in memory",
+                    report.evaluated
+                ))
+            }
+            Some(best) => {
+                let l = &best.layout;
+                (point.tp, point.pp, point.dp, point.cp) = (l.tp, l.pp, l.dp, l.cp);
+                point.step_s = best.step_s;
+                point.tokens_per_s = best.tokens_per_s;
+                point.mfu = best.mfu;
+                point.fits = best.fits;
+                let rate = best.tokens_per_s / n as f64;
+                let base = *base_rate.get_or_insert(rate);
+                point.scaling_efficiency = if base > 0.0 { rate / base } else { 0.0 };
+            }
+        }
+        out.push(point);
+    }
+    out
+}
+
+/// One point of a sweep over a whole-number input (micro-batch size, sequence length).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ValuePoint {
+    /// The input's value at this point.
+    pub value: u64,
+    /// Step time, s.
+    pub step_s: f64,
+    /// Cluster tokens per second.
+    pub tokens_per_s: f64,
+    /// Model FLOPs utilisation.
+    pub mfu: f64,
+    /// Peak per-GPU memory over stages, bytes.
+    pub peak_bytes: f64,
+    /// Whether it fits in GPU memory.
+    pub fits: bool,
+    /// Why this point could not be evaluated (then the numbers are 0).
+    pub error: Option<String>,
+}
+
+/// Which input a [`sweep_values`] varies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Knob {
+    /// `training.micro_batch` (the global batch stays; fewer, larger micro-batches).
+    MicroBatch,
+    /// `model.seq_len` (tokens per sequence; the global batch in sequences stays).
+    SeqLen,
+}
+
+/// Evaluates `s` with `knob` set to each of `values`. Never fails: a value the scenario cannot
+/// take (a micro-batch that does not divide the batch per replica…) gives a point with `error`.
+pub fn sweep_values(s: &Scenario, knob: Knob, values: &[u64]) -> Vec<ValuePoint> {
+    let mut work = s.clone();
+    let mut est = Estimate::default();
+    values
+        .iter()
+        .map(|&v| {
+            match knob {
+                Knob::MicroBatch => work.training.micro_batch = v,
+                Knob::SeqLen => work.model.seq_len = v,
+            }
+            let mut point = ValuePoint {
+                value: v,
+                step_s: 0.0,
+                tokens_per_s: 0.0,
+                mfu: 0.0,
+                peak_bytes: 0.0,
+                fits: false,
+                error: None,
+            };
+            match estimate_into(&work, &mut est) {
+                Err(e) => point.error = Some(e.to_string()),
+                Ok(()) => {
+                    point.step_s = est.time.step_s;
+                    point.tokens_per_s = est.throughput.tokens_per_s;
+                    point.mfu = est.throughput.mfu;
+                    point.peak_bytes = est.memory.peak_bytes;
+                    point.fits = est.memory.fits;
+                }
+            }
+            point
+        })
+        .collect()
 }
 
 /// GPU counts for a scaling curve: powers of two from one node (or the smallest count the

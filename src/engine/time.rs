@@ -17,10 +17,13 @@ pub mod pipeline;
 
 use super::estimate::{CommTimes, FlopsEstimate, MemoryEstimate, Throughput, TimeEstimate};
 use super::layout::stage_layers;
+use super::memory::activations::{micro_batches, tokens_per_gpu};
+use super::memory::params::ShardedParams;
+use super::memory::states::bytes_per_param;
+use super::shape::Shape;
 use crate::scenario::{GpuSpec, Precision, Recompute, Scenario};
 use comm::{Collective, CommBreakdown, CommVolume, Group};
 use compute::Device;
-use flops::Dims;
 
 /// Element-wise bytes per token per layer in the forward pass, in units of one activation
 /// element per hidden unit: two norms (read + write, 2 each), two fused bias-dropout-residual
@@ -40,6 +43,24 @@ const OPTIMIZER_BYTES_PER_PARAM: f64 = 38.0;
 /// same tensors: softmax output, dropout mask and output).
 const SOFTMAX_ELEMENTS: f64 = 4.5;
 
+/// Cross-entropy memory traffic per logit over forward and backward, bytes (PyTorch's unfused
+/// `cross_entropy` on upcast logits, vocab-parallel: each rank its `V/t` columns). Tally:
+/// forward read the 16-bit logits 2 + write the fp32 upcast 4, max and sum-of-exponentials reads
+/// 4 + 4, log-softmax write 4 and read 4 for the target gather; backward read 4, gradient write
+/// 4, cast back read 4 + write 2, gradient of the upcast read 4 ≈ 40. Half is charged to each
+/// pass. Megatron's fused vocab-parallel cross-entropy moves less; this is the conservative side.
+const CE_BYTES_PER_LOGIT: f64 = 40.0;
+/// Kernels of the loss over both passes: upcast, max, sum-exp, log-softmax, gather forward, and
+/// their backward counterparts (one launch each, PyTorch eager).
+const CE_KERNELS: f64 = 10.0;
+/// fp32 bytes per embedding-table element touched in the embedding backward: the dense
+/// gradient of the (vocab-parallel) table `V·h/t` is written in fp32 main-grad precision
+/// (`memory::states`: 4 B gradients).
+const EMBEDDING_GRAD_BYTES: f64 = 4.0;
+/// Kernels of the optimizer step: gradient norm, clipping scale, the multi-tensor Adam update and
+/// the copy to the 16-bit weights (Megatron / Apex `multi_tensor_applier`, one launch each).
+const OPTIMIZER_KERNELS: f64 = 4.0;
+
 /// Fills the time, FLOPs, throughput and communication volumes of `s` on `gpu`.
 /// `s` is already validated; `memory` is the already-filled memory estimate (unused so far).
 pub fn fill(
@@ -52,7 +73,8 @@ pub fn fill(
     comm_out: &mut CommBreakdown,
 ) {
     let _ = memory;
-    let d = Dims::of(s);
+    let d = Shape::of(&s.model);
+    let sharded = ShardedParams::new(s);
     let dev = Device::new(gpu, s.training.precision);
     let par = &s.parallel;
     let (t, p, dp, c, e, v) = (
@@ -66,7 +88,7 @@ pub fn fill(
     let (tf, cf) = (t as f64, c as f64);
     let b = s.training.micro_batch.max(1) as f64;
     let global_batch = s.training.global_batch as f64;
-    let m = (s.training.global_batch / s.training.micro_batch.max(1).saturating_mul(dp)).max(1);
+    let m = micro_batches(s);
     let mf = m as f64;
     let schedule = par.schedule();
     let recompute = s.training.recompute;
@@ -85,12 +107,12 @@ pub fn fill(
     );
 
     // ---- one layer, one micro-batch, one GPU ----
-    let tok = b * d.s / cf; // tokens per GPU per micro-batch (CP splits the sequence)
+    let tok = tokens_per_gpu(s); // b·s/c: CP splits the sequence
     let h_sp = if par.sp && t > 1 { d.h / tf } else { d.h };
     let (gemm_fwd, gemm_col_fwd) = layer_gemms_s(&dev, &d, tok, tf, e as f64);
     // Attention core.
-    let heads_local = s.model.heads as f64 / tf;
-    let d_h = s.model.head_dim() as f64;
+    let heads_local = d.heads / tf;
+    let d_h = d.d_h;
     let (attn_fwd, attn_bwd) = if flash {
         // Causal flash attention skips the masked half of the score matrix.
         let elements = 0.5 * b * heads_local * (d.s / cf) * d.s;
@@ -154,7 +176,7 @@ pub fn fill(
 
     // EP all-to-all: dispatch and combine, forward and backward, k·T·h each (FORMULAS.md §7.5).
     let ep_layer = if d.experts > 0.0 {
-        4.0 * ep_g.gather_s(d.top_k * tok * d.h * ab)
+        4.0 * ep_g.gather_s(d.k * tok * d.h * ab)
     } else {
         0.0
     };
@@ -162,18 +184,22 @@ pub fn fill(
     // Recomputation per layer (forward work done again inside backward).
     let (rc_layer, rc_tp) = match recompute {
         Recompute::None => (0.0, 0.0),
+        // Per-op selective checkpointing (with flash attention; memory::activations): every
+        // other weight GEMM and the element-wise ops are recomputed, the attention kernel's
+        // output and the reduce-scatter outputs are saved (no collective is repeated).
+        Recompute::Selective if flash => {
+            (op_sac_gemms_s(&dev, &d, tok, tf, e as f64) + ew_fwd, 0.0)
+        }
         Recompute::Selective => (attn_fwd, 0.0),
         Recompute::Full => (layer_fwd, tp_fwd_exp),
     };
 
     // ZeRO-3 / FSDP: per micro-batch, all-gather each layer's parameters forward and backward and
     // reduce-scatter its gradients, prefetched under the previous layer's compute.
-    let layer_params_local = layer_params(&d) / tf;
-    let pbytes = if s.training.precision == Precision::Fp32 {
-        4.0
-    } else {
-        2.0
-    };
+    let layer_params_local = sharded.layer();
+    // Bytes per parameter of the working weights and of the gradients the DP reduction moves
+    // (the memory half's accounting, `memory::states`: fp32 main grads for 16-bit training).
+    let (pbytes, main_grad_bytes, _) = bytes_per_param(s.training.precision);
     let zero3 = par.zero_stage >= 3;
     let z3_ag = if zero3 {
         dp_g.gather_s(layer_params_local * pbytes)
@@ -222,9 +248,12 @@ pub fn fill(
         } else {
             0.0
         };
-    let emb_bwd = dev.memory_s(2.0 * tok * d.h * ab + 4.0 * d.v * d.h / tf, 2.0);
+    let emb_bwd = dev.memory_s(
+        2.0 * tok * d.h * ab + EMBEDDING_GRAD_BYTES * d.v * d.h / tf,
+        2.0,
+    );
     let logit_gemm = dev.gemm_s(tok, d.h, d.v / tf);
-    let ce = dev.memory_s(40.0 * tok * d.v / tf, 10.0);
+    let ce = dev.memory_s(CE_BYTES_PER_LOGIT * tok * d.v / tf, CE_KERNELS);
     let out_fwd = logit_gemm + 0.5 * ce + if t > 1 { coll } else { 0.0 };
     let out_bwd = 2.0 * logit_gemm + 0.5 * ce + if t > 1 { coll } else { 0.0 };
 
@@ -246,8 +275,11 @@ pub fn fill(
     let mut max_t = -1.0;
     let mut crit = StageTimes::default();
     for r in 0..p {
-        let nl = stage_layers(layers_total, p, v, custom, r) as f64;
+        let nl_u = stage_layers(layers_total, p, v, custom, r);
+        let nl = nl_u as f64;
         let mut st = StageTimes {
+            stage: r,
+            layers_u: nl_u,
             layers: nl,
             fwd: nl * layer_fwd,
             bwd: nl * layer_bwd,
@@ -290,8 +322,14 @@ pub fn fill(
     let bubble = pipeline::bubble_s(sum_t, max_t.max(0.0), p, m, v, schedule);
 
     // ---- data parallel gradient reduction and ZeRO-1/2 parameter gather (per step) ----
-    let stage_params = stage_params_local(s, &d, crit.layers, tf, e as f64);
-    let grad_bytes = if par.zero_stage >= 2 { pbytes } else { 4.0 };
+    let stage_params = sharded.stage(crit.stage, crit.layers_u).total();
+    // ZeRO-2 (DeepSpeed) reduce-scatters the 16-bit gradients; Megatron DDP and the distributed
+    // optimizer reduce the main gradients (fp32 — `accumulate_allreduce_grads_in_fp32`).
+    let grad_bytes = if par.zero_stage >= 2 {
+        pbytes
+    } else {
+        main_grad_bytes
+    };
     let mut dp_tail = 0.0;
     let mut dp_total = 0.0;
     let mut dp_bytes = 0.0;
@@ -349,7 +387,10 @@ pub fn fill(
     } else {
         1.0
     };
-    let optimizer = dev.memory_s(stage_params / shard * OPTIMIZER_BYTES_PER_PARAM, 4.0);
+    let optimizer = dev.memory_s(
+        stage_params / shard * OPTIMIZER_BYTES_PER_PARAM,
+        OPTIMIZER_KERNELS,
+    );
 
     // ---- assemble ----
     time.micro_batches = m;
@@ -408,7 +449,7 @@ pub fn fill(
             c,
         ),
         ep: volume(
-            mf * crit.layers * 4.0 * (e as f64 - 1.0) / e as f64 * d.top_k * tok * d.h * ab,
+            mf * crit.layers * 4.0 * (e as f64 - 1.0) / e as f64 * d.k * tok * d.h * ab,
             &ep_g,
             Collective::AllToAll,
             e,
@@ -438,7 +479,8 @@ pub fn fill(
     // ---- FLOPs and rates ----
     flops.model_flops = flops::model_flops(&d, global_batch);
     flops.model_flops_causal = flops::model_flops_causal(&d, global_batch);
-    flops.hardware_flops = flops.model_flops + flops::recompute_flops(&d, global_batch, recompute);
+    flops.hardware_flops =
+        flops.model_flops + flops::recompute_flops(&d, global_batch, recompute, flash);
     let n_gpus = s.cluster.num_gpus as f64;
     let peak = peak_flops(gpu, s.training.precision);
     let step = time.step_s;
@@ -465,6 +507,8 @@ pub fn fill(
 /// Per-micro-batch times of one stage (all its chunks), seconds.
 #[derive(Clone, Copy, Debug, Default)]
 struct StageTimes {
+    stage: u64,
+    layers_u: u64,
     layers: f64,
     fwd: f64,
     bwd: f64,
@@ -507,13 +551,13 @@ fn volume(bytes: f64, g: &Group, collective: Collective, n: u64) -> CommVolume {
 /// Forward GEMM time of one layer for one micro-batch of `tok` tokens on one TP rank, and the
 /// part in column-parallel GEMMs (QKV, FC1), whose weight-gradient GEMMs hide the backward
 /// input-gradient reduction.
-fn layer_gemms_s(dev: &Device, d: &Dims, tok: f64, tf: f64, ep: f64) -> (f64, f64) {
+fn layer_gemms_s(dev: &Device, d: &Shape, tok: f64, tf: f64, ep: f64) -> (f64, f64) {
     let qkv = dev.gemm_s(tok, d.h, (d.q + 2.0 * d.kv) / tf);
     let out = dev.gemm_s(tok, d.q / tf, d.h);
     let (fc1, fc2) = if d.experts > 0.0 {
         // Each GPU holds E/e experts and receives k·T tokens in total (balanced routing).
         let n_local = (d.experts / ep).max(1.0);
-        let tok_e = tok * d.top_k / n_local;
+        let tok_e = tok * d.k / n_local;
         let router = dev.gemm_s(tok, d.h, d.experts);
         (
             router + n_local * dev.gemm_s(tok_e, d.h, (d.c_ffn - 1.0) * d.f_expert / tf),
@@ -528,49 +572,40 @@ fn layer_gemms_s(dev: &Device, d: &Dims, tok: f64, tf: f64, ep: f64) -> (f64, f6
     (qkv + out + fc1 + fc2, qkv + fc1)
 }
 
-/// Parameters of one Transformer layer (weights of attention, MLP or experts + router, two
-/// norms), unsharded: `h(q+2kv) + qh + c_ffn·h·f (or E·c_ffn·h·f_e + hE) + 2h`
-/// (Megatron-LM `theoretical_memory_usage.py`, FORMULAS.md §2; private to the time model, used
-/// for gradient and parameter traffic and the optimizer step).
-fn layer_params(d: &Dims) -> f64 {
-    let mlp = if d.experts > 0.0 {
-        d.experts * d.c_ffn * d.h * d.f_expert + d.h * d.experts
+/// Forward time of the GEMMs per-op selective checkpointing recomputes in backward (every other
+/// weight GEMM of the layer, the same predicate as the memory half:
+/// [`crate::engine::memory::activations::op_sac_saves_gemm`]), one micro-batch of `tok` tokens
+/// on one TP rank. Column-parallel GEMMs split their output width by `t`, row-parallel ones
+/// their input width; MoE MLP GEMMs run per local expert on its share of the `k·T` routed tokens.
+fn op_sac_gemms_s(dev: &Device, d: &Shape, tok: f64, tf: f64, ep: f64) -> f64 {
+    let (gemms, n) = d.layer_gemms();
+    let n_local = if d.is_moe() {
+        (d.experts / ep).max(1.0)
     } else {
-        d.c_ffn * d.h * d.f_dense
+        1.0
     };
-    d.h * (d.q + 2.0 * d.kv) + d.q * d.h + mlp + 2.0 * d.h
-}
-
-/// Parameters held by one GPU of a stage with `layers` layers, sharded by TP (and experts by
-/// EP), plus the embedding (`V·h/t`, on the first and, for untied or `p > 1` tied models, the
-/// last stage; counted once here as the critical stage usually holds one copy).
-fn stage_params_local(s: &Scenario, d: &Dims, layers: f64, tf: f64, ep: f64) -> f64 {
-    let expert_part = if d.experts > 0.0 {
-        d.experts * d.c_ffn * d.h * d.f_expert
-    } else {
-        0.0
-    };
-    let dense_part = layer_params(d) - expert_part;
-    let p = s.parallel.pp.max(1) as f64;
-    let emb = d.v * d.h / tf
-        * if p <= 1.0 && !s.model.tied_embeddings {
-            2.0
+    let mut t = 0.0;
+    for (i, g) in gemms.iter().take(n).enumerate() {
+        if crate::engine::memory::activations::op_sac_saves_gemm(i) {
+            continue;
+        }
+        let (k, nn) = if g.row_parallel {
+            (g.k / tf, g.n)
         } else {
-            1.0
+            (g.k, g.n / tf)
         };
-    layers * (dense_part / tf + expert_part / (tf * ep.max(1.0))) + emb
+        t += if i >= 4 && d.is_moe() {
+            n_local * dev.gemm_s(tok * d.k / n_local, k, nn)
+        } else {
+            dev.gemm_s(tok, k, nn)
+        };
+    }
+    t
 }
 
 /// Dense peak FLOP/s used for MFU/HFU: the tensor-core peak of the training precision (FP8 runs
-/// use the FP8 peak, as NVIDIA's benchmark pages do).
+/// use the FP8 peak, as NVIDIA's benchmark pages do) — the same peak the compute model derates
+/// ([`compute::peak_tflops`]).
 pub fn peak_flops(gpu: &GpuSpec, precision: Precision) -> f64 {
-    let p = gpu.peak_tflops;
-    let p16 = p.bf16.or(p.fp16).or(p.fp32).unwrap_or(1.0);
-    let tf = match precision {
-        Precision::Fp32 => p.fp32.unwrap_or(p16),
-        Precision::Fp16 => p.fp16.unwrap_or(p16),
-        Precision::Bf16 => p16,
-        Precision::Fp8 => p.fp8.unwrap_or(p16),
-    };
-    (tf * 1e12).max(1.0)
+    (compute::peak_tflops(gpu, precision) * 1e12).max(1.0)
 }

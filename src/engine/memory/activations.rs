@@ -19,7 +19,11 @@
 //! without SP and `sbh·(34/t + 5as/(ht))` with SP. MoE: the FC1 input and the MLP tensors are
 //! stored for each of the `k` routed copies of a token, with the expert size `f_e`.
 //!
-//! - **Selective recompute** (Korthikanti §4.3) drops the `(2e + 1)·a·s` score terms.
+//! - **Selective recompute** without FlashAttention (Korthikanti §4.3, Megatron's attention-core
+//!   recompute) drops the `(2e + 1)·a·s` score terms. With FlashAttention there are no score
+//!   terms to drop, and `selective` means per-operator selective checkpointing (PyTorch SAC with
+//!   torchtitan's policy: every other GEMM output and the attention output saved, the rest
+//!   recomputed; [`op_sac_saves_gemm`]). The time half recomputes exactly what is not stored.
 //! - **FlashAttention** never stores them either; it keeps the softmax log-sum-exp (fp32,
 //!   `4·a` bytes per token, ÷t) instead.
 //! - **Full recompute** stores only each layer's input, `e·h` per token (÷t with SP, as Megatron
@@ -34,12 +38,19 @@
 //! ([`in_flight_micro_batches`], FORMULAS.md §5.3), plus the embedding terms on stage 0 and the
 //! output layer and logits on the last stage (Megatron `compute_activation_memory`).
 
+use crate::engine::shape::Shape;
 use crate::scenario::{Precision, Recompute, Scenario, Schedule};
 
 /// Bytes of one stored activation element: 4 for fp32 training, 2 otherwise (16-bit activations;
 /// FP8 training keeps bf16 activations outside the GEMMs).
 pub fn element_bytes(s: &Scenario) -> f64 {
-    if s.training.precision == Precision::Fp32 {
+    element_bytes_of(s.training.precision)
+}
+
+/// [`element_bytes`] for a precision: 4 for fp32, else 2 (the time half's message and traffic
+/// sizes use the same value).
+pub fn element_bytes_of(precision: Precision) -> f64 {
+    if precision == Precision::Fp32 {
         4.0
     } else {
         2.0
@@ -79,26 +90,22 @@ impl LayerActivations {
 /// One layer's activations for one micro-batch on one GPU **without any recomputation**
 /// (Korthikanti Table 2 general form; module docs). `flash_attention` is honoured.
 pub fn layer_activations_full(s: &Scenario) -> LayerActivations {
-    let m = &s.model;
     let p = &s.parallel;
     let e = element_bytes(s);
     let tok = tokens_per_gpu(s);
     let t = p.tp.max(1) as f64;
     let sp_div = if p.sp { t } else { 1.0 };
-    let h = m.hidden as f64;
-    let dh = m.head_dim() as f64;
-    let q = m.heads as f64 * dh;
-    let kv = m.kv_heads() as f64 * dh;
-    let a = m.heads as f64;
-    let s_local = m.seq_len as f64 / p.cp.max(1) as f64;
-    let c = m.ffn_act.num_matrices() as f64;
-    let (k, f) = match m.moe {
-        Some(moe) => (
-            moe.top_k.min(moe.experts) as f64,
-            moe.expert_ffn_hidden as f64,
-        ),
-        None => (1.0, m.ffn_hidden() as f64),
-    };
+    let Shape {
+        h,
+        q,
+        kv,
+        heads: a,
+        c_ffn: c,
+        k,
+        f_token: f,
+        ..
+    } = Shape::of(&s.model);
+    let s_local = s.model.seq_len as f64 / p.cp.max(1) as f64;
     // norm inputs 2eh, QKV input eh, FC1 input (k copies) e·k·h, two dropout masks 2h.
     let replicated = tok * (2.0 * e * h + e * h + e * k * h + 2.0 * h) / sp_div;
     let sharded = tok * (e * (q + 2.0 * kv) + e * q + c * e * k * f) / t;
@@ -116,7 +123,7 @@ pub fn layer_activations_full(s: &Scenario) -> LayerActivations {
 
 /// One layer's stored activations for one micro-batch on one GPU, for the scenario's
 /// recomputation: none → [`layer_activations_full`]; selective → without the score terms
-/// (Korthikanti §4.3), or with FlashAttention the element-wise recompute described at
+/// (Korthikanti §4.3), or with FlashAttention the per-op checkpointing described at
 /// `selective_flash` below; full → the layer input only, `e·h` per token (÷t with SP).
 pub fn layer_activations(s: &Scenario) -> LayerActivations {
     let full = layer_activations_full(s);
@@ -139,36 +146,60 @@ pub fn layer_activations(s: &Scenario) -> LayerActivations {
     }
 }
 
-/// Selective recompute when FlashAttention has already removed the score matrix: the cheap,
-/// memory-heavy element-wise work is recomputed instead — norms, dropout and the MLP activation
-/// function — while GEMM and attention outputs are kept. This is PyTorch's selective activation
-/// checkpointing policy (torchtitan `selective_ac_option = "op"`: save matmul and attention
-/// outputs, recompute the rest) and Megatron-Core's `--recompute-modules layernorm,moe_act`.
-/// Stored per token: the two norm inputs `2·e·h` (replicated, ÷t with SP), Q, K, V and the
-/// attention output `e·(2q + 2kv)`, the FC1 output(s) `(c_ffn − 1)·e·f` (GELU input; SwiGLU gate
-/// and up) and FlashAttention's log-sum-exp (÷t).
+/// Whether per-op selective activation checkpointing saves the output of the layer's
+/// `index`-th weight GEMM (0-based, forward order of [`Shape::layer_gemms`]): it saves every
+/// other matmul, the 1st, 3rd, 5th and 7th, and recomputes the rest. torchtitan
+/// `torchtitan/distributed/activation_checkpoint.py` (`selective_ac_option = "op"`, its Llama
+/// default): "Saves output of all compute ops, except every second mm" — the `mm` counter
+/// starts at 1 for each checkpointed block and outputs with an even count are recomputed.
+/// The time half prices the recomputed GEMMs with the same predicate.
+pub fn op_sac_saves_gemm(index: usize) -> bool {
+    index % 2 == 0
+}
+
+/// Selective recompute with FlashAttention: per-operator selective activation checkpointing
+/// (PyTorch `torch.utils.checkpoint.create_selective_checkpoint_contexts` with torchtitan's
+/// op policy, see [`op_sac_saves_gemm`]). Attention-core recompute in Megatron's sense has
+/// nothing left to save once FlashAttention stores no score matrix, so `selective` with flash
+/// attention means the per-op policy. Stored per token:
+/// - the block's input, `e·h` (replicated, ÷t with SP): the checkpoint keeps it to recompute;
+/// - the outputs of the saved GEMMs (every other one; for Llama Q, V, FC1-gate and FC2):
+///   column-parallel outputs `e·n/t`, row-parallel outputs `e·n` (each TP rank's partial sums
+///   of the full width);
+/// - the attention kernel's output `e·q/t` and its log-sum-exp (the flash `scores` term).
+///
+/// Norms, activation functions, residual adds and the other GEMMs are recomputed in backward.
 fn selective_flash(s: &Scenario, full: LayerActivations) -> LayerActivations {
-    let m = &s.model;
     let e = element_bytes(s);
     let tok = tokens_per_gpu(s);
     let t = s.parallel.tp.max(1) as f64;
     let sp_div = if s.parallel.sp { t } else { 1.0 };
-    let h = m.hidden as f64;
-    let dh = m.head_dim() as f64;
-    let q = m.heads as f64 * dh;
-    let kv = m.kv_heads() as f64 * dh;
-    let c = m.ffn_act.num_matrices() as f64;
-    let (k, f) = match m.moe {
-        Some(moe) => (
-            moe.top_k.min(moe.experts) as f64,
-            moe.expert_ffn_hidden as f64,
-        ),
-        None => (1.0, m.ffn_hidden() as f64),
-    };
-    LayerActivations {
-        replicated: (tok * 2.0 * e * h / sp_div).min(full.replicated),
-        sharded: (tok * e * (2.0 * q + 2.0 * kv + (c - 1.0) * k * f) / t).min(full.sharded),
+    let d = Shape::of(&s.model);
+    let (gemms, n) = d.layer_gemms();
+    // Saved GEMM outputs per token: column-parallel (÷t) and row-parallel (whole width). The MLP
+    // GEMMs (from index 4) run once per routed copy of a token (`k` for MoE, 1 dense).
+    let (mut col, mut row) = (0.0, 0.0);
+    for (i, g) in gemms.iter().take(n).enumerate() {
+        if op_sac_saves_gemm(i) {
+            let copies = if i >= 4 { d.k } else { 1.0 };
+            if g.row_parallel {
+                row += copies * g.n;
+            } else {
+                col += copies * g.n;
+            }
+        }
+    }
+    let stored = LayerActivations {
+        replicated: tok * e * (d.h / sp_div + row),
+        sharded: tok * e * (col + d.q) / t,
         scores: full.scores,
+    };
+    // Checkpointing never stores more than running without it (possible only for odd shapes
+    // with TP, where the row-parallel partial sums are wider than the sharded tensors).
+    if stored.total() > full.total() {
+        full
+    } else {
+        stored
     }
 }
 
@@ -182,7 +213,8 @@ pub fn layer_bytes(s: &Scenario) -> f64 {
 /// activations that was not stored, `full − stored` (0 without recomputation). Under full
 /// recompute this is the whole layer except its saved input (Calculon adds the same working
 /// block, FORMULAS.md §5.4); under selective recompute the recomputed attention core (score
-/// matrix) or element-wise outputs of that one layer. Only one layer is being recomputed at a
+/// matrix) or, with per-op checkpointing, the recomputed GEMM and element-wise outputs of that
+/// one layer. Only one layer is being recomputed at a
 /// time, so this is added once per stage.
 pub fn recompute_working_bytes(s: &Scenario) -> f64 {
     (layer_activations_full(s).total() - layer_bytes(s)).max(0.0)

@@ -40,11 +40,7 @@ pub fn default_bucket_params(dp: u64) -> f64 {
 ///   `parallel.bucket_mb` (MB) or Megatron's default bucket ([`default_bucket_params`] × 4 B).
 /// - **ZeRO 0/1**: none (Megatron's gradient buckets are views into the fp32 gradient buffer).
 pub fn other_buffers_bytes(s: &Scenario, p: &GpuParams) -> f64 {
-    let w = if s.training.precision == Precision::Fp32 {
-        4.0
-    } else {
-        2.0
-    };
+    let (w, _, _) = super::states::bytes_per_param(s.training.precision);
     let fp8 = if s.training.precision == Precision::Fp8 {
         2.0
     } else {

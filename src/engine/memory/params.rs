@@ -16,6 +16,7 @@
 //!
 //! All counts are `f64` (exact below 2⁵³, i.e. for any model up to ~9·10¹⁵ parameters).
 
+use crate::engine::shape::Shape;
 use crate::scenario::{FfnAct, Model, Scenario};
 
 /// Whether the architecture has biases on its linear layers and LayerNorm (GELU family) rather
@@ -34,21 +35,20 @@ pub fn norm_params(m: &Model) -> f64 {
     }
 }
 
-/// Query width `q = a·d_h` and key/value width `kv = g·d_h` (FORMULAS.md §0).
+/// Query width `q = a·d_h` and key/value width `kv = g·d_h` (FORMULAS.md §0; [`Shape`]).
 pub fn attention_widths(m: &Model) -> (f64, f64) {
-    let dh = m.head_dim() as f64;
-    (m.heads as f64 * dh, m.kv_heads() as f64 * dh)
+    let d = Shape::of(m);
+    (d.q, d.kv)
 }
 
 /// Attention parameters of one layer: Q and O are `h·q`, K and V are `h·kv` each
 /// (Megatron `theoretical_memory_usage.py`: `2·h·q·(1 + g/a)`), plus biases `q + 2kv + h` for GELU
 /// models (SC21 §5.1). MHA (`g = a`), GQA (`1 < g < a`) and MQA (`g = 1`) all follow.
 pub fn attention_params(m: &Model) -> f64 {
-    let h = m.hidden as f64;
-    let (q, kv) = attention_widths(m);
-    let w = 2.0 * h * q + 2.0 * h * kv;
+    let d = Shape::of(m);
+    let w = d.attention_matrix_params();
     if has_biases(m) {
-        w + q + 2.0 * kv + h
+        w + d.q + 2.0 * d.kv + d.h
     } else {
         w
     }
@@ -57,11 +57,11 @@ pub fn attention_params(m: &Model) -> f64 {
 /// Parameters of one dense MLP of inner size `f`: `c_ffn·h·f` (`c_ffn` = 2 GELU, 3 SwiGLU), plus
 /// biases `f + h` for GELU models.
 pub fn mlp_params_of(m: &Model, f: u64) -> f64 {
-    let h = m.hidden as f64;
+    let d = Shape::of(m);
     let f = f as f64;
-    let w = m.ffn_act.num_matrices() as f64 * h * f;
+    let w = d.mlp_matrix_params(f);
     if has_biases(m) {
-        w + f + h
+        w + f + d.h
     } else {
         w
     }
@@ -116,14 +116,8 @@ pub fn layer_active_params(m: &Model) -> f64 {
 /// Weight-matrix (GEMM) parameters of one layer, biases and norms excluded: what FP8 casts and
 /// what the FLOP count multiplies (all experts).
 pub fn layer_matrix_params(m: &Model) -> f64 {
-    let h = m.hidden as f64;
-    let (q, kv) = attention_widths(m);
-    let c = m.ffn_act.num_matrices() as f64;
-    let mlp = match m.moe {
-        Some(moe) => moe.experts as f64 * c * h * moe.expert_ffn_hidden as f64,
-        None => c * h * m.ffn_hidden() as f64,
-    };
-    2.0 * h * q + 2.0 * h * kv + mlp
+    let d = Shape::of(m);
+    d.attention_matrix_params() + d.dense_mlp_matrix_params() + d.expert_matrix_params()
 }
 
 /// Input embedding `V·h`.
@@ -288,26 +282,22 @@ impl ShardedParams {
         let replicated = layer_replicated_params(m);
         let sharded = attention_params(m) + mlp_params(m) + router_params(m) + layer_norm_params(m)
             - replicated;
-        let h = m.hidden as f64;
-        let (q, kv) = attention_widths(m);
-        let c = m.ffn_act.num_matrices() as f64;
-        let dense_matrices = 2.0 * h * q
-            + 2.0 * h * kv
-            + if m.moe.is_some() {
-                0.0
-            } else {
-                c * h * m.ffn_hidden() as f64
-            };
+        let d = Shape::of(m);
         ShardedParams {
             layer_dense: sharded / t + replicated,
             layer_experts: expert_params(m) / (e * t),
-            layer_matrices: dense_matrices / t
-                + (layer_matrix_params(m) - dense_matrices) / (e * t),
+            layer_matrices: (d.attention_matrix_params() + d.dense_mlp_matrix_params()) / t
+                + d.expert_matrix_params() / (e * t),
             embedding: embedding_params(m) / t,
             final_norm: final_norm_params(m),
             pp,
             output_on_last: !m.tied_embeddings || pp > 1,
         }
+    }
+
+    /// Parameters of one whole layer on one GPU (dense part + local experts).
+    pub fn layer(&self) -> f64 {
+        self.layer_dense + self.layer_experts
     }
 
     /// One GPU of pipeline stage `stage` with `layers` layers: the layers, the input embedding on

@@ -1,19 +1,28 @@
 //! Model states per GPU: weights, gradients and optimizer states, by precision and ZeRO stage.
 //!
-//! Accounting (FORMULAS.md §4.3, §4.4, §10.3): Megatron-LM, DeepSpeed (since 2024-06) and
-//! llm-analysis keep **fp32 gradients** (main grads, fp32 gradient accumulation) next to the
-//! 16-bit weights, so fp16/bf16 mixed precision with Adam costs **18 B/param** before sharding —
-//! 2 (16-bit weights) + 4 (fp32 gradient accumulation) + 12 (fp32 master weights 4 + Adam moments
-//! 4 + 4) — and `6 + 12/d` with the distributed optimizer. (Megatron forces fp32 accumulation for
-//! bf16; for fp16 it is optional, and without it the `dist_optimizer.md` table gives 20 B /
-//! `4 + 16/d`: 16-bit gradients plus an fp32 gradient copy in the optimizer. paracalc uses the
-//! fp32-accumulation accounting for both 16-bit formats.) The ZeRO paper's 16 B/param (16-bit
-//! gradients, no copy) is given by [`zero_paper_bytes`] for comparison.
+//! Accounting (FORMULAS.md §4.3, §4.4, §10.3). paracalc uses **one convention for both 16-bit
+//! formats: fp32 gradient accumulation** (issue #3's specification), as Megatron-LM does for bf16
+//! (it forces `accumulate_allreduce_grads_in_fp32` when `main_grads_dtype = fp32`,
+//! `arguments.py`) and for fp16 with `--accumulate-allreduce-grads-in-fp32`, and as llm-analysis
+//! and DeepSpeed's estimator (since 2024-06) count: 2 (16-bit weights) + 4 (fp32 main grads) + 12
+//! (fp32 master 4 + Adam moments 4 + 4) = **18 B/param**, `6 + 12/d` with the distributed
+//! optimizer (Megatron `dist_optimizer.md` table, "bf16 param, fp32 grads").
+//!
+//! Where frameworks differ (the convention is a choice, so it is stated here):
+//! - fp16 **without** fp32 accumulation (Megatron's fp16 default; DeepSpeed fp16 ZeRO-1/2, e.g.
+//!   BLOOM's pre-bf16 runs) keeps fp16 gradients and an fp32 gradient copy sharded with the
+//!   optimizer: 20 B/param, `4 + 16/d` (`dist_optimizer.md` "fp16 param, fp16 grads" row;
+//!   DeepSpeed `stage_1_and_2.py`, FORMULAS.md §4.2). That is 1.5 B/param less at `d = 8`.
+//!   It was tried (see the engine2 report): on the public fp16 memory cases (BLOOM
+//!   2022-02-25, nvidia-smi) it leaves every BLOOM row 8–19 % under the measurement, i.e. some
+//!   other DeepSpeed-era term (buffers, allocator fragmentation) is not modelled yet, and
+//!   switching the gradient accounting alone would not make the prediction more right.
+//! - The ZeRO paper's 16 B/param (16-bit gradients, no copy) is [`zero_paper_bytes`].
 //!
 //! | precision | weights | gradients | optimizer | source |
 //! |---|---|---|---|---|
 //! | fp32 | 4 | 4 | 8 (moments) | Megatron `dist_optimizer.md` table: 16 / `8 + 8/d` |
-//! | fp16, bf16 | 2 | 4 | 12 | `dist_optimizer.md`: 18 / `6 + 12/d` (bf16 + fp32 grads) |
+//! | fp16, bf16 | 2 | 4 | 12 | `dist_optimizer.md`: 18 / `6 + 12/d` (16-bit + fp32 grads) |
 //! | fp8 | 2 + 2 (FP8 row- and column-wise copies of the GEMM weights) + amax history | 4 | 12 | Transformer Engine |
 //!
 //! FP8 does **not** halve model-state memory: Transformer Engine keeps the bf16 weights (the
@@ -34,7 +43,9 @@
 use super::params::GpuParams;
 use crate::scenario::{Precision, Scenario};
 
-/// Bytes per parameter before ZeRO sharding: `(weights, gradients, optimizer)`.
+/// Bytes per parameter before ZeRO sharding: `(weights, gradients, optimizer)` (module docs'
+/// table). The gradient bytes are also what the data-parallel reduction moves
+/// ([`crate::engine::time`]).
 /// FP8's extra weight copies are separate ([`FP8_EXTRA_BYTES_PER_MATRIX_PARAM`]).
 pub fn bytes_per_param(precision: Precision) -> (f64, f64, f64) {
     match precision {

@@ -27,6 +27,14 @@ pub const NIC_EFFICIENCY: f64 = 0.85;
 pub const NVLINK_LATENCY_S: f64 = 10e-6;
 /// Fixed latency of one collective that crosses the network, s (Calculon IB tier: 20 µs).
 pub const NIC_LATENCY_S: f64 = 20e-6;
+/// PCIe bandwidth assumed for a custom GPU with neither NVLink nor a PCIe figure, GB/s per
+/// direction: PCIe Gen3 ×16 (15.75 GB/s), the slowest link such a GPU would have.
+pub const DEFAULT_PCIE_GBPS: f64 = 16.0;
+/// GPUs sharing one host's PCIe fabric when there is no NVLink: the usual 8-GPU server.
+pub const GPUS_PER_PCIE_HOST: u64 = 8;
+/// NIC bandwidth assumed for a custom GPU without a NIC figure, GB/s per GPU: one 100 Gb/s
+/// port (EDR InfiniBand / 100 GbE), the common floor of training clusters.
+pub const DEFAULT_NIC_GBPS: f64 = 12.5;
 /// PCIe link efficiency when GPUs have no NVLink (measured PCIe Gen4/5 copies ≈ 0.8 of line rate).
 pub const PCIE_EFFICIENCY: f64 = 0.8;
 
@@ -67,9 +75,12 @@ impl Group {
         }
         let (intra_bps, domain) = match gpu.nvlink_gbps {
             Some(b) => (b * 1e9 * NVLINK_EFFICIENCY, gpu.nvlink_domain_gpus.max(1)),
-            None => (gpu.pcie_gbps.unwrap_or(16.0) * 1e9 * PCIE_EFFICIENCY, 8),
+            None => (
+                gpu.pcie_gbps.unwrap_or(DEFAULT_PCIE_GBPS) * 1e9 * PCIE_EFFICIENCY,
+                GPUS_PER_PCIE_HOST,
+            ),
         };
-        let nic_bps = gpu.nic_gbps.unwrap_or(12.5) * 1e9 * NIC_EFFICIENCY;
+        let nic_bps = gpu.nic_gbps.unwrap_or(DEFAULT_NIC_GBPS) * 1e9 * NIC_EFFICIENCY;
         let stride = stride.max(1);
         let k = (domain / stride).clamp(1, n);
         if k >= n && stride.saturating_mul(n) <= domain.max(1) {

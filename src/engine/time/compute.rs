@@ -118,6 +118,29 @@ impl Efficiency {
 /// epilogue writes a 128×256 tile, about the time of two k-tiles of MMA).
 pub const GEMM_K0: f64 = 128.0;
 
+/// The 16-bit tensor-core peak, TFLOP/s: bf16, else fp16, else fp32 (at least 1).
+fn sixteen_bit_tflops(gpu: &GpuSpec) -> f64 {
+    let p = gpu.peak_tflops;
+    p.bf16.or(p.fp16).or(p.fp32).unwrap_or(1.0)
+}
+
+/// Dense peak of the training precision's GEMMs, TFLOP/s (vendor data sheets via the GPU
+/// presets): fp32 (no TF32: PyTorch leaves `allow_tf32` off for matmuls; without a figure, an
+/// eighth of the 16-bit peak — V100's ratio 15.7/125; A100 and H100 are nearer 1/16, so this
+/// errs fast), fp16, bf16,
+/// FP8 (without an FP8 peak the GEMMs run 16-bit). Used both for compute and as the MFU/HFU
+/// denominator.
+pub fn peak_tflops(gpu: &GpuSpec, precision: Precision) -> f64 {
+    let p = gpu.peak_tflops;
+    let p16 = sixteen_bit_tflops(gpu);
+    match precision {
+        Precision::Fp32 => p.fp32.unwrap_or(p16 / 8.0),
+        Precision::Fp16 => p.fp16.unwrap_or(p16),
+        Precision::Bf16 => p16,
+        Precision::Fp8 => p.fp8.unwrap_or(p16),
+    }
+}
+
 /// What one GPU can do, in base units (FLOP/s, B/s), for one training precision.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Device {
@@ -147,15 +170,15 @@ impl Device {
     pub fn new(gpu: &GpuSpec, precision: Precision) -> Device {
         let e = Efficiency::of(Generation::of(gpu));
         let p = gpu.peak_tflops;
-        let p16 = p.bf16.or(p.fp16).or(p.fp32).unwrap_or(1.0);
-        let (peak, eff, act_bytes, gemm_bytes, fp8) = match precision {
-            Precision::Fp32 => (p.fp32.unwrap_or(p16 / 8.0), e.gemm, 4.0, 4.0, false),
-            Precision::Fp16 => (p.fp16.unwrap_or(p16), e.gemm, 2.0, 2.0, false),
-            Precision::Bf16 => (p16, e.gemm, 2.0, 2.0, false),
-            Precision::Fp8 => match p.fp8 {
-                Some(f8) => (f8, e.gemm_fp8, 2.0, 1.0, true),
-                None => (p16, e.gemm, 2.0, 2.0, false),
-            },
+        let p16 = sixteen_bit_tflops(gpu);
+        // Activations are 16-bit outside fp32 training, FP8 included (the memory half's
+        // `element_bytes_of`); FP8 GEMM operands are 1 byte.
+        let act_bytes = crate::engine::memory::activations::element_bytes_of(precision);
+        let peak = peak_tflops(gpu, precision);
+        let (eff, gemm_bytes, fp8) = match (precision, p.fp8) {
+            (Precision::Fp32, _) => (e.gemm, 4.0, false),
+            (Precision::Fp8, Some(_)) => (e.gemm_fp8, 1.0, true),
+            _ => (e.gemm, 2.0, false),
         };
         let p16_eff = if precision == Precision::Fp32 {
             peak

@@ -13,131 +13,81 @@
 //! and NVIDIA's benchmark pages count the full `s²` (used for MFU here, `model_flops`); Megatron
 //! since 2025-03 halves it (`model_flops_causal`).
 
-use crate::scenario::{FfnAct, Scenario};
+use crate::engine::shape::Shape;
 
-/// Shapes of one model, as `f64`, used by every time formula.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Dims {
-    /// Hidden size `h`.
-    pub h: f64,
-    /// Query width `q = a·d_h`.
-    pub q: f64,
-    /// Key/value width `kv = g·d_h`.
-    pub kv: f64,
-    /// FFN width per token actually computed: `f` (dense) or `k·f_e` (MoE).
-    pub f_active: f64,
-    /// FFN GEMM count `c_ffn` (2 GELU, 3 SwiGLU).
-    pub c_ffn: f64,
-    /// Vocabulary `V`.
-    pub v: f64,
-    /// Sequence length `s`.
-    pub s: f64,
-    /// Layers `L`.
-    pub layers: f64,
-    /// Experts `E` (0 for dense).
-    pub experts: f64,
-    /// Top-k (0 for dense).
-    pub top_k: f64,
-    /// Expert FFN width `f_e` (0 for dense).
-    pub f_expert: f64,
-    /// Dense FFN width `f`.
-    pub f_dense: f64,
+/// Forward FLOPs per token of one layer's weight GEMMs (no attention core):
+/// `2h(q+2kv) + 2qh + 2·c_ffn·h·f_active` (+ router `2hE` for MoE).
+pub fn layer_linear_flops_per_token(d: &Shape) -> f64 {
+    2.0 * d.h * (d.q + 2.0 * d.kv)
+        + 2.0 * d.q * d.h
+        + 2.0 * d.c_ffn * d.h * d.f_active
+        + 2.0 * d.h * d.experts
 }
 
-impl Dims {
-    /// Reads the model section.
-    pub fn of(s: &Scenario) -> Dims {
-        let m = &s.model;
-        let d_h = m.head_dim() as f64;
-        let c_ffn = match m.ffn_act {
-            FfnAct::Gelu => 2.0,
-            FfnAct::Swiglu => 3.0,
-        };
-        let (experts, top_k, f_expert) = match m.moe {
-            Some(moe) => (
-                moe.experts as f64,
-                moe.top_k as f64,
-                moe.expert_ffn_hidden as f64,
-            ),
-            None => (0.0, 0.0, 0.0),
-        };
-        let f_dense = m.ffn_hidden() as f64;
-        Dims {
-            h: m.hidden as f64,
-            q: m.heads as f64 * d_h,
-            kv: m.kv_heads() as f64 * d_h,
-            f_active: if experts > 0.0 {
-                top_k * f_expert
-            } else {
-                f_dense
-            },
-            c_ffn,
-            v: m.vocab as f64,
-            s: m.seq_len as f64,
-            layers: m.layers as f64,
-            experts,
-            top_k,
-            f_expert,
-            f_dense,
-        }
-    }
+/// Forward FLOPs per token of one layer's attention core, full `s×s` matrix: `4·q·s`.
+pub fn layer_attention_flops_per_token(d: &Shape) -> f64 {
+    4.0 * d.q * d.s
+}
 
-    /// Forward FLOPs per token of one layer's weight GEMMs (no attention core):
-    /// `2h(q+2kv) + 2qh + 2·c_ffn·h·f_active` (+ router `2hE` for MoE).
-    pub fn layer_linear_flops_per_token(&self) -> f64 {
-        2.0 * self.h * (self.q + 2.0 * self.kv)
-            + 2.0 * self.q * self.h
-            + 2.0 * self.c_ffn * self.h * self.f_active
-            + 2.0 * self.h * self.experts
-    }
-
-    /// Forward FLOPs per token of one layer's attention core, full `s×s` matrix: `4·q·s`.
-    pub fn layer_attention_flops_per_token(&self) -> f64 {
-        4.0 * self.q * self.s
-    }
-
-    /// Forward FLOPs per token of the output layer: `2hV`.
-    pub fn logits_flops_per_token(&self) -> f64 {
-        2.0 * self.h * self.v
-    }
+/// Forward FLOPs per token of the output layer: `2hV`.
+pub fn logits_flops_per_token(d: &Shape) -> f64 {
+    2.0 * d.h * d.v
 }
 
 /// Model FLOPs of one step (no recomputation), full `s²` attention:
 /// `3·B·s·(L·(linear + 4qs) + 2hV)`.
-pub(crate) fn model_flops(d: &Dims, global_batch: f64) -> f64 {
+pub(crate) fn model_flops(d: &Shape, global_batch: f64) -> f64 {
     let tokens = global_batch * d.s;
     3.0 * tokens
-        * (d.layers * (d.layer_linear_flops_per_token() + d.layer_attention_flops_per_token())
-            + d.logits_flops_per_token())
+        * (d.layers * (layer_linear_flops_per_token(d) + layer_attention_flops_per_token(d))
+            + logits_flops_per_token(d))
 }
 
 /// Model FLOPs with the causal-halved attention term (Megatron-LM since `8873b55`, 2025-03).
-pub(crate) fn model_flops_causal(d: &Dims, global_batch: f64) -> f64 {
+pub(crate) fn model_flops_causal(d: &Shape, global_batch: f64) -> f64 {
     let tokens = global_batch * d.s;
     3.0 * tokens
-        * (d.layers
-            * (d.layer_linear_flops_per_token() + 0.5 * d.layer_attention_flops_per_token())
-            + d.logits_flops_per_token())
+        * (d.layers * (layer_linear_flops_per_token(d) + 0.5 * layer_attention_flops_per_token(d))
+            + logits_flops_per_token(d))
+}
+
+/// Forward FLOPs per token of the GEMMs that per-op selective checkpointing recomputes (every
+/// other weight GEMM, [`crate::engine::memory::activations::op_sac_saves_gemm`]): `2·k·n` each,
+/// the MLP ones once per routed copy of the token.
+pub fn op_sac_recompute_flops_per_token(d: &Shape) -> f64 {
+    let (gemms, n) = d.layer_gemms();
+    let mut f = 0.0;
+    for (i, g) in gemms.iter().take(n).enumerate() {
+        if !crate::engine::memory::activations::op_sac_saves_gemm(i) {
+            f += 2.0 * g.k * g.n * if i >= 4 { d.k } else { 1.0 };
+        }
+    }
+    f
 }
 
 /// FLOPs the recomputation adds per step (the HFU numerator is `model + this`).
 /// Full: one more forward of every layer (Narayanan et al. 2021 eq. 3, the 96-factor: the
-/// logits are not recomputed). Selective: the attention core forward, `4·q·s` per token per
-/// layer (the literal count, FORMULAS.md §10.2). None: 0.
+/// logits are not recomputed). Selective without flash attention: the attention core forward,
+/// `4·q·s` per token per layer (the literal count, FORMULAS.md §10.2); with flash attention
+/// (per-op checkpointing, [`op_sac_recompute_flops_per_token`]) the recomputed GEMMs. None: 0.
 pub(crate) fn recompute_flops(
-    d: &Dims,
+    d: &Shape,
     global_batch: f64,
     recompute: crate::scenario::Recompute,
+    flash_attention: bool,
 ) -> f64 {
     use crate::scenario::Recompute;
     let tokens = global_batch * d.s;
     match recompute {
         Recompute::None => 0.0,
-        Recompute::Selective => tokens * d.layers * d.layer_attention_flops_per_token(),
+        Recompute::Selective if flash_attention => {
+            tokens * d.layers * op_sac_recompute_flops_per_token(d)
+        }
+        Recompute::Selective => tokens * d.layers * layer_attention_flops_per_token(d),
         Recompute::Full => {
             tokens
                 * d.layers
-                * (d.layer_linear_flops_per_token() + d.layer_attention_flops_per_token())
+                * (layer_linear_flops_per_token(d) + layer_attention_flops_per_token(d))
         }
     }
 }
