@@ -30,7 +30,7 @@ pub fn Notices(props: &NoticesProps) -> Html {
         <div class="notices" role="status" id="notices">
             if !props.notices.is_empty() {
                 <div class="notice warn" id="link-notices">
-                    <p><strong>{ "Parts of this link were ignored" }</strong>{ " — the rest of the page uses the preset's values:" }</p>
+                    <p><strong>{ "Parts of this link were ignored" }</strong>{ " — those settings keep the preset's values:" }</p>
                     <ul>
                         { for props.notices.iter().map(|n| html! {
                             <li><code>{ n.key.clone() }</code>{ ": " }{ n.message.clone() }</li>
