@@ -443,6 +443,12 @@ pub fn layout_gpus(s: &Scenario) -> u64 {
     model_parallel(s).saturating_mul(s.parallel.dp)
 }
 
+/// [`layout_gpus`] capped at the largest GPU count a scenario may have (the validator then
+/// reports the mismatch instead of the link refusing the number).
+fn capped_layout_gpus(s: &Scenario) -> u64 {
+    layout_gpus(s).min(Num::NumGpus.spec().max as u64)
+}
+
 /// The `dp` that makes the layout use exactly `num_gpus`, if the GPUs split evenly.
 pub fn fitting_dp(s: &Scenario) -> Option<u64> {
     let mp = model_parallel(s);
@@ -451,10 +457,15 @@ pub fn fitting_dp(s: &Scenario) -> Option<u64> {
 }
 
 /// The multiple of `micro_batch·dp` nearest to `global_batch` (at least one multiple).
+/// Stays within the link's limit of 10¹⁰ sequences (unchanged when no multiple fits).
 pub fn fitting_global_batch(s: &Scenario) -> u64 {
+    const MAX: u64 = 10_000_000_000;
     let step = s.training.micro_batch.saturating_mul(s.parallel.dp).max(1);
-    let n = (s.training.global_batch.saturating_add(step / 2) / step).max(1);
-    n.saturating_mul(step)
+    if step > MAX {
+        return s.training.global_batch;
+    }
+    let n = (s.training.global_batch.saturating_add(step / 2) / step).clamp(1, MAX / step);
+    n * step
 }
 
 /// A custom GPU with the numbers of `s`'s current GPU.
@@ -506,11 +517,17 @@ fn unreachable_spec() -> crate::scenario::GpuSpec {
     }
 }
 
-/// Parses `9,10,10,9` (spaces allowed); `None` for anything else.
+/// Parses `9,10,10,9` (spaces allowed; each from 1 to 100 000, the link's limits); `None` for
+/// anything else.
 pub fn parse_stage_list(text: &str) -> Option<Vec<u64>> {
     let list: Option<Vec<u64>> = text
         .split(',')
-        .map(|x| x.trim().parse::<u64>().ok())
+        .map(|x| {
+            x.trim()
+                .parse::<u64>()
+                .ok()
+                .filter(|v| (1..=100_000).contains(v))
+        })
         .collect();
     list.filter(|l| !l.is_empty() && l.len() <= 100_000)
 }
@@ -528,7 +545,7 @@ impl State {
                             s.parallel.dp = dp;
                         }
                     }
-                    Num::Dp => s.cluster.num_gpus = layout_gpus(s),
+                    Num::Dp => s.cluster.num_gpus = capped_layout_gpus(s),
                     _ => {}
                 }
                 if num == Num::Pp {
@@ -616,11 +633,11 @@ impl State {
                     s.parallel.dp = dp;
                 }
             }
-            Action::FixGpus => s.cluster.num_gpus = layout_gpus(s),
+            Action::FixGpus => s.cluster.num_gpus = capped_layout_gpus(s),
             Action::FixGlobalBatch => s.training.global_batch = fitting_global_batch(s),
             Action::ApplyLayout(layout) => {
                 layout.apply(s);
-                s.cluster.num_gpus = layout_gpus(s);
+                s.cluster.num_gpus = capped_layout_gpus(s);
             }
             Action::Pin => {
                 self.pinned = Some(Pinned {
