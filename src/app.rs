@@ -2,34 +2,69 @@
 //!
 //! Data flows one way: the URL query becomes the initial [`State`] (read once by [`start`] and
 //! passed in as props, so the components never touch the browser while rendering and render
-//! natively in tests); the form dispatches [`Action`]s; the shell derives what the charts need
-//! and mirrors the state back into the URL query with `history.replaceState`.
+//! natively in tests); the forms dispatch [`Action`]s; the shell computes the estimate once per
+//! change and mirrors the state back into the URL query (debounced `history.replaceState`).
 //!
 //! Layout (one component per file, see `STYLE.md`):
-//! - [`state`]: the [`State`] (one [`Scenario`](crate::scenario::Scenario)), its [`Action`]s and
-//!   the URL query it is read from and written to;
-//! - [`components`]: the [`App`] shell and its parts;
+//! - [`state`]: the [`State`] (one [`Scenario`](crate::scenario::Scenario), the pinned A, the
+//!   link's notices), its [`Action`]s, and the share-link query ([`crate::share`]);
+//! - [`components`]: the [`App`] and [`EmbedApp`] shells and their parts;
 //! - [`charts`]: backend-generic plotters drawing functions (canvas in the browser, SVG in tests);
-//! - [`hooks`]: browser side effects (`use_url_sync`).
+//! - [`hooks`]: browser side effects (`use_url_sync`, `use_post_height`);
+//! - [`format`]: numbers as text with units.
 
+pub mod browser;
 pub mod charts;
 pub mod components;
+pub mod format;
 pub mod hooks;
 pub mod state;
 
 pub use components::app::{App, AppProps};
+pub use components::embed_app::{EmbedApp, EmbedAppProps};
 pub use state::{Action, State};
 
-/// Mounts the app into the page body, with the state read from the page's URL query.
+/// Mounts the app: [`EmbedApp`] when the link has `embed=<chart>`, else the full [`App`].
 ///
-/// This is the one place that picks a shell: an embed shell (`?embed=<chart>`, see `DESIGN.md`)
-/// will be chosen here from the same query.
+/// First installs a panic hook that shows the page's hidden `#fatal` box (in `index.html`) with
+/// the message and a reset link, so a bug never leaves a dead page.
 #[cfg(target_arch = "wasm32")]
 pub fn start() {
+    install_panic_hook();
     let search = gloo::utils::window()
         .location()
         .search()
         .unwrap_or_default();
     let initial = State::from_query(&search);
-    yew::Renderer::<App>::with_props(AppProps { initial }).render();
+    let body = gloo::utils::body();
+    if initial.embed.is_some() {
+        let _ = body.set_attribute("class", "embed-mode");
+        yew::Renderer::<EmbedApp>::with_props(EmbedAppProps { state: initial }).render();
+    } else {
+        yew::Renderer::<App>::with_props(AppProps { initial }).render();
+    }
+}
+
+/// Shows panics in the `#fatal` box (text only) and logs them to the console.
+#[cfg(target_arch = "wasm32")]
+pub fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let message = info.to_string();
+        gloo::console::error!(format!("paracalc: {message}"));
+        show_fatal(&message);
+    }));
+}
+
+/// Fills and reveals the `#fatal` box. Works on any page that has one (the full app and embeds).
+#[cfg(target_arch = "wasm32")]
+pub fn show_fatal(message: &str) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    if let Some(pre) = doc.get_element_by_id("fatal-message") {
+        pre.set_text_content(Some(message));
+    }
+    if let Some(fatal) = doc.get_element_by_id("fatal") {
+        let _ = fatal.remove_attribute("hidden");
+    }
 }

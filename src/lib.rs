@@ -8,6 +8,9 @@
 
 pub mod app;
 pub mod engine;
+pub mod evidence;
+pub mod hf;
+pub mod megatron;
 pub mod presets;
 pub mod scenario;
 pub mod share;

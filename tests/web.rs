@@ -2,25 +2,38 @@
 //! `cargo test --target wasm32-unknown-unknown --test web`, runner set in .cargo/config.toml).
 #![cfg(target_arch = "wasm32")]
 
-use paracalc::app::{App, AppProps, State};
+use paracalc::app::hooks::use_url_sync::DEBOUNCE;
+use paracalc::app::{App, AppProps, EmbedApp, EmbedAppProps, State};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
-use web_sys::{
-    CanvasRenderingContext2d, Element, HtmlCanvasElement, HtmlInputElement, InputEvent,
-    InputEventInit,
-};
+use web_sys::{Element, HtmlCanvasElement, HtmlInputElement, InputEvent, InputEventInit};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
 /// Mounts the app in a fresh element, as `start()` would for a page opened with `query`.
 async fn mount(query: &str) -> Element {
     set_query("");
-    let doc = gloo::utils::document();
-    let root = doc.create_element("div").unwrap();
-    doc.body().unwrap().append_child(&root).unwrap();
+    let root = new_root();
     let initial = State::from_query(query);
     yew::Renderer::<App>::with_root_and_props(root.clone(), AppProps { initial }).render();
     yew::scheduler::flush().await;
+    root
+}
+
+async fn mount_embed(query: &str) -> Element {
+    set_query("");
+    let root = new_root();
+    let state = State::from_query(query);
+    yew::Renderer::<EmbedApp>::with_root_and_props(root.clone(), EmbedAppProps { state }).render();
+    yew::scheduler::flush().await;
+    root
+}
+
+fn new_root() -> Element {
+    let doc = gloo::utils::document();
+    let root = doc.create_element("div").unwrap();
+    root.set_attribute("style", "width: 1000px").unwrap();
+    doc.body().unwrap().append_child(&root).unwrap();
     root
 }
 
@@ -30,6 +43,10 @@ fn find<T: JsCast>(root: &Element, selector: &str) -> T {
         .unwrap_or_else(|| panic!("no {selector}"))
         .dyn_into::<T>()
         .unwrap()
+}
+
+fn exists(root: &Element, selector: &str) -> bool {
+    root.query_selector(selector).unwrap().is_some()
 }
 
 fn text(root: &Element, selector: &str) -> String {
@@ -56,6 +73,18 @@ fn set_query(query: &str) {
         .unwrap();
 }
 
+/// Waits longer than the URL debounce.
+async fn after_debounce() {
+    let ms = (DEBOUNCE.as_millis() * 2) as i32;
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        gloo::utils::window()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
+            .unwrap();
+    });
+    wasm_bindgen_futures::JsFuture::from(promise).await.unwrap();
+    yew::scheduler::flush().await;
+}
+
 /// Types `value` into the input as a user would: set it, then fire a bubbling `input` event
 /// (Yew listens on the root, so the event must bubble).
 async fn type_into(input: &HtmlInputElement, value: &str) {
@@ -67,124 +96,207 @@ async fn type_into(input: &HtmlInputElement, value: &str) {
     yew::scheduler::flush().await;
 }
 
-/// (pixels that are not white, pixels in the bar colour #2563eb) on the canvas.
-fn ink(canvas: &HtmlCanvasElement) -> (usize, usize) {
-    let ctx: CanvasRenderingContext2d = canvas
+/// Canvas pixels that are not fully transparent.
+fn ink(canvas: &HtmlCanvasElement) -> usize {
+    let ctx: web_sys::CanvasRenderingContext2d = canvas
         .get_context("2d")
         .unwrap()
         .unwrap()
         .dyn_into()
         .unwrap();
     let (w, h) = (canvas.width(), canvas.height());
+    if w == 0 || h == 0 {
+        return 0;
+    }
     let data = ctx
         .get_image_data(0.0, 0.0, w as f64, h as f64)
         .unwrap()
         .data();
-    let mut non_white = 0;
-    let mut bar = 0;
-    for px in data.chunks_exact(4) {
-        if px[3] > 0 && (px[0] < 245 || px[1] < 245 || px[2] < 245) {
-            non_white += 1;
-        }
-        if px[0].abs_diff(37) < 8 && px[1].abs_diff(99) < 8 && px[2].abs_diff(235) < 8 {
-            bar += 1;
-        }
-    }
-    (non_white, bar)
-}
-
-/// Number of separate bars crossing the row 240 px from the top (near the bottom of the plot,
-/// where every bar of at least half the tallest bar's height is present).
-fn bars_on_row(canvas: &HtmlCanvasElement) -> usize {
-    let ctx: CanvasRenderingContext2d = canvas
-        .get_context("2d")
-        .unwrap()
-        .unwrap()
-        .dyn_into()
-        .unwrap();
-    let w = canvas.width();
-    let row = ctx
-        .get_image_data(0.0, 240.0, w as f64, 1.0)
-        .unwrap()
-        .data();
-    let mut runs = 0;
-    let mut inside = false;
-    for px in row.chunks_exact(4) {
-        let is_bar = px[0].abs_diff(37) < 8 && px[1].abs_diff(99) < 8 && px[2].abs_diff(235) < 8;
-        if is_bar && !inside {
-            runs += 1;
-        }
-        inside = is_bar;
-    }
-    runs
+    data.chunks_exact(4).filter(|px| px[3] > 0).count()
 }
 
 #[wasm_bindgen_test]
-async fn app_mounts_and_the_chart_has_ink() {
-    let root = mount("?layers=30&pp=4").await;
-    assert_eq!(text(&root, "h1"), "paracalc");
-    assert_eq!(find::<HtmlInputElement>(&root, "#layers").value(), "30");
-    assert_eq!(find::<HtmlInputElement>(&root, "#pp").value(), "4");
+async fn app_mounts_with_forms_summary_and_a_chart() {
+    let root = mount("?v=1&model=gpt3-175b").await;
+    assert_eq!(text(&root, "h1").trim(), "paracalc");
     assert_eq!(
-        text(&root, "#summary"),
-        "30 layers on 4 stages: 7 to 8 per stage"
+        find::<HtmlInputElement>(&root, "#model-layers").value(),
+        "96"
     );
-
-    let canvas: HtmlCanvasElement = find(&root, "canvas#chart-stage-layers");
-    assert_eq!((canvas.width(), canvas.height()), (720, 320));
-    let (non_white, bar) = ink(&canvas);
-    // 4 bars of 7-8 layers on an 8.6-layer axis, each 0.76 of a stage wide, fill about
-    // 0.76 × 650 px × 0.87 × 230 px ≈ 99,000 px; axes, labels and the caption add a few
-    // thousand non-white pixels. Measured in Chromium 156: bar 89,544, non-white 96,625.
-    assert!(bar > 60_000, "bar-coloured pixels: {bar}");
-    assert!(
-        non_white > bar + 2_000,
-        "non-white pixels: {non_white}, bars: {bar}"
-    );
-    assert!(root.query_selector(".chart-error").unwrap().is_none());
-    assert_eq!(bars_on_row(&canvas), 4);
+    assert_eq!(find::<HtmlInputElement>(&root, "#parallel-tp").value(), "8");
+    for id in [
+        "#key-step",
+        "#key-tokens",
+        "#key-mfu",
+        "#key-hfu",
+        "#key-memory",
+        "#key-fits",
+    ] {
+        assert!(exists(&root, id), "{id}");
+    }
+    assert!(text(&root, "#key-mfu").contains('%'));
+    // The placeholder memory chart drew something.
+    let canvas: HtmlCanvasElement = find(&root, "canvas");
+    assert!(ink(&canvas) > 10_000, "ink {}", ink(&canvas));
     root.remove();
 }
 
 #[wasm_bindgen_test]
-async fn typing_updates_the_chart_and_the_url() {
-    let root = mount("layers=30&pp=4").await;
-    // On mount the URL takes the state's canonical query (here the page URL had none).
-    assert_eq!(search(), "?layers=30&pp=4");
-    let canvas: HtmlCanvasElement = find(&root, "canvas#chart-stage-layers");
-    assert_eq!(bars_on_row(&canvas), 4);
+async fn a_field_edit_changes_the_estimate_and_the_url() {
+    let root = mount("?v=1&model=gpt3-175b").await;
+    after_debounce().await;
+    assert_eq!(search(), "?v=1&model=gpt3-175b");
+    let before = text(&root, "#key-memory");
 
-    let pp: HtmlInputElement = find(&root, "#pp");
-    type_into(&pp, "8").await;
-    // 30 layers on 8 stages: 3 each and 6 extra in the middle: 3 4 4 4 4 4 4 3.
+    // tp 8 → 4 on the same 1024 GPUs: dp follows (8 → 16), the URL names only what changed.
+    let tp: HtmlInputElement = find(&root, "#parallel-tp");
+    type_into(&tp, "4").await;
     assert_eq!(
-        text(&root, "#summary"),
-        "30 layers on 8 stages: 3 to 4 per stage"
+        find::<HtmlInputElement>(&root, "#parallel-dp").value(),
+        "16"
     );
-    assert_eq!(search(), "?layers=30&pp=8");
-    // The chart was redrawn with one bar per stage.
-    assert_eq!(bars_on_row(&canvas), 8);
+    assert_ne!(text(&root, "#key-memory"), before, "memory changes with tp");
+    after_debounce().await;
+    assert_eq!(search(), "?v=1&model=gpt3-175b&tp=4&dp=16");
 
-    // Not a number: the field says so, the state and the URL keep the last valid value.
-    type_into(&pp, "").await;
-    assert_eq!(pp.get_attribute("aria-invalid").as_deref(), Some("true"));
-    assert_eq!(text(&root, "#pp-hint"), "Enter a value.");
-    assert_eq!(search(), "?layers=30&pp=8");
-    type_into(&pp, "999").await;
-    assert_eq!(
-        text(&root, "#pp-hint"),
-        "Enter a whole number from 1 to 256."
-    );
-    assert_eq!(search(), "?layers=30&pp=8");
+    // Not a number: the field says so; the state and the URL keep the last valid value.
+    type_into(&tp, "four").await;
+    assert_eq!(tp.get_attribute("aria-invalid").as_deref(), Some("true"));
+    assert_eq!(text(&root, "#parallel-tp-hint"), "Not a number.");
+    after_debounce().await;
+    assert_eq!(search(), "?v=1&model=gpt3-175b&tp=4&dp=16");
 
-    // Back to the defaults: the query disappears.
-    type_into(&find(&root, "#layers"), "96").await;
-    type_into(&pp, "16").await;
-    assert_eq!(pp.get_attribute("aria-invalid").as_deref(), Some("false"));
-    assert_eq!(
-        text(&root, "#summary"),
-        "96 layers on 16 stages: 6 per stage"
+    // A value the engine rejects is marked at the field with the engine's sentence.
+    type_into(&tp, "7").await;
+    assert!(text(&root, "#parallel-tp-hint").contains("does not divide"));
+    assert!(exists(&root, "#fix-gpus"));
+
+    // Back to 8: dp 8 again, and the link is the bare preset.
+    type_into(&tp, "8").await;
+    after_debounce().await;
+    assert_eq!(find::<HtmlInputElement>(&root, "#parallel-dp").value(), "8");
+    assert_eq!(search(), "?v=1&model=gpt3-175b");
+    root.remove();
+}
+
+#[wasm_bindgen_test]
+async fn pin_then_edit_shows_a_and_b() {
+    let root = mount("?v=1&model=llama3-8b").await;
+    find::<web_sys::HtmlElement>(&root, "#pin").click();
+    yew::scheduler::flush().await;
+    assert!(exists(&root, "#compare"));
+    type_into(&find(&root, "#training-micro_batch"), "2").await;
+    let diffs = text(&root, "#compare-diffs");
+    assert!(diffs.contains("training.micro_batch"), "{diffs}");
+    after_debounce().await;
+    assert!(
+        search().contains("&mbs=2&a.model=llama3-8b"),
+        "{}",
+        search()
     );
-    assert_eq!(search(), "");
+    root.remove();
+}
+
+#[wasm_bindgen_test]
+async fn embed_memory_shows_one_chart_and_no_form() {
+    let root = mount_embed("?v=1&model=llama3-70b&embed=memory").await;
+    assert_eq!(root.query_selector_all("canvas").unwrap().length(), 1);
+    assert!(!exists(&root, "form") && !exists(&root, "input") && !exists(&root, "select"));
+    assert!(text(&root, "#summary").contains("tokens/s"));
+    let href = find::<Element>(&root, "#open-full")
+        .get_attribute("href")
+        .unwrap();
+    assert_eq!(href, "./?v=1&model=llama3-70b");
+    let canvas: HtmlCanvasElement = find(&root, "canvas");
+    assert!(ink(&canvas) > 10_000);
+    root.remove();
+}
+
+#[wasm_bindgen_test]
+async fn hostile_link_keeps_the_page_up_with_a_notice_in_plain_text() {
+    let root = mount(
+        "?v=1&name=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E%3Cb%3Ebold%3C%2Fb%3E&tp=999999999999999999999999&gbs=1e400&zzz=%3Cscript%3E&model=%3Ciframe%3E&%%%&=&gpu=%00",
+    )
+    .await;
+    // The page is all there.
+    assert!(exists(&root, "#summary") && exists(&root, "#group-cluster"));
+    // The notice names what was ignored.
+    let notices = text(&root, "#link-notices");
+    for key in ["tp", "gbs", "zzz", "model", "gpu"] {
+        assert!(notices.contains(key), "{key} in {notices}");
+    }
+    // Markup stayed text: no element was created from it.
+    assert!(
+        !exists(&root, "img")
+            && !exists(&root, "iframe")
+            && !exists(&root, "b")
+            && !exists(&root, "script")
+    );
+    let name = find::<HtmlInputElement>(&root, "#model-name").value();
+    assert_eq!(name, "<img src=x onerror=alert(1)><b>bold</b>");
+    // Dismiss hides the notices.
+    find::<web_sys::HtmlElement>(&root, "#dismiss-notices").click();
+    yew::scheduler::flush().await;
+    assert!(!exists(&root, "#link-notices"));
+    root.remove();
+}
+
+#[wasm_bindgen_test]
+fn a_panic_message_shows_in_the_fatal_box_as_text() {
+    // index.html's hidden box; show_fatal is what the panic hook calls.
+    let doc = gloo::utils::document();
+    let fatal = doc.create_element("div").unwrap();
+    fatal.set_id("fatal");
+    fatal.set_attribute("hidden", "").unwrap();
+    fatal
+        .set_inner_html(r#"<pre id="fatal-message"></pre><a id="fatal-reset" href="./">Reset</a>"#);
+    doc.body().unwrap().append_child(&fatal).unwrap();
+    paracalc::app::show_fatal("panicked at <b>src/x.rs</b>: index out of bounds");
+    assert!(!fatal.has_attribute("hidden"));
+    let pre = doc.get_element_by_id("fatal-message").unwrap();
+    assert_eq!(
+        pre.text_content().unwrap(),
+        "panicked at <b>src/x.rs</b>: index out of bounds"
+    );
+    assert_eq!(pre.child_element_count(), 0, "the message stays text");
+    assert_eq!(
+        doc.get_element_by_id("fatal-reset")
+            .unwrap()
+            .get_attribute("href")
+            .as_deref(),
+        Some("./")
+    );
+    fatal.remove();
+}
+
+#[wasm_bindgen_test]
+async fn pasting_a_hugging_face_config_fills_the_model() {
+    let root = mount("?v=1&model=gpt3-175b").await;
+    let area: web_sys::HtmlTextAreaElement = find(&root, "#hf-text");
+    area.set_value(
+        r#"{"model_type": "qwen2", "hidden_size": 8192, "intermediate_size": 29568,
+            "num_attention_heads": 64, "num_hidden_layers": 80, "num_key_value_heads": 8,
+            "vocab_size": 152064, "max_position_embeddings": 131072, "new_knob": 1}"#,
+    );
+    let init = InputEventInit::new();
+    init.set_bubbles(true);
+    area.dispatch_event(&InputEvent::new_with_event_init_dict("input", &init).unwrap())
+        .unwrap();
+    yew::scheduler::flush().await;
+    find::<web_sys::HtmlElement>(&root, "#hf-apply").click();
+    yew::scheduler::flush().await;
+    assert_eq!(
+        find::<HtmlInputElement>(&root, "#model-layers").value(),
+        "80"
+    );
+    assert_eq!(
+        find::<HtmlInputElement>(&root, "#model-kv_heads").value(),
+        "8"
+    );
+    let msg = text(&root, "#import-message");
+    assert!(
+        msg.contains("Imported Qwen2") && msg.contains("new_knob"),
+        "{msg}"
+    );
     root.remove();
 }

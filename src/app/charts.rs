@@ -29,7 +29,6 @@ pub mod memory;
 pub mod scaling;
 pub mod schedule;
 pub mod search;
-pub mod stage_layers;
 pub mod style;
 mod svg;
 pub mod time;

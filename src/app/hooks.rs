@@ -1,6 +1,9 @@
 //! Custom hooks: the app's browser side effects, kept out of the components' render code.
 
+pub mod use_post_height;
 pub mod use_url_sync;
 
-pub use use_url_sync::use_url_sync;
+pub use use_post_height::use_post_height;
 pub mod use_search;
+
+pub use use_url_sync::use_url_sync;

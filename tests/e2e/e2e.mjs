@@ -10,7 +10,7 @@
 // written next to this file (*.png, gitignored).
 //
 // To add a check, append { name, run: async (ctx) => { ... } } to CHECKS; use ctx.open(query,
-// options), the helpers below and `assert`.
+// options, waitForSelector), the helpers below and `assert`.
 
 import { chromium } from 'playwright-core';
 import { spawn } from 'node:child_process';
@@ -22,7 +22,6 @@ import assert from 'node:assert/strict';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SUB_PATH = '/paracalc/';
-const BAR_RGB = [37, 99, 235]; // the bar colour of src/app/charts/stage_layers.rs
 
 const CHROMIUM_ARGS = [
   '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
@@ -35,55 +34,111 @@ const CHROMIUM_ARGS = [
 
 const CHECKS = [
   {
-    name: 'page loads from the URL query and draws the chart',
+    name: 'page loads from the link: forms, key numbers, chart, strict CSP',
     run: async (ctx) => {
-      const page = await ctx.open('?layers=30&pp=4');
-      assert.equal(await page.textContent('h1'), 'paracalc');
-      assert.equal(await page.inputValue('#layers'), '30');
-      assert.equal(await page.inputValue('#pp'), '4');
-      assert.equal(await summary(page), '30 layers on 4 stages: 7 to 8 per stage');
-      const ink = await canvasInk(page, '#chart-stage-layers');
+      const page = await ctx.open('?v=1&model=gpt3-175b', { viewport: { width: 1280, height: 900 } });
+      assert.equal((await page.textContent('h1')).trim(), 'paracalc');
+      assert.equal(await page.inputValue('#model-layers'), '96');
+      assert.equal(await page.inputValue('#parallel-tp'), '8');
+      for (const id of ['#key-step', '#key-tokens', '#key-mfu', '#key-hfu', '#key-memory', '#key-fits']) {
+        assert.ok(await page.isVisible(id), `${id} visible`);
+      }
+      ctx.log(`summary: ${(await page.textContent('#summary-line')).trim()}`);
+      await page.waitForFunction(() => {
+        const c = document.querySelector('#charts canvas');
+        return c && c.width > 0;
+      });
+      const ink = await canvasInk(page, '#charts canvas');
       ctx.log(`canvas ink: ${JSON.stringify(ink)}`);
-      assert.ok(ink.bar > 60000, `bar-coloured pixels: ${ink.bar}`);
-      assert.ok(ink.nonWhite > ink.bar + 2000, `non-white pixels: ${ink.nonWhite}`);
-      assert.equal(await barsOnRow(page, '#chart-stage-layers', 240), 4);
+      assert.ok(ink.painted > 20000, `painted pixels: ${ink.painted}`);
       const csp = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
       assert.match(csp, /script-src 'self' 'wasm-unsafe-eval'/);
       assert.equal(await page.locator('script:not([src])').count(), 0, 'no inline scripts');
+      assert.equal(await page.isVisible('#fatal'), false, 'no fatal error box');
+      await ctx.screenshot(page, 'app-1280.png', { fullPage: true });
     },
   },
   {
-    name: 'typing updates the URL, and a reload restores the state',
+    name: 'editing a field updates the URL, and a reload restores the state',
     run: async (ctx) => {
-      const page = await ctx.open('');
-      assert.equal(await summary(page), '96 layers on 16 stages: 6 per stage');
-      assert.equal(new URL(page.url()).search, '', 'default state has no query');
-      await page.fill('#layers', '30');
-      await page.fill('#pp', '');
-      await page.locator('#pp').pressSequentially('8'); // real key presses
-      await page.waitForFunction(() => location.search === '?layers=30&pp=8');
-      assert.equal(await summary(page), '30 layers on 8 stages: 3 to 4 per stage');
-      assert.equal(await barsOnRow(page, '#chart-stage-layers', 240), 8);
+      const page = await ctx.open('?v=1&model=gpt3-175b');
+      await page.waitForFunction(() => location.search === '?v=1&model=gpt3-175b');
+      await page.fill('#parallel-tp', '');
+      await page.locator('#parallel-tp').pressSequentially('4'); // real key presses
+      await page.waitForFunction(() => location.search === '?v=1&model=gpt3-175b&tp=4&dp=16');
+      assert.equal(await page.inputValue('#parallel-dp'), '16', 'dp follows tp on the same GPUs');
+      await page.fill('#training-micro_batch', '2');
+      await page.waitForFunction(() => location.search.endsWith('&mbs=2&tp=4&dp=16'));
+      const mfu = await page.textContent('#key-mfu');
       ctx.log(`url after typing: ${page.url()}`);
 
-      await page.fill('#pp', '0');
-      assert.equal(await page.getAttribute('#pp', 'aria-invalid'), 'true');
-      assert.equal(await page.textContent('#pp-hint'), 'Enter a whole number from 1 to 256.');
-      assert.equal(new URL(page.url()).search, '?layers=30&pp=8', 'invalid input keeps the URL');
-      await page.fill('#pp', '8');
+      await page.fill('#parallel-pp', 'x');
+      assert.equal(await page.getAttribute('#parallel-pp', 'aria-invalid'), 'true');
+      assert.equal(await page.textContent('#parallel-pp-hint'), 'Not a number.');
+      await page.waitForTimeout(600);
+      assert.ok(new URL(page.url()).search.endsWith('&mbs=2&tp=4&dp=16'), 'invalid input keeps the URL');
 
       await page.reload();
       await page.waitForSelector('#summary');
-      assert.equal(await page.inputValue('#layers'), '30');
-      assert.equal(await page.inputValue('#pp'), '8');
-      assert.equal(await summary(page), '30 layers on 8 stages: 3 to 4 per stage');
-      await ctx.screenshot(page, 'app.png');
+      assert.equal(await page.inputValue('#parallel-tp'), '4');
+      assert.equal(await page.inputValue('#training-micro_batch'), '2');
+      assert.equal(await page.textContent('#key-mfu'), mfu);
+    },
+  },
+  {
+    name: 'A/B compare, evidence from the shipped data file, Megatron arguments',
+    run: async (ctx) => {
+      const page = await ctx.open('?v=1&model=llama3-70b', { viewport: { width: 1280, height: 900 } });
+      await page.click('#pin');
+      await page.fill('#training-micro_batch', '2');
+      await page.waitForSelector('#compare-diffs');
+      assert.match(await page.textContent('#compare-diffs'), /training\.micro_batch/);
+      await page.waitForFunction(() => location.search.includes('&a.model=llama3-70b'));
+      await page.click('#evidence > summary');
+      await page.waitForSelector('#evidence tbody tr', { timeout: 10000 });
+      const rows = await page.locator('#evidence tbody tr').count();
+      ctx.log(`evidence rows: ${rows}; first: ${(await page.textContent('#evidence tbody tr')).replace(/\s+/g, ' ').trim()}`);
+      assert.ok(rows >= 3);
+      await page.click('#megatron > summary');
+      assert.match(await page.textContent('#megatron-args'), /--tensor-model-parallel-size \d+/);
+      await ctx.screenshot(page, 'app-compare.png', { fullPage: true });
+    },
+  },
+  {
+    name: 'a bad link shows a notice in plain text and the page stays up',
+    run: async (ctx) => {
+      const page = await ctx.open('?v=1&model=nope&name=%3Cimg%20src%3Dx%3E&tp=abc&zzz=1&gbs=1e999');
+      const notices = await page.textContent('#link-notices');
+      for (const key of ['model', 'tp', 'zzz', 'gbs']) assert.ok(notices.includes(key), `${key} in ${notices}`);
+      assert.equal(await page.locator('main img').count(), 0, 'no markup from the link');
+      assert.equal(await page.inputValue('#model-name'), '<img src=x>');
+      assert.ok(await page.isVisible('#key-step'));
+      await ctx.screenshot(page, 'app-bad-link.png');
+    },
+  },
+  {
+    name: 'embed: one chart, a summary line, no form; height posted to the demo page',
+    run: async (ctx) => {
+      const page = await ctx.open('?v=1&model=llama3-70b&embed=memory', { viewport: { width: 600, height: 500 } });
+      assert.equal(await page.locator('canvas').count(), 1);
+      assert.equal(await page.locator('form, input, select, .site-header').count(), 0);
+      assert.match(await page.textContent('#summary'), /tokens\/s/);
+      assert.equal(await page.getAttribute('#open-full', 'href'), './?v=1&model=llama3-70b');
+      await ctx.screenshot(page, 'embed.png');
+
+      const demo = await ctx.open('embed-demo.html', { viewport: { width: 900, height: 1000 } }, 'iframe');
+      await demo.waitForFunction(() => [...document.querySelectorAll('iframe')]
+        .every((f) => f.style.height && parseInt(f.style.height, 10) > 200), null, { timeout: 15000 });
+      const heights = await demo.$$eval('iframe', (fs) => fs.map((f) => f.style.height));
+      ctx.log(`iframe heights from postMessage: ${heights.join(', ')}`);
+      await demo.waitForTimeout(300);
+      await ctx.screenshot(demo, 'embed-demo.png', { fullPage: true });
     },
   },
   {
     name: 'narrow screen (360 px): no horizontal scrolling',
     run: async (ctx) => {
-      const page = await ctx.open('?layers=30&pp=4', { viewport: { width: 360, height: 800 } });
+      const page = await ctx.open('?v=1&model=mixtral-8x7b', { viewport: { width: 360, height: 800 } });
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       assert.ok(width <= 360, `page is ${width} px wide`);
       await ctx.screenshot(page, 'app-360.png', { fullPage: true });
@@ -94,35 +149,14 @@ const CHECKS = [
 // ---------------------------------------------------------------------------------------------
 // Helpers for checks
 
-async function summary(page) {
-  return (await page.textContent('#summary')).trim();
-}
-
-/** Pixels on the canvas that are not white, and pixels in the bar colour. */
+/** Canvas pixels that are painted (not transparent). */
 async function canvasInk(page, selector) {
-  return page.$eval(selector, (c, bar) => {
+  return page.$eval(selector, (c) => {
     const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-    let nonWhite = 0, barPx = 0;
-    for (let i = 0; i < d.length; i += 4) {
-      if (d[i + 3] > 0 && (d[i] < 245 || d[i + 1] < 245 || d[i + 2] < 245)) nonWhite++;
-      if (Math.abs(d[i] - bar[0]) < 8 && Math.abs(d[i + 1] - bar[1]) < 8 && Math.abs(d[i + 2] - bar[2]) < 8) barPx++;
-    }
-    return { nonWhite, bar: barPx, total: d.length / 4 };
-  }, BAR_RGB);
-}
-
-/** Separate runs of bar-coloured pixels along one canvas row. */
-async function barsOnRow(page, selector, y) {
-  return page.$eval(selector, (c, [y, bar]) => {
-    const d = c.getContext('2d').getImageData(0, y, c.width, 1).data;
-    let runs = 0, inside = false;
-    for (let i = 0; i < d.length; i += 4) {
-      const isBar = Math.abs(d[i] - bar[0]) < 8 && Math.abs(d[i + 1] - bar[1]) < 8 && Math.abs(d[i + 2] - bar[2]) < 8;
-      if (isBar && !inside) runs++;
-      inside = isBar;
-    }
-    return runs;
-  }, [y, BAR_RGB]);
+    let painted = 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 0) painted++;
+    return { painted, total: d.length / 4, width: c.width, height: c.height };
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -177,7 +211,7 @@ async function main() {
       const contexts = [];
       const ctx = {
         log: (msg) => console.log(`    ${msg}`),
-        open: async (query, options = {}) => {
+        open: async (query, options = {}, waitFor = '#summary') => {
           const context = await browser.newContext(options);
           contexts.push(context);
           const page = await context.newPage();
@@ -194,7 +228,7 @@ async function main() {
             if (new URL(u).origin !== origin && !u.startsWith('data:')) problems.push(`request to another origin: ${u}`);
           });
           await page.goto(base + query);
-          await page.waitForSelector('#summary', { timeout: 10000 });
+          await page.waitForSelector(waitFor, { timeout: 10000 });
           return page;
         },
         screenshot: async (page, name, options = {}) => {

@@ -4,9 +4,7 @@
 //! the text summary screen readers get.
 
 use super::style::{fmt_bytes, fmt_pct, fmt_rate, fmt_seconds, ChartStyle};
-use super::{
-    bucket, memory, scaling, schedule, search, stage_layers, time, ChartData, ChartError, ChartKind,
-};
+use super::{bucket, memory, scaling, schedule, search, time, ChartData, ChartError, ChartKind};
 use crate::engine::schedule::BlockKind;
 use crate::engine::search::{Layout, SearchReport};
 use crate::engine::sweep::{BucketPoint, GpuPoint, Scaling};
@@ -69,61 +67,56 @@ pub enum Chart {
     Schedule(schedule::ScheduleData),
     /// Search scatter.
     Search(Rc<SearchInput>),
-    /// Layers per stage: the foundation shell's chart (kept until that shell is replaced by one
-    /// that places the charts panel).
-    StageLayers(Vec<u64>),
 }
 
 impl Chart {
-    /// Which chart (`None` for the foundation's layers-per-stage bar).
-    pub fn kind(&self) -> Option<ChartKind> {
-        Some(match self {
+    /// Which chart.
+    pub fn kind(&self) -> ChartKind {
+        match self {
             Chart::Memory(_) => ChartKind::Memory,
             Chart::Time { .. } => ChartKind::Time,
             Chart::Scaling(_) => ChartKind::Scaling,
             Chart::Bucket(_) => ChartKind::Bucket,
             Chart::Schedule(_) => ChartKind::Schedule,
             Chart::Search(_) => ChartKind::Search,
-            Chart::StageLayers(_) => return None,
-        })
+        }
     }
 
-    /// Calls `f` with the borrowed form the draw functions take (`None` for the layers chart).
-    pub fn with_data<R>(&self, f: impl FnOnce(&ChartData<'_>) -> R) -> Option<R> {
+    /// Calls `f` with the borrowed form the draw functions take.
+    pub fn with_data<R>(&self, f: impl FnOnce(&ChartData<'_>) -> R) -> R {
         match self {
-            Chart::Memory(e) => Some(f(&ChartData::Memory(&e.memory))),
+            Chart::Memory(e) => f(&ChartData::Memory(&e.memory)),
             Chart::Time {
                 estimate: e,
                 scale_s,
-            } => Some(f(&ChartData::Time(time::TimeData {
+            } => f(&ChartData::Time(time::TimeData {
                 time: &e.time,
                 throughput: &e.throughput,
                 scale_s: *scale_s,
-            }))),
+            })),
             Chart::Scaling(s) => {
                 let series: Vec<scaling::ScalingSeries<'_>> = s
                     .series
                     .iter()
                     .map(|(name, points)| scaling::ScalingSeries { name, points })
                     .collect();
-                Some(f(&ChartData::Scaling(scaling::ScalingData {
+                f(&ChartData::Scaling(scaling::ScalingData {
                     series: &series,
                     scaling: s.scaling,
                     current_gpus: s.current_gpus,
-                })))
+                }))
             }
-            Chart::Bucket(b) => Some(f(&ChartData::Bucket(bucket::BucketData {
+            Chart::Bucket(b) => f(&ChartData::Bucket(bucket::BucketData {
                 points: &b.points,
                 current_mb: b.current_mb,
-            }))),
-            Chart::Schedule(d) => Some(f(&ChartData::Schedule(*d))),
-            Chart::Search(s) => Some(f(&ChartData::Search(search::SearchData {
+            })),
+            Chart::Schedule(d) => f(&ChartData::Schedule(*d)),
+            Chart::Search(s) => f(&ChartData::Search(search::SearchData {
                 report: &s.report,
                 current: s.current,
                 current_at: s.current_at,
                 capacity_bytes: s.capacity_bytes,
-            }))),
-            Chart::StageLayers(_) => None,
+            })),
         }
     }
 
@@ -136,12 +129,7 @@ impl Chart {
         root: &DrawingArea<DB, Shift>,
         style: &ChartStyle,
     ) -> Result<(), ChartError> {
-        match self {
-            Chart::StageLayers(v) => stage_layers::draw_chart(v, root),
-            _ => self
-                .with_data(|d| super::draw(root, d, style))
-                .unwrap_or(Ok(())),
-        }
+        self.with_data(|d| super::draw(root, d, style))
     }
 
     /// The chart as an SVG document of `width × height` px (the SVG download).
@@ -154,15 +142,12 @@ impl Chart {
         width: u32,
         height: u32,
     ) -> Result<String, ChartError> {
-        match self.with_data(|d| super::to_svg(d, style, width, height)) {
-            Some(r) => r,
-            None => Err(ChartError::new("this chart has no SVG export")),
-        }
+        self.with_data(|d| super::to_svg(d, style, width, height))
     }
 
     /// File name stem for downloads (`paracalc-memory`).
     pub fn file_stem(&self) -> String {
-        format!("paracalc-{}", self.kind().map_or("layers", |k| k.as_str()))
+        format!("paracalc-{}", self.kind().as_str())
     }
 
     /// Tooltip text for pixel (`x`, `y`) of a `width × height` drawing (CSS px), if the pointer
@@ -254,15 +239,12 @@ impl Chart {
                 ))
             }
             Chart::Scaling(s) => {
-                let gpus = self
-                    .with_data(|d| match d {
-                        ChartData::Scaling(d) => scaling::gpus_at(d, width, height, x, y),
-                        _ => None,
-                    })
-                    .flatten()?;
+                let gpus = self.with_data(|d| match d {
+                    ChartData::Scaling(d) => scaling::gpus_at(d, width, height, x, y),
+                    _ => None,
+                })?;
                 Some(scaling_tooltip(s, gpus))
             }
-            Chart::StageLayers(_) => None,
         }
     }
 
@@ -372,7 +354,6 @@ impl Chart {
                     None => format!("{} layouts evaluated, none fits.", r.evaluated),
                 }
             }
-            Chart::StageLayers(v) => format!("Layers per pipeline stage: {v:?}."),
         }
     }
 }
@@ -482,15 +463,12 @@ mod tests {
             "{summary}"
         );
         assert!(summary.ends_with("; fits."), "{summary}");
-        assert_eq!(chart.kind(), Some(ChartKind::Memory));
+        assert_eq!(chart.kind(), ChartKind::Memory);
         assert_eq!(chart.file_stem(), "paracalc-memory");
         let svg = chart
             .to_svg(&ChartStyle::dark(), 640, 360)
             .expect("renders");
         assert!(svg.contains("Memory per GPU by pipeline stage"));
-        assert!(Chart::StageLayers(vec![1, 2])
-            .to_svg(&ChartStyle::light(), 10, 10)
-            .is_err());
     }
 
     #[test]

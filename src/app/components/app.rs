@@ -1,14 +1,31 @@
-//! The full-page shell: header, form, chart.
+//! The full-page shell: header and toolbar, the four form sections, key numbers, A/B comparison,
+//! charts, evidence and the import/export tools.
+
+use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::app::charts::stage_layers::Chart;
-use crate::app::components::chart_canvas::ChartCanvas;
+use crate::app::browser;
+use crate::app::charts::ChartKind;
+use crate::app::components::charts_panel::ChartsPanel;
+use crate::app::components::cluster_form::ClusterForm;
+use crate::app::components::compare::Compare;
+use crate::app::components::embed_dialog::EmbedDialog;
+use crate::app::components::evidence_panel::EvidencePanel;
 use crate::app::components::header::Header;
+use crate::app::components::hf_import::HfImport;
 use crate::app::components::issue_list::IssueList;
-use crate::app::components::pipeline_form::PipelineForm;
+use crate::app::components::json_io::JsonIo;
+use crate::app::components::megatron_panel::MegatronPanel;
+use crate::app::components::model_form::ModelForm;
+use crate::app::components::notices::Notices;
+use crate::app::components::parallel_form::ParallelForm;
+use crate::app::components::summary::Summary;
+use crate::app::components::training_form::TrainingForm;
 use crate::app::hooks::use_url_sync;
 use crate::app::state::{Action, State};
+use crate::engine::estimate;
+use crate::presets::MODEL_PRESETS;
 
 /// Props of [`App`].
 #[derive(Clone, Debug, PartialEq, Properties)]
@@ -18,8 +35,8 @@ pub struct AppProps {
     pub initial: State,
 }
 
-/// The whole page. Holds the [`State`], derives the chart data, and mirrors the state into the
-/// URL query.
+/// The whole page. Holds the [`State`], computes the estimates once per change, and mirrors the
+/// state into the URL query.
 #[component]
 pub fn App(props: &AppProps) -> Html {
     let state = use_reducer({
@@ -28,54 +45,132 @@ pub fn App(props: &AppProps) -> Html {
     });
     use_url_sync(state.to_query());
 
-    let layers = state.scenario.model.layers;
-    let pp = state.scenario.parallel.pp;
-    let stages = use_memo((*state).clone(), |s| s.stage_layers());
-    let chart = use_memo(stages.clone(), |stages| {
-        Chart::StageLayers((**stages).clone())
+    let scenario = use_memo(state.scenario.clone(), |s| Rc::new(s.clone()));
+    let scenario: Rc<_> = (*scenario).clone();
+    let est = use_memo(state.scenario.clone(), |s| Rc::new(estimate(s)));
+    let est: Rc<_> = (*est).clone();
+    let pinned = use_memo(state.pinned.clone(), |p| {
+        p.as_ref()
+            .map(|p| Rc::new((p.scenario.clone(), estimate(&p.scenario))))
     });
-    let issues = use_memo(state.scenario.clone(), |s| {
-        s.validate().err().map(|e| e.issues).unwrap_or_default()
+    let pinned: Option<Rc<_>> = (*pinned).clone();
+    let issues = Rc::new(match &*est {
+        Ok(_) => Vec::new(),
+        Err(e) => e.issues.clone(),
     });
+    let model = use_memo(state.scenario.model.clone(), |m| Rc::new(m.clone()));
 
-    let on_layers = {
+    let on_action = {
         let state = state.clone();
-        Callback::from(move |v| state.dispatch(Action::SetLayers(v)))
+        Callback::from(move |a: Action| state.dispatch(a))
     };
-    let on_pp = {
+    let dispatch = |a: Action| {
         let state = state.clone();
-        Callback::from(move |v| state.dispatch(Action::SetPp(v)))
+        Callback::from(move |_| state.dispatch(a.clone()))
     };
+
+    // Toolbar: preset, copy link, embed, pin.
+    let copied = use_state(|| false);
+    let copy_link = {
+        let (state, copied) = (state.clone(), copied.clone());
+        Callback::from(move |_| {
+            let url = format!("{}?{}", browser::page_base(), state.query_with(None));
+            let copied = copied.clone();
+            browser::copy_text(url, move |ok| copied.set(ok));
+        })
+    };
+    {
+        let copied = copied.clone();
+        use_effect_with(state.to_query(), move |_| copied.set(false));
+    }
+    let embed_base = use_state(|| None::<AttrValue>);
+    let open_embed = {
+        let embed_base = embed_base.clone();
+        Callback::from(move |_| embed_base.set(Some(browser::page_base().into())))
+    };
+    let close_embed = {
+        let embed_base = embed_base.clone();
+        Callback::from(move |_| embed_base.set(None))
+    };
+    let on_preset = {
+        let state = state.clone();
+        Callback::from(move |e: Event| {
+            let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            state.dispatch(Action::LoadPreset(el.value()));
+        })
+    };
+    let on_apply_layout = {
+        let state = state.clone();
+        Callback::from(move |l| state.dispatch(Action::ApplyLayout(l)))
+    };
+    let on_select = {
+        let state = state.clone();
+        Callback::from(move |k: ChartKind| state.dispatch(Action::SelectChart(k)))
+    };
+    let on_dismiss = {
+        let state = state.clone();
+        Callback::from(move |()| state.dispatch(Action::Dismiss))
+    };
+    let state_rc: Rc<State> = Rc::new((*state).clone());
 
     html! {
         <>
             <Header />
+            <nav class="toolbar" aria-label="Plan">
+                <div class="field inline">
+                    <label for="preset">{ "Start from" }</label>
+                    <select id="preset" onchange={on_preset} aria-describedby="preset-hint">
+                        { for MODEL_PRESETS.iter().map(|p| html! {
+                            <option value={p.id} selected={p.id == state.preset}>{ p.name }</option>
+                        }) }
+                    </select>
+                    <span id="preset-hint" class="sr-only">{ "Loads the whole plan of a published model and run; links store only what differs from it." }</span>
+                </div>
+                <div class="buttons">
+                    <button type="button" id="copy-link" onclick={copy_link}>{ if *copied { "Link copied ✓" } else { "Copy link" } }</button>
+                    <button type="button" id="open-embed" onclick={open_embed}>{ "Embed…" }</button>
+                    if state.pinned.is_some() {
+                        <button type="button" id="pin" onclick={dispatch(Action::Pin)} title="Replace A by the current plan">{ "Re-pin as A" }</button>
+                    } else {
+                        <button type="button" id="pin" onclick={dispatch(Action::Pin)} title="Keep this plan as A, then change things to compare">{ "Pin as A (compare)" }</button>
+                    }
+                </div>
+            </nav>
+            <Notices notices={state.notices.clone()} message={state.message.clone()} {on_dismiss} />
             <main class="layout">
-                <PipelineForm {layers} {pp} {on_layers} {on_pp} />
-                <section class="card results" aria-labelledby="results-title">
-                    <h2 id="results-title">{ "Pipeline split" }</h2>
-                    <p id="summary" class="summary">{ summary(layers, &stages) }</p>
-                    <ChartCanvas
-                        id="chart-stage-layers"
-                        chart={chart}
-                        label="Bar chart of the layers held by each pipeline stage"
+                <form class="inputs" aria-label="Inputs" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}>
+                    <IssueList issues={issues.clone()} />
+                    <ModelForm scenario={scenario.clone()} issues={issues.clone()} on_action={on_action.clone()} />
+                    <TrainingForm scenario={scenario.clone()} issues={issues.clone()} on_action={on_action.clone()} />
+                    <ParallelForm scenario={scenario.clone()} issues={issues.clone()} on_action={on_action.clone()} />
+                    <ClusterForm scenario={scenario.clone()} issues={issues.clone()} on_action={on_action.clone()} />
+                </form>
+                <div class="results">
+                    <Summary scenario={scenario.clone()} estimate={est.clone()} />
+                    if let Some(a) = pinned.clone() {
+                        <Compare {a} b={scenario.clone()} b_estimate={est.clone()} on_action={on_action.clone()} />
+                    }
+                    <ChartsPanel
+                        scenario={scenario.clone()}
+                        estimate={est.clone()}
+                        pinned={pinned.clone()}
+                        initial={state.chart.unwrap_or(ChartKind::Memory)}
+                        {on_apply_layout}
+                        {on_select}
                     />
-                    <IssueList issues={issues} />
-                </section>
+                    <EvidencePanel scenario={scenario.clone()} />
+                    <HfImport model={(*model).clone()} on_action={on_action.clone()} />
+                    <JsonIo scenario={scenario.clone()} on_action={on_action.clone()} />
+                    <MegatronPanel scenario={scenario.clone()} />
+                </div>
             </main>
+            <footer class="site-footer">
+                <p>{ "paracalc estimates from published formulas; it runs entirely in your browser and sends nothing anywhere. " }
+                   <a href="embed-demo.html">{ "Embedding example" }</a></p>
+            </footer>
+            if let Some(base) = (*embed_base).clone() {
+                <EmbedDialog state={state_rc} {base} on_close={close_embed} />
+            }
         </>
-    }
-}
-
-/// "96 layers on 16 stages: 6 per stage" or "30 layers on 4 stages: 7 to 8 per stage".
-fn summary(layers: u64, stages: &[u64]) -> String {
-    let n = stages.len();
-    let min = stages.iter().copied().min().unwrap_or(0);
-    let max = stages.iter().copied().max().unwrap_or(0);
-    let s = if n == 1 { "stage" } else { "stages" };
-    if min == max {
-        format!("{layers} layers on {n} {s}: {min} per stage")
-    } else {
-        format!("{layers} layers on {n} {s}: {min} to {max} per stage")
     }
 }

@@ -132,11 +132,8 @@ pub fn ChartCanvas(props: &ChartCanvasProps) -> Html {
                 }
                 // A tooltip of the old data would show stale numbers.
                 tip.set(None);
-                let result = if let Chart::StageLayers(stages) = &**chart {
-                    draw_legacy(&c, stages)
-                } else {
-                    canvas::draw_chart_on_canvas(&c, chart, &ChartStyle::for_theme(*theme))
-                };
+                let result =
+                    canvas::draw_chart_on_canvas(&c, chart, &ChartStyle::for_theme(*theme));
                 match result {
                     Ok(used) => {
                         *drawn.borrow_mut() = Drawn {
@@ -220,10 +217,9 @@ pub fn ChartCanvas(props: &ChartCanvasProps) -> Html {
         .unwrap_or_else(|| AttrValue::from(props.chart.summary()));
     let clickable = matches!(*props.chart, Chart::Search(_));
     let class = classes!("chart-canvas", clickable.then_some("clickable"));
-    let legacy = matches!(*props.chart, Chart::StageLayers(_));
-    let style = (!legacy).then(|| format!("width:100%;height:{}px;display:block", props.height));
+    let style = format!("width:100%;height:{}px;display:block", props.height);
     html! {
-        <figure class={classes!("chart-figure", legacy.then_some("chart"))} style="margin:0">
+        <figure class="chart-figure" style="margin:0">
             <div class="chart-frame">
                 <canvas
                     ref={node}
@@ -247,7 +243,7 @@ pub fn ChartCanvas(props: &ChartCanvasProps) -> Html {
                     >{ t.text.clone() }</div>
                 }
             </div>
-            if props.downloads && !legacy {
+            if props.downloads {
                 <figcaption class="chart-tools">
                     <button type="button" class="chart-download" data-format="png" onclick={on_png}
                         title="Download this chart as a PNG image">{ "PNG" }</button>
@@ -260,19 +256,6 @@ pub fn ChartCanvas(props: &ChartCanvasProps) -> Html {
             }
         </figure>
     }
-}
-
-/// The foundation shell's layers chart, drawn as it always was: on the canvas's fixed backing
-/// store (`width` × `height` attributes), no DPR scaling. Goes when that shell does.
-fn draw_legacy(
-    c: &HtmlCanvasElement,
-    stages: &[u64],
-) -> Result<(u32, u32), crate::app::charts::ChartError> {
-    use plotters::prelude::IntoDrawingArea;
-    let backend = plotters_canvas::CanvasBackend::with_canvas_object(c.clone())
-        .ok_or_else(|| crate::app::charts::ChartError::new("no canvas to draw on"))?;
-    crate::app::charts::stage_layers::draw_chart(stages, &backend.into_drawing_area())?;
-    Ok((c.width(), c.height()))
 }
 
 thread_local! {

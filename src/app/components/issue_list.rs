@@ -1,4 +1,4 @@
-//! Problems with the scenario, each naming its field.
+//! All problems with the scenario, each linking to its field.
 
 use std::rc::Rc;
 
@@ -13,17 +13,21 @@ pub struct IssueListProps {
     pub issues: Rc<Vec<Issue>>,
 }
 
-/// Lists the scenario's problems; renders nothing when there are none.
+/// Lists the scenario's problems (also shown at each field); renders nothing when there are none.
 #[component]
 pub fn IssueList(props: &IssueListProps) -> Html {
     if props.issues.is_empty() {
         return html! {};
     }
+    let n = props.issues.len();
     html! {
-        <ul class="issues" role="status">
-            { for props.issues.iter().map(|issue| html! {
-                <li><code>{ issue.field.clone() }</code>{ ": " }{ issue.message.clone() }</li>
-            }) }
-        </ul>
+        <div class="issues" role="status" id="issues">
+            <p><strong>{ format!("{n} problem{} to fix", if n == 1 { "" } else { "s" }) }</strong></p>
+            <ul>
+                { for props.issues.iter().map(|issue| html! {
+                    <li><a href={format!("#{}", issue.field.replace('.', "-"))}><code>{ issue.field.clone() }</code></a>{ ": " }{ issue.message.clone() }</li>
+                }) }
+            </ul>
+        </div>
     }
 }

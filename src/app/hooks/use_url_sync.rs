@@ -1,24 +1,37 @@
-//! Mirrors the state into the page URL.
+//! Mirrors the state into the page URL, debounced.
 
+use std::time::Duration;
+
+use gloo::timers::callback::Timeout;
 use yew::prelude::*;
 
-/// Keeps the page's URL query equal to `query` (without `?`; `""` removes the query), using
-/// `history.replaceState` so that typing does not fill the back button's history. The path and
-/// the `#fragment` are kept.
+/// How long typing must pause before the URL is rewritten.
+pub const DEBOUNCE: Duration = Duration::from_millis(250);
+
+/// Keeps the page's URL query equal to `query` (without `?`), using `history.replaceState` so
+/// that typing does not fill the back button's history. The write waits until `query` has not
+/// changed for [`DEBOUNCE`]: a new value replaces the pending [`Timeout`], and dropping the old
+/// one cancels it (the `function_delayed_input` pattern). The path and `#fragment` are kept.
 ///
-/// Runs after each render in which `query` changed, and never during server-side rendering.
+/// Runs only in the browser (effects never run during server-side rendering).
 ///
 /// ```text
 /// use_url_sync(state.to_query());
 /// ```
 #[hook]
 pub fn use_url_sync(query: String) {
-    use_effect_with(query, |query| replace_query(query));
+    let pending = use_mut_ref(|| None::<Timeout>);
+    use_effect_with(query, move |query| {
+        let query = query.clone();
+        *pending.borrow_mut() = Some(Timeout::new(DEBOUNCE.as_millis() as u32, move || {
+            replace_query(&query)
+        }));
+    });
 }
 
 /// Replaces the query of the current URL if it differs. Failures (no window, a sandboxed
 /// iframe refusing `replaceState`) leave the URL as it is: the page keeps working.
-fn replace_query(query: &str) {
+pub fn replace_query(query: &str) {
     let Some(window) = web_sys::window() else {
         return;
     };

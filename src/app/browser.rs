@@ -1,0 +1,43 @@
+//! Small browser helpers for event handlers (never called while rendering, so components still
+//! render natively).
+
+use wasm_bindgen::JsValue;
+
+/// Copies `text` to the clipboard; `done` gets whether it worked.
+pub fn copy_text(text: String, done: impl FnOnce(bool) + 'static) {
+    let Some(window) = web_sys::window() else {
+        done(false);
+        return;
+    };
+    let promise = window.navigator().clipboard().write_text(&text);
+    wasm_bindgen_futures::spawn_local(async move {
+        done(wasm_bindgen_futures::JsFuture::from(promise).await.is_ok());
+    });
+}
+
+/// Offers `text` as a file download named `name`.
+pub fn download(name: &str, text: &str, mime: &str) -> Result<(), JsValue> {
+    use wasm_bindgen::JsCast;
+    let parts = js_sys::Array::of1(&JsValue::from_str(text));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type(mime);
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts)?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob)?;
+    let doc = gloo::utils::document();
+    let a: web_sys::HtmlAnchorElement = doc.create_element("a")?.dyn_into()?;
+    a.set_href(&url);
+    a.set_download(name);
+    a.click();
+    web_sys::Url::revoke_object_url(&url)?;
+    Ok(())
+}
+
+/// The page's address without query or fragment (`https://host/path/`), for links to copy.
+pub fn page_base() -> String {
+    web_sys::window()
+        .and_then(|w| {
+            let l = w.location();
+            Some(format!("{}{}", l.origin().ok()?, l.pathname().ok()?))
+        })
+        .unwrap_or_default()
+}

@@ -1,0 +1,98 @@
+//! The cluster section: GPU preset or custom numbers, node size, links, price, overheads.
+
+use yew::prelude::*;
+
+use crate::app::components::form::{errors_for, num_field, send, FormProps};
+use crate::app::components::num_field::{select, Opt};
+use crate::app::state::{Action, Num};
+use crate::presets::NETWORK_PRESETS;
+use crate::scenario::{GpuChoice, GPU_PRESETS};
+
+fn opt_num(v: Option<f64>) -> String {
+    v.map_or_else(|| "none".to_string(), |x| format!("{x}"))
+}
+
+/// GPUs, nodes, links and framework overheads.
+#[component]
+pub fn ClusterForm(props: &FormProps) -> Html {
+    let s = &props.scenario;
+    let c = &s.cluster;
+    let issues = &props.issues;
+    let (gpu_value, custom) = match &c.gpu {
+        GpuChoice::Preset(id) => (id.to_ascii_lowercase(), false),
+        GpuChoice::Custom(_) => ("custom".to_string(), true),
+    };
+    let mut gpu_options: Vec<Opt> = GPU_PRESETS.iter().map(|g| Opt::new(g.id, g.name)).collect();
+    if let GpuChoice::Preset(id) = &c.gpu {
+        if !GPU_PRESETS.iter().any(|g| g.id.eq_ignore_ascii_case(id)) {
+            gpu_options.insert(
+                0,
+                Opt::new(id.to_ascii_lowercase(), format!("unknown: {id}")),
+            );
+        }
+    }
+    gpu_options.push(Opt::new("custom", "Custom numbers…"));
+    let spec = s.gpu();
+    let intra_default = spec
+        .map(|g| format!("GPU: {}", opt_num(g.nvlink_gbps)))
+        .unwrap_or_default();
+    let inter_default = spec
+        .map(|g| format!("GPU: {}", opt_num(g.nic_gbps)))
+        .unwrap_or_default();
+    let mut net_options = vec![Opt::new("", "choose to apply…")];
+    net_options.extend(NETWORK_PRESETS.iter().map(|n| Opt::new(n.id, n.name)));
+    let gpu_help = spec
+        .map(|g| {
+            format!(
+                "{} GiB, {} GB/s HBM, bf16 {}.",
+                g.capacity_gib(),
+                g.hbm_gbps,
+                g.peak_tflops
+                    .bf16
+                    .map_or("none".into(), |x| format!("{x} TFLOP/s"))
+            )
+        })
+        .unwrap_or_else(|| "Pick a GPU.".into());
+    html! {
+        <fieldset class="group" id="group-cluster">
+            <legend>{ "Cluster" }</legend>
+            <div class="grid">
+                { select("cluster.gpu", "GPU", &gpu_help, gpu_options, &gpu_value, &errors_for(issues, "cluster.gpu"),
+                    send(props, |v: String| Some(Action::SetGpu(v)))) }
+                { select("cluster.network", "Network preset", "Sets GPUs per node and both link bandwidths.", net_options, "", &[],
+                    send(props, |v: String| (!v.is_empty()).then_some(Action::ApplyNetwork(v)))) }
+                { num_field(Num::NumGpus, props, "") }
+                { num_field(Num::GpusPerNode, props, "") }
+                { num_field(Num::IntraGbps, props, &intra_default) }
+                { num_field(Num::InterGbps, props, &inter_default) }
+                { num_field(Num::Price, props, "not set") }
+            </div>
+            if custom {
+                <fieldset class="subgroup" id="group-custom-gpu">
+                    <legend>{ "Custom GPU" }</legend>
+                    <div class="grid">
+                        { num_field(Num::GpuHbm, props, "") }
+                        { num_field(Num::GpuUsable, props, "= HBM") }
+                        { num_field(Num::GpuMemBw, props, "") }
+                        { num_field(Num::GpuBf16, props, "none") }
+                        { num_field(Num::GpuFp16, props, "none") }
+                        { num_field(Num::GpuFp8, props, "none") }
+                        { num_field(Num::GpuTf32, props, "none") }
+                        { num_field(Num::GpuFp32, props, "none") }
+                        { num_field(Num::GpuNvlink, props, "none") }
+                        { num_field(Num::GpuDomain, props, "") }
+                        { num_field(Num::GpuNic, props, "none") }
+                    </div>
+                </fieldset>
+            }
+            <details class="subgroup" id="group-overhead" open={issues.iter().any(|i| i.field.starts_with("overhead")) || !s.overhead.is_default()}>
+                <summary>{ "Framework overhead" }</summary>
+                <div class="grid">
+                    { num_field(Num::CtxGib, props, "1.3") }
+                    { num_field(Num::CommBufGib, props, "0.25 × communicators") }
+                    { num_field(Num::ReservePct, props, "5") }
+                </div>
+            </details>
+        </fieldset>
+    }
+}

@@ -1,0 +1,164 @@
+//! A/B comparison: the pinned scenario A next to the current B, key numbers with deltas and the
+//! inputs that differ.
+
+use std::rc::Rc;
+
+use serde_json::Value;
+use yew::prelude::*;
+
+use crate::app::components::summary::{key_numbers, Better};
+use crate::app::format;
+use crate::app::state::Action;
+use crate::engine::Estimate;
+use crate::scenario::{Scenario, ScenarioError};
+
+/// Every leaf of a JSON value as `(path, value)`.
+fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
+    match v {
+        Value::Object(map) => {
+            for (k, x) in map {
+                let p = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                flatten(&p, x, out);
+            }
+        }
+        Value::String(s) => out.push((prefix.to_string(), s.clone())),
+        Value::Null => out.push((prefix.to_string(), "–".into())),
+        other => out.push((prefix.to_string(), other.to_string())),
+    }
+}
+
+/// The inputs that differ between `a` and `b`: `(field path, value in A, value in B)`, in field
+/// order; a field set in one and defaulted in the other shows `–` for the default.
+pub fn differences(a: &Scenario, b: &Scenario) -> Vec<(String, String, String)> {
+    let (mut fa, mut fb) = (Vec::new(), Vec::new());
+    flatten("", &serde_json::to_value(a).unwrap_or(Value::Null), &mut fa);
+    flatten("", &serde_json::to_value(b).unwrap_or(Value::Null), &mut fb);
+    let mut out = Vec::new();
+    for (path, va) in &fa {
+        let vb = fb
+            .iter()
+            .find(|(p, _)| p == path)
+            .map_or("–", |(_, v)| v.as_str());
+        if va != vb {
+            out.push((path.clone(), va.clone(), vb.to_string()));
+        }
+    }
+    for (path, vb) in &fb {
+        if !fa.iter().any(|(p, _)| p == path) {
+            out.push((path.clone(), "–".into(), vb.clone()));
+        }
+    }
+    out
+}
+
+/// Props of [`Compare`].
+#[derive(Clone, Debug, PartialEq, Properties)]
+pub struct CompareProps {
+    /// A: the pinned scenario and its estimate.
+    pub a: Rc<(Scenario, Result<Estimate, ScenarioError>)>,
+    /// B: the current scenario.
+    pub b: Rc<Scenario>,
+    /// B's estimate.
+    pub b_estimate: Rc<Result<Estimate, ScenarioError>>,
+    /// Dispatches unpin / swap.
+    pub on_action: Callback<Action>,
+}
+
+/// A and B side by side.
+#[component]
+pub fn Compare(props: &CompareProps) -> Html {
+    let (sa, ea) = &*props.a;
+    let sb = &*props.b;
+    let diffs = differences(sa, sb);
+    let rows = match (ea, &*props.b_estimate) {
+        (Ok(ea), Ok(eb)) => {
+            let ka = key_numbers(ea, sa);
+            let kb = key_numbers(eb, sb);
+            let mut rows: Vec<Html> = ka
+                .iter()
+                .filter_map(|a| kb.iter().find(|b| b.id == a.id).map(|b| (a, b)))
+                .map(|(a, b)| {
+                    let d = format::delta(a.value, b.value);
+                    let rel = if a.value != 0.0 {
+                        (b.value - a.value) / a.value
+                    } else {
+                        0.0
+                    };
+                    let class = if rel.abs() < 0.0005 {
+                        "same"
+                    } else if (rel > 0.0) == (a.better == Better::Higher) {
+                        "better"
+                    } else {
+                        "worse"
+                    };
+                    html! {
+                        <tr id={format!("cmp-{}", a.id)}>
+                            <th scope="row">{ a.label }</th>
+                            <td>{ a.text.clone() }</td>
+                            <td>{ b.text.clone() }</td>
+                            <td class={classes!("delta", class)}>{ d }</td>
+                        </tr>
+                    }
+                })
+                .collect();
+            let fit = |e: &Estimate| if e.memory.fits { "fits" } else { "OOM" };
+            rows.push(html! {
+                <tr id="cmp-fits">
+                    <th scope="row">{ "Memory" }</th>
+                    <td class={classes!((!ea.memory.fits).then_some("oom-text"))}>{ fit(ea) }</td>
+                    <td class={classes!((!eb.memory.fits).then_some("oom-text"))}>{ fit(eb) }</td>
+                    <td></td>
+                </tr>
+            });
+            rows
+        }
+        (ra, rb) => vec![html! {
+            <tr><td colspan="4" class="error">{ format!("{} has invalid inputs; no numbers to compare.",
+                match (ra.is_err(), rb.is_err()) { (true, true) => "A and B each", (true, false) => "A", _ => "B" }) }</td></tr>
+        }],
+    };
+    let unpin = {
+        let on_action = props.on_action.clone();
+        Callback::from(move |_| on_action.emit(Action::Unpin))
+    };
+    let swap = {
+        let on_action = props.on_action.clone();
+        Callback::from(move |_| on_action.emit(Action::Swap))
+    };
+    html! {
+        <section class="card compare" id="compare" aria-labelledby="compare-title">
+            <div class="card-head">
+                <h2 id="compare-title">{ "A / B comparison" }</h2>
+                <div class="buttons">
+                    <button type="button" id="swap" onclick={swap}>{ "Swap A ↔ B" }</button>
+                    <button type="button" id="unpin" onclick={unpin}>{ "Unpin A" }</button>
+                </div>
+            </div>
+            <div class="table-wrap">
+                <table class="cmp">
+                    <thead><tr><th></th><th scope="col">{ "A (pinned)" }</th><th scope="col">{ "B (current)" }</th><th scope="col">{ "B vs A" }</th></tr></thead>
+                    <tbody>{ for rows }</tbody>
+                </table>
+            </div>
+            if diffs.is_empty() {
+                <p class="muted">{ "A and B have the same inputs — change something to compare." }</p>
+            } else {
+                <h3>{ format!("{} input{} differ{}", diffs.len(), if diffs.len() == 1 { "" } else { "s" }, if diffs.len() == 1 { "s" } else { "" }) }</h3>
+                <div class="table-wrap">
+                    <table class="cmp diffs" id="compare-diffs">
+                        <thead><tr><th scope="col">{ "Field" }</th><th scope="col">{ "A" }</th><th scope="col">{ "B" }</th></tr></thead>
+                        <tbody>
+                            { for diffs.into_iter().map(|(p, a, b)| html! {
+                                <tr class="changed"><th scope="row"><code>{ p }</code></th><td>{ a }</td><td>{ b }</td></tr>
+                            }) }
+                        </tbody>
+                    </table>
+                </div>
+            }
+        </section>
+    }
+}

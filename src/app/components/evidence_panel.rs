@@ -1,0 +1,119 @@
+//! Published measured runs near the current plan, predicted vs measured step time.
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::app::format;
+use crate::engine::estimate;
+use crate::evidence::{self, Case};
+use crate::scenario::Scenario;
+
+/// The evidence file, next to index.html (a relative URL: works under any sub-path).
+pub const EVIDENCE_URL: &str = "evidence.json";
+
+/// How many runs are listed.
+const SHOWN: usize = 6;
+
+/// Props of [`EvidencePanel`].
+#[derive(Clone, Debug, PartialEq, Properties)]
+pub struct EvidencePanelProps {
+    /// The current scenario.
+    pub scenario: Rc<Scenario>,
+}
+
+/// Loading state of the evidence file.
+#[derive(Clone, Debug, PartialEq)]
+enum Load {
+    Idle,
+    Loading,
+    Ready(Rc<Vec<Case>>),
+    Failed(String),
+}
+
+/// A table of the nearest published runs, loaded when the panel is first opened.
+#[component]
+pub fn EvidencePanel(props: &EvidencePanelProps) -> Html {
+    let load = use_state(|| Load::Idle);
+    let ontoggle = {
+        let load = load.clone();
+        Callback::from(move |e: Event| {
+            let open = e
+                .target_dyn_into::<web_sys::Element>()
+                .is_some_and(|el| el.has_attribute("open"));
+            if !open || *load != Load::Idle {
+                return;
+            }
+            load.set(Load::Loading);
+            let load = load.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let result = async {
+                    let resp = gloo::net::http::Request::get(EVIDENCE_URL)
+                        .send()
+                        .await
+                        .map_err(|e| e.to_string())?;
+                    if !resp.ok() {
+                        return Err(format!("HTTP {}", resp.status()));
+                    }
+                    let text = resp.text().await.map_err(|e| e.to_string())?;
+                    evidence::parse(&text)
+                }
+                .await;
+                load.set(match result {
+                    Ok(cases) => Load::Ready(Rc::new(cases)),
+                    Err(e) => Load::Failed(e),
+                });
+            });
+        })
+    };
+    let body = match &*load {
+        Load::Idle | Load::Loading => html! { <p class="muted">{ "Loading published runs…" }</p> },
+        Load::Failed(e) => {
+            html! { <p class="error">{ format!("The published runs could not be loaded ({e}).") }</p> }
+        }
+        Load::Ready(cases) => evidence_table(cases, &props.scenario),
+    };
+    html! {
+        <details class="card tool" id="evidence" {ontoggle}>
+            <summary><h2>{ "How far to trust it: published runs" }</h2></summary>
+            <p class="muted">{ "The measured runs nearest to this plan (model size, GPU, GPU count) from paracalc's public validation cases, with the step time paracalc predicts for each." }</p>
+            { body }
+        </details>
+    }
+}
+
+/// The table for `cases` nearest to `s` (also used by tests through SSR).
+pub fn evidence_table(cases: &[Case], s: &Scenario) -> Html {
+    let near = evidence::nearest(cases, s, SHOWN);
+    html! {
+        <div class="table-wrap">
+            <table class="cmp evidence-table">
+                <thead><tr>
+                    <th scope="col">{ "Run" }</th><th scope="col">{ "GPUs" }</th>
+                    <th scope="col">{ "Measured step" }</th><th scope="col">{ "Predicted" }</th><th scope="col">{ "Error" }</th>
+                </tr></thead>
+                <tbody>
+                    { for near.into_iter().map(|c| {
+                        let (pred, err, class) = match estimate(&c.scenario) {
+                            Ok(e) => {
+                                let pct = (e.time.step_s - c.step_s) / c.step_s * 100.0;
+                                let class = if pct.abs() <= 10.0 { "better" } else if pct.abs() <= 25.0 { "same" } else { "worse" };
+                                (format::duration(e.time.step_s), format!("{}{} %", if pct > 0.0 { "+" } else { "" }, format::sig(pct)), class)
+                            }
+                            Err(_) => ("–".to_string(), "not valid".to_string(), "worse"),
+                        };
+                        html! {
+                            <tr>
+                                <th scope="row"><span class="run-name">{ c.scenario.model.name.clone() }</span><br/><span class="muted small">{ c.source.clone() }</span></th>
+                                <td>{ format!("{} × {}", c.scenario.cluster.num_gpus, c.scenario.cluster.gpu_name()) }</td>
+                                <td>{ format::duration(c.step_s) }</td>
+                                <td>{ pred }</td>
+                                <td class={classes!("delta", class)}>{ err }</td>
+                            </tr>
+                        }
+                    }) }
+                </tbody>
+            </table>
+        </div>
+    }
+}

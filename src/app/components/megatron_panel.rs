@@ -1,0 +1,40 @@
+//! Megatron-LM launch arguments for the current plan.
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::app::browser;
+use crate::megatron;
+use crate::scenario::Scenario;
+
+/// Props of [`MegatronPanel`].
+#[derive(Clone, Debug, PartialEq, Properties)]
+pub struct MegatronPanelProps {
+    /// The current scenario.
+    pub scenario: Rc<Scenario>,
+}
+
+/// The arguments in a copyable block.
+#[component]
+pub fn MegatronPanel(props: &MegatronPanelProps) -> Html {
+    let args = megatron::launch_args(&props.scenario);
+    let copied = use_state(|| false);
+    let copy = {
+        let (args, copied) = (args.clone(), copied.clone());
+        Callback::from(move |_| {
+            let copied = copied.clone();
+            browser::copy_text(args.clone(), move |ok| copied.set(ok));
+        })
+    };
+    html! {
+        <details class="card tool" id="megatron">
+            <summary><h2>{ "Megatron-LM arguments" }</h2></summary>
+            <p class="muted">{ "Model, batch and layout flags for pretrain_gpt.py; add data, tokenizer and schedule flags." }</p>
+            <pre id="megatron-args" tabindex="0">{ args }</pre>
+            <div class="buttons">
+                <button type="button" id="megatron-copy" onclick={copy}>{ if *copied { "Copied ✓" } else { "Copy arguments" } }</button>
+            </div>
+        </details>
+    }
+}

@@ -1,0 +1,49 @@
+//! Link notices and import messages: what was ignored, as plain text.
+
+use yew::prelude::*;
+
+use crate::share::Notice;
+
+/// Props of [`Notices`].
+#[derive(Clone, Debug, PartialEq, Properties)]
+pub struct NoticesProps {
+    /// What the link could not use.
+    pub notices: Vec<Notice>,
+    /// The last import's message, `(is_error, text)`.
+    #[prop_or_default]
+    pub message: Option<(bool, String)>,
+    /// Hides them.
+    pub on_dismiss: Callback<()>,
+}
+
+/// Renders nothing when there is nothing to say. Every string is rendered as text.
+#[component]
+pub fn Notices(props: &NoticesProps) -> Html {
+    if props.notices.is_empty() && props.message.is_none() {
+        return html! {};
+    }
+    let dismiss = {
+        let cb = props.on_dismiss.clone();
+        Callback::from(move |_| cb.emit(()))
+    };
+    html! {
+        <div class="notices" role="status" id="notices">
+            if !props.notices.is_empty() {
+                <div class="notice warn" id="link-notices">
+                    <p><strong>{ "Parts of this link were ignored" }</strong>{ " — those settings keep the preset's values:" }</p>
+                    <ul>
+                        { for props.notices.iter().map(|n| html! {
+                            <li><code>{ n.key.clone() }</code>{ ": " }{ n.message.clone() }</li>
+                        }) }
+                    </ul>
+                </div>
+            }
+            if let Some((error, text)) = &props.message {
+                <div class={classes!("notice", if *error { "bad" } else { "info" })} id="import-message">
+                    { for text.lines().map(|l| html! { <p>{ l.to_string() }</p> }) }
+                </div>
+            }
+            <button type="button" class="link" id="dismiss-notices" onclick={dismiss}>{ "Dismiss" }</button>
+        </div>
+    }
+}

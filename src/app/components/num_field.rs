@@ -1,0 +1,211 @@
+//! A labelled number input with its unit, one-line help, limits and the engine's errors for its
+//! field.
+
+use yew::prelude::*;
+
+use crate::app::state::NumSpec;
+
+/// Props of [`NumField`].
+#[derive(Clone, Debug, PartialEq, Properties)]
+pub struct NumFieldProps {
+    /// Label, unit, help and limits.
+    pub spec: NumSpec,
+    /// The current value (`None`: empty, the default applies).
+    pub value: Option<f64>,
+    /// Placeholder for an empty optional field (the default in effect).
+    #[prop_or_default]
+    pub placeholder: AttrValue,
+    /// The engine's messages about this field (plain text).
+    #[prop_or_default]
+    pub errors: Vec<String>,
+    /// Called with each new acceptable value.
+    pub on_change: Callback<Option<f64>>,
+}
+
+/// Formats a value for the input: whole numbers without a fraction, others as Rust prints them.
+pub fn show(v: f64) -> String {
+    if v.abs() >= 1e10 {
+        // 3e11 reads better than 300000000000 (and parses back exactly).
+        format!("{v:e}")
+    } else if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v}")
+    }
+}
+
+/// Parses typed text against the spec: `Ok(None)` for an empty optional field, `Err(why)` for
+/// text that is not acceptable.
+pub fn parse(text: &str, spec: &NumSpec) -> Result<Option<f64>, String> {
+    let t = text.trim().replace(['_', ' '], "");
+    if t.is_empty() {
+        return if spec.optional {
+            Ok(None)
+        } else {
+            Err("Enter a value.".into())
+        };
+    }
+    let v: f64 = match t.parse::<f64>() {
+        Ok(v) if v.is_finite() && t.bytes().any(|b| b.is_ascii_digit()) => v,
+        _ => return Err("Not a number.".into()),
+    };
+    if spec.whole && v.fract() != 0.0 {
+        return Err("Enter a whole number.".into());
+    }
+    if v < spec.min || v > spec.max {
+        return Err(format!(
+            "Enter a number from {} to {}.",
+            show(spec.min),
+            show(spec.max)
+        ));
+    }
+    Ok(Some(v))
+}
+
+/// A number field. The typed text is kept as is; while it is not acceptable the field is marked
+/// invalid, says why, and `on_change` is not called. Engine errors for the field are shown under
+/// it in red.
+#[component]
+pub fn NumField(props: &NumFieldProps) -> Html {
+    let spec = props.spec;
+    let text = use_state(|| props.value.map(show).unwrap_or_default());
+    {
+        // Follow changes that come from elsewhere (presets, imports, dp recomputed).
+        let text = text.clone();
+        use_effect_with(props.value.map(f64::to_bits), move |bits| {
+            let value = bits.map(f64::from_bits);
+            if parse(&text, &spec).ok() != Some(value) {
+                text.set(value.map(show).unwrap_or_default());
+            }
+        });
+    }
+    let local = parse(&text, &spec).err();
+    let oninput = {
+        let text = text.clone();
+        let on_change = props.on_change.clone();
+        Callback::from(move |e: InputEvent| {
+            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+            let value = input.value();
+            if let Ok(v) = parse(&value, &spec) {
+                on_change.emit(v);
+            }
+            text.set(value);
+        })
+    };
+    let id = spec.path.replace('.', "-");
+    let hint_id = format!("{id}-hint");
+    let invalid = local.is_some() || !props.errors.is_empty();
+    html! {
+        <div class={classes!("field", invalid.then_some("invalid"))}>
+            <label for={id.clone()}>{ spec.label }</label>
+            <div class="input-unit">
+                <input
+                    id={id.clone()}
+                    type="text"
+                    inputmode={if spec.whole { "numeric" } else { "decimal" }}
+                    autocomplete="off"
+                    spellcheck="false"
+                    value={(*text).clone()}
+                    placeholder={props.placeholder.clone()}
+                    aria-invalid={invalid.to_string()}
+                    aria-describedby={hint_id.clone()}
+                    {oninput}
+                />
+                <span class="unit" aria-hidden="true">{ spec.unit }</span>
+            </div>
+            <p id={hint_id} class="hint">
+                if let Some(why) = &local {
+                    <span class="error">{ why.clone() }</span>
+                } else if !props.errors.is_empty() {
+                    { for props.errors.iter().map(|m| html! { <span class="error">{ m.clone() }</span> }) }
+                } else {
+                    { spec.help }
+                }
+            </p>
+        </div>
+    }
+}
+
+/// One option of a [`select`].
+pub struct Opt {
+    /// The value attribute.
+    pub value: String,
+    /// The text shown.
+    pub label: String,
+}
+
+impl Opt {
+    /// An option.
+    pub fn new(value: impl Into<String>, label: impl Into<String>) -> Opt {
+        Opt {
+            value: value.into(),
+            label: label.into(),
+        }
+    }
+}
+
+/// A labelled `<select>` with help text and the engine's errors for `path`.
+pub fn select(
+    path: &str,
+    label: &str,
+    help: &str,
+    options: Vec<Opt>,
+    selected: &str,
+    errors: &[String],
+    on_change: Callback<String>,
+) -> Html {
+    let id = path.replace('.', "-");
+    let hint_id = format!("{id}-hint");
+    let onchange = Callback::from(move |e: Event| {
+        let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
+        on_change.emit(el.value());
+    });
+    html! {
+        <div class={classes!("field", (!errors.is_empty()).then_some("invalid"))}>
+            <label for={id.clone()}>{ label.to_string() }</label>
+            <select id={id.clone()} aria-describedby={hint_id.clone()} {onchange}>
+                { for options.into_iter().map(|o| {
+                    let sel = o.value == selected;
+                    html! { <option value={o.value} selected={sel}>{ o.label }</option> }
+                }) }
+            </select>
+            <p id={hint_id} class="hint">
+                if errors.is_empty() {
+                    { help.to_string() }
+                } else {
+                    { for errors.iter().map(|m| html! { <span class="error">{ m.clone() }</span> }) }
+                }
+            </p>
+        </div>
+    }
+}
+
+/// A labelled checkbox with help text and the engine's errors for `path`.
+pub fn checkbox(
+    path: &str,
+    label: &str,
+    help: &str,
+    checked: bool,
+    errors: &[String],
+    on_change: Callback<bool>,
+) -> Html {
+    let id = path.replace('.', "-");
+    let hint_id = format!("{id}-hint");
+    let onchange = Callback::from(move |e: Event| {
+        let el: web_sys::HtmlInputElement = e.target_unchecked_into();
+        on_change.emit(el.checked());
+    });
+    html! {
+        <div class={classes!("field", "check", (!errors.is_empty()).then_some("invalid"))}>
+            <input type="checkbox" id={id.clone()} {checked} aria-describedby={hint_id.clone()} {onchange} />
+            <label for={id.clone()}>{ label.to_string() }</label>
+            <p id={hint_id} class="hint">
+                if errors.is_empty() {
+                    { help.to_string() }
+                } else {
+                    { for errors.iter().map(|m| html! { <span class="error">{ m.clone() }</span> }) }
+                }
+            </p>
+        </div>
+    }
+}

@@ -1,0 +1,197 @@
+//! The key numbers of an estimate: step time, throughput, MFU/HFU, memory against capacity,
+//! time and cost to train.
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::app::format;
+use crate::engine::Estimate;
+use crate::scenario::{Scenario, ScenarioError};
+
+/// Which way is better for a number (for the comparison's colours).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Better {
+    /// Larger is better (throughput).
+    Higher,
+    /// Smaller is better (time, memory, cost).
+    Lower,
+}
+
+/// One key number.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KeyNumber {
+    /// Element id suffix (`step`, `tokens`…).
+    pub id: &'static str,
+    /// Label.
+    pub label: &'static str,
+    /// The value in its base unit (for deltas).
+    pub value: f64,
+    /// The value as text with its unit.
+    pub text: String,
+    /// Which way is better.
+    pub better: Better,
+}
+
+/// The key numbers of `e` for scenario `s`, in display order. Time and cost to train appear only
+/// when the scenario has train tokens (and a price).
+pub fn key_numbers(e: &Estimate, s: &Scenario) -> Vec<KeyNumber> {
+    let t = &e.throughput;
+    let m = &e.memory;
+    let mut out = vec![
+        KeyNumber {
+            id: "step",
+            label: "Step time",
+            value: e.time.step_s,
+            text: format::duration(e.time.step_s),
+            better: Better::Lower,
+        },
+        KeyNumber {
+            id: "tokens",
+            label: "Throughput",
+            value: t.tokens_per_s,
+            text: format!("{} tokens/s", format::si(t.tokens_per_s)),
+            better: Better::Higher,
+        },
+        KeyNumber {
+            id: "tflops",
+            label: "Per GPU",
+            value: t.tflops_per_gpu,
+            text: format!("{} TFLOP/s", format::sig(t.tflops_per_gpu)),
+            better: Better::Higher,
+        },
+        KeyNumber {
+            id: "mfu",
+            label: "MFU",
+            value: t.mfu,
+            text: format::pct(t.mfu),
+            better: Better::Higher,
+        },
+        KeyNumber {
+            id: "hfu",
+            label: "HFU",
+            value: t.hfu,
+            text: format::pct(t.hfu),
+            better: Better::Higher,
+        },
+        KeyNumber {
+            id: "memory",
+            label: "Peak memory / GPU",
+            value: m.peak_bytes,
+            text: format!(
+                "{} of {}",
+                format::gib(m.peak_bytes),
+                format::gib(m.capacity_bytes)
+            ),
+            better: Better::Lower,
+        },
+    ];
+    if let Some(secs) = t.train_time_s {
+        out.push(KeyNumber {
+            id: "train-time",
+            label: "Time to train",
+            value: secs,
+            text: format::duration(secs),
+            better: Better::Lower,
+        });
+    }
+    if let Some(h) = t.train_gpu_hours {
+        out.push(KeyNumber {
+            id: "gpu-hours",
+            label: "GPU-hours",
+            value: h,
+            text: format!("{} GPU·h", format::si(h)),
+            better: Better::Lower,
+        });
+    }
+    if let (Some(cost), Some(_)) = (t.train_cost, s.cluster.price_per_gpu_hour) {
+        out.push(KeyNumber {
+            id: "cost",
+            label: "Cost to train",
+            value: cost,
+            text: format!("$ {}", format::money(cost)),
+            better: Better::Lower,
+        });
+    }
+    out
+}
+
+/// A one-line summary (the embed's caption, the page's status line).
+pub fn one_line(e: &Estimate, s: &Scenario) -> String {
+    let m = &e.memory;
+    let fit = if m.fits { "fits" } else { "does NOT fit" };
+    format!(
+        "{} on {} × {}: step {}, {} tokens/s, MFU {}, peak {} per GPU ({fit}).",
+        if s.model.name.is_empty() {
+            "Model"
+        } else {
+            s.model.name.as_str()
+        },
+        s.cluster.num_gpus,
+        s.cluster.gpu_name(),
+        format::duration(e.time.step_s),
+        format::si(e.throughput.tokens_per_s),
+        format::pct(e.throughput.mfu),
+        format::gib(m.peak_bytes),
+    )
+}
+
+/// Props of [`Summary`].
+#[derive(Clone, Debug, PartialEq, Properties)]
+pub struct SummaryProps {
+    /// The scenario.
+    pub scenario: Rc<Scenario>,
+    /// Its estimate.
+    pub estimate: Rc<Result<Estimate, ScenarioError>>,
+}
+
+/// The key numbers as a grid of tiles; the memory tile is red when the plan does not fit.
+#[component]
+pub fn Summary(props: &SummaryProps) -> Html {
+    let e = match &*props.estimate {
+        Ok(e) => e,
+        Err(err) => {
+            let n = err.issues.len();
+            return html! {
+                <section class="summary card invalid" id="summary" aria-live="polite">
+                    <h2>{ "Key numbers" }</h2>
+                    <p class="error">{ format!("{n} problem{} in the inputs (marked at the fields) — fix {} to see the estimate.",
+                        if n == 1 { "" } else { "s" }, if n == 1 { "it" } else { "them" }) }</p>
+                </section>
+            };
+        }
+    };
+    let fits = e.memory.fits;
+    let headroom = e.memory.headroom_bytes;
+    html! {
+        <section class="summary card" id="summary" aria-live="polite">
+            <h2>{ "Key numbers" }</h2>
+            <dl class="tiles">
+                { for key_numbers(e, &props.scenario).into_iter().map(|k| {
+                    let bad = k.id == "memory" && !fits;
+                    html! {
+                        <div class={classes!("tile", bad.then_some("oom"))} id={format!("key-{}", k.id)}>
+                            <dt>{ k.label }</dt>
+                            <dd>{ k.text }</dd>
+                        </div>
+                    }
+                }) }
+                if e.throughput.train_time_s.is_none() {
+                    <div class="tile unset" id="key-train-time">
+                        <dt>{ "Time to train" }</dt>
+                        <dd><a href="#training-train_tokens">{ "set train tokens" }</a></dd>
+                    </div>
+                }
+                <div class={classes!("tile", "fit", if fits { "ok" } else { "oom" })} id="key-fits">
+                    <dt>{ "Memory" }</dt>
+                    <dd>{ if fits {
+                        format!("fits ({} free)", format::gib(headroom))
+                    } else {
+                        format!("OOM: {} over", format::gib(-headroom))
+                    } }</dd>
+                </div>
+            </dl>
+            <p class="muted small" id="summary-line">{ one_line(e, &props.scenario) }</p>
+        </section>
+    }
+}

@@ -1,0 +1,431 @@
+//! Import a Hugging Face `config.json` as a [`Model`].
+//!
+//! Pure (no web types, no I/O): the app passes the pasted or uploaded text in and shows the
+//! [`HfImport::notes`] as plain text. Supported `model_type`s and the field names read:
+//!
+//! | family | `model_type` | layers / hidden / heads / KV heads / FFN | vocab / context / tied |
+//! |---|---|---|---|
+//! | Llama, Mistral, Qwen2 | `llama`, `mistral`, `qwen2` | `num_hidden_layers`, `hidden_size`, `num_attention_heads`, `num_key_value_heads`, `intermediate_size` (SwiGLU) | `vocab_size`, `max_position_embeddings`, `tie_word_embeddings` (default false) |
+//! | Mixtral | `mixtral` | as Llama, plus `num_local_experts`, `num_experts_per_tok` (each expert's FFN is `intermediate_size`) | as Llama |
+//! | GPT-2 | `gpt2` | `n_layer`, `n_embd`, `n_head`, `n_inner` (null = 4·`n_embd`, GELU) | `vocab_size`, `n_positions`, always tied |
+//! | GPT-NeoX | `gpt_neox` | `num_hidden_layers`, `hidden_size`, `num_attention_heads`, `intermediate_size` (GELU) | `vocab_size`, `max_position_embeddings`, `tie_word_embeddings` (default false) |
+//! | Falcon | `falcon`, `RefinedWeb`, `RefinedWebModel` | `num_hidden_layers`/`n_layer`, `hidden_size`, `num_attention_heads`/`n_head`, `num_kv_heads` (or `multi_query` → 1), `ffn_hidden_size` (default 4·h, GELU) | `vocab_size`, `max_position_embeddings`, `tie_word_embeddings` (default true) |
+//!
+//! Field names follow the `transformers` configuration classes (`LlamaConfig`, `MistralConfig`,
+//! `MixtralConfig`, `Qwen2Config`, `GPT2Config`, `GPTNeoXConfig`, `FalconConfig`). The sequence
+//! length is a training choice, so it is kept from the current scenario; the config's context
+//! length is mentioned in a note. Fields that do not change memory or time (norm epsilons, RoPE
+//! settings, token ids…) are listed as ignored; fields paracalc does not know are listed as
+//! unknown, so nothing is dropped silently.
+//!
+//! # Example
+//! ```
+//! let json = r#"{"model_type": "mistral", "hidden_size": 4096, "num_hidden_layers": 32,
+//!   "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336,
+//!   "vocab_size": 32000, "max_position_embeddings": 32768, "rms_norm_eps": 1e-5}"#;
+//! let base = paracalc::presets::default_model_preset().scenario().model;
+//! let got = paracalc::hf::import(json, &base)?;
+//! assert_eq!(got.model.kv_heads, Some(8));
+//! assert_eq!(got.model.ffn_act, paracalc::scenario::FfnAct::Swiglu);
+//! Ok::<(), paracalc::hf::HfError>(())
+//! ```
+
+use crate::scenario::{FfnAct, Model, Moe};
+use serde_json::{Map, Value};
+use std::fmt;
+
+/// Largest config text read, in bytes (real configs are a few KiB).
+pub const MAX_CONFIG_BYTES: usize = 256 * 1024;
+
+/// A config that could not be imported. The message is a full sentence naming the field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HfError(pub String);
+
+impl fmt::Display for HfError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for HfError {}
+
+/// The imported model and what the user should know about the import.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HfImport {
+    /// The model (sequence length kept from the base model).
+    pub model: Model,
+    /// The family recognised (`"Llama"`, `"GPT-2"`, …).
+    pub family: &'static str,
+    /// Plain-text notes: context length, ignored and unknown fields.
+    pub notes: Vec<String>,
+}
+
+/// Fields that exist in the supported configs but do not change memory or time.
+const IGNORED: &[&str] = &[
+    "_name_or_path",
+    "architectures",
+    "model_type",
+    "torch_dtype",
+    "transformers_version",
+    "bos_token_id",
+    "eos_token_id",
+    "pad_token_id",
+    "initializer_range",
+    "rms_norm_eps",
+    "layer_norm_eps",
+    "layer_norm_epsilon",
+    "rope_theta",
+    "rope_scaling",
+    "rotary_pct",
+    "rotary_emb_base",
+    "use_cache",
+    "attention_dropout",
+    "attention_bias",
+    "mlp_bias",
+    "hidden_dropout",
+    "hidden_act",
+    "activation_function",
+    "pretraining_tp",
+    "sliding_window",
+    "use_sliding_window",
+    "max_window_layers",
+    "output_router_logits",
+    "router_aux_loss_coef",
+    "router_jitter_noise",
+    "resid_pdrop",
+    "embd_pdrop",
+    "attn_pdrop",
+    "summary_type",
+    "summary_use_proj",
+    "summary_activation",
+    "summary_proj_to_labels",
+    "summary_first_dropout",
+    "scale_attn_weights",
+    "scale_attn_by_inverse_layer_idx",
+    "reorder_and_upcast_attn",
+    "task_specific_params",
+    "n_ctx",
+    "use_parallel_residual",
+    "classifier_dropout",
+    "parallel_attn",
+    "bias",
+    "alibi",
+    "new_decoder_architecture",
+    "multi_query",
+    "apply_residual_connection_post_layernorm",
+    "auto_map",
+    "head_dim",
+    "quantization_config",
+    "tokenizer_class",
+    "use_flash_attn",
+    "num_ln_in_parallel_attn",
+];
+
+/// Reads `json` (a `config.json`) into a model, starting from `base` for what a config does not
+/// say (the sequence length and the name when the config has none).
+///
+/// # Errors
+/// Not JSON, not an object, an unsupported `model_type`, or a required field missing or not a
+/// positive whole number; the message names the field.
+pub fn import(json: &str, base: &Model) -> Result<HfImport, HfError> {
+    if json.len() > MAX_CONFIG_BYTES {
+        return Err(HfError(format!(
+            "The text is {} bytes long; a config.json is at most {MAX_CONFIG_BYTES} bytes.",
+            json.len()
+        )));
+    }
+    let value: Value =
+        serde_json::from_str(json).map_err(|e| HfError(format!("This is not valid JSON: {e}.")))?;
+    let Value::Object(obj) = value else {
+        return Err(HfError(
+            "A config.json is a JSON object ({ … }); this is not one.".into(),
+        ));
+    };
+    let model_type = obj
+        .get("model_type")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .or_else(|| guess_type(&obj))
+        .ok_or_else(|| {
+            HfError(
+                "The config has no \"model_type\"; supported: llama, mistral, mixtral, qwen2, gpt2, gpt_neox, falcon."
+                    .into(),
+            )
+        })?;
+    let r = Reader { obj: &obj };
+    let mut used: Vec<&str> = Vec::new();
+    let mut notes = Vec::new();
+
+    let (family, mut model) = match model_type.as_str() {
+        "llama" | "mistral" | "qwen2" | "mixtral" => {
+            let family = match model_type.as_str() {
+                "llama" => "Llama",
+                "mistral" => "Mistral",
+                "qwen2" => "Qwen2",
+                _ => "Mixtral",
+            };
+            let heads = r.whole("num_attention_heads", &mut used)?;
+            let ffn = r.whole("intermediate_size", &mut used)?;
+            let moe = if model_type == "mixtral" {
+                let experts = r.whole("num_local_experts", &mut used)?;
+                let top_k = r.whole("num_experts_per_tok", &mut used)?;
+                Some(Moe {
+                    experts,
+                    top_k,
+                    expert_ffn_hidden: ffn,
+                })
+            } else {
+                None
+            };
+            let model = Model {
+                name: String::new(),
+                layers: r.whole("num_hidden_layers", &mut used)?,
+                hidden: r.whole("hidden_size", &mut used)?,
+                heads,
+                kv_heads: Some(r.opt_whole("num_key_value_heads", &mut used)?.unwrap_or(heads)),
+                ffn_hidden: Some(ffn),
+                ffn_act: act(&obj, "hidden_act", FfnAct::Swiglu, &mut notes),
+                vocab: r.whole("vocab_size", &mut used)?,
+                seq_len: base.seq_len,
+                tied_embeddings: r.opt_bool("tie_word_embeddings", &mut used)?.unwrap_or(false),
+                moe,
+            };
+            context(&r, "max_position_embeddings", &mut used, &mut notes, base)?;
+            (family, model)
+        }
+        "gpt2" => {
+            let hidden = r.whole("n_embd", &mut used)?;
+            let ffn = r.opt_whole("n_inner", &mut used)?;
+            let model = Model {
+                name: String::new(),
+                layers: r.whole("n_layer", &mut used)?,
+                hidden,
+                heads: r.whole("n_head", &mut used)?,
+                kv_heads: None,
+                ffn_hidden: Some(ffn.unwrap_or(hidden.saturating_mul(4))),
+                ffn_act: act(&obj, "activation_function", FfnAct::Gelu, &mut notes),
+                vocab: r.whole("vocab_size", &mut used)?,
+                seq_len: base.seq_len,
+                tied_embeddings: r.opt_bool("tie_word_embeddings", &mut used)?.unwrap_or(true),
+                moe: None,
+            };
+            context(&r, "n_positions", &mut used, &mut notes, base)?;
+            ("GPT-2", model)
+        }
+        "gpt_neox" => {
+            let model = Model {
+                name: String::new(),
+                layers: r.whole("num_hidden_layers", &mut used)?,
+                hidden: r.whole("hidden_size", &mut used)?,
+                heads: r.whole("num_attention_heads", &mut used)?,
+                kv_heads: None,
+                ffn_hidden: Some(r.whole("intermediate_size", &mut used)?),
+                ffn_act: act(&obj, "hidden_act", FfnAct::Gelu, &mut notes),
+                vocab: r.whole("vocab_size", &mut used)?,
+                seq_len: base.seq_len,
+                tied_embeddings: r.opt_bool("tie_word_embeddings", &mut used)?.unwrap_or(false),
+                moe: None,
+            };
+            context(&r, "max_position_embeddings", &mut used, &mut notes, base)?;
+            ("GPT-NeoX", model)
+        }
+        "falcon" | "RefinedWeb" | "RefinedWebModel" => {
+            let layers = match r.opt_whole("num_hidden_layers", &mut used)? {
+                Some(v) => v,
+                None => r.whole("n_layer", &mut used)?,
+            };
+            let heads = match r.opt_whole("num_attention_heads", &mut used)? {
+                Some(v) => v,
+                None => r.whole("n_head", &mut used)?,
+            };
+            let hidden = r.whole("hidden_size", &mut used)?;
+            let multi_query = r.opt_bool("multi_query", &mut used)?.unwrap_or(false);
+            let new_arch = r
+                .opt_bool("new_decoder_architecture", &mut used)?
+                .unwrap_or(false);
+            let kv = match r.opt_whole("num_kv_heads", &mut used)? {
+                Some(v) if new_arch || !multi_query => v,
+                _ if multi_query => 1,
+                Some(v) => v,
+                None => heads,
+            };
+            let model = Model {
+                name: String::new(),
+                layers,
+                hidden,
+                heads,
+                kv_heads: Some(kv),
+                ffn_hidden: Some(
+                    r.opt_whole("ffn_hidden_size", &mut used)?
+                        .unwrap_or(hidden.saturating_mul(4)),
+                ),
+                ffn_act: FfnAct::Gelu,
+                vocab: r.whole("vocab_size", &mut used)?,
+                seq_len: base.seq_len,
+                tied_embeddings: r.opt_bool("tie_word_embeddings", &mut used)?.unwrap_or(true),
+                moe: None,
+            };
+            if obj.contains_key("max_position_embeddings") {
+                context(&r, "max_position_embeddings", &mut used, &mut notes, base)?;
+            }
+            ("Falcon", model)
+        }
+        other => {
+            return Err(HfError(format!(
+                "model_type \"{}\" is not supported; supported: llama, mistral, mixtral, qwen2, gpt2, gpt_neox, falcon.",
+                clip(other)
+            )))
+        }
+    };
+
+    model.name = obj
+        .get("_name_or_path")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(|s| clip_name(s.rsplit('/').next().unwrap_or(s)))
+        .unwrap_or_else(|| format!("{family} (imported)"));
+
+    let mut ignored = Vec::new();
+    let mut unknown = Vec::new();
+    for key in obj.keys() {
+        if used.contains(&key.as_str()) {
+            continue;
+        }
+        if IGNORED.contains(&key.as_str()) {
+            ignored.push(clip(key));
+        } else {
+            unknown.push(clip(key));
+        }
+    }
+    if !ignored.is_empty() {
+        notes.push(format!(
+            "Not used (no effect on memory or time): {}.",
+            ignored.join(", ")
+        ));
+    }
+    if !unknown.is_empty() {
+        notes.push(format!(
+            "Unknown to paracalc, ignored — check they do not change the architecture: {}.",
+            unknown.join(", ")
+        ));
+    }
+    Ok(HfImport {
+        model,
+        family,
+        notes,
+    })
+}
+
+/// `model_type` from `architectures` when a config lacks it (some Falcon configs).
+fn guess_type(obj: &Map<String, Value>) -> Option<String> {
+    let arch = obj.get("architectures")?.as_array()?.first()?.as_str()?;
+    let t = match arch {
+        a if a.starts_with("Llama") => "llama",
+        a if a.starts_with("Mixtral") => "mixtral",
+        a if a.starts_with("Mistral") => "mistral",
+        a if a.starts_with("Qwen2") => "qwen2",
+        a if a.starts_with("GPT2") => "gpt2",
+        a if a.starts_with("GPTNeoX") => "gpt_neox",
+        a if a.starts_with("Falcon") || a.starts_with("RW") => "falcon",
+        _ => return None,
+    };
+    Some(t.to_string())
+}
+
+/// The FFN activation from `key`: `silu`/`swiglu` → SwiGLU, `gelu*`/`relu` → two-GEMM MLP.
+fn act(obj: &Map<String, Value>, key: &str, default: FfnAct, notes: &mut Vec<String>) -> FfnAct {
+    match obj.get(key).and_then(Value::as_str) {
+        None => default,
+        Some(a) if a.eq_ignore_ascii_case("silu") || a.eq_ignore_ascii_case("swiglu") => {
+            FfnAct::Swiglu
+        }
+        Some(a) if a.to_ascii_lowercase().starts_with("gelu") || a == "relu" => FfnAct::Gelu,
+        Some(a) => {
+            notes.push(format!(
+                "{key} \"{}\" is not known; assumed {}.",
+                clip(a),
+                default.as_str()
+            ));
+            default
+        }
+    }
+}
+
+/// Notes the config's context length (the sequence length itself is kept).
+fn context<'a>(
+    r: &Reader<'_>,
+    key: &'a str,
+    used: &mut Vec<&'a str>,
+    notes: &mut Vec<String>,
+    base: &Model,
+) -> Result<(), HfError> {
+    if let Some(ctx) = r.opt_whole(key, used)? {
+        notes.push(format!(
+            "Context length {ctx} ({key}); the training sequence length stays {} tokens — change it in the form if you train longer sequences.",
+            base.seq_len
+        ));
+    }
+    Ok(())
+}
+
+struct Reader<'a> {
+    obj: &'a Map<String, Value>,
+}
+
+impl Reader<'_> {
+    fn opt_whole<'k>(&self, key: &'k str, used: &mut Vec<&'k str>) -> Result<Option<u64>, HfError> {
+        used.push(key);
+        match self.obj.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => match v.as_u64() {
+                Some(n) if n >= 1 => Ok(Some(n)),
+                _ => Err(HfError(format!(
+                    "{key} must be a positive whole number, got {}.",
+                    clip(&v.to_string())
+                ))),
+            },
+        }
+    }
+
+    fn whole<'k>(&self, key: &'k str, used: &mut Vec<&'k str>) -> Result<u64, HfError> {
+        self.opt_whole(key, used)?
+            .ok_or_else(|| HfError(format!("The config has no \"{key}\", which is needed.")))
+    }
+
+    fn opt_bool<'k>(&self, key: &'k str, used: &mut Vec<&'k str>) -> Result<Option<bool>, HfError> {
+        used.push(key);
+        match self.obj.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(v) => Err(HfError(format!(
+                "{key} must be true or false, got {}.",
+                clip(&v.to_string())
+            ))),
+        }
+    }
+}
+
+/// At most 40 characters of user text for a message, control characters replaced.
+fn clip(s: &str) -> String {
+    printable(s, 40)
+}
+
+/// A model name: at most 80 characters, control characters replaced.
+fn clip_name(s: &str) -> String {
+    printable(s, 80).replace('\u{FFFD}', "")
+}
+
+/// `s` with control and bidi-override characters replaced by U+FFFD, at most `max` characters.
+fn printable(s: &str, max: usize) -> String {
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i == max {
+            out.push('…');
+            break;
+        }
+        let bad = c.is_control()
+            || matches!(c, '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
+        out.push(if bad { '\u{FFFD}' } else { c });
+    }
+    out
+}

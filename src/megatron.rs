@@ -1,0 +1,165 @@
+//! Megatron-LM launch arguments for a scenario's model, batch and parallel layout.
+//!
+//! Pure text generation (no web types). Flag names are those of Megatron-LM's
+//! `megatron/training/arguments.py` (NVIDIA/Megatron-LM, core_r0.9+). Where a scenario setting has
+//! no single Megatron flag (ZeRO-2, an uneven stage split, the vocabulary, which the tokenizer
+//! sets), a `#` comment line says so instead of inventing one.
+//!
+//! # Example
+//! ```
+//! let s = paracalc::presets::model_preset("llama3-70b").unwrap().scenario();
+//! let args = paracalc::megatron::launch_args(&s);
+//! assert!(args.contains("--tensor-model-parallel-size 4"));
+//! assert!(args.contains("--group-query-attention"));
+//! ```
+
+use crate::scenario::{FfnAct, Precision, Recompute, Scenario};
+
+/// The arguments, one per line, each line but the last ending in ` \` (shell continuation);
+/// comment lines start with `#` and come first.
+pub fn launch_args(s: &Scenario) -> String {
+    let m = &s.model;
+    let t = &s.training;
+    let p = &s.parallel;
+    let c = &s.cluster;
+    let mut notes: Vec<String> = Vec::new();
+    let mut args: Vec<String> = Vec::new();
+    let mut arg = |a: String| args.push(a);
+
+    notes.push(format!(
+        "# {} GPUs = tp {} × pp {} × dp {} × cp {}; torchrun --nnodes {} --nproc-per-node {}",
+        c.num_gpus,
+        p.tp,
+        p.pp,
+        p.dp,
+        p.cp,
+        c.num_nodes(),
+        c.gpus_per_node.min(c.num_gpus.max(1))
+    ));
+    // Model.
+    arg(format!("--num-layers {}", m.layers));
+    arg(format!("--hidden-size {}", m.hidden));
+    arg(format!("--num-attention-heads {}", m.heads));
+    if m.kv_heads() != m.heads {
+        arg("--group-query-attention".into());
+        arg(format!("--num-query-groups {}", m.kv_heads()));
+    }
+    arg(format!("--ffn-hidden-size {}", m.ffn_hidden()));
+    if m.ffn_act == FfnAct::Swiglu {
+        arg("--swiglu".into());
+    }
+    arg(format!("--seq-length {}", m.seq_len));
+    arg(format!("--max-position-embeddings {}", m.seq_len));
+    if !m.tied_embeddings {
+        arg("--untie-embeddings-and-output-weights".into());
+    }
+    notes.push(format!(
+        "# vocabulary {} comes from the tokenizer (--tokenizer-type/--tokenizer-model)",
+        m.vocab
+    ));
+    if let Some(moe) = m.moe {
+        arg(format!("--num-experts {}", moe.experts));
+        arg(format!("--moe-router-topk {}", moe.top_k));
+        if moe.expert_ffn_hidden != m.ffn_hidden() {
+            arg(format!("--moe-ffn-hidden-size {}", moe.expert_ffn_hidden));
+        }
+    }
+    // Batch and precision.
+    arg(format!("--micro-batch-size {}", t.micro_batch));
+    arg(format!("--global-batch-size {}", t.global_batch));
+    match t.precision {
+        Precision::Fp32 => {}
+        Precision::Fp16 => arg("--fp16".into()),
+        Precision::Bf16 => arg("--bf16".into()),
+        Precision::Fp8 => {
+            arg("--bf16".into());
+            arg("--fp8-format hybrid".into());
+        }
+    }
+    match t.recompute {
+        Recompute::None => {}
+        Recompute::Selective => arg("--recompute-granularity selective".into()),
+        Recompute::Full => {
+            arg("--recompute-granularity full".into());
+            arg("--recompute-method uniform".into());
+            arg("--recompute-num-layers 1".into());
+        }
+    }
+    if t.flash_attention {
+        arg("--use-flash-attn".into());
+    }
+    if let Some(tokens) = t.train_tokens {
+        let samples = (tokens / m.seq_len.max(1) as f64).ceil();
+        if samples.is_finite() && samples >= 1.0 {
+            arg(format!("--train-samples {samples:.0}"));
+        }
+    }
+    // Layout.
+    arg(format!("--tensor-model-parallel-size {}", p.tp));
+    arg(format!("--pipeline-model-parallel-size {}", p.pp));
+    if p.vp > 1 {
+        let chunks = p.pp.saturating_mul(p.vp).max(1);
+        if m.layers % chunks == 0 {
+            arg(format!(
+                "--num-layers-per-virtual-pipeline-stage {}",
+                m.layers / chunks
+            ));
+        } else {
+            notes.push(format!(
+                "# vp {}: {} layers do not split evenly into pp·vp = {chunks} chunks; Megatron-LM needs an even split for --num-layers-per-virtual-pipeline-stage",
+                p.vp, m.layers
+            ));
+        }
+    }
+    if let Some(split) = &p.layers_per_stage {
+        let list: Vec<String> = split.iter().map(u64::to_string).collect();
+        notes.push(format!(
+            "# uneven stages [{}]: use --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers",
+            list.join(", ")
+        ));
+    }
+    if p.cp > 1 {
+        arg(format!("--context-parallel-size {}", p.cp));
+    }
+    if p.ep > 1 {
+        arg(format!("--expert-model-parallel-size {}", p.ep));
+    }
+    if p.sp && p.tp > 1 {
+        arg("--sequence-parallel".into());
+    }
+    match p.zero_stage {
+        0 => {}
+        1 => arg("--use-distributed-optimizer".into()),
+        2 => {
+            arg("--use-distributed-optimizer".into());
+            notes.push(
+                "# ZeRO-2 has no Megatron-LM flag; --use-distributed-optimizer shards optimizer states (ZeRO-1) and reduce-scatters gradients".into(),
+            );
+        }
+        _ => {
+            arg("--use-torch-fsdp2".into());
+            notes.push("# ZeRO-3: PyTorch FSDP2 full sharding (--use-torch-fsdp2)".into());
+        }
+    }
+    if p.tp_comm_overlap() && p.tp > 1 {
+        arg("--tp-comm-overlap".into());
+    }
+    if p.dp_comm_overlap() && p.dp > 1 {
+        arg("--overlap-grad-reduce".into());
+        if p.zero_stage >= 1 {
+            arg("--overlap-param-gather".into());
+        }
+    }
+
+    let mut out = notes.join("\n");
+    out.push('\n');
+    let n = args.len();
+    for (i, a) in args.iter().enumerate() {
+        out.push_str(a);
+        if i + 1 < n {
+            out.push_str(" \\");
+        }
+        out.push('\n');
+    }
+    out
+}

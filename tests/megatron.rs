@@ -1,0 +1,112 @@
+//! Megatron-LM launch arguments for presets and edited layouts.
+#![cfg(not(target_arch = "wasm32"))]
+
+use paracalc::megatron::launch_args;
+use paracalc::presets::model_preset;
+use paracalc::scenario::{Precision, Recompute};
+
+fn lines(s: &str) -> Vec<&str> {
+    s.lines().map(|l| l.trim_end_matches(" \\")).collect()
+}
+
+#[test]
+fn gpt3_175b_design_example() {
+    // DESIGN.md example: tp 8, pp 16, dp 8, micro-batch 1, global 1536, selective, bf16, ZeRO-1, SP.
+    let s = model_preset("gpt3-175b").unwrap().scenario();
+    let args = launch_args(&s);
+    let l = lines(&args);
+    for want in [
+        "--num-layers 96",
+        "--hidden-size 12288",
+        "--num-attention-heads 96",
+        "--ffn-hidden-size 49152",
+        "--seq-length 2048",
+        "--micro-batch-size 1",
+        "--global-batch-size 1536",
+        "--tensor-model-parallel-size 8",
+        "--pipeline-model-parallel-size 16",
+        "--recompute-granularity selective",
+        "--use-distributed-optimizer",
+    ] {
+        assert!(l.contains(&want), "missing {want} in\n{args}");
+    }
+    assert!(!args.contains("--group-query-attention"), "GPT-3 is MHA");
+    assert!(!args.contains("--swiglu"));
+    assert!(
+        !args.contains("--untie-embeddings"),
+        "GPT-3 ties embeddings"
+    );
+    // 1024 GPUs = 128 nodes of 8.
+    assert!(
+        l[0].starts_with(
+            "# 1024 GPUs = tp 8 × pp 16 × dp 8 × cp 1; torchrun --nnodes 128 --nproc-per-node 8"
+        ),
+        "{}",
+        l[0]
+    );
+    // Every argument line but the last continues the shell command.
+    let arg_lines: Vec<&str> = args.lines().filter(|x| x.starts_with("--")).collect();
+    let (last, rest) = arg_lines.split_last().unwrap();
+    assert!(rest.iter().all(|x| x.ends_with(" \\")) && !last.ends_with('\\'));
+}
+
+#[test]
+fn llama_gqa_interleaving_and_full_recompute() {
+    let mut s = model_preset("llama3-70b").unwrap().scenario();
+    s.parallel.pp = 4;
+    s.parallel.vp = 5; // 80 layers / (4·5) = 4 layers per virtual stage
+    s.parallel.sp = true;
+    s.training.recompute = Recompute::Full;
+    s.training.precision = Precision::Fp8;
+    s.training.train_tokens = Some(15e12);
+    let args = launch_args(&s);
+    let l = lines(&args);
+    for want in [
+        "--group-query-attention",
+        "--num-query-groups 8",
+        "--swiglu",
+        "--untie-embeddings-and-output-weights",
+        "--num-layers-per-virtual-pipeline-stage 4",
+        "--sequence-parallel",
+        "--recompute-granularity full",
+        "--recompute-method uniform",
+        "--recompute-num-layers 1",
+        "--bf16",
+        "--fp8-format hybrid",
+    ] {
+        assert!(l.contains(&want), "missing {want} in\n{args}");
+    }
+    // 15e12 tokens / 8192 per sequence = 1,831,054,687.5 → 1831054688 samples.
+    assert!(l.contains(&"--train-samples 1831054688"), "{args}");
+}
+
+#[test]
+fn moe_uneven_and_zero3() {
+    let mut s = model_preset("mixtral-8x7b").unwrap().scenario();
+    s.parallel.layers_per_stage = Some(vec![7, 9, 9, 7]);
+    s.parallel.zero_stage = 3;
+    let args = launch_args(&s);
+    assert!(
+        args.contains("--num-experts 8\n") || args.contains("--num-experts 8 \\"),
+        "{args}"
+    );
+    assert!(args.contains("--moe-router-topk 2"));
+    assert!(
+        args.contains(&format!("--expert-model-parallel-size {}", s.parallel.ep))
+            || s.parallel.ep == 1
+    );
+    assert!(args.contains("# uneven stages [7, 9, 9, 7]"));
+    assert!(args.contains("--use-torch-fsdp2"));
+    assert!(!args.contains("--use-distributed-optimizer"));
+}
+
+#[test]
+fn uneven_virtual_split_is_a_comment_not_a_flag() {
+    let mut s = model_preset("gpt3-175b").unwrap().scenario();
+    s.parallel.vp = 5; // 96 / (16·5) is not whole
+    let args = launch_args(&s);
+    assert!(!args
+        .lines()
+        .any(|l| l.starts_with("--num-layers-per-virtual-pipeline-stage")));
+    assert!(args.contains("# vp 5: 96 layers do not split evenly"));
+}
