@@ -152,9 +152,13 @@ const CHECKS = [
 /** Canvas pixels that are painted (not transparent). */
 async function canvasInk(page, selector) {
   return page.$eval(selector, (c) => {
+    // Ink = pixels that differ from the background (the colour of the top-left corner).
     const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    const [r0, g0, b0, a0] = [d[0], d[1], d[2], d[3]];
     let painted = 0;
-    for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 0) painted++;
+    for (let i = 0; i < d.length; i += 4) {
+      if (Math.abs(d[i] - r0) + Math.abs(d[i + 1] - g0) + Math.abs(d[i + 2] - b0) + Math.abs(d[i + 3] - a0) > 24) painted++;
+    }
     return { painted, total: d.length / 4, width: c.width, height: c.height };
   });
 }

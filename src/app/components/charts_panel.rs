@@ -324,14 +324,15 @@ pub fn ChartsPanel(props: &ChartsPanelProps) -> Html {
     let panel_id = format!("chart-panel-{}", kind.as_str());
     if props.only.is_some() {
         return html! {
-            <div class={classes!("charts-panel", "charts-embed", theme_class(theme_v))} data-chart={kind.as_str()}>
+            <div class={classes!("charts", "charts-panel", "charts-embed", theme_class(theme_v))} id="charts" data-chart={kind.as_str()}>
                 { body }
                 { search }
             </div>
         };
     }
     html! {
-        <div class={classes!("charts-panel", theme_class(theme_v))} data-chart={kind.as_str()}>
+        <section class={classes!("card", "charts", "charts-panel", theme_class(theme_v))} id="charts"
+            aria-label="Charts" data-chart={kind.as_str()}>
             <div class="charts-tabs" role="tablist" aria-label="Charts">
                 { for ChartKind::ALL.iter().map(|&k| {
                     let on = k == kind;
@@ -359,7 +360,7 @@ pub fn ChartsPanel(props: &ChartsPanelProps) -> Html {
                 { body }
                 { search }
             </div>
-        </div>
+        </section>
     }
 }
 
