@@ -446,24 +446,7 @@ fn raw_spec(gpu: &GpuChoice) -> GpuSpec {
 
 /// A custom GPU with the numbers of `spec`, no id, name or bookkeeping.
 fn custom_from(spec: GpuSpec) -> CustomGpu {
-    CustomGpu {
-        id: String::new(),
-        name: String::new(),
-        peak_tflops: spec.peak_tflops,
-        hbm_gib: spec.hbm_gib,
-        usable_gib: spec.usable_gib,
-        hbm_gbps: spec.hbm_gbps,
-        nvlink_gbps: spec.nvlink_gbps,
-        nvlink_domain_gpus: spec.nvlink_domain_gpus,
-        nic_gbps: spec.nic_gbps,
-        pcie_gbps: spec.pcie_gbps,
-        peak_tflops_bounds: None,
-        peak_tflops_for_mfu: None,
-        source: None,
-        confidence: None,
-        unverified: None,
-        notes: None,
-    }
+    CustomGpu::from_spec(String::new(), String::new(), spec)
 }
 
 /// Makes the scenario's GPU a custom one (a preset becomes its numbers), then edits it.

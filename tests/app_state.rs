@@ -8,47 +8,7 @@ use paracalc::presets::{MODEL_PRESETS, NETWORK_PRESETS};
 use paracalc::scenario::{FfnAct, Precision, Recompute, Schedule, GPU_PRESETS};
 use proptest::prelude::*;
 
-const NUMS: &[Num] = &[
-    Num::Layers,
-    Num::Hidden,
-    Num::Heads,
-    Num::KvHeads,
-    Num::FfnHidden,
-    Num::Vocab,
-    Num::SeqLen,
-    Num::Experts,
-    Num::TopK,
-    Num::ExpertFfn,
-    Num::GlobalBatch,
-    Num::MicroBatch,
-    Num::TrainTokens,
-    Num::Tp,
-    Num::Pp,
-    Num::Dp,
-    Num::Cp,
-    Num::Ep,
-    Num::Vp,
-    Num::BucketMb,
-    Num::NumGpus,
-    Num::GpusPerNode,
-    Num::IntraGbps,
-    Num::InterGbps,
-    Num::Price,
-    Num::CtxGib,
-    Num::CommBufGib,
-    Num::ReservePct,
-    Num::GpuHbm,
-    Num::GpuUsable,
-    Num::GpuMemBw,
-    Num::GpuBf16,
-    Num::GpuFp16,
-    Num::GpuFp8,
-    Num::GpuTf32,
-    Num::GpuFp32,
-    Num::GpuNvlink,
-    Num::GpuDomain,
-    Num::GpuNic,
-];
+const NUMS: &[Num] = Num::ALL;
 
 fn arb_action() -> impl Strategy<Value = Action> {
     prop_oneof![

@@ -97,6 +97,51 @@ pub enum Num {
     GpuNic,
 }
 
+impl Num {
+    /// Every numeric field, in form order (tests walk them all).
+    pub const ALL: &'static [Num] = &[
+        Num::Layers,
+        Num::Hidden,
+        Num::Heads,
+        Num::KvHeads,
+        Num::FfnHidden,
+        Num::Vocab,
+        Num::SeqLen,
+        Num::Experts,
+        Num::TopK,
+        Num::ExpertFfn,
+        Num::GlobalBatch,
+        Num::MicroBatch,
+        Num::TrainTokens,
+        Num::Tp,
+        Num::Pp,
+        Num::Dp,
+        Num::Cp,
+        Num::Ep,
+        Num::Vp,
+        Num::BucketMb,
+        Num::NumGpus,
+        Num::GpusPerNode,
+        Num::IntraGbps,
+        Num::InterGbps,
+        Num::Price,
+        Num::CtxGib,
+        Num::CommBufGib,
+        Num::ReservePct,
+        Num::GpuHbm,
+        Num::GpuUsable,
+        Num::GpuMemBw,
+        Num::GpuBf16,
+        Num::GpuFp16,
+        Num::GpuFp8,
+        Num::GpuTf32,
+        Num::GpuFp32,
+        Num::GpuNvlink,
+        Num::GpuDomain,
+        Num::GpuNic,
+    ];
+}
+
 /// How a numeric field is shown and checked.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct NumSpec {
@@ -483,24 +528,7 @@ fn custom_of(s: &Scenario) -> CustomGpu {
             format!("Custom ({})", s.cluster.gpu_name()),
         ),
     };
-    CustomGpu {
-        id,
-        name,
-        peak_tflops: spec.peak_tflops,
-        hbm_gib: spec.hbm_gib,
-        usable_gib: spec.usable_gib,
-        hbm_gbps: spec.hbm_gbps,
-        nvlink_gbps: spec.nvlink_gbps,
-        nvlink_domain_gpus: spec.nvlink_domain_gpus,
-        nic_gbps: spec.nic_gbps,
-        pcie_gbps: spec.pcie_gbps,
-        peak_tflops_bounds: None,
-        peak_tflops_for_mfu: None,
-        source: None,
-        confidence: None,
-        unverified: None,
-        notes: None,
-    }
+    CustomGpu::from_spec(id, name, spec)
 }
 
 /// A plain 80 GiB GPU, only used if the preset table were empty.
@@ -745,7 +773,7 @@ mod tests {
         let mut st = State::default();
         st.apply(Action::SetMoe(true));
         st.apply(Action::SetGpu("custom".into()));
-        for num in ALL_NUMS {
+        for num in Num::ALL {
             let spec = num.spec();
             let v = if spec.whole { 3.0 } else { 2.5 };
             num.set(&mut st.scenario, Some(v));
@@ -867,46 +895,4 @@ mod tests {
             GpuChoice::Preset("h100-sxm5-80gb".into())
         );
     }
-
-    const ALL_NUMS: &[Num] = &[
-        Num::Layers,
-        Num::Hidden,
-        Num::Heads,
-        Num::KvHeads,
-        Num::FfnHidden,
-        Num::Vocab,
-        Num::SeqLen,
-        Num::Experts,
-        Num::TopK,
-        Num::ExpertFfn,
-        Num::GlobalBatch,
-        Num::MicroBatch,
-        Num::TrainTokens,
-        Num::Tp,
-        Num::Pp,
-        Num::Dp,
-        Num::Cp,
-        Num::Ep,
-        Num::Vp,
-        Num::BucketMb,
-        Num::NumGpus,
-        Num::GpusPerNode,
-        Num::IntraGbps,
-        Num::InterGbps,
-        Num::Price,
-        Num::CtxGib,
-        Num::CommBufGib,
-        Num::ReservePct,
-        Num::GpuHbm,
-        Num::GpuUsable,
-        Num::GpuMemBw,
-        Num::GpuBf16,
-        Num::GpuFp16,
-        Num::GpuFp8,
-        Num::GpuTf32,
-        Num::GpuFp32,
-        Num::GpuNvlink,
-        Num::GpuDomain,
-        Num::GpuNic,
-    ];
 }

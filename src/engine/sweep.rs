@@ -45,6 +45,26 @@ pub struct GpuPoint {
     pub error: Option<String>,
 }
 
+impl GpuPoint {
+    /// A point for `num_gpus` GPUs and `global_batch` sequences, not evaluated yet (all zero).
+    fn empty(num_gpus: u64, global_batch: u64) -> GpuPoint {
+        GpuPoint {
+            num_gpus,
+            tp: 0,
+            pp: 0,
+            dp: 0,
+            cp: 0,
+            global_batch,
+            step_s: 0.0,
+            tokens_per_s: 0.0,
+            mfu: 0.0,
+            scaling_efficiency: 0.0,
+            fits: false,
+            error: None,
+        }
+    }
+}
+
 /// One point of a gradient-bucket-size sweep.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct BucketPoint {
@@ -103,20 +123,8 @@ pub fn sweep_gpus(s: &Scenario, gpus: &[u64], scaling: Scaling) -> Vec<GpuPoint>
     let mut out = Vec::with_capacity(gpus.len());
     let mut base_rate: Option<f64> = None;
     for &n in gpus {
-        let mut point = GpuPoint {
-            num_gpus: n,
-            tp: p.tp,
-            pp: p.pp,
-            dp: 0,
-            cp: p.cp,
-            global_batch: s.training.global_batch,
-            step_s: 0.0,
-            tokens_per_s: 0.0,
-            mfu: 0.0,
-            scaling_efficiency: 0.0,
-            fits: false,
-            error: None,
-        };
+        let mut point = GpuPoint::empty(n, s.training.global_batch);
+        (point.tp, point.pp, point.cp) = (p.tp, p.pp, p.cp);
         if n == 0 || n % model_parallel != 0 {
             point.error = Some(format!(
                 "{n} GPUs is not a multiple of tp·pp·cp = {model_parallel}"
@@ -168,20 +176,7 @@ pub fn sweep_gpus_best(
     let mut out = Vec::with_capacity(gpus.len());
     let mut base_rate: Option<f64> = None;
     for &n in gpus {
-        let mut point = GpuPoint {
-            num_gpus: n,
-            tp: 0,
-            pp: 0,
-            dp: 0,
-            cp: 0,
-            global_batch: s.training.global_batch,
-            step_s: 0.0,
-            tokens_per_s: 0.0,
-            mfu: 0.0,
-            scaling_efficiency: 0.0,
-            fits: false,
-            error: None,
-        };
+        let mut point = GpuPoint::empty(n, s.training.global_batch);
         if let Scaling::Weak = scaling {
             point.global_batch = ((s.training.global_batch as u128 * n as u128) / base_gpus as u128)
                 .min(u64::MAX as u128) as u64;

@@ -90,6 +90,30 @@ pub struct CustomGpu {
     pub notes: Option<String>,
 }
 
+impl CustomGpu {
+    /// A custom GPU with `spec`'s numbers and no bookkeeping fields.
+    pub fn from_spec(id: String, name: String, spec: GpuSpec) -> CustomGpu {
+        CustomGpu {
+            id,
+            name,
+            peak_tflops: spec.peak_tflops,
+            hbm_gib: spec.hbm_gib,
+            usable_gib: spec.usable_gib,
+            hbm_gbps: spec.hbm_gbps,
+            nvlink_gbps: spec.nvlink_gbps,
+            nvlink_domain_gpus: spec.nvlink_domain_gpus,
+            nic_gbps: spec.nic_gbps,
+            pcie_gbps: spec.pcie_gbps,
+            peak_tflops_bounds: None,
+            peak_tflops_for_mfu: None,
+            source: None,
+            confidence: None,
+            unverified: None,
+            notes: None,
+        }
+    }
+}
+
 impl Cluster {
     /// The GPU's numbers with the link overrides applied; `None` for an unknown preset id.
     pub fn gpu_spec(&self) -> Option<GpuSpec> {
