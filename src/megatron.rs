@@ -76,6 +76,12 @@ pub fn launch_args(s: &Scenario) -> String {
             arg("--fp8-format hybrid".into());
         }
     }
+    // A 16-bit gradient buffer (`training.grad_reduce_in_fp32 = false`): Megatron-LM's
+    // `--grad-reduce-in-bf16` (arguments.py, since 2025-02; without it bf16 training forces
+    // `accumulate_allreduce_grads_in_fp32`). fp16 keeps fp16 gradients by default.
+    if !t.grad_reduce_in_fp32() && matches!(t.precision, Precision::Bf16 | Precision::Fp8) {
+        arg("--grad-reduce-in-bf16".into());
+    }
     match t.recompute {
         Recompute::None => {}
         Recompute::Selective => arg("--recompute-granularity selective".into()),

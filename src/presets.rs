@@ -138,6 +138,7 @@ impl ModelPreset {
                 recompute: t.recompute,
                 flash_attention: t.flash_attention,
                 train_tokens: t.train_tokens,
+                grad_reduce_in_fp32: None,
             },
             parallel: Parallel {
                 tp: t.tp,

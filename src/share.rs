@@ -40,6 +40,7 @@
 //! | `recompute` | `training.recompute` | `none` \| `selective` \| `full` |
 //! | `flash` | `training.flash_attention` | `1` \| `0` |
 //! | `tokens` | `training.train_tokens` | number; empty = not set |
+//! | `gradfp32` | `training.grad_reduce_in_fp32` | `1` \| `0`; empty = default (`1`) |
 //! | `tp` `pp` `dp` `cp` `ep` `vp` | `parallel.*` | whole numbers |
 //! | `sp` | `parallel.sp` | `1` \| `0` |
 //! | `zero` | `parallel.zero_stage` | `0`..`3` |
@@ -678,6 +679,15 @@ static FIELDS: &[Field] = &[
         get: |s| opt_f(s.training.train_tokens),
         set: |s, v| {
             s.training.train_tokens = opt_num(v, false, 1e18)?;
+            Ok(())
+        },
+    },
+    Field {
+        key: "gradfp32",
+        path: "training.grad_reduce_in_fp32",
+        get: |s| opt_bit(s.training.grad_reduce_in_fp32),
+        set: |s, v| {
+            s.training.grad_reduce_in_fp32 = opt_boolean(v)?;
             Ok(())
         },
     },

@@ -110,3 +110,18 @@ fn uneven_virtual_split_is_a_comment_not_a_flag() {
         .any(|l| l.starts_with("--num-layers-per-virtual-pipeline-stage")));
     assert!(args.contains("# vp 5: 96 layers do not split evenly"));
 }
+
+#[test]
+fn bf16_gradient_buffer_flag() {
+    // Default: fp32 gradient accumulation, which Megatron-LM forces for bf16 (no flag needed).
+    let mut s = paracalc::presets::model_preset("llama3-8b")
+        .unwrap()
+        .scenario();
+    assert!(!paracalc::megatron::launch_args(&s).contains("--grad-reduce-in-bf16"));
+    // training.grad_reduce_in_fp32 = false → Megatron-LM `--grad-reduce-in-bf16`.
+    s.training.grad_reduce_in_fp32 = Some(false);
+    assert!(lines(&paracalc::megatron::launch_args(&s)).contains(&"--grad-reduce-in-bf16"));
+    // fp32 training has no 16-bit gradients to ask for.
+    s.training.precision = paracalc::scenario::Precision::Fp32;
+    assert!(!paracalc::megatron::launch_args(&s).contains("--grad-reduce-in-bf16"));
+}

@@ -805,3 +805,76 @@ fn fill_speed() {
     assert_eq!(m.stages.capacity(), cap, "fill must reuse out.stages");
     assert!(per < 50e-6);
 }
+
+// ---------------------------------------------------------------------------------------------
+// 16-bit gradient buffer (training.grad_reduce_in_fp32 = false): NeMo's performance recipes
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn bf16_gradient_buffer_of_nemo_performance_recipes() {
+    // The llama3-8b preset is NVIDIA dgxc-benchmarking v25.04's run (NeMo, TP1 PP1 CP2 DP4,
+    // distributed optimizer). Ψ = 8,030,261,248 on one GPU (t = p = 1), ZeRO-1 over d·c = 8.
+    let psi = 8_030_261_248.0_f64;
+    let fp32 = paracalc::presets::model_preset("llama3-8b")
+        .unwrap()
+        .scenario();
+    assert_eq!(fp32.training.grad_reduce_in_fp32, None);
+    assert!(fp32.training.grad_reduce_in_fp32());
+    let mut bf16 = fp32.clone();
+    bf16.training.grad_reduce_in_fp32 = Some(false);
+    bf16.validate().unwrap();
+    let a = estimate(&fp32).unwrap();
+    let b = estimate(&bf16).unwrap();
+    let (sa, sb) = (&a.memory.stages[0], &b.memory.stages[0]);
+    // Default (Megatron-LM, NeMo's bf16_mixed): fp32 main grads, 4Ψ = 32,121,044,992 B.
+    assert_eq!(sa.gradients_bytes, 4.0 * psi);
+    // NeMo `pretrain_performance_optimizations` (grad_reduce_in_fp32 = False): the Megatron-Core
+    // gradient buffer in bf16, 2Ψ = 16,060,522,496 B = 14.957 GiB; weights 2Ψ and the sharded
+    // optimizer 12Ψ/8 = 12,045,391,872 B unchanged: 4 + 12/8 = 5.5 B/param in all.
+    assert_eq!(sb.gradients_bytes, 2.0 * psi);
+    assert_eq!(sb.weights_bytes, sa.weights_bytes);
+    assert_eq!(sb.optimizer_bytes, 12.0 * psi / 8.0);
+    assert!(close(sb.model_states_bytes(), 5.5 * psi, 1e-12));
+    // Activations do not depend on the gradient dtype; the allocator reserve (5 % of what the
+    // allocator holds) shrinks with the states.
+    assert_eq!(sb.activations_bytes, sa.activations_bytes);
+    assert!(close(
+        sa.allocator_reserve_bytes - sb.allocator_reserve_bytes,
+        0.05 * 2.0 * psi,
+        1e-9
+    ));
+    // The run did fit on its 80 GB H100s: with fp32 grads paracalc predicts it does not
+    // (85.9 GiB > 79.65 usable), with the recipe's bf16 grads it does (70.2 GiB).
+    assert!(!a.memory.fits);
+    assert!(b.memory.fits);
+    assert!(close(b.memory.peak_bytes / GIB, 70.15, 1e-3));
+    // fp32 training ignores the switch (its gradients are fp32 anyway).
+    let mut f = bf16.clone();
+    f.training.precision = scenario::Precision::Fp32;
+    let mut g = f.clone();
+    g.training.grad_reduce_in_fp32 = None;
+    assert_eq!(
+        estimate(&f).unwrap().memory.stages[0].gradients_bytes,
+        estimate(&g).unwrap().memory.stages[0].gradients_bytes
+    );
+}
+
+#[test]
+fn bf16_gradient_buffer_llama31_405b_stage_1() {
+    // llama3.1-405b preset (dgxc v25.04: TP8 PP8 CP2 VP8, 512 H100). Stage 1 holds 16 layers
+    // (NeMo split: (126 + 2)/64 = 2 per chunk, stage 0's first chunk has the embedding).
+    // Per GPU and layer: attention 2·h·q·(1 + g/a) = 2·16384²·(1 + 8/128) = 570,425,344 and MLP
+    // 3·h·f = 2,617,245,696, ÷ t = 398,458,880, + 2 norms 32,768 (replicated) = 398,491,648;
+    // × 16 = 6,375,866,368 params. Grads 2 B (bf16 buffer) instead of 4 B: 12,751,732,736 B.
+    let mut s = paracalc::presets::model_preset("llama3.1-405b")
+        .unwrap()
+        .scenario();
+    s.training.grad_reduce_in_fp32 = Some(false);
+    let e = estimate(&s).unwrap();
+    let st = &e.memory.stages[1];
+    assert_eq!(st.layers, 16);
+    assert_eq!(st.params, 6_375_866_368.0);
+    assert_eq!(st.gradients_bytes, 2.0 * 6_375_866_368.0);
+    assert_eq!(e.memory.peak_stage, 1);
+    assert!(e.memory.fits, "peak {}", e.memory.peak_bytes / GIB);
+}

@@ -769,3 +769,15 @@ fn leaves(v: &Value, path: String, out: &mut Vec<String>) {
         _ => out.push(path),
     }
 }
+
+#[test]
+fn gradient_dtype_key_round_trips() {
+    // `gradfp32=0`: NeMo's performance recipes (bf16 gradient buffer); absent = default (fp32).
+    let d = share::decode("v=1&model=llama3-8b&gradfp32=0").unwrap();
+    assert!(d.notices.is_empty());
+    assert_eq!(d.scenario.training.grad_reduce_in_fp32, Some(false));
+    let link = share::encode(&d.scenario, "llama3-8b");
+    assert_eq!(link, "v=1&model=llama3-8b&gradfp32=0");
+    let d = share::decode("v=1&model=llama3-8b").unwrap();
+    assert_eq!(d.scenario.training.grad_reduce_in_fp32, None);
+}

@@ -6,8 +6,9 @@
 //! 2. its parameters on one GPU ([`params::gpu_params`]): the layers ÷ TP (experts ÷ EP·TP), the
 //!    input embedding on stage 0, the output layer (or the tied embedding's second copy when
 //!    `p > 1`) and the final norm on the last stage;
-//! 3. model states ([`states::model_states`]): precision (18 B/param mixed precision, FP8 copies)
-//!    and ZeRO sharding;
+//! 3. model states ([`states::model_states`]): precision (18 B/param mixed precision, 16 with
+//!    a 16-bit gradient buffer, `training.grad_reduce_in_fp32 = false`; FP8 copies) and ZeRO
+//!    sharding;
 //! 4. activations ([`activations`]): per-layer bytes × layers × in-flight micro-batches of the
 //!    schedule, the embedding terms on stage 0, the output layer and logits on the last stage,
 //!    and, with recomputation, one layer's recompute working set;

@@ -19,7 +19,7 @@ use super::estimate::{CommTimes, FlopsEstimate, MemoryEstimate, Throughput, Time
 use super::layout::stage_layers;
 use super::memory::activations::{micro_batches, tokens_per_gpu};
 use super::memory::params::ShardedParams;
-use super::memory::states::bytes_per_param;
+use super::memory::states::scenario_bytes_per_param;
 use super::shape::Shape;
 use crate::scenario::{GpuSpec, Precision, Recompute, Scenario};
 use comm::{Collective, CommBreakdown, CommVolume, Group};
@@ -198,8 +198,9 @@ pub fn fill(
     // reduce-scatter its gradients, prefetched under the previous layer's compute.
     let layer_params_local = sharded.layer();
     // Bytes per parameter of the working weights and of the gradients the DP reduction moves
-    // (the memory half's accounting, `memory::states`: fp32 main grads for 16-bit training).
-    let (pbytes, main_grad_bytes, _) = bytes_per_param(s.training.precision);
+    // (the memory half's accounting, `memory::states`: fp32 main grads for 16-bit training,
+    // 16-bit ones with `training.grad_reduce_in_fp32 = false`).
+    let (pbytes, main_grad_bytes, _) = scenario_bytes_per_param(s);
     let zero3 = par.zero_stage >= 3;
     let z3_ag = if zero3 {
         dp_g.gather_s(layer_params_local * pbytes)

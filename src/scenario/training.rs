@@ -23,6 +23,29 @@ pub struct Training {
     /// Tokens to train on, for the time and cost to train. Optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub train_tokens: Option<f64>,
+    /// Whether 16-bit training accumulates and data-parallel-reduces its gradients in fp32
+    /// (Megatron-Core `DistributedDataParallelConfig.grad_reduce_in_fp32`). Optional; `None`
+    /// means yes ([`Training::grad_reduce_in_fp32`]). `false` keeps the gradient buffer in the
+    /// 16-bit parameter dtype, as NeMo's performance recipes do. No effect on fp32 training.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grad_reduce_in_fp32: Option<bool>,
+}
+
+impl Training {
+    /// Whether gradients are accumulated and reduced in fp32: the scenario's value, else `true`.
+    ///
+    /// The default is Megatron-LM's: `arguments.py` forces `accumulate_allreduce_grads_in_fp32`
+    /// for bf16, and NeMo's `bf16_mixed()` plugin (`recipes/precision/mixed_precision.py`) sets
+    /// `grad_reduce_in_fp32=True`. `false` is e.g. NeMo's `pretrain_performance_optimizations`
+    /// of the Llama 3 8B/70B and 3.1 405B recipes (`recipe.trainer.plugins.grad_reduce_in_fp32 =
+    /// False`, NeMo v2.2.0 `nemo/collections/llm/recipes/llama3_8b.py`, `llama31_405b.py`, used by
+    /// `scripts/llm/performance/pretrain_*.py`), which the plugin copies into the DDP config
+    /// (`megatron_strategy.py`, `update_config_with_dtype_overrides`); Megatron-Core then
+    /// allocates the gradient buffer in the parameter dtype (`param_and_grad_buffer.py`,
+    /// `grad_dtype = torch.float if grad_reduce_in_fp32 else param.dtype`).
+    pub fn grad_reduce_in_fp32(&self) -> bool {
+        self.grad_reduce_in_fp32.unwrap_or(true)
+    }
 }
 
 /// Training precision. `fp16`/`bf16` are mixed precision with fp32 master weights; `fp8` is

@@ -31,29 +31,31 @@ pub fn default_bucket_params(dp: u64) -> f64 {
 ///   gathers 4-byte copies; FP8 adds its two 1-byte copies of the gathered module.
 /// - **ZeRO-3 with pipelining (`pp > 1`)**: the stage's parameters stay gathered (16-bit) across
 ///   the micro-batches of a step and its gradients accumulate unsharded in fp32 (the same fp32
-///   gradient accumulation as the model states, [`super::states`]): `2 + 4` B per parameter —
+///   gradient accumulation as the model states, [`super::states`]): `2 + 4` B per parameter (`2 + 2`
+///   with `training.grad_reduce_in_fp32 = false`) —
 ///   gathering and reduce-scattering per micro-batch would multiply the traffic by `m`. PyTorch
 ///   FSDP2 with pipelining does this (`reshard_after_forward=False`, gradient sync only on the last
 ///   micro-batch, unsharded accumulation in the fp32 reduce dtype); Megatron and DeepSpeed do not
 ///   combine ZeRO-3 with pipelining at all.
-/// - **ZeRO-2**: one gradient bucket of unsharded fp32 gradients before its reduce-scatter,
-///   `parallel.bucket_mb` (MB) or Megatron's default bucket ([`default_bucket_params`] × 4 B).
+/// - **ZeRO-2**: one gradient bucket of unsharded gradients before its reduce-scatter,
+///   `parallel.bucket_mb` (MB) or Megatron's default bucket ([`default_bucket_params`] × 4 B, or
+///   × 2 B with 16-bit gradients, `training.grad_reduce_in_fp32 = false`).
 /// - **ZeRO 0/1**: none (Megatron's gradient buckets are views into the fp32 gradient buffer).
 pub fn other_buffers_bytes(s: &Scenario, p: &GpuParams) -> f64 {
-    let (w, _, _) = super::states::bytes_per_param(s.training.precision);
+    let (w, g, _) = super::states::scenario_bytes_per_param(s);
     let fp8 = if s.training.precision == Precision::Fp8 {
         2.0
     } else {
         0.0
     };
     match s.parallel.zero_stage {
-        3 if s.parallel.pp > 1 => (w + 4.0 + fp8) * p.total(),
+        3 if s.parallel.pp > 1 => (w + g + fp8) * p.total(),
         3 => (3.0 * w + fp8) * p.largest_module,
         2 => match s.parallel.bucket_mb {
             Some(mb) => mb * 1.0e6,
-            None => default_bucket_params(s.parallel.dp) * 4.0,
+            None => default_bucket_params(s.parallel.dp) * g,
         }
-        .min(4.0 * p.total()),
+        .min(g * p.total()),
         _ => 0.0,
     }
 }

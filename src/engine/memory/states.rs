@@ -23,6 +23,7 @@
 //! |---|---|---|---|---|
 //! | fp32 | 4 | 4 | 8 (moments) | Megatron `dist_optimizer.md` table: 16 / `8 + 8/d` |
 //! | fp16, bf16 | 2 | 4 | 12 | `dist_optimizer.md`: 18 / `6 + 12/d` (16-bit + fp32 grads) |
+//! | fp16, bf16 with `training.grad_reduce_in_fp32 = false` | 2 | 2 | 12 | 16 / `4 + 12/d` ([`scenario_bytes_per_param`]) |
 //! | fp8 | 2 + 2 (FP8 row- and column-wise copies of the GEMM weights) + amax history | 4 | 12 | Transformer Engine |
 //!
 //! FP8 does **not** halve model-state memory: Transformer Engine keeps the bf16 weights (the
@@ -51,6 +52,23 @@ pub fn bytes_per_param(precision: Precision) -> (f64, f64, f64) {
     match precision {
         Precision::Fp32 => (4.0, 4.0, 8.0),
         Precision::Fp16 | Precision::Bf16 | Precision::Fp8 => (2.0, 4.0, 12.0),
+    }
+}
+
+/// [`bytes_per_param`] for a scenario: the same, except that 16-bit training with
+/// `training.grad_reduce_in_fp32 = false` keeps its gradients in the 16-bit parameter dtype
+/// (2 B instead of the fp32 main grads' 4 B). That is Megatron-Core's gradient buffer with
+/// `grad_reduce_in_fp32 = False` (`param_and_grad_buffer.py`: `grad_dtype = param.dtype`); the
+/// distributed optimizer then upcasts only its own shard for the step
+/// (`distrib_optimizer.py`: `shard_main_param.grad = shard_model_grad.float()`, `4/d` B per
+/// parameter after the backward pass, when activations are freed, so not at the peak). fp32
+/// training is unaffected. [`crate::scenario::Training::grad_reduce_in_fp32`] cites the recipes.
+pub fn scenario_bytes_per_param(s: &Scenario) -> (f64, f64, f64) {
+    let (w, g, o) = bytes_per_param(s.training.precision);
+    if s.training.precision != Precision::Fp32 && !s.training.grad_reduce_in_fp32() {
+        (w, 2.0, o)
+    } else {
+        (w, g, o)
     }
 }
 
@@ -101,7 +119,7 @@ pub fn expert_shard_degree(s: &Scenario) -> f64 {
 /// Model states of one GPU holding `p` parameters (dense + experts) on a stage with `layers`
 /// layers, for the scenario's precision and ZeRO stage.
 pub fn model_states(s: &Scenario, p: &GpuParams, layers: u64) -> ModelStates {
-    let (w, g, o) = bytes_per_param(s.training.precision);
+    let (w, g, o) = scenario_bytes_per_param(s);
     let zero = s.parallel.zero_stage;
     let nd = dense_shard_degree(s);
     let ne = expert_shard_degree(s);
