@@ -90,6 +90,8 @@ pub struct Setup {
     pub zero_stage: u8,
     /// GPU preset id.
     pub gpu: &'static str,
+    /// `training.grad_reduce_in_fp32`; `None` = paracalc's default (fp32 gradients).
+    pub grad_reduce_in_fp32: Option<bool>,
     /// GPUs per node.
     pub gpus_per_node: u64,
 }
@@ -138,7 +140,7 @@ impl ModelPreset {
                 recompute: t.recompute,
                 flash_attention: t.flash_attention,
                 train_tokens: t.train_tokens,
-                grad_reduce_in_fp32: None,
+                grad_reduce_in_fp32: t.grad_reduce_in_fp32,
             },
             parallel: Parallel {
                 tp: t.tp,
@@ -244,6 +246,7 @@ const fn dp_only(global_batch: u64, micro_batch: u64, tp: u64, dp: u64, tokens: 
         zero_stage: 1,
         gpu: "a100-sxm4-80gb",
         gpus_per_node: 8,
+        grad_reduce_in_fp32: None,
     }
 }
 
@@ -277,7 +280,16 @@ const fn h100(
         zero_stage: 1,
         gpu: "h100-sxm5-80gb",
         gpus_per_node: 8,
+        grad_reduce_in_fp32: None,
     }
+}
+
+/// NeMo's performance recipes (the dgxc-benchmarking runs) keep gradients in bf16:
+/// `pretrain_performance_optimizations` sets `grad_reduce_in_fp32 = False`
+/// (NVIDIA/NeMo `nemo/collections/llm/recipes/llama3_8b.py`, `llama31_405b.py`, v2.2.0).
+const fn nemo_perf(mut s: Setup) -> Setup {
+    s.grad_reduce_in_fp32 = Some(false);
+    s
 }
 
 const GPT3_SRC: &str = "Brown et al. 2020, Language Models are Few-Shot Learners (arXiv 2005.14165), Table 2.1 (n_layers, d_model, n_heads, batch size in tokens; n_ctx 2048; 300B training tokens); FFN 4·d_model and tied embeddings as in GPT-2; vocab 50257 padded to 51200 (Narayanan et al. 2021, Table 1)";
@@ -285,7 +297,7 @@ const GPT3_SETUP: &str = "paracalc's choice: data parallel on A100 80GB with the
 const LLAMA2_SRC: &str = "Touvron et al. 2023, Llama 2 (arXiv 2307.09288), Table 1 (context 4096, GQA for 70B, 2T tokens) and §2.2 (global batch 4M tokens = 1024 × 4096); layer sizes from meta-llama/Llama-2-{7,13,70}b-hf config.json (SwiGLU, vocab 32000, untied)";
 const LLAMA2_SETUP: &str = "layouts of NVIDIA NeMo performance_summary.md (container 24.07): 7B TP1 PP1 on 8 H100; 13B TP1 PP4 VP10 on 16; 70B TP4 PP4 VP20 SP on 64; the paper's 1024-sequence batch";
 const LLAMA3_SRC: &str = "Llama Team 2024, The Llama 3 Herd of Models (arXiv 2407.21783), Table 3 (layers, model dim, FFN dim, 8 KV heads, vocab 128K, 15T tokens); exact sizes from meta-llama/Meta-Llama-3-8B / -70B and Llama-3.1-405B config.json (vocab 128256, untied); pre-training sequence 8192";
-const LLAMA3_SETUP: &str = "NVIDIA dgxc-benchmarking v25.04.01 llama3.1/README.md (H100, bf16): 8B TP1 PP1 CP2 on 8 GPUs, GBS 128; 70B TP4 PP4 CP2 VP5 on 64, GBS 128; 405B TP8 PP8 CP2 VP8 on 512, GBS 256";
+const LLAMA3_SETUP: &str = "NVIDIA dgxc-benchmarking v25.04.01 llama3.1/README.md (H100, bf16): 8B TP1 PP1 CP2 on 8 GPUs, GBS 128; 70B TP4 PP4 CP2 VP5 on 64, GBS 128; 405B TP8 PP8 CP2 VP8 on 512, GBS 256; NeMo performance recipes keep gradients in bf16 (grad_reduce_in_fp32 = False)";
 
 /// Every model preset. Order is the order shown in the app. See the module docs for sources.
 pub static MODEL_PRESETS: &[ModelPreset] = &[
@@ -371,6 +383,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             zero_stage: 1,
             gpu: "a100-sxm4-80gb",
             gpus_per_node: 8,
+            grad_reduce_in_fp32: None,
         },
         source: GPT3_SRC,
         setup_source: "DESIGN.md's example scenario: TP8 PP16 DP8 on 1024 A100 80GB, selective recomputation with sequence parallelism (Korthikanti et al. 2022, Tables 3-5), batch 1536 = 3.2M tokens (Brown et al. Table 2.1)",
@@ -405,7 +418,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
         id: "llama3-8b",
         name: "Llama 3 8B",
         arch: dense(32, 4096, 32, 8, 14336, FfnAct::Swiglu, 128256, 8192, false),
-        setup: h100(128, Precision::Bf16, Recompute::None, Some(15e12), 1, 1, 4, 2, 1, 1),
+        setup: nemo_perf(h100(128, Precision::Bf16, Recompute::None, Some(15e12), 1, 1, 4, 2, 1, 1)),
         source: LLAMA3_SRC,
         setup_source: LLAMA3_SETUP,
     },
@@ -413,7 +426,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
         id: "llama3-70b",
         name: "Llama 3 70B",
         arch: dense(80, 8192, 64, 8, 28672, FfnAct::Swiglu, 128256, 8192, false),
-        setup: h100(128, Precision::Bf16, Recompute::None, Some(15e12), 4, 4, 2, 2, 1, 5),
+        setup: nemo_perf(h100(128, Precision::Bf16, Recompute::None, Some(15e12), 4, 4, 2, 2, 1, 5)),
         source: LLAMA3_SRC,
         setup_source: LLAMA3_SETUP,
     },
@@ -421,7 +434,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
         id: "llama3.1-8b",
         name: "Llama 3.1 8B",
         arch: dense(32, 4096, 32, 8, 14336, FfnAct::Swiglu, 128256, 8192, false),
-        setup: h100(128, Precision::Bf16, Recompute::None, Some(15e12), 1, 1, 4, 2, 1, 1),
+        setup: nemo_perf(h100(128, Precision::Bf16, Recompute::None, Some(15e12), 1, 1, 4, 2, 1, 1)),
         source: LLAMA3_SRC,
         setup_source: LLAMA3_SETUP,
     },
@@ -429,7 +442,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
         id: "llama3.1-70b",
         name: "Llama 3.1 70B",
         arch: dense(80, 8192, 64, 8, 28672, FfnAct::Swiglu, 128256, 8192, false),
-        setup: h100(128, Precision::Bf16, Recompute::None, Some(15e12), 4, 4, 2, 2, 1, 5),
+        setup: nemo_perf(h100(128, Precision::Bf16, Recompute::None, Some(15e12), 4, 4, 2, 2, 1, 5)),
         source: LLAMA3_SRC,
         setup_source: LLAMA3_SETUP,
     },
@@ -438,7 +451,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
         id: "llama3.1-405b",
         name: "Llama 3.1 405B",
         arch: dense(126, 16384, 128, 8, 53248, FfnAct::Swiglu, 128256, 8192, false),
-        setup: h100(256, Precision::Bf16, Recompute::None, Some(15.6e12), 8, 8, 4, 2, 1, 8),
+        setup: nemo_perf(h100(256, Precision::Bf16, Recompute::None, Some(15.6e12), 8, 8, 4, 2, 1, 8)),
         source: LLAMA3_SRC,
         setup_source: LLAMA3_SETUP,
     },
@@ -495,6 +508,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             zero_stage: 1,
             gpu: "a100-sxm4-80gb",
             gpus_per_node: 8,
+            grad_reduce_in_fp32: None,
         },
         source: "BigScience 2022, BLOOM (arXiv 2211.05100), §3.2 and the model-size table (70 layers, 112 heads, hidden 14336, sequence 2048, 366B tokens); bigscience/bloom config.json (vocab 250880 = 250680 padded, tied embeddings, GELU)",
         setup_source: "the production run: bigscience tr11-176B-ml README (384 A100 80GB, TP4 PP12 DP8, micro-batch 2, global batch 2048, bf16, ZeRO-1, activation checkpointing)",
@@ -521,6 +535,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             zero_stage: 1,
             gpu: "h100-sxm5-80gb",
             gpus_per_node: 8,
+            grad_reduce_in_fp32: None,
         },
         source: "NVIDIA 2024, Nemotron-4 340B Technical Report (arXiv 2406.11704), Table 1: 96 layers, hidden 18432, 96 heads, 8 KV heads, sequence 4096, vocab 256000, squared-ReLU MLP (4h), untied; 9T tokens",
         setup_source: "the same report, Table 2: TP8 PP12 DP64 on 6144 H100, batch 2304",
@@ -562,6 +577,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             zero_stage: 1,
             gpu: "a100-sxm4-40gb",
             gpus_per_node: 8,
+            grad_reduce_in_fp32: None,
         },
         source: "tiiuae/falcon-40b config.json (hidden_size 8192, 60 layers, 128 heads, 8 KV groups, vocab 65024, GELU MLP of 4h, tied embeddings) and model card (sequence 2048, 1T tokens)",
         setup_source: "the model card: 384 A100 40GB, 3D parallelism TP8 PP4 DP12 with ZeRO, batch 1152; full recomputation is paracalc's choice",

@@ -30,6 +30,7 @@ fn arb_action() -> impl Strategy<Value = Action> {
         1 => prop::option::of(prop::sample::select(Schedule::ALL.to_vec())).prop_map(Action::SetSchedule),
         1 => "[0-9, ]{0,12}".prop_map(Action::SetLayersPerStage),
         1 => prop::option::of(any::<bool>()).prop_map(Action::SetTpOverlap),
+        1 => prop::option::of(any::<bool>()).prop_map(Action::SetGradFp32),
         1 => prop::option::of(any::<bool>()).prop_map(Action::SetDpOverlap),
         1 => prop_oneof![
             Just("custom".to_string()),

@@ -117,6 +117,7 @@ fn bf16_gradient_buffer_flag() {
     let mut s = paracalc::presets::model_preset("llama3-8b")
         .unwrap()
         .scenario();
+    s.training.grad_reduce_in_fp32 = None;
     assert!(!paracalc::megatron::launch_args(&s).contains("--grad-reduce-in-bf16"));
     // training.grad_reduce_in_fp32 = false → Megatron-LM `--grad-reduce-in-bf16`.
     s.training.grad_reduce_in_fp32 = Some(false);

@@ -815,13 +815,14 @@ fn bf16_gradient_buffer_of_nemo_performance_recipes() {
     // The llama3-8b preset is NVIDIA dgxc-benchmarking v25.04's run (NeMo, TP1 PP1 CP2 DP4,
     // distributed optimizer). Ψ = 8,030,261,248 on one GPU (t = p = 1), ZeRO-1 over d·c = 8.
     let psi = 8_030_261_248.0_f64;
-    let fp32 = paracalc::presets::model_preset("llama3-8b")
+    let bf16 = paracalc::presets::model_preset("llama3-8b")
         .unwrap()
         .scenario();
-    assert_eq!(fp32.training.grad_reduce_in_fp32, None);
+    // The preset records the recipe's bf16 gradient buffer.
+    assert_eq!(bf16.training.grad_reduce_in_fp32, Some(false));
+    let mut fp32 = bf16.clone();
+    fp32.training.grad_reduce_in_fp32 = None;
     assert!(fp32.training.grad_reduce_in_fp32());
-    let mut bf16 = fp32.clone();
-    bf16.training.grad_reduce_in_fp32 = Some(false);
     bf16.validate().unwrap();
     let a = estimate(&fp32).unwrap();
     let b = estimate(&bf16).unwrap();

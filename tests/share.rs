@@ -497,7 +497,8 @@ fn design_example_link() {
                   "ffn_hidden": 28672, "ffn_act": "swiglu", "vocab": 128256, "seq_len": 8192,
                   "tied_embeddings": false, "moe": null},
         "training": {"global_batch": 128, "micro_batch": 1, "precision": "bf16", "optimizer": "adam",
-                     "recompute": "none", "flash_attention": true, "train_tokens": 15e12},
+                     "recompute": "none", "flash_attention": true, "train_tokens": 15e12,
+                     "grad_reduce_in_fp32": false},
         "parallel": {"tp": 8, "pp": 4, "dp": 2, "cp": 2, "ep": 1, "vp": 5, "sp": true, "zero_stage": 1},
         "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 64, "gpus_per_node": 8}
     });
@@ -773,11 +774,17 @@ fn leaves(v: &Value, path: String, out: &mut Vec<String>) {
 #[test]
 fn gradient_dtype_key_round_trips() {
     // `gradfp32=0`: NeMo's performance recipes (bf16 gradient buffer); absent = default (fp32).
-    let d = share::decode("v=1&model=llama3-8b&gradfp32=0").unwrap();
+    let d = share::decode("v=1&model=gpt3-175b&gradfp32=0").unwrap();
     assert!(d.notices.is_empty());
     assert_eq!(d.scenario.training.grad_reduce_in_fp32, Some(false));
-    let link = share::encode(&d.scenario, "llama3-8b");
-    assert_eq!(link, "v=1&model=llama3-8b&gradfp32=0");
-    let d = share::decode("v=1&model=llama3-8b").unwrap();
+    let link = share::encode(&d.scenario, "gpt3-175b");
+    assert_eq!(link, "v=1&model=gpt3-175b&gradfp32=0");
+    let d = share::decode("v=1&model=gpt3-175b").unwrap();
     assert_eq!(d.scenario.training.grad_reduce_in_fp32, None);
+    // The Llama 3 presets are NeMo performance-recipe runs: bf16 gradients by default, and
+    // `gradfp32=1` asks for the fp32 buffer.
+    let d = share::decode("v=1&model=llama3-8b").unwrap();
+    assert_eq!(d.scenario.training.grad_reduce_in_fp32, Some(false));
+    let d = share::decode("v=1&model=llama3-8b&gradfp32=1").unwrap();
+    assert_eq!(d.scenario.training.grad_reduce_in_fp32, Some(true));
 }

@@ -433,6 +433,8 @@ pub enum Action {
     SetLayersPerStage(String),
     /// `parallel.tp_comm_overlap`.
     SetTpOverlap(Option<bool>),
+    /// `training.grad_reduce_in_fp32`.
+    SetGradFp32(Option<bool>),
     /// `parallel.dp_comm_overlap`.
     SetDpOverlap(Option<bool>),
     /// A GPU preset id, or `"custom"` to edit the current GPU's numbers.
@@ -618,6 +620,7 @@ impl State {
                 }
             }
             Action::SetTpOverlap(x) => s.parallel.tp_comm_overlap = x,
+            Action::SetGradFp32(x) => s.training.grad_reduce_in_fp32 = x,
             Action::SetDpOverlap(x) => s.parallel.dp_comm_overlap = x,
             Action::SetGpu(id) => {
                 if id == "custom" {

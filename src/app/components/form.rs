@@ -64,3 +64,21 @@ pub fn send<T: 'static>(
         }
     })
 }
+
+/// The select value of an optional switch: "" = default, "on", "off".
+pub fn opt_bool_value(v: Option<bool>) -> &'static str {
+    match v {
+        None => "",
+        Some(true) => "on",
+        Some(false) => "off",
+    }
+}
+
+/// The optional switch of a select value (see [`opt_bool_value`]).
+pub fn opt_bool_of(v: &str) -> Option<bool> {
+    match v {
+        "on" => Some(true),
+        "off" => Some(false),
+        _ => None,
+    }
+}

@@ -2,26 +2,12 @@
 
 use yew::prelude::*;
 
-use crate::app::components::form::{errors_for, num_field, send, FormProps};
+use crate::app::components::form::{
+    errors_for, num_field, opt_bool_of, opt_bool_value, send, FormProps,
+};
 use crate::app::components::num_field::{checkbox, select, Opt};
 use crate::app::state::{fitting_dp, layout_gpus, parse_stage_list, Action, Num};
 use crate::scenario::Schedule;
-
-fn opt_bool_value(v: Option<bool>) -> &'static str {
-    match v {
-        None => "",
-        Some(true) => "on",
-        Some(false) => "off",
-    }
-}
-
-fn opt_bool_of(v: &str) -> Option<bool> {
-    match v {
-        "on" => Some(true),
-        "off" => Some(false),
-        _ => None,
-    }
-}
 
 /// How the model and the batch are split over the GPUs.
 #[component]

@@ -2,7 +2,9 @@
 
 use yew::prelude::*;
 
-use crate::app::components::form::{errors_for, num_field, send, FormProps};
+use crate::app::components::form::{
+    errors_for, num_field, opt_bool_of, opt_bool_value, send, FormProps,
+};
 use crate::app::components::num_field::{checkbox, select, Opt};
 use crate::app::state::{fitting_global_batch, Action, Num};
 use crate::scenario::{Precision, Recompute};
@@ -47,6 +49,10 @@ pub fn TrainingForm(props: &FormProps) -> Html {
                 { num_field(Num::TrainTokens, props, "not set") }
                 { select("training.optimizer", "Optimizer", "Adam(W): two fp32 moments per parameter.",
                     vec![Opt::new("adam", "Adam / AdamW")], "adam", &errors_for(issues, "training.optimizer"), Callback::noop()) }
+                { select("training.grad_reduce_in_fp32", "Gradient buffer", "Megatron keeps fp32 main gradients (4 B/param); NeMo's performance recipes keep them in bf16 (2 B).",
+                    vec![Opt::new("", "default (fp32)"), Opt::new("on", "fp32"), Opt::new("off", "16-bit (bf16/fp16)")],
+                    opt_bool_value(t.grad_reduce_in_fp32), &errors_for(issues, "training.grad_reduce_in_fp32"),
+                    send(props, |v: String| Some(Action::SetGradFp32(opt_bool_of(&v))))) }
             </div>
             { checkbox("training.flash_attention", "FlashAttention", "Fused attention that never stores the s × s scores.",
                 t.flash_attention, &errors_for(issues, "training.flash_attention"), send(props, |b| Some(Action::SetFlash(b)))) }
