@@ -442,6 +442,47 @@ pub(crate) fn plot_rect(width: u32, height: u32, header: i32, m: Margins) -> Plo
     }
 }
 
+/// The two stacked plot panels of a chart whose panels share an x axis (bucket, scaling): the
+/// area below a header of `header` px is split at `top_share` of its height; the upper panel
+/// leaves 24 px above the split for its x tick labels, the lower one 8 px at its top.
+pub(crate) fn stacked_panels<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    header: i32,
+    top_share: f64,
+) -> (
+    (DrawingArea<DB, Shift>, PlotRect),
+    (DrawingArea<DB, Shift>, PlotRect),
+) {
+    let (w, h) = root.dim_in_pixel();
+    let split = header + ((h as i32 - header) as f64 * top_share) as i32;
+    let (top, bottom) = root.split_vertically(split.max(header + 1));
+    let (_, bh) = bottom.dim_in_pixel();
+    let top_rect = PlotRect {
+        left: 64,
+        top: header,
+        right: w as i32 - 18,
+        bottom: split - 24,
+    };
+    let bottom_rect = PlotRect {
+        left: 64,
+        top: 8,
+        right: w as i32 - 18,
+        bottom: bh as i32 - 42,
+    };
+    ((top, top_rect), (bottom, bottom_rect))
+}
+
+/// The rectangle a pointer hit-test of a `width × height` stacked-panel chart looks in: between
+/// the legend (40 px) and the lower x axis.
+pub(crate) fn stacked_hit_rect(width: u32, height: u32) -> PlotRect {
+    PlotRect {
+        left: 64,
+        top: 40,
+        right: width as i32 - 18,
+        bottom: height as i32 - 42,
+    }
+}
+
 pub(crate) type Chart2d<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
 /// A linear chart whose plotting area is exactly `rect` of `area`.

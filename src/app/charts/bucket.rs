@@ -4,8 +4,8 @@
 
 use super::style::{clean, fmt_seconds, sig3, tick_for_span, time_unit, ChartStyle};
 use super::{
-    build, draw_header, draw_message, header_height, mesh, padded, pow2_label, Axes, ChartError,
-    LegendItem, PlotRect, Swatch,
+    build, draw_header, draw_message, header_height, mesh, padded, pow2_label, stacked_hit_rect,
+    stacked_panels, Axes, Chart2d, ChartError, LegendItem, Swatch,
 };
 use crate::engine::sweep::BucketPoint;
 use plotters::coord::Shift;
@@ -82,12 +82,7 @@ pub fn point_at(
     let pts = prepare(data);
     let current = data.current_mb.filter(|&mb| clean(mb) > 0.0);
     let xr = x_range(&pts, current);
-    let rect = PlotRect {
-        left: 64,
-        top: 40,
-        right: width as i32 - 18,
-        bottom: height as i32 - 42,
-    };
+    let rect = stacked_hit_rect(width, height);
     if !rect.is_usable() || !rect.contains(x, y) {
         return None;
     }
@@ -137,7 +132,7 @@ pub fn draw<DB: DrawingBackend>(
         );
     }
     let p = &style.palette;
-    let (w, h) = root.dim_in_pixel();
+    let (w, _) = root.dim_in_pixel();
     let current = data.current_mb.filter(|&mb| clean(mb) > 0.0);
     let mut legend = vec![
         LegendItem::new("Step time", p.step, Swatch::Line),
@@ -181,25 +176,10 @@ pub fn draw<DB: DrawingBackend>(
 
     let x = x_range(&pts, current);
     let header = header_height(w, &legend);
-    let split = header + ((h as i32 - header) as f64 * 0.5) as i32;
-    let (top, bottom) = root.split_vertically(split.max(header + 1));
-    let (_, bh) = bottom.dim_in_pixel();
-    let top_rect = PlotRect {
-        left: 64,
-        top: header,
-        right: w as i32 - 18,
-        bottom: split - 24,
-    };
-    let bottom_rect = PlotRect {
-        left: 64,
-        top: 8,
-        right: w as i32 - 18,
-        bottom: bh as i32 - 42,
-    };
+    let ((top, top_rect), (bottom, bottom_rect)) = stacked_panels(root, header, 0.5);
     if !top_rect.is_usable() || !bottom_rect.is_usable() {
         return draw_message(root, style, TITLE, "Too small to draw.");
     }
-    let x_fmt = |v: &f64| pow2_label(*v);
 
     // Upper: step time (not from zero, so the dip is visible).
     let (sf, su) = time_unit(max_step);
@@ -207,21 +187,9 @@ pub fn draw<DB: DrawingBackend>(
     let y = padded(smin * sf, max_step * sf, 0.1);
     let y = y.start.max(0.0)..y.end;
     let span = y.end - y.start;
-    let y_fmt = move |v: &f64| tick_for_span(*v, span);
     let mut chart = build(&top, top_rect, x.clone(), y)?;
     let desc = format!("Step time ({su})");
-    mesh(
-        &mut chart,
-        style,
-        &Axes {
-            x_desc: "",
-            y_desc: &desc,
-            x_labels: 14,
-            y_labels: 5,
-            x_fmt: &x_fmt,
-            y_fmt: &y_fmt,
-        },
-    )?;
+    panel_mesh(&mut chart, style, "", &desc, span)?;
     chart.draw_series(LineSeries::new(
         pts.iter().map(|q| (q.x, q.step * sf)),
         p.step.stroke_width(2),
@@ -230,15 +198,7 @@ pub fn draw<DB: DrawingBackend>(
         pts.iter()
             .map(|q| Circle::new((q.x, q.step * sf), 3, p.step.filled())),
     )?;
-    if let Some(mb) = current {
-        let r = chart.y_range();
-        chart.draw_series(DashedLineSeries::new(
-            [(mb.log2(), r.start), (mb.log2(), r.end)],
-            4,
-            3,
-            p.current.stroke_width(2),
-        ))?;
-    }
+    mark_current(&mut chart, current, p.current)?;
 
     // Lower: exposed and hidden DP communication from zero.
     let (df, du) = time_unit(max_dp);
@@ -250,18 +210,12 @@ pub fn draw<DB: DrawingBackend>(
     )?;
     let desc = format!("DP comm per step ({du})");
     let span = (max_dp * df * 1.1).max(1e-9);
-    let y_fmt = move |v: &f64| tick_for_span(*v, span);
-    mesh(
+    panel_mesh(
         &mut chart,
         style,
-        &Axes {
-            x_desc: "Gradient bucket size (MB, log₂ scale)",
-            y_desc: &desc,
-            x_labels: 14,
-            y_labels: 5,
-            x_fmt: &x_fmt,
-            y_fmt: &y_fmt,
-        },
+        "Gradient bucket size (MB, log₂ scale)",
+        &desc,
+        span,
     )?;
     chart.draw_series(DashedLineSeries::new(
         pts.iter().map(|q| (q.x, q.hidden * df)),
@@ -277,15 +231,49 @@ pub fn draw<DB: DrawingBackend>(
         pts.iter()
             .map(|q| Circle::new((q.x, q.exposed * df), 3, p.dp.filled())),
     )?;
+    mark_current(&mut chart, current, p.current)?;
+    root.present()?;
+    Ok(())
+}
+
+/// The dashed vertical line at the current bucket size `current` (MB), if any.
+fn mark_current<DB: DrawingBackend>(
+    chart: &mut Chart2d<'_, DB>,
+    current: Option<f64>,
+    color: RGBColor,
+) -> Result<(), ChartError> {
     if let Some(mb) = current {
         let r = chart.y_range();
         chart.draw_series(DashedLineSeries::new(
             [(mb.log2(), r.start), (mb.log2(), r.end)],
             4,
             3,
-            p.current.stroke_width(2),
+            color.stroke_width(2),
         ))?;
     }
-    root.present()?;
     Ok(())
+}
+
+/// Grid and axes of one panel: log₂ bucket sizes on x, y ticks for a range of `span`.
+fn panel_mesh<DB: DrawingBackend>(
+    chart: &mut Chart2d<'_, DB>,
+    style: &ChartStyle,
+    x_desc: &str,
+    y_desc: &str,
+    span: f64,
+) -> Result<(), ChartError> {
+    let x_fmt = |v: &f64| pow2_label(*v);
+    let y_fmt = move |v: &f64| tick_for_span(*v, span);
+    mesh(
+        chart,
+        style,
+        &Axes {
+            x_desc,
+            y_desc,
+            x_labels: 14,
+            y_labels: 5,
+            x_fmt: &x_fmt,
+            y_fmt: &y_fmt,
+        },
+    )
 }

@@ -6,8 +6,8 @@
 
 use super::style::{clean, fmt_pct, si_tick, tick, ChartStyle};
 use super::{
-    build, draw_header, draw_message, header_height, mesh, padded, pow2_label, Axes, ChartError,
-    LegendItem, PlotRect, Swatch,
+    build, draw_header, draw_message, header_height, mesh, padded, pow2_label, stacked_hit_rect,
+    stacked_panels, Axes, ChartError, LegendItem, Swatch,
 };
 use crate::engine::sweep::{GpuPoint, Scaling};
 use plotters::coord::Shift;
@@ -97,12 +97,7 @@ pub const HIT_PX: f64 = 12.0;
 /// (within [`HIT_PX`] horizontally, between the legend and the x axis), same layout as [`draw`].
 pub fn gpus_at(data: &ScalingData<'_>, width: u32, height: u32, x: f64, y: f64) -> Option<u64> {
     let d = prepare(data)?;
-    let rect = PlotRect {
-        left: 64,
-        top: 40,
-        right: width as i32 - 18,
-        bottom: height as i32 - 42,
-    };
+    let rect = stacked_hit_rect(width, height);
     if !rect.is_usable() || !rect.contains(x, y) {
         return None;
     }
@@ -128,7 +123,7 @@ pub fn draw<DB: DrawingBackend>(
         Scaling::Strong => "Strong scaling: throughput vs GPUs (global batch fixed)",
         Scaling::Weak => "Weak scaling: throughput vs GPUs (batch per replica fixed)",
     };
-    let (w, h) = root.dim_in_pixel();
+    let (w, _) = root.dim_in_pixel();
     let Some(d) = prepare(data) else {
         return draw_message(root, style, title, "No scaling points to show.");
     };
@@ -164,23 +159,9 @@ pub fn draw<DB: DrawingBackend>(
     };
     draw_header(root, style, title, &caption, &legend)?;
     let header = header_height(w, &legend);
-    let split = header + ((h as i32 - header) as f64 * 0.56) as i32;
-    let (top, bottom) = root.split_vertically(split.max(header + 1));
-    let (_, bh) = bottom.dim_in_pixel();
+    let ((top, top_rect), (bottom, bottom_rect)) = stacked_panels(root, header, 0.56);
 
     // Upper panel: tokens/s on a log₁₀ axis.
-    let top_rect = PlotRect {
-        left: 64,
-        top: header,
-        right: w as i32 - 18,
-        bottom: split - 24,
-    };
-    let bottom_rect = PlotRect {
-        left: 64,
-        top: 8,
-        right: w as i32 - 18,
-        bottom: bh as i32 - 42,
-    };
     if !top_rect.is_usable() || !bottom_rect.is_usable() {
         return draw_message(root, style, title, "Too small to draw.");
     }
