@@ -418,26 +418,15 @@ mod tests {
 
     #[test]
     fn arrow_keys_wrap_around_the_tabs() {
-        assert_eq!(
-            tab_after_key(ChartKind::Memory, "ArrowRight"),
-            Some(ChartKind::Time)
-        );
-        assert_eq!(
-            tab_after_key(ChartKind::Memory, "ArrowLeft"),
-            Some(ChartKind::Search)
-        );
-        assert_eq!(
-            tab_after_key(ChartKind::Search, "ArrowRight"),
-            Some(ChartKind::Memory)
-        );
-        assert_eq!(
-            tab_after_key(ChartKind::Bucket, "Home"),
-            Some(ChartKind::Memory)
-        );
-        assert_eq!(
-            tab_after_key(ChartKind::Bucket, "End"),
-            Some(ChartKind::Search)
-        );
+        for (from, key, to) in [
+            (ChartKind::Memory, "ArrowRight", ChartKind::Time),
+            (ChartKind::Memory, "ArrowLeft", ChartKind::Search),
+            (ChartKind::Search, "ArrowRight", ChartKind::Memory),
+            (ChartKind::Bucket, "Home", ChartKind::Memory),
+            (ChartKind::Bucket, "End", ChartKind::Search),
+        ] {
+            assert_eq!(tab_after_key(from, key), Some(to), "{key}");
+        }
         assert_eq!(tab_after_key(ChartKind::Bucket, "a"), None);
     }
 

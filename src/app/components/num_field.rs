@@ -92,8 +92,7 @@ pub fn NumField(props: &NumFieldProps) -> Html {
             text.set(value);
         })
     };
-    let id = spec.path.replace('.', "-");
-    let hint_id = format!("{id}-hint");
+    let (id, hint_id) = field_ids(spec.path);
     let invalid = local.is_some() || !props.errors.is_empty();
     html! {
         <div class={classes!("field", invalid.then_some("invalid"))}>
@@ -126,6 +125,26 @@ pub fn NumField(props: &NumFieldProps) -> Html {
     }
 }
 
+/// The element id of the control for `path` ("parallel.tp" -> "parallel-tp") and of its hint.
+fn field_ids(path: &str) -> (String, String) {
+    let id = path.replace('.', "-");
+    let hint_id = format!("{id}-hint");
+    (id, hint_id)
+}
+
+/// The hint under a [`select`] or [`checkbox`]: the engine's errors, else the help text.
+fn hint(hint_id: String, help: &str, errors: &[String]) -> Html {
+    html! {
+        <p id={hint_id} class="hint">
+            if errors.is_empty() {
+                { help.to_string() }
+            } else {
+                { for errors.iter().map(|m| html! { <span class="error">{ m.clone() }</span> }) }
+            }
+        </p>
+    }
+}
+
 /// One option of a [`select`].
 pub struct Opt {
     /// The value attribute.
@@ -154,8 +173,7 @@ pub fn select(
     errors: &[String],
     on_change: Callback<String>,
 ) -> Html {
-    let id = path.replace('.', "-");
-    let hint_id = format!("{id}-hint");
+    let (id, hint_id) = field_ids(path);
     let onchange = Callback::from(move |e: Event| {
         let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
         on_change.emit(el.value());
@@ -169,13 +187,7 @@ pub fn select(
                     html! { <option value={o.value} selected={sel}>{ o.label }</option> }
                 }) }
             </select>
-            <p id={hint_id} class="hint">
-                if errors.is_empty() {
-                    { help.to_string() }
-                } else {
-                    { for errors.iter().map(|m| html! { <span class="error">{ m.clone() }</span> }) }
-                }
-            </p>
+            { hint(hint_id, help, errors) }
         </div>
     }
 }
@@ -189,8 +201,7 @@ pub fn checkbox(
     errors: &[String],
     on_change: Callback<bool>,
 ) -> Html {
-    let id = path.replace('.', "-");
-    let hint_id = format!("{id}-hint");
+    let (id, hint_id) = field_ids(path);
     let onchange = Callback::from(move |e: Event| {
         let el: web_sys::HtmlInputElement = e.target_unchecked_into();
         on_change.emit(el.checked());
@@ -199,13 +210,7 @@ pub fn checkbox(
         <div class={classes!("field", "check", (!errors.is_empty()).then_some("invalid"))}>
             <input type="checkbox" id={id.clone()} {checked} aria-describedby={hint_id.clone()} {onchange} />
             <label for={id.clone()}>{ label.to_string() }</label>
-            <p id={hint_id} class="hint">
-                if errors.is_empty() {
-                    { help.to_string() }
-                } else {
-                    { for errors.iter().map(|m| html! { <span class="error">{ m.clone() }</span> }) }
-                }
-            </p>
+            { hint(hint_id, help, errors) }
         </div>
     }
 }
