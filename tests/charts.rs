@@ -347,22 +347,32 @@ fn gpu_point(n: u64, tps: f64, fits: bool) -> GpuPoint {
     }
 }
 
-#[test]
-fn scaling_chart_draws_each_strategy_and_the_ideal() {
-    let p = style::Palette::LIGHT;
-    // DP only falls off; PP+DP keeps up (8 → 1024 GPUs, 8 points each); one DP point fails.
-    let dp: Vec<GpuPoint> = (3..=10)
+/// DP only: 8 → 1024 GPUs, losing 5 % of linear per doubling.
+fn dp_only_points() -> Vec<GpuPoint> {
+    (3..=10)
         .map(|k| {
             let n = 1u64 << k;
             gpu_point(n, 1e4 * n as f64 * (1.0 - 0.05 * (k - 3) as f64), true)
         })
-        .collect();
-    let mut pp: Vec<GpuPoint> = (3..=10)
+        .collect()
+}
+
+/// PP+DP: 8 → 1024 GPUs at 95 % of linear; 1024 GPUs does not fit.
+fn pp_dp_points() -> Vec<GpuPoint> {
+    (3..=10)
         .map(|k| {
             let n = 1u64 << k;
             gpu_point(n, 0.95e4 * n as f64, k != 10)
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn scaling_chart_draws_each_strategy_and_the_ideal() {
+    let p = style::Palette::LIGHT;
+    // DP only falls off; PP+DP keeps up (8 → 1024 GPUs, 8 points each); one DP point fails.
+    let dp = dp_only_points();
+    let mut pp = pp_dp_points();
     pp.push(GpuPoint {
         error: Some("tp does not divide heads".into()),
         ..gpu_point(2048, 0.0, false)
@@ -427,11 +437,9 @@ fn scaling_chart_draws_each_strategy_and_the_ideal() {
     assert_eq!(count(&s, "circle", "fill", &hex(p.series[0]), &[]), 2);
 }
 
-#[test]
-fn bucket_chart_marks_the_current_setting() {
-    let p = style::Palette::LIGHT;
-    // 1 MB … 4096 MB: latency-bound at the small end, late start at the large end.
-    let pts: Vec<BucketPoint> = (0..13)
+/// 1 MB … 4096 MB: latency-bound at the small end, late start at the large end.
+fn bucket_sweep() -> Vec<BucketPoint> {
+    (0..13)
         .map(|i| {
             let mb = f64::from(1u32 << i);
             let exposed = 0.2 / mb.sqrt() + 0.0005 * mb / 16.0;
@@ -442,7 +450,13 @@ fn bucket_chart_marks_the_current_setting() {
                 step_s: 1.0 + exposed,
             }
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn bucket_chart_marks_the_current_setting() {
+    let p = style::Palette::LIGHT;
+    let pts = bucket_sweep();
     let d = bucket::BucketData {
         points: &pts,
         current_mb: Some(32.0),
@@ -814,18 +828,8 @@ fn dump_svgs() {
     };
     let (t, th) = time_data();
     let r = search_report();
-    let dp: Vec<GpuPoint> = (3..=10)
-        .map(|k| {
-            gpu_point(
-                1 << k,
-                1e4 * (1u64 << k) as f64 * (1.0 - 0.05 * (k - 3) as f64),
-                true,
-            )
-        })
-        .collect();
-    let pp: Vec<GpuPoint> = (3..=10)
-        .map(|k| gpu_point(1 << k, 0.95e4 * (1u64 << k) as f64, k != 10))
-        .collect();
+    let dp = dp_only_points();
+    let pp = pp_dp_points();
     let series = [
         scaling::ScalingSeries {
             name: "DP only",
@@ -836,18 +840,7 @@ fn dump_svgs() {
             points: &pp,
         },
     ];
-    let bpts: Vec<BucketPoint> = (0..13)
-        .map(|i| {
-            let mb = f64::from(1u32 << i);
-            let exposed = 0.2 / mb.sqrt() + 0.0005 * mb / 16.0;
-            BucketPoint {
-                bucket_mb: mb,
-                exposed_dp_s: exposed,
-                hidden_dp_s: 0.3 - exposed.min(0.3),
-                step_s: 1.0 + exposed,
-            }
-        })
-        .collect();
+    let bpts = bucket_sweep();
     let all = [
         ("memory", ChartData::Memory(&m)),
         (
