@@ -83,6 +83,26 @@ async fn mount(props: HarnessProps) -> Element {
     root
 }
 
+/// Mounts the harness on `scenario` with the `initial` chart open and nothing pinned.
+async fn mount_at(scenario: Scenario, initial: ChartKind) -> Element {
+    mount(HarnessProps {
+        scenario,
+        initial,
+        pinned: None,
+    })
+    .await
+}
+
+/// Polls every `poll_ms` until the search `panel` says it is done (at most 60 s).
+async fn wait_search_done(panel: &Element, poll_ms: i32) {
+    let t0 = now();
+    while panel.get_attribute("data-search-state").as_deref() != Some("done") {
+        assert!(now() - t0 < 60_000.0, "search did not finish");
+        sleep(poll_ms).await;
+        yew::scheduler::flush().await;
+    }
+}
+
 fn q(root: &Element, sel: &str) -> Option<Element> {
     root.query_selector(sel).unwrap()
 }
@@ -159,12 +179,7 @@ fn canvas_of(root: &Element, id: &str) -> HtmlCanvasElement {
 #[wasm_bindgen_test]
 async fn every_tab_draws_with_ink_and_tabs_follow_the_keyboard() {
     SELECTED.with(|s| s.borrow_mut().clear());
-    let root = mount(HarnessProps {
-        scenario: bench(),
-        initial: ChartKind::Memory,
-        pinned: None,
-    })
-    .await;
+    let root = mount_at(bench(), ChartKind::Memory).await;
     assert_eq!(root.query_selector_all("[role=tab]").unwrap().length(), 6);
     for kind in ChartKind::ALL
         .iter()
@@ -208,12 +223,7 @@ async fn every_tab_draws_with_ink_and_tabs_follow_the_keyboard() {
 async fn hovering_a_memory_segment_shows_its_gib_and_svg_download_has_the_title() {
     let s = bench();
     let est = paracalc::engine::estimate(&s).unwrap();
-    let root = mount(HarnessProps {
-        scenario: s,
-        initial: ChartKind::Memory,
-        pinned: None,
-    })
-    .await;
+    let root = mount_at(s, ChartKind::Memory).await;
     let c = canvas_of(&root, "chart-memory");
     let (w, h) = canvas::css_size(&c);
     let (x, y) = memory::segment_center(&est.memory, w, h, 3, memory::Component::Weights).unwrap();
@@ -253,12 +263,7 @@ async fn hovering_a_memory_segment_shows_its_gib_and_svg_download_has_the_title(
 /// The canvas follows its container's width (ResizeObserver) and keeps the device pixel ratio.
 #[wasm_bindgen_test]
 async fn canvas_follows_its_container() {
-    let root = mount(HarnessProps {
-        scenario: bench(),
-        initial: ChartKind::Time,
-        pinned: None,
-    })
-    .await;
+    let root = mount_at(bench(), ChartKind::Time).await;
     let c = canvas_of(&root, "chart-time");
     let dpr = web_sys::window().unwrap().device_pixel_ratio();
     assert_eq!(c.width(), (960.0 * dpr).round() as u32);
@@ -314,12 +319,7 @@ fn small() -> Scenario {
 #[wasm_bindgen_test]
 async fn search_runs_in_slices_with_progress_and_applies_a_clicked_layout() {
     let s = small();
-    let root = mount(HarnessProps {
-        scenario: s.clone(),
-        initial: ChartKind::Search,
-        pinned: None,
-    })
-    .await;
+    let root = mount_at(s.clone(), ChartKind::Search).await;
     let panel = q(&root, ".search-panel").unwrap();
     let mut progress_seen = Vec::new();
     let t0 = now();
@@ -407,12 +407,7 @@ async fn search_runs_in_slices_with_progress_and_applies_a_clicked_layout() {
 #[wasm_bindgen_test]
 async fn redraw_after_a_keystroke_fits_in_a_frame() {
     let s = bench();
-    let root = mount(HarnessProps {
-        scenario: s.clone(),
-        initial: ChartKind::Memory,
-        pinned: None,
-    })
-    .await;
+    let root = mount_at(s.clone(), ChartKind::Memory).await;
     let set = SET_SCENARIO.with(|x| x.borrow().clone()).unwrap();
     let mut alt = s.clone();
     alt.training.micro_batch = 2;
@@ -572,19 +567,9 @@ fn full_search_gpt3_175b_1024_a100_in_wasm() {
 /// rendered after each (wall time from start to the report).
 #[wasm_bindgen_test]
 async fn full_search_in_the_panel_in_slices() {
-    let root = mount(HarnessProps {
-        scenario: bench(),
-        initial: ChartKind::Search,
-        pinned: None,
-    })
-    .await;
+    let root = mount_at(bench(), ChartKind::Search).await;
     let panel = q(&root, ".search-panel").unwrap();
-    let t0 = now();
-    while panel.get_attribute("data-search-state").as_deref() != Some("done") {
-        assert!(now() - t0 < 60_000.0, "search did not finish");
-        sleep(10).await;
-        yew::scheduler::flush().await;
-    }
+    wait_search_done(&panel, 10).await;
     let ms: f64 = panel
         .get_attribute("data-search-ms")
         .unwrap()
@@ -607,22 +592,10 @@ async fn full_search_in_the_panel_in_slices() {
 #[wasm_bindgen_test]
 async fn search_cancels_restarts_and_follows_the_model() {
     let s = small();
-    let root = mount(HarnessProps {
-        scenario: s.clone(),
-        initial: ChartKind::Search,
-        pinned: None,
-    })
-    .await;
+    let root = mount_at(s.clone(), ChartKind::Search).await;
     let panel = q(&root, ".search-panel").unwrap();
     let state = || panel.get_attribute("data-search-state").unwrap();
-    let wait_done = || async {
-        let t0 = now();
-        while panel.get_attribute("data-search-state").as_deref() != Some("done") {
-            assert!(now() - t0 < 60_000.0, "search did not finish");
-            sleep(5).await;
-            yew::scheduler::flush().await;
-        }
-    };
+    let wait_done = || wait_search_done(&panel, 5);
     // Running after mount: cancel it.
     sleep(0).await;
     yew::scheduler::flush().await;
@@ -675,12 +648,7 @@ async fn search_cancels_restarts_and_follows_the_model() {
 /// pointer (found by sweeping the pointer across the plot).
 #[wasm_bindgen_test]
 async fn scaling_and_bucket_columns_have_tooltips() {
-    let root = mount(HarnessProps {
-        scenario: bench(),
-        initial: ChartKind::Scaling,
-        pinned: None,
-    })
-    .await;
+    let root = mount_at(bench(), ChartKind::Scaling).await;
     for (kind, want) in [
         (ChartKind::Scaling, "1024 GPUs\nCurrent (TP8 PP16) "),
         (ChartKind::Bucket, "Bucket 256 MB: step "),
