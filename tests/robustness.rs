@@ -11,6 +11,8 @@
 //! ```
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
 use paracalc::engine;
 use paracalc::presets::MODEL_PRESETS;
 use paracalc::scenario::{
@@ -419,21 +421,15 @@ fn at_path<'a>(v: &'a mut Value, path: &[String]) -> Option<&'a mut Value> {
 }
 
 fn arb_link_text() -> BoxedStrategy<String> {
-    let keys: Vec<String> = share::key_table()
-        .map(|(k, _)| k.to_string())
-        .chain(
-            [
-                "v",
-                "model",
-                "a.model",
-                "a.tp",
-                "a.gpu.mem",
-                "chart",
-                "embed",
-            ]
-            .map(String::from),
-        )
-        .collect();
+    let keys = common::link_keys(&[
+        "v",
+        "model",
+        "a.model",
+        "a.tp",
+        "a.gpu.mem",
+        "chart",
+        "embed",
+    ]);
     let value = prop_oneof![
         "[0-9]{0,22}",
         "-?[0-9]{1,3}(\\.[0-9]{0,3})?(e[+-]?[0-9]{1,3})?",
@@ -442,18 +438,8 @@ fn arb_link_text() -> BoxedStrategy<String> {
             "NaN", "inf", "", "custom", "1,2,,3", "%", "<b>x</b>", "gelu", "fp8"
         ])
         .prop_map(String::from),
-        prop::sample::select(
-            MODEL_PRESETS
-                .iter()
-                .map(|p| p.id.to_string())
-                .collect::<Vec<_>>()
-        ),
-        prop::sample::select(
-            GPU_PRESETS
-                .iter()
-                .map(|p| p.id.to_string())
-                .collect::<Vec<_>>()
-        ),
+        prop::sample::select(common::model_preset_ids()),
+        prop::sample::select(common::gpu_preset_ids()),
         any::<String>(),
     ];
     prop_oneof![

@@ -2,6 +2,8 @@
 //! and hostile links that must give notices, never panics.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
 use paracalc::presets::{self, model_preset, MODEL_PRESETS};
 use paracalc::scenario::{
     CustomGpu, FfnAct, GpuChoice, Moe, PeakTflops, Precision, Recompute, Scenario, Schedule,
@@ -307,24 +309,18 @@ proptest! {
 
 /// Random `key=value` lists over the real keys and nasty values.
 fn key_soup() -> impl Strategy<Value = String> {
-    let keys: Vec<String> = share::key_table()
-        .map(|(k, _)| k.to_string())
-        .chain(
-            [
-                "v",
-                "model",
-                "a.model",
-                "chart",
-                "embed",
-                "a.tp",
-                "a.gpu.mem",
-                "amp;tp",
-                "TP",
-                "%74p",
-            ]
-            .map(String::from),
-        )
-        .collect();
+    let keys = common::link_keys(&[
+        "v",
+        "model",
+        "a.model",
+        "chart",
+        "embed",
+        "a.tp",
+        "a.gpu.mem",
+        "amp;tp",
+        "TP",
+        "%74p",
+    ]);
     let value = prop_oneof![
         "[0-9]{0,25}",
         "-?[0-9]{1,3}(\\.[0-9]{0,3})?(e[+-]?[0-9]{1,4})?",
@@ -338,18 +334,8 @@ fn key_soup() -> impl Strategy<Value = String> {
         Just("%1B%5B31mred".to_string()),
         Just("custom".to_string()),
         Just("1,2,,3".to_string()),
-        prop::sample::select(
-            MODEL_PRESETS
-                .iter()
-                .map(|p| p.id.to_string())
-                .collect::<Vec<_>>()
-        ),
-        prop::sample::select(
-            GPU_PRESETS
-                .iter()
-                .map(|p| p.id.to_string())
-                .collect::<Vec<_>>()
-        ),
+        prop::sample::select(common::model_preset_ids()),
+        prop::sample::select(common::gpu_preset_ids()),
         any::<String>(),
     ];
     proptest::collection::vec(
