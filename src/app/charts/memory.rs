@@ -245,32 +245,26 @@ pub fn draw<DB: DrawingBackend>(
     // Over capacity: the overflow tinted, the whole bar outlined in red.
     if n_over > 0 {
         let cap = capacity / GIB;
-        chart.draw_series(
+        // (x, total in GiB) of each bar over capacity.
+        let over_bars = || {
             over.iter()
                 .zip(&totals)
                 .enumerate()
                 .filter(|(_, (o, _))| **o)
-                .map(|(i, (_, &t))| {
-                    let x = i as f64;
-                    Rectangle::new(
-                        [(x - g.half, cap), (x + g.half, t / GIB)],
-                        p.danger.mix(0.35).filled(),
-                    )
-                }),
-        )?;
-        chart.draw_series(
-            over.iter()
-                .zip(&totals)
-                .enumerate()
-                .filter(|(_, (o, _))| **o)
-                .map(|(i, (_, &t))| {
-                    let x = i as f64;
-                    Rectangle::new(
-                        [(x - g.half, 0.0), (x + g.half, t / GIB)],
-                        p.danger.stroke_width(2),
-                    )
-                }),
-        )?;
+                .map(|(i, (_, &t))| (i as f64, t / GIB))
+        };
+        chart.draw_series(over_bars().map(|(x, top)| {
+            Rectangle::new(
+                [(x - g.half, cap), (x + g.half, top)],
+                p.danger.mix(0.35).filled(),
+            )
+        }))?;
+        chart.draw_series(over_bars().map(|(x, top)| {
+            Rectangle::new(
+                [(x - g.half, 0.0), (x + g.half, top)],
+                p.danger.stroke_width(2),
+            )
+        }))?;
     }
 
     // Capacity line and its label.
