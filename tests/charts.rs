@@ -246,16 +246,21 @@ fn time_data() -> (TimeEstimate, Throughput) {
     (t, th)
 }
 
+/// The time chart of `time` and `throughput` on its own scale.
+fn time_chart<'a>(time: &'a TimeEstimate, throughput: &'a Throughput) -> ChartData<'a> {
+    ChartData::Time(time::TimeData {
+        time,
+        throughput,
+        scale_s: None,
+    })
+}
+
 #[test]
 fn time_chart_has_every_part_once_and_hidden_bar_apart() {
     let p = style::Palette::LIGHT;
     let st = ChartStyle::light();
     let (t, th) = time_data();
-    let s = svg(&ChartData::Time(time::TimeData {
-        time: &t,
-        throughput: &th,
-        scale_s: None,
-    }));
+    let s = svg(&time_chart(&t, &th));
     assert!(s.contains("Step time breakdown"));
     assert!(s.contains("step 1.57 s · MFU 42.0% · 1.25 M tokens/s · 610 samples/s"));
     assert!(s.contains("Time per step (s)"));
@@ -310,11 +315,7 @@ fn time_hit_test_and_degenerate_input() {
         vec![Forward, Backward, Recompute, Tp, Pp, Dp, Bubble, Optimizer]
     );
     let zero = TimeEstimate::default();
-    let s = svg(&ChartData::Time(time::TimeData {
-        time: &zero,
-        throughput: &Throughput::default(),
-        scale_s: None,
-    }));
+    let s = svg(&time_chart(&zero, &Throughput::default()));
     assert!(s.contains("All step-time parts are zero"));
     // Only compute known (no forward/backward split): one "Compute" segment.
     let only = TimeEstimate {
@@ -322,11 +323,7 @@ fn time_hit_test_and_degenerate_input() {
         step_s: 2.0,
         ..TimeEstimate::default()
     };
-    let s = svg(&ChartData::Time(time::TimeData {
-        time: &only,
-        throughput: &th,
-        scale_s: None,
-    }));
+    let s = svg(&time_chart(&only, &th));
     assert!(s.contains("Compute 2.00 s"));
 }
 
@@ -652,6 +649,16 @@ fn search_report() -> SearchReport {
     }
 }
 
+/// The search chart of `report` with no current layout and no capacity line.
+fn search_chart(report: &SearchReport) -> ChartData<'_> {
+    ChartData::Search(search::SearchData {
+        report,
+        current: None,
+        current_at: None,
+        capacity_bytes: None,
+    })
+}
+
 #[test]
 fn search_chart_shows_points_front_and_current() {
     let p = style::Palette::LIGHT;
@@ -750,11 +757,7 @@ fn every_kind_renders_and_round_trips_its_name() {
     let r = search_report();
     let data = [
         ChartData::Memory(&m),
-        ChartData::Time(time::TimeData {
-            time: &t,
-            throughput: &th,
-            scale_s: None,
-        }),
+        time_chart(&t, &th),
         ChartData::Scaling(scaling::ScalingData {
             series: &[],
             scaling: Scaling::Strong,
@@ -765,12 +768,7 @@ fn every_kind_renders_and_round_trips_its_name() {
             current_mb: None,
         }),
         ChartData::Schedule(sched(4, 8, 1, Schedule::OneFOneB, 0.01, 0.02)),
-        ChartData::Search(search::SearchData {
-            report: &r,
-            current: None,
-            current_at: None,
-            capacity_bytes: None,
-        }),
+        search_chart(&r),
     ];
     for (d, kind) in data.iter().zip(ChartKind::ALL) {
         assert_eq!(d.kind(), *kind);
@@ -793,18 +791,9 @@ fn all_six_render_quickly_natively() {
     let r = search_report();
     let data = [
         ChartData::Memory(&m),
-        ChartData::Time(time::TimeData {
-            time: &t,
-            throughput: &th,
-            scale_s: None,
-        }),
+        time_chart(&t, &th),
         ChartData::Schedule(sched(8, 64, 2, Schedule::Interleaved, 0.01, 0.02)),
-        ChartData::Search(search::SearchData {
-            report: &r,
-            current: None,
-            current_at: None,
-            capacity_bytes: None,
-        }),
+        search_chart(&r),
     ];
     let start = std::time::Instant::now();
     for d in &data {
@@ -843,14 +832,7 @@ fn dump_svgs() {
     let bpts = bucket_sweep();
     let all = [
         ("memory", ChartData::Memory(&m)),
-        (
-            "time",
-            ChartData::Time(time::TimeData {
-                time: &t,
-                throughput: &th,
-                scale_s: None,
-            }),
-        ),
+        ("time", time_chart(&t, &th)),
         (
             "scaling",
             ChartData::Scaling(scaling::ScalingData {
