@@ -473,6 +473,25 @@ mod ssr {
         )
     }
 
+    /// The panel for `scenario` (estimated here), with no-op callbacks.
+    fn render_scenario(
+        scenario: Scenario,
+        pinned: Option<Rc<(Scenario, Result<Estimate, ScenarioError>)>>,
+        only: Option<ChartKind>,
+        initial: ChartKind,
+    ) -> String {
+        let e = crate::engine::estimate(&scenario);
+        render(ChartsPanelProps {
+            scenario: Rc::new(scenario),
+            estimate: Rc::new(e),
+            pinned,
+            only,
+            initial,
+            on_apply_layout: Callback::noop(),
+            on_select: Callback::noop(),
+        })
+    }
+
     fn bench() -> Scenario {
         crate::scenario::parse(include_str!("../../../tests/data/gpt3-175b-1024.json"))
             .expect("bench scenario parses")
@@ -480,17 +499,7 @@ mod ssr {
 
     #[test]
     fn renders_six_tabs_natively_with_the_initial_one_selected() {
-        let s = bench();
-        let e = crate::engine::estimate(&s);
-        let html = render(ChartsPanelProps {
-            scenario: Rc::new(s),
-            estimate: Rc::new(e),
-            pinned: None,
-            only: None,
-            initial: ChartKind::Schedule,
-            on_apply_layout: Callback::noop(),
-            on_select: Callback::noop(),
-        });
+        let html = render_scenario(bench(), None, None, ChartKind::Schedule);
         assert_eq!(html.matches("role=\"tab\"").count(), 6, "{html}");
         assert!(html.contains("id=\"chart-tab-schedule\""));
         assert!(html.contains("aria-selected=\"true\""));
@@ -508,17 +517,8 @@ mod ssr {
     fn an_invalid_scenario_shows_text_not_charts() {
         let mut s = bench();
         s.parallel.tp = 7;
-        let e = crate::engine::estimate(&s);
-        assert!(e.is_err());
-        let html = render(ChartsPanelProps {
-            scenario: Rc::new(s),
-            estimate: Rc::new(e),
-            pinned: None,
-            only: Some(ChartKind::Memory),
-            initial: ChartKind::Memory,
-            on_apply_layout: Callback::noop(),
-            on_select: Callback::noop(),
-        });
+        assert!(crate::engine::estimate(&s).is_err());
+        let html = render_scenario(s, None, Some(ChartKind::Memory), ChartKind::Memory);
         assert!(
             html.contains("The charts appear once the scenario is valid"),
             "{html}"
@@ -529,17 +529,7 @@ mod ssr {
 
     #[test]
     fn embed_mode_shows_only_its_chart() {
-        let s = bench();
-        let e = crate::engine::estimate(&s);
-        let html = render(ChartsPanelProps {
-            scenario: Rc::new(s),
-            estimate: Rc::new(e),
-            pinned: None,
-            only: Some(ChartKind::Bucket),
-            initial: ChartKind::Memory,
-            on_apply_layout: Callback::noop(),
-            on_select: Callback::noop(),
-        });
+        let html = render_scenario(bench(), None, Some(ChartKind::Bucket), ChartKind::Memory);
         assert_eq!(html.matches("<canvas").count(), 1, "{html}");
         assert!(html.contains("id=\"chart-bucket\""));
         assert!(!html.contains("role=\"tablist\""));
@@ -552,20 +542,11 @@ mod ssr {
     #[test]
     fn pinned_shows_a_and_b_side_by_side() {
         let s = bench();
-        let e = crate::engine::estimate(&s);
         let mut a = s.clone();
         a.parallel.tp = 4;
         a.parallel.dp = 16;
         let ae = crate::engine::estimate(&a);
-        let html = render(ChartsPanelProps {
-            scenario: Rc::new(s),
-            estimate: Rc::new(e),
-            pinned: Some(Rc::new((a, ae))),
-            only: None,
-            initial: ChartKind::Time,
-            on_apply_layout: Callback::noop(),
-            on_select: Callback::noop(),
-        });
+        let html = render_scenario(s, Some(Rc::new((a, ae))), None, ChartKind::Time);
         assert!(html.contains("id=\"chart-time-a\""), "{html}");
         assert!(html.contains("id=\"chart-time\""));
         assert!(html.contains("B vs A: step"));
