@@ -504,6 +504,11 @@ fn sched(p: u64, m: u64, v: u64, schedule: Schedule, tf: f64, tb: f64) -> schedu
     }
 }
 
+/// The SVG of [`sched`]'s schedule chart.
+fn sched_svg(p: u64, m: u64, v: u64, schedule: Schedule, tf: f64, tb: f64) -> String {
+    svg(&ChartData::Schedule(sched(p, m, v, schedule, tf, tb)))
+}
+
 #[test]
 fn schedule_chart_draws_every_block_and_the_bubble() {
     let p = style::Palette::LIGHT;
@@ -536,14 +541,7 @@ fn schedule_chart_draws_every_block_and_the_bubble() {
     );
 
     // GPipe.
-    let s = svg(&ChartData::Schedule(sched(
-        2,
-        3,
-        1,
-        Schedule::Gpipe,
-        0.01,
-        0.02,
-    )));
+    let s = sched_svg(2, 3, 1, Schedule::Gpipe, 0.01, 0.02);
     assert!(s.contains("GPipe · p = 2, m = 3 · bubble 25.0% of the step"));
     assert_eq!(count(&s, "rect", "fill", &hex(p.backward), &[]), 7);
 }
@@ -563,33 +561,12 @@ fn schedule_chart_caps_large_m_and_handles_zero_times() {
     let s = svg(&ChartData::Schedule(deep));
     assert!(s.contains("drawn with 64 of 4096 micro-batches"));
     // Engine times not known yet: relative units, said on the axis.
-    let s = svg(&ChartData::Schedule(sched(
-        4,
-        8,
-        1,
-        Schedule::OneFOneB,
-        0.0,
-        0.0,
-    )));
+    let s = sched_svg(4, 8, 1, Schedule::OneFOneB, 0.0, 0.0);
     assert!(s.contains("forward of one micro-batch = 1"));
     assert_eq!(count(&s, "rect", "fill", &hex(p.forward), &[]), 33);
-    let s = svg(&ChartData::Schedule(sched(
-        0,
-        8,
-        1,
-        Schedule::OneFOneB,
-        1.0,
-        1.0,
-    )));
+    let s = sched_svg(0, 8, 1, Schedule::OneFOneB, 1.0, 1.0);
     assert!(s.contains("No stages or no micro-batches"));
-    let s = svg(&ChartData::Schedule(sched(
-        4,
-        8,
-        1,
-        Schedule::OneFOneB,
-        f64::NAN,
-        1.0,
-    )));
+    let s = sched_svg(4, 8, 1, Schedule::OneFOneB, f64::NAN, 1.0);
     assert!(!s.contains("NaN"));
 }
 
