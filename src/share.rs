@@ -421,16 +421,7 @@ fn moe_mut(s: &mut Scenario) -> Result<&mut Moe, String> {
 fn raw_spec(gpu: &GpuChoice) -> GpuSpec {
     match gpu {
         GpuChoice::Preset(id) => gpu_preset(id).map(|p| p.spec),
-        GpuChoice::Custom(c) => Some(GpuSpec {
-            peak_tflops: c.peak_tflops,
-            hbm_gib: c.hbm_gib,
-            usable_gib: c.usable_gib,
-            hbm_gbps: c.hbm_gbps,
-            nvlink_gbps: c.nvlink_gbps,
-            nvlink_domain_gpus: c.nvlink_domain_gpus,
-            nic_gbps: c.nic_gbps,
-            pcie_gbps: c.pcie_gbps,
-        }),
+        GpuChoice::Custom(c) => Some(c.spec()),
     }
     .or_else(|| GPU_PRESETS.first().map(|p| p.spec))
     .unwrap_or(GpuSpec {

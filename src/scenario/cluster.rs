@@ -112,6 +112,20 @@ impl CustomGpu {
             notes: None,
         }
     }
+
+    /// This GPU's numbers (the bookkeeping fields dropped); the inverse of [`Self::from_spec`].
+    pub fn spec(&self) -> GpuSpec {
+        GpuSpec {
+            peak_tflops: self.peak_tflops,
+            hbm_gib: self.hbm_gib,
+            usable_gib: self.usable_gib,
+            hbm_gbps: self.hbm_gbps,
+            nvlink_gbps: self.nvlink_gbps,
+            nvlink_domain_gpus: self.nvlink_domain_gpus,
+            nic_gbps: self.nic_gbps,
+            pcie_gbps: self.pcie_gbps,
+        }
+    }
 }
 
 impl Cluster {
@@ -119,16 +133,7 @@ impl Cluster {
     pub fn gpu_spec(&self) -> Option<GpuSpec> {
         let mut spec = match &self.gpu {
             GpuChoice::Preset(id) => gpu_preset(id)?.spec,
-            GpuChoice::Custom(c) => GpuSpec {
-                peak_tflops: c.peak_tflops,
-                hbm_gib: c.hbm_gib,
-                usable_gib: c.usable_gib,
-                hbm_gbps: c.hbm_gbps,
-                nvlink_gbps: c.nvlink_gbps,
-                nvlink_domain_gpus: c.nvlink_domain_gpus,
-                nic_gbps: c.nic_gbps,
-                pcie_gbps: c.pcie_gbps,
-            },
+            GpuChoice::Custom(c) => c.spec(),
         };
         if let Some(b) = self.intra_node_gbps {
             spec.nvlink_gbps = Some(b);
