@@ -101,8 +101,8 @@ use crate::scenario::validate::{
     MAX_BATCH, MAX_GBPS, MAX_GPUS, MAX_HIDDEN, MAX_LAYERS, MAX_SEQ_LEN, MAX_VOCAB,
 };
 use crate::scenario::{
-    gpu_preset, CustomGpu, FfnAct, GpuChoice, GpuSpec, Moe, PeakTflops, Precision, Recompute,
-    Scenario, Schedule, GPU_PRESETS,
+    gpu_preset, CustomGpu, FfnAct, GpuChoice, GpuSpec, Moe, Precision, Recompute, Scenario,
+    Schedule, GPU_PRESETS,
 };
 use std::fmt;
 
@@ -424,16 +424,7 @@ fn raw_spec(gpu: &GpuChoice) -> GpuSpec {
         GpuChoice::Custom(c) => Some(c.spec()),
     }
     .or_else(|| GPU_PRESETS.first().map(|p| p.spec))
-    .unwrap_or(GpuSpec {
-        peak_tflops: PeakTflops::default(),
-        hbm_gib: 80.0,
-        usable_gib: None,
-        hbm_gbps: 2000.0,
-        nvlink_gbps: None,
-        nvlink_domain_gpus: 8,
-        nic_gbps: None,
-        pcie_gbps: None,
-    })
+    .unwrap_or_else(GpuSpec::fallback)
 }
 
 /// A custom GPU with the numbers of `spec`, no id, name or bookkeeping.

@@ -521,7 +521,7 @@ fn custom_of(s: &Scenario) -> CustomGpu {
         gpu_preset("h100-sxm5-80gb")
             .or(crate::scenario::GPU_PRESETS.first())
             .map(|p| p.spec)
-            .unwrap_or_else(unreachable_spec)
+            .unwrap_or_else(crate::scenario::GpuSpec::fallback)
     });
     let (id, name) = match &s.cluster.gpu {
         GpuChoice::Custom(c) => (c.id.clone(), c.name.clone()),
@@ -531,20 +531,6 @@ fn custom_of(s: &Scenario) -> CustomGpu {
         ),
     };
     CustomGpu::from_spec(id, name, spec)
-}
-
-/// A plain 80 GiB GPU, only used if the preset table were empty.
-fn unreachable_spec() -> crate::scenario::GpuSpec {
-    crate::scenario::GpuSpec {
-        peak_tflops: Default::default(),
-        hbm_gib: 80.0,
-        usable_gib: None,
-        hbm_gbps: 2000.0,
-        nvlink_gbps: None,
-        nvlink_domain_gpus: 8,
-        nic_gbps: None,
-        pcie_gbps: None,
-    }
 }
 
 /// Parses `9,10,10,9` (spaces allowed; each from 1 to 100 000, the link's limits); `None` for

@@ -53,6 +53,21 @@ impl GpuSpec {
     pub fn capacity_gib(&self) -> f64 {
         self.usable_gib.unwrap_or(self.hbm_gib)
     }
+
+    /// A plain 80 GiB, 2000 GB/s GPU with no peaks: the last resort of code that needs some GPU
+    /// when even the preset table is empty (it never is).
+    pub fn fallback() -> GpuSpec {
+        GpuSpec {
+            peak_tflops: PeakTflops::default(),
+            hbm_gib: 80.0,
+            usable_gib: None,
+            hbm_gbps: 2000.0,
+            nvlink_gbps: None,
+            nvlink_domain_gpus: 8,
+            nic_gbps: None,
+            pcie_gbps: None,
+        }
+    }
 }
 
 /// A built-in GPU with its identity and sources.
