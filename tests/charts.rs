@@ -364,6 +364,20 @@ fn pp_dp_points() -> Vec<GpuPoint> {
         .collect()
 }
 
+/// The "DP only" and "PP+DP" series over `dp` and `pp`.
+fn dp_and_pp_series<'a>(dp: &'a [GpuPoint], pp: &'a [GpuPoint]) -> [scaling::ScalingSeries<'a>; 2] {
+    [
+        scaling::ScalingSeries {
+            name: "DP only",
+            points: dp,
+        },
+        scaling::ScalingSeries {
+            name: "PP+DP",
+            points: pp,
+        },
+    ]
+}
+
 #[test]
 fn scaling_chart_draws_each_strategy_and_the_ideal() {
     let p = style::Palette::LIGHT;
@@ -374,16 +388,7 @@ fn scaling_chart_draws_each_strategy_and_the_ideal() {
         error: Some("tp does not divide heads".into()),
         ..gpu_point(2048, 0.0, false)
     });
-    let series = [
-        scaling::ScalingSeries {
-            name: "DP only",
-            points: &dp,
-        },
-        scaling::ScalingSeries {
-            name: "PP+DP",
-            points: &pp,
-        },
-    ];
+    let series = dp_and_pp_series(&dp, &pp);
     let data = scaling::ScalingData {
         series: &series,
         scaling: Scaling::Strong,
@@ -796,16 +801,7 @@ fn dump_svgs() {
     let r = search_report();
     let dp = dp_only_points();
     let pp = pp_dp_points();
-    let series = [
-        scaling::ScalingSeries {
-            name: "DP only",
-            points: &dp,
-        },
-        scaling::ScalingSeries {
-            name: "PP+DP",
-            points: &pp,
-        },
-    ];
+    let series = dp_and_pp_series(&dp, &pp);
     let bpts = bucket_sweep();
     let all = [
         ("memory", ChartData::Memory(&m)),
