@@ -119,7 +119,7 @@ pub const MAX_NOTICES: usize = 20;
 pub const MAX_NAME_BYTES: usize = crate::scenario::validate::MAX_LABEL_BYTES;
 
 /// A chart of the app, as named in `chart=` and `embed=`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Chart {
     /// Memory per pipeline stage.
     Memory,

@@ -81,51 +81,9 @@ impl<E: std::error::Error + Send + Sync> From<DrawingAreaErrorKind<E>> for Chart
     }
 }
 
-/// Which chart (also the `?embed=` value).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ChartKind {
-    /// Memory per pipeline stage.
-    Memory,
-    /// Step-time breakdown.
-    Time,
-    /// Throughput and efficiency vs GPU count.
-    Scaling,
-    /// Exposed DP communication vs bucket size.
-    Bucket,
-    /// Pipeline timeline.
-    Schedule,
-    /// Search results scatter.
-    Search,
-}
-
-impl ChartKind {
-    /// All charts, in page order.
-    pub const ALL: &'static [ChartKind] = &[
-        ChartKind::Memory,
-        ChartKind::Time,
-        ChartKind::Scaling,
-        ChartKind::Bucket,
-        ChartKind::Schedule,
-        ChartKind::Search,
-    ];
-
-    /// The URL / file-name spelling (`memory`, `time`, …).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ChartKind::Memory => "memory",
-            ChartKind::Time => "time",
-            ChartKind::Scaling => "scaling",
-            ChartKind::Bucket => "bucket",
-            ChartKind::Schedule => "schedule",
-            ChartKind::Search => "search",
-        }
-    }
-
-    /// Parses [`as_str`](Self::as_str)'s spelling.
-    pub fn parse(s: &str) -> Option<ChartKind> {
-        ChartKind::ALL.iter().copied().find(|k| k.as_str() == s)
-    }
-}
+/// Which chart (also the `?embed=` and `chart=` value): the share link's chart id, so the
+/// app and the link format name charts with one type.
+pub use crate::share::Chart as ChartKind;
 
 /// The input of any one chart, for code that handles charts uniformly (canvas component, SVG
 /// download, embed).

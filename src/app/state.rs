@@ -14,7 +14,7 @@ use crate::presets::{self, model_preset, network_preset};
 use crate::scenario::{
     gpu_preset, CustomGpu, FfnAct, GpuChoice, Model, Moe, Precision, Recompute, Scenario, Schedule,
 };
-use crate::share::{self, Chart, Notice, Pinned, View};
+use crate::share::{self, Notice, Pinned, View};
 
 /// Everything the page shows is derived from this.
 #[derive(Clone, Debug, PartialEq)]
@@ -688,8 +688,8 @@ impl State {
                 preset: d.preset,
                 pinned: d.view.pinned,
                 notices: d.notices,
-                chart: d.view.chart.map(to_kind),
-                embed: d.view.embed.map(to_kind),
+                chart: d.view.chart,
+                embed: d.view.embed,
                 message: None,
             },
             Err(e) => State {
@@ -711,35 +711,11 @@ impl State {
     /// The link query with `embed` replaced (`None`: the full app; `Some`: an embed of that chart).
     pub fn query_with(&self, embed: Option<ChartKind>) -> String {
         let view = View {
-            embed: embed.map(to_chart),
-            chart: self.chart.map(to_chart),
+            embed: embed,
+            chart: self.chart,
             pinned: self.pinned.clone(),
         };
         share::encode_with_view(&self.scenario, self.preset, &view)
-    }
-}
-
-/// The share module's chart id as the app's chart kind.
-pub fn to_kind(c: Chart) -> ChartKind {
-    match c {
-        Chart::Memory => ChartKind::Memory,
-        Chart::Time => ChartKind::Time,
-        Chart::Scaling => ChartKind::Scaling,
-        Chart::Bucket => ChartKind::Bucket,
-        Chart::Schedule => ChartKind::Schedule,
-        Chart::Search => ChartKind::Search,
-    }
-}
-
-/// The app's chart kind as the share module's chart id.
-pub fn to_chart(c: ChartKind) -> Chart {
-    match c {
-        ChartKind::Memory => Chart::Memory,
-        ChartKind::Time => Chart::Time,
-        ChartKind::Scaling => Chart::Scaling,
-        ChartKind::Bucket => Chart::Bucket,
-        ChartKind::Schedule => Chart::Schedule,
-        ChartKind::Search => Chart::Search,
     }
 }
 
