@@ -66,7 +66,7 @@ impl LayerCosts {
         let cp = CpCosts::of(x, attn_fwd, attn_bwd);
         // EP all-to-all: dispatch and combine, forward and backward, k·T·h each (FORMULAS.md §7.5).
         let ep = if d.experts > 0.0 {
-            4.0 * x.groups.ep.gather_s(d.k * tok * d.h * x.ab)
+            4.0 * x.groups.ep.all_to_all_s(d.k * tok * d.h * x.ab)
         } else {
             0.0
         };
