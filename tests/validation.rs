@@ -4,12 +4,13 @@
 
 use serde_json::Value;
 
-/// The dense public step-time MAPE reached (9.49 % over the 192 timed dense cases after the
-/// engine2 changes; 9.70 % in the report of issue 4), rounded up: the test fails if a change
-/// makes it worse.
-const TIME_MAPE_CEILING_PCT: f64 = 9.50;
-/// Share of the dense timed cases predicted within ±10 % (62.0 %), as a floor.
-const WITHIN_10PCT_FLOOR: f64 = 0.619;
+/// The dense public step-time MAPE reached (9.27 % over the 192 timed dense cases after issue
+/// 11's collectives by algorithm, FP8 recipes and Megatron's p2p overlap; 9.49 % before),
+/// rounded up: the test fails if a change makes it worse.
+const TIME_MAPE_CEILING_PCT: f64 = 9.30;
+/// Share of the dense timed cases predicted within ±10 % (66.7 %; 62.0 % before issue 11), as a
+/// floor.
+const WITHIN_10PCT_FLOOR: f64 = 0.665;
 /// Largest dense step-time error (HF BERT fp16 on V100, −60.8 %: eager launch overhead), as a
 /// ceiling on |error|.
 const WORST_ERROR_CEILING_PCT: f64 = 61.0;

@@ -85,6 +85,9 @@ pub mod nccl {
     pub const TREE_NET_US: [f64; 3] = [5.0, 8.5, 14.0];
     /// NVLS latency inside one NVLink domain (Simple only).
     pub const NVLS_NVLINK_US: f64 = 25.0;
+    /// Host-side cost of posting one network send or receive (`getNetOverhead`: 1 µs on
+    /// Intel/ARM hosts, 2 µs on AMD).
+    pub const NET_POST_US: f64 = 1.0;
     /// Multi-node ring all-reduce, Simple: latency ×1.4 ("plateau effect of ring").
     pub const RING_AR_PLATEAU: f64 = 1.4;
     /// LL on multi-node communicators: intra-node latency ×1.8.
@@ -361,9 +364,11 @@ impl Group {
     /// All-to-all in which every rank holds `bytes` destined, in equal parts, to all `n` ranks
     /// (MoE dispatch or combine), seconds. NCCL runs it as `n−1` send/receive pairs
     /// (NVIDIA/nccl `src/enqueue.cc`, all-to-all expanded into per-peer p2p tasks; PyTorch
-    /// `all_to_all_single` issues the same grouped send/recv): one base latency plus one
-    /// per-peer step each, NVLink peers at the NVLink rate and off-node peers through this
-    /// GPU's own NIC (every GPU of a node sends at once, so the node's `k` NICs are not pooled).
+    /// `all_to_all_single` issues the same grouped send/recv), posted together in one grouped
+    /// launch: one base latency and one hop of each tier for the messages in flight, plus the
+    /// host's network post overhead for every remote peer ([`nccl::NET_POST_US`]); NVLink peers
+    /// at the NVLink rate and off-node peers through this GPU's own NIC (every GPU of a node
+    /// sends at once, so the node's `k` NICs are not pooled).
     pub fn all_to_all_s(&self, bytes: f64) -> f64 {
         if self.n <= 1.0 || bytes <= 0.0 {
             return 0.0;
@@ -371,11 +376,14 @@ impl Group {
         let (intra, net) = self.hop_us(true, Protocol::Simple);
         let local_peers = self.ppn - 1.0;
         let remote_peers = self.n - self.ppn;
-        let lat = (nccl::RING_BASE_US[2] + local_peers * intra + remote_peers * net) * US;
+        let mut lat = nccl::RING_BASE_US[2] + intra;
+        if remote_peers > 0.0 {
+            lat += net + remote_peers * nccl::NET_POST_US;
+        }
         let per_peer = bytes / self.n;
         let t_local = local_peers * per_peer / self.intra_bps;
         let t_remote = remote_peers * per_peer / self.nic_bps;
-        lat + t_local.max(t_remote)
+        lat * US + t_local.max(t_remote)
     }
 }
 
@@ -541,15 +549,15 @@ mod tests {
 
     #[test]
     fn all_to_all_pays_per_peer_and_own_nic() {
-        // 16 H100s on two nodes: 7 NVLink peers and 8 network peers, 8.4 + 7·3.4 + 8·14 µs;
+        // 16 H100s on two nodes: 7 NVLink peers and 8 network peers, 8.4 + 3.4 + 14 + 8·1 µs;
         // the 8 remote sixteenths of 160 MB go through this GPU's 50·0.85 GB/s NIC.
         let g = Group::new(&spec("h100-sxm5-80gb"), 16, 1);
         let s = 160e6;
-        let want = (8.4 + 7.0 * 3.4 + 8.0 * 14.0) * 1e-6 + 8.0 * s / 16.0 / 42.5e9;
+        let want = (8.4 + 3.4 + 14.0 + 8.0) * 1e-6 + 8.0 * s / 16.0 / 42.5e9;
         assert!((g.all_to_all_s(s) - want).abs() < 1e-12);
         // Inside one node the all-to-all stays on NVLink.
         let n = Group::new(&spec("h100-sxm5-80gb"), 8, 1);
-        let want = (8.4 + 7.0 * 3.4) * 1e-6 + 7.0 * s / 8.0 / (450e9 * NVLINK_EFFICIENCY);
+        let want = (8.4 + 3.4) * 1e-6 + 7.0 * s / 8.0 / (450e9 * NVLINK_EFFICIENCY);
         assert!((n.all_to_all_s(s) - want).abs() < 1e-12);
     }
 }
