@@ -1,7 +1,9 @@
 //! Value checks across the whole scenario. Every problem becomes an [`Issue`] naming its field;
 //! nothing here panics, whatever the numbers (products use checked arithmetic).
 
-use super::{GpuChoice, Issue, Model, Parallel, Precision, Scenario, Schedule, Training};
+use super::{
+    Fp8Recipe, GpuChoice, Issue, Model, Parallel, Precision, Scenario, Schedule, Training,
+};
 
 /// Largest values accepted; beyond them the numbers describe no real run and would only risk
 /// overflow. Each limit is at least 10× the largest published run.
@@ -645,6 +647,17 @@ pub(crate) fn issues(s: &Scenario) -> Vec<Issue> {
                     "{} has no {} tensor-core peak; choose another precision.",
                     cl.gpu_name(),
                     t.precision.as_str()
+                ),
+            );
+        } else if t.fp8_recipe() == Some(Fp8Recipe::Mxfp8) && pk.bf16.unwrap_or(0.0) < 1500.0 {
+            // MXFP8 (1×32 blocks with E8M0 scales) runs on Blackwell tensor cores only
+            // (Transformer Engine `docs/features/low_precision_training`); Blackwell parts are
+            // the ones with a bf16 peak of 1.5 PFLOP/s or more (the engine's `Generation`).
+            c.push(
+                "training.fp8_recipe",
+                format!(
+                    "the mxfp8 recipe needs Blackwell tensor cores; {} cannot run it (use delayed, tensorwise, rowwise or blockwise).",
+                    cl.gpu_name()
                 ),
             );
         }
