@@ -39,7 +39,11 @@ fn zero3_bytes_stay_constant_while_ring_latency_grows() {
     let psi = 174.6e9;
     for e in [&a, &b, &c] {
         let want = 3.0 * 2.0 * psi;
-        assert!((e.comm.dp.bytes / want - 1.0).abs() < 0.01, "{}", e.comm.dp.bytes);
+        assert!(
+            (e.comm.dp.bytes / want - 1.0).abs() < 0.01,
+            "{}",
+            e.comm.dp.bytes
+        );
     }
     // The collectives' time grows with the ring (NCCL: n−1 steps per all-gather), although
     // every GPU moves the same bytes.
@@ -47,7 +51,12 @@ fn zero3_bytes_stay_constant_while_ring_latency_grows() {
     // DeepSpeed gathers each weight tensor separately (4 per GPT layer), FSDP one flat buffer
     // per block: the per-call ring latency makes DeepSpeed's collectives slower at 1536 GPUs.
     let fsdp = zero3(1536, "pytorch");
-    assert!(dp_comm(&c) > dp_comm(&fsdp), "{} vs {}", dp_comm(&c), dp_comm(&fsdp));
+    assert!(
+        dp_comm(&c) > dp_comm(&fsdp),
+        "{} vs {}",
+        dp_comm(&c),
+        dp_comm(&fsdp)
+    );
 }
 
 /// The seed finding of issue 11 (Narayanan et al. 2021 §5.2, Table 2: ZeRO-3 144 → 88 → 44
@@ -62,7 +71,10 @@ fn zero3_bytes_stay_constant_while_ring_latency_grows() {
 fn ptdp_beats_zero3_at_every_scale() {
     let ptdp = |n: u64| estimate(&gpt3(n, "megatron", 8, 12, 1, 1, 1)).unwrap();
     for n in [384, 768, 1536] {
-        assert!(ptdp(n).time.step_s < zero3(n, "deepspeed").time.step_s, "{n}");
+        assert!(
+            ptdp(n).time.step_s < zero3(n, "deepspeed").time.step_s,
+            "{n}"
+        );
     }
     let (z768, z1536) = (zero3(768, "deepspeed"), zero3(1536, "deepspeed"));
     assert!(z1536.time.step_s > 0.75 * z768.time.step_s);
