@@ -229,9 +229,9 @@ impl Num {
             Vp => w("parallel.vp", "Virtual stages (vp)", "chunks/GPU", "Model chunks per pipeline rank (interleaved 1F1B shrinks the bubble).", 100_000.0),
             BucketMb => real("parallel.bucket_mb", "Gradient bucket", "MB", "Gradient bucket size for DP reduction; empty = framework default.", 0.001, 1e6),
             NumGpus => w("cluster.num_gpus", "GPUs", "GPUs", "Total GPUs; changing it recomputes dp.", 100_000_000.0),
-            GpusPerNode => w("cluster.gpus_per_node", "GPUs per node", "GPUs", "GPUs per server (NVLink island); tp beyond it crosses the network.", 1_000_000.0),
-            IntraGbps => real("cluster.intra_node_gbps", "NVLink per GPU", "GB/s", "Intra-node bandwidth per GPU per direction; empty = the GPU's.", 0.001, 1e6),
-            InterGbps => real("cluster.inter_node_gbps", "Network per GPU", "GB/s", "Inter-node bandwidth per GPU per direction (400 Gb/s = 50 GB/s); empty = the GPU's.", 0.001, 1e6),
+            GpusPerNode => w("cluster.gpus_per_node", "GPUs per node", "GPUs", "GPUs per server: the node count of launch scripts and the scaling chart's TP + DP variant. Which groups stay on NVLink follows the GPU's NVLink domain.", 1_000_000.0),
+            IntraGbps => real("cluster.intra_node_gbps", "NVLink per GPU", "GB/s", "NVLink bandwidth per GPU per direction inside the GPU's NVLink domain; empty = the GPU's.", 0.001, 1e6),
+            InterGbps => real("cluster.inter_node_gbps", "Network per GPU", "GB/s", "Network bandwidth per GPU per direction between NVLink domains (400 Gb/s = 50 GB/s); empty = the GPU's.", 0.001, 1e6),
             Price => NumSpec { min: 0.0, ..real("cluster.price_per_gpu_hour", "Price", "$/GPU·h", "Price of one GPU-hour, for the cost to train; optional.", 0.0, 1e6) },
             CtxGib => NumSpec { min: 0.0, ..real("overhead.cuda_context_gib", "CUDA context", "GiB", "Per GPU, outside PyTorch's allocator; empty = 1.3.", 0.0, 1e4) },
             CommBufGib => NumSpec { min: 0.0, ..real("overhead.comm_buffers_gib", "NCCL buffers", "GiB", "Per GPU, all communicators; empty = 0.25 per communicator.", 0.0, 1e4) },
@@ -245,7 +245,7 @@ impl Num {
             GpuTf32 => real("cluster.gpu.peak_tflops.tf32", "Peak tf32", "TFLOP/s", "Dense TF32 tensor-core peak; empty = none.", 0.001, 1e7),
             GpuFp32 => real("cluster.gpu.peak_tflops.fp32", "Peak fp32", "TFLOP/s", "fp32 (non-tensor-core) peak; empty = none.", 0.001, 1e7),
             GpuNvlink => real("cluster.gpu.nvlink_gbps", "NVLink", "GB/s", "NVLink per GPU per direction; empty = none.", 0.001, 1e6),
-            GpuDomain => NumSpec { optional: false, ..w("cluster.gpu.nvlink_domain_gpus", "NVLink domain", "GPUs", "GPUs sharing one NVLink domain (8 in a DGX, 72 in NVL72).", 1_000_000.0) },
+            GpuDomain => NumSpec { optional: false, ..w("cluster.gpu.nvlink_domain_gpus", "NVLink domain", "GPUs", "GPUs sharing one NVLink domain (8 in a DGX, 72 in NVL72); groups inside it use NVLink, larger ones the network.", 1_000_000.0) },
             GpuNic => real("cluster.gpu.nic_gbps", "NIC", "GB/s", "Network per GPU per direction; empty = none.", 0.001, 1e6),
         }
     }

@@ -21,7 +21,7 @@ use super::memory::activations::{micro_batches, tokens_per_gpu};
 use super::memory::params::ShardedParams;
 use super::memory::states::scenario_bytes_per_param;
 use super::shape::Shape;
-use crate::scenario::{GpuSpec, Precision, Recompute, Scenario};
+use crate::scenario::{GpuSpec, Parallel, Precision, Recompute, Scenario};
 use comm::{Collective, CommBreakdown, CommVolume, Group};
 use compute::Device;
 
@@ -337,11 +337,7 @@ pub fn fill(
     let n_dp = dp_g.n;
     if n_dp > 1.0 && !zero3 {
         let g = stage_params * grad_bytes;
-        let bucket = match par.bucket_mb {
-            Some(mb) => (mb * 1e6).max(1.0),
-            None if par.zero_stage == 2 => 5e8 * grad_bytes, // DeepSpeed reduce_bucket_size
-            None => (4e7f64).max(1e6 * n_dp) * grad_bytes,   // Megatron DDP bucket_size
-        };
+        let bucket = dp_bucket_bytes(par, grad_bytes, n_dp);
         let k = (g / bucket).ceil().max(1.0);
         let reduce = |bytes: f64| {
             if par.zero_stage == 0 {
@@ -395,6 +391,7 @@ pub fn fill(
 
     // ---- assemble ----
     time.micro_batches = m;
+    time.dp_bucket_bytes = dp_bucket_bytes(par, grad_bytes, n_dp);
     time.forward_s = mf * crit.fwd;
     time.backward_s = mf * crit.bwd;
     time.compute_s = time.forward_s + time.backward_s;
@@ -524,6 +521,20 @@ struct StageTimes {
 impl StageTimes {
     fn total(&self) -> f64 {
         self.fwd + self.bwd + self.rc + self.tp + self.cp + self.ep + self.pp + self.dp
+    }
+}
+
+/// The gradient bucket of the data-parallel reduction, bytes: `parallel.bucket_mb` MB, else the
+/// framework default in elements times `grad_bytes`, the bytes of one reduced gradient element:
+/// DeepSpeed's `reduce_bucket_size` of 5·10⁸ for ZeRO-2, else Megatron DDP's
+/// `bucket_size = max(4·10⁷, 10⁶·n)` for a reduction group of `n = dp·cp` ranks
+/// (Megatron-LM `distributed_data_parallel_config.py` / `training.py`, which reduce over the
+/// data-parallel group with context parallelism).
+fn dp_bucket_bytes(par: &Parallel, grad_bytes: f64, n_dp: f64) -> f64 {
+    match par.bucket_mb {
+        Some(mb) => (mb * 1e6).max(1.0),
+        None if par.zero_stage == 2 => 5e8 * grad_bytes,
+        None => (4e7f64).max(1e6 * n_dp) * grad_bytes,
     }
 }
 
