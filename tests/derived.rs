@@ -11,11 +11,10 @@ use paracalc::app::charts::input::Chart;
 use paracalc::app::charts::schedule::ScheduleData;
 use paracalc::app::charts::style::{fmt_pct, ChartStyle};
 use paracalc::app::components::charts_panel::{bucket_chart, scaling_chart};
-use paracalc::app::state::Num;
 use paracalc::engine::sweep::Scaling;
 use paracalc::engine::{estimate, Estimate};
 use paracalc::presets::model_preset;
-use paracalc::scenario::{GpuChoice, Scenario};
+use paracalc::scenario::{FieldId, GpuChoice, Scenario};
 
 fn preset(id: &str) -> Scenario {
     model_preset(id).expect("preset exists").scenario()
@@ -211,8 +210,8 @@ fn the_nvlink_domain_places_communication_and_gpus_per_node_does_not() {
     assert_eq!(e.comm.tp.link, paracalc::engine::time::comm::Link::Network);
     assert!(e.time.step_s > base.time.step_s);
     // The form says which field does what.
-    let node_help = Num::GpusPerNode.spec().help;
+    let node_help = FieldId::GpusPerNode.def().help;
     assert!(node_help.contains("NVLink domain"), "{node_help}");
     assert!(!node_help.contains("crosses the network"), "{node_help}");
-    assert!(Num::GpuDomain.spec().help.contains("NVLink"));
+    assert!(FieldId::GpuDomain.def().help.contains("NVLink"));
 }
