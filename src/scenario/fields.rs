@@ -29,8 +29,8 @@
 //! Nothing else: rules across fields go in `validate.rs` only when the field has one.
 
 use super::{
-    gpu_preset, CustomGpu, FfnAct, GpuChoice, GpuSpec, Moe, Precision, Recompute, Scenario,
-    Schedule, GPU_PRESETS,
+    gpu_preset, CustomGpu, FfnAct, Fp8Recipe, Framework, GpuChoice, GpuSpec, Mla, Moe, Precision,
+    Recompute, Scenario, Schedule, GPU_PRESETS,
 };
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -52,6 +52,11 @@ pub const MAX_BATCH: u64 = 10_000_000_000;
 pub const MAX_GPUS: u64 = 100_000_000;
 /// Largest expert count (and top-k).
 pub const MAX_EXPERTS: u64 = 1_000_000;
+/// Most multi-token prediction modules (DeepSeek-V3 uses 1).
+pub const MAX_MTP_LAYERS: u64 = 64;
+/// Largest expert-load imbalance: the busiest rank cannot hold more than all the tokens, which
+/// is at most the number of ranks times the mean; 1000 is far beyond any reported imbalance.
+pub const MAX_IMBALANCE: f64 = 1000.0;
 /// Largest bandwidth, GB/s.
 pub const MAX_GBPS: f64 = 1.0e6;
 /// Longest model or GPU name/id, in bytes.
@@ -71,6 +76,13 @@ pub enum Kind {
     Real {
         /// 0 itself is allowed.
         zero_ok: bool,
+        /// Largest value.
+        max: f64,
+    },
+    /// A finite number in `min..=max`.
+    Between {
+        /// Smallest value.
+        min: f64,
         /// Largest value.
         max: f64,
     },
@@ -252,6 +264,23 @@ fn with_custom(s: &mut Scenario, edit: impl FnOnce(&mut CustomGpu)) {
     edit(&mut c);
     s.cluster.gpu = GpuChoice::Custom(c);
 }
+
+fn mla_mut(s: &mut Scenario) -> Result<&mut Mla, String> {
+    s.model
+        .mla
+        .as_mut()
+        .ok_or_else(|| "the model has no latent attention; set mla.kv=N first".to_string())
+}
+
+/// DeepSeek-V3's latent attention (HF `config.json` of `deepseek-ai/DeepSeek-V3`): what a link
+/// or the form starts from when it switches MLA on.
+const DEEPSEEK_V3_MLA: Mla = Mla {
+    q_lora_rank: 1536,
+    kv_lora_rank: 512,
+    qk_nope_head_dim: 128,
+    qk_rope_head_dim: 64,
+    v_head_dim: 128,
+};
 
 fn moe_mut(s: &mut Scenario) -> Result<&mut Moe, String> {
     s.model
@@ -437,11 +466,7 @@ fields! {
             } else if let Some(m) = s.model.moe.as_mut() {
                 m.experts = n;
             } else {
-                s.model.moe = Some(Moe {
-                    experts: n,
-                    top_k: n.min(2),
-                    expert_ffn_hidden: s.model.ffn_hidden().clamp(1, MAX_FFN),
-                });
+                s.model.moe = Some(Moe::new(n, n.min(2), s.model.ffn_hidden().clamp(1, MAX_FFN)));
             }
             Ok(())
         },
@@ -461,6 +486,112 @@ fields! {
         kind: count_in(1, MAX_FFN), optional: false,
         get: |s| s.model.moe.map(|m| Value::Count(m.expert_ffn_hidden)),
         set: |s, v| { let f = v.count()?; moe_mut(s)?.expert_ffn_hidden = f; Ok(()) },
+    }
+    /// `model.head_dim`.
+    HeadDim {
+        path: "model.head_dim", key: "hdim", label: "Head dimension", unit: "dims",
+        help: "Attention head dimension; empty = hidden / heads (Qwen3 and gpt-oss set their own).",
+        kind: count_in(1, MAX_HIDDEN), optional: true,
+        get: |s| opt_count(s.model.head_dim),
+        set: |s, v| { s.model.head_dim = v.opt_count()?; Ok(()) },
+    }
+    /// `model.mtp_layers`.
+    MtpLayers {
+        path: "model.mtp_layers", key: "mtp", label: "MTP modules", unit: "modules",
+        help: "Multi-token prediction modules after the last layer (DeepSeek-V3: 1); empty = 0.",
+        kind: count_in(0, MAX_MTP_LAYERS), optional: true,
+        get: |s| opt_count(s.model.mtp_layers),
+        set: |s, v| { s.model.mtp_layers = v.opt_count()?; Ok(()) },
+    }
+    /// `model.mla.kv_lora_rank`; 0 in a link is standard attention (no MLA).
+    MlaKvRank {
+        path: "model.mla.kv_lora_rank", key: "mla.kv", label: "MLA KV latent rank", unit: "dims",
+        help: "Multi-head latent attention's key/value latent rank (DeepSeek-V3: 512); 0 = standard attention.",
+        kind: count_in(0, MAX_HIDDEN), optional: false,
+        get: |s| count(s.model.mla.map_or(0, |m| m.kv_lora_rank)),
+        set: |s, v| {
+            let n = v.count()?;
+            if n == 0 {
+                s.model.mla = None;
+            } else if let Some(m) = s.model.mla.as_mut() {
+                m.kv_lora_rank = n;
+            } else {
+                s.model.mla = Some(Mla { kv_lora_rank: n, ..DEEPSEEK_V3_MLA });
+            }
+            Ok(())
+        },
+    }
+    /// `model.mla.q_lora_rank`.
+    MlaQRank {
+        path: "model.mla.q_lora_rank", key: "mla.q", label: "MLA query latent rank", unit: "dims",
+        help: "Query latent rank (DeepSeek-V3: 1536); 0 = queries projected directly.",
+        kind: count_in(0, MAX_HIDDEN), optional: false,
+        get: |s| s.model.mla.map(|m| Value::Count(m.q_lora_rank)),
+        set: |s, v| { let n = v.count()?; mla_mut(s)?.q_lora_rank = n; Ok(()) },
+    }
+    /// `model.mla.qk_nope_head_dim`.
+    MlaNopeDim {
+        path: "model.mla.qk_nope_head_dim", key: "mla.nope", label: "MLA non-rotary head dim", unit: "dims",
+        help: "Per-head query/key dimension without rotary embedding (DeepSeek-V3: 128).",
+        kind: count_in(0, MAX_HIDDEN), optional: false,
+        get: |s| s.model.mla.map(|m| Value::Count(m.qk_nope_head_dim)),
+        set: |s, v| { let n = v.count()?; mla_mut(s)?.qk_nope_head_dim = n; Ok(()) },
+    }
+    /// `model.mla.qk_rope_head_dim`.
+    MlaRopeDim {
+        path: "model.mla.qk_rope_head_dim", key: "mla.rope", label: "MLA rotary head dim", unit: "dims",
+        help: "Per-head rotary query/key dimension (DeepSeek-V3: 64).",
+        kind: count_in(1, MAX_HIDDEN), optional: false,
+        get: |s| s.model.mla.map(|m| Value::Count(m.qk_rope_head_dim)),
+        set: |s, v| { let n = v.count()?; mla_mut(s)?.qk_rope_head_dim = n; Ok(()) },
+    }
+    /// `model.mla.v_head_dim`.
+    MlaVDim {
+        path: "model.mla.v_head_dim", key: "mla.v", label: "MLA value head dim", unit: "dims",
+        help: "Per-head value dimension (DeepSeek-V3: 128).",
+        kind: count_in(1, MAX_HIDDEN), optional: false,
+        get: |s| s.model.mla.map(|m| Value::Count(m.v_head_dim)),
+        set: |s, v| { let n = v.count()?; mla_mut(s)?.v_head_dim = n; Ok(()) },
+    }
+    /// `model.moe.shared_experts`.
+    SharedExperts {
+        path: "model.moe.shared_experts", key: "shexp", label: "Shared experts", unit: "experts",
+        help: "Experts every token passes through (DeepSeekMoE); empty = 0.",
+        kind: count_in(0, MAX_EXPERTS), optional: true,
+        get: |s| s.model.moe.map(|m| m.shared_experts.map_or(Value::Unset, Value::Count)),
+        set: |s, v| { let n = v.opt_count()?; moe_mut(s)?.shared_experts = n; Ok(()) },
+    }
+    /// `model.moe.shared_expert_ffn_hidden`.
+    SharedExpertFfn {
+        path: "model.moe.shared_expert_ffn_hidden", key: "shffn", label: "Shared expert FFN size", unit: "dims",
+        help: "Inner MLP size of one shared expert; empty = the expert FFN size.",
+        kind: count_in(1, MAX_FFN), optional: true,
+        get: |s| s.model.moe.map(|m| m.shared_expert_ffn_hidden.map_or(Value::Unset, Value::Count)),
+        set: |s, v| { let n = v.opt_count()?; moe_mut(s)?.shared_expert_ffn_hidden = n; Ok(()) },
+    }
+    /// `model.moe.dense_layers`.
+    DenseLayers {
+        path: "model.moe.dense_layers", key: "dense", label: "Dense first layers", unit: "layers",
+        help: "Leading layers with a dense MLP (DeepSeek-V3: 3); empty = 0.",
+        kind: count_in(0, MAX_LAYERS), optional: true,
+        get: |s| s.model.moe.map(|m| m.dense_layers.map_or(Value::Unset, Value::Count)),
+        set: |s, v| { let n = v.opt_count()?; moe_mut(s)?.dense_layers = n; Ok(()) },
+    }
+    /// `model.moe.moe_every`.
+    MoeEvery {
+        path: "model.moe.moe_every", key: "moeevery", label: "MoE every", unit: "layers",
+        help: "Every n-th layer after the dense ones is an MoE layer; empty = 1 (every layer).",
+        kind: count_in(1, MAX_LAYERS), optional: true,
+        get: |s| s.model.moe.map(|m| m.moe_every.map_or(Value::Unset, Value::Count)),
+        set: |s, v| { let n = v.opt_count()?; moe_mut(s)?.moe_every = n; Ok(()) },
+    }
+    /// `model.moe.imbalance`.
+    Imbalance {
+        path: "model.moe.imbalance", key: "imbalance", label: "Expert-load imbalance", unit: "× mean",
+        help: "Tokens on the busiest expert-parallel rank over the mean; empty = 1 (balanced).",
+        kind: Kind::Between { min: 1.0, max: MAX_IMBALANCE }, optional: true,
+        get: |s| s.model.moe.map(|m| m.imbalance.map_or(Value::Unset, Value::Real)),
+        set: |s, v| { let x = v.opt_real()?; moe_mut(s)?.imbalance = x; Ok(()) },
     }
     // --- training ---
     /// `training.global_batch`.
@@ -526,6 +657,34 @@ fields! {
         kind: Kind::Bool, optional: true,
         get: |s| opt_bit(s.training.grad_reduce_in_fp32),
         set: |s, v| { s.training.grad_reduce_in_fp32 = v.opt_bit()?; Ok(()) },
+    }
+    /// `training.framework`.
+    Framework {
+        path: "training.framework", key: "fw", label: "Framework", unit: "",
+        help: "The software stack, which decides which kernels and collectives run; empty = Megatron-LM.",
+        kind: Kind::Choice(&["megatron", "deepspeed", "torchtitan", "pytorch", "jax"]), optional: true,
+        get: |s| Some(s.training.framework.map_or(Value::Unset, |x| Value::Text(Cow::Borrowed(x.as_str())))),
+        set: |s, v| {
+            s.training.framework = match v {
+                Value::Unset => None,
+                v => Some(v.choice(Framework::ALL, Framework::as_str)?),
+            };
+            Ok(())
+        },
+    }
+    /// `training.fp8_recipe`.
+    Fp8Recipe {
+        path: "training.fp8_recipe", key: "fp8", label: "FP8 recipe", unit: "",
+        help: "How FP8 GEMM inputs are scaled (precision fp8 only); empty = delayed scaling.",
+        kind: Kind::Choice(&["delayed", "tensorwise", "rowwise", "blockwise", "mxfp8"]), optional: true,
+        get: |s| Some(s.training.fp8_recipe.map_or(Value::Unset, |x| Value::Text(Cow::Borrowed(x.as_str())))),
+        set: |s, v| {
+            s.training.fp8_recipe = match v {
+                Value::Unset => None,
+                v => Some(v.choice(Fp8Recipe::ALL, Fp8Recipe::as_str)?),
+            };
+            Ok(())
+        },
     }
     // --- parallel ---
     /// `parallel.tp`.
@@ -641,6 +800,22 @@ fields! {
         kind: Kind::Bool, optional: true,
         get: |s| opt_bit(s.parallel.dp_comm_overlap),
         set: |s, v| { s.parallel.dp_comm_overlap = v.opt_bit()?; Ok(()) },
+    }
+    /// `parallel.etp`.
+    Etp {
+        path: "parallel.etp", key: "etp", label: "Expert tensor parallel (etp)", unit: "GPUs",
+        help: "GPUs splitting each expert's matrices; ep × etp fold over tp × cp × dp; empty = tp.",
+        kind: count_in(1, MAX_GPUS), optional: true,
+        get: |s| opt_count(s.parallel.etp),
+        set: |s, v| { s.parallel.etp = v.opt_count()?; Ok(()) },
+    }
+    /// `parallel.shard_ranks`.
+    ShardRanks {
+        path: "parallel.shard_ranks", key: "shard", label: "Shard group", unit: "ranks",
+        help: "ZeRO/FSDP shards over this many data-parallel ranks (HSDP), a divisor of dp; empty = all of dp.",
+        kind: count_in(1, MAX_GPUS), optional: true,
+        get: |s| opt_count(s.parallel.shard_ranks),
+        set: |s, v| { s.parallel.shard_ranks = v.opt_count()?; Ok(()) },
     }
     // --- cluster ---
     /// `cluster.gpu`: a preset id or `custom`.
@@ -936,6 +1111,13 @@ impl FieldDef {
         match self.kind {
             Kind::Count { min, max } => parse_count(v, min, max).map(Value::Count),
             Kind::Real { zero_ok, max } => parse_real(v, zero_ok, max).map(Value::Real),
+            Kind::Between { min, max } => match parse_real(v, true, max) {
+                Ok(x) if x >= min => Ok(Value::Real(x)),
+                _ => Err(format!(
+                    "expected a number from {min} to {max}, got {}",
+                    shown(v)
+                )),
+            },
             Kind::Bool => match v.to_ascii_lowercase().as_str() {
                 "1" | "true" | "yes" | "on" => Ok(Value::Bool(true)),
                 "0" | "false" | "no" | "off" => Ok(Value::Bool(false)),
@@ -1010,6 +1192,9 @@ impl FieldDef {
                     Ok(())
                 }
             }
+            (Kind::Between { min, max }, Value::Real(x)) if !(min..=max).contains(x) => {
+                Err(format!("{label} must be between {min} and {max}, got {x}."))
+            }
             (Kind::Text, Value::Text(t)) => match text_problem(t.as_ref()) {
                 Some(why) => Err(format!("{label}: {why}; use plain text.")),
                 None => Ok(()),
@@ -1039,7 +1224,7 @@ impl FieldDef {
             (None, _) => Value::Unset,
             (Some(x), _) if !x.is_finite() => return,
             (Some(x), Kind::Count { .. }) if x >= 0.0 => Value::Count(x.round() as u64),
-            (Some(x), Kind::Real { .. }) => Value::Real(x),
+            (Some(x), Kind::Real { .. } | Kind::Between { .. }) => Value::Real(x),
             _ => return,
         };
         if self.check(&value).is_ok() {
@@ -1057,6 +1242,7 @@ impl FieldDef {
         match self.kind {
             Kind::Count { min, max } => Some((min as f64, max as f64, false)),
             Kind::Real { zero_ok, max } => Some((0.0, max, !zero_ok)),
+            Kind::Between { min, max } => Some((min, max, false)),
             _ => None,
         }
     }
@@ -1078,6 +1264,7 @@ impl FieldDef {
             Kind::Real { zero_ok, max } => {
                 format!("number {} up to {max}", if zero_ok { "≥ 0" } else { "> 0" })
             }
+            Kind::Between { min, max } => format!("number {min}..{max}"),
             Kind::Bool => "`1` \\| `0`".to_string(),
             Kind::Choice(all) => all
                 .iter()
@@ -1151,6 +1338,10 @@ mod tests {
         assert_eq!(ids(FieldId::Precision), prec);
         assert_eq!(ids(FieldId::Recompute), rc);
         assert_eq!(ids(FieldId::Schedule), sched);
+        let fw: Vec<&str> = Framework::ALL.iter().map(|x| x.as_str()).collect();
+        let fp8: Vec<&str> = Fp8Recipe::ALL.iter().map(|x| x.as_str()).collect();
+        assert_eq!(ids(FieldId::Framework), fw);
+        assert_eq!(ids(FieldId::Fp8Recipe), fp8);
     }
 
     #[test]

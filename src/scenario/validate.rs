@@ -35,6 +35,8 @@ pub(crate) fn issues(s: &Scenario) -> Vec<Issue> {
     model_rules(&mut c, s);
     moe_rules(&mut c, s);
     divisibility_rules(&mut c, s);
+    expert_and_shard_groups(&mut c, s);
+    training_stack(&mut c, s);
     pipeline_rules(&mut c, s);
     stage_rules(&mut c, s);
     batch_rule(&mut c, s);
@@ -71,7 +73,7 @@ fn model_rules(c: &mut Checker, s: &Scenario) {
             ),
         );
     }
-    if c.ok(&[Hidden, Heads]) && m.hidden % m.heads != 0 {
+    if c.ok(&[Hidden, Heads]) && m.head_dim.is_none() && m.hidden % m.heads != 0 {
         c.push(
             Heads,
             format!(
@@ -86,10 +88,27 @@ fn model_rules(c: &mut Checker, s: &Scenario) {
     }
 }
 
-/// A mixture of experts has experts, and routes to at most all of them.
+/// Latent attention has a latent; a mixture of experts has experts, routes to at most all of
+/// them and leaves at least one MoE layer after its dense ones.
 fn moe_rules(c: &mut Checker, s: &Scenario) {
-    use FieldId::{Experts, TopK};
+    use FieldId::{DenseLayers, Experts, Layers, MlaKvRank, TopK};
+    if s.model.mla.is_some_and(|m| m.kv_lora_rank == 0) {
+        c.push(
+            MlaKvRank,
+            "MLA KV latent rank must be at least 1 with latent attention, got 0.".into(),
+        );
+    }
     let Some(moe) = &s.model.moe else { return };
+    let layers = s.model.layers;
+    if c.ok(&[DenseLayers, Layers]) && moe.dense_layers() >= layers && layers > 0 {
+        c.push(
+            DenseLayers,
+            format!(
+                "{} dense first layers leave no MoE layer in a model of {layers} layers.",
+                moe.dense_layers()
+            ),
+        );
+    }
     if moe.experts == 0 {
         c.push(
             Experts,
@@ -151,8 +170,58 @@ fn divisibility_rules(c: &mut Checker, s: &Scenario) {
         ),
         Some(_) => {}
     }
-    if c.ok(&[Dp]) && p.dp % p.ep != 0 {
-        c.push(Ep, format!("expert parallel {} does not divide data parallel {} (experts are spread inside the data-parallel group).", p.ep, p.dp));
+    // Megatron-Core MoE parallel folding: the experts' ep·etp ranks fold over the attention
+    // layout's tp·cp·dp ranks (`parallel_state.initialize_model_parallel`, expert groups).
+    if p.etp.is_none() && c.ok(&[Tp, Cp, Dp]) {
+        let folded = p.ep.checked_mul(p.etp());
+        let dense = p.tp.checked_mul(p.cp).and_then(|x| x.checked_mul(p.dp));
+        if let (Some(f), Some(d)) = (folded, dense) {
+            if f > 0 && d % f != 0 {
+                c.push(Ep, format!("expert parallel {} × expert tensor parallel {} does not divide tp·cp·dp = {d} (experts fold over the attention layout's ranks).", p.ep, p.etp()));
+            }
+        }
+    }
+}
+
+/// An explicit expert tensor parallel folds with `ep` over `tp·cp·dp`; the HSDP shard group
+/// divides `dp`.
+fn expert_and_shard_groups(c: &mut Checker, s: &Scenario) {
+    use FieldId::{Cp, Dp, Ep, Etp, ShardRanks, Tp};
+    let p = &s.parallel;
+    if let (Some(etp), true) = (p.etp, c.ok(&[Etp, Ep, Tp, Cp, Dp])) {
+        let folded = p.ep.checked_mul(etp);
+        let dense = p.tp.checked_mul(p.cp).and_then(|x| x.checked_mul(p.dp));
+        if let (Some(f), Some(d)) = (folded, dense) {
+            if f > 0 && d > 0 && d % f != 0 {
+                c.push(Etp, format!("expert parallel × expert tensor parallel = {}·{etp} = {f} does not divide tp·cp·dp = {d} (the expert layout folds over the attention layout).", p.ep));
+            }
+        }
+    }
+    if let (Some(n), true) = (p.shard_ranks, c.ok(&[ShardRanks, Dp])) {
+        if p.dp > 0 && p.dp % n != 0 {
+            c.push(
+                ShardRanks,
+                format!(
+                    "the shard group of {n} ranks does not divide data parallel {} (HSDP replicates whole shard groups).",
+                    p.dp
+                ),
+            );
+        }
+    }
+}
+
+/// An FP8 recipe only with FP8 precision.
+fn training_stack(c: &mut Checker, s: &Scenario) {
+    let t = &s.training;
+    if let (Some(r), false) = (t.fp8_recipe, t.precision == Precision::Fp8) {
+        c.push(
+            FieldId::Fp8Recipe,
+            format!(
+                "the FP8 recipe {} only applies with precision fp8, not {}.",
+                r.as_str(),
+                t.precision.as_str()
+            ),
+        );
     }
 }
 
