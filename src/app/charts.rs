@@ -400,6 +400,9 @@ pub(crate) fn plot_rect(width: u32, height: u32, header: i32, m: Margins) -> Plo
     }
 }
 
+/// A plot panel: its drawing area and the plot rectangle inside it.
+pub(crate) type Panel<DB> = (DrawingArea<DB, Shift>, PlotRect);
+
 /// The two stacked plot panels of a chart whose panels share an x axis (bucket, scaling): the
 /// area below a header of `header` px is split at `top_share` of its height; the upper panel
 /// leaves 24 px above the split for its x tick labels, the lower one 8 px at its top.
@@ -407,10 +410,7 @@ pub(crate) fn stacked_panels<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     header: i32,
     top_share: f64,
-) -> (
-    (DrawingArea<DB, Shift>, PlotRect),
-    (DrawingArea<DB, Shift>, PlotRect),
-) {
+) -> (Panel<DB>, Panel<DB>) {
     let (w, h) = root.dim_in_pixel();
     let split = header + ((h as i32 - header) as f64 * top_share) as i32;
     let (top, bottom) = root.split_vertically(split.max(header + 1));
