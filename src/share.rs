@@ -20,50 +20,7 @@
 //! |---|---|---|
 //! | `v` | link version | `1` (a link without `v` is read as version 1) |
 //! | `model` | the base preset | a [`crate::presets`] id, e.g. `gpt3-175b`; default `llama3-8b` |
-//! | `name` | `model.name` | text, at most 200 bytes, no control characters |
-//! | `layers` | `model.layers` | whole number |
-//! | `hidden` | `model.hidden` | whole number |
-//! | `heads` | `model.heads` | whole number |
-//! | `kv` | `model.kv_heads` | whole number; empty = `heads` |
-//! | `ffn` | `model.ffn_hidden` | whole number; empty = 4·`hidden` |
-//! | `act` | `model.ffn_act` | `gelu` \| `swiglu` |
-//! | `vocab` | `model.vocab` | whole number |
-//! | `seq` | `model.seq_len` | whole number |
-//! | `tied` | `model.tied_embeddings` | `1` \| `0` |
-//! | `experts` | `model.moe.experts` | whole number; `0` = dense (no MoE) |
-//! | `topk` | `model.moe.top_k` | whole number (default when MoE is switched on: min(2, experts)) |
-//! | `effn` | `model.moe.expert_ffn_hidden` | whole number (default: `ffn`) |
-//! | `gbs` | `training.global_batch` | whole number |
-//! | `mbs` | `training.micro_batch` | whole number |
-//! | `prec` | `training.precision` | `fp32` \| `fp16` \| `bf16` \| `fp8` |
-//! | `opt` | `training.optimizer` | `adam` |
-//! | `recompute` | `training.recompute` | `none` \| `selective` \| `full` |
-//! | `flash` | `training.flash_attention` | `1` \| `0` |
-//! | `tokens` | `training.train_tokens` | number; empty = not set |
-//! | `gradfp32` | `training.grad_reduce_in_fp32` | `1` \| `0`; empty = default (`1`) |
-//! | `tp` `pp` `dp` `cp` `ep` `vp` | `parallel.*` | whole numbers |
-//! | `sp` | `parallel.sp` | `1` \| `0` |
-//! | `zero` | `parallel.zero_stage` | `0`..`3` |
-//! | `sched` | `parallel.schedule` | `1f1b` \| `interleaved` \| `gpipe`; empty = default |
-//! | `lps` | `parallel.layers_per_stage` | comma-separated whole numbers, e.g. `9,10,10,9`; empty = even split |
-//! | `bucket` | `parallel.bucket_mb` | number (MB); empty = default |
-//! | `tpov` | `parallel.tp_comm_overlap` | `1` \| `0`; empty = default |
-//! | `dpov` | `parallel.dp_comm_overlap` | `1` \| `0`; empty = default |
-//! | `gpu` | `cluster.gpu` | a GPU preset id, or `custom` |
-//! | `gpus` | `cluster.num_gpus` | whole number |
-//! | `gpn` | `cluster.gpus_per_node` | whole number |
-//! | `intra` | `cluster.intra_node_gbps` | number (GB/s); empty = the GPU's |
-//! | `inter` | `cluster.inter_node_gbps` | number (GB/s); empty = the GPU's |
-//! | `price` | `cluster.price_per_gpu_hour` | number; empty = not set |
-//! | `gpu.id` `gpu.name` | custom GPU id and name | text |
-//! | `gpu.fp32` `gpu.tf32` `gpu.fp16` `gpu.bf16` `gpu.fp8` | custom GPU dense peaks | TFLOP/s; empty = none |
-//! | `gpu.mem` / `gpu.usable` | custom GPU `hbm_gib` / `usable_gib` | GiB (`usable` may be empty) |
-//! | `gpu.membw` | custom GPU `hbm_gbps` | GB/s |
-//! | `gpu.nvlink` `gpu.nic` `gpu.pcie` | custom GPU links | GB/s; empty = none |
-//! | `gpu.domain` | custom GPU `nvlink_domain_gpus` | whole number |
-//! | `ctx` | `overhead.cuda_context_gib` | GiB; empty = default |
-//! | `commbuf` | `overhead.comm_buffers_gib` | GiB; empty = default |
-//! | `reserve` | `overhead.allocator_reserve_pct` | percent; empty = default |
+//! | `name`, `layers`, … `reserve` | the scenario fields | one key per field of the field table, in its order: see [`crate::scenario::fields::doc`] for every key, its field, its values and its default |
 //! | `a.model`, `a.<key>` | the pinned scenario A of a comparison | as above; A starts from `a.model` (default: the same preset as the link) |
 //! | `chart` | the chart shown | `memory` \| `time` \| `scaling` \| `bucket` \| `schedule` \| `search` |
 //! | `embed` | embed mode with that chart | same ids as `chart` |
@@ -73,7 +30,7 @@
 //! bookkeeping fields of a custom GPU (`source`, `notes`, …) are not carried. Keys are
 //! case-insensitive; `+` and `%20` are spaces; `&amp;` (a link copied from HTML) is accepted.
 //! Whole numbers are plain decimal digits; numbers also accept `1e12` and `0.5`, never `NaN` or
-//! infinities. Values outside the validator's per-field limits fall back with a notice;
+//! infinities. Values outside the field table's limits (the validator's) fall back with a notice;
 //! rules across fields (tp dividing heads, num_gpus = tp·pp·dp·cp) are left to
 //! [`Scenario::validate`], so a link can carry a scenario that is still being edited.
 //!
@@ -97,13 +54,10 @@
 //! ```
 
 use crate::presets::{self, ModelPreset};
-use crate::scenario::validate::{
-    MAX_BATCH, MAX_GBPS, MAX_GPUS, MAX_HIDDEN, MAX_LAYERS, MAX_SEQ_LEN, MAX_VOCAB,
+use crate::scenario::fields::{
+    is_unsafe_char, raw_spec, shown, FieldDef, FieldId, FIELDS, MAX_LABEL_BYTES,
 };
-use crate::scenario::{
-    gpu_preset, CustomGpu, FfnAct, GpuChoice, GpuSpec, Moe, Precision, Recompute, Scenario,
-    Schedule, GPU_PRESETS,
-};
+use crate::scenario::{CustomGpu, GpuChoice, Scenario};
 use std::fmt;
 
 /// The link format version this build writes.
@@ -116,7 +70,7 @@ pub const MAX_LINK_BYTES: usize = 4096;
 pub const MAX_NOTICES: usize = 20;
 
 /// Longest model or GPU name carried by a link, in bytes (the validator's limit).
-pub const MAX_NAME_BYTES: usize = crate::scenario::validate::MAX_LABEL_BYTES;
+pub const MAX_NAME_BYTES: usize = MAX_LABEL_BYTES;
 
 /// A chart of the app, as named in `chart=` and `embed=`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -245,153 +199,14 @@ impl std::error::Error for ShareError {}
 // The key table
 // ---------------------------------------------------------------------------------------------
 
-/// One key: how to print the field (`None`: not applicable, never written) and how to set it.
-struct Field {
-    key: &'static str,
-    path: &'static str,
-    get: fn(&Scenario) -> Option<String>,
-    set: fn(&mut Scenario, &str) -> Result<(), String>,
-}
-
-/// The keys and the scenario fields they stand for, in link order (for docs and tests).
+/// The keys and the scenario fields they stand for, in link order (the field table's).
 pub fn key_table() -> impl Iterator<Item = (&'static str, &'static str)> {
     FIELDS.iter().map(|f| (f.key, f.path))
 }
 
-fn some(v: impl ToString) -> Option<String> {
-    Some(v.to_string())
-}
-fn opt_u(v: Option<u64>) -> Option<String> {
-    Some(v.map_or_else(String::new, |x| x.to_string()))
-}
-fn opt_f(v: Option<f64>) -> Option<String> {
-    Some(v.map_or_else(String::new, fmt_f64))
-}
-fn bit(b: bool) -> Option<String> {
-    Some(if b { "1" } else { "0" }.to_string())
-}
-fn opt_bit(v: Option<bool>) -> Option<String> {
-    Some(match v {
-        None => String::new(),
-        Some(true) => "1".into(),
-        Some(false) => "0".into(),
-    })
-}
-
-/// Shortest text that parses back to exactly `v` (Rust's float printing round-trips); plain
-/// decimals for everyday magnitudes, exponent form for the rest.
-fn fmt_f64(v: f64) -> String {
-    let a = v.abs();
-    if v == 0.0 || (1e-4..1e16).contains(&a) {
-        format!("{v}")
-    } else {
-        format!("{v:e}")
-    }
-}
-
-/// A whole number in `lo..=hi`.
-fn uint(v: &str, lo: u64, hi: u64) -> Result<u64, String> {
-    let expect = || {
-        format!(
-            "expected a whole number from {lo} to {hi}, got {}",
-            shown(v)
-        )
-    };
-    if v.is_empty() || v.len() > 20 || !v.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(expect());
-    }
-    match v.parse::<u64>() {
-        Ok(x) if (lo..=hi).contains(&x) => Ok(x),
-        _ => Err(expect()),
-    }
-}
-fn opt_uint(v: &str, lo: u64, hi: u64) -> Result<Option<u64>, String> {
-    if v.is_empty() {
-        Ok(None)
-    } else {
-        uint(v, lo, hi).map(Some)
-    }
-}
-
-/// A finite number in `(0, hi]` (or `[0, hi]` with `zero_ok`).
-fn num(v: &str, zero_ok: bool, hi: f64) -> Result<f64, String> {
-    let low = if zero_ok { "from 0" } else { "above 0" };
-    let expect = || format!("expected a number {low} up to {hi}, got {}", shown(v));
-    // Rust's parser also takes "inf"/"NaN"; require a digit and reject non-finite values.
-    if v.is_empty() || v.len() > 40 || !v.bytes().any(|b| b.is_ascii_digit()) {
-        return Err(expect());
-    }
-    match v.parse::<f64>() {
-        Ok(x) if x.is_finite() && x <= hi && (x > 0.0 || (zero_ok && x == 0.0)) => Ok(x),
-        _ => Err(expect()),
-    }
-}
-fn opt_num(v: &str, zero_ok: bool, hi: f64) -> Result<Option<f64>, String> {
-    if v.is_empty() {
-        Ok(None)
-    } else {
-        num(v, zero_ok, hi).map(Some)
-    }
-}
-
-fn boolean(v: &str) -> Result<bool, String> {
-    match v.to_ascii_lowercase().as_str() {
-        "1" | "true" | "yes" | "on" => Ok(true),
-        "0" | "false" | "no" | "off" => Ok(false),
-        _ => Err(format!("expected 1 or 0, got {}", shown(v))),
-    }
-}
-fn opt_boolean(v: &str) -> Result<Option<bool>, String> {
-    if v.is_empty() {
-        Ok(None)
-    } else {
-        boolean(v).map(Some)
-    }
-}
-
-/// One of `names` (ASCII case-insensitive).
-fn choice<T: Copy>(v: &str, all: &[T], name: fn(T) -> &'static str) -> Result<T, String> {
-    all.iter()
-        .copied()
-        .find(|&x| name(x).eq_ignore_ascii_case(v))
-        .ok_or_else(|| {
-            let known: Vec<&str> = all.iter().map(|&x| name(x)).collect();
-            format!("expected one of {}, got {}", known.join(", "), shown(v))
-        })
-}
-
-/// Free text for a name: at most [`MAX_NAME_BYTES`], no control or bidi-override characters.
-fn text(v: &str) -> Result<String, String> {
-    if v.len() > MAX_NAME_BYTES {
-        return Err(format!(
-            "the text is {} bytes long; at most {MAX_NAME_BYTES} are allowed",
-            v.len()
-        ));
-    }
-    if v.chars().any(is_unsafe_char) {
-        return Err("the text contains control characters".into());
-    }
-    Ok(v.to_string())
-}
-
-/// Control characters and the bidi controls that can reorder displayed text.
-fn is_unsafe_char(c: char) -> bool {
-    c.is_control()
-        || matches!(c, '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
-}
-
-/// A user value shown inside a notice: quoted, at most 24 characters, no control characters.
-fn shown(v: &str) -> String {
-    let mut out = String::from("\"");
-    for (i, c) in v.chars().enumerate() {
-        if i == 24 {
-            out.push('…');
-            break;
-        }
-        out.push(if is_unsafe_char(c) { '\u{FFFD}' } else { c });
-    }
-    out.push('"');
-    out
+/// The link text of `f` in `s` (`None`: not applicable, never written).
+fn link_text(f: &FieldDef, s: &Scenario) -> Option<String> {
+    (f.get)(s).map(|v| f.format(&v))
 }
 
 /// A key as written, safe to show: at most 40 characters, control characters replaced.
@@ -406,610 +221,6 @@ fn shown_key(k: &str) -> String {
     }
     out
 }
-
-const MAX_FFN: u64 = MAX_HIDDEN.saturating_mul(8);
-const MAX_EXPERTS: u64 = 1_000_000;
-
-fn moe_mut(s: &mut Scenario) -> Result<&mut Moe, String> {
-    s.model
-        .moe
-        .as_mut()
-        .ok_or_else(|| "the model has no experts; set experts=N first".to_string())
-}
-
-/// The raw numbers of a GPU choice (no link overrides), for a custom GPU to start from.
-fn raw_spec(gpu: &GpuChoice) -> GpuSpec {
-    match gpu {
-        GpuChoice::Preset(id) => gpu_preset(id).map(|p| p.spec),
-        GpuChoice::Custom(c) => Some(c.spec()),
-    }
-    .or_else(|| GPU_PRESETS.first().map(|p| p.spec))
-    .unwrap_or_else(GpuSpec::fallback)
-}
-
-/// A custom GPU with the numbers of `spec`, no id, name or bookkeeping.
-fn custom_from(spec: GpuSpec) -> CustomGpu {
-    CustomGpu::from_spec(String::new(), String::new(), spec)
-}
-
-/// Makes the scenario's GPU a custom one (a preset becomes its numbers), then edits it.
-fn with_custom(s: &mut Scenario, edit: impl FnOnce(&mut CustomGpu)) {
-    let mut c = match std::mem::replace(&mut s.cluster.gpu, GpuChoice::Preset(String::new())) {
-        GpuChoice::Custom(c) => c,
-        preset => custom_from(raw_spec(&preset)),
-    };
-    edit(&mut c);
-    s.cluster.gpu = GpuChoice::Custom(c);
-}
-
-fn custom_ref(s: &Scenario) -> Option<&CustomGpu> {
-    match &s.cluster.gpu {
-        GpuChoice::Custom(c) => Some(c),
-        GpuChoice::Preset(_) => None,
-    }
-}
-
-macro_rules! custom_opt_f {
-    ($key:literal, $path:literal, $($f:ident).+, $hi:expr) => {
-        Field {
-            key: $key,
-            path: $path,
-            get: |s| custom_ref(s).and_then(|c| opt_f(c.$($f).+)),
-            set: |s, v| {
-                let x = opt_num(v, false, $hi)?;
-                with_custom(s, |c| c.$($f).+ = x);
-                Ok(())
-            },
-        }
-    };
-}
-
-static FIELDS: &[Field] = &[
-    // --- model ---
-    Field {
-        key: "name",
-        path: "model.name",
-        get: |s| some(&s.model.name),
-        set: |s, v| {
-            s.model.name = text(v)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "layers",
-        path: "model.layers",
-        get: |s| some(s.model.layers),
-        set: |s, v| {
-            s.model.layers = uint(v, 1, MAX_LAYERS)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "hidden",
-        path: "model.hidden",
-        get: |s| some(s.model.hidden),
-        set: |s, v| {
-            s.model.hidden = uint(v, 1, MAX_HIDDEN)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "heads",
-        path: "model.heads",
-        get: |s| some(s.model.heads),
-        set: |s, v| {
-            s.model.heads = uint(v, 1, MAX_HIDDEN)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "kv",
-        path: "model.kv_heads",
-        get: |s| opt_u(s.model.kv_heads),
-        set: |s, v| {
-            s.model.kv_heads = opt_uint(v, 1, MAX_HIDDEN)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "ffn",
-        path: "model.ffn_hidden",
-        get: |s| opt_u(s.model.ffn_hidden),
-        set: |s, v| {
-            s.model.ffn_hidden = opt_uint(v, 1, MAX_FFN)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "act",
-        path: "model.ffn_act",
-        get: |s| some(s.model.ffn_act.as_str()),
-        set: |s, v| {
-            s.model.ffn_act = choice(v, FfnAct::ALL, FfnAct::as_str)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "vocab",
-        path: "model.vocab",
-        get: |s| some(s.model.vocab),
-        set: |s, v| {
-            s.model.vocab = uint(v, 1, MAX_VOCAB)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "seq",
-        path: "model.seq_len",
-        get: |s| some(s.model.seq_len),
-        set: |s, v| {
-            s.model.seq_len = uint(v, 1, MAX_SEQ_LEN)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "tied",
-        path: "model.tied_embeddings",
-        get: |s| bit(s.model.tied_embeddings),
-        set: |s, v| {
-            s.model.tied_embeddings = boolean(v)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "experts",
-        path: "model.moe.experts",
-        get: |s| some(s.model.moe.map_or(0, |m| m.experts)),
-        set: |s, v| {
-            let n = uint(v, 0, MAX_EXPERTS)?;
-            if n == 0 {
-                s.model.moe = None;
-            } else if let Some(m) = s.model.moe.as_mut() {
-                m.experts = n;
-            } else {
-                s.model.moe = Some(Moe::new(
-                    n,
-                    n.min(2),
-                    s.model.ffn_hidden().clamp(1, MAX_FFN),
-                ));
-            }
-            Ok(())
-        },
-    },
-    Field {
-        key: "topk",
-        path: "model.moe.top_k",
-        get: |s| s.model.moe.map(|m| m.top_k.to_string()),
-        set: |s, v| {
-            let k = uint(v, 1, MAX_EXPERTS)?;
-            moe_mut(s)?.top_k = k;
-            Ok(())
-        },
-    },
-    Field {
-        key: "effn",
-        path: "model.moe.expert_ffn_hidden",
-        get: |s| s.model.moe.map(|m| m.expert_ffn_hidden.to_string()),
-        set: |s, v| {
-            let f = uint(v, 1, MAX_FFN)?;
-            moe_mut(s)?.expert_ffn_hidden = f;
-            Ok(())
-        },
-    },
-    // --- training ---
-    Field {
-        key: "gbs",
-        path: "training.global_batch",
-        get: |s| some(s.training.global_batch),
-        set: |s, v| {
-            s.training.global_batch = uint(v, 1, MAX_BATCH)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "mbs",
-        path: "training.micro_batch",
-        get: |s| some(s.training.micro_batch),
-        set: |s, v| {
-            s.training.micro_batch = uint(v, 1, MAX_BATCH)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "prec",
-        path: "training.precision",
-        get: |s| some(s.training.precision.as_str()),
-        set: |s, v| {
-            s.training.precision = choice(v, Precision::ALL, Precision::as_str)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "opt",
-        path: "training.optimizer",
-        // Adam is the only optimizer: never written, accepted when given.
-        get: |_| None,
-        set: |_, v| {
-            if v.eq_ignore_ascii_case("adam") || v.eq_ignore_ascii_case("adamw") {
-                Ok(())
-            } else {
-                Err(format!("expected adam, got {}", shown(v)))
-            }
-        },
-    },
-    Field {
-        key: "recompute",
-        path: "training.recompute",
-        get: |s| some(s.training.recompute.as_str()),
-        set: |s, v| {
-            s.training.recompute = choice(v, Recompute::ALL, Recompute::as_str)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "flash",
-        path: "training.flash_attention",
-        get: |s| bit(s.training.flash_attention),
-        set: |s, v| {
-            s.training.flash_attention = boolean(v)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "tokens",
-        path: "training.train_tokens",
-        get: |s| opt_f(s.training.train_tokens),
-        set: |s, v| {
-            s.training.train_tokens = opt_num(v, false, 1e18)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "gradfp32",
-        path: "training.grad_reduce_in_fp32",
-        get: |s| opt_bit(s.training.grad_reduce_in_fp32),
-        set: |s, v| {
-            s.training.grad_reduce_in_fp32 = opt_boolean(v)?;
-            Ok(())
-        },
-    },
-    // --- parallel ---
-    Field {
-        key: "tp",
-        path: "parallel.tp",
-        get: |s| some(s.parallel.tp),
-        set: |s, v| {
-            s.parallel.tp = uint(v, 1, MAX_GPUS)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "pp",
-        path: "parallel.pp",
-        get: |s| some(s.parallel.pp),
-        set: |s, v| {
-            s.parallel.pp = uint(v, 1, MAX_GPUS)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "dp",
-        path: "parallel.dp",
-        get: |s| some(s.parallel.dp),
-        set: |s, v| {
-            s.parallel.dp = uint(v, 1, MAX_GPUS)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "cp",
-        path: "parallel.cp",
-        get: |s| some(s.parallel.cp),
-        set: |s, v| {
-            s.parallel.cp = uint(v, 1, MAX_GPUS)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "ep",
-        path: "parallel.ep",
-        get: |s| some(s.parallel.ep),
-        set: |s, v| {
-            s.parallel.ep = uint(v, 1, MAX_GPUS)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "vp",
-        path: "parallel.vp",
-        get: |s| some(s.parallel.vp),
-        set: |s, v| {
-            s.parallel.vp = uint(v, 1, MAX_LAYERS)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "sp",
-        path: "parallel.sp",
-        get: |s| bit(s.parallel.sp),
-        set: |s, v| {
-            s.parallel.sp = boolean(v)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "zero",
-        path: "parallel.zero_stage",
-        get: |s| some(s.parallel.zero_stage),
-        set: |s, v| {
-            // 0..=3, so the cast cannot truncate.
-            s.parallel.zero_stage = uint(v, 0, 3)? as u8;
-            Ok(())
-        },
-    },
-    Field {
-        key: "sched",
-        path: "parallel.schedule",
-        get: |s| Some(s.parallel.schedule.map_or("", Schedule::as_str).to_string()),
-        set: |s, v| {
-            s.parallel.schedule = if v.is_empty() {
-                None
-            } else {
-                Some(choice(v, Schedule::ALL, Schedule::as_str)?)
-            };
-            Ok(())
-        },
-    },
-    Field {
-        key: "lps",
-        path: "parallel.layers_per_stage",
-        get: |s| {
-            Some(
-                s.parallel
-                    .layers_per_stage
-                    .as_ref()
-                    .map_or_else(String::new, |l| {
-                        l.iter()
-                            .map(|x| x.to_string())
-                            .collect::<Vec<_>>()
-                            .join(",")
-                    }),
-            )
-        },
-        set: |s, v| {
-            if v.is_empty() {
-                s.parallel.layers_per_stage = None;
-                return Ok(());
-            }
-            // Bounded by the link size: at most MAX_LINK_BYTES / 2 entries.
-            let mut list = Vec::new();
-            for part in v.split(',') {
-                list.push(uint(part, 1, MAX_LAYERS).map_err(|e| format!("in the list: {e}"))?);
-            }
-            s.parallel.layers_per_stage = Some(list);
-            Ok(())
-        },
-    },
-    Field {
-        key: "bucket",
-        path: "parallel.bucket_mb",
-        get: |s| opt_f(s.parallel.bucket_mb),
-        set: |s, v| {
-            s.parallel.bucket_mb = opt_num(v, false, 1e7)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "tpov",
-        path: "parallel.tp_comm_overlap",
-        get: |s| opt_bit(s.parallel.tp_comm_overlap),
-        set: |s, v| {
-            s.parallel.tp_comm_overlap = opt_boolean(v)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "dpov",
-        path: "parallel.dp_comm_overlap",
-        get: |s| opt_bit(s.parallel.dp_comm_overlap),
-        set: |s, v| {
-            s.parallel.dp_comm_overlap = opt_boolean(v)?;
-            Ok(())
-        },
-    },
-    // --- cluster ---
-    Field {
-        key: "gpu",
-        path: "cluster.gpu",
-        get: |s| match &s.cluster.gpu {
-            GpuChoice::Preset(id) => some(id),
-            GpuChoice::Custom(_) => some("custom"),
-        },
-        set: |s, v| {
-            if v.eq_ignore_ascii_case("custom") {
-                with_custom(s, |_| {});
-                return Ok(());
-            }
-            match gpu_preset(v) {
-                // Keep the spelling given (lookups are case-insensitive), so links round-trip.
-                Some(_) => {
-                    s.cluster.gpu = GpuChoice::Preset(v.to_string());
-                    Ok(())
-                }
-                None => {
-                    let known: Vec<&str> = GPU_PRESETS.iter().map(|g| g.id).collect();
-                    Err(format!(
-                        "unknown GPU {}; known: {}, custom",
-                        shown(v),
-                        known.join(", ")
-                    ))
-                }
-            }
-        },
-    },
-    Field {
-        key: "gpus",
-        path: "cluster.num_gpus",
-        get: |s| some(s.cluster.num_gpus),
-        set: |s, v| {
-            s.cluster.num_gpus = uint(v, 1, MAX_GPUS)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "gpn",
-        path: "cluster.gpus_per_node",
-        get: |s| some(s.cluster.gpus_per_node),
-        set: |s, v| {
-            s.cluster.gpus_per_node = uint(v, 1, 1_000_000)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "intra",
-        path: "cluster.intra_node_gbps",
-        get: |s| opt_f(s.cluster.intra_node_gbps),
-        set: |s, v| {
-            s.cluster.intra_node_gbps = opt_num(v, false, MAX_GBPS)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "inter",
-        path: "cluster.inter_node_gbps",
-        get: |s| opt_f(s.cluster.inter_node_gbps),
-        set: |s, v| {
-            s.cluster.inter_node_gbps = opt_num(v, false, MAX_GBPS)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "price",
-        path: "cluster.price_per_gpu_hour",
-        get: |s| opt_f(s.cluster.price_per_gpu_hour),
-        set: |s, v| {
-            s.cluster.price_per_gpu_hour = opt_num(v, true, 1e6)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "gpu.id",
-        path: "cluster.gpu.id",
-        get: |s| custom_ref(s).map(|c| c.id.clone()),
-        set: |s, v| {
-            let t = text(v)?;
-            with_custom(s, |c| c.id = t);
-            Ok(())
-        },
-    },
-    Field {
-        key: "gpu.name",
-        path: "cluster.gpu.name",
-        get: |s| custom_ref(s).map(|c| c.name.clone()),
-        set: |s, v| {
-            let t = text(v)?;
-            with_custom(s, |c| c.name = t);
-            Ok(())
-        },
-    },
-    custom_opt_f!(
-        "gpu.fp32",
-        "cluster.gpu.peak_tflops.fp32",
-        peak_tflops.fp32,
-        1e7
-    ),
-    custom_opt_f!(
-        "gpu.tf32",
-        "cluster.gpu.peak_tflops.tf32",
-        peak_tflops.tf32,
-        1e7
-    ),
-    custom_opt_f!(
-        "gpu.fp16",
-        "cluster.gpu.peak_tflops.fp16",
-        peak_tflops.fp16,
-        1e7
-    ),
-    custom_opt_f!(
-        "gpu.bf16",
-        "cluster.gpu.peak_tflops.bf16",
-        peak_tflops.bf16,
-        1e7
-    ),
-    custom_opt_f!(
-        "gpu.fp8",
-        "cluster.gpu.peak_tflops.fp8",
-        peak_tflops.fp8,
-        1e7
-    ),
-    Field {
-        key: "gpu.mem",
-        path: "cluster.gpu.hbm_gib",
-        get: |s| custom_ref(s).map(|c| fmt_f64(c.hbm_gib)),
-        set: |s, v| {
-            let x = num(v, false, 1e6)?;
-            with_custom(s, |c| c.hbm_gib = x);
-            Ok(())
-        },
-    },
-    custom_opt_f!("gpu.usable", "cluster.gpu.usable_gib", usable_gib, 1e6),
-    Field {
-        key: "gpu.membw",
-        path: "cluster.gpu.hbm_gbps",
-        get: |s| custom_ref(s).map(|c| fmt_f64(c.hbm_gbps)),
-        set: |s, v| {
-            let x = num(v, false, MAX_GBPS)?;
-            with_custom(s, |c| c.hbm_gbps = x);
-            Ok(())
-        },
-    },
-    custom_opt_f!(
-        "gpu.nvlink",
-        "cluster.gpu.nvlink_gbps",
-        nvlink_gbps,
-        MAX_GBPS
-    ),
-    Field {
-        key: "gpu.domain",
-        path: "cluster.gpu.nvlink_domain_gpus",
-        get: |s| custom_ref(s).map(|c| c.nvlink_domain_gpus.to_string()),
-        set: |s, v| {
-            let x = uint(v, 1, 1_000_000)?;
-            with_custom(s, |c| c.nvlink_domain_gpus = x);
-            Ok(())
-        },
-    },
-    custom_opt_f!("gpu.nic", "cluster.gpu.nic_gbps", nic_gbps, MAX_GBPS),
-    custom_opt_f!("gpu.pcie", "cluster.gpu.pcie_gbps", pcie_gbps, MAX_GBPS),
-    // --- overhead ---
-    Field {
-        key: "ctx",
-        path: "overhead.cuda_context_gib",
-        get: |s| opt_f(s.overhead.cuda_context_gib),
-        set: |s, v| {
-            s.overhead.cuda_context_gib = opt_num(v, true, 1e4)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "commbuf",
-        path: "overhead.comm_buffers_gib",
-        get: |s| opt_f(s.overhead.comm_buffers_gib),
-        set: |s, v| {
-            s.overhead.comm_buffers_gib = opt_num(v, true, 1e4)?;
-            Ok(())
-        },
-    },
-    Field {
-        key: "reserve",
-        path: "overhead.allocator_reserve_pct",
-        get: |s| opt_f(s.overhead.allocator_reserve_pct),
-        set: |s, v| {
-            s.overhead.allocator_reserve_pct = opt_num(v, true, 100.0)?;
-            Ok(())
-        },
-    },
-];
 
 // ---------------------------------------------------------------------------------------------
 // Encoding
@@ -1038,16 +249,22 @@ fn push_diffs(s: &Scenario, base: &Scenario, prefix: &str, out: &mut String) {
     let custom_base;
     let sub_base = if matches!(s.cluster.gpu, GpuChoice::Custom(_)) {
         let mut b = base.clone();
-        b.cluster.gpu = GpuChoice::Custom(custom_from(raw_spec(&base.cluster.gpu)));
+        b.cluster.gpu = GpuChoice::Custom(CustomGpu::from_spec(
+            String::new(),
+            String::new(),
+            raw_spec(&base.cluster.gpu),
+        ));
         custom_base = b;
         &custom_base
     } else {
         base
     };
     for f in FIELDS {
-        let Some(value) = (f.get)(s) else { continue };
-        let b = if f.key == "gpu" { base } else { sub_base };
-        if (f.get)(b).as_deref() != Some(value.as_str()) {
+        let Some(value) = link_text(f, s) else {
+            continue;
+        };
+        let b = if f.id == FieldId::Gpu { base } else { sub_base };
+        if link_text(f, b).as_deref() != Some(value.as_str()) {
             out.push('&');
             out.push_str(prefix);
             out.push_str(f.key);
@@ -1174,6 +391,10 @@ fn query_part(text: &str) -> &str {
 /// Decodes a link (the query with or without `?`, or a whole URL). Never panics; everything it
 /// cannot use becomes a [`Notice`] and falls back to the preset's value.
 ///
+/// Steps: split the query into key/value `pairs`, check the `version`, start from the
+/// preset(s) and `apply` the scenario keys (B, then the pinned A's `a.` keys), read the
+/// `chart_key`s, report `unknown_keys`, and `cap` the notices.
+///
 /// # Errors
 /// [`ShareError::TooLong`] for text longer than [`MAX_LINK_BYTES`].
 pub fn decode(text: &str) -> Result<Decoded, ShareError> {
@@ -1181,8 +402,45 @@ pub fn decode(text: &str) -> Result<Decoded, ShareError> {
         return Err(ShareError::TooLong { bytes: text.len() });
     }
     let mut notices = Vec::new();
+    let pairs = pairs(text, &mut notices);
+    version(&pairs, &mut notices);
 
-    // Split into (key, value) pairs, the last of a repeated key winning.
+    let base = preset_key(
+        &pairs,
+        "model",
+        presets::default_model_preset(),
+        &mut notices,
+    );
+    let scenario = apply(base, "", &pairs, &mut notices);
+    let pinned = if pairs.iter().any(|(k, _)| k.starts_with("a.")) {
+        let pa = preset_key(&pairs, "a.model", base, &mut notices);
+        Some(Pinned {
+            scenario: apply(pa, "a.", &pairs, &mut notices),
+            preset: pa.id,
+        })
+    } else {
+        None
+    };
+    let view = View {
+        chart: chart_key(&pairs, "chart", &mut notices),
+        embed: chart_key(&pairs, "embed", &mut notices),
+        pinned,
+    };
+    unknown_keys(&pairs, &mut notices);
+    cap(&mut notices);
+
+    Ok(Decoded {
+        scenario,
+        preset: base.id,
+        view,
+        notices,
+        version: VERSION,
+    })
+}
+
+/// The (lower-cased key, value) pairs of the query, the last of a repeated key winning (with a
+/// notice); a value that is not UTF-8 is dropped with a notice.
+fn pairs(text: &str, notices: &mut Vec<Notice>) -> Vec<(String, String)> {
     let mut pairs: Vec<(String, String)> = Vec::new();
     for piece in query_part(text).split('&') {
         if piece.is_empty() {
@@ -1195,15 +453,12 @@ pub fn decode(text: &str) -> Result<Decoded, ShareError> {
         if key.is_empty() {
             continue;
         }
-        let value = match String::from_utf8(unescape(v)) {
-            Ok(v) => v,
-            Err(_) => {
-                notices.push(Notice {
-                    key: shown_key(&key),
-                    message: "the value is not valid UTF-8 text; ignored.".into(),
-                });
-                continue;
-            }
+        let Ok(value) = String::from_utf8(unescape(v)) else {
+            notices.push(Notice {
+                key: shown_key(&key),
+                message: "the value is not valid UTF-8 text; ignored.".into(),
+            });
+            continue;
         };
         if let Some(slot) = pairs.iter_mut().find(|(k2, _)| *k2 == key) {
             notices.push(Notice {
@@ -1215,87 +470,80 @@ pub fn decode(text: &str) -> Result<Decoded, ShareError> {
             pairs.push((key, value));
         }
     }
+    pairs
+}
 
-    // Version.
-    let version = VERSION;
-    if let Some((_, v)) = pairs.iter().find(|(k, _)| k == "v") {
-        match v.parse::<u32>() {
-            Ok(1) => {}
-            Ok(n) if n > VERSION => notices.push(Notice {
-                key: "v".into(),
-                message: format!(
-                    "link version {n} is newer than this paracalc understands ({VERSION}); read as version {VERSION}."
-                ),
-            }),
-            _ => notices.push(Notice {
-                key: "v".into(),
-                message: format!(
-                    "expected version {VERSION}, got {}; read as version {VERSION}.",
-                    shown(v)
-                ),
-            }),
-        }
+/// The value of `key`, if given.
+fn lookup<'a>(pairs: &'a [(String, String)], key: &str) -> Option<&'a str> {
+    pairs
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+}
+
+/// Checks `v`: version 1 is read as is; anything else is read as version 1 with a notice.
+fn version(pairs: &[(String, String)], notices: &mut Vec<Notice>) {
+    let Some(v) = lookup(pairs, "v") else { return };
+    let message = match v.parse::<u32>() {
+        Ok(1) => return,
+        Ok(n) if n > VERSION => format!(
+            "link version {n} is newer than this paracalc understands ({VERSION}); read as version {VERSION}."
+        ),
+        _ => format!(
+            "expected version {VERSION}, got {}; read as version {VERSION}.",
+            shown(v)
+        ),
+    };
+    notices.push(Notice {
+        key: "v".into(),
+        message,
+    });
+}
+
+/// The model preset named by `key`, else `fallback` (with a notice for an unknown id).
+fn preset_key(
+    pairs: &[(String, String)],
+    key: &str,
+    fallback: &'static ModelPreset,
+    notices: &mut Vec<Notice>,
+) -> &'static ModelPreset {
+    let Some(id) = lookup(pairs, key) else {
+        return fallback;
+    };
+    presets::model_preset(id).unwrap_or_else(|| {
+        notices.push(Notice {
+            key: key.into(),
+            message: format!(
+                "unknown model preset {}; started from {} instead.",
+                shown(id),
+                fallback.id
+            ),
+        });
+        fallback
+    })
+}
+
+/// The chart named by `key` (`chart` or `embed`), if given and known.
+fn chart_key(pairs: &[(String, String)], key: &str, notices: &mut Vec<Notice>) -> Option<Chart> {
+    let v = lookup(pairs, key)?;
+    let c = Chart::parse(v);
+    if c.is_none() {
+        let known: Vec<&str> = Chart::ALL.iter().map(|c| c.as_str()).collect();
+        notices.push(Notice {
+            key: key.into(),
+            message: format!(
+                "unknown chart {}; known: {}. Ignored.",
+                shown(v),
+                known.join(", ")
+            ),
+        });
     }
+    c
+}
 
-    let lookup = |k: &str| {
-        pairs
-            .iter()
-            .find(|(k2, _)| k2 == k)
-            .map(|(_, v)| v.as_str())
-    };
-    let preset_of =
-        |key: &str, fallback: &'static ModelPreset, notices: &mut Vec<Notice>| match lookup(key) {
-            None => fallback,
-            Some(id) => presets::model_preset(id).unwrap_or_else(|| {
-                notices.push(Notice {
-                    key: key.into(),
-                    message: format!(
-                        "unknown model preset {}; started from {} instead.",
-                        shown(id),
-                        fallback.id
-                    ),
-                });
-                fallback
-            }),
-        };
-
-    let base = preset_of("model", presets::default_model_preset(), &mut notices);
-    let scenario = apply(base, "", &pairs, &mut notices);
-
-    let pinned = if pairs.iter().any(|(k, _)| k.starts_with("a.")) {
-        let pa = preset_of("a.model", base, &mut notices);
-        Some(Pinned {
-            scenario: apply(pa, "a.", &pairs, &mut notices),
-            preset: pa.id,
-        })
-    } else {
-        None
-    };
-
-    let chart_of = |key: &str, notices: &mut Vec<Notice>| {
-        let v = lookup(key)?;
-        let c = Chart::parse(v);
-        if c.is_none() {
-            let known: Vec<&str> = Chart::ALL.iter().map(|c| c.as_str()).collect();
-            notices.push(Notice {
-                key: key.into(),
-                message: format!(
-                    "unknown chart {}; known: {}. Ignored.",
-                    shown(v),
-                    known.join(", ")
-                ),
-            });
-        }
-        c
-    };
-    let view = View {
-        chart: chart_of("chart", &mut notices),
-        embed: chart_of("embed", &mut notices),
-        pinned,
-    };
-
-    // Keys nobody used.
-    for (k, _) in &pairs {
+/// A notice for every key that is neither a view key nor a field's (with or without `a.`).
+fn unknown_keys(pairs: &[(String, String)], notices: &mut Vec<Notice>) {
+    for (k, _) in pairs {
         let bare = k.strip_prefix("a.").unwrap_or(k);
         let known = matches!(k.as_str(), "v" | "model" | "a.model" | "chart" | "embed")
             || FIELDS.iter().any(|f| f.key == bare);
@@ -1306,7 +554,10 @@ pub fn decode(text: &str) -> Result<Decoded, ShareError> {
             });
         }
     }
+}
 
+/// At most [`MAX_NOTICES`] notices; the last one says how many more there were.
+fn cap(notices: &mut Vec<Notice>) {
     if notices.len() > MAX_NOTICES {
         let more = notices.len() - (MAX_NOTICES - 1);
         notices.truncate(MAX_NOTICES - 1);
@@ -1315,14 +566,6 @@ pub fn decode(text: &str) -> Result<Decoded, ShareError> {
             message: format!("{more} more problems are not listed."),
         });
     }
-
-    Ok(Decoded {
-        scenario,
-        preset: base.id,
-        view,
-        notices,
-        version,
-    })
 }
 
 /// The preset's scenario with every `prefix`-ed key of `pairs` applied in table order.
@@ -1340,8 +583,8 @@ fn apply(
         else {
             continue;
         };
-        let before = (f.get)(&s);
-        if let Err(why) = (f.set)(&mut s, value) {
+        let before = link_text(f, &s);
+        if let Err(why) = f.parse(value).and_then(|v| (f.set)(&mut s, v)) {
             let kept = match before.as_deref() {
                 None => "left it unset".to_string(),
                 Some("") => "used the default".to_string(),

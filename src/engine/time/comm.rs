@@ -24,7 +24,7 @@
 //! Rank placement is Megatron's: TP innermost, then CP, then DP, then PP. A group of `n` ranks
 //! with stride `st` keeps `k = clamp(domain/st, 1, n)` members inside one NVLink domain, and
 //! spans `N = ⌈n/k⌉` domains. Across domains every node carries the traffic of its `k` members
-//! on `k` NICs, so a ring's bus bandwidth is `min(B_nvlink, k·B_nic)` (FORMULAS.md §7.4).
+//! on `k` NICs, so a ring's bus bandwidth is `min(B_nvlink, k·B_nic)` ([FORMULAS.md](crate::docs::formulas) §7.4).
 
 use super::compute::Generation;
 use crate::scenario::GpuSpec;

@@ -1,6 +1,6 @@
 //! Pipeline schedule time: busy time of the slowest stage plus the bubble.
 //!
-//! Uniform stages (Narayanan et al. 2021 §2.2, FORMULAS.md §6): the bubble is `(p−1)/m` of the
+//! Uniform stages (Narayanan et al. 2021 §2.2, [FORMULAS.md](crate::docs::formulas) §6): the bubble is `(p−1)/m` of the
 //! ideal time for 1F1B and GPipe, `(p−1)/(v·m)` interleaved, i.e. the step is
 //! `(m + (p−1)/v)·t` with `t` the time of one micro-batch (forward + backward) on one stage.
 //!
@@ -8,7 +8,7 @@
 //! through every stage once, and the slowest stage (time `t_max` per micro-batch) sets the pace
 //! in between, so the step is `m·t_max + (Σ_r t_r − t_max)/v`. With equal stages this is the
 //! formula above. Interleaving with `m mod p ≠ 0` adds `(v−1)·(p − m mod p)` chunk times
-//! (Calculon `llm.py`, FORMULAS.md §6).
+//! (Calculon `llm.py`, [FORMULAS.md](crate::docs::formulas) §6).
 
 use crate::scenario::Schedule;
 
@@ -35,8 +35,9 @@ pub fn bubble_s(sum_s: f64, max_s: f64, p: u64, m: u64, v: u64, schedule: Schedu
     base + extra
 }
 
-/// Bubble fraction of the ideal time for uniform stages: `(p−1)/(v·m)` (Narayanan et al. 2021).
-pub fn bubble_fraction(p: u64, m: u64, v: u64) -> f64 {
+/// Bubble over ideal time for uniform stages: `(p−1)/(v·m)` (Narayanan et al. 2021). Not the
+/// share of the step: that is [`TimeEstimate::bubble_fraction`](crate::engine::TimeEstimate::bubble_fraction).
+pub fn bubble_ratio(p: u64, m: u64, v: u64) -> f64 {
     if m == 0 {
         return 0.0;
     }
