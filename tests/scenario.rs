@@ -213,6 +213,12 @@ fn impossible_modern_settings_name_their_field() {
             "has no fp8 tensor-core peak",
         ),
         (
+            "training.attention_kernel",
+            serde_json::json!({"training": {"flash_attention": true, "attention_kernel": "fa3"},
+                               "cluster": {"gpu": "a100-sxm4-80gb"}}),
+            "FlashAttention-3 runs on Hopper only, not on NVIDIA A100",
+        ),
+        (
             "parallel.etp",
             serde_json::json!({"parallel": {"ep": 64, "etp": 4}}),
             "expert parallel × expert tensor parallel = 64·4 = 256 does not divide tp·cp·dp = 128",

@@ -167,6 +167,8 @@ pub(crate) struct Device {
     pub gemm_flops: f64,
     /// Sustained 16-bit GEMM FLOP/s (attention core GEMMs without flash, FP8 runs keep them 16-bit).
     pub gemm16_flops: f64,
+    /// The efficiency behind [`Device::gemm16_flops`] (its peak is `gemm16_flops / gemm16_eff`).
+    pub gemm16_eff: f64,
     /// Sustained fused-attention FLOP/s.
     pub flash_flops: f64,
     /// Sustained HBM bytes/s.
@@ -216,6 +218,7 @@ impl Device {
         Device {
             gemm_flops: (gemm_flops * 1e12).max(1.0),
             gemm16_flops: (p16_eff * e.gemm * 1e12).max(1.0),
+            gemm16_eff: e.gemm,
             flash_flops: (p16_eff * e.flash_attention * 1e12).max(1.0),
             hbm_bps: (gpu.hbm_gbps * 1e9 * e.hbm).max(1.0),
             kernel_s: e.kernel_s,

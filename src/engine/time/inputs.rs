@@ -1,7 +1,7 @@
 //! What every step of the time model reads: the scenario's dimensions, degrees and device rates,
 //! computed once per estimate.
 
-use super::compute::Device;
+use super::compute::{Device, Generation};
 use super::groups::Groups;
 use super::stack::Stack;
 use crate::engine::memory::activations::{micro_batches, tokens_per_gpu};
@@ -25,6 +25,8 @@ pub(crate) struct Inputs<'a> {
     pub groups: Groups,
     /// Mechanisms of the software stack.
     pub stack: Stack,
+    /// GPU generation.
+    pub gen: Generation,
     /// Degrees `t, p, d, c, e, v` (each at least 1).
     pub t: u64,
     /// Pipeline stages.
@@ -71,7 +73,8 @@ impl<'a> Inputs<'a> {
             sharded: ShardedParams::new(s),
             dev: Device::new(gpu, s.training.precision, s.training.fp8_recipe()),
             groups: Groups::of(gpu, par),
-            stack: Stack::of(s),
+            stack: Stack::of(s, gpu),
+            gen: Generation::of(gpu),
             t: par.tp.max(1),
             p: par.pp.max(1),
             dp: par.dp.max(1),

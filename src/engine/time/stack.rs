@@ -3,7 +3,9 @@
 //! A framework never scales time by a factor; it selects mechanisms, each with its own cited
 //! constants, that the time model then prices (DESIGN.md, `training.framework`).
 
-use crate::scenario::{Framework, Scenario};
+use super::attention::AttentionKernel;
+use super::compute::Generation;
+use crate::scenario::{Framework, GpuSpec, Scenario};
 
 /// How ZeRO-3 / FSDP gathers parameters and reduces gradients.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,6 +37,11 @@ pub struct Stack {
     pub framework: Framework,
     /// ZeRO-3 / FSDP style.
     pub fsdp: FsdpStyle,
+    /// Fused attention kernel: `training.attention_kernel`, else Megatron-LM/NeMo (Transformer Engine) and JAX (XLA) use cuDNN's
+    /// fused attention on Hopper and Blackwell (TE `DotProductAttention` backend selection,
+    /// MaxText `attention: cudnn_flash_te`); torchtitan, eager PyTorch and DeepSpeed stacks use
+    /// PyTorch SDPA's flash backend or flash-attn 2, i.e. FlashAttention-2.
+    pub attention: AttentionKernel,
     /// Pipeline sends and receives of the interleaved schedule run under the next chunk's
     /// compute: Megatron-LM's `overlap_p2p_comm`, on by default (`--no-overlap-p2p-communication`
     /// turns it off, `megatron/training/arguments.py`) and used by the interleaved schedule only
@@ -44,7 +51,7 @@ pub struct Stack {
 
 impl Stack {
     /// The defaults of `s`'s framework.
-    pub fn of(s: &Scenario) -> Stack {
+    pub fn of(s: &Scenario, gpu: &GpuSpec) -> Stack {
         let framework = s.training.framework();
         let fsdp = match framework {
             Framework::Deepspeed => FsdpStyle::PerParameter,
@@ -52,9 +59,18 @@ impl Stack {
             Framework::Megatron | Framework::Pytorch | Framework::Jax => FsdpStyle::PerBlock,
         };
         let interleaved = s.parallel.schedule() == crate::scenario::Schedule::Interleaved;
+        let hopper_plus = matches!(
+            Generation::of(gpu),
+            Generation::Hopper | Generation::Blackwell
+        );
+        let attention = s.training.attention_kernel.unwrap_or(match framework {
+            Framework::Megatron | Framework::Jax if hopper_plus => AttentionKernel::Cudnn,
+            _ => AttentionKernel::Fa2,
+        });
         Stack {
             framework,
             fsdp,
+            attention,
             pp_overlap: framework == Framework::Megatron && interleaved,
         }
     }
