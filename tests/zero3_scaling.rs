@@ -80,3 +80,34 @@ fn ptdp_beats_zero3_at_every_scale() {
     assert!(z1536.time.step_s > 0.75 * z768.time.step_s);
     assert!(ptdp(1536).throughput.tokens_per_s >= 2.0 * z1536.throughput.tokens_per_s);
 }
+
+#[test]
+fn hsdp_trades_ring_latency_for_network_bytes() {
+    // HSDP with shard groups of 8 (one DGX): gathers and reduce-scatters stay on NVLink, then
+    // each GPU all-reduces its 1/8 gradient shard with its 191 replicas through its own NIC:
+    // 2·(S/8)/B_nic per layer instead of full sharding's (n−1)/n·S/(8·B_nic) reduce-scatter.
+    let hsdp = |mut s: Scenario| {
+        s.parallel.shard_ranks = Some(8);
+        s.validate().unwrap();
+        estimate(&s).unwrap()
+    };
+    // GPT-3 175B: bandwidth-bound, the replica all-reduce moves twice the network bytes.
+    let (full, h) = (
+        zero3(1536, "pytorch"),
+        hsdp(gpt3(1536, "pytorch", 1, 1, 1, 3, 1)),
+    );
+    assert!(dp_comm(&h) > dp_comm(&full), "{} vs {}", dp_comm(&h), dp_comm(&full));
+    // A 1.3B model at the same scale is latency-bound: 1535-step rings per layer cost more
+    // than NVLink rings plus a tree all-reduce across nodes.
+    let small = |shard: Option<u64>| {
+        let mut s = gpt3(1536, "pytorch", 1, 1, 1, 3, 1);
+        s.model.layers = 24;
+        s.model.hidden = 2048;
+        s.model.heads = 16;
+        s.parallel.shard_ranks = shard;
+        s.validate().unwrap();
+        estimate(&s).unwrap()
+    };
+    let (full, h) = (small(None), small(Some(8)));
+    assert!(dp_comm(&h) < dp_comm(&full), "{} vs {}", dp_comm(&h), dp_comm(&full));
+}
