@@ -109,27 +109,3 @@ impl DpStep {
         }
     }
 }
-
-/// Bytes of one gradient element the DP reduction moves: ZeRO-2 (DeepSpeed) reduce-scatters the
-/// 16-bit gradients; Megatron DDP and the distributed optimizer reduce the main gradients (fp32,
-/// `accumulate_allreduce_grads_in_fp32`, or 16-bit with `training.grad_reduce_in_fp32 = false`).
-pub(crate) fn reduced_grad_bytes(x: &Inputs) -> f64 {
-    if x.s.parallel.zero_stage >= 2 {
-        x.pbytes
-    } else {
-        x.main_grad_bytes
-    }
-}
-
-/// The gradient bucket of the DP reduction, bytes: `parallel.bucket_mb` MB, else the framework
-/// default in elements times [`reduced_grad_bytes`]: DeepSpeed's `reduce_bucket_size` for
-/// ZeRO-2, else Megatron DDP's `max(4·10⁷, 10⁶·n)` for the reduction group of `n = dp·cp` ranks
-/// (Megatron reduces over the data-parallel group with context parallelism).
-pub(crate) fn bucket_bytes(x: &Inputs) -> f64 {
-    let par = &x.s.parallel;
-    match par.bucket_mb {
-        Some(mb) => (mb * 1e6).max(1.0),
-        None if par.zero_stage == 2 => DEEPSPEED_REDUCE_BUCKET_ELEMENTS * reduced_grad_bytes(x),
-        None => MEGATRON_BUCKET_ELEMENTS.max(1e6 * x.groups.dp.n) * reduced_grad_bytes(x),
-    }
-}
