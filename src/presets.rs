@@ -164,6 +164,8 @@ impl ModelPreset {
                 dp_comm_overlap: None,
                 etp: None,
                 shard_ranks: None,
+                pp_comm_overlap: None,
+                fsdp_style: None,
             },
             cluster: Cluster {
                 gpu: GpuChoice::Preset(t.gpu.to_string()),

@@ -29,8 +29,8 @@
 //! Nothing else: rules across fields go in `validate.rs` only when the field has one.
 
 use super::{
-    gpu_preset, AttentionKernel, CustomGpu, FfnAct, Fp8Recipe, Framework, GpuChoice, GpuSpec, Mla,
-    Moe, Precision, Recompute, Scenario, Schedule, GPU_PRESETS,
+    gpu_preset, AttentionKernel, CustomGpu, FfnAct, Fp8Recipe, Framework, FsdpStyle, GpuChoice,
+    GpuSpec, Mla, Moe, Precision, Recompute, Scenario, Schedule, GPU_PRESETS,
 };
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -831,6 +831,28 @@ fields! {
         get: |s| opt_count(s.parallel.shard_ranks),
         set: |s, v| { s.parallel.shard_ranks = v.opt_count()?; Ok(()) },
     }
+    /// `parallel.pp_comm_overlap`.
+    PpCommOverlap {
+        path: "parallel.pp_comm_overlap", key: "ppov", label: "PP comm overlap", unit: "",
+        help: "Overlap pipeline sends/receives with compute; default: on for Megatron's interleaved schedule, else off.",
+        kind: Kind::Bool, optional: true,
+        get: |s| opt_bit(s.parallel.pp_comm_overlap),
+        set: |s, v| { s.parallel.pp_comm_overlap = v.opt_bit()?; Ok(()) },
+    }
+    /// `parallel.fsdp_style`.
+    FsdpStyle {
+        path: "parallel.fsdp_style", key: "fsdp", label: "ZeRO-3 gathers", unit: "",
+        help: "How ZeRO-3/FSDP gathers weights: per parameter tensor (DeepSpeed), per block (FSDP1), per block with copy-out (FSDP2); empty = the framework's.",
+        kind: Kind::Choice(&["per_parameter", "per_block", "per_block_copy"]), optional: true,
+        get: |s| Some(s.parallel.fsdp_style.map_or(Value::Unset, |x| Value::Text(Cow::Borrowed(x.as_str())))),
+        set: |s, v| {
+            s.parallel.fsdp_style = match v {
+                Value::Unset => None,
+                v => Some(v.choice(FsdpStyle::ALL, FsdpStyle::as_str)?),
+            };
+            Ok(())
+        },
+    }
     // --- cluster ---
     /// `cluster.gpu`: a preset id or `custom`.
     Gpu {
@@ -1358,6 +1380,8 @@ mod tests {
         assert_eq!(ids(FieldId::Fp8Recipe), fp8);
         let attk: Vec<&str> = AttentionKernel::ALL.iter().map(|x| x.as_str()).collect();
         assert_eq!(ids(FieldId::AttentionKernel), attk);
+        let fsdp: Vec<&str> = FsdpStyle::ALL.iter().map(|x| x.as_str()).collect();
+        assert_eq!(ids(FieldId::FsdpStyle), fsdp);
     }
 
     #[test]

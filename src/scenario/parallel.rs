@@ -52,6 +52,45 @@ pub struct Parallel {
     /// rest. Default: all of `dp`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard_ranks: Option<u64>,
+    /// Overlap pipeline sends/receives with compute. Default: the framework's (Megatron-LM's
+    /// `overlap_p2p_comm`, on with the interleaved schedule).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pp_comm_overlap: Option<bool>,
+    /// How ZeRO-3/FSDP gathers parameters. Default: the framework's (DeepSpeed per parameter
+    /// tensor, torchtitan FSDP2 per block with copy-out, others per block).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fsdp_style: Option<FsdpStyle>,
+}
+
+/// How ZeRO-3 / FSDP gathers parameters and reduces gradients (the engine prices each,
+/// `engine::time::zero3`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FsdpStyle {
+    /// DeepSpeed ZeRO-3: one all-gather per weight tensor, gradients in 5e8-element buckets.
+    PerParameter,
+    /// FSDP1 flat parameters: one all-gather and one reduce-scatter per wrapped block.
+    PerBlock,
+    /// FSDP2 `fully_shard`: per block, plus the copy-out/copy-in of the gathered buffers.
+    PerBlockCopy,
+}
+
+impl FsdpStyle {
+    /// All values, for dropdowns.
+    pub const ALL: &'static [FsdpStyle] = &[
+        FsdpStyle::PerParameter,
+        FsdpStyle::PerBlock,
+        FsdpStyle::PerBlockCopy,
+    ];
+
+    /// The JSON spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FsdpStyle::PerParameter => "per_parameter",
+            FsdpStyle::PerBlock => "per_block",
+            FsdpStyle::PerBlockCopy => "per_block_copy",
+        }
+    }
 }
 
 fn one() -> u64 {

@@ -3,8 +3,8 @@
 use yew::prelude::*;
 
 use crate::app::components::form::{
-    errors_for, num_field, opt_bool_options, opt_bool_value, select_field, send, switch_field,
-    FormProps,
+    choice_options, errors_for, num_field, opt_bool_options, opt_bool_value, select_field, send,
+    switch_field, FormProps,
 };
 use crate::app::components::num_field::Opt;
 use crate::app::state::{fitting_dp, layout_gpus, Action};
@@ -79,8 +79,13 @@ pub fn ParallelForm(props: &FormProps) -> Html {
                     sched) }
                 { num_field(FieldId::BucketMb, props, "framework default") }
                 if p.zero_stage > 0 || p.shard_ranks.is_some() { { num_field(FieldId::ShardRanks, props, "= dp") } }
+                if p.zero_stage > 0 || p.fsdp_style.is_some() {
+                    { select_field(FieldId::FsdpStyle, props, choice_options(FieldId::FsdpStyle, "framework's"),
+                        p.fsdp_style.map_or("", |f| f.as_str())) }
+                }
                 { select_field(FieldId::TpCommOverlap, props, opt_bool_options("off"), opt_bool_value(p.tp_comm_overlap)) }
                 { select_field(FieldId::DpCommOverlap, props, opt_bool_options("on"), opt_bool_value(p.dp_comm_overlap)) }
+                { select_field(FieldId::PpCommOverlap, props, opt_bool_options("framework's"), opt_bool_value(p.pp_comm_overlap)) }
             </div>
             { switch_field(FieldId::Sp, props, p.sp) }
             <div class={classes!("field", "wide", (!lps_errors.is_empty()).then_some("invalid"))}>
