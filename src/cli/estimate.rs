@@ -167,8 +167,14 @@ pub fn render(s: &Scenario, e: &Estimate) -> String {
     );
     let _ = writeln!(
         o,
-        "  FLOPs per step: model {:.3e}, hardware {:.3e}",
+        "  FLOPs per step: model {:.3e} (attention over the full s×s matrix), hardware {:.3e}",
         e.flops.model_flops, e.flops.hardware_flops
+    );
+    let _ = writeln!(
+        o,
+        "  Counting attention causally (half of s×s): {:.1} TFLOP/s per GPU, MFU {:.1} %",
+        r.tflops_per_gpu_causal,
+        100.0 * r.mfu_causal
     );
     o
 }
