@@ -33,6 +33,36 @@ pub struct State {
     pub embed: Option<ChartKind>,
     /// A one-off message from the last import (plain text), `(is_error, text)`.
     pub message: Option<(bool, String)>,
+    /// Fields whose typed text is not accepted, `(field path, label, why)`: while any is listed
+    /// the scenario (and every result, link and embed) is the last valid plan, not what the form
+    /// shows.
+    pub drafts: Vec<Draft>,
+    /// The last change the app made by itself or on one click (dp following tp, a tried
+    /// suggestion, an applied layout), announced with an undo.
+    pub undo: Option<Undo>,
+}
+
+/// A field whose typed text is not accepted (see [`State::drafts`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Draft {
+    /// Scenario field path (`parallel.tp`).
+    pub path: &'static str,
+    /// The field's label.
+    pub label: &'static str,
+    /// Why the text is not accepted.
+    pub why: String,
+}
+
+/// An announced change and the scenario before it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Undo {
+    /// What changed, in words ("tp 4 → 8 set dp 16 → 8 to keep 128 GPUs.").
+    pub text: String,
+    /// The scenario before the change ([`Action::Undo`] restores it).
+    pub before: Box<Scenario>,
+    /// Whether it was a one-click suggestion or layout (the notice then compares the key
+    /// numbers before and after).
+    pub tried: bool,
 }
 
 impl Default for State {
@@ -47,6 +77,8 @@ impl Default for State {
             chart: None,
             embed: None,
             message: None,
+            drafts: Vec::new(),
+            undo: None,
         }
     }
 }
@@ -449,6 +481,16 @@ pub enum Action {
     ReplaceScenario(Box<Scenario>),
     /// Show a message (import failures).
     Message(bool, String),
+    /// A field's typed text is not accepted (`Some(why)`) or no longer stands (`None`: accepted
+    /// again, or the field is gone). `(path, label, why)`.
+    Draft(&'static str, &'static str, Option<String>),
+    /// One click: apply a suggestion of the verdict or a fitting layout (its changes in order),
+    /// announced with what it was.
+    Try(Box<crate::engine::advice::Suggestion>),
+    /// Restore the scenario before the announced change.
+    Undo,
+    /// Keep the announced change (hide its notice).
+    KeepChange,
     /// Set `dp = num_gpus / (tp·pp·cp)`.
     FixDp,
     /// Set `num_gpus = tp·pp·dp·cp`.
@@ -533,6 +575,24 @@ fn custom_of(s: &Scenario) -> CustomGpu {
     CustomGpu::from_spec(id, name, spec)
 }
 
+/// The field path of the layers-per-stage text.
+pub const LAYERS_PER_STAGE: &str = "parallel.layers_per_stage";
+
+/// A stage list as the form shows it (`9,10,10,9`).
+pub fn stage_list_text(list: &[u64]) -> String {
+    list.iter().map(u64::to_string).collect::<Vec<_>>().join(",")
+}
+
+/// Why stage-list text is not accepted, or `None` when [`parse_stage_list`] takes it (or it is
+/// empty: the even split).
+pub fn stage_list_error(text: &str) -> Option<String> {
+    if text.trim().is_empty() || parse_stage_list(text).is_some() {
+        None
+    } else {
+        Some("Enter whole numbers from 1 to 100000 separated by commas, one per stage (e.g. 9,10,10,9).".into())
+    }
+}
+
 /// Parses `9,10,10,9` (spaces allowed; each from 1 to 100 000, the link's limits); `None` for
 /// anything else.
 pub fn parse_stage_list(text: &str) -> Option<Vec<u64>> {
@@ -551,28 +611,85 @@ pub fn parse_stage_list(text: &str) -> Option<Vec<u64>> {
 impl State {
     /// Applies one action in place.
     pub fn apply(&mut self, action: Action) {
+        let quiet = matches!(
+            action,
+            Action::SelectChart(_)
+                | Action::Dismiss
+                | Action::Pin
+                | Action::Unpin
+                | Action::Message(..)
+                | Action::Draft(..)
+                | Action::Undo
+                | Action::KeepChange
+        );
+        let before = if quiet {
+            None
+        } else {
+            // A new edit ends the previous announcement (its undo would drop this edit).
+            self.undo = None;
+            Some(self.scenario.clone())
+        };
+        let announce = |text: String, tried: bool| -> Option<Undo> {
+            before.clone().map(|b| Undo {
+                text,
+                before: Box::new(b),
+                tried,
+            })
+        };
         let s = &mut self.scenario;
         match action {
             Action::SetNum(num, v) => {
+                self.drafts.retain(|d| d.path != num.spec().path);
+                let old = num.get(s);
+                let (old_dp, old_gpus) = (s.parallel.dp, s.cluster.num_gpus);
                 num.set(s, v);
+                let mut auto = Vec::new();
                 match num {
                     Num::Tp | Num::Pp | Num::Cp | Num::NumGpus => {
                         if let Some(dp) = fitting_dp(s) {
                             s.parallel.dp = dp;
                         }
+                        if s.parallel.dp != old_dp {
+                            auto.push(format!(
+                                "set dp {old_dp} → {} to keep {} GPUs (tp × pp × dp × cp)",
+                                s.parallel.dp, s.cluster.num_gpus
+                            ));
+                        }
                     }
-                    Num::Dp => s.cluster.num_gpus = capped_layout_gpus(s),
+                    Num::Dp => {
+                        s.cluster.num_gpus = capped_layout_gpus(s);
+                        if s.cluster.num_gpus != old_gpus {
+                            auto.push(format!(
+                                "set the GPU count {old_gpus} → {} (tp × pp × dp × cp)",
+                                s.cluster.num_gpus
+                            ));
+                        }
+                    }
                     _ => {}
                 }
                 if num == Num::Pp {
                     // A custom split belongs to the old stage count.
-                    if s.parallel
+                    if let Some(l) = s
+                        .parallel
                         .layers_per_stage
-                        .as_ref()
-                        .is_some_and(|l| l.len() as u64 != s.parallel.pp)
+                        .take_if(|l| l.len() as u64 != s.parallel.pp)
                     {
-                        s.parallel.layers_per_stage = None;
+                        auto.push(format!(
+                            "cleared layers per stage {} (it had one entry per old stage)",
+                            stage_list_text(&l)
+                        ));
                     }
+                }
+                if !auto.is_empty() {
+                    let show = |x: Option<f64>| x.map_or_else(|| "default".to_string(), super::components::num_field::show);
+                    let text = format!(
+                        "{} {} → {} {}.",
+                        num.spec().label,
+                        show(old),
+                        show(num.get(s)),
+                        auto.join("; ")
+                    );
+                    self.undo = announce(text, false);
                 }
             }
             Action::SetName(name) => s.model.name = name.chars().take(200).collect(),
@@ -584,7 +701,11 @@ impl State {
                 } else {
                     None
                 };
-                if !on {
+                if !on && s.parallel.ep > 1 {
+                    self.undo = announce(
+                        format!("Dense model: set ep {} → 1 (experts only).", s.parallel.ep),
+                        false,
+                    );
                     s.parallel.ep = 1;
                 }
             }
@@ -595,6 +716,7 @@ impl State {
             Action::SetZero(z) => s.parallel.zero_stage = z.min(3),
             Action::SetSchedule(x) => s.parallel.schedule = x,
             Action::SetLayersPerStage(text) => {
+                self.drafts.retain(|d| d.path != LAYERS_PER_STAGE);
                 if text.trim().is_empty() {
                     s.parallel.layers_per_stage = None;
                 } else if let Some(list) = parse_stage_list(&text) {
@@ -630,7 +752,11 @@ impl State {
             }
             Action::ImportModel(model, message) => {
                 s.model = *model;
-                if s.model.moe.is_none() {
+                if s.model.moe.is_none() && s.parallel.ep > 1 {
+                    self.undo = announce(
+                        format!("Dense model imported: set ep {} → 1.", s.parallel.ep),
+                        false,
+                    );
                     s.parallel.ep = 1;
                 }
                 self.message = Some((false, message));
@@ -651,6 +777,32 @@ impl State {
             Action::ApplyLayout(layout) => {
                 layout.apply(s);
                 s.cluster.num_gpus = capped_layout_gpus(s);
+                let p = &s.parallel;
+                self.undo = announce(
+                    format!(
+                        "Applied layout tp {} × pp {} × dp {} × cp {}, vp {}, micro-batch {}, recompute {}, ZeRO {}.",
+                        p.tp, p.pp, p.dp, p.cp, p.vp, s.training.micro_batch,
+                        s.training.recompute.as_str(), p.zero_stage
+                    ),
+                    true,
+                );
+            }
+            Action::Try(sug) => {
+                let text = format!("Applied: {}.", sug.describe(s));
+                sug.apply(s);
+                self.undo = announce(text, true);
+            }
+            Action::KeepChange => self.undo = None,
+            Action::Undo => {
+                if let Some(u) = self.undo.take() {
+                    self.scenario = *u.before;
+                }
+            }
+            Action::Draft(path, label, why) => {
+                self.drafts.retain(|d| d.path != path);
+                if let Some(why) = why {
+                    self.drafts.push(Draft { path, label, why });
+                }
             }
             Action::Pin => {
                 self.pinned = Some(Pinned {
@@ -687,6 +839,8 @@ impl State {
                 chart: d.view.chart,
                 embed: d.view.embed,
                 message: None,
+                drafts: Vec::new(),
+                undo: None,
             },
             Err(e) => State {
                 notices: vec![Notice {
@@ -855,5 +1009,85 @@ mod tests {
             st.scenario.cluster.gpu,
             GpuChoice::Preset("h100-sxm5-80gb".into())
         );
+    }
+
+    #[test]
+    fn automatic_changes_are_announced_with_an_undo() {
+        // gpt3-175b: tp 8, pp 16, dp 8 on 1024 GPUs. tp 8 → 4 moves dp 8 → 16.
+        let mut st = State::from_query("v=1&model=gpt3-175b");
+        let before = st.scenario.clone();
+        st.apply(Action::SetNum(Num::Tp, Some(4.0)));
+        let u = st.undo.clone().expect("dp change announced");
+        assert_eq!(
+            u.text,
+            "Tensor parallel (tp) 8 → 4 set dp 8 → 16 to keep 1024 GPUs (tp × pp × dp × cp)."
+        );
+        assert!(!u.tried);
+        assert_eq!(*u.before, before);
+        st.apply(Action::Undo);
+        assert_eq!(st.scenario, before);
+        assert_eq!(st.undo, None);
+        // dp drives the GPU count.
+        st.apply(Action::SetNum(Num::Dp, Some(4.0)));
+        assert!(st.undo.as_ref().unwrap().text.contains("GPU count 1024 → 512"));
+        // An edit that changes nothing else ends the announcement.
+        st.apply(Action::SetNum(Num::MicroBatch, Some(2.0)));
+        assert_eq!(st.undo, None);
+        // A custom split cleared by a new pp is announced.
+        let mut st = State::from_query("v=1&model=gpt3-175b");
+        st.apply(Action::SetLayersPerStage("5,7,6,6,6,6,6,6,6,6,6,6,6,6,6,6".into()));
+        st.apply(Action::SetNum(Num::Pp, Some(8.0)));
+        let text = &st.undo.as_ref().unwrap().text;
+        assert!(text.contains("set dp 8 → 16") && text.contains("cleared layers per stage 5,7,6"), "{text}");
+        st.apply(Action::KeepChange);
+        assert_eq!(st.undo, None);
+        assert_eq!(st.scenario.parallel.pp, 8);
+    }
+
+    #[test]
+    fn invalid_text_marks_the_state_stale_until_fixed() {
+        let mut st = State::default();
+        let q = st.to_query();
+        st.apply(Action::Draft("parallel.tp", "Tensor parallel (tp)", Some("Not a number.".into())));
+        assert_eq!(st.drafts.len(), 1);
+        assert_eq!(st.to_query(), q, "the scenario is the last valid plan");
+        // Typing again replaces the reason; a valid value clears it.
+        st.apply(Action::Draft("parallel.tp", "Tensor parallel (tp)", Some("Enter a value.".into())));
+        assert_eq!(st.drafts.len(), 1);
+        assert_eq!(st.drafts[0].why, "Enter a value.");
+        st.apply(Action::SetNum(Num::Tp, Some(1.0)));
+        assert!(st.drafts.is_empty());
+        // Stage lists: unparseable text is an error, an empty one the even split.
+        assert!(stage_list_error("6, 6,x").is_some());
+        assert!(stage_list_error("").is_none() && stage_list_error("5, 7").is_none());
+        st.apply(Action::Draft(LAYERS_PER_STAGE, "Layers per stage", stage_list_error("a")));
+        assert_eq!(st.drafts.len(), 1);
+        st.apply(Action::SetLayersPerStage(String::new()));
+        assert!(st.drafts.is_empty());
+        // A field that goes away clears its mark.
+        st.apply(Action::Draft("model.moe.experts", "Experts", Some("Not a number.".into())));
+        st.apply(Action::Draft("model.moe.experts", "Experts", None));
+        assert!(st.drafts.is_empty());
+    }
+
+    #[test]
+    fn a_tried_suggestion_applies_and_undoes() {
+        let mut st = State::from_query("v=1&model=gpt3-175b");
+        let before = st.scenario.clone();
+        let e = crate::engine::estimate(&before).unwrap();
+        let v = crate::engine::advice::verdict(&before, &e);
+        let sug = v.suggestions[0].clone();
+        st.apply(Action::Try(Box::new(sug.clone())));
+        let mut expected = before.clone();
+        sug.apply(&mut expected);
+        assert_eq!(st.scenario, expected);
+        let u = st.undo.clone().unwrap();
+        assert!(u.tried && u.text.starts_with("Applied: "));
+        assert_eq!(
+            crate::engine::estimate(&st.scenario).unwrap().time.step_s,
+            sug.step_s
+        );
+        st.apply(Action::Undo);
+        assert_eq!(st.scenario, before);
     }
 }

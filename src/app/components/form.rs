@@ -40,6 +40,10 @@ pub fn shown_at_a_field(path: &str) -> bool {
 pub fn num_field(num: Num, props: &FormProps, placeholder: &str) -> Html {
     let spec = num.spec();
     let on_action = props.on_action.clone();
+    let on_draft = {
+        let on_action = props.on_action.clone();
+        Callback::from(move |why| on_action.emit(Action::Draft(spec.path, spec.label, why)))
+    };
     html! {
         <NumField
             key={spec.path}
@@ -48,6 +52,7 @@ pub fn num_field(num: Num, props: &FormProps, placeholder: &str) -> Html {
             placeholder={AttrValue::from(placeholder.to_string())}
             errors={errors_for(&props.issues, spec.path)}
             on_change={Callback::from(move |v| on_action.emit(Action::SetNum(num, v)))}
+            {on_draft}
         />
     }
 }

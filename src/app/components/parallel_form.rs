@@ -6,7 +6,9 @@ use crate::app::components::form::{
     errors_for, num_field, opt_bool_of, opt_bool_value, send, FormProps,
 };
 use crate::app::components::num_field::{checkbox, select, Opt};
-use crate::app::state::{fitting_dp, layout_gpus, parse_stage_list, Action, Num};
+use crate::app::state::{
+    fitting_dp, layout_gpus, stage_list_error, stage_list_text, Action, Num, LAYERS_PER_STAGE,
+};
 use crate::scenario::Schedule;
 
 /// How the model and the batch are split over the GPUs.
@@ -46,14 +48,16 @@ pub fn ParallelForm(props: &FormProps) -> Html {
     let lps_text = p
         .layers_per_stage
         .as_ref()
-        .map(|l| l.iter().map(u64::to_string).collect::<Vec<_>>().join(","))
+        .map(|l| stage_list_text(l))
         .unwrap_or_default();
     let lps_errors = errors_for(issues, "parallel.layers_per_stage");
     let lps_input = send(props, |e: InputEvent| {
         let el: web_sys::HtmlInputElement = e.target_unchecked_into();
         let v = el.value();
-        (v.trim().is_empty() || parse_stage_list(&v).is_some())
-            .then_some(Action::SetLayersPerStage(v))
+        Some(match stage_list_error(&v) {
+            None => Action::SetLayersPerStage(v),
+            Some(why) => Action::Draft(LAYERS_PER_STAGE, "Layers per stage", Some(why)),
+        })
     });
     let sched = p.schedule.map(Schedule::as_str).unwrap_or("");
     html! {
@@ -90,7 +94,7 @@ pub fn ParallelForm(props: &FormProps) -> Html {
             <div class={classes!("field", "wide", (!lps_errors.is_empty()).then_some("invalid"))}>
                 <label for="parallel-layers_per_stage">{ "Layers per stage" }</label>
                 <div class="input-unit">
-                    <input id="parallel-layers_per_stage" type="text" autocomplete="off" spellcheck="false"
+                    <input id="parallel-layers_per_stage" type="text" aria-invalid={(!lps_errors.is_empty()).to_string()} autocomplete="off" spellcheck="false"
                         value={lps_text} placeholder="even split" aria-describedby="parallel-layers_per_stage-hint" oninput={lps_input} />
                     <span class="unit" aria-hidden="true">{ "layers" }</span>
                 </div>
