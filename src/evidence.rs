@@ -237,6 +237,24 @@ pub fn layout_text(s: &Scenario) -> String {
     parts.join(" · ")
 }
 
+/// A published run like plan `s`: same dense/MoE kind, same GPU generation (model family, e.g.
+/// any H100), same framework and the same parallel style (the same of tp, pp, cp, ep in use, and
+/// ZeRO-3 or not). The nearest such run by [`distance`], or `None` when the plan is an
+/// extrapolation from the published runs.
+pub fn published_like<'a>(cases: &'a [Case], s: &Scenario) -> Option<&'a Case> {
+    cases
+        .iter()
+        .filter(|c| {
+            let r = &c.scenario;
+            r.model.moe.is_some() == s.model.moe.is_some()
+                && gpu_gap(s, r) < 1.0
+                && r.training.framework() == s.training.framework()
+                && layout_differences(s, r) == 0
+                && (r.parallel.zero_stage >= 3) == (s.parallel.zero_stage >= 3)
+        })
+        .min_by(|a, b| distance(s, &a.scenario).total_cmp(&distance(s, &b.scenario)))
+}
+
 /// The `k` cases nearest to `s`, nearest first (ties in file order).
 pub fn nearest<'a>(cases: &'a [Case], s: &Scenario, k: usize) -> Vec<&'a Case> {
     let mut scored: Vec<(f64, usize)> = cases

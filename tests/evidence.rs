@@ -108,3 +108,24 @@ fn a_long_sequence_or_moe_plan_is_not_matched_to_dense_8k_runs() {
         format!("tp {} · pp {} · dp {} · cp {} · vp {}", s.parallel.tp, s.parallel.pp, s.parallel.dp, s.parallel.cp, s.parallel.vp)
     );
 }
+
+#[test]
+fn published_like_requires_gpu_generation_framework_and_parallel_style() {
+    let cases = evidence::parse(&generate(PUBLIC).unwrap()).unwrap();
+    let s = model_preset("llama3-70b").unwrap().scenario();
+    let like = evidence::published_like(&cases, &s).expect("NeMo Llama 3 70B runs on H100s");
+    let r = &like.scenario;
+    assert_eq!(r.training.framework(), s.training.framework());
+    assert_eq!(r.model.moe.is_some(), s.model.moe.is_some());
+    for (a, b) in [(r.parallel.tp, s.parallel.tp), (r.parallel.pp, s.parallel.pp), (r.parallel.cp, s.parallel.cp)] {
+        assert_eq!(a > 1, b > 1, "{}", like.id);
+    }
+    assert!(format!("{:?}", r.cluster.gpu).to_lowercase().contains("h100"), "{}", like.id);
+    // The same plan under a framework no published run used with this style: extrapolated.
+    let mut jax = s.clone();
+    jax.training.framework = Some(paracalc::scenario::Framework::Jax);
+    jax.parallel.cp = 1;
+    jax.parallel.pp = 1;
+    jax.parallel.ep = 4;
+    assert!(evidence::published_like(&cases, &jax).is_none());
+}

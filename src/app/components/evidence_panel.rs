@@ -6,11 +6,9 @@ use yew::prelude::*;
 
 use crate::app::format;
 use crate::engine::estimate;
+use crate::app::hooks::use_evidence::{use_evidence, Evidence};
 use crate::evidence::{self, Case};
 use crate::scenario::Scenario;
-
-/// The evidence file, next to index.html (a relative URL: works under any sub-path).
-pub const EVIDENCE_URL: &str = "evidence.json";
 
 /// How many runs are listed.
 const SHOWN: usize = 6;
@@ -22,56 +20,27 @@ pub struct EvidencePanelProps {
     pub scenario: Rc<Scenario>,
 }
 
-/// Loading state of the evidence file.
-#[derive(Clone, Debug, PartialEq)]
-enum Load {
-    Idle,
-    Loading,
-    Ready(Rc<Vec<Case>>),
-    Failed(String),
-}
-
 /// A table of the nearest published runs, loaded when the panel is first opened.
 #[component]
 pub fn EvidencePanel(props: &EvidencePanelProps) -> Html {
-    let load = use_state(|| Load::Idle);
+    let opened = use_state(|| false);
+    let load = use_evidence(*opened);
     let ontoggle = {
-        let load = load.clone();
+        let opened = opened.clone();
         Callback::from(move |e: Event| {
-            let open = e
-                .target_dyn_into::<web_sys::Element>()
-                .is_some_and(|el| el.has_attribute("open"));
-            if !open || *load != Load::Idle {
-                return;
+            if e.target_dyn_into::<web_sys::Element>()
+                .is_some_and(|el| el.has_attribute("open"))
+            {
+                opened.set(true);
             }
-            load.set(Load::Loading);
-            let load = load.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                let result = async {
-                    let resp = gloo::net::http::Request::get(EVIDENCE_URL)
-                        .send()
-                        .await
-                        .map_err(|e| e.to_string())?;
-                    if !resp.ok() {
-                        return Err(format!("HTTP {}", resp.status()));
-                    }
-                    let text = resp.text().await.map_err(|e| e.to_string())?;
-                    evidence::parse(&text)
-                }
-                .await;
-                load.set(match result {
-                    Ok(cases) => Load::Ready(Rc::new(cases)),
-                    Err(e) => Load::Failed(e),
-                });
-            });
         })
     };
-    let body = match &*load {
-        Load::Idle | Load::Loading => html! { <p class="muted">{ "Loading published runs…" }</p> },
-        Load::Failed(e) => {
+    let body = match &load {
+        Evidence::Idle | Evidence::Loading => html! { <p class="muted">{ "Loading published runs…" }</p> },
+        Evidence::Failed(e) => {
             html! { <p class="error">{ format!("The published runs could not be loaded ({e}).") }</p> }
         }
-        Load::Ready(cases) => evidence_table(cases, &props.scenario),
+        Evidence::Ready(cases) => evidence_table(cases, &props.scenario),
     };
     html! {
         <details class="card tool" id="evidence" {ontoggle}>
