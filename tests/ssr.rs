@@ -216,6 +216,8 @@ fn pinned_a_shows_the_comparison() {
         diffs.contains("training.micro_batch") && diffs.contains(r#"class="changed""#),
         "{diffs}"
     );
+    // Named as in the form, with the field path beside it.
+    assert!(diffs.contains("Micro-batch<br>"), "{diffs}");
     assert!(html.contains("1 input differs"));
 }
 

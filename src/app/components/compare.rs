@@ -8,7 +8,7 @@ use yew::prelude::*;
 
 use crate::app::components::summary::{key_numbers, Better};
 use crate::app::format;
-use crate::app::state::Action;
+use crate::app::state::{Action, Num};
 use crate::engine::Estimate;
 use crate::scenario::{Scenario, ScenarioError};
 
@@ -53,6 +53,34 @@ pub fn differences(a: &Scenario, b: &Scenario) -> Vec<(String, String, String)> 
         }
     }
     out
+}
+
+/// The form's label for a scenario field path ("Data parallel (dp)" for `parallel.dp`); fields
+/// without a numeric input get their own words; anything else keeps its path.
+pub fn field_label(path: &str) -> String {
+    if let Some(n) = Num::ALL.iter().find(|n| n.spec().path == path) {
+        return n.spec().label.to_string();
+    }
+    let words = match path {
+        "model.name" => "Model name",
+        "model.ffn_act" => "FFN activation",
+        "model.tied_embeddings" => "Tied embeddings",
+        "training.precision" => "Precision",
+        "training.optimizer" => "Optimizer",
+        "training.recompute" => "Recomputation",
+        "training.flash_attention" => "Flash attention",
+        "training.grad_reduce_in_fp32" => "Gradients in fp32",
+        "training.framework" => "Framework",
+        "parallel.sp" => "Sequence parallel",
+        "parallel.zero_stage" => "ZeRO stage",
+        "parallel.schedule" => "Pipeline schedule",
+        "parallel.tp_comm_overlap" => "TP comm overlap",
+        "parallel.dp_comm_overlap" => "DP comm overlap",
+        "cluster.gpu" => "GPU",
+        _ if path.starts_with("parallel.layers_per_stage") => "Layers per stage",
+        _ => return path.to_string(),
+    };
+    words.to_string()
 }
 
 /// Props of [`Compare`].
@@ -153,7 +181,7 @@ pub fn Compare(props: &CompareProps) -> Html {
                         <thead><tr><th scope="col">{ "Field" }</th><th scope="col">{ "A" }</th><th scope="col">{ "B" }</th></tr></thead>
                         <tbody>
                             { for diffs.into_iter().map(|(p, a, b)| html! {
-                                <tr class="changed"><th scope="row"><code>{ p }</code></th><td>{ a }</td><td>{ b }</td></tr>
+                                <tr class="changed"><th scope="row">{ field_label(&p) }<br/><code class="muted small">{ p }</code></th><td>{ a }</td><td>{ b }</td></tr>
                             }) }
                         </tbody>
                     </table>
