@@ -176,5 +176,29 @@ pub fn render(s: &Scenario, e: &Estimate) -> String {
         r.tflops_per_gpu_causal,
         100.0 * r.mfu_causal
     );
+    // What to change, computed by the engine (engine::advice).
+    let v = crate::engine::advice::verdict(s, e);
+    let _ = writeln!(o, "Verdict");
+    let _ = writeln!(
+        o,
+        "  {}{}",
+        if v.fits { "" } else { "if it fit: " },
+        crate::engine::advice::sentence(&v)
+    );
+    let fixes = if v.fits {
+        v.suggestions
+    } else {
+        crate::engine::advice::closest_fitting(s, 3)
+    };
+    for x in &fixes {
+        let _ = writeln!(
+            o,
+            "  try {}: step {:.4} s, peak {:.2} GiB{}",
+            x.describe(s),
+            x.step_s,
+            gib(x.peak_bytes),
+            if x.fits { "" } else { " (does not fit)" }
+        );
+    }
     o
 }
