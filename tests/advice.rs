@@ -181,3 +181,20 @@ fn change_descriptions_name_old_and_new_values() {
     );
 }
 
+
+#[test]
+fn suggestions_respect_the_framework() {
+    use paracalc::engine::search::Layout;
+    use paracalc::engine::stack::unsupported;
+    for fw in paracalc::scenario::Framework::ALL {
+        let mut s = llama70_oom();
+        s.training.framework = Some(*fw);
+        let e = estimate(&s).unwrap();
+        let v = verdict(&s, &e);
+        for sug in v.suggestions.iter().chain(&closest_fitting(&s, 5)) {
+            let mut after = s.clone();
+            sug.apply(&mut after);
+            assert_eq!(unsupported(*fw, &Layout::of(&after)), None, "{fw:?}: {}", sug.describe(&s));
+        }
+    }
+}

@@ -14,9 +14,11 @@
 //! stage and part.
 //!
 //! Candidates that break a rule of the scenario (divisibility, ranges) are dropped by
-//! [`Scenario::validate`], so only valid plans are ever offered.
+//! [`Scenario::validate`], and those the scenario's framework cannot run by
+//! [`super::stack::unsupported`], so only valid, runnable plans are ever offered.
 
 use super::estimate::{estimate_into, Estimate, MemoryEstimate, TimeEstimate};
+use super::search::Layout;
 use crate::scenario::{Recompute, Scenario};
 use serde::Serialize;
 
@@ -439,14 +441,17 @@ pub fn candidates(s: &Scenario) -> Vec<Change> {
     out
 }
 
-/// What the engine predicts for `s` after `changes`, or `None` when the result is not a valid
-/// plan.
+/// Applies `changes` to a copy of `s` in `work` and estimates it into `est`; `false` when the
+/// result is not a new, valid plan the framework can run.
 fn evaluate(s: &Scenario, changes: &[Change], work: &mut Scenario, est: &mut Estimate) -> bool {
     work.clone_from(s);
     for c in changes {
         c.apply(work);
     }
-    work != s && estimate_into(work, est).is_ok() && est.time.step_s.is_finite()
+    work != s
+        && super::stack::unsupported(work.training.framework(), &Layout::of(work)).is_none()
+        && estimate_into(work, est).is_ok()
+        && est.time.step_s.is_finite()
 }
 
 /// The verdict on plan `s` with its estimate `e`: the dominant part, the largest exposed cost
