@@ -70,7 +70,7 @@ pub fn App(props: &AppProps) -> Html {
     let form_issues = if stale {
         let mut all = (*issues).clone();
         all.extend(drafts.iter().map(|d| Issue {
-            field: d.path.to_string(),
+            field: d.field.into(),
             message: d.why.clone(),
         }));
         Rc::new(all)
@@ -173,7 +173,7 @@ pub fn App(props: &AppProps) -> Html {
                     <span id="copy-status" class={classes!("copy-status", (*refused).then_some("bad"))} role="status">
                         if *refused {
                             { "Not copied: " }
-                            { drafts.iter().map(|d| d.label).collect::<Vec<_>>().join(", ") }
+                            { drafts.iter().map(|d| d.label()).collect::<Vec<_>>().join(", ") }
                             { " is invalid, and the link would share the last valid plan. Fix it first." }
                         }
                     </span>

@@ -8,7 +8,7 @@ use yew::prelude::*;
 
 use crate::app::components::summary::{key_numbers, Better};
 use crate::app::format;
-use crate::app::state::{Action, Num};
+use crate::app::state::Action;
 use crate::engine::Estimate;
 use crate::scenario::{Scenario, ScenarioError};
 
@@ -55,32 +55,16 @@ pub fn differences(a: &Scenario, b: &Scenario) -> Vec<(String, String, String)> 
     out
 }
 
-/// The form's label for a scenario field path ("Data parallel (dp)" for `parallel.dp`); fields
-/// without a numeric input get their own words; anything else keeps its path.
+/// The form's label for a scenario field path (the field table's, e.g. "Data parallel (dp)" for
+/// `parallel.dp`); a path outside the table keeps its path.
 pub fn field_label(path: &str) -> String {
-    if let Some(n) = Num::ALL.iter().find(|n| n.spec().path == path) {
-        return n.spec().label.to_string();
+    match crate::scenario::FieldId::from_path(path) {
+        Some(id) => id.def().label.to_string(),
+        None if path.starts_with("parallel.layers_per_stage") => {
+            crate::scenario::FieldId::LayersPerStage.def().label.to_string()
+        }
+        None => path.to_string(),
     }
-    let words = match path {
-        "model.name" => "Model name",
-        "model.ffn_act" => "FFN activation",
-        "model.tied_embeddings" => "Tied embeddings",
-        "training.precision" => "Precision",
-        "training.optimizer" => "Optimizer",
-        "training.recompute" => "Recomputation",
-        "training.flash_attention" => "Flash attention",
-        "training.grad_reduce_in_fp32" => "Gradients in fp32",
-        "training.framework" => "Framework",
-        "parallel.sp" => "Sequence parallel",
-        "parallel.zero_stage" => "ZeRO stage",
-        "parallel.schedule" => "Pipeline schedule",
-        "parallel.tp_comm_overlap" => "TP comm overlap",
-        "parallel.dp_comm_overlap" => "DP comm overlap",
-        "cluster.gpu" => "GPU",
-        _ if path.starts_with("parallel.layers_per_stage") => "Layers per stage",
-        _ => return path.to_string(),
-    };
-    words.to_string()
 }
 
 /// Props of [`Compare`].

@@ -104,7 +104,7 @@ pub fn EmbedDialog(props: &EmbedDialogProps) -> Html {
                 if stale {
                     <p class="notice bad" id="embed-stale" role="alert">
                         { format!("Not the plan the form shows: {} is invalid, so this embed shows the last valid plan. Fix the field first.",
-                            props.state.drafts.iter().map(|d| d.label).collect::<Vec<_>>().join(", ")) }
+                            props.state.drafts.iter().map(|d| d.label()).collect::<Vec<_>>().join(", ")) }
                     </p>
                 }
                 <p class="muted">{ "Paste this into a documentation page. The chart shows this plan, fills the page width, and links back here. The embed posts its height to the page (message { paracalcHeight: number }), see embed-demo.html." }</p>

@@ -1,15 +1,16 @@
 //! A labelled number input with its unit, one-line help, limits and the engine's errors for its
-//! field.
+//! field, all read from the field table ([`crate::scenario::fields`]); and the select and
+//! checkbox controls of the other fields.
 
 use yew::prelude::*;
 
-use crate::app::state::NumSpec;
+use crate::scenario::{FieldDef, FieldId};
 
 /// Props of [`NumField`].
 #[derive(Clone, Debug, PartialEq, Properties)]
 pub struct NumFieldProps {
-    /// Label, unit, help and limits.
-    pub spec: NumSpec,
+    /// The field (its label, unit, help and limits come from the field table).
+    pub field: FieldId,
     /// The current value (`None`: empty, the default applies).
     pub value: Option<f64>,
     /// Placeholder for an empty optional field (the default in effect).
@@ -38,12 +39,12 @@ pub fn show(v: f64) -> String {
     }
 }
 
-/// Parses typed text against the spec: `Ok(None)` for an empty optional field, `Err(why)` for
-/// text that is not acceptable.
-pub fn parse(text: &str, spec: &NumSpec) -> Result<Option<f64>, String> {
+/// Parses typed text against the field's kind: `Ok(None)` for an empty optional field,
+/// `Err(why)` for text that is not acceptable.
+pub fn parse(text: &str, def: &FieldDef) -> Result<Option<f64>, String> {
     let t = text.trim().replace(['_', ' '], "");
     if t.is_empty() {
-        return if spec.optional {
+        return if def.optional {
             Ok(None)
         } else {
             Err("Enter a value.".into())
@@ -53,14 +54,19 @@ pub fn parse(text: &str, spec: &NumSpec) -> Result<Option<f64>, String> {
         Ok(v) if v.is_finite() && t.bytes().any(|b| b.is_ascii_digit()) => v,
         _ => return Err("Not a number.".into()),
     };
-    if spec.whole && v.fract() != 0.0 {
+    if def.whole() && v.fract() != 0.0 {
         return Err("Enter a whole number.".into());
     }
-    if v < spec.min || v > spec.max {
+    let Some((min, max, above)) = def.range() else {
+        return Err("Not a number field.".into());
+    };
+    if v < min || v > max || (above && v <= min) {
+        let from = if above { "above" } else { "from" };
+        let to = if above { "up to" } else { "to" };
         return Err(format!(
-            "Enter a number from {} to {}.",
-            show(spec.min),
-            show(spec.max)
+            "Enter a number {from} {} {to} {}.",
+            show(min),
+            show(max)
         ));
     }
     Ok(Some(v))
@@ -71,7 +77,7 @@ pub fn parse(text: &str, spec: &NumSpec) -> Result<Option<f64>, String> {
 /// it in red.
 #[component]
 pub fn NumField(props: &NumFieldProps) -> Html {
-    let spec = props.spec;
+    let spec = props.field.def();
     let text = use_state(|| props.value.map(show).unwrap_or_default());
     {
         // Follow changes that come from elsewhere (presets, imports, dp recomputed).
@@ -79,7 +85,7 @@ pub fn NumField(props: &NumFieldProps) -> Html {
         let on_draft = props.on_draft.clone();
         use_effect_with(props.value.map(f64::to_bits), move |bits| {
             let value = bits.map(f64::from_bits);
-            let parsed = parse(&text, &spec);
+            let parsed = parse(&text, spec);
             if parsed.as_ref().ok() != Some(&value) {
                 if parsed.is_err() {
                     on_draft.emit(None);
@@ -94,13 +100,13 @@ pub fn NumField(props: &NumFieldProps) -> Html {
         let text = text.clone();
         use_effect_with((), move |_| {
             move || {
-                if parse(&text, &spec).is_err() {
+                if parse(&text, spec).is_err() {
                     on_draft.emit(None);
                 }
             }
         });
     }
-    let local = parse(&text, &spec).err();
+    let local = parse(&text, spec).err();
     let oninput = {
         let text = text.clone();
         let on_change = props.on_change.clone();
@@ -108,7 +114,7 @@ pub fn NumField(props: &NumFieldProps) -> Html {
         Callback::from(move |e: InputEvent| {
             let input: web_sys::HtmlInputElement = e.target_unchecked_into();
             let value = input.value();
-            match parse(&value, &spec) {
+            match parse(&value, spec) {
                 Ok(v) => on_change.emit(v),
                 Err(why) => on_draft.emit(Some(why)),
             }
@@ -124,7 +130,7 @@ pub fn NumField(props: &NumFieldProps) -> Html {
                 <input
                     id={id.clone()}
                     type="text"
-                    inputmode={if spec.whole { "numeric" } else { "decimal" }}
+                    inputmode={if spec.whole() { "numeric" } else { "decimal" }}
                     autocomplete="off"
                     spellcheck="false"
                     value={(*text).clone()}

@@ -201,7 +201,7 @@ pub fn stale_banner(drafts: &[Draft]) -> Html {
             { for drafts.iter().enumerate().map(|(i, d)| html! {
                 <>
                     if i > 0 { { ", " } }
-                    <a href={format!("#{}", d.path.replace('.', "-"))}>{ d.label }</a>
+                    <a href={format!("#{}", d.field.def().input_id())}>{ d.label() }</a>
                     { format!(" ({})", d.why.trim_end_matches('.')) }
                 </>
             }) }
