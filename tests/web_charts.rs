@@ -458,7 +458,7 @@ async fn redraw_after_a_keystroke_fits_in_a_frame() {
         scaling_chart(&s, Scaling::Strong),
         Chart::Bucket(Rc::new(charts::input::BucketInput {
             points: buckets,
-            current_mb: Some(charts::input::effective_bucket_mb(&s)),
+            current_mb: Some(est.time.dp_bucket_bytes / 1e6),
         })),
         Chart::Schedule(charts::schedule::ScheduleData::from_scenario(&s, &est.time)),
         Chart::Search(Rc::new(charts::input::SearchInput {
