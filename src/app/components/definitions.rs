@@ -81,7 +81,7 @@ impl Term {
             Term::TokensPerS => "Whole cluster, not per GPU. Samples/s is this divided by the sequence length.",
             Term::TflopsPerGpu => "The MFU numerator per GPU. Comparable to the TFLOP/s frameworks log only under the same FLOP convention (below).",
             Term::Mfu => "The usual headline number of training reports (PaLM appendix B; Korthikanti et al. 2022). The peak is the dense (not sparse) tensor-core peak of the precision trained in: FP8 runs use the FP8 peak.",
-            Term::Hfu => "HFU ≥ MFU; they are equal without recomputation. Full recomputation adds one forward (4/3 of the model FLOPs without logits).",
+            Term::Hfu => "HFU ≥ MFU; they are equal without recomputation. Full recomputation adds one more forward pass, so HFU is then about 4/3 of MFU.",
             Term::PeakMemory => "A plan fits when every stage fits. 'OOM: X over' is the peak stage's excess.",
             Term::Convention => "paracalc's default counts attention over the whole s×s matrix, as Korthikanti et al. 2022 eq. 7, PaLM, torchtitan and NVIDIA's benchmark pages do. Megatron-LM (since 2025-03) counts causal attention as half. The two differ little at 2–8K tokens and a lot for long sequences (Llama 3 70B at 128K tokens: the causal count is 0.64 × the full one), so from 16K tokens the causal MFU and TFLOP/s are shown beside the default.",
         }
