@@ -205,7 +205,8 @@ const CHECKS = [
   {
     name: 'keyboard: skip link reaches the charts; the Embed dialog keeps and returns focus',
     run: async (ctx) => {
-      const page = await ctx.open('?v=1&model=llama3-8b', { viewport: { width: 1280, height: 900 } });
+      const page = await ctx.open('', { viewport: { width: 1280, height: 900 } });
+      await ctx.screenshot(page, 'app-default.png');
       await page.keyboard.press('Tab');
       await page.keyboard.press('Tab');
       assert.equal(await page.evaluate(() => document.activeElement.id), 'skip-charts');
