@@ -245,3 +245,27 @@ fn embed_of_a_bad_link_still_renders() {
     assert!(html.contains(r#"id="embed""#));
     assert!(html.contains("part(s) of this link were ignored"), "{html}");
 }
+
+#[test]
+fn the_verdict_and_the_fixes_render_from_the_engine() {
+    use paracalc::engine::advice::{closest_fitting, verdict};
+    // A fitting plan: the verdict line and a Try it per suggestion, no fixes card.
+    let q = "?v=1&model=gpt3-175b";
+    let s = State::from_query(q).scenario;
+    let v = verdict(&s, &estimate(&s).unwrap());
+    let html = render(q);
+    assert!(html.contains(r#"id="verdict-line""#) && html.contains("Verdict: "));
+    assert_eq!(html.matches(r#"class="try""#).count(), v.suggestions.len());
+    assert!(!html.contains(r#"id="fixes""#));
+    // Defined terms: a help link per tile and the definitions card.
+    assert!(html.contains(r##"href="#help-mfu""##) && html.contains(r#"id="help-flops""#));
+    // A plan that does not fit: greyed speed tiles, the overflow and the fitting layouts.
+    let q = "?v=1&model=llama3-70b&tp=4&pp=1&dp=16&cp=1&vp=1";
+    let s = State::from_query(q).scenario;
+    let html = render(q);
+    assert!(html.contains("If it fit: ") && html.contains(r#"id="if-fit-note""#));
+    assert!(tag(&html, "key-step").contains("if-fit"));
+    let near = closest_fitting(&s, 3);
+    assert_eq!(html.matches(r#"id="fix-"#).count(), near.len());
+    assert!(html.contains(&near[0].describe(&s).replace('>', "&gt;")) || html.contains(&near[0].describe(&s)));
+}
