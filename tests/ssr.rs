@@ -269,3 +269,29 @@ fn the_verdict_and_the_fixes_render_from_the_engine() {
     assert_eq!(html.matches(r#"id="fix-"#).count(), near.len());
     assert!(html.contains(&near[0].describe(&s).replace('>', "&gt;")) || html.contains(&near[0].describe(&s)));
 }
+
+#[test]
+fn every_field_of_the_table_has_a_form_input() {
+    // Every optional section on: MoE, MLA, FP8, ZeRO, a custom GPU.
+    let html = render(
+        "?v=1&model=gpt3-175b&experts=8&ep=8&mla.kv=512&prec=fp8&zero=1&gpu=h100-sxm5-80gb&gpu.mem=96",
+    );
+    // Fields a form does not edit: the optimizer has a fixed select; a custom GPU's id, name and
+    // PCIe figure are carried by links and JSON only.
+    let not_in_form = [
+        "cluster.gpu.id",
+        "cluster.gpu.name",
+        "cluster.gpu.pcie_gbps",
+    ];
+    for f in paracalc::scenario::FIELDS {
+        if not_in_form.contains(&f.path) {
+            continue;
+        }
+        let id = f.input_id();
+        assert!(
+            html.contains(&format!(r#"id="{id}""#)),
+            "no form input for {} (#{id})",
+            f.path
+        );
+    }
+}

@@ -59,9 +59,17 @@ fn Harness(props: &HarnessProps) -> Html {
         Rc::new((a, e))
     });
     let on_apply_layout = Callback::from(|l: Layout| APPLIED.with(|a| a.borrow_mut().push(l)));
-    let on_select = Callback::from(|k: ChartKind| SELECTED.with(|a| a.borrow_mut().push(k)));
+    // The shell owns the selection (the panel keeps none): record it and feed it back.
+    let selected = use_state(|| props.initial);
+    let on_select = {
+        let selected = selected.clone();
+        Callback::from(move |k: ChartKind| {
+            SELECTED.with(|a| a.borrow_mut().push(k));
+            selected.set(k);
+        })
+    };
     html! {
-        <ChartsPanel {scenario} {estimate} {pinned} initial={props.initial}
+        <ChartsPanel {scenario} {estimate} {pinned} selected={*selected}
             {on_apply_layout} {on_select} />
     }
 }

@@ -7,6 +7,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use crate::app::charts::ChartKind;
 use crate::app::components::verdict::effect;
 use crate::app::format;
 use crate::app::state::Action;
@@ -30,18 +31,13 @@ pub struct FixesProps {
     pub on_action: Callback<Action>,
 }
 
-/// Opens the search chart's tab (the charts panel keeps its own tab state; clicking the tab is
-/// what a user would do).
-fn open_search() {
-    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
-        return;
-    };
-    if let Some(tab) = doc
-        .get_element_by_id("chart-tab-search")
-        .and_then(|e| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok())
+/// Brings the charts panel (now on its search tab) into view.
+fn show_charts() {
+    if let Some(el) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id("charts"))
     {
-        tab.click();
-        let _ = tab.focus();
+        el.scroll_into_view();
     }
 }
 
@@ -81,6 +77,13 @@ pub fn Fixes(props: &FixesProps) -> Html {
         Callback::from(move |_| on_action.emit(Action::Try(Box::new(sug.clone()))))
     };
     let stages = over.len();
+    let search = {
+        let on_action = props.on_action.clone();
+        Callback::from(move |_| {
+            on_action.emit(Action::SelectChart(ChartKind::Search));
+            show_charts();
+        })
+    };
     html! {
         <section class="fixes card" id="fixes" aria-labelledby="fixes-title">
             <h2 id="fixes-title">{ "Does not fit: where and what to change" }</h2>
@@ -138,7 +141,7 @@ pub fn Fixes(props: &FixesProps) -> Html {
                 </ul>
             }
             <p class="small">
-                <button type="button" class="link" id="fixes-search" onclick={Callback::from(|_| open_search())}>
+                <button type="button" class="link" id="fixes-search" onclick={search}>
                     { "Search every layout for these GPUs" }
                 </button>
                 { " (the Search chart ranks all layouts that fit by throughput)." }
