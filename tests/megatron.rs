@@ -143,6 +143,12 @@ fn fp8_recipe_and_attention_kernel_become_flags() {
     s.training.fp8_recipe = Some(Fp8Recipe::Rowwise);
     s.training.attention_kernel = Some(AttentionKernel::Fa3);
     let args = launch_args(&s);
-    assert!(!args.contains("--fp8-recipe") && args.contains("rowwise"), "{args}");
-    assert!(lines(&args).contains(&"--attention-backend flash"), "{args}");
+    assert!(
+        !args.contains("--fp8-recipe") && args.contains("rowwise"),
+        "{args}"
+    );
+    assert!(
+        lines(&args).contains(&"--attention-backend flash"),
+        "{args}"
+    );
 }
