@@ -246,3 +246,42 @@ fn search_explains_its_choice_with_the_breakdown() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn layouts_the_framework_cannot_run_are_left_out_with_the_reason() {
+    use paracalc::engine::stack::unsupported;
+    use paracalc::scenario::Framework;
+    let megatron = search(&tiny(8), &SearchSpace::default());
+    let key = "megatron cannot run it: ZeRO-2 has no Megatron-LM launch argument";
+    assert!(
+        megatron.rejected.get(key).copied().unwrap_or(0) > 0,
+        "{:?}",
+        megatron.rejected
+    );
+    assert!(megatron
+        .points
+        .iter()
+        .chain(&megatron.best)
+        .all(|r| r.layout.zero_stage != 2));
+    let mut ds = tiny(8);
+    ds.training.framework = Some(Framework::Deepspeed);
+    let deepspeed = search(&ds, &SearchSpace::default());
+    for r in deepspeed.points.iter().chain(&deepspeed.best) {
+        assert!(unsupported(Framework::Deepspeed, &r.layout).is_none());
+        assert!(r.layout.vp == 1 && r.layout.cp == 1);
+        assert!(!(r.layout.pp > 1 && r.layout.zero_stage >= 2));
+    }
+    assert!(
+        deepspeed.best.iter().any(|r| r.layout.zero_stage == 2),
+        "ZeRO-2 stays for DeepSpeed"
+    );
+    // JAX: no rule, so nothing is rejected for the stack.
+    let mut jax = tiny(8);
+    jax.training.framework = Some(Framework::Jax);
+    let j = search(&jax, &SearchSpace::default());
+    assert!(j.rejected.keys().all(|k| !k.contains("cannot run it")));
+    assert_eq!(
+        j.evaluated,
+        megatron.evaluated + megatron.rejected.get(key).copied().unwrap_or(0)
+    );
+}

@@ -44,6 +44,34 @@ fn model_flops_are_korthikanti_eq7() {
     assert!(rel(e.flops.model_flops_causal, causal) < 1e-12);
 }
 
+/// Llama 3 70B at 128K tokens: counting attention causally (half the `s×s` scores) scales MFU
+/// and TFLOP/s by the causal/full FLOP ratio, hand-computed per token: linear
+/// `2h(q+2kv) + 2qh + 6hf = 1 711 276 032`, attention `4qs = 4 294 967 296`, logits
+/// `2hV = 2 101 346 304`; full `80·(lin + att) + logits = 482 600 812 544`, causal
+/// `80·(lin + att/2) + logits = 310 802 120 704`, ratio 0.644015 (MFU 58.5 % → 37.7 %).
+#[test]
+fn causal_mfu_at_128k_tokens_is_the_flop_ratio() {
+    let mut s = paracalc::presets::model_preset("llama3-70b")
+        .unwrap()
+        .scenario();
+    s.model.seq_len = 131_072;
+    s.training.global_batch = 64;
+    // All data-parallel GPUs become context-parallel (dp 1).
+    s.parallel.cp *= s.parallel.dp;
+    s.parallel.dp = 1;
+    let e = estimate(&s).unwrap();
+    let t = &e.throughput;
+    let ratio = 310_802_120_704.0 / 482_600_812_544.0;
+    assert!(
+        rel(
+            e.flops.model_flops / (64.0 * 131_072.0),
+            3.0 * 482_600_812_544.0
+        ) < 1e-12
+    );
+    assert!(rel(t.mfu_causal, t.mfu * ratio) < 1e-12);
+    assert!(rel(t.tflops_per_gpu_causal, t.tflops_per_gpu * ratio) < 1e-12);
+}
+
 #[test]
 fn full_recompute_hardware_flops_are_the_96_factor() {
     // Narayanan et al. 2021 eq. 3: 96·B·s·L·h²·(1 + s/(6h) + V/(16·L·h)).
