@@ -4,14 +4,40 @@
 
 use super::inputs::Inputs;
 use super::layer::sm_usage;
+use super::stack::DEEPSPEED_REDUCE_BUCKET_ELEMENTS;
 use super::stage::StageTimes;
 use super::zero3::Zero3Layer;
 
 /// Megatron DDP's default bucket, elements (`DistributedDataParallelConfig.bucket_size`:
 /// `max(40_000_000, 1_000_000·dp)`).
 pub const MEGATRON_BUCKET_ELEMENTS: f64 = 4e7;
-/// DeepSpeed's default `reduce_bucket_size`, elements (`deepspeed/runtime/zero/config.py`).
-pub const DEEPSPEED_REDUCE_BUCKET_ELEMENTS: f64 = 5e8;
+
+/// Bytes of one reduced gradient element: ZeRO-2 (DeepSpeed) reduce-scatters the 16-bit
+/// gradients; Megatron DDP and the distributed optimizer reduce the main gradients (fp32 with
+/// `accumulate_allreduce_grads_in_fp32`, the parameter dtype with `grad_reduce_in_fp32` off).
+pub(crate) fn reduced_grad_bytes(x: &Inputs) -> f64 {
+    if x.s.parallel.zero_stage >= 2 {
+        x.pbytes
+    } else {
+        x.main_grad_bytes
+    }
+}
+
+/// The gradient bucket of the data-parallel reduction, bytes: `parallel.bucket_mb` MB, else the
+/// framework default in elements times the reduced gradient's bytes: DeepSpeed's
+/// `reduce_bucket_size` for ZeRO-2, else Megatron DDP's `bucket_size = max(4·10⁷, 10⁶·n)` for a
+/// reduction group of `n = dp·cp` ranks (Megatron-LM `distributed_data_parallel_config.py` /
+/// `training.py`, which reduce over the data-parallel group with context parallelism). The
+/// bucket-size chart marks this value ([`crate::engine::TimeEstimate::dp_bucket_bytes`]).
+pub(crate) fn bucket_bytes(x: &Inputs) -> f64 {
+    let par = &x.s.parallel;
+    let grad_bytes = reduced_grad_bytes(x);
+    match par.bucket_mb {
+        Some(mb) => (mb * 1e6).max(1.0),
+        None if par.zero_stage == 2 => DEEPSPEED_REDUCE_BUCKET_ELEMENTS * grad_bytes,
+        None => MEGATRON_BUCKET_ELEMENTS.max(1e6 * x.groups.dp.n) * grad_bytes,
+    }
+}
 
 /// The data-parallel communication of one step on one GPU of the critical stage.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -80,29 +106,5 @@ impl DpStep {
             total_s,
             bytes,
         }
-    }
-}
-
-/// Bytes of one gradient element the DP reduction moves: ZeRO-2 (DeepSpeed) reduce-scatters the
-/// 16-bit gradients; Megatron DDP and the distributed optimizer reduce the main gradients (fp32,
-/// `accumulate_allreduce_grads_in_fp32`, or 16-bit with `training.grad_reduce_in_fp32 = false`).
-pub(crate) fn reduced_grad_bytes(x: &Inputs) -> f64 {
-    if x.s.parallel.zero_stage >= 2 {
-        x.pbytes
-    } else {
-        x.main_grad_bytes
-    }
-}
-
-/// The gradient bucket of the DP reduction, bytes: `parallel.bucket_mb` MB, else the framework
-/// default in elements times [`reduced_grad_bytes`]: DeepSpeed's `reduce_bucket_size` for
-/// ZeRO-2, else Megatron DDP's `max(4·10⁷, 10⁶·n)` for the reduction group of `n = dp·cp` ranks
-/// (Megatron reduces over the data-parallel group with context parallelism).
-pub(crate) fn bucket_bytes(x: &Inputs) -> f64 {
-    let par = &x.s.parallel;
-    match par.bucket_mb {
-        Some(mb) => (mb * 1e6).max(1.0),
-        None if par.zero_stage == 2 => DEEPSPEED_REDUCE_BUCKET_ELEMENTS * reduced_grad_bytes(x),
-        None => MEGATRON_BUCKET_ELEMENTS.max(1e6 * x.groups.dp.n) * reduced_grad_bytes(x),
     }
 }
