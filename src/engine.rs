@@ -10,6 +10,7 @@
 //! numbers (e.g. "Korthikanti et al. 2022, Table 2") appear in the doc comments.
 #![deny(missing_docs)]
 
+pub mod calibration;
 pub mod estimate;
 pub mod layout;
 pub mod memory;

@@ -7,6 +7,7 @@
 //! app, renders components server-side and draws charts to SVG.
 
 pub mod app;
+pub mod calibrate;
 pub mod engine;
 pub mod evidence;
 pub mod hf;

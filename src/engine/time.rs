@@ -75,7 +75,7 @@ pub fn fill(
     let _ = memory;
     let d = Shape::of(&s.model);
     let sharded = ShardedParams::new(s);
-    let dev = Device::new(gpu, s.training.precision);
+    let dev = super::calibration::device(Device::new(gpu, s.training.precision), &s.calibration);
     let par = &s.parallel;
     let (t, p, dp, c, e, v) = (
         par.tp.max(1),

@@ -1,7 +1,7 @@
 //! Value checks across the whole scenario. Every problem becomes an [`Issue`] naming its field;
 //! nothing here panics, whatever the numbers (products use checked arithmetic).
 
-use super::{GpuChoice, Issue, Precision, Scenario, Schedule};
+use super::{Calibration, GpuChoice, Issue, Precision, Scenario, Schedule};
 
 /// Largest values accepted; beyond them the numbers describe no real run and would only risk
 /// overflow. Each limit is at least 10× the largest published run.
@@ -72,6 +72,18 @@ impl Checker {
                 self.push(
                     field,
                     format!("{what} {v} is larger than the supported maximum of {max}."),
+                );
+            }
+        }
+    }
+
+    /// An optional finite number inside `lo..=hi`.
+    fn within(&mut self, field: &str, what: &str, value: Option<f64>, (lo, hi): (f64, f64)) {
+        if let Some(v) = value {
+            if !v.is_finite() || v < lo || v > hi {
+                self.push(
+                    field,
+                    format!("{what} must be between {lo} and {hi} (the physically plausible range), got {v}."),
                 );
             }
         }
@@ -507,6 +519,27 @@ pub(crate) fn issues(s: &Scenario) -> Vec<Issue> {
         "the allocator reserve (%)",
         o.allocator_reserve_pct,
         100.0,
+    );
+
+    // --- calibration (bounds and reasons: scenario::calibration) ---
+    let k = &s.calibration;
+    c.within(
+        "calibration.compute",
+        "the compute efficiency factor",
+        k.compute,
+        (Calibration::COMPUTE_MIN, Calibration::COMPUTE_MAX),
+    );
+    c.within(
+        "calibration.network",
+        "the network efficiency factor",
+        k.network,
+        (Calibration::NETWORK_MIN, Calibration::NETWORK_MAX),
+    );
+    c.within(
+        "calibration.memory_gib",
+        "the memory offset (GiB)",
+        k.memory_gib,
+        (Calibration::MEMORY_MIN_GIB, Calibration::MEMORY_MAX_GIB),
     );
 
     c.issues
