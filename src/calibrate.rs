@@ -235,8 +235,11 @@ pub fn fit(s: &Scenario, m: &Measurement) -> Result<Fit, FitError> {
             0.0
         }
     };
-    let l_max = span(wc, Calibration::COMPUTE_MIN, Calibration::COMPUTE_MAX)
-        .max(span(wn, Calibration::NETWORK_MIN, Calibration::NETWORK_MAX));
+    let l_max = span(wc, Calibration::COMPUTE_MIN, Calibration::COMPUTE_MAX).max(span(
+        wn,
+        Calibration::NETWORK_MIN,
+        Calibration::NETWORK_MAX,
+    ));
     let (fc, fnw) = at(-l_max);
     let fastest = t(fc, fnw)?;
     let (sc, snw) = at(l_max);

@@ -68,7 +68,10 @@ mod tests {
         assert!((d.hbm_bps - 0.8 * d0.hbm_bps).abs() < 1.0);
         assert_eq!(d.kernel_s, d0.kernel_s);
         // A GEMM far from the fixed cost takes 1/0.8 as long.
-        let (t0, t) = (d0.gemm_s(8192.0, 8192.0, 8192.0), d.gemm_s(8192.0, 8192.0, 8192.0));
+        let (t0, t) = (
+            d0.gemm_s(8192.0, 8192.0, 8192.0),
+            d.gemm_s(8192.0, 8192.0, 8192.0),
+        );
         assert!(((t - d0.kernel_s) / (t0 - d0.kernel_s) - 1.25).abs() < 1e-9);
         // No calibration: identity.
         assert_eq!(links(&gpu, &Calibration::default()), gpu);
