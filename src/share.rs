@@ -64,6 +64,9 @@
 //! | `ctx` | `overhead.cuda_context_gib` | GiB; empty = default |
 //! | `commbuf` | `overhead.comm_buffers_gib` | GiB; empty = default |
 //! | `reserve` | `overhead.allocator_reserve_pct` | percent; empty = default |
+//! | `cal.compute` | `calibration.compute` | number 0.25..1.35; empty = not calibrated |
+//! | `cal.network` | `calibration.network` | number 0.1..1.2; empty = not calibrated |
+//! | `cal.mem` | `calibration.memory_gib` | GiB, −16..64; empty = no offset |
 //! | `a.model`, `a.<key>` | the pinned scenario A of a comparison | as above; A starts from `a.model` (default: the same preset as the link) |
 //! | `chart` | the chart shown | `memory` \| `time` \| `scaling` \| `bucket` \| `schedule` \| `search` |
 //! | `embed` | embed mode with that chart | same ids as `chart` |
@@ -101,8 +104,8 @@ use crate::scenario::validate::{
     MAX_BATCH, MAX_GBPS, MAX_GPUS, MAX_HIDDEN, MAX_LAYERS, MAX_SEQ_LEN, MAX_VOCAB,
 };
 use crate::scenario::{
-    gpu_preset, CustomGpu, FfnAct, GpuChoice, GpuSpec, Moe, Precision, Recompute, Scenario,
-    Schedule, GPU_PRESETS,
+    gpu_preset, Calibration, CustomGpu, FfnAct, GpuChoice, GpuSpec, Moe, Precision, Recompute,
+    Scenario, Schedule, GPU_PRESETS,
 };
 use std::fmt;
 
@@ -331,6 +334,21 @@ fn opt_num(v: &str, zero_ok: bool, hi: f64) -> Result<Option<f64>, String> {
         Ok(None)
     } else {
         num(v, zero_ok, hi).map(Some)
+    }
+}
+
+/// An optional finite number in `lo..=hi` (negative allowed); empty = not set.
+fn opt_range(v: &str, lo: f64, hi: f64) -> Result<Option<f64>, String> {
+    if v.is_empty() {
+        return Ok(None);
+    }
+    let expect = || format!("expected a number from {lo} to {hi}, got {}", shown(v));
+    if v.len() > 40 || !v.bytes().any(|b| b.is_ascii_digit()) {
+        return Err(expect());
+    }
+    match v.parse::<f64>() {
+        Ok(x) if x.is_finite() && (lo..=hi).contains(&x) => Ok(Some(x)),
+        _ => Err(expect()),
     }
 }
 
@@ -1006,6 +1024,37 @@ static FIELDS: &[Field] = &[
         get: |s| opt_f(s.overhead.allocator_reserve_pct),
         set: |s, v| {
             s.overhead.allocator_reserve_pct = opt_num(v, true, 100.0)?;
+            Ok(())
+        },
+    },
+    // --- calibration (scenario::calibration: meanings and bounds) ---
+    Field {
+        key: "cal.compute",
+        path: "calibration.compute",
+        get: |s| opt_f(s.calibration.compute),
+        set: |s, v| {
+            s.calibration.compute =
+                opt_range(v, Calibration::COMPUTE_MIN, Calibration::COMPUTE_MAX)?;
+            Ok(())
+        },
+    },
+    Field {
+        key: "cal.network",
+        path: "calibration.network",
+        get: |s| opt_f(s.calibration.network),
+        set: |s, v| {
+            s.calibration.network =
+                opt_range(v, Calibration::NETWORK_MIN, Calibration::NETWORK_MAX)?;
+            Ok(())
+        },
+    },
+    Field {
+        key: "cal.mem",
+        path: "calibration.memory_gib",
+        get: |s| opt_f(s.calibration.memory_gib),
+        set: |s, v| {
+            s.calibration.memory_gib =
+                opt_range(v, Calibration::MEMORY_MIN_GIB, Calibration::MEMORY_MAX_GIB)?;
             Ok(())
         },
     },
