@@ -39,6 +39,7 @@
 //!
 //! A fit replaces any calibration the scenario already had.
 
+pub mod logline;
 pub mod transfer;
 
 use crate::engine::{estimate, Estimate};
@@ -295,9 +296,8 @@ pub fn fit(s: &Scenario, m: &Measurement) -> Result<Fit, FitError> {
     };
     let mut memory_before_gib = None;
     if let Some(gib) = m.memory_gib {
-        let before = m.memory_kind.peak_bytes(&e0) / GIB;
-        memory_before_gib = Some(before);
-        k.memory_gib = Some(round6(memory_offset(&e0, gib, before)?));
+        memory_before_gib = Some(m.memory_kind.peak_bytes(&e0) / GIB);
+        k.memory_gib = Some(offset_of(&e0, gib, m.memory_kind)?);
     }
     Ok(Fit {
         calibration: k,
@@ -315,7 +315,25 @@ fn round6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
 }
 
-fn memory_offset(e0: &Estimate, gib: f64, before: f64) -> Result<f64, FitError> {
+/// The memory offset (GiB) that makes the peak memory of `s` (of `kind`) equal the measured
+/// `gib`, measured against the scenario without calibration; the step-time factors are left
+/// alone (the app calibrates memory on its own when only memory was measured).
+///
+/// # Errors
+/// An invalid scenario, or a measured memory above the GPU or outside the offset's bounds.
+pub fn memory_offset(s: &Scenario, gib: f64, kind: MemoryKind) -> Result<f64, FitError> {
+    let mut base = s.clone();
+    base.calibration = Calibration::default();
+    let e0 = estimate(&base).map_err(FitError::Scenario)?;
+    offset_of(&e0, gib, kind)
+}
+
+fn offset_of(e0: &Estimate, gib: f64, kind: MemoryKind) -> Result<f64, FitError> {
+    let before = kind.peak_bytes(e0) / GIB;
+    Ok(round6(offset_within(e0, gib, before)?))
+}
+
+fn offset_within(e0: &Estimate, gib: f64, before: f64) -> Result<f64, FitError> {
     let cap = e0.memory.capacity_bytes / GIB;
     if !gib.is_finite() || gib <= 0.0 {
         return Err(FitError::Implausible {
