@@ -13,6 +13,7 @@ pub mod header;
 pub mod hf_import;
 pub mod issue_list;
 pub mod json_io;
+pub mod measured_box;
 pub mod megatron_panel;
 pub mod model_form;
 pub mod notices;

@@ -12,7 +12,8 @@ use crate::app::charts::ChartKind;
 use crate::engine::search::Layout;
 use crate::presets::{self, model_preset, network_preset};
 use crate::scenario::{
-    gpu_preset, CustomGpu, FfnAct, GpuChoice, Model, Moe, Precision, Recompute, Scenario, Schedule,
+    gpu_preset, Calibration, CustomGpu, FfnAct, GpuChoice, Model, Moe, Precision, Recompute,
+    Scenario, Schedule,
 };
 use crate::share::{self, Notice, Pinned, View};
 
@@ -447,6 +448,8 @@ pub enum Action {
     ImportModel(Box<Model>, String),
     /// Replace the whole scenario (JSON import).
     ReplaceScenario(Box<Scenario>),
+    /// Set the calibration section (the "I measured this plan" box; default = reset).
+    SetCalibration(Calibration),
     /// Show a message (import failures).
     Message(bool, String),
     /// Set `dp = num_gpus / (tp·pp·cp)`.
@@ -640,6 +643,7 @@ impl State {
                 self.preset = share::nearest_preset(&self.scenario).id;
                 self.message = Some((false, "Scenario loaded from JSON.".into()));
             }
+            Action::SetCalibration(k) => s.calibration = k,
             Action::Message(error, text) => self.message = Some((error, text)),
             Action::FixDp => {
                 if let Some(dp) = fitting_dp(s) {

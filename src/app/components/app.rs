@@ -16,15 +16,17 @@ use crate::app::components::header::Header;
 use crate::app::components::hf_import::HfImport;
 use crate::app::components::issue_list::IssueList;
 use crate::app::components::json_io::JsonIo;
+use crate::app::components::measured_box::MeasuredBox;
 use crate::app::components::megatron_panel::MegatronPanel;
 use crate::app::components::model_form::ModelForm;
 use crate::app::components::notices::Notices;
 use crate::app::components::parallel_form::ParallelForm;
-use crate::app::components::summary::Summary;
+use crate::app::components::summary::{BandTexts, Summary};
 use crate::app::components::training_form::TrainingForm;
-use crate::app::hooks::use_url_sync;
+use crate::app::hooks::{use_evidence, use_url_sync};
 use crate::app::state::{Action, State};
 use crate::engine::estimate;
+use crate::evidence::band;
 use crate::presets::MODEL_PRESETS;
 
 /// Props of [`App`].
@@ -59,6 +61,35 @@ pub fn App(props: &AppProps) -> Html {
         Err(e) => e.issues.clone(),
     });
     let model = use_memo(state.scenario.model.clone(), |m| Rc::new(m.clone()));
+
+    // Error bands from the published runs most like the plan (evidence::band); the calibrated
+    // band pairs those runs, so it is recomputed only when the set of runs changes.
+    let evidence = use_evidence();
+    let cases = evidence.cases();
+    let loaded = cases.as_ref().map(|c| Rc::as_ptr(c) as usize);
+    let band = use_memo((state.scenario.clone(), loaded), {
+        let cases = cases.clone();
+        move |(s, _)| cases.as_ref().and_then(|c| band::band(c, s)).map(Rc::new)
+    });
+    let band: Option<Rc<band::Band>> = (*band).clone();
+    let calibrated = !state.scenario.calibration.is_default();
+    let cal_band = use_memo(
+        (band.as_ref().map(|b| b.runs.clone()), loaded, calibrated),
+        {
+            let cases = cases.clone();
+            move |(runs, _, on)| match (cases.as_ref(), runs, on) {
+                (Some(c), Some(runs), true) => band::calibrated(c, runs),
+                _ => None,
+            }
+        },
+    );
+    let bands = band.as_ref().map(|b| {
+        Rc::new(BandTexts {
+            step: band::step_text(b, &state.scenario, *cal_band),
+            rate: b.text(b.rate_pct),
+            memory: b.memory_text(),
+        })
+    });
 
     let on_action = {
         let state = state.clone();
@@ -146,7 +177,8 @@ pub fn App(props: &AppProps) -> Html {
                     <ClusterForm scenario={scenario.clone()} issues={issues.clone()} on_action={on_action.clone()} />
                 </form>
                 <div class="results">
-                    <Summary scenario={scenario.clone()} estimate={est.clone()} />
+                    <Summary scenario={scenario.clone()} estimate={est.clone()} {bands} />
+                    <MeasuredBox scenario={scenario.clone()} on_action={on_action.clone()} />
                     if let Some(a) = pinned.clone() {
                         <Compare {a} b={scenario.clone()} b_estimate={est.clone()} on_action={on_action.clone()} />
                     }
@@ -158,7 +190,7 @@ pub fn App(props: &AppProps) -> Html {
                         {on_apply_layout}
                         {on_select}
                     />
-                    <EvidencePanel scenario={scenario.clone()} />
+                    <EvidencePanel scenario={scenario.clone()} evidence={evidence.clone()} band={band.clone()} />
                     <HfImport model={(*model).clone()} on_action={on_action.clone()} />
                     <JsonIo scenario={scenario.clone()} on_action={on_action.clone()} />
                     <MegatronPanel scenario={scenario.clone()} />

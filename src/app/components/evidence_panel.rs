@@ -1,16 +1,18 @@
-//! Published measured runs near the current plan, predicted vs measured step time.
+//! Published measured runs near the current plan, predicted vs measured step time, and the runs
+//! behind the error bands of the key numbers.
 
 use std::rc::Rc;
 
 use yew::prelude::*;
 
 use crate::app::format;
+use crate::app::hooks::use_evidence::Evidence;
 use crate::engine::estimate;
+use crate::evidence::band::Band;
 use crate::evidence::{self, Case};
 use crate::scenario::Scenario;
 
-/// The evidence file, next to index.html (a relative URL: works under any sub-path).
-pub const EVIDENCE_URL: &str = "evidence.json";
+pub use crate::app::hooks::use_evidence::EVIDENCE_URL;
 
 /// How many runs are listed.
 const SHOWN: usize = 6;
@@ -20,65 +22,50 @@ const SHOWN: usize = 6;
 pub struct EvidencePanelProps {
     /// The current scenario.
     pub scenario: Rc<Scenario>,
+    /// The published runs (loaded once by the page, [`crate::app::hooks::use_evidence`]).
+    pub evidence: Evidence,
+    /// The error band of the plan, whose runs are listed.
+    #[prop_or_default]
+    pub band: Option<Rc<Band>>,
 }
 
-/// Loading state of the evidence file.
-#[derive(Clone, Debug, PartialEq)]
-enum Load {
-    Idle,
-    Loading,
-    Ready(Rc<Vec<Case>>),
-    Failed(String),
-}
-
-/// A table of the nearest published runs, loaded when the panel is first opened.
+/// A table of the nearest published runs and the list of the runs behind the error band.
 #[component]
 pub fn EvidencePanel(props: &EvidencePanelProps) -> Html {
-    let load = use_state(|| Load::Idle);
-    let ontoggle = {
-        let load = load.clone();
-        Callback::from(move |e: Event| {
-            let open = e
-                .target_dyn_into::<web_sys::Element>()
-                .is_some_and(|el| el.has_attribute("open"));
-            if !open || *load != Load::Idle {
-                return;
-            }
-            load.set(Load::Loading);
-            let load = load.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                let result = async {
-                    let resp = gloo::net::http::Request::get(EVIDENCE_URL)
-                        .send()
-                        .await
-                        .map_err(|e| e.to_string())?;
-                    if !resp.ok() {
-                        return Err(format!("HTTP {}", resp.status()));
-                    }
-                    let text = resp.text().await.map_err(|e| e.to_string())?;
-                    evidence::parse(&text)
-                }
-                .await;
-                load.set(match result {
-                    Ok(cases) => Load::Ready(Rc::new(cases)),
-                    Err(e) => Load::Failed(e),
-                });
-            });
-        })
-    };
-    let body = match &*load {
-        Load::Idle | Load::Loading => html! { <p class="muted">{ "Loading published runs…" }</p> },
-        Load::Failed(e) => {
+    let body = match &props.evidence {
+        Evidence::Loading => html! { <p class="muted">{ "Loading published runs…" }</p> },
+        Evidence::Failed(e) => {
             html! { <p class="error">{ format!("The published runs could not be loaded ({e}).") }</p> }
         }
-        Load::Ready(cases) => evidence_table(cases, &props.scenario),
+        Evidence::Ready(cases) => html! {
+            <>
+                { evidence_table(cases, &props.scenario) }
+                if let Some(b) = &props.band {
+                    { band_runs(cases, b) }
+                }
+            </>
+        },
     };
     html! {
-        <details class="card tool" id="evidence" {ontoggle}>
+        <details class="card tool" id="evidence">
             <summary><h2>{ "How far to trust it: published runs" }</h2></summary>
             <p class="muted">{ "The measured runs nearest to this plan (model size, GPU, GPU count) from paracalc's public validation cases, with the step time paracalc predicts for each." }</p>
             { body }
         </details>
+    }
+}
+
+/// The runs an error band was measured on (also used by tests through SSR).
+pub fn band_runs(cases: &[Case], b: &Band) -> Html {
+    html! {
+        <div id="band-runs">
+            <h3>{ format!("The {} {} behind the error bands", b.runs.len(), b.basis.words()) }</h3>
+            <ul class="band-runs small">
+                { for b.runs.iter().filter_map(|&i| cases.get(i)).map(|c| html! {
+                    <li>{ format!("{} — {} × {} ({})", c.id, c.scenario.cluster.num_gpus, c.scenario.cluster.gpu_name(), c.source) }</li>
+                }) }
+            </ul>
+        </div>
     }
 }
 

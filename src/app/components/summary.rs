@@ -136,6 +136,29 @@ pub fn one_line(e: &Estimate, s: &Scenario) -> String {
     )
 }
 
+/// The expected error of the key numbers, as text ([`crate::evidence::band`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BandTexts {
+    /// Next to the step time (the calibrated band when the plan is calibrated).
+    pub step: String,
+    /// Next to throughput, TFLOP/s, MFU and HFU.
+    pub rate: String,
+    /// Next to the peak memory, when published runs report memory.
+    pub memory: Option<String>,
+}
+
+impl BandTexts {
+    /// The band shown in the tile `id`, if any.
+    pub fn for_tile(&self, id: &str) -> Option<&str> {
+        match id {
+            "step" => Some(&self.step),
+            "tokens" | "tflops" | "mfu" | "hfu" => Some(&self.rate),
+            "memory" => self.memory.as_deref(),
+            _ => None,
+        }
+    }
+}
+
 /// Props of [`Summary`].
 #[derive(Clone, Debug, PartialEq, Properties)]
 pub struct SummaryProps {
@@ -143,6 +166,9 @@ pub struct SummaryProps {
     pub scenario: Rc<Scenario>,
     /// Its estimate.
     pub estimate: Rc<Result<Estimate, ScenarioError>>,
+    /// The expected error of each number, once the published runs are loaded.
+    #[prop_or_default]
+    pub bands: Option<Rc<BandTexts>>,
 }
 
 /// The key numbers as a grid of tiles; the memory tile is red when the plan does not fit.
@@ -169,10 +195,14 @@ pub fn Summary(props: &SummaryProps) -> Html {
             <dl class="tiles">
                 { for key_numbers(e, &props.scenario).into_iter().map(|k| {
                     let bad = k.id == "memory" && !fits;
+                    let band = props.bands.as_ref().and_then(|b| b.for_tile(k.id)).map(str::to_string);
                     html! {
                         <div class={classes!("tile", bad.then_some("oom"))} id={format!("key-{}", k.id)}>
                             <dt>{ k.label }</dt>
                             <dd>{ k.text }</dd>
+                            if let Some(b) = band {
+                                <dd class="band small muted" id={format!("band-{}", k.id)} title="Expected error: mean absolute error of paracalc on these published runs">{ b }</dd>
+                            }
                         </div>
                     }
                 }) }
