@@ -10,6 +10,7 @@ pub mod app;
 pub mod calibrate;
 pub mod engine;
 pub mod evidence;
+pub mod export;
 pub mod hf;
 pub mod megatron;
 pub mod presets;

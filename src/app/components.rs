@@ -20,5 +20,6 @@ pub mod notices;
 pub mod num_field;
 pub mod parallel_form;
 pub mod search_panel;
+pub mod stack_configs;
 pub mod summary;
 pub mod training_form;

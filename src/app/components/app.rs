@@ -21,6 +21,7 @@ use crate::app::components::megatron_panel::MegatronPanel;
 use crate::app::components::model_form::ModelForm;
 use crate::app::components::notices::Notices;
 use crate::app::components::parallel_form::ParallelForm;
+use crate::app::components::stack_configs::StackConfigs;
 use crate::app::components::summary::{BandTexts, Summary};
 use crate::app::components::training_form::TrainingForm;
 use crate::app::hooks::{use_evidence, use_url_sync};
@@ -194,6 +195,7 @@ pub fn App(props: &AppProps) -> Html {
                     <HfImport model={(*model).clone()} on_action={on_action.clone()} />
                     <JsonIo scenario={scenario.clone()} on_action={on_action.clone()} />
                     <MegatronPanel scenario={scenario.clone()} />
+                    <StackConfigs scenario={scenario.clone()} />
                 </div>
             </main>
             <footer class="site-footer">
