@@ -120,8 +120,13 @@ pub fn key_numbers(e: &Estimate, s: &Scenario) -> Vec<KeyNumber> {
 pub fn one_line(e: &Estimate, s: &Scenario) -> String {
     let m = &e.memory;
     let fit = if m.fits { "fits" } else { "does NOT fit" };
+    let calibrated = if s.calibration.is_default() {
+        ""
+    } else {
+        " Calibrated to a measured run."
+    };
     format!(
-        "{} on {} × {}: step {}, {} tokens/s, MFU {}, peak {} per GPU ({fit}).",
+        "{} on {} × {}: step {}, {} tokens/s, MFU {}, peak {} per GPU ({fit}).{calibrated}",
         if s.model.name.is_empty() {
             "Model"
         } else {
