@@ -84,6 +84,10 @@ pub fn App(props: &AppProps) -> Html {
             }
         },
     );
+    let band_frac = band.as_ref().map(|b| match *cal_band {
+        Some((pct, _)) if calibrated => pct / 100.0,
+        _ => b.time_pct / 100.0,
+    });
     let bands = band.as_ref().map(|b| {
         Rc::new(BandTexts {
             step: band::step_text(b, &state.scenario, *cal_band),
@@ -190,6 +194,7 @@ pub fn App(props: &AppProps) -> Html {
                         initial={state.chart.unwrap_or(ChartKind::Memory)}
                         {on_apply_layout}
                         {on_select}
+                        band={band_frac}
                     />
                     <EvidencePanel scenario={scenario.clone()} evidence={evidence.clone()} band={band.clone()} />
                     <HfImport model={(*model).clone()} on_action={on_action.clone()} />
