@@ -102,6 +102,24 @@ const CHECKS = [
     },
   },
   {
+    name: 'a calibrated link: the scaling chart draws the error band and the uncalibrated curve',
+    run: async (ctx) => {
+      const page = await ctx.open('?v=1&model=llama3-8b&cal.compute=0.8&chart=scaling', { viewport: { width: 1280, height: 1000 } });
+      await page.waitForSelector('#band-step', { timeout: 10000 });
+      assert.match(await page.textContent('#band-step'), /after calibration/);
+      assert.match(await page.textContent('#summary-line'), /Calibrated to a measured run/);
+      await page.waitForFunction(() => {
+        const c = document.querySelector('#charts canvas');
+        return c && c.width > 0;
+      });
+      await page.waitForTimeout(300);
+      const ink = await canvasInk(page, '#charts canvas');
+      assert.ok(ink.painted > 20000, `painted pixels: ${ink.painted}`);
+      await page.locator('#charts').screenshot({ path: join(HERE, 'calibrated-scaling.png') });
+      ctx.log(`screenshot: ${join(HERE, 'calibrated-scaling.png')}`);
+    },
+  },
+  {
     name: 'editing a field updates the URL, and a reload restores the state',
     run: async (ctx) => {
       const page = await ctx.open('?v=1&model=gpt3-175b');

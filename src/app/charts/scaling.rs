@@ -244,7 +244,7 @@ pub fn draw<DB: DrawingBackend>(
             let lower = pts.iter().rev().map(|q| (q.x, (q.tps * (1.0 - b)).log10()));
             chart.draw_series(std::iter::once(Polygon::new(
                 upper.chain(lower).collect::<Vec<_>>(),
-                color(0).mix(0.15).filled(),
+                color(0).mix(0.3).filled(),
             )))?;
         }
     }
