@@ -449,3 +449,28 @@ mod cli {
         assert!(text.contains("calibrated"), "{text}");
     }
 }
+
+#[test]
+fn sweeps_and_the_search_use_the_calibration() {
+    use paracalc::engine::search::{search, SearchSpace};
+    use paracalc::engine::sweep::{sweep_gpus, Scaling};
+    let s = model_preset("llama3-8b").unwrap().scenario();
+    let mut c = s.clone();
+    c.calibration.compute = Some(0.5);
+    let counts = [8, 16, 32];
+    let a = sweep_gpus(&s, &counts, Scaling::Strong);
+    let b = sweep_gpus(&c, &counts, Scaling::Strong);
+    for (x, y) in a.iter().zip(&b) {
+        assert!(
+            y.tokens_per_s < 0.75 * x.tokens_per_s,
+            "{} GPUs: {} vs {}",
+            x.num_gpus,
+            y.tokens_per_s,
+            x.tokens_per_s
+        );
+    }
+    let ra = search(&s, &SearchSpace::default());
+    let rb = search(&c, &SearchSpace::default());
+    let (ta, tb) = (ra.best[0].tokens_per_s, rb.best[0].tokens_per_s);
+    assert!(tb < 0.75 * ta, "best layout: {tb} vs {ta}");
+}
