@@ -98,6 +98,16 @@ pub struct Measurement {
     pub memory_kind: MemoryKind,
 }
 
+impl Measurement {
+    /// A measured step time alone (no memory).
+    pub fn step(step_s: f64) -> Measurement {
+        Measurement {
+            step_s,
+            ..Measurement::default()
+        }
+    }
+}
+
 /// Why a measurement cannot be fitted.
 #[derive(Clone, Debug, PartialEq)]
 pub enum FitError {

@@ -55,15 +55,7 @@ fn round_trip_reproduces_the_measured_step_for_every_framework() {
         let (id, s, measured) = cases
             .iter()
             .find(|(_, s, t)| {
-                s.training.framework() == fw
-                    && fit(
-                        s,
-                        &Measurement {
-                            step_s: *t,
-                            ..Measurement::default()
-                        },
-                    )
-                    .is_ok()
+                s.training.framework() == fw && fit(s, &Measurement::step(*t)).is_ok()
             })
             .cloned()
             .unwrap_or_else(|| {
@@ -72,14 +64,7 @@ fn round_trip_reproduces_the_measured_step_for_every_framework() {
                 let t = 1.15 * step(&s);
                 (format!("llama3-8b/{}", fw.as_str()), s, t)
             });
-        let f = fit(
-            &s,
-            &Measurement {
-                step_s: measured,
-                ..Measurement::default()
-            },
-        )
-        .unwrap_or_else(|e| panic!("{id}: {e}"));
+        let f = fit(&s, &Measurement::step(measured)).unwrap_or_else(|e| panic!("{id}: {e}"));
         in_bounds(&f.calibration);
         let mut c = s.clone();
         c.calibration = f.calibration;
@@ -100,13 +85,7 @@ fn round_trip_reproduces_the_measured_step_for_every_framework() {
 fn every_fittable_public_case_round_trips_within_half_a_percent() {
     let (mut ok, mut refused) = (0, 0);
     for (id, s, t) in timed() {
-        match fit(
-            &s,
-            &Measurement {
-                step_s: t,
-                ..Measurement::default()
-            },
-        ) {
+        match fit(&s, &Measurement::step(t)) {
             Ok(f) => {
                 in_bounds(&f.calibration);
                 let mut c = s.clone();
@@ -135,14 +114,7 @@ fn every_fittable_public_case_round_trips_within_half_a_percent() {
 fn a_step_faster_than_the_hardware_is_refused_naming_the_input() {
     let s = model_preset("llama3-70b").unwrap().scenario();
     let t = step(&s);
-    let e = fit(
-        &s,
-        &Measurement {
-            step_s: 0.3 * t,
-            ..Measurement::default()
-        },
-    )
-    .unwrap_err();
+    let e = fit(&s, &Measurement::step(0.3 * t)).unwrap_err();
     match e {
         FitError::Implausible { input, message } => {
             assert_eq!(input, "step_s");
@@ -157,13 +129,7 @@ fn a_step_faster_than_the_hardware_is_refused_naming_the_input() {
     for bad in [50.0 * t, 0.0, -1.0, f64::NAN] {
         assert!(
             matches!(
-                fit(
-                    &s,
-                    &Measurement {
-                        step_s: bad,
-                        ..Measurement::default()
-                    }
-                ),
+                fit(&s, &Measurement::step(bad)),
                 Err(FitError::Implausible {
                     input: "step_s",
                     ..
@@ -236,14 +202,7 @@ fn the_split_follows_each_part_of_the_step() {
     s.training.micro_batch = 1;
     s.model.layers = 4;
     let t = step(&s);
-    let f = fit(
-        &s,
-        &Measurement {
-            step_s: 1.2 * t,
-            ..Measurement::default()
-        },
-    )
-    .unwrap();
+    let f = fit(&s, &Measurement::step(1.2 * t)).unwrap();
     assert!(!f.network_separable);
     assert_eq!(f.calibration.network, None);
     assert!(f.network_share < 0.02);
@@ -255,14 +214,7 @@ fn the_split_follows_each_part_of_the_step() {
     s.cluster.inter_node_gbps = Some(3.0);
     s.cluster.gpus_per_node = 4;
     let t = step(&s);
-    let f = fit(
-        &s,
-        &Measurement {
-            step_s: 1.2 * t,
-            ..Measurement::default()
-        },
-    )
-    .unwrap();
+    let f = fit(&s, &Measurement::step(1.2 * t)).unwrap();
     assert!(f.network_separable, "network share {}", f.network_share);
     assert!(
         f.calibration.network().ln().abs() > f.calibration.compute().ln().abs(),

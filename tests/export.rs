@@ -13,40 +13,27 @@ fn torchtitan_job_config_parses_and_carries_the_layout() {
     s.parallel.shard_ranks = Some(1);
     let e = torchtitan::job_config(&s);
     let v: toml::Table = toml::from_str(&e.text).unwrap_or_else(|err| panic!("{err}\n{}", e.text));
-    let p = v["parallelism"].as_table().unwrap();
-    assert_eq!(
-        p["tensor_parallel_degree"].as_integer(),
-        Some(s.parallel.tp as i64)
-    );
-    assert_eq!(
-        p["pipeline_parallel_degree"].as_integer(),
-        Some(s.parallel.pp as i64)
-    );
-    assert_eq!(
-        p["context_parallel_degree"].as_integer(),
-        Some(s.parallel.cp as i64)
-    );
-    // HSDP: shard over 1 rank, replicate over the rest.
-    assert_eq!(p["data_parallel_shard_degree"].as_integer(), Some(1));
-    assert_eq!(
-        p["data_parallel_replicate_degree"].as_integer(),
-        Some(s.parallel.dp as i64)
-    );
+    let par = &s.parallel;
+    let int = |section: &str, key: &str| v[section][key].as_integer();
+    for (section, key, want) in [
+        ("parallelism", "tensor_parallel_degree", par.tp),
+        ("parallelism", "pipeline_parallel_degree", par.pp),
+        ("parallelism", "context_parallel_degree", par.cp),
+        // HSDP: shard over 1 rank, replicate over the rest.
+        ("parallelism", "data_parallel_shard_degree", 1),
+        ("parallelism", "data_parallel_replicate_degree", par.dp),
+        ("training", "global_batch_size", s.training.global_batch),
+        ("training", "local_batch_size", s.training.micro_batch),
+        ("training", "seq_len", s.model.seq_len),
+    ] {
+        assert_eq!(int(section, key), Some(want as i64), "{section}.{key}");
+    }
     // Interleaved pipeline with vp 5.
     assert_eq!(
-        p["pipeline_parallel_schedule"].as_str(),
+        v["parallelism"]["pipeline_parallel_schedule"].as_str(),
         Some("Interleaved1F1B")
     );
     let t = v["training"].as_table().unwrap();
-    assert_eq!(
-        t["global_batch_size"].as_integer(),
-        Some(s.training.global_batch as i64)
-    );
-    assert_eq!(
-        t["local_batch_size"].as_integer(),
-        Some(s.training.micro_batch as i64)
-    );
-    assert_eq!(t["seq_len"].as_integer(), Some(s.model.seq_len as i64));
     assert_eq!(t["mixed_precision_param"].as_str(), Some("bfloat16"));
     // NeMo's recipe keeps bf16 gradients: the reduction dtype says so.
     assert_eq!(t["mixed_precision_reduce"].as_str(), Some("bfloat16"));

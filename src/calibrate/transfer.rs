@@ -37,14 +37,8 @@ pub struct Transfer {
 pub fn transfers(runs: &[Run<'_>]) -> Vec<Transfer> {
     let mut out = Vec::new();
     for (j, rj) in runs.iter().enumerate() {
-        let fitted = fit(
-            rj.scenario,
-            &Measurement {
-                step_s: rj.step_s,
-                ..Measurement::default()
-            },
-        )
-        .map_err(|e| format!("calibrating on this run failed: {e}"));
+        let fitted = fit(rj.scenario, &Measurement::step(rj.step_s))
+            .map_err(|e| format!("calibrating on this run failed: {e}"));
         for (i, ri) in runs.iter().enumerate() {
             if i == j || ri.group != rj.group {
                 continue;

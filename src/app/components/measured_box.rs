@@ -121,14 +121,7 @@ pub fn calibrate_with(s: &Scenario, q: Quantity) -> Result<(Calibration, String)
                 .step_s(&base, &e0)
                 .filter(|t| t.is_finite() && *t > 0.0)
                 .ok_or("The measured number must be a positive number.")?;
-            let f = fit(
-                s,
-                &Measurement {
-                    step_s,
-                    ..Measurement::default()
-                },
-            )
-            .map_err(explain)?;
+            let f = fit(s, &Measurement::step(step_s)).map_err(explain)?;
             let k = Calibration {
                 memory_gib: s.calibration.memory_gib,
                 ..f.calibration
