@@ -112,3 +112,21 @@ fn bands_come_from_the_runs_most_like_the_plan() {
     let b = band(&cases, &v).expect("a band");
     assert_ne!(b.basis, Basis::Similar);
 }
+
+#[test]
+fn the_memory_band_widens_until_runs_report_memory() {
+    use paracalc::evidence::band::{band, MIN_MEMORY_RUNS};
+    let cases = evidence::parse(&generate(PUBLIC).unwrap()).unwrap();
+    let s = model_preset("llama3-8b").unwrap().scenario();
+    let b = band(&cases, &s).unwrap();
+    let (pct, n, basis) = b.memory.expect("some published runs report memory");
+    assert!(
+        n >= MIN_MEMORY_RUNS && pct.is_finite() && pct > 0.0,
+        "{pct} {n}"
+    );
+    let text = b.memory_text().unwrap();
+    assert!(
+        text.contains(basis.words()) && text.contains("with memory"),
+        "{text}"
+    );
+}

@@ -325,9 +325,16 @@ async fn a_measured_step_time_calibrates_the_key_numbers_and_the_link() {
     );
     assert_eq!(text(&root, "#key-step dd"), before);
     // 20 % slower than predicted, in seconds (the tile shows seconds for this plan).
-    let secs: f64 = before.trim_end_matches(" s").parse().expect("step in seconds");
+    let secs: f64 = before
+        .trim_end_matches(" s")
+        .parse()
+        .expect("step in seconds");
     change_to(&value, &format!("{:.3}", 1.2 * secs)).await;
-    assert_ne!(text(&root, "#key-step dd"), before, "the step follows the measurement");
+    assert_ne!(
+        text(&root, "#key-step dd"),
+        before,
+        "the step follows the measurement"
+    );
     assert!(text(&root, "#calibration-words").contains("Calibrated: GPU kernels run at"));
     after_debounce().await;
     assert!(search().contains("&cal.compute="), "{}", search());

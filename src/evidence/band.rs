@@ -109,8 +109,9 @@ pub struct Band {
     pub time_pct: f64,
     /// Throughput / MFU / TFLOP/s MAPE, percent.
     pub rate_pct: f64,
-    /// Peak-memory MAPE, percent, over the runs that report memory (with their count).
-    pub memory: Option<(f64, usize)>,
+    /// Peak-memory MAPE, percent, over the runs that report memory, with their count and how
+    /// alike they are (published memory figures are rarer, so their set may be wider).
+    pub memory: Option<(f64, usize, Basis)>,
 }
 
 impl Band {
@@ -122,7 +123,7 @@ impl Band {
     /// The memory band text, if any run reports memory.
     pub fn memory_text(&self) -> Option<String> {
         self.memory
-            .map(|(pct, n)| format!("±{pct:.0} % ({n} {} with memory)", self.basis.words()))
+            .map(|(pct, n, basis)| format!("±{pct:.0} % ({n} {} with memory)", basis.words()))
     }
 }
 
@@ -132,6 +133,37 @@ fn memory_kind(kind: Option<&str>) -> MemoryKind {
         Some("allocator_peak") => MemoryKind::AllocatorPeak,
         _ => MemoryKind::DeviceUsed,
     }
+}
+
+/// Fewest runs with a measured memory a memory band is computed from before the similarity is
+/// relaxed.
+pub const MIN_MEMORY_RUNS: usize = 3;
+
+/// Peak-memory MAPE (percent) and count over the runs most like `s` that report memory.
+fn memory_band(cases: &[Case], s: &Scenario, est: &mut Estimate) -> Option<(f64, usize, Basis)> {
+    for basis in [
+        Basis::Similar,
+        Basis::SameStack,
+        Basis::SameGeneration,
+        Basis::All,
+    ] {
+        let (mut m, mut n) = (0.0, 0usize);
+        for c in cases.iter().filter(|c| basis.admits(s, &c.scenario)) {
+            let Some(gib) = c.memory_gib.filter(|g| *g > 0.0) else {
+                continue;
+            };
+            if crate::engine::estimate_into(&c.scenario, est).is_err() {
+                continue;
+            }
+            let pred = memory_kind(c.memory_kind.as_deref()).peak_bytes(est) / 1_073_741_824.0;
+            m += (pred / gib - 1.0).abs();
+            n += 1;
+        }
+        if n >= MIN_MEMORY_RUNS || (n > 0 && basis == Basis::All) {
+            return Some((100.0 * m / n as f64, n, basis));
+        }
+    }
+    None
 }
 
 /// The band of `s` from `cases` (`None` when no case can be estimated).
@@ -154,7 +186,6 @@ pub fn band(cases: &[Case], s: &Scenario) -> Option<Band> {
             continue;
         }
         let (mut t, mut r, mut n) = (0.0, 0.0, 0usize);
-        let (mut m, mut mn) = (0.0, 0usize);
         let mut kept = Vec::with_capacity(runs.len());
         for &i in &runs {
             let c = &cases[i];
@@ -169,11 +200,6 @@ pub fn band(cases: &[Case], s: &Scenario) -> Option<Band> {
             t += (p / c.step_s - 1.0).abs();
             r += (c.step_s / p - 1.0).abs();
             n += 1;
-            if let Some(gib) = c.memory_gib.filter(|g| *g > 0.0) {
-                let pred = memory_kind(c.memory_kind.as_deref()).peak_bytes(&est) / 1_073_741_824.0;
-                m += (pred / gib - 1.0).abs();
-                mn += 1;
-            }
         }
         if n == 0 {
             continue;
@@ -183,7 +209,7 @@ pub fn band(cases: &[Case], s: &Scenario) -> Option<Band> {
             runs: kept,
             time_pct: 100.0 * t / n as f64,
             rate_pct: 100.0 * r / n as f64,
-            memory: (mn > 0).then(|| (100.0 * m / mn as f64, mn)),
+            memory: memory_band(cases, s, &mut est),
         });
     }
     None
