@@ -62,7 +62,7 @@ mod tests {
         assert_eq!(g.nvlink_gbps, gpu.nvlink_gbps.map(|b| b * 0.5));
         assert_eq!(g.nic_gbps, gpu.nic_gbps.map(|b| b * 0.5));
         assert_eq!(g.peak_tflops, gpu.peak_tflops);
-        let d0 = Device::new(&gpu, Precision::Bf16);
+        let d0 = Device::new(&gpu, Precision::Bf16, None);
         let d = device(d0, &k);
         assert!((d.gemm_flops - 0.8 * d0.gemm_flops).abs() < 1.0);
         assert!((d.hbm_bps - 0.8 * d0.hbm_bps).abs() < 1.0);

@@ -1,18 +1,15 @@
-//! Published measured runs near the current plan, predicted vs measured step time, and the runs
-//! behind the error bands of the key numbers.
+//! Published measured runs near the current plan, predicted vs measured step time.
 
 use std::rc::Rc;
 
 use yew::prelude::*;
 
 use crate::app::format;
-use crate::app::hooks::use_evidence::Evidence;
+use crate::app::hooks::use_evidence::{use_evidence, Evidence};
 use crate::engine::estimate;
 use crate::evidence::band::Band;
 use crate::evidence::{self, Case};
 use crate::scenario::Scenario;
-
-pub use crate::app::hooks::use_evidence::EVIDENCE_URL;
 
 /// How many runs are listed.
 const SHOWN: usize = 6;
@@ -22,18 +19,30 @@ const SHOWN: usize = 6;
 pub struct EvidencePanelProps {
     /// The current scenario.
     pub scenario: Rc<Scenario>,
-    /// The published runs (loaded once by the page, [`crate::app::hooks::use_evidence`]).
-    pub evidence: Evidence,
-    /// The error band of the plan, whose runs are listed.
+    /// The error band of the plan ([`crate::evidence::band`]), whose runs are listed.
     #[prop_or_default]
     pub band: Option<Rc<Band>>,
 }
 
-/// A table of the nearest published runs and the list of the runs behind the error band.
+/// A table of the nearest published runs, loaded when the panel is first opened.
 #[component]
 pub fn EvidencePanel(props: &EvidencePanelProps) -> Html {
-    let body = match &props.evidence {
-        Evidence::Loading => html! { <p class="muted">{ "Loading published runs…" }</p> },
+    let opened = use_state(|| false);
+    let load = use_evidence(*opened);
+    let ontoggle = {
+        let opened = opened.clone();
+        Callback::from(move |e: Event| {
+            if e.target_dyn_into::<web_sys::Element>()
+                .is_some_and(|el| el.has_attribute("open"))
+            {
+                opened.set(true);
+            }
+        })
+    };
+    let body = match &load {
+        Evidence::Idle | Evidence::Loading => {
+            html! { <p class="muted">{ "Loading published runs…" }</p> }
+        }
         Evidence::Failed(e) => {
             html! { <p class="error">{ format!("The published runs could not be loaded ({e}).") }</p> }
         }
@@ -47,9 +56,9 @@ pub fn EvidencePanel(props: &EvidencePanelProps) -> Html {
         },
     };
     html! {
-        <details class="card tool" id="evidence">
+        <details class="card tool" id="evidence" {ontoggle}>
             <summary><h2>{ "How far to trust it: published runs" }</h2></summary>
-            <p class="muted">{ "The measured runs nearest to this plan (model size, GPU, GPU count) from paracalc's public validation cases, with the step time paracalc predicts for each." }</p>
+            <p class="muted">{ "The measured runs nearest to this plan from paracalc's public validation cases (matched on model size, dense or MoE, sequence length, GPU and count, precision, framework and parallel layout), with the step time paracalc predicts for each." }</p>
             { body }
         </details>
     }
@@ -69,38 +78,70 @@ pub fn band_runs(cases: &[Case], b: &Band) -> Html {
     }
 }
 
-/// The table for `cases` nearest to `s` (also used by tests through SSR).
+/// The table for `cases` nearest to `s` (also used by tests through SSR): each run's layout,
+/// precision, batch and measured throughput, what differs from the plan, and a plain sentence
+/// when none of them is similar to it ([`evidence::similar`]).
 pub fn evidence_table(cases: &[Case], s: &Scenario) -> Html {
     let near = evidence::nearest(cases, s, SHOWN);
+    let similar = near
+        .iter()
+        .filter(|c| evidence::similar(s, &c.scenario))
+        .count();
+    let verdict = if similar == 0 {
+        html! {
+            <p class="notice warn" id="evidence-none">
+                <strong>{ "No similar published run was checked. " }</strong>
+                { "The runs below are the nearest there are, but they differ from this plan as listed in their last column: treat the estimate as an extrapolation." }
+            </p>
+        }
+    } else {
+        html! {
+            <p id="evidence-similar">{ format!("{similar} of these runs are similar to this plan (same kind of model, GPU family, sequence length within 2×, close in size and layout).") }</p>
+        }
+    };
     html! {
-        <div class="table-wrap">
-            <table class="cmp evidence-table">
-                <thead><tr>
-                    <th scope="col">{ "Run" }</th><th scope="col">{ "GPUs" }</th>
-                    <th scope="col">{ "Measured step" }</th><th scope="col">{ "Predicted" }</th><th scope="col">{ "Error" }</th>
-                </tr></thead>
-                <tbody>
-                    { for near.into_iter().map(|c| {
-                        let (pred, err, class) = match estimate(&c.scenario) {
-                            Ok(e) => {
-                                let pct = (e.time.step_s - c.step_s) / c.step_s * 100.0;
-                                let class = if pct.abs() <= 10.0 { "better" } else if pct.abs() <= 25.0 { "same" } else { "worse" };
-                                (format::duration(e.time.step_s), format!("{}{} %", if pct > 0.0 { "+" } else { "" }, format::sig(pct)), class)
+        <div>
+            { verdict }
+            <div class="table-wrap">
+                <table class="cmp evidence-table">
+                    <thead><tr>
+                        <th scope="col">{ "Run" }</th><th scope="col">{ "GPUs" }</th>
+                        <th scope="col">{ "Layout" }</th><th scope="col">{ "Precision" }</th>
+                        <th scope="col">{ "Batch" }</th>
+                        <th scope="col">{ "Measured" }</th><th scope="col">{ "Predicted" }</th><th scope="col">{ "Error" }</th>
+                        <th scope="col">{ "Differs in" }</th>
+                    </tr></thead>
+                    <tbody>
+                        { for near.into_iter().map(|c| {
+                            let r = &c.scenario;
+                            let (pred, err, class) = match estimate(r) {
+                                Ok(e) => {
+                                    let pct = (e.time.step_s - c.step_s) / c.step_s * 100.0;
+                                    let class = if pct.abs() <= 10.0 { "better" } else if pct.abs() <= 25.0 { "same" } else { "worse" };
+                                    (format::duration(e.time.step_s), format!("{}{} %", if pct > 0.0 { "+" } else { "" }, format::sig(pct)), class)
+                                }
+                                Err(_) => ("–".to_string(), "not valid".to_string(), "worse"),
+                            };
+                            let tokens = r.training.global_batch as f64 * r.model.seq_len as f64 / c.step_s;
+                            let diffs = evidence::differences(s, r);
+                            let like = evidence::similar(s, r);
+                            html! {
+                                <tr class={classes!(like.then_some("similar"))}>
+                                    <th scope="row"><span class="run-name">{ r.model.name.clone() }</span><br/><span class="muted small">{ c.source.clone() }</span></th>
+                                    <td>{ format!("{} × {}", r.cluster.num_gpus, r.cluster.gpu_name()) }</td>
+                                    <td>{ evidence::layout_text(r) }<br/><span class="muted small">{ r.training.framework().as_str() }</span></td>
+                                    <td>{ r.training.precision.as_str() }</td>
+                                    <td>{ format!("{} × {}", r.training.global_batch, r.model.seq_len) }</td>
+                                    <td>{ format::duration(c.step_s) }<br/><span class="muted small">{ format!("{} tokens/s", format::si(tokens)) }</span></td>
+                                    <td>{ pred }</td>
+                                    <td class={classes!("delta", class)}>{ err }</td>
+                                    <td class="small">{ if diffs.is_empty() { "—".to_string() } else { diffs.join(", ") } }</td>
+                                </tr>
                             }
-                            Err(_) => ("–".to_string(), "not valid".to_string(), "worse"),
-                        };
-                        html! {
-                            <tr>
-                                <th scope="row"><span class="run-name">{ c.scenario.model.name.clone() }</span><br/><span class="muted small">{ c.source.clone() }</span></th>
-                                <td>{ format!("{} × {}", c.scenario.cluster.num_gpus, c.scenario.cluster.gpu_name()) }</td>
-                                <td>{ format::duration(c.step_s) }</td>
-                                <td>{ pred }</td>
-                                <td class={classes!("delta", class)}>{ err }</td>
-                            </tr>
-                        }
-                    }) }
-                </tbody>
-            </table>
+                        }) }
+                    </tbody>
+                </table>
+            </div>
         </div>
     }
 }
