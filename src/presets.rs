@@ -174,6 +174,7 @@ impl ModelPreset {
                 price_per_gpu_hour: None,
             },
             overhead: Overhead::default(),
+            calibration: Default::default(),
         }
     }
 }
