@@ -11,6 +11,7 @@
 #![deny(missing_docs)]
 
 pub mod estimate;
+pub mod layers;
 pub mod layout;
 pub mod memory;
 pub mod schedule;

@@ -110,10 +110,14 @@ pub fn dense_shard_degree(s: &Scenario) -> f64 {
     (s.parallel.dp.max(1) as f64) * (s.parallel.cp.max(1) as f64)
 }
 
-/// ZeRO shard degree for expert parameters: the expert-data-parallel size `dp·cp/ep`
-/// (Megatron `d_expert = world/(etp·e·p)`), at least 1.
+/// ZeRO shard degree for expert parameters: the expert-data-parallel size
+/// `tp·cp·dp/(ep·etp)` (Megatron-Core MoE parallel folding; Megatron-LM
+/// `theoretical_memory_usage.py` at `d98e8a6`: `expert_data_parallel_size = world /
+/// (etp·ep·pp)`), at least 1. With `etp = tp` (the default) this is `dp·cp/ep`.
 pub fn expert_shard_degree(s: &Scenario) -> f64 {
-    (dense_shard_degree(s) / s.parallel.ep.max(1) as f64).max(1.0)
+    let p = &s.parallel;
+    let folded = p.tp.max(1) as f64 * dense_shard_degree(s);
+    (folded / (p.ep.max(1) as f64 * p.etp().max(1) as f64)).max(1.0)
 }
 
 /// Model states of one GPU holding `p` parameters (dense + experts) on a stage with `layers`
