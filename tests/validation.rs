@@ -14,8 +14,9 @@ const WITHIN_10PCT_FLOOR: f64 = 0.619;
 /// ceiling on |error|.
 const WORST_ERROR_CEILING_PCT: f64 = 61.0;
 /// Mixture-of-experts step-time MAPE over the 45 `moe_*` cases (28.0 % with the basic MoE
-/// block, before MoE was modelled in depth), as a ceiling.
-const MOE_TIME_MAPE_CEILING_PCT: f64 = 28.0;
+/// block; 20.91 % with dense/MoE layer kinds, MLA, shared experts, grouped GEMMs and the
+/// per-NIC all-to-all of issue 12), as a ceiling.
+const MOE_TIME_MAPE_CEILING_PCT: f64 = 21.0;
 /// Cases in `tests/data/public.json`: 195 dense and 45 mixture-of-experts runs.
 const CASES: u64 = 240;
 /// Cases with a measured step time: 192 dense, 45 MoE.

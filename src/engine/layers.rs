@@ -106,7 +106,7 @@ mod tests {
             "model": {"layers": layers, "hidden": 1024, "heads": 8, "vocab": 1000, "seq_len": 128,
                       "ffn_act": "swiglu", "mtp_layers": mtp,
                       "moe": serde_json::from_str::<serde_json::Value>(moe).unwrap()},
-            "training": {"global_batch": 64, "micro_batch": 1, "precision": "bf16"},
+            "training": {"global_batch": 64, "micro_batch": 1, "precision": "bf16", "recompute": "none"},
             "parallel": {"tp": 1, "pp": pp, "dp": 1, "vp": vp},
             "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": pp}
         }))

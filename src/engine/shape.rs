@@ -66,6 +66,12 @@ pub struct Shape {
     pub s: f64,
     /// Layers `L`.
     pub layers: f64,
+    /// MoE layers among them (0 for a dense model; [`crate::engine::layers`]).
+    pub moe_layers: f64,
+    /// Multi-token prediction modules (`model.mtp_layers`).
+    pub mtp: f64,
+    /// Whether the MTP modules' layer is an MoE layer (the model's last layer's kind).
+    pub mtp_moe: bool,
 }
 
 impl Shape {
@@ -125,6 +131,9 @@ impl Shape {
             v: m.vocab as f64,
             s: m.seq_len as f64,
             layers: m.layers as f64,
+            moe_layers: crate::engine::layers::moe_layers_between(m, 0, m.layers) as f64,
+            mtp: m.mtp_layers() as f64,
+            mtp_moe: crate::engine::layers::last_layer_is_moe(m),
         }
     }
 

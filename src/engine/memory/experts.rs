@@ -58,7 +58,7 @@ mod tests {
                       "ffn_act": "swiglu", "vocab": 129280, "seq_len": 4096,
                       "moe": {"experts": 256, "top_k": 8, "expert_ffn_hidden": 2048,
                               "shared_experts": 1, "dense_layers": 3}},
-            "training": {"global_batch": 4096, "micro_batch": 1, "precision": "bf16"},
+            "training": {"global_batch": 4096, "micro_batch": 1, "precision": "bf16", "recompute": "none"},
             "parallel": {"tp": 2, "pp": 8, "dp": 32, "ep": 64, "etp": 1, "sp": true},
             "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 512}
         }))

@@ -17,11 +17,12 @@ pub(crate) fn core_s(x: &Inputs) -> (f64, f64) {
     let sq = d.s / x.cf;
     if x.s.training.flash_attention {
         let elements = 0.5 * b * heads_local * sq * d.s;
-        dev.flash_s(elements, d.d_h)
+        // MLA: QKᵀ reduces over d_qk, attention·V produces d_v: the mean of the two.
+        dev.flash_s(elements, d.d_attn)
     } else {
         let batch = b * heads_local;
         let mm = dev.bmm16_s(batch, sq, d.d_h, d.s); // QKᵀ
-        let mm2 = dev.bmm16_s(batch, sq, d.s, d.d_h); // attention·V
+        let mm2 = dev.bmm16_s(batch, sq, d.s, 2.0 * d.d_attn - d.d_h); // attention·V (d_v)
         let scores = batch * sq * d.s;
         let sm = dev.memory_s(SOFTMAX_ELEMENTS * x.ab * scores, 2.0);
         (mm + mm2 + sm, 2.0 * (mm + mm2) + 2.0 * sm)
