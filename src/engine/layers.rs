@@ -172,6 +172,9 @@ mod tests {
             }
             assert_eq!(m.moe, want, "stage {r}");
         }
-        assert_eq!(total, (0..37).filter(|&i| moe.is_moe_layer(i)).count() as u64);
+        assert_eq!(
+            total,
+            (0..37).filter(|&i| moe.is_moe_layer(i)).count() as u64
+        );
     }
 }

@@ -106,7 +106,16 @@ impl Shape {
                     mla.qk_rope_head_dim as f64,
                 )
             }
-            None => (a * d_h, m.kv_heads() as f64 * d_h, a * d_h, d_h, d_h, 0.0, 0.0, 0.0),
+            None => (
+                a * d_h,
+                m.kv_heads() as f64 * d_h,
+                a * d_h,
+                d_h,
+                d_h,
+                0.0,
+                0.0,
+                0.0,
+            ),
         };
         Shape {
             h: m.hidden as f64,

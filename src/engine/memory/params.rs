@@ -381,11 +381,9 @@ impl ShardedParams {
         let d = Shape::of(m);
         let dd = d.dense_layer();
         let replicated = layer_replicated_params(m);
-        let sharded = attention_params(m)
-            + shared_expert_params(m)
-            + router_params(m)
-            + layer_norm_params(m)
-            - replicated;
+        let sharded =
+            attention_params(m) + shared_expert_params(m) + router_params(m) + layer_norm_params(m)
+                - replicated;
         let dense_replicated = dense_layer_replicated_params(m);
         let (layer_dense, layer_experts, layer_matrices) = if m.moe.is_some() {
             (
@@ -407,8 +405,7 @@ impl ShardedParams {
             layer_experts,
             layer_matrices,
             dense_layer: (dense_layer_params(m) - dense_replicated) / t + dense_replicated,
-            dense_layer_matrices: (dd.attention_matrix_params() + dd.dense_mlp_matrix_params())
-                / t,
+            dense_layer_matrices: (dd.attention_matrix_params() + dd.dense_mlp_matrix_params()) / t,
             mtp_extra: 2.0 * h * h / t + 3.0 * norm_params(m),
             embedding: embedding_params(m) / t,
             final_norm: final_norm_params(m),

@@ -41,7 +41,9 @@ pub fn logits_flops_per_token(d: &Shape) -> f64 {
 /// head (DeepSeek-V3 §2.2).
 fn layers_flops_per_token(d: &Shape, attention: f64) -> f64 {
     let dd = d.dense_layer();
-    let one = |x: &Shape| layer_linear_flops_per_token(x) + attention * layer_attention_flops_per_token(x);
+    let one = |x: &Shape| {
+        layer_linear_flops_per_token(x) + attention * layer_attention_flops_per_token(x)
+    };
     let mtp_layer = if d.mtp_moe { one(d) } else { one(&dd) };
     (d.layers - d.moe_layers) * one(&dd)
         + d.moe_layers * one(d)

@@ -118,7 +118,11 @@ impl MoeCosts {
         // Permute before dispatch (read tok·h, write k copies), sort received rows by local
         // expert (read + write), and the mirror images on the way back.
         let ab = x.ab;
-        let sort = if local > 1.0 { 2.0 * rows * d.h * ab } else { 0.0 };
+        let sort = if local > 1.0 {
+            2.0 * rows * d.h * ab
+        } else {
+            0.0
+        };
         let perm_bytes = 2.0 * (tok_sp * d.h * ab + tok_sp * d.k * d.h * ab) + 2.0 * sort;
         let permute = dev.memory_s(perm_bytes, 4.0);
         let fwd = gemm_fwd + router_mem + permute;
