@@ -413,3 +413,61 @@ fn deepseek_v3_on_2048_h800s() {
         + e.time.exposed_comm_s.total();
     assert!((parts - e.time.step_s).abs() < 1e-9 * e.time.step_s);
 }
+
+#[test]
+fn estimate_report_names_the_ep_all_to_all() {
+    let v = serde_json::json!({
+        "model": serde_json::to_value(preset("deepseek-v3")).unwrap(),
+        "training": {"global_batch": 15360, "micro_batch": 1, "precision": "fp8",
+                     "recompute": "selective", "flash_attention": true},
+        "parallel": {"tp": 1, "pp": 16, "dp": 128, "ep": 64, "etp": 1, "zero_stage": 1},
+        "cluster": {"gpu": "h800-sxm5-80gb", "num_gpus": 2048, "gpus_per_node": 8}
+    });
+    let path = std::env::temp_dir().join(format!("paracalc-{}-dsv3.json", std::process::id()));
+    std::fs::write(&path, v.to_string()).unwrap();
+    let args: Vec<String> = ["estimate", path.to_str().unwrap()]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let out = paracalc::cli::run(&args).unwrap();
+    // One memory row per stage (16), and the EP all-to-all named with its group and link.
+    assert!(
+        out.contains("Memory per GPU (GiB) by pipeline stage"),
+        "{out}"
+    );
+    assert!(
+        out.lines().any(|l| l.trim_start().starts_with("15 ")),
+        "{out}"
+    );
+    assert!(
+        out.contains("ep: MoE token dispatch + combine all-to-all over 64 ranks (across nodes)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn search_folds_experts_over_tp_and_dp() {
+    use paracalc::engine::search::{search, SearchSpace};
+    // Mixtral 8x7B on 16 H100: the search tries etp = tp and etp = 1, and ep up to
+    // tp·cp·dp/etp, so layouts with more expert-parallel ranks than data-parallel ones appear.
+    let s = scen(serde_json::json!({
+        "model": serde_json::to_value(preset("mixtral-8x7b")).unwrap(),
+        "training": {"global_batch": 64, "micro_batch": 1, "precision": "bf16", "recompute": "full"},
+        "parallel": {"tp": 2, "pp": 1, "dp": 8, "ep": 4, "sp": true, "zero_stage": 1},
+        "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 16}
+    }));
+    let space = SearchSpace {
+        top: 100_000,
+        ..SearchSpace::default()
+    };
+    let r = search(&s, &space);
+    assert!(r.best.iter().any(|x| x.layout.ep > x.layout.dp));
+    assert!(r.best.iter().any(|x| x.layout.tp > 1 && x.layout.etp == 1));
+    for x in &r.best {
+        let l = &x.layout;
+        assert_eq!((l.tp * l.cp * l.dp) % (l.ep * l.etp), 0, "{l:?}");
+        let mut t = s.clone();
+        l.apply(&mut t);
+        assert!(estimate(&t).is_ok(), "{l:?}");
+    }
+}
