@@ -471,3 +471,53 @@ fn search_folds_experts_over_tp_and_dp() {
         assert!(estimate(&t).is_ok(), "{l:?}");
     }
 }
+
+#[test]
+fn megatron_arguments_for_moe_and_mla() {
+    let s = scen(serde_json::json!({
+        "model": serde_json::to_value(preset("deepseek-v3")).unwrap(),
+        "training": {"global_batch": 15360, "micro_batch": 1, "precision": "bf16", "recompute": "none"},
+        "parallel": {"tp": 2, "pp": 16, "dp": 64, "ep": 64, "etp": 1, "sp": true, "zero_stage": 1},
+        "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 2048}
+    }));
+    let args = paracalc::megatron::launch_args(&s);
+    for want in [
+        "--multi-latent-attention",
+        "--q-lora-rank 1536",
+        "--kv-lora-rank 512",
+        "--qk-head-dim 128",
+        "--qk-pos-emb-head-dim 64",
+        "--v-head-dim 128",
+        "--num-experts 256",
+        "--moe-router-topk 8",
+        "--moe-ffn-hidden-size 2048",
+        "--moe-shared-expert-intermediate-size 2048",
+        "--moe-layer-freq ([0]*3+[1]*58)",
+        "--mtp-num-layers 1",
+        "--expert-model-parallel-size 64",
+        "--expert-tensor-parallel-size 1",
+    ] {
+        assert!(
+            args.lines().any(|l| l.trim_end_matches(" \\") == want),
+            "{want}:\n{args}"
+        );
+    }
+    // Llama 4 Maverick: MoE every other layer, head_dim 128 = 5120/40 needs no --kv-channels;
+    // Qwen3 (head_dim 128 ≠ 2048/32) does.
+    let l4 = scen(serde_json::json!({
+        "model": serde_json::to_value(preset("llama4-maverick")).unwrap(),
+        "training": {"global_batch": 1024, "micro_batch": 1, "precision": "bf16", "recompute": "none"},
+        "parallel": {"tp": 4, "pp": 1, "dp": 128, "ep": 128, "etp": 4, "sp": true, "zero_stage": 1},
+        "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 512}
+    }));
+    let args = paracalc::megatron::launch_args(&l4);
+    assert!(args.contains("--moe-layer-freq 2"), "{args}");
+    assert!(!args.contains("--kv-channels") && !args.contains("--expert-tensor-parallel-size"));
+    let q = scen(serde_json::json!({
+        "model": serde_json::to_value(preset("qwen3-30b-a3b")).unwrap(),
+        "training": {"global_batch": 512, "micro_batch": 4, "precision": "bf16", "recompute": "none"},
+        "parallel": {"tp": 1, "pp": 1, "dp": 8, "ep": 8, "zero_stage": 3},
+        "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 8}
+    }));
+    assert!(paracalc::megatron::launch_args(&q).contains("--kv-channels 128"));
+}
