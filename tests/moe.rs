@@ -521,3 +521,26 @@ fn megatron_arguments_for_moe_and_mla() {
     }));
     assert!(paracalc::megatron::launch_args(&q).contains("--kv-channels 128"));
 }
+
+#[test]
+fn memory_chart_separates_expert_states() {
+    use paracalc::app::charts::memory::Component;
+    let s = scen(serde_json::json!({
+        "model": serde_json::to_value(preset("deepseek-v3")).unwrap(),
+        "training": {"global_batch": 15360, "micro_batch": 1, "precision": "bf16",
+                     "recompute": "selective", "flash_attention": true},
+        "parallel": {"tp": 1, "pp": 16, "dp": 128, "ep": 64, "etp": 1, "zero_stage": 1},
+        "cluster": {"gpu": "h800-sxm5-80gb", "num_gpus": 2048, "gpus_per_node": 8}
+    }));
+    let e = estimate(&s).unwrap();
+    // Stage 0 holds only the three dense layers: no experts; stage 1 holds MoE layers.
+    assert_eq!(Component::ExpertStates.bytes(&e.memory.stages[0]), 0.0);
+    let st = &e.memory.stages[1];
+    let experts = Component::ExpertStates.bytes(st);
+    // 3 MoE layers × 4 local experts × 3·7168·2048 weights, bf16 + fp32 grads (6 B) and the
+    // optimizer's 12 B over the expert-data-parallel group of 128/64 = 2.
+    let p = 3.0 * 4.0 * 3.0 * 7168.0 * 2048.0;
+    assert!((experts - p * (6.0 + 12.0 / 2.0)).abs() < 1.0, "{experts}");
+    let parts: f64 = Component::ALL.iter().map(|c| c.bytes(st)).sum();
+    assert!((parts - st.total_bytes).abs() < 1e-3 * st.total_bytes);
+}

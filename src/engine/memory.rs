@@ -83,6 +83,7 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
         let mix = layers::stage_mix(s, r);
         let gp = sharded.stage(r, mix);
         let st = states::model_states(s, &gp, layers + mix.mtp);
+        let experts = states::expert_states(s, &gp);
         let in_flight = activations::in_flight_micro_batches(s, r);
         let mut act = layer_bytes.of_mix(&mix) * in_flight;
         if r == 0 {
@@ -117,6 +118,9 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
             comm_buffers_bytes: comm_buffers,
             allocator_reserve_bytes: allocator_reserve,
             other_buffers_bytes: other_buffers,
+            expert_weights_bytes: experts.weights,
+            expert_gradients_bytes: experts.gradients,
+            expert_optimizer_bytes: experts.optimizer,
             in_flight_micro_batches: in_flight,
             total_bytes: total,
         });

@@ -147,6 +147,27 @@ pub fn model_states(s: &Scenario, p: &GpuParams, layers: u64) -> ModelStates {
     }
 }
 
+/// The routed experts' part of [`model_states`] (the same bytes per parameter and ZeRO sharding
+/// over the expert-data-parallel ranks; FP8 weight copies are left in the total only): what the
+/// memory chart shows as expert states.
+pub fn expert_states(s: &Scenario, p: &GpuParams) -> ModelStates {
+    let (w, g, o) = scenario_bytes_per_param(s);
+    let zero = s.parallel.zero_stage;
+    let ne = expert_shard_degree(s);
+    let shard = |bytes: f64, from_stage: u8| -> f64 {
+        if zero >= from_stage {
+            bytes * p.experts / ne
+        } else {
+            bytes * p.experts
+        }
+    };
+    ModelStates {
+        weights: shard(w, 3),
+        gradients: shard(g, 2),
+        optimizer: shard(o, 1),
+    }
+}
+
 /// Megatron-LM bytes per parameter (`theoretical_memory_usage.py`,
 /// `compute_weight_and_optimizer_memory`): 18 without the distributed optimizer, `6 + 12/d` with
 /// it (bf16 params and fp32 grads replicated, fp32 master + Adam sharded over `d`).
