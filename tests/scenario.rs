@@ -233,17 +233,17 @@ fn impossible_modern_settings_name_their_field() {
         (
             "model.moe.moe_every",
             serde_json::json!({"model": {"moe": {"moe_every": 0}}}),
-            "the MoE layer frequency must be at least 1, got 0.",
+            "MoE every must be at least 1, got 0.",
         ),
         (
             "model.mla.kv_lora_rank",
             serde_json::json!({"model": {"mla": {"kv_lora_rank": 0}}}),
-            "the key/value latent rank must be at least 1, got 0.",
+            "MLA KV latent rank must be at least 1 with latent attention, got 0.",
         ),
         (
             "model.head_dim",
             serde_json::json!({"model": {"head_dim": 0}}),
-            "the head dimension must be at least 1, got 0.",
+            "Head dimension must be at least 1, got 0.",
         ),
     ];
     for (field, patch, message) in cases {
