@@ -12,6 +12,10 @@
 //! | `llama3-8b/70b`, `llama3.1-8b/70b/405b` | Llama Team 2024, *The Llama 3 Herd of Models* (arXiv 2407.21783) Table 3 + HF `config.json` | NVIDIA dgxc-benchmarking v25.04 llama3.1 layouts |
 //! | `mixtral-8x7b` | Jiang et al. 2024, *Mixtral of Experts* (arXiv 2401.04088) Table 1 | paracalc's choice (NeMo-style TP1/PP4/EP8) |
 //! | `mixtral-8x22b` | `mistralai/Mixtral-8x22B-v0.1` `config.json` | paracalc's choice |
+//! | `deepseek-v3` | `deepseek-ai/DeepSeek-V3` `config.json`; DeepSeek-V3 Technical Report (arXiv 2412.19437) | the report's 2048-H800 layout (PP16, EP64, ZeRO-1, FP8) |
+//! | `qwen3-30b-a3b`, `qwen3-235b-a22b` | `Qwen/Qwen3-30B-A3B`, `Qwen/Qwen3-235B-A22B` `config.json` | Automodel performance summary (30B); paracalc's choice (235B) |
+//! | `gpt-oss-120b`, `gpt-oss-20b` | `openai/gpt-oss-*` `config.json` and model card | paracalc's choice after the Automodel performance summary |
+//! | `llama4-maverick` | `meta-llama/Llama-4-Maverick-17B-128E` `config.json` | dgxc-benchmarking v25.05 H100 row |
 //! | `bloom-176b` | BigScience 2022 (arXiv 2211.05100); `bigscience/bloom` `config.json` | the production run (bigscience tr11-176B-ml README) |
 //! | `nemotron4-340b` | NVIDIA 2024, *Nemotron-4 340B Technical Report* (arXiv 2406.11704) Table 1 | the same report, Table 2 (6144 GPUs) |
 //! | `qwen2-72b` | Qwen Team 2024, *Qwen2 Technical Report* (arXiv 2407.10671) Table 1 + `Qwen/Qwen2-72B` `config.json` | paracalc's choice |
@@ -28,8 +32,8 @@
 //! Presets are plain text data: names are rendered as text only.
 
 use crate::scenario::{
-    Cluster, FfnAct, GpuChoice, Model, Moe, Optimizer, Overhead, Parallel, Precision, Recompute,
-    Scenario, Training,
+    Cluster, FfnAct, GpuChoice, Mla, Model, Moe, Optimizer, Overhead, Parallel, Precision,
+    Recompute, Scenario, Training,
 };
 
 /// The architecture part of a model preset (the numbers of [`Model`]).
@@ -55,6 +59,12 @@ pub struct Arch {
     pub tied_embeddings: bool,
     /// Mixture-of-experts settings.
     pub moe: Option<Moe>,
+    /// Head dimension where it is not `hidden/heads` (Qwen3, gpt-oss, Llama 4).
+    pub head_dim: Option<u64>,
+    /// Multi-head latent attention (DeepSeek-V3).
+    pub mla: Option<Mla>,
+    /// Multi-token prediction modules (DeepSeek-V3: 1).
+    pub mtp_layers: Option<u64>,
 }
 
 /// The training setup, layout and cluster of a model preset.
@@ -94,6 +104,8 @@ pub struct Setup {
     pub grad_reduce_in_fp32: Option<bool>,
     /// GPUs per node.
     pub gpus_per_node: u64,
+    /// Expert tensor parallel; `None` = `tp` (Megatron-Core's default).
+    pub etp: Option<u64>,
 }
 
 /// A model preset: a complete default scenario with its sources.
@@ -131,9 +143,9 @@ impl ModelPreset {
                 seq_len: a.seq_len,
                 tied_embeddings: a.tied_embeddings,
                 moe: a.moe,
-                head_dim: None,
-                mla: None,
-                mtp_layers: None,
+                head_dim: a.head_dim,
+                mla: a.mla,
+                mtp_layers: a.mtp_layers,
             },
             training: Training {
                 global_batch: t.global_batch,
@@ -161,7 +173,7 @@ impl ModelPreset {
                 bucket_mb: None,
                 tp_comm_overlap: None,
                 dp_comm_overlap: None,
-                etp: None,
+                etp: t.etp,
                 shard_ranks: None,
             },
             cluster: Cluster {
@@ -215,6 +227,9 @@ const fn dense(
         seq_len,
         tied_embeddings,
         moe: None,
+        head_dim: None,
+        mla: None,
+        mtp_layers: None,
     }
 }
 
@@ -254,6 +269,7 @@ const fn dp_only(global_batch: u64, micro_batch: u64, tp: u64, dp: u64, tokens: 
         gpu: "a100-sxm4-80gb",
         gpus_per_node: 8,
         grad_reduce_in_fp32: None,
+        etp: None,
     }
 }
 
@@ -288,6 +304,7 @@ const fn h100(
         gpu: "h100-sxm5-80gb",
         gpus_per_node: 8,
         grad_reduce_in_fp32: None,
+        etp: None,
     }
 }
 
@@ -391,6 +408,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpu: "a100-sxm4-80gb",
             gpus_per_node: 8,
             grad_reduce_in_fp32: None,
+            etp: None,
         },
         source: GPT3_SRC,
         setup_source: "DESIGN.md's example scenario: TP8 PP16 DP8 on 1024 A100 80GB, selective recomputation with sequence parallelism (Korthikanti et al. 2022, Tables 3-5), batch 1536 = 3.2M tokens (Brown et al. Table 2.1)",
@@ -485,6 +503,132 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
         source: "mistralai/Mixtral-8x22B-v0.1 config.json: hidden_size 6144, num_hidden_layers 56, num_attention_heads 48, num_key_value_heads 8, intermediate_size 16384, vocab_size 32768, num_local_experts 8, num_experts_per_tok 2; sequence 4096 used here",
         setup_source: "paracalc's choice: TP2 PP8 EP8 on 256 H100, GBS 256",
     },
+    // --- Fine-grained MoE with shared experts, MLA and MTP (issue 12) ---
+    ModelPreset {
+        id: "deepseek-v3",
+        name: "DeepSeek-V3 671B",
+        arch: Arch {
+            moe: Some(Moe {
+                shared_experts: Some(1),
+                dense_layers: Some(3),
+                ..Moe::new(256, 8, 2048)
+            }),
+            mla: Some(Mla {
+                q_lora_rank: 1536,
+                kv_lora_rank: 512,
+                qk_nope_head_dim: 128,
+                qk_rope_head_dim: 64,
+                v_head_dim: 128,
+            }),
+            mtp_layers: Some(1),
+            ..dense(61, 7168, 128, 128, 18432, FfnAct::Swiglu, 129280, 4096, false)
+        },
+        setup: Setup {
+            global_batch: 15360,
+            micro_batch: 1,
+            precision: Precision::Fp8,
+            recompute: Recompute::Selective,
+            flash_attention: true,
+            train_tokens: Some(14.8e12),
+            tp: 1,
+            pp: 16,
+            dp: 128,
+            cp: 1,
+            ep: 64,
+            vp: 1,
+            sp: false,
+            zero_stage: 1,
+            gpu: "h800-sxm5-80gb",
+            gpus_per_node: 8,
+            grad_reduce_in_fp32: None,
+            etp: Some(1),
+        },
+        source: "deepseek-ai/DeepSeek-V3 config.json: hidden_size 7168, num_hidden_layers 61, num_attention_heads 128, intermediate_size 18432 (first_k_dense_replace 3 dense layers), moe_intermediate_size 2048, n_routed_experts 256, num_experts_per_tok 8, n_shared_experts 1, q_lora_rank 1536, kv_lora_rank 512, qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128, num_nextn_predict_layers 1, vocab_size 129280, untied; DeepSeek-V3 Technical Report (arXiv 2412.19437) §2, §4.2: sequence 4096, 14.8T tokens",
+        setup_source: "DeepSeek-V3 Technical Report (arXiv 2412.19437) §3.1-3.3, §4.2: 2048 H800 GPUs (8 per node), 16-way pipeline, 64-way expert parallel over 8 nodes, ZeRO-1 data parallel, no tensor parallel, FP8 mixed precision, RMSNorm and MLA up-projections recomputed (selective), batch 15360 sequences of 4096 after warm-up; DualPipe is priced as 1F1B",
+    },
+    ModelPreset {
+        id: "qwen3-30b-a3b",
+        name: "Qwen3-30B-A3B",
+        arch: Arch {
+            moe: Some(Moe::new(128, 8, 768)),
+            head_dim: Some(128),
+            ..dense(48, 2048, 32, 4, 6144, FfnAct::Swiglu, 151936, 4096, false)
+        },
+        setup: Setup {
+            global_batch: 512,
+            micro_batch: 4,
+            zero_stage: 3,
+            ..h100(512, Precision::Bf16, Recompute::Full, None, 1, 1, 16, 1, 8, 1)
+        },
+        source: "Qwen/Qwen3-30B-A3B config.json: num_hidden_layers 48, hidden_size 2048, num_attention_heads 32, num_key_value_heads 4, head_dim 128, num_experts 128, num_experts_per_tok 8, moe_intermediate_size 768, vocab_size 151936, tie_word_embeddings false; model card: 30.5B total, 3.3B activated",
+        setup_source: "paracalc's choice after NVIDIA-NeMo/Automodel docs/performance-summary.md (e45812012), row 'Qwen3 MoE 30B' (DGX-H100, BF16: 8 GPUs, GBS 512, MBS 4, seq 4096, EP 8, FSDP 8): 16 GPUs so that the expert states shard over 2 expert-data-parallel ranks, and full activation recomputation (without it the 4×4096-token micro-batch's dispatched expert activations alone exceed 80 GB)",
+    },
+    ModelPreset {
+        id: "qwen3-235b-a22b",
+        name: "Qwen3-235B-A22B",
+        arch: Arch {
+            moe: Some(Moe::new(128, 8, 1536)),
+            head_dim: Some(128),
+            ..dense(94, 4096, 64, 4, 12288, FfnAct::Swiglu, 151936, 4096, false)
+        },
+        setup: Setup {
+            etp: Some(1),
+            ..h100(1024, Precision::Bf16, Recompute::Selective, None, 2, 8, 16, 1, 32, 1)
+        },
+        source: "Qwen/Qwen3-235B-A22B config.json: num_hidden_layers 94, hidden_size 4096, num_attention_heads 64, num_key_value_heads 4, head_dim 128, num_experts 128, num_experts_per_tok 8, moe_intermediate_size 1536, vocab_size 151936, untied; model card: 235B total, 22B activated",
+        setup_source: "paracalc's choice: TP2 PP8 EP32 (expert TP 1, folded over TP·DP) on 256 H100, GBS 1024, sequence 4096",
+    },
+    ModelPreset {
+        id: "gpt-oss-120b",
+        name: "gpt-oss-120b",
+        arch: Arch {
+            moe: Some(Moe::new(128, 4, 2880)),
+            head_dim: Some(64),
+            ..dense(36, 2880, 64, 8, 2880, FfnAct::Swiglu, 201088, 4096, false)
+        },
+        setup: Setup {
+            micro_batch: 2,
+            zero_stage: 3,
+            ..h100(512, Precision::Bf16, Recompute::Full, None, 1, 1, 64, 1, 8, 1)
+        },
+        source: "openai/gpt-oss-120b config.json: num_hidden_layers 36, hidden_size 2880, num_attention_heads 64, num_key_value_heads 8, head_dim 64, num_local_experts 128, num_experts_per_tok 4, intermediate_size 2880, vocab_size 201088; OpenAI gpt-oss model card: 116.83B total, 5.13B active; alternating 128-token sliding-window attention and attention sinks are priced as full attention",
+        setup_source: "paracalc's choice after NVIDIA-NeMo/Automodel docs/performance-summary.md (e45812012), row 'GPT-OSS 120B': 64 H100, GBS 512, MBS 2, seq 4096, FSDP 64; EP 8 and full activation recomputation chosen here (to fit 80 GB)",
+    },
+    ModelPreset {
+        id: "gpt-oss-20b",
+        name: "gpt-oss-20b",
+        arch: Arch {
+            moe: Some(Moe::new(32, 4, 2880)),
+            head_dim: Some(64),
+            ..dense(24, 2880, 64, 8, 2880, FfnAct::Swiglu, 201088, 4096, false)
+        },
+        setup: Setup {
+            micro_batch: 2,
+            zero_stage: 3,
+            ..h100(256, Precision::Bf16, Recompute::Full, None, 1, 1, 8, 1, 8, 1)
+        },
+        source: "openai/gpt-oss-20b config.json: num_hidden_layers 24, hidden_size 2880, num_attention_heads 64, num_key_value_heads 8, head_dim 64, num_local_experts 32, num_experts_per_tok 4, intermediate_size 2880, vocab_size 201088; OpenAI gpt-oss model card: 20.91B total, 3.61B active",
+        setup_source: "paracalc's choice after NVIDIA-NeMo/Automodel docs/performance-summary.md (e45812012), row 'GPT-OSS 20B': 8 H100, GBS 256, MBS 2, seq 4096, FSDP 8; EP 8 and full activation recomputation chosen here (to fit 80 GB)",
+    },
+    ModelPreset {
+        id: "llama4-maverick",
+        name: "Llama 4 Maverick 400B",
+        arch: Arch {
+            moe: Some(Moe {
+                shared_experts: Some(1),
+                moe_every: Some(2),
+                ..Moe::new(128, 1, 8192)
+            }),
+            head_dim: Some(128),
+            ..dense(48, 5120, 40, 8, 16384, FfnAct::Swiglu, 202048, 8192, false)
+        },
+        setup: Setup {
+            etp: Some(4),
+            ..h100(1024, Precision::Bf16, Recompute::None, None, 4, 1, 128, 1, 128, 1)
+        },
+        source: "meta-llama/Llama-4-Maverick-17B-128E text_config: num_hidden_layers 48, hidden_size 5120, num_attention_heads 40, num_key_value_heads 8, head_dim 128, num_local_experts 128, num_experts_per_tok 1, intermediate_size 8192 (experts and the shared expert), intermediate_size_mlp 16384 (dense layers), interleave_moe_layer_step 2, vocab_size 202048",
+        setup_source: "NVIDIA dgxc-benchmarking v25.05.05 llama4/README.md (H100 row): 512 GPUs, TP 4, PP 1, EP 128, ETP 4, GBS 1024, MBS 1, sequence 8192",
+    },
     // --- Other large dense models people train or reproduce ---
     ModelPreset {
         id: "bloom-176b",
@@ -508,6 +652,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpu: "a100-sxm4-80gb",
             gpus_per_node: 8,
             grad_reduce_in_fp32: None,
+            etp: None,
         },
         source: "BigScience 2022, BLOOM (arXiv 2211.05100), §3.2 and the model-size table (70 layers, 112 heads, hidden 14336, sequence 2048, 366B tokens); bigscience/bloom config.json (vocab 250880 = 250680 padded, tied embeddings, GELU)",
         setup_source: "the production run: bigscience tr11-176B-ml README (384 A100 80GB, TP4 PP12 DP8, micro-batch 2, global batch 2048, bf16, ZeRO-1, activation checkpointing)",
@@ -535,6 +680,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpu: "h100-sxm5-80gb",
             gpus_per_node: 8,
             grad_reduce_in_fp32: None,
+            etp: None,
         },
         source: "NVIDIA 2024, Nemotron-4 340B Technical Report (arXiv 2406.11704), Table 1: 96 layers, hidden 18432, 96 heads, 8 KV heads, sequence 4096, vocab 256000, squared-ReLU MLP (4h), untied; 9T tokens",
         setup_source: "the same report, Table 2: TP8 PP12 DP64 on 6144 H100, batch 2304",
@@ -577,6 +723,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpu: "a100-sxm4-40gb",
             gpus_per_node: 8,
             grad_reduce_in_fp32: None,
+            etp: None,
         },
         source: "tiiuae/falcon-40b config.json (hidden_size 8192, 60 layers, 128 heads, 8 KV groups, vocab 65024, GELU MLP of 4h, tied embeddings) and model card (sequence 2048, 1T tokens)",
         setup_source: "the model card: 384 A100 40GB, 3D parallelism TP8 PP4 DP12 with ZeRO, batch 1152; full recomputation is paracalc's choice",
