@@ -49,6 +49,7 @@ impl LayerMix {
 }
 
 /// MoE layers among the layers `lo..hi` (0-based, model order).
+#[inline]
 pub fn moe_layers_between(m: &Model, lo: u64, hi: u64) -> u64 {
     match m.moe {
         Some(moe) => moe.moe_layers(hi).saturating_sub(moe.moe_layers(lo)),
@@ -75,10 +76,20 @@ pub fn model_mix(m: &Model) -> LayerMix {
 
 /// The layers of pipeline stage `stage` by kind (all its `vp` chunks), with the MTP modules on
 /// the last stage.
+#[inline]
 pub fn stage_mix(s: &Scenario, stage: u64) -> LayerMix {
     let m = &s.model;
     let (pp, vp) = (s.parallel.pp.max(1), s.parallel.vp.max(1));
     let custom = s.parallel.layers_per_stage.as_deref();
+    let last = stage + 1 == pp;
+    if m.moe.is_none() {
+        return LayerMix {
+            dense: super::layout::stage_layers(m.layers, pp, vp, custom, stage),
+            moe: 0,
+            mtp: if last { m.mtp_layers() } else { 0 },
+            mtp_moe: false,
+        };
+    }
     let (mut dense, mut moe) = (0, 0);
     for k in 0..vp {
         let chunk = stage + k * pp;
@@ -88,7 +99,6 @@ pub fn stage_mix(s: &Scenario, stage: u64) -> LayerMix {
         moe += e;
         dense += n - e;
     }
-    let last = stage + 1 == pp;
     LayerMix {
         dense,
         moe,

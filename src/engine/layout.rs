@@ -19,6 +19,7 @@
 //! Everything here is O(1) per query and allocation-free.
 
 /// Layers of chunk `chunk` (0-based, model order, `0..pp·vp`). Returns 0 for out-of-range input.
+#[inline]
 pub fn chunk_layers(layers: u64, pp: u64, vp: u64, custom: Option<&[u64]>, chunk: u64) -> u64 {
     let chunks = pp.saturating_mul(vp);
     if chunks == 0 || chunk >= chunks {
@@ -52,6 +53,7 @@ pub fn chunk_layers(layers: u64, pp: u64, vp: u64, custom: Option<&[u64]>, chunk
 
 /// Index of the first layer of chunk `chunk` (model order): the layers of all earlier chunks.
 /// O(1) for the default split, O(pp) with `layers_per_stage`; 0 for out-of-range input.
+#[inline]
 pub fn chunk_start(layers: u64, pp: u64, vp: u64, custom: Option<&[u64]>, chunk: u64) -> u64 {
     let chunks = pp.saturating_mul(vp);
     if chunks == 0 || chunk == 0 {
@@ -84,6 +86,7 @@ pub fn chunk_start(layers: u64, pp: u64, vp: u64, custom: Option<&[u64]>, chunk:
 }
 
 /// Layers held by pipeline stage `stage` (all its `vp` chunks together).
+#[inline]
 pub fn stage_layers(layers: u64, pp: u64, vp: u64, custom: Option<&[u64]>, stage: u64) -> u64 {
     if let Some(list) = custom {
         return list.get(stage as usize).copied().unwrap_or(0);

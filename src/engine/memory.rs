@@ -55,7 +55,7 @@ pub mod params;
 pub mod states;
 
 use super::estimate::{MemoryEstimate, StageMemory};
-use super::{layers, layout};
+use super::layers;
 use crate::scenario::{GpuSpec, Scenario};
 use overhead::GIB;
 
@@ -64,8 +64,6 @@ use overhead::GIB;
 pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
     out.stages.clear();
     let pp = s.parallel.pp.max(1);
-    let vp = s.parallel.vp.max(1);
-    let custom = s.parallel.layers_per_stage.as_deref();
     let layer_bytes = activations::LayerBytes::new(s);
     let embedding = activations::embedding_bytes(s);
     let output = activations::output_bytes(s);
@@ -79,8 +77,8 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
     let mut peak = f64::NEG_INFINITY;
     let mut peak_stage = 0;
     for r in 0..pp {
-        let layers = layout::stage_layers(s.model.layers, pp, vp, custom, r);
         let mix = layers::stage_mix(s, r);
+        let layers = mix.layers();
         let gp = sharded.stage(r, mix);
         let st = states::model_states(s, &gp, layers + mix.mtp);
         let experts = states::expert_states(s, &gp);

@@ -72,6 +72,9 @@ pub struct Shape {
     pub mtp: f64,
     /// Whether the MTP modules' layer is an MoE layer (the model's last layer's kind).
     pub mtp_moe: bool,
+    /// Attention weight-matrix parameters of one layer ([`Shape::attention_matrix_params`]),
+    /// computed once.
+    pub attn_params: f64,
 }
 
 impl Shape {
@@ -117,7 +120,7 @@ impl Shape {
                 0.0,
             ),
         };
-        Shape {
+        let mut d = Shape {
             h: m.hidden as f64,
             heads: a,
             d_h: d_qk,
@@ -143,7 +146,10 @@ impl Shape {
             moe_layers: crate::engine::layers::moe_layers_between(m, 0, m.layers) as f64,
             mtp: m.mtp_layers() as f64,
             mtp_moe: crate::engine::layers::last_layer_is_moe(m),
-        }
+            attn_params: 0.0,
+        };
+        d.attn_params = d.attention_gemms_params();
+        d
     }
 
     /// The same model's dense-MLP layer: attention as [`Shape::of`], the MLP a dense one of
@@ -180,6 +186,14 @@ impl Shape {
     /// (or `h·a·d_qk` without query compression) `+ kv_lora·(h + a·(d_nope + d_v)) + h·d_rope
     /// + a·d_v·h`; its latent norms are in [`crate::engine::memory::params::attention_params`].
     pub fn attention_matrix_params(&self) -> f64 {
+        self.attn_params
+    }
+
+    /// The sum of the attention GEMMs' `k·n` (what [`Shape::of`] stores in `attn_params`).
+    fn attention_gemms_params(&self) -> f64 {
+        if !self.is_mla() {
+            return 2.0 * self.h * self.q + 2.0 * self.h * self.kv;
+        }
         let (g, n) = self.layer_gemms();
         g.iter()
             .take(self.attention_gemms().min(n))

@@ -69,11 +69,10 @@ pub fn attention_params(m: &Model) -> f64 {
 /// Parameters of one dense MLP of inner size `f`: `c_ffn·h·f` (`c_ffn` = 2 GELU, 3 SwiGLU), plus
 /// biases `f + h` for GELU models.
 pub fn mlp_params_of(m: &Model, f: u64) -> f64 {
-    let d = Shape::of(m);
-    let f = f as f64;
-    let w = d.mlp_matrix_params(f);
+    let (f, h) = (f as f64, m.hidden as f64);
+    let w = m.ffn_act.num_matrices() as f64 * h * f;
     if has_biases(m) {
-        w + f + d.h
+        w + f + h
     } else {
         w
     }
@@ -381,11 +380,14 @@ impl ShardedParams {
         let d = Shape::of(m);
         let dd = d.dense_layer();
         let replicated = layer_replicated_params(m);
-        let sharded =
-            attention_params(m) + shared_expert_params(m) + router_params(m) + layer_norm_params(m)
-                - replicated;
+        let attention = attention_params(m);
+        let dense_layer = attention + mlp_params(m) + layer_norm_params(m);
         let dense_replicated = dense_layer_replicated_params(m);
+        let dense_sharded = (dense_layer - dense_replicated) / t + dense_replicated;
         let (layer_dense, layer_experts, layer_matrices) = if m.moe.is_some() {
+            let sharded =
+                attention + shared_expert_params(m) + router_params(m) + layer_norm_params(m)
+                    - replicated;
             (
                 sharded / t + replicated,
                 expert_params(m) / e,
@@ -394,7 +396,7 @@ impl ShardedParams {
             )
         } else {
             (
-                (dense_layer_params(m) - dense_replicated) / t + dense_replicated,
+                dense_sharded,
                 0.0,
                 (d.attention_matrix_params() + d.dense_mlp_matrix_params()) / t,
             )
@@ -404,7 +406,7 @@ impl ShardedParams {
             layer_dense,
             layer_experts,
             layer_matrices,
-            dense_layer: (dense_layer_params(m) - dense_replicated) / t + dense_replicated,
+            dense_layer: dense_sharded,
             dense_layer_matrices: (dd.attention_matrix_params() + dd.dense_mlp_matrix_params()) / t,
             mtp_extra: 2.0 * h * h / t + 3.0 * norm_params(m),
             embedding: embedding_params(m) / t,

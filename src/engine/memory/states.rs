@@ -122,6 +122,7 @@ pub fn expert_shard_degree(s: &Scenario) -> f64 {
 
 /// Model states of one GPU holding `p` parameters (dense + experts) on a stage with `layers`
 /// layers, for the scenario's precision and ZeRO stage.
+#[inline]
 pub fn model_states(s: &Scenario, p: &GpuParams, layers: u64) -> ModelStates {
     let (w, g, o) = scenario_bytes_per_param(s);
     let zero = s.parallel.zero_stage;
@@ -150,7 +151,11 @@ pub fn model_states(s: &Scenario, p: &GpuParams, layers: u64) -> ModelStates {
 /// The routed experts' part of [`model_states`] (the same bytes per parameter and ZeRO sharding
 /// over the expert-data-parallel ranks; FP8 weight copies are left in the total only): what the
 /// memory chart shows as expert states.
+#[inline]
 pub fn expert_states(s: &Scenario, p: &GpuParams) -> ModelStates {
+    if p.experts <= 0.0 {
+        return ModelStates::default();
+    }
     let (w, g, o) = scenario_bytes_per_param(s);
     let zero = s.parallel.zero_stage;
     let ne = expert_shard_degree(s);

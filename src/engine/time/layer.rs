@@ -11,7 +11,7 @@ use super::compute::Device;
 use super::inputs::Inputs;
 use super::layer_comm::{CpCosts, TpCosts};
 use super::moe::MoeCosts;
-use crate::engine::shape::Shape;
+use crate::engine::shape::{LayerGemm, Shape, MAX_LAYER_GEMMS};
 use crate::scenario::Recompute;
 
 /// Element-wise bytes per token per layer in the forward pass, in units of one activation
@@ -145,12 +145,12 @@ pub(crate) fn layer_gemms_s(
     tf: f64,
     moe_gemm_fwd: f64,
 ) -> (f64, f64) {
-    let (gemms, n) = d.layer_gemms();
-    let attn = if d.is_mla() {
-        d.attention_gemms().min(n)
+    let (gemms, n) = if d.is_mla() {
+        d.layer_gemms()
     } else {
-        0
+        ([LayerGemm::default(); MAX_LAYER_GEMMS], 0)
     };
+    let attn = d.attention_gemms().min(n);
     let (mut all, mut col) = if d.is_mla() {
         (0.0, 0.0)
     } else {
