@@ -58,10 +58,10 @@ pub(super) const IGNORED: &[&str] = &[
 
 /// Reads an MoE-family config, or `None` when `model_type` is not one of them. `obj` is the
 /// config (for Llama 4 the caller passes its `text_config`).
-pub(super) fn import<'k>(
+pub(super) fn import(
     model_type: &str,
     obj: &Map<String, Value>,
-    used: &mut Vec<&'k str>,
+    used: &mut Vec<&str>,
     notes: &mut Vec<String>,
     base: &Model,
 ) -> Option<Result<(&'static str, Model), HfError>> {
@@ -76,10 +76,10 @@ pub(super) fn import<'k>(
     Some(read(model_type, obj, used, notes, base).map(|m| (family, m)))
 }
 
-fn read<'k>(
+fn read(
     model_type: &str,
     obj: &Map<String, Value>,
-    used: &mut Vec<&'k str>,
+    used: &mut Vec<&str>,
     notes: &mut Vec<String>,
     base: &Model,
 ) -> Result<Model, HfError> {
