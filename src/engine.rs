@@ -10,6 +10,7 @@
 //! numbers (e.g. "Korthikanti et al. 2022, Table 2") appear in the doc comments.
 #![deny(missing_docs)]
 
+pub mod advice;
 pub mod estimate;
 pub mod layers;
 pub mod layout;
@@ -17,6 +18,7 @@ pub mod memory;
 pub mod schedule;
 pub mod search;
 pub mod shape;
+pub mod stack;
 pub mod sweep;
 pub mod time;
 

@@ -567,7 +567,14 @@ fn full_search_gpt3_175b_1024_a100_in_wasm() {
         report.evaluated as f64 / (step_ms / 1000.0),
         report_ms
     );
-    assert_eq!(report.evaluated, total);
+    // Every candidate is evaluated or left out because the framework cannot run it.
+    let left_out: u64 = report
+        .rejected
+        .iter()
+        .filter(|(why, _)| why.contains("cannot run it"))
+        .map(|(_, n)| n)
+        .sum();
+    assert_eq!(report.evaluated + left_out, total);
     assert!(all <= 2000.0, "full search took {all:.0} ms");
 }
 
@@ -589,7 +596,9 @@ async fn full_search_in_the_panel_in_slices() {
         .text_content()
         .unwrap();
     console_log!("full search in the panel: {ms:.0} ms in {slices} slices; {text}");
-    assert!(text.starts_with("Searched 130"), "{text}");
+    // About 130 000 candidates; those with ZeRO-2 (a quarter) are left out before evaluation
+    // (Megatron-LM has no ZeRO-2, engine::stack), leaving 99 183 evaluated.
+    assert!(text.starts_with("Searched 99"), "{text}");
     if !cfg!(debug_assertions) {
         assert!(ms <= 2000.0, "sliced full search took {ms:.0} ms");
     }

@@ -17,17 +17,17 @@
 //!   "Tile Quantization"; CUTLASS/cuBLAS Hopper GEMMs use 128-row tiles), on top of the
 //!   roofline and short-reduction penalty of [`Device::gemm_s`]; one launch per projection.
 //! - **Router, permute, unpermute** are memory-bound ([`Device::memory_s`]).
-//! - **All-to-all** ([`a2a_s`]): a GPU's outgoing bytes to members in its own NVLink domain go
-//!   over NVLink, the rest through its own NIC; the two run at once.
+//! - **All-to-all** ([`Group::all_to_all_s`] of the expert-parallel group, whose members are
+//!   `etp` ranks apart): a GPU's bytes to members in its own NVLink domain go over NVLink, the
+//!   rest through its own NIC, concurrently.
 //! - **Overlap.** None of the frameworks' defaults overlaps the dispatch with compute
 //!   (Megatron-Core's `--overlap-moe-expert-parallel-comm` and `--moe-shared-expert-overlap`
 //!   are opt-in), so the all-to-all time is exposed.
 
-use super::comm::{Group, NIC_EFFICIENCY, NIC_LATENCY_S, NVLINK_EFFICIENCY, NVLINK_LATENCY_S};
+use super::comm::Group;
 use super::compute::Device;
 use super::inputs::Inputs;
 use crate::engine::shape::Shape;
-use crate::scenario::GpuSpec;
 
 /// Rows per tile of a grouped GEMM (module docs).
 pub const M_TILE: f64 = 128.0;
@@ -45,37 +45,6 @@ pub struct MoeCosts {
     pub comm_pass: f64,
     /// Bytes one GPU sends in one dispatch all-to-all.
     pub a2a_bytes: f64,
-}
-
-/// All-to-all of `bytes` per GPU (each sends `bytes/n` to every member) over `n` ranks that
-/// are `stride` ranks apart: bytes to members in the same NVLink domain over NVLink, the others
-/// through the GPU's own NIC, concurrently: `α + max(S·(k−1)/n / B_nvl, S·(n−k)/n / B_nic)` with
-/// `k` members per domain. Unlike a ring, no hierarchy pools the node's NICs: every GPU's
-/// cross-node share leaves through its own NIC (NCCL's all-to-all is point-to-point sends).
-pub fn a2a_s(gpu: &GpuSpec, n: u64, stride: u64, bytes: f64) -> f64 {
-    if n <= 1 || bytes <= 0.0 {
-        return 0.0;
-    }
-    let (nvl, domain) = match gpu.nvlink_gbps {
-        Some(b) => (b * 1e9 * NVLINK_EFFICIENCY, gpu.nvlink_domain_gpus.max(1)),
-        None => (
-            gpu.pcie_gbps.unwrap_or(super::comm::DEFAULT_PCIE_GBPS)
-                * 1e9
-                * super::comm::PCIE_EFFICIENCY,
-            super::comm::GPUS_PER_PCIE_HOST,
-        ),
-    };
-    let nic = gpu.nic_gbps.unwrap_or(super::comm::DEFAULT_NIC_GBPS) * 1e9 * NIC_EFFICIENCY;
-    let k = (domain / stride.max(1)).clamp(1, n) as f64;
-    let nf = n as f64;
-    let intra = bytes * (k - 1.0) / nf / nvl.max(1.0);
-    let inter = bytes * (nf - k) / nf / nic.max(1.0);
-    let latency = if k < nf {
-        NIC_LATENCY_S
-    } else {
-        NVLINK_LATENCY_S
-    };
-    latency + intra.max(inter)
 }
 
 /// Time of a grouped GEMM: `groups` GEMMs of `[m×k]·[k×n]`, each `m` rounded up to whole
@@ -130,9 +99,8 @@ impl MoeCosts {
         // Dispatch and combine: this GPU sends its tokens' k copies; the busiest receives
         // `imbalance ×` that. Expert-tensor gather/scatter of the received rows.
         let a2a_bytes = tok_sp * d.k * d.h * ab;
-        let gpu = x.gpu;
-        let a2a = a2a_s(gpu, x.e, par.etp().max(1), a2a_bytes * d.imbalance);
-        let etp_g = Group::new(gpu, par.etp().max(1), 1);
+        let a2a = x.groups.ep.all_to_all_s(a2a_bytes * d.imbalance);
+        let etp_g = Group::new(x.gpu, par.etp().max(1), 1);
         let gather = etp_g.gather_s(rows * d.h * ab);
         MoeCosts {
             fwd,
@@ -150,30 +118,18 @@ mod tests {
     use crate::scenario::gpu_preset;
 
     #[test]
-    fn all_to_all_by_hand() {
-        let h800 = gpu_preset("h800-sxm5-80gb").unwrap().spec;
-        // 64 ranks, 8 per node: 7/64 of the bytes over NVLink (200·0.78 GB/s), 56/64 through
-        // the NIC (50·0.85 GB/s): the NIC part dominates.
-        let s = 1e9;
-        let want = NIC_LATENCY_S + s * 56.0 / 64.0 / (50e9 * 0.85);
-        assert!((a2a_s(&h800, 64, 1, s) - want).abs() < 1e-12);
-        // Inside one node: NVLink only.
-        let want = NVLINK_LATENCY_S + s * 7.0 / 8.0 / (200e9 * 0.78);
-        assert!((a2a_s(&h800, 8, 1, s) - want).abs() < 1e-12);
-        assert_eq!(a2a_s(&h800, 1, 1, s), 0.0);
-    }
-
-    #[test]
     fn small_expert_gemms_pay_for_whole_tiles() {
         let dev = Device::new(
             &gpu_preset("h100-sxm5-80gb").unwrap().spec,
             crate::scenario::Precision::Bf16,
+            None,
         );
         // 8 experts of 100 rows cost as 8 of 128 rows, one launch.
         let a = grouped_gemm_s(&dev, 8.0, 100.0, 7168.0, 4096.0);
         let b = grouped_gemm_s(&dev, 8.0, 128.0, 7168.0, 4096.0);
         assert_eq!(a, b);
-        assert!((b - (8.0 * (dev.gemm_s(128.0, 7168.0, 4096.0) - 5e-6) + 5e-6)).abs() < 1e-15);
+        let k = dev.kernel_s;
+        assert!((b - (8.0 * (dev.gemm_s(128.0, 7168.0, 4096.0) - k) + k)).abs() < 1e-15);
         // 128-row experts are memory-bound (each reads its own 7168×4096 weights): far slower
         // than one 1024-row GEMM sharing one weight matrix.
         assert!(b > 1.5 * dev.gemm_s(1024.0, 7168.0, 4096.0));
