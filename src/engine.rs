@@ -13,6 +13,7 @@
 pub mod advice;
 pub mod calibration;
 pub mod estimate;
+pub mod layers;
 pub mod layout;
 pub mod memory;
 pub mod schedule;

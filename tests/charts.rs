@@ -613,6 +613,7 @@ fn layout(tp: u64, pp: u64, dp: u64, mb: u64) -> Layout {
         dp,
         cp: 1,
         ep: 1,
+        etp: 1,
         vp: 1,
         micro_batch: mb,
         recompute: Recompute::Selective,

@@ -15,6 +15,8 @@ use crate::scenario::{GpuSpec, Scenario};
 pub(crate) struct Inputs<'a> {
     /// The scenario.
     pub s: &'a Scenario,
+    /// The GPU.
+    pub gpu: &'a GpuSpec,
     /// Model dimensions.
     pub d: Shape,
     /// Per-GPU parameter counts.
@@ -69,6 +71,7 @@ impl<'a> Inputs<'a> {
         let m = micro_batches(s);
         Inputs {
             s,
+            gpu,
             d: Shape::of(&s.model),
             sharded: ShardedParams::new(s),
             dev: crate::engine::calibration::device(
