@@ -668,6 +668,9 @@ pub fn sentence(v: &Verdict) -> String {
         secs(v.step_s)
     );
     match v.largest_exposed {
+        Some((_, _, share)) if share < 0.01 => {
+            format!("{head}; every other part is under 1 % of the step.")
+        }
         Some((part, sec, share)) if part != v.dominant => format!(
             "{head}; the largest exposed cost is {}, {} ({}).",
             part.label(),

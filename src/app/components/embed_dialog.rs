@@ -28,7 +28,8 @@ pub fn embed_height(chart: ChartKind, pinned: bool) -> u32 {
         ChartKind::Memory | ChartKind::Time => 520,
         ChartKind::Schedule | ChartKind::Bucket => 540,
         ChartKind::Scaling => 620,
-        ChartKind::Search => 760,
+        // The scatter, the ten best layouts (their cells wrap at 600 px) and the rejected list.
+        ChartKind::Search => 1400,
     };
     match (pinned, chart) {
         (true, ChartKind::Memory | ChartKind::Time) => 2 * single,
