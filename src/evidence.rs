@@ -187,7 +187,13 @@ pub fn similar(s: &Scenario, case: &Scenario) -> bool {
 /// size and GPU count.
 pub fn differences(s: &Scenario, case: &Scenario) -> Vec<String> {
     let mut out = Vec::new();
-    let kind = |x: &Scenario| if x.model.moe.is_some() { "MoE" } else { "dense" };
+    let kind = |x: &Scenario| {
+        if x.model.moe.is_some() {
+            "MoE"
+        } else {
+            "dense"
+        }
+    };
     if kind(s) != kind(case) {
         out.push(format!("{} run", kind(case)));
     }

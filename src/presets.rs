@@ -146,6 +146,7 @@ impl ModelPreset {
                 grad_reduce_in_fp32: t.grad_reduce_in_fp32,
                 framework: None,
                 fp8_recipe: None,
+                attention_kernel: None,
             },
             parallel: Parallel {
                 tp: t.tp,

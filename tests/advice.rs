@@ -41,11 +41,19 @@ fn every_suggestion_does_what_it_says_for_every_preset() {
         let v = verdict(&s, &before);
         // The parts add up to the step.
         let sum: f64 = Part::ALL.iter().map(|x| x.seconds(&before.time)).sum();
-        assert!((sum - before.time.step_s).abs() <= 1e-9 * before.time.step_s, "{}", p.id);
+        assert!(
+            (sum - before.time.step_s).abs() <= 1e-9 * before.time.step_s,
+            "{}",
+            p.id
+        );
         for sug in &v.suggestions {
             let mut after = s.clone();
             sug.apply(&mut after);
-            assert_eq!(after.cluster.num_gpus, s.cluster.num_gpus, "{}: same GPUs", p.id);
+            assert_eq!(
+                after.cluster.num_gpus, s.cluster.num_gpus,
+                "{}: same GPUs",
+                p.id
+            );
             let e = estimate(&after).unwrap();
             assert_eq!(e.time.step_s, sug.step_s, "{}: reported step", p.id);
             assert_eq!(e.memory.peak_bytes, sug.peak_bytes);
@@ -87,9 +95,16 @@ fn largest_exposed_cost_is_the_largest_non_compute_part() {
         }
     }
     assert!((share - sec / e.time.step_s).abs() < 1e-12);
-    assert_eq!(v.dominant, Part::Compute, "compute dominates a published layout");
+    assert_eq!(
+        v.dominant,
+        Part::Compute,
+        "compute dominates a published layout"
+    );
     let text = sentence(&v);
-    assert!(text.starts_with("Forward and backward compute is "), "{text}");
+    assert!(
+        text.starts_with("Forward and backward compute is "),
+        "{text}"
+    );
     assert!(text.contains(part.label()), "{text}");
 }
 
@@ -105,7 +120,10 @@ fn exposed_dp_communication_is_named_and_bucket_or_overlap_helps() {
     let (part, _, _) = v.largest_exposed.unwrap();
     assert_eq!(part, Part::Dp, "{}", sentence(&v));
     let text = sentence(&v).to_lowercase();
-    assert!(text.contains("exposed data-parallel communication"), "{text}");
+    assert!(
+        text.contains("exposed data-parallel communication"),
+        "{text}"
+    );
     let overlap = v
         .suggestions
         .iter()
@@ -181,7 +199,6 @@ fn change_descriptions_name_old_and_new_values() {
     );
 }
 
-
 #[test]
 fn suggestions_respect_the_framework() {
     use paracalc::engine::search::Layout;
@@ -194,7 +211,12 @@ fn suggestions_respect_the_framework() {
         for sug in v.suggestions.iter().chain(&closest_fitting(&s, 5)) {
             let mut after = s.clone();
             sug.apply(&mut after);
-            assert_eq!(unsupported(*fw, &Layout::of(&after)), None, "{fw:?}: {}", sug.describe(&s));
+            assert_eq!(
+                unsupported(*fw, &Layout::of(&after)),
+                None,
+                "{fw:?}: {}",
+                sug.describe(&s)
+            );
         }
     }
 }

@@ -77,7 +77,11 @@ fn a_long_sequence_or_moe_plan_is_not_matched_to_dense_8k_runs() {
         if c.scenario.model.seq_len <= 8192 {
             assert!(!evidence::similar(&long, &c.scenario), "{}", c.id);
             let diffs = evidence::differences(&long, &c.scenario);
-            assert!(diffs.iter().any(|d| d.starts_with("sequence ")), "{}: {diffs:?}", c.id);
+            assert!(
+                diffs.iter().any(|d| d.starts_with("sequence ")),
+                "{}: {diffs:?}",
+                c.id
+            );
         }
     }
     // Mixtral: MoE runs come first, and a dense run is never similar.
@@ -105,7 +109,10 @@ fn a_long_sequence_or_moe_plan_is_not_matched_to_dense_8k_runs() {
     assert_eq!(evidence::distance(&s, &other), 0.5);
     assert_eq!(
         evidence::layout_text(&s),
-        format!("tp {} · pp {} · dp {} · cp {} · vp {}", s.parallel.tp, s.parallel.pp, s.parallel.dp, s.parallel.cp, s.parallel.vp)
+        format!(
+            "tp {} · pp {} · dp {} · cp {} · vp {}",
+            s.parallel.tp, s.parallel.pp, s.parallel.dp, s.parallel.cp, s.parallel.vp
+        )
     );
 }
 
@@ -117,10 +124,20 @@ fn published_like_requires_gpu_generation_framework_and_parallel_style() {
     let r = &like.scenario;
     assert_eq!(r.training.framework(), s.training.framework());
     assert_eq!(r.model.moe.is_some(), s.model.moe.is_some());
-    for (a, b) in [(r.parallel.tp, s.parallel.tp), (r.parallel.pp, s.parallel.pp), (r.parallel.cp, s.parallel.cp)] {
+    for (a, b) in [
+        (r.parallel.tp, s.parallel.tp),
+        (r.parallel.pp, s.parallel.pp),
+        (r.parallel.cp, s.parallel.cp),
+    ] {
         assert_eq!(a > 1, b > 1, "{}", like.id);
     }
-    assert!(format!("{:?}", r.cluster.gpu).to_lowercase().contains("h100"), "{}", like.id);
+    assert!(
+        format!("{:?}", r.cluster.gpu)
+            .to_lowercase()
+            .contains("h100"),
+        "{}",
+        like.id
+    );
     // The same plan under a framework no published run used with this style: extrapolated.
     let mut jax = s.clone();
     jax.training.framework = Some(paracalc::scenario::Framework::Jax);

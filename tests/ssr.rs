@@ -267,14 +267,17 @@ fn the_verdict_and_the_fixes_render_from_the_engine() {
     assert!(tag(&html, "key-step").contains("if-fit"));
     let near = closest_fitting(&s, 3);
     assert_eq!(html.matches(r#"id="fix-"#).count(), near.len());
-    assert!(html.contains(&near[0].describe(&s).replace('>', "&gt;")) || html.contains(&near[0].describe(&s)));
+    assert!(
+        html.contains(&near[0].describe(&s).replace('>', "&gt;"))
+            || html.contains(&near[0].describe(&s))
+    );
 }
 
 #[test]
 fn every_field_of_the_table_has_a_form_input() {
-    // Every optional section on: MoE, MLA, FP8, ZeRO, a custom GPU.
+    // Every optional section on: MoE, MLA, FP8, flash attention (its kernel), ZeRO, a custom GPU.
     let html = render(
-        "?v=1&model=gpt3-175b&experts=8&ep=8&mla.kv=512&prec=fp8&zero=1&gpu=h100-sxm5-80gb&gpu.mem=96",
+        "?v=1&model=gpt3-175b&experts=8&ep=8&mla.kv=512&prec=fp8&flash=1&zero=1&gpu=h100-sxm5-80gb&gpu.mem=96",
     );
     // Fields a form does not edit: the optimizer has a fixed select; a custom GPU's id, name and
     // PCIe figure are carried by links and JSON only.

@@ -322,7 +322,10 @@ async fn an_invalid_field_marks_the_results_stale_and_copy_link_refuses() {
     type_into(&pp, "abc").await;
     // The numbers stay (they are the last valid plan's), marked as such, greyed, and named.
     let banner = text(&root, "#stale-banner");
-    assert!(banner.contains("Results of the last valid plan"), "{banner}");
+    assert!(
+        banner.contains("Results of the last valid plan"),
+        "{banner}"
+    );
     assert!(banner.contains("Pipeline parallel (pp)"), "{banner}");
     assert_eq!(text(&root, "#key-step"), step);
     assert!(has_class(&root, "#summary", "stale"));
@@ -332,7 +335,10 @@ async fn an_invalid_field_marks_the_results_stale_and_copy_link_refuses() {
     click(&root, "#copy-link");
     yew::scheduler::flush().await;
     let status = text(&root, "#copy-status");
-    assert!(status.starts_with("Not copied") && status.contains("Pipeline parallel (pp)"), "{status}");
+    assert!(
+        status.starts_with("Not copied") && status.contains("Pipeline parallel (pp)"),
+        "{status}"
+    );
     click(&root, "#open-embed");
     yew::scheduler::flush().await;
     assert!(text(&root, "#embed-stale").contains("last valid plan"));
@@ -365,11 +371,18 @@ async fn an_oom_plan_greys_speed_and_applies_a_fitting_layout_in_one_click() {
     assert!(text(&root, "#verdict-line").starts_with("If it fit:"));
     assert!(text(&root, "#fixes-overflow").contains("Stage 0:"));
     assert!(text(&root, "#fixes-overflow").contains("optimizer states"));
-    let layouts = root.query_selector_all("#fixes-layouts li").unwrap().length();
+    let layouts = root
+        .query_selector_all("#fixes-layouts li")
+        .unwrap()
+        .length();
     assert!(layouts >= 1, "{layouts} fitting layouts");
     click(&root, "#fix-0");
     yew::scheduler::flush().await;
-    assert!(has_class(&root, "#key-fits", "ok"), "{}", text(&root, "#key-fits"));
+    assert!(
+        has_class(&root, "#key-fits", "ok"),
+        "{}",
+        text(&root, "#key-fits")
+    );
     assert!(!exists(&root, "#fixes"));
     assert!(!has_class(&root, "#key-step", "if-fit"));
     let diff = text(&root, "#change-diff");
@@ -401,10 +414,7 @@ async fn the_verdict_names_the_largest_exposed_cost_and_try_it_changes_the_plan(
     yew::scheduler::flush().await;
     assert_ne!(text(&root, "#key-step"), step);
     assert_ne!(text(&root, "#key-mfu"), mfu);
-    assert_eq!(
-        text(&root, "#change-text"),
-        format!("Applied: {first}.")
-    );
+    assert_eq!(text(&root, "#change-text"), format!("Applied: {first}."));
     assert!(text(&root, "#change-diff").starts_with("step "));
     after_debounce().await;
     assert_ne!(search(), query, "the plan (and its link) changed");
@@ -429,7 +439,10 @@ async fn dp_following_tp_is_announced_with_an_undo() {
 async fn mfu_is_defined_where_shown_and_the_causal_value_appears_for_long_sequences() {
     let root = mount("?v=1&model=llama3-70b&seq=131072&gbs=16&cp=4&dp=1&recompute=full").await;
     let tile = find::<Element>(&root, "#key-mfu");
-    assert!(tile.get_attribute("title").unwrap().starts_with("Model FLOPs utilisation"));
+    assert!(tile
+        .get_attribute("title")
+        .unwrap()
+        .starts_with("Model FLOPs utilisation"));
     let link = find::<Element>(&root, "#key-mfu .help-link");
     assert_eq!(link.get_attribute("href").as_deref(), Some("#help-mfu"));
     assert!(exists(&root, "#help-mfu") && exists(&root, "#help-flops"));

@@ -260,7 +260,10 @@ pub fn layout_rules(s: &mut Scenario, changed: FieldId) -> Vec<String> {
 
 /// A stage list as the form shows it (`9,10,10,9`).
 pub fn stage_list_text(list: &[u64]) -> String {
-    list.iter().map(u64::to_string).collect::<Vec<_>>().join(",")
+    list.iter()
+        .map(u64::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// "Tensor parallel (tp) 8 → 4 set dp 8 → 16 …." for an edit of `id` from `before` to `s` that
@@ -654,7 +657,12 @@ mod tests {
         assert_eq!(st.undo, None);
         // dp drives the GPU count.
         st.apply(Action::SetNum(FieldId::Dp, Some(4.0)));
-        assert!(st.undo.as_ref().unwrap().text.contains("GPU count 1024 → 512"));
+        assert!(st
+            .undo
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("GPU count 1024 → 512"));
         // An edit that changes nothing else ends the announcement.
         st.apply(Action::SetNum(FieldId::MicroBatch, Some(2.0)));
         assert_eq!(st.undo, None);
@@ -666,7 +674,10 @@ mod tests {
         ));
         st.apply(Action::SetNum(FieldId::Pp, Some(8.0)));
         let text = &st.undo.as_ref().unwrap().text;
-        assert!(text.contains("set dp 8 → 16") && text.contains("cleared layers per stage 5,7,6"), "{text}");
+        assert!(
+            text.contains("set dp 8 → 16") && text.contains("cleared layers per stage 5,7,6"),
+            "{text}"
+        );
         st.apply(Action::KeepChange);
         assert_eq!(st.undo, None);
         assert_eq!(st.scenario.parallel.pp, 8);
@@ -693,7 +704,10 @@ mod tests {
         st.apply(Action::Set(lps, Value::List(vec![16].into())));
         assert!(st.drafts.is_empty());
         // A field that goes away clears its mark.
-        st.apply(Action::Draft(FieldId::Experts, Some("Not a number.".into())));
+        st.apply(Action::Draft(
+            FieldId::Experts,
+            Some("Not a number.".into()),
+        ));
         st.apply(Action::Draft(FieldId::Experts, None));
         assert!(st.drafts.is_empty());
     }

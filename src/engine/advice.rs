@@ -222,7 +222,10 @@ impl Change {
         match *self {
             Change::BucketMb { mb } => match p.bucket_mb {
                 Some(old) => format!("gradient bucket {} → {} MB", trim(old), trim(mb)),
-                None => format!("gradient bucket {} MB (from the framework default)", trim(mb)),
+                None => format!(
+                    "gradient bucket {} MB (from the framework default)",
+                    trim(mb)
+                ),
             },
             Change::Pp { pp, dp } => format!("pp {} → {pp} (dp {} → {dp})", p.pp, p.dp),
             Change::Tp { tp, dp } => format!("tp {} → {tp} (dp {} → {dp})", p.tp, p.dp),
@@ -541,9 +544,8 @@ fn suggestion(
 /// Best first: fitting before not; among fitting the shorter step (a change aimed at `target`
 /// wins a tie within 0.1 %); among not fitting the lower peak memory.
 fn sort_suggestions(v: &mut [Suggestion], target: Option<Part>) {
-    let aims = |x: &Suggestion| {
-        target.is_some_and(|t| x.changes.iter().any(|c| c.targets().contains(&t)))
-    };
+    let aims =
+        |x: &Suggestion| target.is_some_and(|t| x.changes.iter().any(|c| c.targets().contains(&t)));
     v.sort_by(|a, b| {
         b.fits.cmp(&a.fits).then_with(|| {
             if a.fits {

@@ -392,7 +392,10 @@ impl Searcher {
             };
             match super::stack::unsupported(self.work.training.framework(), &layout) {
                 Some(why) => {
-                    let reason = format!("{} cannot run it: {why}", self.work.training.framework().as_str());
+                    let reason = format!(
+                        "{} cannot run it: {why}",
+                        self.work.training.framework().as_str()
+                    );
                     *self.report.rejected.entry(reason).or_insert(0) += 1;
                 }
                 None => self.evaluate(layout),

@@ -52,13 +52,16 @@ pub fn ChangeNotice(props: &ChangeNoticeProps) -> Html {
         // After a one-click change the clicked button is gone: focus goes to this notice's undo.
         let undo_ref = undo_ref.clone();
         let tried = props.undo.as_ref().is_some_and(|u| u.tried);
-        use_effect_with((props.undo.as_ref().map(|u| u.text.clone()), tried), move |(_, tried)| {
-            if *tried {
-                if let Some(el) = undo_ref.cast::<web_sys::HtmlElement>() {
-                    let _ = el.focus();
+        use_effect_with(
+            (props.undo.as_ref().map(|u| u.text.clone()), tried),
+            move |(_, tried)| {
+                if *tried {
+                    if let Some(el) = undo_ref.cast::<web_sys::HtmlElement>() {
+                        let _ = el.focus();
+                    }
                 }
-            }
-        });
+            },
+        );
     }
     let Some(u) = &props.undo else {
         return html! {};

@@ -61,7 +61,10 @@ pub fn field_label(path: &str) -> String {
     match crate::scenario::FieldId::from_path(path) {
         Some(id) => id.def().label.to_string(),
         None if path.starts_with("parallel.layers_per_stage") => {
-            crate::scenario::FieldId::LayersPerStage.def().label.to_string()
+            crate::scenario::FieldId::LayersPerStage
+                .def()
+                .label
+                .to_string()
         }
         None => path.to_string(),
     }

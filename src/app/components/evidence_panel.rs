@@ -5,8 +5,8 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::app::format;
-use crate::engine::estimate;
 use crate::app::hooks::use_evidence::{use_evidence, Evidence};
+use crate::engine::estimate;
 use crate::evidence::{self, Case};
 use crate::scenario::Scenario;
 
@@ -36,7 +36,9 @@ pub fn EvidencePanel(props: &EvidencePanelProps) -> Html {
         })
     };
     let body = match &load {
-        Evidence::Idle | Evidence::Loading => html! { <p class="muted">{ "Loading published runs…" }</p> },
+        Evidence::Idle | Evidence::Loading => {
+            html! { <p class="muted">{ "Loading published runs…" }</p> }
+        }
         Evidence::Failed(e) => {
             html! { <p class="error">{ format!("The published runs could not be loaded ({e}).") }</p> }
         }
@@ -56,7 +58,10 @@ pub fn EvidencePanel(props: &EvidencePanelProps) -> Html {
 /// when none of them is similar to it ([`evidence::similar`]).
 pub fn evidence_table(cases: &[Case], s: &Scenario) -> Html {
     let near = evidence::nearest(cases, s, SHOWN);
-    let similar = near.iter().filter(|c| evidence::similar(s, &c.scenario)).count();
+    let similar = near
+        .iter()
+        .filter(|c| evidence::similar(s, &c.scenario))
+        .count();
     let verdict = if similar == 0 {
         html! {
             <p class="notice warn" id="evidence-none">

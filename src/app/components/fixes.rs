@@ -52,7 +52,11 @@ pub fn Fixes(props: &FixesProps) -> Html {
         },
     );
     let less = use_memo(
-        (props.scenario.clone(), props.estimate.clone(), near.is_empty()),
+        (
+            props.scenario.clone(),
+            props.estimate.clone(),
+            near.is_empty(),
+        ),
         |(s, e, none_fit)| match &**e {
             Ok(e) if !e.memory.fits && *none_fit => advice::verdict(s, e)
                 .suggestions

@@ -56,13 +56,17 @@ pub fn ParallelForm(props: &FormProps) -> Html {
         // Spaces are allowed while typing ("9, 10"); what does not parse is a field error and
         // marks the results stale until fixed.
         let text = el.value().replace(' ', "");
-        Some(match lps.parse(&text).and_then(|v| lps.check(&v).map(|()| v)) {
-            Ok(v) => Action::Set(lps.id, v.into_owned()),
-            Err(why) => Action::Draft(
-                lps.id,
-                Some(format!("Enter whole numbers separated by commas, one per stage (9,10,10,9): {why}")),
-            ),
-        })
+        Some(
+            match lps.parse(&text).and_then(|v| lps.check(&v).map(|()| v)) {
+                Ok(v) => Action::Set(lps.id, v.into_owned()),
+                Err(why) => Action::Draft(
+                    lps.id,
+                    Some(format!(
+                        "Enter whole numbers separated by commas, one per stage (9,10,10,9): {why}"
+                    )),
+                ),
+            },
+        )
     });
     let sched = p.schedule.map(Schedule::as_str).unwrap_or("");
     html! {

@@ -13,9 +13,9 @@ use crate::app::charts::{Chart, Theme};
 use crate::app::components::chart_canvas::ChartCanvas;
 use crate::app::hooks::use_evidence::{use_evidence, Evidence};
 use crate::app::hooks::use_search::use_search;
-use crate::evidence::{published_like, Case};
 use crate::engine::search::Layout;
 use crate::engine::Estimate;
+use crate::evidence::{published_like, Case};
 use crate::scenario::{Scenario, ScenarioError};
 
 /// Props of [`SearchPanel`].
