@@ -11,6 +11,7 @@
 #![deny(missing_docs)]
 
 pub mod advice;
+pub mod calibration;
 pub mod estimate;
 pub mod layout;
 pub mod memory;

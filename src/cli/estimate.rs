@@ -67,6 +67,13 @@ pub fn render(s: &Scenario, e: &Estimate) -> String {
         s.training.recompute.as_str(),
         if s.training.flash_attention { "on" } else { "off" },
     );
+    if !s.calibration.is_default() {
+        let _ = writeln!(
+            o,
+            "calibrated to a measured run: {}",
+            s.calibration.describe()
+        );
+    }
     let _ = writeln!(o);
     let mem = &e.memory;
     let _ = writeln!(o, "Memory per GPU (GiB) by pipeline stage");

@@ -436,7 +436,7 @@ pub fn candidates(s: &Scenario) -> Vec<Change> {
         // Buckets: a quarter and four times the current (or a common default of 40 MB).
         let cur = p.bucket_mb.unwrap_or(40.0);
         for mb in [cur / 4.0, cur * 4.0] {
-            if mb >= 1.0 && mb <= 1e5 {
+            if (1.0..=1e5).contains(&mb) {
                 out.push(Change::BucketMb { mb: mb.round() });
             }
         }

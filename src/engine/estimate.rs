@@ -214,7 +214,7 @@ pub fn estimate_into(scenario: &Scenario, out: &mut Estimate) -> Result<(), Scen
     super::memory::fill(scenario, &gpu, &mut out.memory);
     super::time::fill(
         scenario,
-        &gpu,
+        &super::calibration::links(&gpu, &scenario.calibration),
         &out.memory,
         &mut out.time,
         &mut out.flops,

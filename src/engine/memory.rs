@@ -93,7 +93,11 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
         }
         act += transient;
         let other_buffers = overhead::other_buffers_bytes(s, &gp);
-        let allocator_reserve = reserve * (st.total() + act + other_buffers);
+        let allocated = st.total() + act + other_buffers;
+        // The calibration's memory offset (scenario::calibration) is reserve the model does not
+        // count; a negative one never takes the stage below its CUDA context and buffers.
+        let allocator_reserve =
+            (reserve * allocated + s.calibration.memory_gib() * GIB).max(-allocated);
         let other = cuda_context + comm_buffers + allocator_reserve + other_buffers;
         let total = st.weights + st.gradients + st.optimizer + act + other;
         if total > peak {

@@ -71,7 +71,10 @@ impl<'a> Inputs<'a> {
             s,
             d: Shape::of(&s.model),
             sharded: ShardedParams::new(s),
-            dev: Device::new(gpu, s.training.precision, s.training.fp8_recipe()),
+            dev: crate::engine::calibration::device(
+                Device::new(gpu, s.training.precision, s.training.fp8_recipe()),
+                &s.calibration,
+            ),
             groups: Groups::of(gpu, par),
             stack: Stack::of(s, gpu),
             gen: Generation::of(gpu),
