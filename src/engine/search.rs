@@ -1,7 +1,7 @@
 //! Best-layout search: enumerate every valid parallel layout for a model, training setup and
 //! cluster size, evaluate each with the same [`estimate`](super::estimate), rank the feasible
 //! ones by throughput and keep the Pareto front of throughput vs memory. Layouts the scenario's
-//! `training.framework` cannot run ([`super::stack::unsupported`]) are counted as rejected with
+//! `training.framework` cannot run ([`super::support::unsupported`]) are counted as rejected with
 //! the reason and never recommended.
 
 use crate::scenario::{Recompute, Scenario};
@@ -412,7 +412,7 @@ impl Searcher {
                 zero_stage,
                 sp,
             };
-            match super::stack::unsupported(self.work.training.framework(), &layout) {
+            match super::support::unsupported(self.work.training.framework(), &layout) {
                 Some(why) => {
                     let reason = format!(
                         "{} cannot run it: {why}",

@@ -208,6 +208,7 @@ const CHECKS = [
       assert.match(await page.getAttribute('#summary', 'class'), /\bstale\b/);
       await page.click('#copy-link');
       assert.match(await page.textContent('#copy-status'), /^Not copied/);
+      await page.evaluate(() => window.scrollTo(0, 0));
       await ctx.screenshot(page, 'app-stale.png');
       await page.click('#open-embed');
       assert.match(await page.textContent('#embed-stale'), /last valid plan/);
@@ -300,8 +301,11 @@ const CHECKS = [
         await embed.waitForSelector('#open-full');
         if (chart === 'search') await embed.waitForSelector('[data-search-state="done"]', { timeout: 60000 });
         await embed.waitForTimeout(300);
+        // The embed's own box (the document is at least the viewport tall, so its scrollHeight
+        // cannot show content that is shorter than the snippet).
         const size = await embed.evaluate(() => ({
-          h: document.documentElement.scrollHeight, w: document.documentElement.scrollWidth,
+          h: Math.ceil(document.querySelector('#embed').getBoundingClientRect().bottom + window.scrollY),
+          w: document.documentElement.scrollWidth,
           link: document.querySelector('#open-full').getBoundingClientRect().bottom,
         }));
         ctx.log(`${chart}: snippet ${height} px, content ${size.h} px, width ${size.w} px, link bottom ${Math.round(size.link)}`);
