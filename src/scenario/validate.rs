@@ -359,8 +359,10 @@ fn gpu_count_rule(c: &mut Checker, s: &Scenario) {
 /// The GPU preset exists and has a tensor-core peak for the precision.
 fn gpu_rules(c: &mut Checker, s: &Scenario) {
     let cl = &s.cluster;
+    // One preset lookup: `gpu_spec` is `None` exactly for an unknown preset id.
+    let spec = cl.gpu_spec();
     if let GpuChoice::Preset(id) = &cl.gpu {
-        if super::gpu_preset(id).is_none() {
+        if spec.is_none() {
             let known: Vec<&str> = super::GPU_PRESETS.iter().map(|g| g.id).collect();
             let shown = super::error::printable(id, 40);
             c.push(
@@ -369,7 +371,7 @@ fn gpu_rules(c: &mut Checker, s: &Scenario) {
             );
         }
     }
-    if let Some(spec) = cl.gpu_spec() {
+    if let Some(spec) = spec {
         let pk = spec.peak_tflops;
         let peak = match s.training.precision {
             Precision::Fp32 => pk.tf32.or(pk.fp32),

@@ -54,7 +54,12 @@ pub fn attention_widths(m: &Model) -> (f64, f64) {
 /// models (SC21 §5.1). MHA (`g = a`), GQA (`1 < g < a`) and MQA (`g = 1`) all follow. MLA: its
 /// five projections ([`Shape::attention_matrix_params`]) and the two latent RMSNorms.
 pub fn attention_params(m: &Model) -> f64 {
-    let d = Shape::of(m);
+    attention_params_of(m, &Shape::of(m))
+}
+
+/// [`attention_params`] from the model's already resolved [`Shape`] `d` (callers that hold one
+/// skip resolving it again).
+pub fn attention_params_of(m: &Model, d: &Shape) -> f64 {
     let w = d.attention_matrix_params();
     if d.is_mla() {
         // The query and key/value latents' RMSNorms.
@@ -380,7 +385,7 @@ impl ShardedParams {
         let d = Shape::of(m);
         let dd = d.dense_layer();
         let replicated = layer_replicated_params(m);
-        let attention = attention_params(m);
+        let attention = attention_params_of(m, &d);
         let dense_layer = attention + mlp_params(m) + layer_norm_params(m);
         let dense_replicated = dense_layer_replicated_params(m);
         let dense_sharded = (dense_layer - dense_replicated) / t + dense_replicated;

@@ -81,10 +81,27 @@ pub(crate) fn pp_msg_bytes(x: &Inputs) -> f64 {
     x.tok * x.d.h * x.ab / x.tf
 }
 
-/// Time of stage `r` per micro-batch.
+/// PP time of any stage per micro-batch: one send forward and one backward per chunk
+/// ([`pp_msg_bytes`]); overlapped sends still take their SM share from compute. The same for
+/// every stage, so [`stages`] prices it once.
+pub(crate) fn stage_pp_s(x: &Inputs) -> f64 {
+    let pp_total = if x.p > 1 {
+        2.0 * x.v as f64 * x.groups.pp.p2p_s(pp_msg_bytes(x))
+    } else {
+        0.0
+    };
+    if x.stack.pp_overlap {
+        sm_usage(x.groups.pp.link) * pp_total
+    } else {
+        pp_total
+    }
+}
+
+/// Time of stage `r` per micro-batch; `pp` is [`stage_pp_s`].
 pub(crate) fn stage_times(
     x: &Inputs,
     r: u64,
+    pp: f64,
     kinds: &LayerKinds,
     ends: &EndCosts,
     z3: &Zero3Layer,
@@ -94,17 +111,6 @@ pub(crate) fn stage_times(
     let (nd, nm) = (mix.dense_with_mtp() as f64, mix.moe_with_mtp() as f64);
     let nl = nd + nm;
     let (dl, ml) = (&kinds.dense, &kinds.moe);
-    let pp_total = if x.p > 1 {
-        2.0 * x.v as f64 * x.groups.pp.p2p_s(pp_msg_bytes(x))
-    } else {
-        0.0
-    };
-    // Overlapped sends still take their SM share from compute.
-    let pp = if x.stack.pp_overlap {
-        sm_usage(x.groups.pp.link) * pp_total
-    } else {
-        pp_total
-    };
     let mut st = StageTimes {
         stage: r,
         layers_u: nl_u,
@@ -146,8 +152,9 @@ pub(crate) fn stages(x: &Inputs, kinds: &LayerKinds, ends: &EndCosts, z3: &Zero3
     let mut sum_s = 0.0;
     let mut max_t = -1.0;
     let mut crit = StageTimes::default();
+    let pp = stage_pp_s(x);
     for r in 0..x.p {
-        let st = stage_times(x, r, kinds, ends, z3);
+        let st = stage_times(x, r, pp, kinds, ends, z3);
         let tot = st.total();
         sum_s += tot;
         if tot > max_t {
