@@ -56,6 +56,7 @@ pub mod states;
 
 use super::estimate::{MemoryEstimate, StageMemory};
 use super::layers;
+use super::shape::Shape;
 use crate::scenario::{GpuSpec, Scenario};
 use overhead::GIB;
 
@@ -64,15 +65,18 @@ use overhead::GIB;
 pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
     out.stages.clear();
     let pp = s.parallel.pp.max(1);
-    let layer_bytes = activations::LayerBytes::new(s);
+    // The model's layer shape, resolved once for the activations and the parameter counts.
+    let shape = Shape::of(&s.model);
+    let layer_bytes = activations::LayerBytes::with_shape(s, &shape);
     let embedding = activations::embedding_bytes(s);
     let output = activations::output_bytes(s);
     let logits = activations::logits_transient_bytes(s);
     let cuda_context = s.overhead.cuda_context_gib() * GIB;
     let comm_buffers = s.overhead.comm_buffers_gib(overhead::communicators(s)) * GIB;
     let reserve = s.overhead.allocator_reserve_pct() / 100.0;
+    let calibration_offset = s.calibration.memory_gib() * GIB;
     let capacity = gpu.capacity_gib() * GIB;
-    let sharded = params::ShardedParams::new(s);
+    let sharded = params::ShardedParams::with_shape(s, &shape);
 
     let mut peak = f64::NEG_INFINITY;
     let mut peak_stage = 0;
@@ -100,7 +104,7 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
         // The calibration's memory offset (scenario::calibration) is reserve the model does not
         // count; a negative one never takes the stage below its CUDA context and buffers.
         let allocator_reserve =
-            (reserve * allocated + s.calibration.memory_gib() * GIB).max(-allocated);
+            (reserve * allocated + calibration_offset).max(-allocated);
         let other = cuda_context + comm_buffers + allocator_reserve + other_buffers;
         let total = st.weights + st.gradients + st.optimizer + act + other;
         if total > peak {

@@ -264,13 +264,18 @@ pub struct LayerBytes {
 impl LayerBytes {
     /// Both kinds for `s`.
     pub fn new(s: &Scenario) -> LayerBytes {
-        let d = Shape::of(&s.model);
+        LayerBytes::with_shape(s, &Shape::of(&s.model))
+    }
+
+    /// [`LayerBytes::new`] from the model's already resolved [`Shape`] `d` (an estimate
+    /// resolves it once).
+    pub fn with_shape(s: &Scenario, d: &Shape) -> LayerBytes {
         let dd = d.dense_layer();
         let dense = layer_activations_of(s, &dd).total();
         let dense_working = (layer_activations_full_of(s, &dd).total() - dense).max(0.0);
         let (moe, moe_working) = if d.is_moe() {
-            let m = layer_activations_of(s, &d).total();
-            (m, (layer_activations_full_of(s, &d).total() - m).max(0.0))
+            let m = layer_activations_of(s, d).total();
+            (m, (layer_activations_full_of(s, d).total() - m).max(0.0))
         } else {
             (0.0, 0.0)
         };

@@ -378,14 +378,19 @@ pub struct ShardedParams {
 impl ShardedParams {
     /// Precomputes the per-GPU counts of `s`.
     pub fn new(s: &Scenario) -> ShardedParams {
+        ShardedParams::with_shape(s, &Shape::of(&s.model))
+    }
+
+    /// [`ShardedParams::new`] from the model's already resolved [`Shape`] `d` (an estimate
+    /// resolves it once).
+    pub fn with_shape(s: &Scenario, d: &Shape) -> ShardedParams {
         let m = &s.model;
         let t = s.parallel.tp.max(1) as f64;
         let e = s.parallel.ep.max(1) as f64 * s.parallel.etp().max(1) as f64;
         let pp = s.parallel.pp.max(1);
-        let d = Shape::of(m);
         let dd = d.dense_layer();
         let replicated = layer_replicated_params(m);
-        let attention = attention_params_of(m, &d);
+        let attention = attention_params_of(m, d);
         let dense_layer = attention + mlp_params(m) + layer_norm_params(m);
         let dense_replicated = dense_layer_replicated_params(m);
         let dense_sharded = (dense_layer - dense_replicated) / t + dense_replicated;

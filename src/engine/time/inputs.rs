@@ -69,11 +69,12 @@ impl<'a> Inputs<'a> {
         let par = &s.parallel;
         let (pbytes, main_grad_bytes, _) = scenario_bytes_per_param(s);
         let m = micro_batches(s);
+        let d = Shape::of(&s.model);
         Inputs {
             s,
             gpu,
-            d: Shape::of(&s.model),
-            sharded: ShardedParams::new(s),
+            d,
+            sharded: ShardedParams::with_shape(s, &d),
             dev: crate::engine::calibration::device(
                 Device::new(gpu, s.training.precision, s.training.fp8_recipe()),
                 &s.calibration,
