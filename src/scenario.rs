@@ -33,7 +33,7 @@ pub(crate) mod validate;
 
 pub use cluster::{Cluster, CustomGpu, GpuChoice};
 pub use error::{Issue, ScenarioError};
-pub use gpu::{gpu_preset, GpuPreset, GpuSpec, PeakTflops, GPU_PRESETS};
+pub use gpu::{gpu_preset, GpuPreset, GpuSpec, PeakTflops, GPU_PRESETS, HOST_LINK_SOURCES};
 pub use model::{FfnAct, Model, Moe};
 pub use overhead::Overhead;
 pub use parallel::{Parallel, Schedule};

@@ -506,6 +506,8 @@ fn sched(p: u64, m: u64, v: u64, schedule: Schedule, tf: f64, tb: f64) -> schedu
         schedule,
         t_fwd_s: tf,
         t_bwd_s: tb,
+        t_wgrad_s: tb / 2.0,
+        bubble_s: 0.0,
     }
 }
 

@@ -73,20 +73,36 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
     let reserve = s.overhead.allocator_reserve_pct() / 100.0;
     let capacity = gpu.capacity_gib() * GIB;
     let sharded = params::ShardedParams::new(s);
+    let schedule = s.parallel.schedule();
+    let opt_off = s.training.optimizer_offload();
+    let act_off = s.training.activation_offload();
 
     let mut peak = f64::NEG_INFINITY;
     let mut peak_stage = 0;
     for r in 0..pp {
-        let layers = layout::stage_layers(s.model.layers, pp, vp, custom, r);
-        let gp = sharded.stage(r, layers);
-        let st = states::model_states(s, &gp, layers);
+        let layers = layout::rank_layers(s.model.layers, pp, vp, custom, schedule, r);
+        let (has_emb, has_out) = (
+            layout::holds_embedding(pp, schedule, r),
+            layout::holds_output(pp, schedule, r),
+        );
+        let gp = sharded.placed(layers, has_emb, has_out);
+        let mut st = states::model_states(s, &gp, layers);
+        // Optimizer offload: that share of the fp32 master weights and moments lives in host
+        // memory (Megatron-Core `HybridDeviceOptimizer`, `--optimizer-offload-fraction`).
+        let opt_host = st.optimizer * opt_off;
+        st.optimizer -= opt_host;
         let in_flight = activations::in_flight_micro_batches(s, r);
-        let mut act = layers as f64 * layer_bytes * in_flight;
-        if r == 0 {
+        // Activation offload: the offloaded share of every in-flight micro-batch's layer
+        // activations waits in host memory; one micro-batch's share stays on the GPU while it is
+        // copied out or back in (double buffering).
+        let stored = layers as f64 * layer_bytes;
+        let act_host = stored * act_off * (in_flight - 1.0).max(0.0);
+        let mut act = stored * in_flight - act_host;
+        if has_emb {
             act += embedding * in_flight;
         }
         let mut transient = if layers > 0 { working } else { 0.0 };
-        if r + 1 == pp {
+        if has_out {
             act += output * in_flight;
             // The loss's logits copy and a layer's recompute working set are not alive together.
             transient = transient.max(logits);
@@ -114,6 +130,7 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
             allocator_reserve_bytes: allocator_reserve,
             other_buffers_bytes: other_buffers,
             in_flight_micro_batches: in_flight,
+            host_bytes: opt_host + act_host,
             total_bytes: total,
         });
     }

@@ -16,7 +16,7 @@ pub mod flops;
 pub mod pipeline;
 
 use super::estimate::{CommTimes, FlopsEstimate, MemoryEstimate, Throughput, TimeEstimate};
-use super::layout::stage_layers;
+use super::layout::{holds_embedding, holds_output, rank_layers};
 use super::memory::activations::{micro_batches, tokens_per_gpu};
 use super::memory::params::ShardedParams;
 use super::memory::states::scenario_bytes_per_param;
@@ -272,18 +272,27 @@ pub fn fill(
     let tp_layer_exp = tp_layer_exp + u_tp * (tp_layer_total - tp_layer_exp).max(0.0);
     let cp_layer_exp = cp_fwd_exp + cp_bwd_exp;
     let cp_layer_exp = cp_layer_exp + u_cp * (cp_fwd_total + cp_bwd_total - cp_layer_exp).max(0.0);
+    // DualPipe: a rank holds two stages and runs half the micro-batches through each, so one
+    // micro-batch costs it half its layers (and half of the embedding and the output layer).
+    let share = if schedule == crate::scenario::Schedule::DualPipe {
+        0.5
+    } else {
+        1.0
+    };
     let mut sum_t = 0.0;
     let mut max_t = -1.0;
     let mut crit = StageTimes::default();
     for r in 0..p {
-        let nl_u = stage_layers(layers_total, p, v, custom, r);
-        let nl = nl_u as f64;
+        let nl_u = rank_layers(layers_total, p, v, custom, schedule, r);
+        let nl = nl_u as f64 * share;
         let mut st = StageTimes {
             stage: r,
             layers_u: nl_u,
             layers: nl,
             fwd: nl * layer_fwd,
             bwd: nl * layer_bwd,
+            wgrad: nl * gemm_fwd,
+            hidden: 0.0,
             rc: nl * rc_layer,
             tp: nl * tp_layer_exp,
             cp: nl * cp_layer_exp,
@@ -291,13 +300,26 @@ pub fn fill(
             pp: pp_mb,
             dp: 0.0,
         };
-        if r == 0 {
-            st.fwd += emb_fwd;
-            st.bwd += emb_bwd;
+        if holds_embedding(p, schedule, r) {
+            st.fwd += share * emb_fwd;
+            st.bwd += share * emb_bwd;
         }
-        if r == p - 1 {
-            st.fwd += out_fwd;
-            st.bwd += out_bwd;
+        if holds_output(p, schedule, r) {
+            st.fwd += share * out_fwd;
+            st.bwd += share * out_bwd;
+            st.wgrad += share * logit_gemm;
+        }
+        if schedule.overlaps_chunks() {
+            // DualPipe(V) runs a forward and a backward chunk of two micro-batches together,
+            // each one's all-to-all and pipeline sends under the other's compute (DeepSeek-V3
+            // technical report §3.2.1, Fig. 4); only what compute cannot cover stays exposed.
+            let cover = st.fwd + st.bwd;
+            let comm = st.ep + st.pp;
+            let exposed = (comm - cover).max(0.0);
+            st.hidden = comm - exposed;
+            let k = if comm > 0.0 { exposed / comm } else { 0.0 };
+            st.ep *= k;
+            st.pp *= k;
         }
         if zero3 {
             let ag_total = nl * z3_ag;
@@ -320,10 +342,22 @@ pub fn fill(
             crit = st;
         }
     }
-    let bubble = pipeline::bubble_s(sum_t, max_t.max(0.0), p, m, v, schedule);
+    let sums = pipeline::StageSums {
+        sum: sum_t,
+        max: max_t.max(0.0),
+        fwd: crit.fwd,
+        wgrad: crit.wgrad,
+    };
+    let bubble = pipeline::bubble(&sums, p, m, v, schedule);
 
     // ---- data parallel gradient reduction and ZeRO-1/2 parameter gather (per step) ----
-    let stage_params = sharded.stage(crit.stage, crit.layers_u).total();
+    let stage_params = sharded
+        .placed(
+            crit.layers_u,
+            holds_embedding(p, schedule, crit.stage),
+            holds_output(p, schedule, crit.stage),
+        )
+        .total();
     // ZeRO-2 (DeepSpeed) reduce-scatters the 16-bit gradients; Megatron DDP and the distributed
     // optimizer reduce the main gradients (fp32 — `accumulate_allreduce_grads_in_fp32`).
     let grad_bytes = if par.zero_stage >= 2 {
@@ -388,13 +422,17 @@ pub fn fill(
     } else {
         1.0
     };
+    let opt_off = s.training.optimizer_offload();
     let optimizer = dev.memory_s(
-        stage_params / shard * OPTIMIZER_BYTES_PER_PARAM,
+        (1.0 - opt_off) * stage_params / shard * OPTIMIZER_BYTES_PER_PARAM,
         OPTIMIZER_KERNELS,
     );
+    let offload = offload_s(s, gpu, &crit, opt_off * stage_params / shard, grad_bytes, pbytes, mf);
 
     // ---- assemble ----
     time.micro_batches = m;
+    time.weight_grad_s = mf * crit.wgrad;
+    time.offload_s = offload;
     time.forward_s = mf * crit.fwd;
     time.backward_s = mf * crit.bwd;
     time.compute_s = time.forward_s + time.backward_s;
@@ -420,14 +458,15 @@ pub fn fill(
     time.hidden_comm_s = CommTimes {
         tp: (tp_total - time.exposed_comm_s.tp).max(0.0),
         cp: (mf * crit.layers * (cp_fwd_total + cp_bwd_total) - time.exposed_comm_s.cp).max(0.0),
-        ep: 0.0,
-        pp: 0.0,
+        ep: mf * crit.hidden * if crit.ep + crit.pp > 0.0 { crit.ep / (crit.ep + crit.pp) } else { 1.0 },
+        pp: mf * crit.hidden * if crit.ep + crit.pp > 0.0 { crit.pp / (crit.ep + crit.pp) } else { 0.0 },
         dp: (dp_total - time.exposed_comm_s.dp).max(0.0),
     };
     time.step_s = time.compute_s
         + time.recompute_s
         + time.bubble_s
         + time.optimizer_s
+        + time.offload_s
         + time.exposed_comm_s.total();
 
     // ---- communication volumes per GPU per step ----
@@ -513,6 +552,10 @@ struct StageTimes {
     layers: f64,
     fwd: f64,
     bwd: f64,
+    /// Part of `bwd`: weight-gradient GEMMs.
+    wgrad: f64,
+    /// Pipeline and expert communication hidden under the paired chunk (DualPipe), not in `total`.
+    hidden: f64,
     rc: f64,
     tp: f64,
     cp: f64,
@@ -525,6 +568,35 @@ impl StageTimes {
     fn total(&self) -> f64 {
         self.fwd + self.bwd + self.rc + self.tp + self.cp + self.ep + self.pp + self.dp
     }
+}
+
+/// Host-link time on the critical path of one step, seconds, for the offloaded optimizer states
+/// (`opt_params` parameters of this GPU: their gradients go to the host in `grad_bytes` each and
+/// the updated `pbytes` weights come back, not overlapped — Megatron-Core's default without
+/// `--overlap-cpu-optimizer-d2h-h2d`; ZeRO-Offload, Ren et al. ATC'21 §4, moves the same two
+/// tensors) and the offloaded activations (`training.activation_offload` of the slowest rank's
+/// stored layer activations per micro-batch, copied out under its forward and back under its
+/// backward; only the excess shows). The link is [`GpuSpec::host_link_gbps`] per direction at
+/// the PCIe efficiency of [`comm::PCIE_EFFICIENCY`]. The CPU's own Adam step is not priced.
+fn offload_s(
+    s: &Scenario,
+    gpu: &GpuSpec,
+    crit: &StageTimes,
+    opt_params: f64,
+    grad_bytes: f64,
+    pbytes: f64,
+    mf: f64,
+) -> f64 {
+    let bps = gpu.host_link_gbps() * 1e9 * comm::PCIE_EFFICIENCY;
+    let opt = opt_params * (grad_bytes + pbytes) / bps;
+    let a = s.training.activation_offload();
+    let act = if a > 0.0 {
+        let x = a * crit.layers * super::memory::activations::layer_bytes(s) / bps;
+        mf * ((x - crit.fwd).max(0.0) + (x - crit.bwd - crit.rc).max(0.0))
+    } else {
+        0.0
+    };
+    opt + act
 }
 
 /// Fraction of compute lost while a collective on `link` overlaps it (Calculon

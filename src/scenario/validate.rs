@@ -192,6 +192,25 @@ pub(crate) fn issues(s: &Scenario) -> Vec<Issue> {
         1.0e18,
     );
 
+    for (field, what, v) in [
+        (
+            "training.optimizer_offload",
+            "the offloaded optimizer fraction",
+            t.optimizer_offload,
+        ),
+        (
+            "training.activation_offload",
+            "the offloaded activation fraction",
+            t.activation_offload,
+        ),
+    ] {
+        if let Some(v) = v {
+            if !(0.0..=1.0).contains(&v) {
+                c.push(field, format!("{what} must be between 0 and 1, got {v}."));
+            }
+        }
+    }
+
     // --- parallel ---
     let tp_ok = c.count("parallel.tp", "tensor parallel", p.tp, MAX_GPUS);
     let pp_ok = c.count("parallel.pp", "pipeline parallel", p.pp, MAX_GPUS);
@@ -261,20 +280,26 @@ pub(crate) fn issues(s: &Scenario) -> Vec<Issue> {
             format!("virtual pipeline {} needs pipeline parallel > 1.", p.vp),
         );
     }
-    match (p.schedule, p.vp > 1) {
-        (Some(Schedule::Interleaved), false) => c.push(
-            "parallel.schedule",
-            "the interleaved schedule needs vp > 1 model chunks per pipeline rank.".into(),
-        ),
-        (Some(Schedule::OneFOneB | Schedule::Gpipe), true) => c.push(
-            "parallel.schedule",
-            format!(
-                "vp = {} model chunks need the interleaved schedule, not {}.",
-                p.vp,
-                p.schedule().as_str()
-            ),
-        ),
-        _ => {}
+    if let Some(sched) = p.schedule {
+        if vp_ok && !sched.needs_vp(p.vp) {
+            let rule = match sched {
+                Schedule::Interleaved => {
+                    "the interleaved schedule needs vp > 1 model chunks per pipeline rank.".into()
+                }
+                Schedule::ZbV | Schedule::DualPipeV => format!(
+                    "{} needs exactly two model chunks per pipeline rank (vp = 2), got vp = {}.",
+                    sched.as_str(),
+                    p.vp
+                ),
+                _ => format!(
+                    "vp = {} model chunks need the interleaved schedule, not {}.",
+                    p.vp,
+                    sched.as_str()
+                ),
+            };
+            c.push("parallel.schedule", rule);
+        }
+        check_dualpipe(&mut c, sched, p.pp, t, p.dp);
     }
     if layers_ok && pp_ok && vp_ok {
         match &p.layers_per_stage {
@@ -510,4 +535,32 @@ pub(crate) fn issues(s: &Scenario) -> Vec<Issue> {
     );
 
     c.issues
+}
+
+/// DualPipe's conditions (deepseek-ai/DualPipe `dualpipe.py` / `dualpipev.py`, `step`): an even
+/// number of ranks for DualPipe (the two directions meet in the middle), and at least `2·pp`
+/// micro-batches (`m = B/(b·d)`), an even number for DualPipe (half go each way).
+fn check_dualpipe(c: &mut Checker, sched: Schedule, pp: u64, t: &super::Training, dp: u64) {
+    if !matches!(sched, Schedule::DualPipe | Schedule::DualPipeV) {
+        return;
+    }
+    if sched == Schedule::DualPipe && (pp < 2 || pp % 2 != 0) {
+        c.push(
+            "parallel.pp",
+            format!("dualpipe needs an even number of pipeline ranks ≥ 2, got pp = {pp}."),
+        );
+    }
+    let per = t.micro_batch.saturating_mul(dp).max(1);
+    let m = t.global_batch / per;
+    let min = pp.saturating_mul(2);
+    if m < min || (sched == Schedule::DualPipe && m % 2 != 0) {
+        c.push(
+            "training.global_batch",
+            format!(
+                "{} needs at least 2·pp = {min} micro-batches{} (m = global_batch / (micro_batch · dp)), got m = {m}.",
+                sched.as_str(),
+                if sched == Schedule::DualPipe { ", an even number" } else { "" }
+            ),
+        );
+    }
 }

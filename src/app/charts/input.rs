@@ -192,6 +192,7 @@ impl Chart {
                 let kind = match b.kind {
                     BlockKind::Forward => "forward",
                     BlockKind::Backward => "backward",
+                    BlockKind::WeightGrad => "weight gradient",
                 };
                 let chunk = if d.vp > 1 {
                     format!(", chunk {}", b.chunk)

@@ -11,7 +11,7 @@ use super::{
     build, draw_header, draw_message, header_height, mesh, plot_rect, Axes, ChartError, LegendItem,
     Margins, PlotRect, Swatch,
 };
-use crate::engine::schedule::{makespan, timeline, Block, BlockKind};
+use crate::engine::schedule::{makespan, timeline_split, Block, BlockKind};
 use crate::engine::TimeEstimate;
 use crate::scenario::{Scenario, Schedule};
 use plotters::coord::Shift;
@@ -41,6 +41,12 @@ pub struct ScheduleData {
     pub t_fwd_s: f64,
     /// Backward (with recompute) time of one micro-batch on one stage, s.
     pub t_bwd_s: f64,
+    /// Part of `t_bwd_s`: the weight-gradient (W) GEMMs, s; drawn apart by the schedules that
+    /// split the backward ([`Schedule::splits_backward`]).
+    pub t_wgrad_s: f64,
+    /// The engine's bubble of the real step, s (`TimeEstimate::bubble_s`; 0 = unknown, the
+    /// caption then uses the uniform-stage formula).
+    pub bubble_s: f64,
 }
 
 impl ScheduleData {
@@ -61,12 +67,15 @@ impl ScheduleData {
             schedule: s.parallel.schedule(),
             t_fwd_s: clean(time.forward_s) / mf,
             t_bwd_s: (clean(time.backward_s) + clean(time.recompute_s)) / mf,
+            t_wgrad_s: clean(time.weight_grad_s) / mf,
+            bubble_s: clean(time.bubble_s),
         }
     }
 
     fn v(&self) -> u64 {
         match self.schedule {
             Schedule::Interleaved => self.vp.max(1),
+            Schedule::ZbV | Schedule::DualPipeV => 2,
             _ => 1,
         }
     }
@@ -84,12 +93,24 @@ impl ScheduleData {
         if n < m && v > 1 && n < p {
             n = p.min(m);
         }
+        if matches!(self.schedule, Schedule::DualPipe | Schedule::DualPipeV) {
+            // DualPipe needs m ≥ 2p (and even); a cut keeps whole pairs.
+            n = n.max(p.saturating_mul(2));
+            if self.schedule == Schedule::DualPipe {
+                n += n % 2;
+            }
+        }
         n.max(1).min(m)
     }
 
-    /// The bubble fraction of the real step: `(p−1)/(m+p−1)`, interleaved `((p−1)/v)/(m+(p−1)/v)`
-    /// (Narayanan et al. SC21 §2.2).
+    /// The bubble fraction of the real step: the engine's bubble over the step's pipeline time
+    /// `m·(t_f + t_b) + bubble` when known, else `(p−1)/(m+p−1)`, interleaved
+    /// `((p−1)/v)/(m+(p−1)/v)` (Narayanan et al. SC21 §2.2).
     pub fn bubble_fraction(&self) -> f64 {
+        let busy = self.micro_batches as f64 * (clean(self.t_fwd_s) + clean(self.t_bwd_s));
+        if self.bubble_s > 0.0 && busy > 0.0 {
+            return self.bubble_s / (busy + self.bubble_s);
+        }
         let p = self.pp as f64;
         let m = self.micro_batches as f64;
         let b = (p - 1.0).max(0.0) / self.v() as f64;
@@ -115,7 +136,7 @@ struct Geometry {
     unit: &'static str,
 }
 
-fn legend(style: &ChartStyle, relative: bool, v: u64) -> Vec<LegendItem> {
+fn legend(style: &ChartStyle, relative: bool, v: u64, split: bool) -> Vec<LegendItem> {
     let p = &style.palette;
     let mut legend = vec![
         LegendItem::new("Forward", p.forward, Swatch::Fill),
@@ -130,6 +151,12 @@ fn legend(style: &ChartStyle, relative: bool, v: u64) -> Vec<LegendItem> {
         ),
         LegendItem::new("Idle (bubble)", p.bubble, Swatch::Fill),
     ];
+    if split {
+        legend.insert(2, LegendItem::new("Weight grad (W)", p.wgrad, Swatch::Fill));
+        if let Some(b) = legend.get_mut(1) {
+            *b = LegendItem::new("Input grad (B)", p.backward, Swatch::Fill);
+        }
+    }
     if v > 1 {
         legend.push(LegendItem::new(
             "later chunks faded",
@@ -153,13 +180,21 @@ fn geometry(data: &ScheduleData, width: u32, height: u32) -> Result<Geometry, St
     };
     let v = data.v();
     let m_drawn = data.drawn_micro_batches();
-    let blocks = timeline(data.pp, m_drawn, v, data.schedule, tf, tb)
+    let tw = if relative {
+        1.0
+    } else {
+        clean(data.t_wgrad_s).min(tb)
+    };
+    let blocks = timeline_split(data.pp, m_drawn, v, data.schedule, tf, tb, tw)
         .map_err(|e| format!("Cannot draw: {e}."))?;
     let span = makespan(&blocks);
     if span <= 0.0 {
         return Err("Zero-length step: nothing to draw.".into());
     }
-    let header = header_height(width, &legend(&ChartStyle::light(), relative, v));
+    let header = header_height(
+        width,
+        &legend(&ChartStyle::light(), relative, v, data.schedule.splits_backward()),
+    );
     let rect = plot_rect(
         width,
         height,
@@ -248,6 +283,10 @@ pub fn draw<DB: DrawingBackend>(
         Schedule::OneFOneB => "1F1B".to_string(),
         Schedule::Interleaved => format!("interleaved 1F1B, v = {v}"),
         Schedule::Gpipe => "GPipe".to_string(),
+        Schedule::ZbH1 => "ZB-H1".to_string(),
+        Schedule::ZbV => "ZB-V".to_string(),
+        Schedule::DualPipe => "DualPipe".to_string(),
+        Schedule::DualPipeV => "DualPipeV".to_string(),
     };
     let mut caption = format!(
         "{name} · p = {}, m = {} · bubble {} of the step",
@@ -261,7 +300,13 @@ pub fn draw<DB: DrawingBackend>(
             data.micro_batches
         ));
     }
-    draw_header(root, style, TITLE, &caption, &legend(style, relative, v))?;
+    draw_header(
+        root,
+        style,
+        TITLE,
+        &caption,
+        &legend(style, relative, v, data.schedule.splits_backward()),
+    )?;
     let pp = data.pp;
     let mut chart = build(root, rect, x.clone(), y.clone())?;
     let x_desc = if relative {
@@ -319,6 +364,7 @@ pub fn draw<DB: DrawingBackend>(
         let base = match b.kind {
             BlockKind::Forward => p.forward,
             BlockKind::Backward => p.backward,
+            BlockKind::WeightGrad => p.wgrad,
         };
         let c = style.faded(base, shade(b.chunk));
         let y = row(b.stage);

@@ -304,10 +304,16 @@ impl ShardedParams {
     /// stage 0, the output layer (its own when untied, the tied embedding's second copy when
     /// `p > 1`; see [`stage_embedding_params`]) and the final norm on the last stage.
     pub fn stage(&self, stage: u64, layers: u64) -> GpuParams {
+        self.placed(layers, stage == 0, stage + 1 == self.pp)
+    }
+
+    /// One GPU's parameters holding `layers` layers, the input embedding when `embedding`, and
+    /// the output layer (or the tied embedding's second copy) and the final norm when `output`
+    /// (schedules place these differently: [`crate::engine::layout::holds_output`]).
+    pub fn placed(&self, layers: u64, embedding: bool, output: bool) -> GpuParams {
         let n = layers as f64;
-        let last = stage + 1 == self.pp;
-        let emb_in = if stage == 0 { self.embedding } else { 0.0 };
-        let emb_out = if last && self.output_on_last {
+        let emb_in = if embedding { self.embedding } else { 0.0 };
+        let emb_out = if output && (self.output_on_last || !embedding) {
             self.embedding
         } else {
             0.0
@@ -321,7 +327,7 @@ impl ShardedParams {
             dense: n * self.layer_dense
                 + emb_in
                 + emb_out
-                + if last { self.final_norm } else { 0.0 },
+                + if output { self.final_norm } else { 0.0 },
             experts: n * self.layer_experts,
             matrices: n * self.layer_matrices,
             largest_module: one_layer.max(emb_in).max(emb_out),
