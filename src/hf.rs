@@ -169,11 +169,7 @@ pub fn import(json: &str, base: &Model) -> Result<HfImport, HfError> {
             let moe = if model_type == "mixtral" {
                 let experts = r.whole("num_local_experts", &mut used)?;
                 let top_k = r.whole("num_experts_per_tok", &mut used)?;
-                Some(Moe {
-                    experts,
-                    top_k,
-                    expert_ffn_hidden: ffn,
-                })
+                Some(Moe::new(experts, top_k, ffn))
             } else {
                 None
             };
@@ -189,6 +185,9 @@ pub fn import(json: &str, base: &Model) -> Result<HfImport, HfError> {
                 seq_len: base.seq_len,
                 tied_embeddings: r.opt_bool("tie_word_embeddings", &mut used)?.unwrap_or(false),
                 moe,
+                head_dim: None,
+                mla: None,
+                mtp_layers: None,
             };
             context(&r, "max_position_embeddings", &mut used, &mut notes, base)?;
             (family, model)
@@ -208,6 +207,9 @@ pub fn import(json: &str, base: &Model) -> Result<HfImport, HfError> {
                 seq_len: base.seq_len,
                 tied_embeddings: r.opt_bool("tie_word_embeddings", &mut used)?.unwrap_or(true),
                 moe: None,
+                head_dim: None,
+                mla: None,
+                mtp_layers: None,
             };
             context(&r, "n_positions", &mut used, &mut notes, base)?;
             ("GPT-2", model)
@@ -225,6 +227,9 @@ pub fn import(json: &str, base: &Model) -> Result<HfImport, HfError> {
                 seq_len: base.seq_len,
                 tied_embeddings: r.opt_bool("tie_word_embeddings", &mut used)?.unwrap_or(false),
                 moe: None,
+                head_dim: None,
+                mla: None,
+                mtp_layers: None,
             };
             context(&r, "max_position_embeddings", &mut used, &mut notes, base)?;
             ("GPT-NeoX", model)
@@ -264,6 +269,9 @@ pub fn import(json: &str, base: &Model) -> Result<HfImport, HfError> {
                 seq_len: base.seq_len,
                 tied_embeddings: r.opt_bool("tie_word_embeddings", &mut used)?.unwrap_or(true),
                 moe: None,
+                head_dim: None,
+                mla: None,
+                mtp_layers: None,
             };
             if obj.contains_key("max_position_embeddings") {
                 context(&r, "max_position_embeddings", &mut used, &mut notes, base)?;

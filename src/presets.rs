@@ -131,6 +131,9 @@ impl ModelPreset {
                 seq_len: a.seq_len,
                 tied_embeddings: a.tied_embeddings,
                 moe: a.moe,
+                head_dim: None,
+                mla: None,
+                mtp_layers: None,
             },
             training: Training {
                 global_batch: t.global_batch,
@@ -143,6 +146,8 @@ impl ModelPreset {
                 grad_reduce_in_fp32: t.grad_reduce_in_fp32,
                 optimizer_offload: None,
                 activation_offload: None,
+                framework: None,
+                fp8_recipe: None,
             },
             parallel: Parallel {
                 tp: t.tp,
@@ -158,6 +163,8 @@ impl ModelPreset {
                 bucket_mb: None,
                 tp_comm_overlap: None,
                 dp_comm_overlap: None,
+                etp: None,
+                shard_ranks: None,
             },
             cluster: Cluster {
                 gpu: GpuChoice::Preset(t.gpu.to_string()),
@@ -462,11 +469,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
         id: "mixtral-8x7b",
         name: "Mixtral 8x7B",
         arch: Arch {
-            moe: Some(Moe {
-                experts: 8,
-                top_k: 2,
-                expert_ffn_hidden: 14336,
-            }),
+            moe: Some(Moe::new(8, 2, 14336)),
             ..dense(32, 4096, 32, 8, 14336, FfnAct::Swiglu, 32000, 4096, false)
         },
         setup: h100(256, Precision::Bf16, Recompute::None, None, 1, 4, 16, 1, 8, 8),
@@ -477,11 +480,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
         id: "mixtral-8x22b",
         name: "Mixtral 8x22B",
         arch: Arch {
-            moe: Some(Moe {
-                experts: 8,
-                top_k: 2,
-                expert_ffn_hidden: 16384,
-            }),
+            moe: Some(Moe::new(8, 2, 16384)),
             ..dense(56, 6144, 48, 8, 16384, FfnAct::Swiglu, 32768, 4096, false)
         },
         setup: h100(256, Precision::Bf16, Recompute::None, None, 2, 8, 16, 1, 8, 1),

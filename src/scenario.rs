@@ -34,10 +34,10 @@ pub(crate) mod validate;
 pub use cluster::{Cluster, CustomGpu, GpuChoice};
 pub use error::{Issue, ScenarioError};
 pub use gpu::{gpu_preset, GpuPreset, GpuSpec, PeakTflops, GPU_PRESETS, HOST_LINK_SOURCES};
-pub use model::{FfnAct, Model, Moe};
+pub use model::{FfnAct, Mla, Model, Moe};
 pub use overhead::Overhead;
 pub use parallel::{Parallel, Schedule};
-pub use training::{Optimizer, Precision, Recompute, Training};
+pub use training::{Fp8Recipe, Framework, Optimizer, Precision, Recompute, Training};
 
 use serde::{Deserialize, Serialize};
 

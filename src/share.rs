@@ -567,11 +567,11 @@ static FIELDS: &[Field] = &[
             } else if let Some(m) = s.model.moe.as_mut() {
                 m.experts = n;
             } else {
-                s.model.moe = Some(Moe {
-                    experts: n,
-                    top_k: n.min(2),
-                    expert_ffn_hidden: s.model.ffn_hidden().clamp(1, MAX_FFN),
-                });
+                s.model.moe = Some(Moe::new(
+                    n,
+                    n.min(2),
+                    s.model.ffn_hidden().clamp(1, MAX_FFN),
+                ));
             }
             Ok(())
         },

@@ -74,14 +74,7 @@ fn mixtral_8x7b() {
       "num_local_experts": 8, "num_experts_per_tok": 2, "vocab_size": 32000,
       "max_position_embeddings": 32768, "router_aux_loss_coef": 0.02, "output_router_logits": false}"#;
     let m = import(json, &base()).unwrap().model;
-    assert_eq!(
-        m.moe,
-        Some(Moe {
-            experts: 8,
-            top_k: 2,
-            expert_ffn_hidden: 14336
-        })
-    );
+    assert_eq!(m.moe, Some(Moe::new(8, 2, 14336)));
     assert_eq!(m.ffn_act, FfnAct::Swiglu);
 }
 

@@ -203,11 +203,7 @@ fn arb_extreme() -> BoxedStrategy<Scenario> {
             s.parallel.sp = sp && tp > 1;
             s.parallel.zero_stage = zero;
             if let Some((experts, top_k, effn)) = moe {
-                s.model.moe = Some(Moe {
-                    experts,
-                    top_k,
-                    expert_ffn_hidden: effn,
-                });
+                s.model.moe = Some(Moe::new(experts, top_k, effn));
                 // ep: the largest power of two dividing both dp and the expert count.
                 let ep = 1u64 << dp.trailing_zeros().min(experts.trailing_zeros());
                 s.parallel.ep = ep;
@@ -324,10 +320,8 @@ fn arb_wild() -> BoxedStrategy<Scenario> {
             s.cluster.inter_node_gbps = inter;
             s.cluster.price_per_gpu_hour = price;
             let (moe, ctx, reserve) = x;
-            s.model.moe = moe.map(|(experts, top_k, expert_ffn_hidden)| Moe {
-                experts,
-                top_k,
-                expert_ffn_hidden,
+            s.model.moe = moe.map(|(experts, top_k, expert_ffn_hidden)| {
+                Moe::new(experts, top_k, expert_ffn_hidden)
             });
             s.overhead.cuda_context_gib = ctx;
             s.overhead.allocator_reserve_pct = reserve;

@@ -116,3 +116,157 @@ fn every_problem_is_reported_at_once() {
         "tensor parallel 7 does not divide 96 attention heads."
     );
 }
+
+/// DeepSeek-V3's shape (Hugging Face `deepseek-ai/DeepSeek-V3` config.json: 61 layers, hidden
+/// 7168, 128 heads, MLA ranks 1536/512, head dims 128/64/128, 256 routed + 1 shared expert of
+/// 2048, top-8, first 3 layers dense, 1 MTP module) in the fields of `DESIGN.md`.
+fn deepseek_v3() -> serde_json::Value {
+    serde_json::json!({
+        "model": {"name": "DeepSeek-V3", "layers": 61, "hidden": 7168, "heads": 128, "ffn_hidden": 18432,
+                  "ffn_act": "swiglu", "vocab": 129280, "seq_len": 4096,
+                  "mla": {"q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
+                          "qk_rope_head_dim": 64, "v_head_dim": 128},
+                  "moe": {"experts": 256, "top_k": 8, "expert_ffn_hidden": 2048, "shared_experts": 1,
+                          "dense_layers": 3, "imbalance": 1.2},
+                  "mtp_layers": 1},
+        "training": {"global_batch": 15360, "micro_batch": 1, "precision": "fp8", "recompute": "none",
+                     "framework": "megatron", "fp8_recipe": "blockwise"},
+        "parallel": {"tp": 1, "pp": 16, "dp": 128, "ep": 64, "etp": 1, "zero_stage": 1},
+        "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 2048}
+    })
+}
+
+#[test]
+fn modern_shapes_parse_with_their_defaults() {
+    let s = scenario::from_value(&deepseek_v3()).unwrap();
+    s.validate().unwrap();
+    let moe = s.model.moe.unwrap();
+    assert_eq!(moe.shared_experts(), 1);
+    assert_eq!(
+        moe.shared_expert_ffn_hidden(),
+        2048,
+        "defaults to the routed experts' size"
+    );
+    assert_eq!((moe.dense_layers(), moe.moe_every()), (3, 1));
+    assert_eq!(moe.moe_layers(61), 58);
+    assert!(!moe.is_moe_layer(2) && moe.is_moe_layer(3));
+    assert_eq!(moe.imbalance(), 1.2);
+    assert_eq!(s.model.mtp_layers(), 1);
+    assert_eq!(s.model.mla.unwrap().kv_lora_rank, 512);
+    assert_eq!(s.training.framework(), scenario::Framework::Megatron);
+    assert_eq!(
+        s.training.fp8_recipe(),
+        Some(scenario::Fp8Recipe::Blockwise)
+    );
+    assert_eq!((s.parallel.etp(), s.parallel.shard_ranks()), (1, 128));
+    // Every older file keeps its meaning: no new field, the defaults of DESIGN.md.
+    let old = scenario::from_value(&base()).unwrap();
+    assert_eq!(old.model.head_dim(), 12288 / 96);
+    assert_eq!(old.model.mtp_layers(), 0);
+    assert_eq!(old.training.framework(), scenario::Framework::Megatron);
+    assert_eq!(old.training.fp8_recipe(), None, "no recipe without fp8");
+    assert_eq!((old.parallel.etp(), old.parallel.shard_ranks()), (8, 8));
+    // Round trip through JSON keeps the new fields.
+    assert_eq!(scenario::parse(&s.to_json_pretty()).unwrap(), s);
+}
+
+#[test]
+fn moe_every_counts_layers_after_the_dense_ones() {
+    let mut v = deepseek_v3();
+    v["model"]["moe"]["moe_every"] = 2.into();
+    let moe = scenario::from_value(&v).unwrap().model.moe.unwrap();
+    // Layers 3, 5, 7, …, 59: 29 MoE layers of the 58 after the dense ones.
+    assert_eq!(moe.moe_layers(61), 29);
+    assert!(moe.is_moe_layer(3) && !moe.is_moe_layer(4) && moe.is_moe_layer(59));
+}
+
+#[test]
+fn head_dim_overrides_hidden_over_heads() {
+    // Qwen3-30B-A3B: hidden 2048, 32 heads of 128 (Hugging Face config.json `head_dim`).
+    let mut v = base();
+    v["model"]["hidden"] = 2048.into();
+    v["model"]["heads"] = 32.into();
+    v["model"]["head_dim"] = 128.into();
+    let s = scenario::from_value(&v).unwrap();
+    assert_eq!(s.model.head_dim(), 128);
+    s.validate().unwrap();
+}
+
+#[test]
+fn impossible_modern_settings_name_their_field() {
+    let cases: &[(&str, serde_json::Value, &str)] = &[
+        (
+            "training.fp8_recipe",
+            serde_json::json!({"training": {"precision": "bf16", "fp8_recipe": "rowwise"}}),
+            "the FP8 recipe rowwise only applies with precision fp8, not bf16.",
+        ),
+        (
+            "parallel.etp",
+            serde_json::json!({"parallel": {"ep": 64, "etp": 4}}),
+            "expert parallel × expert tensor parallel = 64·4 = 256 does not divide tp·cp·dp = 128",
+        ),
+        (
+            "parallel.ep",
+            serde_json::json!({"parallel": {"ep": 256, "etp": null, "tp": 1}}),
+            "expert parallel 256 × expert tensor parallel 1 does not divide tp·cp·dp = 128",
+        ),
+        (
+            "parallel.shard_ranks",
+            serde_json::json!({"parallel": {"shard_ranks": 48}}),
+            "the shard group of 48 ranks does not divide data parallel 128",
+        ),
+        (
+            "model.moe.imbalance",
+            serde_json::json!({"model": {"moe": {"imbalance": 0.5}}}),
+            "must be between 1 and 1000, got 0.5",
+        ),
+        (
+            "model.moe.dense_layers",
+            serde_json::json!({"model": {"moe": {"dense_layers": 61}}}),
+            "61 dense first layers leave no MoE layer in a model of 61 layers.",
+        ),
+        (
+            "model.moe.moe_every",
+            serde_json::json!({"model": {"moe": {"moe_every": 0}}}),
+            "the MoE layer frequency must be at least 1, got 0.",
+        ),
+        (
+            "model.mla.kv_lora_rank",
+            serde_json::json!({"model": {"mla": {"kv_lora_rank": 0}}}),
+            "the key/value latent rank must be at least 1, got 0.",
+        ),
+        (
+            "model.head_dim",
+            serde_json::json!({"model": {"head_dim": 0}}),
+            "the head dimension must be at least 1, got 0.",
+        ),
+    ];
+    for (field, patch, message) in cases {
+        let mut v = deepseek_v3();
+        for (section, fields) in patch.as_object().unwrap() {
+            for (k, x) in fields.as_object().unwrap() {
+                if let Some(inner) = x.as_object().filter(|_| k == "moe" || k == "mla") {
+                    for (ik, ix) in inner {
+                        v[section][k][ik] = ix.clone();
+                    }
+                } else if x.is_null() {
+                    v[section].as_object_mut().unwrap().remove(k);
+                } else {
+                    v[section][k] = x.clone();
+                }
+            }
+        }
+        let s = scenario::from_value(&v).unwrap_or_else(|e| panic!("{field}: {e}"));
+        let e = s.validate().expect_err(field);
+        let issue = e
+            .issues
+            .iter()
+            .find(|i| i.field == *field)
+            .unwrap_or_else(|| panic!("no issue on {field}: {e}"));
+        assert!(
+            issue.message.contains(message),
+            "{field}: {}",
+            issue.message
+        );
+    }
+}

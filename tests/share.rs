@@ -198,11 +198,7 @@ fn arb_scenario() -> BoxedStrategy<Scenario> {
                 s.model.vocab = vocab;
                 s.model.seq_len = seq;
                 s.model.tied_embeddings = tied;
-                s.model.moe = moe.map(|(experts, top_k, f)| Moe {
-                    experts,
-                    top_k,
-                    expert_ffn_hidden: f,
-                });
+                s.model.moe = moe.map(|(experts, top_k, f)| Moe::new(experts, top_k, f));
             }
             let (gb, mb, prec, rc, flash, tokens) = t;
             s.training.global_batch = gb;
@@ -683,14 +679,7 @@ fn moe_can_be_switched_on_and_off() {
     let d = share::decode("model=llama2-7b&experts=8&ep=8").unwrap();
     assert!(d.notices.is_empty());
     // Defaults when switching MoE on: top-2, expert FFN = the dense FFN (11008).
-    assert_eq!(
-        d.scenario.model.moe,
-        Some(Moe {
-            experts: 8,
-            top_k: 2,
-            expert_ffn_hidden: 11008
-        })
-    );
+    assert_eq!(d.scenario.model.moe, Some(Moe::new(8, 2, 11008)));
     d.scenario.validate().unwrap();
     let d = share::decode("model=mixtral-8x7b&experts=0&ep=1").unwrap();
     assert_eq!(d.scenario.model.moe, None);

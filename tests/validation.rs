@@ -4,10 +4,22 @@
 
 use serde_json::Value;
 
-/// The public step-time MAPE reached (9.49 % over all 192 timed cases after the engine2
-/// changes; 9.70 % in the report of issue 4), rounded up: the test fails if a change makes it
-/// worse.
+/// The dense public step-time MAPE reached (9.49 % over the 192 timed dense cases after the
+/// engine2 changes; 9.70 % in the report of issue 4), rounded up: the test fails if a change
+/// makes it worse.
 const TIME_MAPE_CEILING_PCT: f64 = 9.50;
+/// Share of the dense timed cases predicted within ±10 % (62.0 %), as a floor.
+const WITHIN_10PCT_FLOOR: f64 = 0.619;
+/// Largest dense step-time error (HF BERT fp16 on V100, −60.8 %: eager launch overhead), as a
+/// ceiling on |error|.
+const WORST_ERROR_CEILING_PCT: f64 = 61.0;
+/// Mixture-of-experts step-time MAPE over the 45 `moe_*` cases (28.0 % with the basic MoE
+/// block, before MoE was modelled in depth), as a ceiling.
+const MOE_TIME_MAPE_CEILING_PCT: f64 = 28.0;
+/// Cases in `tests/data/public.json`: 195 dense and 45 mixture-of-experts runs.
+const CASES: u64 = 240;
+/// Cases with a measured step time: 192 dense, 45 MoE.
+const TIMED_CASES: usize = 237;
 
 fn run_json(path: &str) -> Value {
     let args: Vec<String> = ["validate", path, "--json"]
@@ -38,7 +50,7 @@ fn summary_has_the_design_fields() {
     ] {
         assert!(s.get(k).is_some(), "summary.{k} missing");
     }
-    assert_eq!(s["cases"], 195);
+    assert_eq!(s["cases"], CASES);
     for row in v["cases"].as_array().unwrap() {
         for k in ["id", "metric", "measured", "predicted", "error_pct"] {
             assert!(row.get(k).is_some(), "row {row} has no {k}");
@@ -69,29 +81,74 @@ fn every_timed_case_is_evaluated() {
         .iter()
         .filter(|r| r["metric"] == "time")
         .collect();
-    assert_eq!(rows.len(), 192, "public.json has 192 timed cases");
+    assert_eq!(rows.len(), TIMED_CASES, "public.json's timed cases");
     let evaluated = rows.iter().filter(|r| r["predicted"].is_number()).count();
-    assert_eq!(evaluated, 192);
-    assert_eq!(v["summary"]["time_cases"], 192);
+    assert_eq!(
+        evaluated, TIMED_CASES,
+        "every timed case (dense and MoE) is evaluated"
+    );
+    assert_eq!(v["summary"]["time_cases"], TIMED_CASES);
+}
+
+/// |error| of every evaluated step-time row whose group is (or is not) a mixture-of-experts group.
+fn time_errors(v: &Value, moe: bool) -> Vec<f64> {
+    v["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["metric"] == "time")
+        .filter(|r| r["group"].as_str().unwrap_or("").starts_with("moe_") == moe)
+        .filter_map(|r| r["error_pct"].as_f64())
+        .map(f64::abs)
+        .collect()
+}
+
+fn mean(xs: &[f64]) -> f64 {
+    xs.iter().sum::<f64>() / xs.len() as f64
 }
 
 #[test]
 fn public_step_time_mape_does_not_regress() {
     let v = public();
-    let mape = v["summary"]["time_mape_pct"].as_f64().unwrap();
+    let dense = time_errors(&v, false);
+    assert_eq!(dense.len(), 192);
+    let mape = mean(&dense);
+    let within = dense.iter().filter(|&&e| e <= 10.0).count() as f64 / dense.len() as f64;
+    let worst = dense.iter().cloned().fold(0.0, f64::max);
     eprintln!(
-        "public step-time MAPE {mape:.2}% ({} cases), within ±10%: {:.1}%",
-        v["summary"]["time_cases"],
-        100.0 * v["summary"]["time_within_10pct"].as_f64().unwrap()
+        "dense step-time MAPE {mape:.2}% ({} cases), within ±10%: {:.1}%, worst {worst:.1}%",
+        dense.len(),
+        100.0 * within
     );
     assert!(
         mape <= TIME_MAPE_CEILING_PCT,
-        "step-time MAPE {mape:.2}% > {TIME_MAPE_CEILING_PCT}%"
+        "dense step-time MAPE {mape:.2}% > {TIME_MAPE_CEILING_PCT}%"
+    );
+    assert!(
+        within >= WITHIN_10PCT_FLOOR,
+        "within ±10 %: {within:.3} < {WITHIN_10PCT_FLOOR}"
+    );
+    assert!(
+        worst <= WORST_ERROR_CEILING_PCT,
+        "worst dense error {worst:.1}% > {WORST_ERROR_CEILING_PCT}%"
     );
 }
 
 #[test]
-fn korthikanti_table5_mean_error_within_5pct() {
+fn moe_step_time_mape_does_not_regress() {
+    let v = public();
+    let moe = time_errors(&v, true);
+    assert_eq!(moe.len(), 45);
+    let mape = mean(&moe);
+    eprintln!("MoE step-time MAPE {mape:.2}% ({} cases)", moe.len());
+    assert!(
+        mape <= MOE_TIME_MAPE_CEILING_PCT,
+        "MoE step-time MAPE {mape:.2}% > {MOE_TIME_MAPE_CEILING_PCT}%"
+    );
+}
+
+#[test]
+fn korthikanti_table5_mean_error_within_4pct() {
     // Korthikanti et al. 2022, Table 5: measured iteration times of 22B/175B/530B/1T with full
     // recompute and with sequence parallelism + selective recompute.
     let v = public();
@@ -105,7 +162,7 @@ fn korthikanti_table5_mean_error_within_5pct() {
     assert_eq!(errs.len(), 8);
     let mean = errs.iter().sum::<f64>() / errs.len() as f64;
     eprintln!("Korthikanti Table 5 mean |error| {mean:.2}%");
-    assert!(mean <= 5.0, "{mean}");
+    assert!(mean <= 4.0, "{mean}");
 }
 
 #[test]

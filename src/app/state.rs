@@ -580,11 +580,7 @@ impl State {
             Action::SetTied(b) => s.model.tied_embeddings = b,
             Action::SetMoe(on) => {
                 s.model.moe = if on {
-                    Some(s.model.moe.unwrap_or(Moe {
-                        experts: 8,
-                        top_k: 2,
-                        expert_ffn_hidden: s.model.ffn_hidden(),
-                    }))
+                    Some(s.model.moe.unwrap_or(Moe::new(8, 2, s.model.ffn_hidden())))
                 } else {
                     None
                 };

@@ -36,11 +36,43 @@ pub struct Model {
     /// Mixture-of-experts settings, or `None` for a dense model.
     #[serde(default)]
     pub moe: Option<Moe>,
+    /// Attention head dimension `d_h`. Default: `hidden / heads`. Qwen3 and gpt-oss use a head
+    /// dimension whose `heads·d_h` differs from `hidden` (their Hugging Face `head_dim`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head_dim: Option<u64>,
+    /// Multi-head latent attention (DeepSeek-V2/V3), or `None` for standard (GQA/MHA) attention.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mla: Option<Mla>,
+    /// Multi-token prediction modules after the last layer (DeepSeek-V3: 1). Default: 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mtp_layers: Option<u64>,
 }
 
-/// Mixture-of-experts FFN: every layer's MLP is replaced by `experts` experts, each token routed
-/// to `top_k` of them.
+/// Multi-head latent attention (DeepSeek-V2 §2.1, DeepSeek-V3 §2.1.1): keys and values are
+/// projected down to a shared latent of `kv_lora_rank` and back up per head; queries optionally
+/// through a latent of `q_lora_rank`; a decoupled rotary part of `qk_rope_head_dim` per head
+/// (the key's rotary part is shared by all heads). Field names are the Hugging Face
+/// `config.json` keys of `deepseek_v3`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Mla {
+    /// Query latent rank `d_c'`; 0 = queries projected directly from the hidden state.
+    pub q_lora_rank: u64,
+    /// Key/value latent rank `d_c`.
+    pub kv_lora_rank: u64,
+    /// Per-head query/key dimension without rotary embedding `d_h^nope`.
+    pub qk_nope_head_dim: u64,
+    /// Per-head rotary query/key dimension `d_h^R`.
+    pub qk_rope_head_dim: u64,
+    /// Per-head value dimension `d_v`.
+    pub v_head_dim: u64,
+}
+
+/// Mixture-of-experts FFN: the MLP of every `moe_every`-th layer after the first `dense_layers`
+/// is replaced by `experts` routed experts, each token routed to `top_k` of them, plus
+/// `shared_experts` experts every token passes through (DeepSeekMoE, Dai et al. 2024).
+/// Optional fields default as in `DESIGN.md` ("Modern model shapes").
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Moe {
     /// Experts per MoE layer `E`.
@@ -49,6 +81,79 @@ pub struct Moe {
     pub top_k: u64,
     /// FFN inner size of one expert `f_e`.
     pub expert_ffn_hidden: u64,
+    /// Shared experts every token passes through. Default: 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_experts: Option<u64>,
+    /// FFN inner size of one shared expert. Default: `expert_ffn_hidden`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_expert_ffn_hidden: Option<u64>,
+    /// The first `dense_layers` layers use a dense MLP of `ffn_hidden` (DeepSeek-V3: 3). Default: 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dense_layers: Option<u64>,
+    /// Every `moe_every`-th layer (after the dense ones) is an MoE layer; the others are dense.
+    /// Default: 1 (every layer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moe_every: Option<u64>,
+    /// Tokens on the busiest expert-parallel rank over the mean (1.0 = perfectly balanced).
+    /// Default: 1.0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imbalance: Option<f64>,
+}
+
+impl Moe {
+    /// `experts` routed experts of FFN size `expert_ffn_hidden`, `top_k` per token; every other
+    /// field at its default.
+    pub const fn new(experts: u64, top_k: u64, expert_ffn_hidden: u64) -> Moe {
+        Moe {
+            experts,
+            top_k,
+            expert_ffn_hidden,
+            shared_experts: None,
+            shared_expert_ffn_hidden: None,
+            dense_layers: None,
+            moe_every: None,
+            imbalance: None,
+        }
+    }
+
+    /// Shared experts (default 0).
+    pub fn shared_experts(&self) -> u64 {
+        self.shared_experts.unwrap_or(0)
+    }
+
+    /// FFN inner size of a shared expert (default: the routed experts').
+    pub fn shared_expert_ffn_hidden(&self) -> u64 {
+        self.shared_expert_ffn_hidden
+            .unwrap_or(self.expert_ffn_hidden)
+    }
+
+    /// Leading dense layers (default 0).
+    pub fn dense_layers(&self) -> u64 {
+        self.dense_layers.unwrap_or(0)
+    }
+
+    /// MoE layer frequency (default 1; 0 is rejected by validation and read as 1 here).
+    pub fn moe_every(&self) -> u64 {
+        self.moe_every.unwrap_or(1).max(1)
+    }
+
+    /// Busiest expert-parallel rank's load over the mean (default 1.0).
+    pub fn imbalance(&self) -> f64 {
+        self.imbalance.unwrap_or(1.0)
+    }
+
+    /// Whether layer `i` (0-based) of a model of `layers` layers has an MoE MLP: after the
+    /// dense ones, every `moe_every`-th layer, counting from the first layer after them
+    /// (Megatron-Core `moe_layer_freq` = n: layers with `(i − dense) % n == 0`).
+    pub fn is_moe_layer(&self, i: u64) -> bool {
+        i >= self.dense_layers() && (i - self.dense_layers()) % self.moe_every() == 0
+    }
+
+    /// MoE layers among `layers` layers.
+    pub fn moe_layers(&self, layers: u64) -> u64 {
+        let after = layers.saturating_sub(self.dense_layers());
+        after.div_ceil(self.moe_every())
+    }
 }
 
 /// The FFN's activation, which sets its GEMM count.
@@ -95,8 +200,15 @@ impl Model {
         self.ffn_hidden.unwrap_or(self.hidden.saturating_mul(4))
     }
 
-    /// Head dimension `d_h = h / a` (0 if `heads` is 0; validation rejects that).
+    /// Head dimension `d_h`: the scenario's `head_dim`, else `h / a` (0 if `heads` is 0;
+    /// validation rejects that).
     pub fn head_dim(&self) -> u64 {
-        self.hidden.checked_div(self.heads).unwrap_or(0)
+        self.head_dim
+            .unwrap_or_else(|| self.hidden.checked_div(self.heads).unwrap_or(0))
+    }
+
+    /// Multi-token prediction modules (default 0).
+    pub fn mtp_layers(&self) -> u64 {
+        self.mtp_layers.unwrap_or(0)
     }
 }

@@ -43,6 +43,15 @@ pub struct Parallel {
     /// Overlap DP gradient reduction with the backward pass. Default: on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dp_comm_overlap: Option<bool>,
+    /// Expert tensor parallel size: how many ranks split each expert's weights. Default: `tp`.
+    /// Experts are spread over `ep·etp` ranks folded into `tp·cp·dp` (Megatron-Core MoE
+    /// parallel folding, `--expert-tensor-parallel-size`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub etp: Option<u64>,
+    /// HSDP: ZeRO/FSDP shards over this many data-parallel ranks and replicates across the
+    /// rest. Default: all of `dp`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard_ranks: Option<u64>,
 }
 
 fn one() -> u64 {
@@ -150,6 +159,16 @@ impl Parallel {
     /// Whether TP communication overlaps GEMMs (default off).
     pub fn tp_comm_overlap(&self) -> bool {
         self.tp_comm_overlap.unwrap_or(false)
+    }
+
+    /// Expert tensor parallel size (default `tp`).
+    pub fn etp(&self) -> u64 {
+        self.etp.unwrap_or(self.tp)
+    }
+
+    /// Data-parallel ranks the ZeRO/FSDP shards span (default all of `dp`).
+    pub fn shard_ranks(&self) -> u64 {
+        self.shard_ranks.unwrap_or(self.dp)
     }
 
     /// Whether DP gradient reduction overlaps backward (default on).

@@ -29,6 +29,14 @@ pub struct Training {
     /// 16-bit parameter dtype, as NeMo's performance recipes do. No effect on fp32 training.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grad_reduce_in_fp32: Option<bool>,
+    /// The software stack, which decides which kernels and collectives run. Optional; `None`
+    /// means Megatron-LM ([`Training::framework`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub framework: Option<Framework>,
+    /// How FP8 GEMM inputs are scaled; only with `precision` fp8. Optional; `None` means
+    /// delayed scaling ([`Training::fp8_recipe`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fp8_recipe: Option<Fp8Recipe>,
     /// Fraction 0..1 of the optimizer states (fp32 master weights and Adam moments) kept in host
     /// memory and updated by the CPU: Megatron-Core `--optimizer-cpu-offload
     /// --optimizer-offload-fraction f` (`HybridDeviceOptimizer`), DeepSpeed ZeRO-Offload
@@ -66,6 +74,100 @@ impl Training {
     /// Offloaded fraction of the stored layer activations, 0..1 (default 0).
     pub fn activation_offload(&self) -> f64 {
         self.activation_offload.unwrap_or(0.0).clamp(0.0, 1.0)
+    }
+
+    /// The software stack: the scenario's, else Megatron-LM (`DESIGN.md`).
+    pub fn framework(&self) -> Framework {
+        self.framework.unwrap_or_default()
+    }
+
+    /// The FP8 scaling recipe in effect: `None` unless the precision is fp8, then the
+    /// scenario's recipe or Transformer Engine's default, delayed scaling.
+    pub fn fp8_recipe(&self) -> Option<Fp8Recipe> {
+        (self.precision == Precision::Fp8).then(|| self.fp8_recipe.unwrap_or_default())
+    }
+}
+
+/// The software stack that runs the training (`DESIGN.md`, "The software stack is an input").
+/// It selects mechanisms (attention kernel, how ZeRO-3/FSDP gathers, which overlaps run), never
+/// a speed factor.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Framework {
+    /// Megatron-LM, NeMo, Megatron-Bridge: Transformer Engine, cuDNN fused attention,
+    /// distributed optimizer.
+    #[default]
+    Megatron,
+    /// DeepSpeed ZeRO, Megatron-DeepSpeed.
+    Deepspeed,
+    /// torchtitan: FSDP2, torch.compile, SDPA.
+    Torchtitan,
+    /// Eager PyTorch DDP/FSDP1: Hugging Face Trainer, llm-foundry/Composer.
+    Pytorch,
+    /// JAX: MaxText, Paxml.
+    Jax,
+}
+
+impl Framework {
+    /// All values, for dropdowns.
+    pub const ALL: &'static [Framework] = &[
+        Framework::Megatron,
+        Framework::Deepspeed,
+        Framework::Torchtitan,
+        Framework::Pytorch,
+        Framework::Jax,
+    ];
+
+    /// The JSON spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Framework::Megatron => "megatron",
+            Framework::Deepspeed => "deepspeed",
+            Framework::Torchtitan => "torchtitan",
+            Framework::Pytorch => "pytorch",
+            Framework::Jax => "jax",
+        }
+    }
+}
+
+/// FP8 scaling recipe (`DESIGN.md`): Transformer Engine's delayed and current ("tensorwise")
+/// scaling, torchao's rowwise scaling, DeepSeek-V3-style blockwise (1×128 / 128×128) scaling and
+/// the OCP microscaling format MXFP8 (Blackwell).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fp8Recipe {
+    /// Per-tensor scales from an amax history (Transformer Engine `DelayedScaling`).
+    #[default]
+    Delayed,
+    /// Per-tensor scales from the current amax (TE `Float8CurrentScaling`, torchao tensorwise).
+    Tensorwise,
+    /// One scale per row (torchao `rowwise`).
+    Rowwise,
+    /// One scale per 1×128 / 128×128 block (DeepSeek-V3, TE `Float8BlockScaling`).
+    Blockwise,
+    /// One shared exponent per 32 elements (OCP MX, TE `MXFP8BlockScaling`; Blackwell).
+    Mxfp8,
+}
+
+impl Fp8Recipe {
+    /// All values, for dropdowns.
+    pub const ALL: &'static [Fp8Recipe] = &[
+        Fp8Recipe::Delayed,
+        Fp8Recipe::Tensorwise,
+        Fp8Recipe::Rowwise,
+        Fp8Recipe::Blockwise,
+        Fp8Recipe::Mxfp8,
+    ];
+
+    /// The JSON spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fp8Recipe::Delayed => "delayed",
+            Fp8Recipe::Tensorwise => "tensorwise",
+            Fp8Recipe::Rowwise => "rowwise",
+            Fp8Recipe::Blockwise => "blockwise",
+            Fp8Recipe::Mxfp8 => "mxfp8",
+        }
     }
 }
 

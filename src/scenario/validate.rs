@@ -1,7 +1,7 @@
 //! Value checks across the whole scenario. Every problem becomes an [`Issue`] naming its field;
 //! nothing here panics, whatever the numbers (products use checked arithmetic).
 
-use super::{GpuChoice, Issue, Precision, Scenario, Schedule};
+use super::{GpuChoice, Issue, Model, Parallel, Precision, Scenario, Schedule, Training};
 
 /// Largest values accepted; beyond them the numbers describe no real run and would only risk
 /// overflow. Each limit is at least 10× the largest published run.
@@ -12,6 +12,11 @@ pub(crate) const MAX_SEQ_LEN: u64 = 1_000_000_000;
 pub(crate) const MAX_BATCH: u64 = 10_000_000_000;
 pub(crate) const MAX_GPUS: u64 = 100_000_000;
 pub(crate) const MAX_GBPS: f64 = 1.0e6;
+/// Most multi-token prediction modules (DeepSeek-V3 uses 1).
+pub(crate) const MAX_MTP_LAYERS: u64 = 64;
+/// Largest expert-load imbalance: the busiest rank cannot hold more than all the tokens, which
+/// is at most the number of ranks times the mean; 1000 is far beyond any reported imbalance.
+pub(crate) const MAX_IMBALANCE: f64 = 1000.0;
 /// Longest model or GPU name/id, in bytes.
 pub(crate) const MAX_LABEL_BYTES: usize = 200;
 
@@ -95,6 +100,153 @@ impl Checker {
     }
 }
 
+/// The optional model-shape fields of `DESIGN.md` ("Modern model shapes"): head dimension,
+/// multi-head latent attention, shared experts, dense first layers, MoE frequency, expert-load
+/// imbalance and multi-token prediction modules.
+fn modern_model_shapes(c: &mut Checker, m: &Model) {
+    if let Some(d) = m.head_dim {
+        c.count("model.head_dim", "the head dimension", d, MAX_HIDDEN);
+    }
+    if let Some(mla) = &m.mla {
+        if mla.q_lora_rank > MAX_HIDDEN {
+            c.push(
+                "model.mla.q_lora_rank",
+                format!(
+                    "the query latent rank {} is larger than the supported maximum of {MAX_HIDDEN}.",
+                    mla.q_lora_rank
+                ),
+            );
+        }
+        c.count(
+            "model.mla.kv_lora_rank",
+            "the key/value latent rank",
+            mla.kv_lora_rank,
+            MAX_HIDDEN,
+        );
+        if mla.qk_nope_head_dim > MAX_HIDDEN {
+            c.push(
+                "model.mla.qk_nope_head_dim",
+                format!(
+                    "the non-rotary head dimension {} is larger than the supported maximum of {MAX_HIDDEN}.",
+                    mla.qk_nope_head_dim
+                ),
+            );
+        }
+        c.count(
+            "model.mla.qk_rope_head_dim",
+            "the rotary head dimension",
+            mla.qk_rope_head_dim,
+            MAX_HIDDEN,
+        );
+        c.count(
+            "model.mla.v_head_dim",
+            "the value head dimension",
+            mla.v_head_dim,
+            MAX_HIDDEN,
+        );
+    }
+    if let Some(n) = m.mtp_layers {
+        if n > MAX_MTP_LAYERS {
+            c.push(
+                "model.mtp_layers",
+                format!("{n} multi-token prediction modules are more than the supported {MAX_MTP_LAYERS}."),
+            );
+        }
+    }
+    let Some(moe) = &m.moe else { return };
+    if moe.shared_experts() > 1_000_000 {
+        c.push(
+            "model.moe.shared_experts",
+            format!(
+                "{} shared experts are more than the supported 1000000.",
+                moe.shared_experts()
+            ),
+        );
+    }
+    if let Some(f) = moe.shared_expert_ffn_hidden {
+        c.count(
+            "model.moe.shared_expert_ffn_hidden",
+            "the shared expert FFN hidden size",
+            f,
+            MAX_HIDDEN.saturating_mul(8),
+        );
+    }
+    if moe.dense_layers() >= m.layers && m.layers > 0 {
+        c.push(
+            "model.moe.dense_layers",
+            format!(
+                "{} dense first layers leave no MoE layer in a model of {} layers.",
+                moe.dense_layers(),
+                m.layers
+            ),
+        );
+    }
+    if let Some(n) = moe.moe_every {
+        c.count(
+            "model.moe.moe_every",
+            "the MoE layer frequency",
+            n,
+            MAX_LAYERS,
+        );
+    }
+    if let Some(x) = moe.imbalance {
+        if !x.is_finite() || !(1.0..=MAX_IMBALANCE).contains(&x) {
+            c.push(
+                "model.moe.imbalance",
+                format!("the expert-load imbalance (busiest rank over the mean) must be between 1 and {MAX_IMBALANCE}, got {x}."),
+            );
+        }
+    }
+}
+
+/// The software stack: an FP8 recipe only with FP8 precision.
+fn training_stack(c: &mut Checker, t: &Training) {
+    if let (Some(r), false) = (t.fp8_recipe, t.precision == Precision::Fp8) {
+        c.push(
+            "training.fp8_recipe",
+            format!(
+                "the FP8 recipe {} only applies with precision fp8, not {}.",
+                r.as_str(),
+                t.precision.as_str()
+            ),
+        );
+    }
+}
+
+/// Expert tensor parallel (folded with `ep` over `tp·cp·dp`, Megatron-Core MoE parallel
+/// folding) and the HSDP shard group (a divisor of `dp`).
+fn expert_and_shard_groups(c: &mut Checker, p: &Parallel) {
+    if let Some(etp) = p.etp {
+        if c.count("parallel.etp", "expert tensor parallel", etp, MAX_GPUS) {
+            let folded = p.ep.checked_mul(etp);
+            let dense = p.tp.checked_mul(p.cp).and_then(|x| x.checked_mul(p.dp));
+            if let (Some(f), Some(d)) = (folded, dense) {
+                if f > 0 && d > 0 && d % f != 0 {
+                    c.push("parallel.etp", format!("expert parallel × expert tensor parallel = {}·{etp} = {f} does not divide tp·cp·dp = {d} (the expert layout folds over the attention layout).", p.ep));
+                }
+            }
+        }
+    }
+    if let Some(n) = p.shard_ranks {
+        if c.count(
+            "parallel.shard_ranks",
+            "the ZeRO/FSDP shard group",
+            n,
+            MAX_GPUS,
+        ) && p.dp > 0
+            && p.dp % n != 0
+        {
+            c.push(
+                "parallel.shard_ranks",
+                format!(
+                    "the shard group of {n} ranks does not divide data parallel {} (HSDP replicates whole shard groups).",
+                    p.dp
+                ),
+            );
+        }
+    }
+}
+
 /// Every problem of `s`, in field order.
 pub(crate) fn issues(s: &Scenario) -> Vec<Issue> {
     let mut c = Checker { issues: Vec::new() };
@@ -113,7 +265,7 @@ pub(crate) fn issues(s: &Scenario) -> Vec<Issue> {
         m.heads,
         MAX_HIDDEN,
     );
-    if hidden_ok && heads_ok && m.hidden % m.heads != 0 {
+    if hidden_ok && heads_ok && m.head_dim.is_none() && m.hidden % m.heads != 0 {
         c.push(
             "model.heads",
             format!(
@@ -171,6 +323,7 @@ pub(crate) fn issues(s: &Scenario) -> Vec<Issue> {
             MAX_HIDDEN.saturating_mul(8),
         );
     }
+    modern_model_shapes(&mut c, m);
 
     // --- training ---
     let gb_ok = c.count(
@@ -210,6 +363,7 @@ pub(crate) fn issues(s: &Scenario) -> Vec<Issue> {
             }
         }
     }
+    training_stack(&mut c, t);
 
     // --- parallel ---
     let tp_ok = c.count("parallel.tp", "tensor parallel", p.tp, MAX_GPUS);
@@ -264,10 +418,17 @@ pub(crate) fn issues(s: &Scenario) -> Vec<Issue> {
                 }
             }
         }
-        if dp_ok && p.dp % p.ep != 0 {
-            c.push("parallel.ep", format!("expert parallel {} does not divide data parallel {} (experts are spread inside the data-parallel group).", p.ep, p.dp));
+        // Megatron-Core MoE parallel folding: the experts' ep·etp ranks fold over the attention
+        // layout's tp·cp·dp ranks (`parallel_state.initialize_model_parallel`, expert groups).
+        let folded = p.ep.checked_mul(p.etp());
+        let dense = p.tp.checked_mul(p.cp).and_then(|x| x.checked_mul(p.dp));
+        if let (true, Some(f), Some(d)) = (dp_ok && p.etp.is_none(), folded, dense) {
+            if f > 0 && d % f != 0 {
+                c.push("parallel.ep", format!("expert parallel {} × expert tensor parallel {} does not divide tp·cp·dp = {d} (experts fold over the attention layout's ranks).", p.ep, p.etp()));
+            }
         }
     }
+    expert_and_shard_groups(&mut c, p);
     if p.zero_stage > 3 {
         c.push(
             "parallel.zero_stage",
