@@ -178,9 +178,14 @@ mod tests {
             .map(|k| rank_layers(126, 8, 1, None, Schedule::DualPipe, k))
             .collect();
         assert_eq!(r, vec![30, 32, 32, 32, 32, 32, 32, 30]);
-        assert!(holds_embedding(8, Schedule::DualPipe, 7) && holds_output(8, Schedule::DualPipe, 0));
+        assert!(
+            holds_embedding(8, Schedule::DualPipe, 7) && holds_output(8, Schedule::DualPipe, 0)
+        );
         let list = [10, 12, 14, 12];
-        assert_eq!(rank_layers(48, 4, 1, Some(&list), Schedule::DualPipe, 1), 26);
+        assert_eq!(
+            rank_layers(48, 4, 1, Some(&list), Schedule::DualPipe, 1),
+            26
+        );
     }
 
     #[test]

@@ -386,7 +386,8 @@ fn dual_ops(ops: &mut Vec<Op>, p: u64, m: u64, schedule: Schedule, rank: u64) {
             paired,
         });
     };
-    let mut b = |ops: &mut Vec<Op>, wq: &mut std::collections::VecDeque<(u64, u64, u64)>,
+    let mut b = |ops: &mut Vec<Op>,
+                 wq: &mut std::collections::VecDeque<(u64, u64, u64)>,
                  ph: u64,
                  zb: bool| {
         let i = nb[ph as usize];
@@ -486,7 +487,9 @@ fn simulate(
     };
     let dep_of = |o: &Op| -> Option<usize> {
         match o.kind {
-            BlockKind::Forward if o.k > 0 => Some(index(BlockKind::Forward, o.k - 1, o.micro_batch)),
+            BlockKind::Forward if o.k > 0 => {
+                Some(index(BlockKind::Forward, o.k - 1, o.micro_batch))
+            }
             BlockKind::Forward => None,
             BlockKind::Backward if o.k + 1 < stages => {
                 Some(index(BlockKind::Backward, o.k + 1, o.micro_batch))
@@ -764,7 +767,10 @@ mod tests {
                     assert_eq!(blocks.len() as u64, 3 * p * m);
                     let want = (p - 1) as f64 * (f + b - w);
                     let idle = idle_per_rank(&blocks, p);
-                    assert!(close(idle, want), "p={p} m={m} {f},{b},{w}: {idle} vs {want}");
+                    assert!(
+                        close(idle, want),
+                        "p={p} m={m} {f},{b},{w}: {idle} vs {want}"
+                    );
                     // The chart's idle area is the engine's bubble.
                     let eng = engine_bubble(p, m, 1, Schedule::ZbH1, f, b, w);
                     assert!(close(idle, eng), "{idle} vs engine {eng}");
@@ -802,18 +808,25 @@ mod tests {
             for m in [2 * p, 2 * p + 2, 5 * p] {
                 for &(f, w) in &[(1.0, 1.0), (1.0, 0.5), (2.0, 1.0)] {
                     // DualPipeV: p ranks, 2p chunks; a rank's times are two chunks'.
-                    let blocks =
-                        timeline_split(p, m, 2, Schedule::DualPipeV, 2.0 * f, 2.0 * (f + w), 2.0 * w)
-                            .unwrap();
+                    let blocks = timeline_split(
+                        p,
+                        m,
+                        2,
+                        Schedule::DualPipeV,
+                        2.0 * f,
+                        2.0 * (f + w),
+                        2.0 * w,
+                    )
+                    .unwrap();
                     assert_eq!(blocks.len() as u64, 3 * p * m * 2 - count_full(&blocks));
                     let readme = (p - 1) as f64 * ((f + f + w) + (f + w) - 3.0 * w);
                     let idle = idle_per_rank(&blocks, p);
                     assert!(close(idle, readme), "V p={p} m={m}: {idle} vs {readme}");
-                    let eng = engine_bubble(p, m, 2, Schedule::DualPipeV, 2.0 * f, 2.0 * f, 2.0 * w);
+                    let eng =
+                        engine_bubble(p, m, 2, Schedule::DualPipeV, 2.0 * f, 2.0 * f, 2.0 * w);
                     assert!(close(idle, eng), "V {idle} vs engine {eng}");
                     // DualPipe: p ranks, each stage one chunk.
-                    let blocks =
-                        timeline_split(p, m, 1, Schedule::DualPipe, f, f + w, w).unwrap();
+                    let blocks = timeline_split(p, m, 1, Schedule::DualPipe, f, f + w, w).unwrap();
                     let readme = (p as f64 / 2.0 - 1.0) * ((f + f + w) + (f + w) - 3.0 * w);
                     let idle = idle_per_rank(&blocks, p);
                     assert!(close(idle, readme), "p={p} m={m}: {idle} vs {readme}");
@@ -826,8 +839,14 @@ mod tests {
 
     /// Backwards that ran whole (their W inside): each stands for a B and a W block.
     fn count_full(blocks: &[Block]) -> u64 {
-        let w = blocks.iter().filter(|b| b.kind == BlockKind::WeightGrad).count() as u64;
-        let b = blocks.iter().filter(|b| b.kind == BlockKind::Backward).count() as u64;
+        let w = blocks
+            .iter()
+            .filter(|b| b.kind == BlockKind::WeightGrad)
+            .count() as u64;
+        let b = blocks
+            .iter()
+            .filter(|b| b.kind == BlockKind::Backward)
+            .count() as u64;
         b - w
     }
 

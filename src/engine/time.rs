@@ -427,7 +427,15 @@ pub fn fill(
         (1.0 - opt_off) * stage_params / shard * OPTIMIZER_BYTES_PER_PARAM,
         OPTIMIZER_KERNELS,
     );
-    let offload = offload_s(s, gpu, &crit, opt_off * stage_params / shard, grad_bytes, pbytes, mf);
+    let offload = offload_s(
+        s,
+        gpu,
+        &crit,
+        opt_off * stage_params / shard,
+        grad_bytes,
+        pbytes,
+        mf,
+    );
 
     // ---- assemble ----
     time.micro_batches = m;
@@ -458,8 +466,20 @@ pub fn fill(
     time.hidden_comm_s = CommTimes {
         tp: (tp_total - time.exposed_comm_s.tp).max(0.0),
         cp: (mf * crit.layers * (cp_fwd_total + cp_bwd_total) - time.exposed_comm_s.cp).max(0.0),
-        ep: mf * crit.hidden * if crit.ep + crit.pp > 0.0 { crit.ep / (crit.ep + crit.pp) } else { 1.0 },
-        pp: mf * crit.hidden * if crit.ep + crit.pp > 0.0 { crit.pp / (crit.ep + crit.pp) } else { 0.0 },
+        ep: mf
+            * crit.hidden
+            * if crit.ep + crit.pp > 0.0 {
+                crit.ep / (crit.ep + crit.pp)
+            } else {
+                1.0
+            },
+        pp: mf
+            * crit.hidden
+            * if crit.ep + crit.pp > 0.0 {
+                crit.pp / (crit.ep + crit.pp)
+            } else {
+                0.0
+            },
         dp: (dp_total - time.exposed_comm_s.dp).max(0.0),
     };
     time.step_s = time.compute_s

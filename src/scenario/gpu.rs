@@ -368,7 +368,11 @@ mod host_link_tests {
     fn every_preset_has_a_sourced_host_link() {
         for p in GPU_PRESETS {
             assert!(p.spec.host_link_gbps.is_some(), "{}", p.id);
-            assert!(HOST_LINK_SOURCES.iter().any(|(id, _)| *id == p.id), "{}", p.id);
+            assert!(
+                HOST_LINK_SOURCES.iter().any(|(id, _)| *id == p.id),
+                "{}",
+                p.id
+            );
         }
         // Grace systems reach host memory over NVLink-C2C, 7× a PCIe Gen5 x16 link.
         let gb200 = gpu_preset("gb200").map(|p| p.spec.host_link_gbps());

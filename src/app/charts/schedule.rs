@@ -193,7 +193,12 @@ fn geometry(data: &ScheduleData, width: u32, height: u32) -> Result<Geometry, St
     }
     let header = header_height(
         width,
-        &legend(&ChartStyle::light(), relative, v, data.schedule.splits_backward()),
+        &legend(
+            &ChartStyle::light(),
+            relative,
+            v,
+            data.schedule.splits_backward(),
+        ),
     );
     let rect = plot_rect(
         width,
