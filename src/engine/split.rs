@@ -25,7 +25,7 @@
 
 use super::estimate::{estimate_into, Estimate};
 use super::layout;
-use crate::scenario::{Scenario, ScenarioError};
+use crate::scenario::{Scenario, ScenarioError, Schedule};
 
 /// Most improving moves taken before the search stops.
 const MAX_ROUNDS: usize = 256;
@@ -235,7 +235,8 @@ pub fn best_split(s: &Scenario) -> Result<Option<SplitProposal>, ScenarioError> 
             None => break,
         }
     }
-    let megatron = if s.parallel.vp <= 1 && !s.parallel.schedule().v_shape() {
+    let sched = s.parallel.schedule();
+    let megatron = if s.parallel.vp <= 1 && !sched.v_shape() && sched != Schedule::DualPipe {
         megatron_first_last(&list)
     } else {
         None
