@@ -1,0 +1,95 @@
+//! Step 4 of the time model: the data-parallel gradient reduction once per step (DDP all-reduce,
+//! ZeRO-1/2 reduce-scatter + parameter all-gather) and its exposed tail; ZeRO-3's per-micro-batch
+//! collectives are priced per stage ([`super::zero3`]) and only totalled here.
+
+use super::inputs::Inputs;
+use super::layer::sm_usage;
+use super::stage::StageTimes;
+use super::zero3::Zero3Layer;
+
+/// Megatron DDP's default bucket, elements (`DistributedDataParallelConfig.bucket_size`:
+/// `max(40_000_000, 1_000_000·dp)`).
+pub const MEGATRON_BUCKET_ELEMENTS: f64 = 4e7;
+/// DeepSpeed's default `reduce_bucket_size`, elements (`deepspeed/runtime/zero/config.py`).
+pub const DEEPSPEED_REDUCE_BUCKET_ELEMENTS: f64 = 5e8;
+
+/// The data-parallel communication of one step on one GPU of the critical stage.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DpStep {
+    /// Exposed time per step (outside the per-micro-batch ZeRO-3 part), s.
+    pub exposed_s: f64,
+    /// All DP collective time per step (hidden or not), s.
+    pub total_s: f64,
+    /// Bytes this GPU sends per step.
+    pub bytes: f64,
+}
+
+impl DpStep {
+    /// The DP step of `x` whose slowest stage is `crit` holding `stage_params` parameters.
+    pub(crate) fn of(x: &Inputs, crit: &StageTimes, stage_params: f64, z3: &Zero3Layer) -> DpStep {
+        let par = &x.s.parallel;
+        let dp_g = &x.groups.dp;
+        let n_dp = dp_g.n;
+        if n_dp <= 1.0 {
+            return DpStep::default();
+        }
+        if x.zero3 {
+            return DpStep {
+                exposed_s: 0.0,
+                total_s: x.mf * z3.stage_total_s(crit.layers),
+                bytes: x.mf * (n_dp - 1.0) / n_dp * stage_params * (2.0 * x.pbytes + x.pbytes),
+            };
+        }
+        let u_dp = sm_usage(dp_g.link);
+        // ZeRO-2 (DeepSpeed) reduce-scatters the 16-bit gradients; Megatron DDP and the
+        // distributed optimizer reduce the main gradients (fp32 — `accumulate_allreduce_grads_in_fp32`).
+        let grad_bytes = if par.zero_stage >= 2 {
+            x.pbytes
+        } else {
+            x.main_grad_bytes
+        };
+        let g = stage_params * grad_bytes;
+        let bucket = match par.bucket_mb {
+            Some(mb) => (mb * 1e6).max(1.0),
+            None if par.zero_stage == 2 => DEEPSPEED_REDUCE_BUCKET_ELEMENTS * grad_bytes,
+            None => MEGATRON_BUCKET_ELEMENTS.max(1e6 * n_dp) * grad_bytes,
+        };
+        let k = (g / bucket).ceil().max(1.0);
+        let reduce = |bytes: f64| {
+            if par.zero_stage == 0 {
+                dp_g.all_reduce_s(bytes)
+            } else {
+                dp_g.gather_s(bytes)
+            }
+        };
+        let t_bucket = reduce(g / k);
+        let grad_total = k * t_bucket;
+        let window_bwd = crit.bwd + crit.rc + crit.tp;
+        let mut exp = if par.dp_comm_overlap() {
+            let e = (t_bucket + ((k - 1.0) * t_bucket - window_bwd).max(0.0)).min(grad_total);
+            e + u_dp * (grad_total - e)
+        } else {
+            grad_total
+        };
+        let mut total_s = grad_total;
+        let mut bytes = if par.zero_stage == 0 { 2.0 } else { 1.0 } * (n_dp - 1.0) / n_dp * g;
+        if par.zero_stage >= 1 {
+            let pbytes_total = stage_params * x.pbytes;
+            let ag_b = dp_g.gather_s(pbytes_total / k);
+            let ag_total = k * ag_b;
+            exp += if par.dp_comm_overlap() {
+                let e = (ag_b + ((k - 1.0) * ag_b - crit.fwd).max(0.0)).min(ag_total);
+                e + u_dp * (ag_total - e)
+            } else {
+                ag_total
+            };
+            total_s += ag_total;
+            bytes += (n_dp - 1.0) / n_dp * pbytes_total;
+        }
+        DpStep {
+            exposed_s: exp,
+            total_s,
+            bytes,
+        }
+    }
+}

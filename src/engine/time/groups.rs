@@ -1,0 +1,48 @@
+//! The communication groups of one layout, one per parallel dimension.
+//!
+//! Rank placement is Megatron-LM's (`parallel_state.py`, `order="tp-cp-ep-dp-pp"`): TP innermost,
+//! then CP, then DP, then PP; the EP group spans TP·CP-strided ranks. Each group's link tier and
+//! bandwidth follow from its size and stride ([`Group::new`]).
+
+use super::comm::Group;
+use crate::scenario::{GpuSpec, Parallel};
+
+/// The groups of every parallel dimension of one layout on one GPU type.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Groups {
+    /// Tensor (and sequence) parallel group: `t` adjacent ranks.
+    pub tp: Group,
+    /// Context-parallel group: `c` ranks `t` apart.
+    pub cp: Group,
+    /// Data-parallel group of the gradient reduction: `d·c` ranks (CP ranks also hold replicas of
+    /// the weights), `t` apart.
+    pub dp: Group,
+    /// Expert-parallel group: `e` ranks `t·c` apart.
+    pub ep: Group,
+    /// Pipeline neighbours: two ranks `t·c·d` apart (none without PP).
+    pub pp: Group,
+}
+
+impl Groups {
+    /// The groups of `par` on `gpu`.
+    pub fn of(gpu: &GpuSpec, par: &Parallel) -> Groups {
+        let (t, p, dp, c, e) = (
+            par.tp.max(1),
+            par.pp.max(1),
+            par.dp.max(1),
+            par.cp.max(1),
+            par.ep.max(1),
+        );
+        Groups {
+            tp: Group::new(gpu, t, 1),
+            cp: Group::new(gpu, c, t),
+            dp: Group::new(gpu, dp.saturating_mul(c), t),
+            ep: Group::new(gpu, e, t.saturating_mul(c)),
+            pp: Group::new(
+                gpu,
+                if p > 1 { 2 } else { 1 },
+                t.saturating_mul(c).saturating_mul(dp),
+            ),
+        }
+    }
+}

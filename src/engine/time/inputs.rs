@@ -1,0 +1,89 @@
+//! What every step of the time model reads: the scenario's dimensions, degrees and device rates,
+//! computed once per estimate.
+
+use super::compute::Device;
+use super::groups::Groups;
+use crate::engine::memory::activations::{micro_batches, tokens_per_gpu};
+use crate::engine::memory::params::ShardedParams;
+use crate::engine::memory::states::scenario_bytes_per_param;
+use crate::engine::shape::Shape;
+use crate::scenario::{GpuSpec, Scenario};
+
+/// The inputs of the time model for one validated scenario on one GPU (all `Copy`, no allocation).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Inputs<'a> {
+    /// The scenario.
+    pub s: &'a Scenario,
+    /// Model dimensions.
+    pub d: Shape,
+    /// Per-GPU parameter counts.
+    pub sharded: ShardedParams,
+    /// Sustained rates of the GPU in the training precision.
+    pub dev: Device,
+    /// Communication groups.
+    pub groups: Groups,
+    /// Degrees `t, p, d, c, e, v` (each at least 1).
+    pub t: u64,
+    /// Pipeline stages.
+    pub p: u64,
+    /// Data-parallel replicas.
+    pub dp: u64,
+    /// Context-parallel ranks.
+    pub c: u64,
+    /// Expert-parallel ranks.
+    pub e: u64,
+    /// Virtual stages (chunks) per pipeline rank.
+    pub v: u64,
+    /// `t` as a float.
+    pub tf: f64,
+    /// `c` as a float.
+    pub cf: f64,
+    /// Micro-batch size `b`.
+    pub b: f64,
+    /// Micro-batches per step `m`.
+    pub m: u64,
+    /// `m` as a float.
+    pub mf: f64,
+    /// Tokens of one micro-batch on one GPU, `b·s/c`.
+    pub tok: f64,
+    /// Bytes of one activation element.
+    pub ab: f64,
+    /// Bytes per parameter of the working (16-bit) weights.
+    pub pbytes: f64,
+    /// Bytes per parameter of the main gradients.
+    pub main_grad_bytes: f64,
+    /// ZeRO stage 3 / FSDP full sharding.
+    pub zero3: bool,
+}
+
+impl<'a> Inputs<'a> {
+    /// Reads `s` (already validated) for `gpu`.
+    pub fn new(s: &'a Scenario, gpu: &'a GpuSpec) -> Inputs<'a> {
+        let par = &s.parallel;
+        let (pbytes, main_grad_bytes, _) = scenario_bytes_per_param(s);
+        let m = micro_batches(s);
+        Inputs {
+            s,
+            d: Shape::of(&s.model),
+            sharded: ShardedParams::new(s),
+            dev: Device::new(gpu, s.training.precision),
+            groups: Groups::of(gpu, par),
+            t: par.tp.max(1),
+            p: par.pp.max(1),
+            dp: par.dp.max(1),
+            c: par.cp.max(1),
+            e: par.ep.max(1),
+            v: par.vp.max(1),
+            tf: par.tp.max(1) as f64,
+            cf: par.cp.max(1) as f64,
+            b: s.training.micro_batch.max(1) as f64,
+            m,
+            mf: m as f64,
+            tok: tokens_per_gpu(s),
+            ab: crate::engine::memory::activations::element_bytes_of(s.training.precision),
+            pbytes,
+            main_grad_bytes,
+            zero3: par.zero_stage >= 3,
+        }
+    }
+}

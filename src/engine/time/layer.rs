@@ -1,0 +1,228 @@
+//! Step 1 of the time model: the cost of one transformer layer for one micro-batch on one GPU.
+//!
+//! Compute (weight GEMMs, the attention core, memory-bound element-wise work), the collectives
+//! of the parallel dimensions that act inside a layer (TP/SP, CP, EP) with their exposed parts,
+//! and the forward work recomputation repeats. Everything a stage needs is `layers ×` these
+//! numbers ([`super::stage`]). New per-layer terms (e.g. MoE routing) extend [`LayerCosts`].
+
+use super::attention;
+use super::comm::Link;
+use super::compute::Device;
+use super::inputs::Inputs;
+use super::layer_comm::{CpCosts, TpCosts};
+use crate::engine::shape::Shape;
+use crate::scenario::Recompute;
+
+/// Element-wise bytes per token per layer in the forward pass, in units of one activation
+/// element per hidden unit: two norms (read + write, 2 each), two fused bias-dropout-residual
+/// adds (read input and residual, write output, ≈ 3 each). Counted from Megatron-LM's layer
+/// (`transformer_layer.py`: input_layernorm, self_attention, bias_dropout_add,
+/// pre_mlp_layernorm, mlp, bias_dropout_add). Backward moves about twice as much.
+pub const ELEMENTWISE_PER_H: f64 = 10.0;
+/// Element-wise kernels per layer forward (norms, residual adds, activation, rotary, casts).
+pub const ELEMENTWISE_KERNELS: f64 = 8.0;
+
+/// Per-micro-batch costs of one layer on one GPU, seconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LayerCosts {
+    /// Forward weight GEMMs.
+    pub gemm_fwd: f64,
+    /// Forward column-parallel GEMMs (QKV, FC1): their weight-gradient GEMMs hide the backward
+    /// input-gradient reduction.
+    pub gemm_col_fwd: f64,
+    /// Attention core forward.
+    pub attn_fwd: f64,
+    /// Attention core backward.
+    pub attn_bwd: f64,
+    /// Element-wise work forward.
+    pub ew_fwd: f64,
+    /// Element-wise work backward.
+    pub ew_bwd: f64,
+    /// Forward compute: GEMMs + attention + element-wise.
+    pub fwd: f64,
+    /// Backward compute (twice the GEMMs).
+    pub bwd: f64,
+    /// Recomputed forward work inside backward.
+    pub rc: f64,
+    /// Tensor/sequence-parallel collectives.
+    pub tp: TpCosts,
+    /// Context-parallel K/V ring.
+    pub cp: CpCosts,
+    /// Expert-parallel all-to-all (exposed; nothing overlaps it).
+    pub ep: f64,
+}
+
+impl LayerCosts {
+    /// The layer costs of `x`.
+    pub(crate) fn of(x: &Inputs) -> LayerCosts {
+        let (dev, d, tok, tf) = (&x.dev, &x.d, x.tok, x.tf);
+        let flash = x.s.training.flash_attention;
+        let (gemm_fwd, gemm_col_fwd) = layer_gemms_s(dev, d, tok, tf, x.e as f64);
+        let (attn_fwd, attn_bwd) = attention::core_s(x);
+        let (ew_fwd, ew_bwd) = elementwise_s(x);
+        let fwd = gemm_fwd + attn_fwd + ew_fwd;
+        let bwd = 2.0 * gemm_fwd + attn_bwd + ew_bwd;
+        let tp = TpCosts::of(x, gemm_fwd, gemm_col_fwd);
+        let cp = CpCosts::of(x, attn_fwd, attn_bwd);
+        // EP all-to-all: dispatch and combine, forward and backward, k·T·h each (FORMULAS.md §7.5).
+        let ep = if d.experts > 0.0 {
+            4.0 * x.groups.ep.gather_s(d.k * tok * d.h * x.ab)
+        } else {
+            0.0
+        };
+        // Recomputation per layer (forward work done again inside backward).
+        let rc = match x.s.training.recompute {
+            Recompute::None => 0.0,
+            // Per-op selective checkpointing (with flash attention; memory::activations): every
+            // other weight GEMM and the element-wise ops are recomputed, the attention kernel's
+            // output and the reduce-scatter outputs are saved (no collective is repeated).
+            Recompute::Selective if flash => op_sac_gemms_s(dev, d, tok, tf, x.e as f64) + ew_fwd,
+            Recompute::Selective => attn_fwd,
+            Recompute::Full => fwd,
+        };
+        LayerCosts {
+            gemm_fwd,
+            gemm_col_fwd,
+            attn_fwd,
+            attn_bwd,
+            ew_fwd,
+            ew_bwd,
+            fwd,
+            bwd,
+            rc,
+            tp,
+            cp,
+            ep,
+        }
+    }
+}
+
+/// Element-wise work of one layer forward and backward (norms, residuals, activation, rotary;
+/// FP8 casts), seconds.
+fn elementwise_s(x: &Inputs) -> (f64, f64) {
+    let (d, tok, tf, ab) = (&x.d, x.tok, x.tf, x.ab);
+    let h_sp = if x.s.parallel.sp && x.t > 1 {
+        d.h / tf
+    } else {
+        d.h
+    };
+    let f_local = d.f_active / tf;
+    let ew_fwd_bytes =
+        ab * tok * (ELEMENTWISE_PER_H * h_sp + d.c_ffn * f_local + 2.0 * (d.q + d.kv) / tf);
+    let fp8_bytes = if x.dev.fp8 {
+        // Cast every GEMM input to FP8 (read 2, write 1 byte) forward, every output gradient
+        // backward (Transformer Engine).
+        3.0 * tok * (2.0 * d.h + d.q / tf + f_local)
+    } else {
+        0.0
+    };
+    (
+        x.dev
+            .memory_s(ew_fwd_bytes + fp8_bytes, ELEMENTWISE_KERNELS),
+        x.dev
+            .memory_s(2.0 * ew_fwd_bytes + fp8_bytes, 2.0 * ELEMENTWISE_KERNELS),
+    )
+}
+
+/// Forward GEMM time of one layer for one micro-batch of `tok` tokens on one TP rank, and the
+/// part in column-parallel GEMMs (QKV, FC1), whose weight-gradient GEMMs hide the backward
+/// input-gradient reduction.
+pub(crate) fn layer_gemms_s(dev: &Device, d: &Shape, tok: f64, tf: f64, ep: f64) -> (f64, f64) {
+    let qkv = dev.gemm_s(tok, d.h, (d.q + 2.0 * d.kv) / tf);
+    let out = dev.gemm_s(tok, d.q / tf, d.h);
+    let (fc1, fc2) = if d.experts > 0.0 {
+        // Each GPU holds E/e experts and receives k·T tokens in total (balanced routing).
+        let n_local = (d.experts / ep).max(1.0);
+        let tok_e = tok * d.k / n_local;
+        let router = dev.gemm_s(tok, d.h, d.experts);
+        (
+            router + n_local * dev.gemm_s(tok_e, d.h, (d.c_ffn - 1.0) * d.f_expert / tf),
+            n_local * dev.gemm_s(tok_e, d.f_expert / tf, d.h),
+        )
+    } else {
+        (
+            dev.gemm_s(tok, d.h, (d.c_ffn - 1.0) * d.f_dense / tf),
+            dev.gemm_s(tok, d.f_dense / tf, d.h),
+        )
+    };
+    (qkv + out + fc1 + fc2, qkv + fc1)
+}
+
+/// Forward time of the GEMMs per-op selective checkpointing recomputes in backward (every other
+/// weight GEMM of the layer, the same predicate as the memory half:
+/// [`crate::engine::memory::activations::op_sac_saves_gemm`]), one micro-batch of `tok` tokens
+/// on one TP rank. Column-parallel GEMMs split their output width by `t`, row-parallel ones
+/// their input width; MoE MLP GEMMs run per local expert on its share of the `k·T` routed tokens.
+fn op_sac_gemms_s(dev: &Device, d: &Shape, tok: f64, tf: f64, ep: f64) -> f64 {
+    let (gemms, n) = d.layer_gemms();
+    let n_local = if d.is_moe() {
+        (d.experts / ep).max(1.0)
+    } else {
+        1.0
+    };
+    let mut t = 0.0;
+    for (i, g) in gemms.iter().take(n).enumerate() {
+        if crate::engine::memory::activations::op_sac_saves_gemm(i) {
+            continue;
+        }
+        let (k, nn) = if g.row_parallel {
+            (g.k / tf, g.n)
+        } else {
+            (g.k, g.n / tf)
+        };
+        t += if i >= 4 && d.is_moe() {
+            n_local * dev.gemm_s(tok * d.k / n_local, k, nn)
+        } else {
+            dev.gemm_s(tok, k, nn)
+        };
+    }
+    t
+}
+
+/// Fraction of compute lost while a collective on `link` overlaps it: NCCL runs as kernels on
+/// SMs (Calculon `systems/*.json` `processor_usage`: NVLink 0.15, InfiniBand 0.02;
+/// FORMULAS.md §7.7).
+pub fn sm_usage(link: Link) -> f64 {
+    match link {
+        Link::Nvlink => 0.15,
+        Link::Network => 0.02,
+        Link::None => 0.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario;
+
+    fn gpt3() -> crate::scenario::Scenario {
+        scenario::parse(
+            r#"{"model": {"name": "GPT-3 175B", "layers": 96, "hidden": 12288, "heads": 96,
+                 "vocab": 51200, "seq_len": 2048},
+              "training": {"global_batch": 1536, "micro_batch": 1, "precision": "bf16",
+                 "recompute": "full"},
+              "parallel": {"tp": 8, "pp": 16, "dp": 8, "sp": true, "zero_stage": 1},
+              "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 1024}}"#,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn layer_sums_its_parts() {
+        let s = gpt3();
+        let gpu = s.gpu().unwrap();
+        let x = Inputs::new(&s, &gpu);
+        let l = LayerCosts::of(&x);
+        assert!((l.fwd - (l.gemm_fwd + l.attn_fwd + l.ew_fwd)).abs() < 1e-15);
+        assert!((l.bwd - (2.0 * l.gemm_fwd + l.attn_bwd + l.ew_bwd)).abs() < 1e-15);
+        // Full recomputation repeats the whole forward.
+        assert_eq!(l.rc, l.fwd);
+        // GPT-3 layer on a TP-8 A100 rank, 2048 tokens: GEMMs 24·T·h²/t FLOPs = 9.28 TFLOP at
+        // ≤ 224.6 TFLOP/s ⇒ at least 41 ms; nothing else in the layer is larger.
+        let flops = 24.0 * 2048.0 * 12288.0f64.powi(2) / 8.0;
+        assert!(l.gemm_fwd > flops / 224.64e12, "{}", l.gemm_fwd);
+        assert!(l.gemm_fwd < 1.2 * flops / 224.64e12, "{}", l.gemm_fwd);
+        assert!(l.attn_fwd < l.gemm_fwd && l.ew_fwd < l.gemm_fwd);
+        assert_eq!(l.ep, 0.0);
+    }
+}

@@ -1,0 +1,107 @@
+//! Collectives inside one layer: tensor/sequence parallelism and the context-parallel K/V ring,
+//! per micro-batch, with the part that compute hides.
+
+use super::inputs::Inputs;
+use super::layer::sm_usage;
+use crate::scenario::Recompute;
+
+/// TP/SP collectives of one layer, seconds per micro-batch.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TpCosts {
+    /// One of the layer's activation collectives (an all-reduce of `T·h`, or with SP a
+    /// reduce-scatter + all-gather pair).
+    pub coll: f64,
+    /// Activation message `T·h` bytes.
+    pub msg: f64,
+    /// All collectives forward.
+    pub fwd_total: f64,
+    /// All collectives backward.
+    pub bwd_total: f64,
+    /// Exposed forward.
+    pub fwd_exp: f64,
+    /// Exposed backward.
+    pub bwd_exp: f64,
+    /// Exposed in the recomputed forward (full recomputation repeats the collectives).
+    pub rc_exp: f64,
+    /// Every collective of the layer including recomputation.
+    pub total: f64,
+    /// Exposed time, plus the SM share the hidden part takes from compute.
+    pub exposed: f64,
+}
+
+impl TpCosts {
+    /// TP/SP collectives per layer: 2 all-reduces of T·h forward and 2 backward (with SP each is
+    /// a reduce-scatter + all-gather pair of the same volume; Korthikanti et al. 2022 §4.2.2).
+    /// Backward, the column-parallel input-gradient reduction runs under the weight-gradient
+    /// GEMM (Megatron-LM `async_tensor_model_parallel_allreduce`, on by default since 2021).
+    pub(crate) fn of(x: &Inputs, gemm_fwd: f64, gemm_col_fwd: f64) -> TpCosts {
+        let g = &x.groups.tp;
+        let msg = x.tok * x.d.h * x.ab;
+        let coll = if x.s.parallel.sp {
+            2.0 * g.gather_s(msg)
+        } else {
+            g.all_reduce_s(msg)
+        };
+        let fwd_total = 2.0 * coll;
+        let bwd_total = 2.0 * coll;
+        let (fwd_exp, bwd_exp) = if x.s.parallel.tp_comm_overlap() {
+            // Userbuffers overlap: a collective hides under its neighbouring GEMM.
+            (
+                (fwd_total - gemm_fwd).max(0.0),
+                (bwd_total - 2.0 * gemm_fwd).max(0.0),
+            )
+        } else {
+            (fwd_total, coll + (coll - gemm_col_fwd).max(0.0))
+        };
+        let full = x.s.training.recompute == Recompute::Full;
+        let rc_exp = if full { fwd_exp } else { 0.0 };
+        let total = fwd_total + bwd_total + if full { fwd_total } else { 0.0 };
+        let exp = fwd_exp + bwd_exp + rc_exp;
+        TpCosts {
+            coll,
+            msg,
+            fwd_total,
+            bwd_total,
+            fwd_exp,
+            bwd_exp,
+            rc_exp,
+            total,
+            exposed: exp + sm_usage(g.link) * (total - exp).max(0.0),
+        }
+    }
+}
+
+/// Context-parallel ring of one layer, seconds per micro-batch.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CpCosts {
+    /// K and V chunk one rank sends per ring step, bytes.
+    pub kv_msg: f64,
+    /// All steps forward.
+    pub fwd_total: f64,
+    /// All steps backward.
+    pub bwd_total: f64,
+    /// Exposed time, plus the SM share the hidden part takes from compute.
+    pub exposed: f64,
+}
+
+impl CpCosts {
+    /// CP ring: (c−1) steps exchanging this rank's K and V chunk, overlapped with the attention
+    /// of the chunk already received (Megatron CP doc); backward moves K, V and their gradients.
+    pub(crate) fn of(x: &Inputs, attn_fwd: f64, attn_bwd: f64) -> CpCosts {
+        let g = &x.groups.cp;
+        let kv_msg = 2.0 * x.tok * (x.d.kv / x.tf) * x.ab;
+        let step = g.p2p_s(kv_msg);
+        let cpm1 = x.cf - 1.0;
+        let fwd_total = cpm1 * step;
+        let bwd_total = cpm1 * 2.0 * step;
+        let fwd_exp = cpm1 * (step - attn_fwd / x.cf).max(0.0);
+        let bwd_exp = cpm1 * (2.0 * step - attn_bwd / x.cf).max(0.0);
+        let exp = fwd_exp + bwd_exp;
+        CpCosts {
+            kv_msg,
+            fwd_total,
+            bwd_total,
+            exposed: exp + sm_usage(g.link) * (fwd_total + bwd_total - exp).max(0.0),
+        }
+    }
+}

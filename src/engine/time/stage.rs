@@ -1,0 +1,164 @@
+//! Step 2 of the time model: per-micro-batch time of every pipeline stage (all its chunks), and
+//! the slowest (critical) stage that paces the pipeline.
+
+use super::ends::EndCosts;
+use super::inputs::Inputs;
+use super::layer::LayerCosts;
+use super::zero3::Zero3Layer;
+use crate::engine::layout::{holds_embedding, holds_output, rank_layers};
+use crate::scenario::Schedule;
+
+/// Per-micro-batch times of one stage (all its chunks), seconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StageTimes {
+    /// Stage index.
+    pub stage: u64,
+    /// Layers on the stage.
+    pub layers_u: u64,
+    /// Layers as a float.
+    pub layers: f64,
+    /// Forward compute.
+    pub fwd: f64,
+    /// Backward compute.
+    pub bwd: f64,
+    /// Part of `bwd`: the weight-gradient GEMMs (`W`, which the zero-bubble and DualPipe
+    /// schedules run apart; one per forward GEMM, Qi et al. 2024 Table 1).
+    pub wgrad: f64,
+    /// EP and PP communication hidden under the paired chunk (DualPipe), not in `total`.
+    pub hidden: f64,
+    /// Recomputation.
+    pub rc: f64,
+    /// Exposed TP/SP collectives.
+    pub tp: f64,
+    /// Exposed CP ring.
+    pub cp: f64,
+    /// EP all-to-all.
+    pub ep: f64,
+    /// Pipeline sends and receives.
+    pub pp: f64,
+    /// Exposed ZeRO-3 gathers, reduce-scatters and copies.
+    pub dp: f64,
+}
+
+impl StageTimes {
+    /// Total per micro-batch.
+    pub fn total(&self) -> f64 {
+        self.fwd + self.bwd + self.rc + self.tp + self.cp + self.ep + self.pp + self.dp
+    }
+}
+
+/// The stages summed and their slowest one.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Stages {
+    /// Σ over stages of one micro-batch's time.
+    pub sum_s: f64,
+    /// The slowest stage.
+    pub crit: StageTimes,
+}
+
+impl Stages {
+    /// What the bubble depends on ([`super::pipeline::StageSums`]).
+    pub fn sums(&self) -> super::pipeline::StageSums {
+        super::pipeline::StageSums {
+            sum: self.sum_s,
+            max: self.crit.total().max(0.0),
+            fwd: self.crit.fwd,
+            wgrad: self.crit.wgrad,
+        }
+    }
+}
+
+/// PP: one send forward and one backward per micro-batch per chunk, `T·h/t` per TP rank
+/// (scatter-gather / SP-sharded boundary, Narayanan et al. 2021 §4.1), bytes per message.
+pub(crate) fn pp_msg_bytes(x: &Inputs) -> f64 {
+    x.tok * x.d.h * x.ab / x.tf
+}
+
+/// Time of stage `r` per micro-batch.
+pub(crate) fn stage_times(
+    x: &Inputs,
+    r: u64,
+    layer: &LayerCosts,
+    ends: &EndCosts,
+    z3: &Zero3Layer,
+) -> StageTimes {
+    let par = &x.s.parallel;
+    let schedule = par.schedule();
+    let nl_u = rank_layers(
+        x.s.model.layers,
+        x.p,
+        x.v,
+        par.layers_per_stage.as_deref(),
+        schedule,
+        r,
+    );
+    // DualPipe: a rank holds two stages and runs half the micro-batches through each, so one
+    // micro-batch costs it half its layers (and half of the embedding and the output layer).
+    let share = if schedule == Schedule::DualPipe {
+        0.5
+    } else {
+        1.0
+    };
+    let nl = nl_u as f64 * share;
+    let pp = if x.p > 1 {
+        2.0 * x.v as f64 * x.groups.pp.p2p_s(pp_msg_bytes(x))
+    } else {
+        0.0
+    };
+    let mut st = StageTimes {
+        stage: r,
+        layers_u: nl_u,
+        layers: nl,
+        fwd: nl * layer.fwd,
+        bwd: nl * layer.bwd,
+        wgrad: nl * layer.gemm_fwd,
+        hidden: 0.0,
+        rc: nl * layer.rc,
+        tp: nl * layer.tp.exposed,
+        cp: nl * layer.cp.exposed,
+        ep: nl * layer.ep,
+        pp,
+        dp: 0.0,
+    };
+    if holds_embedding(x.p, schedule, r) {
+        st.fwd += share * ends.emb_fwd;
+        st.bwd += share * ends.emb_bwd;
+    }
+    if holds_output(x.p, schedule, r) {
+        st.fwd += share * ends.out_fwd;
+        st.bwd += share * ends.out_bwd;
+        st.wgrad += share * ends.out_wgrad;
+    }
+    if schedule.overlaps_chunks() {
+        // DualPipe(V) runs a forward and a backward chunk of two micro-batches together, each
+        // one's all-to-all and pipeline sends under the other's compute (DeepSeek-V3 technical
+        // report §3.2.1, Fig. 4); only what compute cannot cover stays exposed.
+        let comm = st.ep + st.pp;
+        let exposed = (comm - st.fwd - st.bwd).max(0.0);
+        st.hidden = comm - exposed;
+        let k = if comm > 0.0 { exposed / comm } else { 0.0 };
+        st.ep *= k;
+        st.pp *= k;
+    }
+    if x.zero3 {
+        st.dp = z3.stage_exposed_s(x, nl, st.fwd, st.bwd, st.rc);
+    }
+    st
+}
+
+/// All stages: their sum and the slowest (the first of equals).
+pub(crate) fn stages(x: &Inputs, layer: &LayerCosts, ends: &EndCosts, z3: &Zero3Layer) -> Stages {
+    let mut sum_s = 0.0;
+    let mut max_t = -1.0;
+    let mut crit = StageTimes::default();
+    for r in 0..x.p {
+        let st = stage_times(x, r, layer, ends, z3);
+        let tot = st.total();
+        sum_s += tot;
+        if tot > max_t {
+            max_t = tot;
+            crit = st;
+        }
+    }
+    Stages { sum_s, crit }
+}

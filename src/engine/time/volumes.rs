@@ -1,0 +1,77 @@
+//! Bytes each GPU moves per step for every kind of communication, with the link tier it uses.
+
+use super::comm::{Collective, CommBreakdown, CommVolume, Group};
+use super::data_parallel::DpStep;
+use super::inputs::Inputs;
+use super::layer::LayerCosts;
+use super::stage::{pp_msg_bytes, StageTimes};
+use crate::scenario::Recompute;
+
+/// The per-step volumes of `x` whose slowest stage is `crit`.
+pub(crate) fn volumes(
+    x: &Inputs,
+    crit: &StageTimes,
+    layer: &LayerCosts,
+    dp: &DpStep,
+) -> CommBreakdown {
+    let (mf, tf, d) = (x.mf, x.tf, &x.d);
+    let g = &x.groups;
+    let tp_passes = if x.s.training.recompute == Recompute::Full {
+        6.0
+    } else {
+        4.0
+    };
+    let ef = x.e as f64;
+    CommBreakdown {
+        tp: volume(
+            mf * crit.layers * tp_passes * 2.0 * (tf - 1.0) / tf * layer.tp.msg,
+            &g.tp,
+            Collective::AllReduce,
+            x.t,
+        ),
+        cp: volume(
+            mf * crit.layers * 3.0 * (x.cf - 1.0) * layer.cp.kv_msg,
+            &g.cp,
+            Collective::PointToPoint,
+            x.c,
+        ),
+        ep: volume(
+            mf * crit.layers * 4.0 * (ef - 1.0) / ef * d.k * x.tok * d.h * x.ab,
+            &g.ep,
+            Collective::AllToAll,
+            x.e,
+        ),
+        pp: volume(
+            if x.p > 1 {
+                mf * 2.0 * x.v as f64 * pp_msg_bytes(x)
+            } else {
+                0.0
+            },
+            &g.pp,
+            Collective::PointToPoint,
+            x.p,
+        ),
+        dp: volume(
+            dp.bytes,
+            &g.dp,
+            if x.s.parallel.zero_stage == 0 {
+                Collective::AllReduce
+            } else {
+                Collective::ReduceScatterAllGather
+            },
+            x.dp.saturating_mul(x.c),
+        ),
+    }
+}
+
+fn volume(bytes: f64, g: &Group, collective: Collective, n: u64) -> CommVolume {
+    if n <= 1 || bytes <= 0.0 {
+        return CommVolume::default();
+    }
+    CommVolume {
+        bytes,
+        link: g.link,
+        group: n,
+        collective,
+    }
+}
