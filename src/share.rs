@@ -41,10 +41,12 @@
 //! | `flash` | `training.flash_attention` | `1` \| `0` |
 //! | `tokens` | `training.train_tokens` | number; empty = not set |
 //! | `gradfp32` | `training.grad_reduce_in_fp32` | `1` \| `0`; empty = default (`1`) |
+//! | `optoff` | `training.optimizer_offload` | fraction 0..1; empty = none |
+//! | `actoff` | `training.activation_offload` | fraction 0..1; empty = none |
 //! | `tp` `pp` `dp` `cp` `ep` `vp` | `parallel.*` | whole numbers |
 //! | `sp` | `parallel.sp` | `1` \| `0` |
 //! | `zero` | `parallel.zero_stage` | `0`..`3` |
-//! | `sched` | `parallel.schedule` | `1f1b` \| `interleaved` \| `gpipe`; empty = default |
+//! | `sched` | `parallel.schedule` | `1f1b` \| `interleaved` \| `gpipe` \| `zb-h1` \| `zb-v` \| `dualpipe` \| `dualpipev`; empty = default |
 //! | `lps` | `parallel.layers_per_stage` | comma-separated whole numbers, e.g. `9,10,10,9`; empty = even split |
 //! | `bucket` | `parallel.bucket_mb` | number (MB); empty = default |
 //! | `tpov` | `parallel.tp_comm_overlap` | `1` \| `0`; empty = default |
@@ -60,6 +62,7 @@
 //! | `gpu.mem` / `gpu.usable` | custom GPU `hbm_gib` / `usable_gib` | GiB (`usable` may be empty) |
 //! | `gpu.membw` | custom GPU `hbm_gbps` | GB/s |
 //! | `gpu.nvlink` `gpu.nic` `gpu.pcie` | custom GPU links | GB/s; empty = none |
+//! | `gpu.host` | custom GPU `host_link_gbps` (GPU↔CPU) | GB/s; empty = PCIe Gen4 x16 |
 //! | `gpu.domain` | custom GPU `nvlink_domain_gpus` | whole number |
 //! | `ctx` | `overhead.cuda_context_gib` | GiB; empty = default |
 //! | `commbuf` | `overhead.comm_buffers_gib` | GiB; empty = default |
@@ -673,6 +676,24 @@ static FIELDS: &[Field] = &[
             Ok(())
         },
     },
+    Field {
+        key: "optoff",
+        path: "training.optimizer_offload",
+        get: |s| opt_f(s.training.optimizer_offload),
+        set: |s, v| {
+            s.training.optimizer_offload = opt_num(v, true, 1.0)?;
+            Ok(())
+        },
+    },
+    Field {
+        key: "actoff",
+        path: "training.activation_offload",
+        get: |s| opt_f(s.training.activation_offload),
+        set: |s, v| {
+            s.training.activation_offload = opt_num(v, true, 1.0)?;
+            Ok(())
+        },
+    },
     // --- parallel ---
     Field {
         key: "tp",
@@ -981,6 +1002,12 @@ static FIELDS: &[Field] = &[
     },
     custom_opt_f!("gpu.nic", "cluster.gpu.nic_gbps", nic_gbps, MAX_GBPS),
     custom_opt_f!("gpu.pcie", "cluster.gpu.pcie_gbps", pcie_gbps, MAX_GBPS),
+    custom_opt_f!(
+        "gpu.host",
+        "cluster.gpu.host_link_gbps",
+        host_link_gbps,
+        MAX_GBPS
+    ),
     // --- overhead ---
     Field {
         key: "ctx",

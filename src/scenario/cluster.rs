@@ -107,7 +107,10 @@ impl CustomGpu {
             nvlink_domain_gpus: spec.nvlink_domain_gpus,
             nic_gbps: spec.nic_gbps,
             pcie_gbps: spec.pcie_gbps,
-            host_link_gbps: spec.host_link_gbps,
+            // Not carried, so a link that customises a preset keeps decoding to the same
+            // scenario as before the field existed; `GpuSpec::host_link_gbps` falls back to the
+            // PCIe figure.
+            host_link_gbps: None,
             peak_tflops_bounds: None,
             peak_tflops_for_mfu: None,
             source: None,

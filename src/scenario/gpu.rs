@@ -352,10 +352,13 @@ pub static HOST_LINK_SOURCES: &[(&str, &str)] = &[
 pub const DEFAULT_HOST_LINK_GBPS: f64 = 31.5;
 
 impl GpuSpec {
-    /// The GPU↔host link per direction, GB/s: the spec's, else [`DEFAULT_HOST_LINK_GBPS`].
+    /// The GPU↔host link per direction, GB/s: the spec's, else its PCIe figure, else
+    /// [`DEFAULT_HOST_LINK_GBPS`].
     pub fn host_link_gbps(&self) -> f64 {
+        let ok = |g: &f64| g.is_finite() && *g > 0.0;
         self.host_link_gbps
-            .filter(|g| g.is_finite() && *g > 0.0)
+            .filter(ok)
+            .or(self.pcie_gbps.filter(ok))
             .unwrap_or(DEFAULT_HOST_LINK_GBPS)
     }
 }

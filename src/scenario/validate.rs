@@ -631,6 +631,12 @@ pub(crate) fn issues(s: &Scenario) -> Vec<Issue> {
                 g.pcie_gbps,
                 MAX_GBPS,
             );
+            c.positive(
+                "cluster.gpu.host_link_gbps",
+                "the GPU-to-host link bandwidth (GB/s)",
+                g.host_link_gbps,
+                MAX_GBPS,
+            );
             c.count(
                 "cluster.gpu.nvlink_domain_gpus",
                 "GPUs per NVLink domain",
