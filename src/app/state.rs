@@ -69,6 +69,8 @@ pub enum Num {
     GlobalBatch,
     MicroBatch,
     TrainTokens,
+    OptOffload,
+    ActOffload,
     Tp,
     Pp,
     Dp,
@@ -95,6 +97,7 @@ pub enum Num {
     GpuNvlink,
     GpuDomain,
     GpuNic,
+    GpuHostLink,
 }
 
 impl Num {
@@ -113,6 +116,8 @@ impl Num {
         Num::GlobalBatch,
         Num::MicroBatch,
         Num::TrainTokens,
+        Num::OptOffload,
+        Num::ActOffload,
         Num::Tp,
         Num::Pp,
         Num::Dp,
@@ -139,6 +144,7 @@ impl Num {
         Num::GpuNvlink,
         Num::GpuDomain,
         Num::GpuNic,
+        Num::GpuHostLink,
     ];
 }
 
@@ -221,6 +227,8 @@ impl Num {
             GlobalBatch => w("training.global_batch", "Global batch", "sequences", "Sequences per optimizer step, over all data-parallel ranks.", 10_000_000.0),
             MicroBatch => w("training.micro_batch", "Micro-batch", "sequences", "Sequences per forward/backward pass on one pipeline.", 10_000_000.0),
             TrainTokens => real("training.train_tokens", "Train tokens", "tokens", "Tokens to train on, for time and cost to train (e.g. 1.5e13); optional.", 1.0, 1e18),
+            OptOffload => NumSpec { min: 0.0, ..real("training.optimizer_offload", "Optimizer offload", "fraction", "Share of the fp32 master weights and Adam moments kept in CPU memory (Megatron --optimizer-offload-fraction, ZeRO-Offload); costs host-link time each step; empty = none.", 0.0, 1.0) },
+            ActOffload => NumSpec { min: 0.0, ..real("training.activation_offload", "Activation offload", "fraction", "Share of stored activations parked in CPU memory between forward and backward (Megatron --cpu-offloading); empty = none.", 0.0, 1.0) },
             Tp => w("parallel.tp", "Tensor parallel (tp)", "GPUs", "GPUs splitting each layer's matrices; keep inside a node.", 1_000_000.0),
             Pp => w("parallel.pp", "Pipeline parallel (pp)", "stages", "Pipeline stages; each holds a slice of the layers.", 100_000.0),
             Dp => w("parallel.dp", "Data parallel (dp)", "replicas", "Model replicas; GPUs = tp × pp × dp × cp.", 100_000_000.0),
@@ -247,6 +255,7 @@ impl Num {
             GpuNvlink => real("cluster.gpu.nvlink_gbps", "NVLink", "GB/s", "NVLink per GPU per direction; empty = none.", 0.001, 1e6),
             GpuDomain => NumSpec { optional: false, ..w("cluster.gpu.nvlink_domain_gpus", "NVLink domain", "GPUs", "GPUs sharing one NVLink domain (8 in a DGX, 72 in NVL72).", 1_000_000.0) },
             GpuNic => real("cluster.gpu.nic_gbps", "NIC", "GB/s", "Network per GPU per direction; empty = none.", 0.001, 1e6),
+            GpuHostLink => real("cluster.gpu.host_link_gbps", "Host link", "GB/s", "GPU to CPU memory per direction (PCIe Gen5 x16 = 63, NVLink-C2C = 450), for offloading; empty = the PCIe figure.", 0.001, 1e6),
         }
     }
 
@@ -282,6 +291,8 @@ impl Num {
             GlobalBatch => u(t.global_batch),
             MicroBatch => u(t.micro_batch),
             TrainTokens => t.train_tokens,
+            OptOffload => t.optimizer_offload,
+            ActOffload => t.activation_offload,
             Tp => u(p.tp),
             Pp => u(p.pp),
             Dp => u(p.dp),
@@ -308,6 +319,7 @@ impl Num {
             GpuNvlink => custom.and_then(|g| g.nvlink_gbps),
             GpuDomain => custom.map(|g| g.nvlink_domain_gpus as f64),
             GpuNic => custom.and_then(|g| g.nic_gbps),
+            GpuHostLink => custom.and_then(|g| g.host_link_gbps),
         }
     }
 
@@ -352,6 +364,8 @@ impl Num {
             GlobalBatch => req!(t.global_batch),
             MicroBatch => req!(t.micro_batch),
             TrainTokens => t.train_tokens = v,
+            OptOffload => t.optimizer_offload = v,
+            ActOffload => t.activation_offload = v,
             Tp => req!(p.tp),
             Pp => req!(p.pp),
             Dp => req!(p.dp),
@@ -395,6 +409,7 @@ impl Num {
                         }
                     }
                     GpuNic => g.nic_gbps = v,
+                    GpuHostLink => g.host_link_gbps = v,
                     _ => {}
                 }
             }

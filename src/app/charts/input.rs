@@ -286,13 +286,18 @@ impl Chart {
                 let t = &e.time;
                 let x = &t.exposed_comm_s;
                 format!(
-                    "Step time {}: compute {}, recompute {}, exposed communication {}, bubble {}, optimizer {}; hidden communication {}. MFU {}, {}.",
+                    "Step time {}: compute {}, recompute {}, exposed communication {}, bubble {}, optimizer {}{}; hidden communication {}. MFU {}, {}.",
                     fmt_seconds(t.step_s),
                     fmt_seconds(t.compute_s),
                     fmt_seconds(t.recompute_s),
                     fmt_seconds(x.total()),
                     fmt_seconds(t.bubble_s),
                     fmt_seconds(t.optimizer_s),
+                    if t.offload_s > 0.0 {
+                        format!(", host offload {}", fmt_seconds(t.offload_s))
+                    } else {
+                        String::new()
+                    },
                     fmt_seconds(t.hidden_comm_s.total()),
                     fmt_pct(e.throughput.mfu),
                     fmt_rate(e.throughput.tokens_per_s, "tokens/s")

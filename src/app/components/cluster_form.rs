@@ -82,6 +82,7 @@ pub fn ClusterForm(props: &FormProps) -> Html {
                         { num_field(Num::GpuNvlink, props, "none") }
                         { num_field(Num::GpuDomain, props, "") }
                         { num_field(Num::GpuNic, props, "none") }
+                        { num_field(Num::GpuHostLink, props, "PCIe figure") }
                     </div>
                 </fieldset>
             }

@@ -47,6 +47,8 @@ pub fn TrainingForm(props: &FormProps) -> Html {
                     t.recompute.as_str(), &errors_for(issues, "training.recompute"),
                     send(props, |v: String| Recompute::ALL.iter().find(|r| r.as_str() == v).map(|r| Action::SetRecompute(*r)))) }
                 { num_field(Num::TrainTokens, props, "not set") }
+                { num_field(Num::OptOffload, props, "none") }
+                { num_field(Num::ActOffload, props, "none") }
                 { select("training.optimizer", "Optimizer", "Adam(W): two fp32 moments per parameter.",
                     vec![Opt::new("adam", "Adam / AdamW")], "adam", &errors_for(issues, "training.optimizer"), Callback::noop()) }
                 { select("training.grad_reduce_in_fp32", "Gradient buffer", "Megatron keeps fp32 main gradients (4 B/param); NeMo's performance recipes keep them in bf16 (2 B).",
