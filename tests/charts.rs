@@ -589,6 +589,8 @@ fn layout(tp: u64, pp: u64, dp: u64, mb: u64) -> Layout {
         recompute: Recompute::Selective,
         zero_stage: 1,
         sp: true,
+        schedule: None,
+        first_last: None,
     }
 }
 

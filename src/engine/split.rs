@@ -91,13 +91,18 @@ impl SplitProposal {
     }
 }
 
-/// What the search compares.
-#[derive(Clone, Copy, Debug)]
-struct Score {
-    fits: bool,
-    step: f64,
-    peak: f64,
-    spread: f64,
+/// What the search compares: whether every stage fits, the step time, the peak memory and the
+/// spread between the fullest and the emptiest stage.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Score {
+    /// Every stage fits.
+    pub fits: bool,
+    /// Step time, s.
+    pub step: f64,
+    /// Peak memory, bytes.
+    pub peak: f64,
+    /// Fullest minus emptiest stage, bytes.
+    pub spread: f64,
 }
 
 impl Score {
@@ -256,9 +261,90 @@ pub fn best_split(s: &Scenario) -> Result<Option<SplitProposal>, ScenarioError> 
     }))
 }
 
+/// The list of Megatron-LM's first/last-stage form: `first` layers on stage 0, `last` on stage
+/// `pp − 1`, the rest split evenly over the middle stages; `None` when it does not split evenly
+/// or leaves a stage empty.
+pub fn megatron_split(layers: u64, pp: u64, first: u64, last: u64) -> Option<Vec<u64>> {
+    if pp < 2 || first == 0 || last == 0 || first.checked_add(last)? > layers {
+        return None;
+    }
+    let rest = layers - first - last;
+    let mid = pp - 2;
+    if mid == 0 {
+        return (rest == 0).then(|| vec![first, last]);
+    }
+    if rest % mid != 0 || rest / mid == 0 {
+        return None;
+    }
+    let mut list = vec![rest / mid; pp as usize];
+    list[0] = first;
+    list[pp as usize - 1] = last;
+    Some(list)
+}
+
+/// The best split of Megatron-LM's first/last-stage form ([`megatron_split`]) for `s`, when it
+/// beats the scenario's own split by the module's order: every `(first, last)` whose middle
+/// stages split evenly, a few dozen estimates. `None` for schedules Megatron-LM does not run
+/// with such a split (more than one chunk per rank, V shapes, DualPipe) and without a pipeline.
+/// The search refines its best layouts with it ([`super::search`]).
+pub fn best_first_last(s: &Scenario, est: &mut Estimate) -> Option<(u64, u64, Score)> {
+    let p = &s.parallel;
+    let sched = p.schedule();
+    if p.pp < 2 || p.vp > 1 || sched.v_shape() || sched == Schedule::DualPipe {
+        return None;
+    }
+    estimate_into(s, est).ok()?;
+    let base = Score::of(est);
+    let mut work = s.clone();
+    let layers = s.model.layers;
+    let mut best: Option<(u64, u64, Score)> = None;
+    for first in 1..layers {
+        for last in 1..=(layers - first) {
+            let Some(list) = megatron_split(layers, p.pp, first, last) else {
+                continue;
+            };
+            work.parallel.layers_per_stage = Some(list);
+            if estimate_into(&work, est).is_err() {
+                continue;
+            }
+            let cand = Score::of(est);
+            if better(&cand, &best.map_or(base, |b| b.2)) {
+                best = Some((first, last, cand));
+            }
+        }
+    }
+    best
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn megatron_split_lists() {
+        assert_eq!(
+            megatron_split(96, 16, 4, 8),
+            Some({
+                let mut l = vec![6; 16];
+                l[0] = 4;
+                l[15] = 8;
+                l
+            })
+        );
+        assert_eq!(
+            megatron_split(126, 16, 7, 7),
+            Some({
+                let mut l = vec![8; 16];
+                l[0] = 7;
+                l[15] = 7;
+                l
+            })
+        );
+        assert_eq!(megatron_split(126, 16, 7, 8), None); // 111 over 14 stages
+        assert_eq!(megatron_split(10, 2, 4, 6), Some(vec![4, 6]));
+        assert_eq!(megatron_split(10, 2, 4, 5), None);
+        assert_eq!(megatron_split(10, 4, 9, 1), None); // empty middle
+    }
 
     #[test]
     fn megatron_form_needs_equal_middle_stages() {
