@@ -751,7 +751,7 @@ mod tests {
         st.apply(Action::SetGpu("custom".into()));
         for num in Num::ALL {
             let spec = num.spec();
-            let v = if spec.whole { 3.0 } else { 2.5 };
+            let v = if spec.whole { 3.0 } else { 2.5_f64.min(spec.max * 0.5) };
             num.set(&mut st.scenario, Some(v));
             assert_eq!(num.get(&st.scenario), Some(v), "{}", spec.path);
             assert!(!spec.help.is_empty() && !spec.unit.is_empty());
