@@ -24,6 +24,7 @@
 
 mod cluster;
 mod error;
+pub mod fields;
 mod gpu;
 mod model;
 mod overhead;
@@ -32,7 +33,8 @@ mod training;
 pub(crate) mod validate;
 
 pub use cluster::{Cluster, CustomGpu, GpuChoice};
-pub use error::{Issue, ScenarioError};
+pub use error::{FieldRef, Issue, ScenarioError};
+pub use fields::{FieldDef, FieldId, Kind, Value, FIELDS};
 pub use gpu::{gpu_preset, GpuPreset, GpuSpec, PeakTflops, GPU_PRESETS, HOST_LINK_SOURCES};
 pub use model::{FfnAct, Mla, Model, Moe};
 pub use overhead::Overhead;

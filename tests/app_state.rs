@@ -3,35 +3,61 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use paracalc::app::charts::ChartKind;
-use paracalc::app::state::{Action, Num, State};
+use paracalc::app::state::{Action, State};
 use paracalc::presets::{MODEL_PRESETS, NETWORK_PRESETS};
-use paracalc::scenario::{FfnAct, Precision, Recompute, Schedule, GPU_PRESETS};
+use paracalc::scenario::{FieldId, Kind, Value, FIELDS, GPU_PRESETS};
 use proptest::prelude::*;
 
-const NUMS: &[Num] = Num::ALL;
+/// The fields a number input edits.
+fn numeric() -> Vec<FieldId> {
+    FIELDS
+        .iter()
+        .filter(|f| f.range().is_some())
+        .map(|f| f.id)
+        .collect()
+}
+
+/// The fields edited by selects, switches and text inputs.
+fn other() -> Vec<FieldId> {
+    FIELDS
+        .iter()
+        .filter(|f| f.range().is_none())
+        .map(|f| f.id)
+        .collect()
+}
+
+/// A value for a non-numeric field as its control would send it: an option of a choice (or
+/// empty), a switch (or its default), typed text, a typed stage list.
+fn control_value(id: FieldId, text: &str, i: usize, b: bool) -> Value<'static> {
+    let def = id.def();
+    match def.kind {
+        Kind::Choice(all) => all
+            .get(i % (all.len() + 1))
+            .map_or(Value::Unset, |x| Value::text_of(x)),
+        Kind::Bool if def.optional && i % 3 == 0 => Value::Unset,
+        Kind::Bool => Value::Bool(b),
+        Kind::List { .. } => {
+            let digits: String = text
+                .chars()
+                .filter(|c| c.is_ascii_digit() || *c == ',')
+                .collect();
+            def.parse(&digits).map_or(Value::Unset, Value::into_owned)
+        }
+        _ => def.parse(text).map_or(Value::Unset, Value::into_owned),
+    }
+}
 
 fn arb_action() -> impl Strategy<Value = Action> {
     prop_oneof![
-        4 => (0..NUMS.len(), prop_oneof![
+        4 => (prop::sample::select(numeric()), prop_oneof![
             Just(None),
             (1u32..=4096).prop_map(|v| Some(f64::from(v))),
             (0.001f64..1e6).prop_map(Some),
         ])
-            .prop_map(|(i, v)| Action::SetNum(NUMS[i], v)),
-        1 => "[ -~]{0,30}".prop_map(Action::SetName),
-        1 => prop::sample::select(FfnAct::ALL.to_vec()).prop_map(Action::SetAct),
-        1 => any::<bool>().prop_map(Action::SetTied),
+            .prop_map(|(id, v)| Action::SetNum(id, v)),
+        4 => (prop::sample::select(other()), "[ -~]{0,30}", 0usize..8, any::<bool>())
+            .prop_map(|(id, text, i, b)| Action::Set(id, control_value(id, &text, i, b))),
         1 => any::<bool>().prop_map(Action::SetMoe),
-        1 => prop::sample::select(Precision::ALL.to_vec()).prop_map(Action::SetPrecision),
-        1 => prop::sample::select(Recompute::ALL.to_vec()).prop_map(Action::SetRecompute),
-        1 => any::<bool>().prop_map(Action::SetFlash),
-        1 => any::<bool>().prop_map(Action::SetSp),
-        1 => (0u8..=3).prop_map(Action::SetZero),
-        1 => prop::option::of(prop::sample::select(Schedule::ALL.to_vec())).prop_map(Action::SetSchedule),
-        1 => "[0-9, ]{0,12}".prop_map(Action::SetLayersPerStage),
-        1 => prop::option::of(any::<bool>()).prop_map(Action::SetTpOverlap),
-        1 => prop::option::of(any::<bool>()).prop_map(Action::SetGradFp32),
-        1 => prop::option::of(any::<bool>()).prop_map(Action::SetDpOverlap),
         1 => prop_oneof![
             Just("custom".to_string()),
             (0..GPU_PRESETS.len()).prop_map(|i| GPU_PRESETS[i].id.to_string()),

@@ -364,6 +364,14 @@ fn pp_dp_points() -> Vec<GpuPoint> {
         .collect()
 }
 
+/// [`dp_only_points`] and [`pp_dp_points`] with the engine's scaling efficiency against their
+/// shared reference (DP only at 8 GPUs).
+fn compared_points() -> (Vec<GpuPoint>, Vec<GpuPoint>) {
+    let (mut dp, mut pp) = (dp_only_points(), pp_dp_points());
+    paracalc::engine::sweep::set_scaling_efficiency(&mut [&mut dp, &mut pp]);
+    (dp, pp)
+}
+
 /// The "DP only" and "PP+DP" series over `dp` and `pp`.
 fn dp_and_pp_series<'a>(dp: &'a [GpuPoint], pp: &'a [GpuPoint]) -> [scaling::ScalingSeries<'a>; 2] {
     [
@@ -382,8 +390,7 @@ fn dp_and_pp_series<'a>(dp: &'a [GpuPoint], pp: &'a [GpuPoint]) -> [scaling::Sca
 fn scaling_chart_draws_each_strategy_and_the_ideal() {
     let p = style::Palette::LIGHT;
     // DP only falls off; PP+DP keeps up (8 → 1024 GPUs, 8 points each); one DP point fails.
-    let dp = dp_only_points();
-    let mut pp = pp_dp_points();
+    let (dp, mut pp) = compared_points();
     pp.push(GpuPoint {
         error: Some("tp does not divide heads".into()),
         ..gpu_point(2048, 0.0, false)
@@ -507,7 +514,24 @@ fn sched(p: u64, m: u64, v: u64, schedule: Schedule, tf: f64, tb: f64) -> schedu
         t_fwd_s: tf,
         t_bwd_s: tb,
         t_wgrad_s: tb / 2.0,
-        bubble_s: 0.0,
+        bubble_fraction: ideal_bubble_fraction(p, m, v, schedule),
+    }
+}
+
+/// The bubble fraction of a uniform pipeline with no other time, as the engine's
+/// `TimeEstimate::bubble_fraction` gives it: `((p−1)/v)/(m + (p−1)/v)` (Narayanan et al. 2021
+/// §2.2; `v = 1` unless interleaved).
+fn ideal_bubble_fraction(p: u64, m: u64, v: u64, schedule: Schedule) -> f64 {
+    let v = if schedule == Schedule::Interleaved {
+        v.max(1)
+    } else {
+        1
+    };
+    let b = p.saturating_sub(1) as f64 / v as f64;
+    if m as f64 + b > 0.0 {
+        b / (m as f64 + b)
+    } else {
+        0.0
     }
 }
 
@@ -803,8 +827,7 @@ fn dump_svgs() {
     };
     let (t, th) = time_data();
     let r = search_report();
-    let dp = dp_only_points();
-    let pp = pp_dp_points();
+    let (dp, pp) = compared_points();
     let series = dp_and_pp_series(&dp, &pp);
     let bpts = bucket_sweep();
     let all = [
@@ -1057,10 +1080,14 @@ fn schedule_data_from_a_scenario() {
 }"#,
     )
     .unwrap();
+    // The estimate's m and bubble: (p − 1)/(m + p − 1) = 15/207 of a 2.07 s step.
     let t = TimeEstimate {
         forward_s: 1.92,
         backward_s: 3.84,
         recompute_s: 0.192,
+        micro_batches: 192,
+        step_s: 2.07,
+        bubble_s: 0.15,
         ..TimeEstimate::default()
     };
     let d = schedule::ScheduleData::from_scenario(&s, &t);

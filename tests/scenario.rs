@@ -228,17 +228,17 @@ fn impossible_modern_settings_name_their_field() {
         (
             "model.moe.moe_every",
             serde_json::json!({"model": {"moe": {"moe_every": 0}}}),
-            "the MoE layer frequency must be at least 1, got 0.",
+            "MoE every must be at least 1, got 0.",
         ),
         (
             "model.mla.kv_lora_rank",
             serde_json::json!({"model": {"mla": {"kv_lora_rank": 0}}}),
-            "the key/value latent rank must be at least 1, got 0.",
+            "MLA KV latent rank must be at least 1 with latent attention, got 0.",
         ),
         (
             "model.head_dim",
             serde_json::json!({"model": {"head_dim": 0}}),
-            "the head dimension must be at least 1, got 0.",
+            "Head dimension must be at least 1, got 0.",
         ),
     ];
     for (field, patch, message) in cases {
@@ -278,7 +278,11 @@ fn schedules_name_the_field_and_the_rule() {
     let fields = |v: &serde_json::Value| -> Vec<String> {
         match scenario::from_value(v).and_then(|s| s.validate()) {
             Ok(()) => vec![],
-            Err(e) => e.issues.iter().map(|i| i.field.clone()).collect(),
+            Err(e) => e
+                .issues
+                .iter()
+                .map(|i| i.field.as_str().to_string())
+                .collect(),
         }
     };
     let with = |sched: &str, vp: u64, gb: u64| {

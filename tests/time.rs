@@ -3,7 +3,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use paracalc::engine::time::comm::{Group, Link, NIC_EFFICIENCY, NVLINK_EFFICIENCY};
-use paracalc::engine::time::pipeline::{bubble_fraction, bubble_s};
+use paracalc::engine::time::pipeline::{bubble_ratio, bubble_s};
 use paracalc::engine::{estimate, Estimate};
 use paracalc::scenario::{self, gpu_preset, Recompute, Scenario, Schedule};
 use proptest::prelude::*;
@@ -103,13 +103,13 @@ fn bubble_vectors() {
     let bub = bubble_s(p as f64 * t, t, p, m, 1, Schedule::OneFOneB);
     assert!((bub - 7.0 * 0.25).abs() < 1e-12);
     assert!((bub / (m as f64 * t) - 7.0 / 32.0).abs() < 1e-12);
-    assert!((bubble_fraction(p, m, 1) - 7.0 / 32.0).abs() < 1e-15);
+    assert!((bubble_ratio(p, m, 1) - 7.0 / 32.0).abs() < 1e-15);
     // GPipe has the same bubble as 1F1B.
     assert_eq!(bub, bubble_s(p as f64 * t, t, p, m, 1, Schedule::Gpipe));
     // Interleaved v = 4, m multiple of p: (p−1)/(v·m) = 7/128 of the ideal.
     let bub_v = bubble_s(p as f64 * t, t, p, m, 4, Schedule::Interleaved);
     assert!((bub_v / (m as f64 * t) - 7.0 / 128.0).abs() < 1e-12);
-    assert!((bubble_fraction(p, m, 4) - 7.0 / 128.0).abs() < 1e-15);
+    assert!((bubble_ratio(p, m, 4) - 7.0 / 128.0).abs() < 1e-15);
     // m = 30 not a multiple of 8: + (v−1)·(p − m mod p)·t/v = 3·2·0.0625 = 0.375 s.
     let bub_r = bubble_s(p as f64 * t, t, p, 30, 4, Schedule::Interleaved);
     assert!((bub_r - (7.0 * 0.0625 + 0.375)).abs() < 1e-12);
@@ -237,7 +237,7 @@ fn more_micro_batches_shrink_the_bubble_fraction() {
     let a = estimate(&s).unwrap().time;
     s.training.global_batch *= 2;
     let b = estimate(&s).unwrap().time;
-    assert!(b.bubble_s / b.step_s < a.bubble_s / a.step_s);
+    assert!(b.bubble_fraction() < a.bubble_fraction());
     // Interleaving shrinks it too.
     s.parallel.vp = 2;
     let c = estimate(&s).unwrap().time;

@@ -11,9 +11,7 @@ use yew::Reducible;
 use crate::app::charts::ChartKind;
 use crate::engine::search::Layout;
 use crate::presets::{self, model_preset, network_preset};
-use crate::scenario::{
-    gpu_preset, CustomGpu, FfnAct, GpuChoice, Model, Moe, Precision, Recompute, Scenario, Schedule,
-};
+use crate::scenario::{gpu_preset, CustomGpu, FieldId, GpuChoice, Model, Moe, Scenario, Value};
 use crate::share::{self, Notice, Pinned, View};
 
 /// Everything the page shows is derived from this.
@@ -51,407 +49,18 @@ impl Default for State {
     }
 }
 
-/// A numeric field of the scenario that the form edits. [`Num::path`] is the field path that the
-/// engine's [`Issue`](crate::scenario::Issue)s use, so errors land at the right input.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
-pub enum Num {
-    Layers,
-    Hidden,
-    Heads,
-    KvHeads,
-    FfnHidden,
-    Vocab,
-    SeqLen,
-    Experts,
-    TopK,
-    ExpertFfn,
-    GlobalBatch,
-    MicroBatch,
-    TrainTokens,
-    OptOffload,
-    ActOffload,
-    Tp,
-    Pp,
-    Dp,
-    Cp,
-    Ep,
-    Vp,
-    BucketMb,
-    NumGpus,
-    GpusPerNode,
-    IntraGbps,
-    InterGbps,
-    Price,
-    CtxGib,
-    CommBufGib,
-    ReservePct,
-    GpuHbm,
-    GpuUsable,
-    GpuMemBw,
-    GpuBf16,
-    GpuFp16,
-    GpuFp8,
-    GpuTf32,
-    GpuFp32,
-    GpuNvlink,
-    GpuDomain,
-    GpuNic,
-    GpuHostLink,
-}
-
-impl Num {
-    /// Every numeric field, in form order (tests walk them all).
-    pub const ALL: &'static [Num] = &[
-        Num::Layers,
-        Num::Hidden,
-        Num::Heads,
-        Num::KvHeads,
-        Num::FfnHidden,
-        Num::Vocab,
-        Num::SeqLen,
-        Num::Experts,
-        Num::TopK,
-        Num::ExpertFfn,
-        Num::GlobalBatch,
-        Num::MicroBatch,
-        Num::TrainTokens,
-        Num::OptOffload,
-        Num::ActOffload,
-        Num::Tp,
-        Num::Pp,
-        Num::Dp,
-        Num::Cp,
-        Num::Ep,
-        Num::Vp,
-        Num::BucketMb,
-        Num::NumGpus,
-        Num::GpusPerNode,
-        Num::IntraGbps,
-        Num::InterGbps,
-        Num::Price,
-        Num::CtxGib,
-        Num::CommBufGib,
-        Num::ReservePct,
-        Num::GpuHbm,
-        Num::GpuUsable,
-        Num::GpuMemBw,
-        Num::GpuBf16,
-        Num::GpuFp16,
-        Num::GpuFp8,
-        Num::GpuTf32,
-        Num::GpuFp32,
-        Num::GpuNvlink,
-        Num::GpuDomain,
-        Num::GpuNic,
-        Num::GpuHostLink,
-    ];
-}
-
-/// How a numeric field is shown and checked.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct NumSpec {
-    /// Scenario field path (`parallel.tp`), also the input's id with `.` → `-`.
-    pub path: &'static str,
-    /// Label.
-    pub label: &'static str,
-    /// Unit shown next to the input.
-    pub unit: &'static str,
-    /// One-line help.
-    pub help: &'static str,
-    /// Whole numbers only.
-    pub whole: bool,
-    /// May be left empty (then the default applies).
-    pub optional: bool,
-    /// Smallest accepted value.
-    pub min: f64,
-    /// Largest accepted value.
-    pub max: f64,
-}
-
-const fn w(
-    path: &'static str,
-    label: &'static str,
-    unit: &'static str,
-    help: &'static str,
-    max: f64,
-) -> NumSpec {
-    NumSpec {
-        path,
-        label,
-        unit,
-        help,
-        whole: true,
-        optional: false,
-        min: 1.0,
-        max,
-    }
-}
-
-const fn real(
-    path: &'static str,
-    label: &'static str,
-    unit: &'static str,
-    help: &'static str,
-    min: f64,
-    max: f64,
-) -> NumSpec {
-    NumSpec {
-        path,
-        label,
-        unit,
-        help,
-        whole: false,
-        optional: true,
-        min,
-        max,
-    }
-}
-
-impl Num {
-    /// Display and limits. Limits are the validator's per-field ones, tighter where no real run
-    /// comes near them.
-    pub fn spec(self) -> NumSpec {
-        use Num::*;
-        match self {
-            Layers => w("model.layers", "Layers", "layers", "Transformer blocks in the model.", 100_000.0),
-            Hidden => w("model.hidden", "Hidden size", "dims", "Width of the residual stream (d_model).", 10_000_000.0),
-            Heads => w("model.heads", "Attention heads", "heads", "Query heads per layer; must divide the hidden size.", 1_000_000.0),
-            KvHeads => NumSpec { optional: true, ..w("model.kv_heads", "KV heads", "heads", "Key/value heads (GQA); empty = one per attention head (MHA), 1 = MQA.", 1_000_000.0) },
-            FfnHidden => NumSpec { optional: true, ..w("model.ffn_hidden", "FFN size", "dims", "Inner size of the MLP; empty = 4 × hidden.", 80_000_000.0) },
-            Vocab => w("model.vocab", "Vocabulary", "tokens", "Vocabulary size as trained (incl. padding).", 100_000_000.0),
-            SeqLen => w("model.seq_len", "Sequence length", "tokens", "Tokens per training sequence.", 10_000_000.0),
-            Experts => w("model.moe.experts", "Experts", "experts", "Experts per MoE layer.", 1_000_000.0),
-            TopK => w("model.moe.top_k", "Top-k", "experts/token", "Experts each token is routed to.", 1_000_000.0),
-            ExpertFfn => w("model.moe.expert_ffn_hidden", "Expert FFN size", "dims", "Inner MLP size of one expert.", 80_000_000.0),
-            GlobalBatch => w("training.global_batch", "Global batch", "sequences", "Sequences per optimizer step, over all data-parallel ranks.", 10_000_000.0),
-            MicroBatch => w("training.micro_batch", "Micro-batch", "sequences", "Sequences per forward/backward pass on one pipeline.", 10_000_000.0),
-            TrainTokens => real("training.train_tokens", "Train tokens", "tokens", "Tokens to train on, for time and cost to train (e.g. 1.5e13); optional.", 1.0, 1e18),
-            OptOffload => NumSpec { min: 0.0, ..real("training.optimizer_offload", "Optimizer offload", "fraction", "Share of the fp32 master weights and Adam moments kept in CPU memory (Megatron --optimizer-offload-fraction, ZeRO-Offload); costs host-link time each step; empty = none.", 0.0, 1.0) },
-            ActOffload => NumSpec { min: 0.0, ..real("training.activation_offload", "Activation offload", "fraction", "Share of stored activations parked in CPU memory between forward and backward (Megatron --cpu-offloading); empty = none.", 0.0, 1.0) },
-            Tp => w("parallel.tp", "Tensor parallel (tp)", "GPUs", "GPUs splitting each layer's matrices; keep inside a node.", 1_000_000.0),
-            Pp => w("parallel.pp", "Pipeline parallel (pp)", "stages", "Pipeline stages; each holds a slice of the layers.", 100_000.0),
-            Dp => w("parallel.dp", "Data parallel (dp)", "replicas", "Model replicas; GPUs = tp × pp × dp × cp.", 100_000_000.0),
-            Cp => w("parallel.cp", "Context parallel (cp)", "GPUs", "GPUs splitting each sequence (ring attention).", 1_000_000.0),
-            Ep => w("parallel.ep", "Expert parallel (ep)", "GPUs", "GPUs the experts are spread over, inside dp (MoE only).", 1_000_000.0),
-            Vp => w("parallel.vp", "Virtual stages (vp)", "chunks/GPU", "Model chunks per pipeline rank (interleaved 1F1B shrinks the bubble).", 100_000.0),
-            BucketMb => real("parallel.bucket_mb", "Gradient bucket", "MB", "Gradient bucket size for DP reduction; empty = framework default.", 0.001, 1e6),
-            NumGpus => w("cluster.num_gpus", "GPUs", "GPUs", "Total GPUs; changing it recomputes dp.", 100_000_000.0),
-            GpusPerNode => w("cluster.gpus_per_node", "GPUs per node", "GPUs", "GPUs per server (NVLink island); tp beyond it crosses the network.", 1_000_000.0),
-            IntraGbps => real("cluster.intra_node_gbps", "NVLink per GPU", "GB/s", "Intra-node bandwidth per GPU per direction; empty = the GPU's.", 0.001, 1e6),
-            InterGbps => real("cluster.inter_node_gbps", "Network per GPU", "GB/s", "Inter-node bandwidth per GPU per direction (400 Gb/s = 50 GB/s); empty = the GPU's.", 0.001, 1e6),
-            Price => NumSpec { min: 0.0, ..real("cluster.price_per_gpu_hour", "Price", "$/GPU·h", "Price of one GPU-hour, for the cost to train; optional.", 0.0, 1e6) },
-            CtxGib => NumSpec { min: 0.0, ..real("overhead.cuda_context_gib", "CUDA context", "GiB", "Per GPU, outside PyTorch's allocator; empty = 1.3.", 0.0, 1e4) },
-            CommBufGib => NumSpec { min: 0.0, ..real("overhead.comm_buffers_gib", "NCCL buffers", "GiB", "Per GPU, all communicators; empty = 0.25 per communicator.", 0.0, 1e4) },
-            ReservePct => NumSpec { min: 0.0, ..real("overhead.allocator_reserve_pct", "Allocator reserve", "%", "Caching-allocator overhead on allocated bytes; empty = 5 %.", 0.0, 100.0) },
-            GpuHbm => NumSpec { optional: false, ..real("cluster.gpu.hbm_gib", "HBM capacity", "GiB", "Memory per GPU.", 0.001, 1e6) },
-            GpuUsable => real("cluster.gpu.usable_gib", "Usable memory", "GiB", "What the framework sees (nvidia-smi total); empty = HBM capacity.", 0.001, 1e6),
-            GpuMemBw => NumSpec { optional: false, ..real("cluster.gpu.hbm_gbps", "HBM bandwidth", "GB/s", "Memory bandwidth per GPU.", 0.001, 1e6) },
-            GpuBf16 => real("cluster.gpu.peak_tflops.bf16", "Peak bf16", "TFLOP/s", "Dense bf16 tensor-core peak; empty = none.", 0.001, 1e7),
-            GpuFp16 => real("cluster.gpu.peak_tflops.fp16", "Peak fp16", "TFLOP/s", "Dense fp16 tensor-core peak; empty = none.", 0.001, 1e7),
-            GpuFp8 => real("cluster.gpu.peak_tflops.fp8", "Peak fp8", "TFLOP/s", "Dense FP8 tensor-core peak; empty = none.", 0.001, 1e7),
-            GpuTf32 => real("cluster.gpu.peak_tflops.tf32", "Peak tf32", "TFLOP/s", "Dense TF32 tensor-core peak; empty = none.", 0.001, 1e7),
-            GpuFp32 => real("cluster.gpu.peak_tflops.fp32", "Peak fp32", "TFLOP/s", "fp32 (non-tensor-core) peak; empty = none.", 0.001, 1e7),
-            GpuNvlink => real("cluster.gpu.nvlink_gbps", "NVLink", "GB/s", "NVLink per GPU per direction; empty = none.", 0.001, 1e6),
-            GpuDomain => NumSpec { optional: false, ..w("cluster.gpu.nvlink_domain_gpus", "NVLink domain", "GPUs", "GPUs sharing one NVLink domain (8 in a DGX, 72 in NVL72).", 1_000_000.0) },
-            GpuNic => real("cluster.gpu.nic_gbps", "NIC", "GB/s", "Network per GPU per direction; empty = none.", 0.001, 1e6),
-            GpuHostLink => real("cluster.gpu.host_link_gbps", "Host link", "GB/s", "GPU to CPU memory per direction (PCIe Gen5 x16 = 63, NVLink-C2C = 450), for offloading; empty = the PCIe figure.", 0.001, 1e6),
-        }
-    }
-
-    /// The input's element id (`parallel-tp`).
-    pub fn id(self) -> String {
-        self.spec().path.replace('.', "-")
-    }
-
-    /// The current value in `s` (`None`: empty, i.e. the default, or not applicable).
-    pub fn get(self, s: &Scenario) -> Option<f64> {
-        use Num::*;
-        let m = &s.model;
-        let t = &s.training;
-        let p = &s.parallel;
-        let c = &s.cluster;
-        let o = &s.overhead;
-        let u = |v: u64| Some(v as f64);
-        let custom = match &c.gpu {
-            GpuChoice::Custom(g) => Some(g),
-            GpuChoice::Preset(_) => None,
-        };
-        match self {
-            Layers => u(m.layers),
-            Hidden => u(m.hidden),
-            Heads => u(m.heads),
-            KvHeads => m.kv_heads.map(|v| v as f64),
-            FfnHidden => m.ffn_hidden.map(|v| v as f64),
-            Vocab => u(m.vocab),
-            SeqLen => u(m.seq_len),
-            Experts => m.moe.map(|e| e.experts as f64),
-            TopK => m.moe.map(|e| e.top_k as f64),
-            ExpertFfn => m.moe.map(|e| e.expert_ffn_hidden as f64),
-            GlobalBatch => u(t.global_batch),
-            MicroBatch => u(t.micro_batch),
-            TrainTokens => t.train_tokens,
-            OptOffload => t.optimizer_offload,
-            ActOffload => t.activation_offload,
-            Tp => u(p.tp),
-            Pp => u(p.pp),
-            Dp => u(p.dp),
-            Cp => u(p.cp),
-            Ep => u(p.ep),
-            Vp => u(p.vp),
-            BucketMb => p.bucket_mb,
-            NumGpus => u(c.num_gpus),
-            GpusPerNode => u(c.gpus_per_node),
-            IntraGbps => c.intra_node_gbps,
-            InterGbps => c.inter_node_gbps,
-            Price => c.price_per_gpu_hour,
-            CtxGib => o.cuda_context_gib,
-            CommBufGib => o.comm_buffers_gib,
-            ReservePct => o.allocator_reserve_pct,
-            GpuHbm => custom.map(|g| g.hbm_gib),
-            GpuUsable => custom.and_then(|g| g.usable_gib),
-            GpuMemBw => custom.map(|g| g.hbm_gbps),
-            GpuBf16 => custom.and_then(|g| g.peak_tflops.bf16),
-            GpuFp16 => custom.and_then(|g| g.peak_tflops.fp16),
-            GpuFp8 => custom.and_then(|g| g.peak_tflops.fp8),
-            GpuTf32 => custom.and_then(|g| g.peak_tflops.tf32),
-            GpuFp32 => custom.and_then(|g| g.peak_tflops.fp32),
-            GpuNvlink => custom.and_then(|g| g.nvlink_gbps),
-            GpuDomain => custom.map(|g| g.nvlink_domain_gpus as f64),
-            GpuNic => custom.and_then(|g| g.nic_gbps),
-            GpuHostLink => custom.and_then(|g| g.host_link_gbps),
-        }
-    }
-
-    /// Sets the field (a whole-number field takes the value rounded; `None` on a required field
-    /// is ignored). Does not keep `num_gpus = tp·pp·dp·cp`; [`State::apply`] does.
-    pub fn set(self, s: &mut Scenario, v: Option<f64>) {
-        use Num::*;
-        let spec = self.spec();
-        let v = v
-            .filter(|x| x.is_finite())
-            .map(|x| x.clamp(spec.min, spec.max));
-        let whole = v.map(|x| x.round() as u64);
-        let m = &mut s.model;
-        let t = &mut s.training;
-        let p = &mut s.parallel;
-        let c = &mut s.cluster;
-        let o = &mut s.overhead;
-        macro_rules! req {
-            ($slot:expr) => {
-                if let Some(x) = whole {
-                    $slot = x;
-                }
-            };
-        }
-        match self {
-            Layers => req!(m.layers),
-            Hidden => req!(m.hidden),
-            Heads => req!(m.heads),
-            KvHeads => m.kv_heads = whole,
-            FfnHidden => m.ffn_hidden = whole,
-            Vocab => req!(m.vocab),
-            SeqLen => req!(m.seq_len),
-            Experts | TopK | ExpertFfn => {
-                if let (Some(moe), Some(x)) = (m.moe.as_mut(), whole) {
-                    match self {
-                        Experts => moe.experts = x,
-                        TopK => moe.top_k = x,
-                        _ => moe.expert_ffn_hidden = x,
-                    }
-                }
-            }
-            GlobalBatch => req!(t.global_batch),
-            MicroBatch => req!(t.micro_batch),
-            TrainTokens => t.train_tokens = v,
-            OptOffload => t.optimizer_offload = v,
-            ActOffload => t.activation_offload = v,
-            Tp => req!(p.tp),
-            Pp => req!(p.pp),
-            Dp => req!(p.dp),
-            Cp => req!(p.cp),
-            Ep => req!(p.ep),
-            Vp => req!(p.vp),
-            BucketMb => p.bucket_mb = v,
-            NumGpus => req!(c.num_gpus),
-            GpusPerNode => req!(c.gpus_per_node),
-            IntraGbps => c.intra_node_gbps = v,
-            InterGbps => c.inter_node_gbps = v,
-            Price => c.price_per_gpu_hour = v,
-            CtxGib => o.cuda_context_gib = v,
-            CommBufGib => o.comm_buffers_gib = v,
-            ReservePct => o.allocator_reserve_pct = v,
-            _ => {
-                let GpuChoice::Custom(g) = &mut c.gpu else {
-                    return;
-                };
-                match self {
-                    GpuHbm => {
-                        if let Some(x) = v {
-                            g.hbm_gib = x;
-                        }
-                    }
-                    GpuUsable => g.usable_gib = v,
-                    GpuMemBw => {
-                        if let Some(x) = v {
-                            g.hbm_gbps = x;
-                        }
-                    }
-                    GpuBf16 => g.peak_tflops.bf16 = v,
-                    GpuFp16 => g.peak_tflops.fp16 = v,
-                    GpuFp8 => g.peak_tflops.fp8 = v,
-                    GpuTf32 => g.peak_tflops.tf32 = v,
-                    GpuFp32 => g.peak_tflops.fp32 = v,
-                    GpuNvlink => g.nvlink_gbps = v,
-                    GpuDomain => {
-                        if let Some(x) = whole {
-                            g.nvlink_domain_gpus = x;
-                        }
-                    }
-                    GpuNic => g.nic_gbps = v,
-                    GpuHostLink => g.host_link_gbps = v,
-                    _ => {}
-                }
-            }
-        }
-    }
-}
-
 /// A change to the [`State`], dispatched by the form and the toolbar.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
-    /// Set a numeric field. `tp`, `pp`, `cp` and the GPU count recompute `dp` when the GPUs split
-    /// evenly; `dp` sets the GPU count to `tp·pp·dp·cp`.
-    SetNum(Num, Option<f64>),
-    /// `model.name`.
-    SetName(String),
-    /// `model.ffn_act`.
-    SetAct(FfnAct),
-    /// `model.tied_embeddings`.
-    SetTied(bool),
+    /// Set a numeric field from a form's number (`None`: empty). A value the field's kind does
+    /// not accept is ignored; [`layout_rules`] then keeps the layout consistent.
+    SetNum(FieldId, Option<f64>),
+    /// Set any field to a value of its kind (selects, switches, text, lists). A value the
+    /// field's kind does not accept is ignored; [`layout_rules`] then keeps the layout
+    /// consistent.
+    Set(FieldId, Value<'static>),
     /// Dense (false) or mixture-of-experts (true; starts from 8 experts, top-2).
     SetMoe(bool),
-    /// `training.precision`.
-    SetPrecision(Precision),
-    /// `training.recompute`.
-    SetRecompute(Recompute),
-    /// `training.flash_attention`.
-    SetFlash(bool),
-    /// `parallel.sp`.
-    SetSp(bool),
-    /// `parallel.zero_stage`.
-    SetZero(u8),
-    /// `parallel.schedule` (`None`: the default for `vp`).
-    SetSchedule(Option<Schedule>),
-    /// `parallel.layers_per_stage` as typed (comma-separated; empty = even split). Text that is
-    /// not a list of whole numbers is ignored.
-    SetLayersPerStage(String),
-    /// `parallel.tp_comm_overlap`.
-    SetTpOverlap(Option<bool>),
-    /// `training.grad_reduce_in_fp32`.
-    SetGradFp32(Option<bool>),
-    /// `parallel.dp_comm_overlap`.
-    SetDpOverlap(Option<bool>),
     /// A GPU preset id, or `"custom"` to edit the current GPU's numbers.
     SetGpu(String),
     /// Apply a cluster network preset (node size and link bandwidths).
@@ -508,7 +117,7 @@ pub fn layout_gpus(s: &Scenario) -> u64 {
 /// [`layout_gpus`] capped at the largest GPU count a scenario may have (the validator then
 /// reports the mismatch instead of the link refusing the number).
 fn capped_layout_gpus(s: &Scenario) -> u64 {
-    layout_gpus(s).min(Num::NumGpus.spec().max as u64)
+    layout_gpus(s).min(crate::scenario::fields::MAX_GPUS)
 }
 
 /// The `dp` that makes the layout use exactly `num_gpus`, if the GPUs split evenly.
@@ -548,19 +157,30 @@ fn custom_of(s: &Scenario) -> CustomGpu {
     CustomGpu::from_spec(id, name, spec)
 }
 
-/// Parses `9,10,10,9` (spaces allowed; each from 1 to 100 000, the link's limits); `None` for
-/// anything else.
-pub fn parse_stage_list(text: &str) -> Option<Vec<u64>> {
-    let list: Option<Vec<u64>> = text
-        .split(',')
-        .map(|x| {
-            x.trim()
-                .parse::<u64>()
-                .ok()
-                .filter(|v| (1..=100_000).contains(v))
-        })
-        .collect();
-    list.filter(|l| !l.is_empty() && l.len() <= 100_000)
+/// The rules that keep a form edit of field `changed` consistent with the rest of the layout
+/// (the link and the validator accept any combination; these only save the user a step):
+/// - `tp`, `pp`, `cp` or the GPU count recompute `dp = num_gpus / (tp·pp·cp)` when the GPUs
+///   split evenly (else the validator reports the mismatch and the form offers a fix);
+/// - `dp` sets the GPU count to `tp·pp·dp·cp`;
+/// - `pp` drops a `layers_per_stage` list written for another stage count.
+pub fn layout_rules(s: &mut Scenario, changed: FieldId) {
+    match changed {
+        FieldId::Tp | FieldId::Pp | FieldId::Cp | FieldId::NumGpus => {
+            if let Some(dp) = fitting_dp(s) {
+                s.parallel.dp = dp;
+            }
+        }
+        FieldId::Dp => s.cluster.num_gpus = capped_layout_gpus(s),
+        _ => {}
+    }
+    if changed == FieldId::Pp
+        && s.parallel
+            .layers_per_stage
+            .as_ref()
+            .is_some_and(|l| l.len() as u64 != s.parallel.pp)
+    {
+        s.parallel.layers_per_stage = None;
+    }
 }
 
 impl State {
@@ -568,31 +188,16 @@ impl State {
     pub fn apply(&mut self, action: Action) {
         let s = &mut self.scenario;
         match action {
-            Action::SetNum(num, v) => {
-                num.set(s, v);
-                match num {
-                    Num::Tp | Num::Pp | Num::Cp | Num::NumGpus => {
-                        if let Some(dp) = fitting_dp(s) {
-                            s.parallel.dp = dp;
-                        }
-                    }
-                    Num::Dp => s.cluster.num_gpus = capped_layout_gpus(s),
-                    _ => {}
-                }
-                if num == Num::Pp {
-                    // A custom split belongs to the old stage count.
-                    if s.parallel
-                        .layers_per_stage
-                        .as_ref()
-                        .is_some_and(|l| l.len() as u64 != s.parallel.pp)
-                    {
-                        s.parallel.layers_per_stage = None;
-                    }
+            Action::SetNum(id, v) => {
+                id.def().set_number(s, v);
+                layout_rules(s, id);
+            }
+            Action::Set(id, v) => {
+                let def = id.def();
+                if def.check(&v).is_ok() && (def.set)(s, v).is_ok() {
+                    layout_rules(s, id);
                 }
             }
-            Action::SetName(name) => s.model.name = name.chars().take(200).collect(),
-            Action::SetAct(a) => s.model.ffn_act = a,
-            Action::SetTied(b) => s.model.tied_embeddings = b,
             Action::SetMoe(on) => {
                 s.model.moe = if on {
                     Some(s.model.moe.unwrap_or(Moe::new(8, 2, s.model.ffn_hidden())))
@@ -603,22 +208,6 @@ impl State {
                     s.parallel.ep = 1;
                 }
             }
-            Action::SetPrecision(p) => s.training.precision = p,
-            Action::SetRecompute(r) => s.training.recompute = r,
-            Action::SetFlash(b) => s.training.flash_attention = b,
-            Action::SetSp(b) => s.parallel.sp = b,
-            Action::SetZero(z) => s.parallel.zero_stage = z.min(3),
-            Action::SetSchedule(x) => s.parallel.schedule = x,
-            Action::SetLayersPerStage(text) => {
-                if text.trim().is_empty() {
-                    s.parallel.layers_per_stage = None;
-                } else if let Some(list) = parse_stage_list(&text) {
-                    s.parallel.layers_per_stage = Some(list);
-                }
-            }
-            Action::SetTpOverlap(x) => s.parallel.tp_comm_overlap = x,
-            Action::SetGradFp32(x) => s.training.grad_reduce_in_fp32 = x,
-            Action::SetDpOverlap(x) => s.parallel.dp_comm_overlap = x,
             Action::SetGpu(id) => {
                 if id == "custom" {
                     if !matches!(s.cluster.gpu, GpuChoice::Custom(_)) {
@@ -722,7 +311,7 @@ impl State {
     /// The link query with `embed` replaced (`None`: the full app; `Some`: an embed of that chart).
     pub fn query_with(&self, embed: Option<ChartKind>) -> String {
         let view = View {
-            embed: embed,
+            embed,
             chart: self.chart,
             pinned: self.pinned.clone(),
         };
@@ -745,16 +334,23 @@ mod tests {
     }
 
     #[test]
-    fn every_num_reads_back_what_it_sets() {
+    fn every_numeric_field_reads_back_what_it_sets() {
         let mut st = State::default();
         st.apply(Action::SetMoe(true));
         st.apply(Action::SetGpu("custom".into()));
-        for num in Num::ALL {
-            let spec = num.spec();
-            let v = if spec.whole { 3.0 } else { 2.5_f64.min(spec.max * 0.5) };
-            num.set(&mut st.scenario, Some(v));
-            assert_eq!(num.get(&st.scenario), Some(v), "{}", spec.path);
-            assert!(!spec.help.is_empty() && !spec.unit.is_empty());
+        for f in crate::scenario::FIELDS
+            .iter()
+            .filter(|f| f.range().is_some())
+        {
+            let max = f.range().map_or(f64::INFINITY, |r| r.1);
+            let v = if f.whole() {
+                3.0
+            } else {
+                2.5_f64.min(max / 2.0)
+            };
+            st.apply(Action::SetNum(f.id, Some(v)));
+            assert_eq!(f.number(&st.scenario), Some(v), "{}", f.path);
+            assert!(!f.help.is_empty(), "{}", f.path);
         }
     }
 
@@ -764,15 +360,15 @@ mod tests {
         let mut st = State::default();
         let gpus = st.scenario.cluster.num_gpus;
         let tp = st.scenario.parallel.tp;
-        st.apply(Action::SetNum(Num::Tp, Some((tp * 2) as f64)));
+        st.apply(Action::SetNum(FieldId::Tp, Some((tp * 2) as f64)));
         assert_eq!(st.scenario.cluster.num_gpus, gpus);
         assert_eq!(layout_gpus(&st.scenario), gpus);
         // dp drives the GPU count: dp 3 → tp·pp·3·cp GPUs.
-        st.apply(Action::SetNum(Num::Dp, Some(3.0)));
+        st.apply(Action::SetNum(FieldId::Dp, Some(3.0)));
         let p = &st.scenario.parallel;
         assert_eq!(st.scenario.cluster.num_gpus, p.tp * p.pp * 3 * p.cp);
         // GPUs that do not split evenly leave dp alone; FixGpus repairs.
-        st.apply(Action::SetNum(Num::NumGpus, Some(7.0)));
+        st.apply(Action::SetNum(FieldId::NumGpus, Some(7.0)));
         assert_eq!(st.scenario.parallel.dp, 3);
         assert!(st.scenario.validate().is_err());
         st.apply(Action::FixGpus);
@@ -783,7 +379,7 @@ mod tests {
     fn pin_edit_and_the_link_carries_both() {
         let mut st = State::from_query("v=1&model=llama3-70b");
         st.apply(Action::Pin);
-        st.apply(Action::SetNum(Num::MicroBatch, Some(2.0)));
+        st.apply(Action::SetNum(FieldId::MicroBatch, Some(2.0)));
         st.apply(Action::SelectChart(ChartKind::Time));
         let q = st.to_query();
         assert_eq!(
@@ -832,7 +428,7 @@ mod tests {
         assert_eq!(st.scenario.training.global_batch, 1520);
         assert_eq!(st.scenario.validate(), Ok(()));
         // Never below one multiple.
-        st.apply(Action::SetNum(Num::GlobalBatch, Some(3.0)));
+        st.apply(Action::SetNum(FieldId::GlobalBatch, Some(3.0)));
         st.apply(Action::FixGlobalBatch);
         assert_eq!(st.scenario.training.global_batch, 80);
     }
@@ -840,11 +436,12 @@ mod tests {
     #[test]
     fn stage_list_and_layout_actions() {
         let mut st = State::from_query("v=1&model=gpt3-175b");
-        st.apply(Action::SetLayersPerStage("6, 6,x".into()));
+        let lps = FieldId::LayersPerStage;
+        st.apply(Action::Set(lps, Value::List(vec![0, 6].into())));
         assert_eq!(st.scenario.parallel.layers_per_stage, None);
-        st.apply(Action::SetLayersPerStage("5,7".into()));
+        st.apply(Action::Set(lps, Value::List(vec![5, 7].into())));
         assert_eq!(st.scenario.parallel.layers_per_stage, Some(vec![5, 7]));
-        st.apply(Action::SetNum(Num::Pp, Some(4.0)));
+        st.apply(Action::SetNum(FieldId::Pp, Some(4.0)));
         assert_eq!(st.scenario.parallel.layers_per_stage, None);
         let mut layout = Layout::of(&st.scenario);
         layout.tp = 4;
@@ -860,7 +457,7 @@ mod tests {
         let spec = st.scenario.gpu().unwrap();
         st.apply(Action::SetGpu("custom".into()));
         assert_eq!(st.scenario.gpu().unwrap().hbm_gib, spec.hbm_gib);
-        st.apply(Action::SetNum(Num::GpuHbm, Some(96.0)));
+        st.apply(Action::SetNum(FieldId::GpuHbm, Some(96.0)));
         assert_eq!(st.scenario.gpu().unwrap().hbm_gib, 96.0);
         assert_eq!(st.scenario.validate(), Ok(()));
         let back = State::from_query(&st.to_query());

@@ -140,6 +140,24 @@ pub struct TimeEstimate {
     /// Host-link (PCIe / NVLink-C2C) transfers of offloaded optimizer states and activations
     /// that compute does not hide, s.
     pub offload_s: f64,
+    /// Gradient bucket of the data-parallel reduction, bytes: `parallel.bucket_mb`, else the
+    /// framework default for the DP group `dp·cp` and the reduced gradient type (the bucket-size
+    /// chart marks it).
+    pub dp_bucket_bytes: f64,
+}
+
+impl TimeEstimate {
+    /// The bubble fraction: the share of the step the slowest stage idles in the pipeline
+    /// bubble, `bubble_s / step_s` (0 for an empty step). The one definition the app shows; with
+    /// uniform stages and no other time it is `(p−1)/(m+p−1)`, `((p−1)/v)/(m+(p−1)/v)`
+    /// interleaved (Narayanan et al. 2021 §2.2).
+    pub fn bubble_fraction(&self) -> f64 {
+        if self.step_s > 0.0 && self.step_s.is_finite() {
+            self.bubble_s / self.step_s
+        } else {
+            0.0
+        }
+    }
 }
 
 /// FLOPs per optimizer step, whole cluster.

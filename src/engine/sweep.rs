@@ -37,7 +37,7 @@ pub struct GpuPoint {
     pub tokens_per_s: f64,
     /// Model FLOPs utilisation.
     pub mfu: f64,
-    /// `(tokens/s ÷ GPUs) ÷ (tokens/s ÷ GPUs at the first point)`: 1 = linear scaling.
+    /// Scaling efficiency, 1 = linear scaling: see [`set_scaling_efficiency`].
     pub scaling_efficiency: f64,
     /// Whether the peak stage fits in GPU memory.
     pub fits: bool,
@@ -107,11 +107,47 @@ pub fn default_bucket_sizes_mb() -> Vec<f64> {
     (0..13).map(|i| f64::from(1u32 << i)).collect()
 }
 
+/// The reference rate of compared GPU sweeps, tokens/s per GPU: the best per-GPU throughput
+/// at the smallest GPU count any of them evaluated (`None` when no point has a throughput).
+/// The linear ideal is this rate times the GPU count.
+pub fn efficiency_reference<'a>(points: impl IntoIterator<Item = &'a GpuPoint>) -> Option<f64> {
+    let mut best: Option<(u64, f64)> = None;
+    for p in points {
+        let valid = p.error.is_none() && p.num_gpus > 0 && p.tokens_per_s.is_finite();
+        if !valid || p.tokens_per_s <= 0.0 {
+            continue;
+        }
+        let rate = p.tokens_per_s / p.num_gpus as f64;
+        best = match best {
+            Some((n, r)) if n < p.num_gpus || (n == p.num_gpus && r >= rate) => Some((n, r)),
+            _ => Some((p.num_gpus, rate)),
+        };
+    }
+    best.map(|(_, r)| r)
+}
+
+/// Sets the scaling efficiency of every point of the compared sweeps `series` (one or more
+/// strategies): `(tokens/s ÷ GPUs) ÷` [`efficiency_reference`] of all of them, so 1 is linear
+/// scaling from the best strategy at the smallest count and the strategies' efficiencies are
+/// comparable. The one definition of scaling efficiency (the CLI, the chart, its tooltip and
+/// summary all read `scaling_efficiency`). Points without a throughput get 0.
+pub fn set_scaling_efficiency(series: &mut [&mut [GpuPoint]]) {
+    let reference = efficiency_reference(series.iter().flat_map(|s| s.iter())).unwrap_or(0.0);
+    for p in series.iter_mut().flat_map(|s| s.iter_mut()) {
+        let ok = p.error.is_none() && p.num_gpus > 0 && reference > 0.0;
+        p.scaling_efficiency = if ok {
+            p.tokens_per_s / p.num_gpus as f64 / reference
+        } else {
+            0.0
+        };
+    }
+}
+
 /// Evaluates `s` at each GPU count in `gpus`, keeping its `tp`, `pp` and `cp` and changing `dp`
 /// (`dp = N / (tp·pp·cp)`). Strong scaling keeps the global batch; weak scaling keeps the batch
 /// per data-parallel replica (`global_batch / dp` of `s`). A GPU count the layout cannot use, or
-/// a batch that no longer splits, gives a point with `error` set. Scaling efficiency is relative
-/// to the first evaluated point: `(tokens/s per GPU) / (tokens/s per GPU at that point)`.
+/// a batch that no longer splits, gives a point with `error` set. Scaling efficiency is
+/// [`set_scaling_efficiency`] of this one sweep.
 ///
 /// Never fails: a point that cannot be evaluated carries its reason in `error`.
 pub fn sweep_gpus(s: &Scenario, gpus: &[u64], scaling: Scaling) -> Vec<GpuPoint> {
@@ -121,7 +157,6 @@ pub fn sweep_gpus(s: &Scenario, gpus: &[u64], scaling: Scaling) -> Vec<GpuPoint>
     let mut work = s.clone();
     let mut est = Estimate::default();
     let mut out = Vec::with_capacity(gpus.len());
-    let mut base_rate: Option<f64> = None;
     for &n in gpus {
         let mut point = GpuPoint::empty(n, s.training.global_batch);
         (point.tp, point.pp, point.cp) = (p.tp, p.pp, p.cp);
@@ -150,13 +185,11 @@ pub fn sweep_gpus(s: &Scenario, gpus: &[u64], scaling: Scaling) -> Vec<GpuPoint>
                 point.tokens_per_s = est.throughput.tokens_per_s;
                 point.mfu = est.throughput.mfu;
                 point.fits = est.memory.fits;
-                let rate = est.throughput.tokens_per_s / n as f64;
-                let base = *base_rate.get_or_insert(rate);
-                point.scaling_efficiency = if base > 0.0 { rate / base } else { 0.0 };
             }
         }
         out.push(point);
     }
+    set_scaling_efficiency(&mut [&mut out]);
     out
 }
 
@@ -174,7 +207,6 @@ pub fn sweep_gpus_best(
     let base_gpus = s.cluster.num_gpus.max(1);
     let mut work = s.clone();
     let mut out = Vec::with_capacity(gpus.len());
-    let mut base_rate: Option<f64> = None;
     for &n in gpus {
         let mut point = GpuPoint::empty(n, s.training.global_batch);
         if let Scaling::Weak = scaling {
@@ -209,13 +241,11 @@ pub fn sweep_gpus_best(
                 point.tokens_per_s = best.tokens_per_s;
                 point.mfu = best.mfu;
                 point.fits = best.fits;
-                let rate = best.tokens_per_s / n as f64;
-                let base = *base_rate.get_or_insert(rate);
-                point.scaling_efficiency = if base > 0.0 { rate / base } else { 0.0 };
             }
         }
         out.push(point);
     }
+    set_scaling_efficiency(&mut [&mut out]);
     out
 }
 

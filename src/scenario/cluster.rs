@@ -11,13 +11,15 @@ pub struct Cluster {
     pub gpu: GpuChoice,
     /// Total GPUs; must equal `tp·pp·dp·cp`.
     pub num_gpus: u64,
-    /// GPUs per node (servers); default 8.
+    /// GPUs per node (servers); default 8. Counts nodes (launch scripts, the TP + DP scaling
+    /// variant); it places no communication: the GPU's `nvlink_domain_gpus` decides which
+    /// groups stay on NVLink.
     #[serde(default = "eight")]
     pub gpus_per_node: u64,
-    /// Override: NVLink bandwidth per GPU inside the node (or NVLink domain), GB/s.
+    /// Override: NVLink bandwidth per GPU inside the GPU's NVLink domain, GB/s.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub intra_node_gbps: Option<f64>,
-    /// Override: network bandwidth per GPU between nodes, GB/s.
+    /// Override: network bandwidth per GPU between NVLink domains, GB/s.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inter_node_gbps: Option<f64>,
     /// Price of one GPU-hour (any currency), for the cost to train.

@@ -1,20 +1,106 @@
 //! Field-level errors for scenarios.
 
+use super::fields::FieldId;
 use std::fmt;
 
-/// One problem with a scenario: the field it is about (a dotted path such as `parallel.tp`,
-/// matching the JSON keys) and a full sentence saying why.
+/// The field an [`Issue`] is about: a field of the table ([`FieldId`]), or another path
+/// (a key serde could not read, such as a misspelt `parallel.tpp`, or `scenario` itself).
+/// Derefs to its dotted path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FieldRef {
+    /// A field of the table.
+    Field(FieldId),
+    /// Any other path.
+    Other(String),
+}
+
+impl FieldRef {
+    /// The dotted path, e.g. `parallel.tp`.
+    pub fn as_str(&self) -> &str {
+        match self {
+            FieldRef::Field(id) => id.path(),
+            FieldRef::Other(p) => p,
+        }
+    }
+
+    /// The table field, if it is one.
+    pub fn id(&self) -> Option<FieldId> {
+        match self {
+            FieldRef::Field(id) => Some(*id),
+            FieldRef::Other(_) => None,
+        }
+    }
+}
+
+impl std::ops::Deref for FieldRef {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl From<FieldId> for FieldRef {
+    fn from(id: FieldId) -> FieldRef {
+        FieldRef::Field(id)
+    }
+}
+
+impl From<&str> for FieldRef {
+    /// The table field with this path, else the path as given.
+    fn from(path: &str) -> FieldRef {
+        FieldId::from_path(path).map_or_else(|| FieldRef::Other(path.to_string()), FieldRef::Field)
+    }
+}
+
+impl From<String> for FieldRef {
+    fn from(path: String) -> FieldRef {
+        FieldId::from_path(&path).map_or(FieldRef::Other(path), FieldRef::Field)
+    }
+}
+
+impl PartialEq<str> for FieldRef {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for FieldRef {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<FieldId> for FieldRef {
+    fn eq(&self, other: &FieldId) -> bool {
+        self.id() == Some(*other)
+    }
+}
+
+impl fmt::Display for FieldRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl serde::Serialize for FieldRef {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// One problem with a scenario: the field it is about (serialized as its dotted path, e.g.
+/// `parallel.tp`, matching the JSON keys) and a full sentence saying why.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Issue {
-    /// Dotted path of the field, e.g. `parallel.tp` or `model.heads`.
-    pub field: String,
+    /// The field, e.g. [`FieldId::Tp`] (`parallel.tp`).
+    pub field: FieldRef,
     /// What is wrong, as a sentence ("tensor parallel 6 does not divide 32 attention heads").
     pub message: String,
 }
 
 impl Issue {
-    /// Makes an issue for `field` with `message`.
-    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Issue {
+    /// Makes an issue for `field` (a [`FieldId`] or a path) with `message`.
+    pub fn new(field: impl Into<FieldRef>, message: impl Into<String>) -> Issue {
         Issue {
             field: field.into(),
             message: message.into(),
@@ -31,7 +117,7 @@ pub struct ScenarioError {
 
 impl ScenarioError {
     /// An error with a single issue.
-    pub fn single(field: impl Into<String>, message: impl Into<String>) -> ScenarioError {
+    pub fn single(field: impl Into<FieldRef>, message: impl Into<String>) -> ScenarioError {
         ScenarioError {
             issues: vec![Issue::new(field, message)],
         }

@@ -9,7 +9,6 @@ use crate::engine::schedule::BlockKind;
 use crate::engine::search::{Layout, SearchReport};
 use crate::engine::sweep::{BucketPoint, GpuPoint, Scaling};
 use crate::engine::Estimate;
-use crate::scenario::{Precision, Scenario};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::rc::Rc;
@@ -344,7 +343,7 @@ impl Chart {
                 d.pp,
                 d.micro_batches,
                 d.vp,
-                fmt_pct(d.bubble_fraction())
+                fmt_pct(d.bubble_fraction)
             ),
             Chart::Search(s) => {
                 let r = &s.report;
@@ -367,18 +366,6 @@ impl Chart {
 /// "1024 GPUs", then one line per series ("Current … 145 k tokens/s (86.0% eff.)"), for one
 /// column of the scaling chart.
 fn scaling_tooltip(s: &ScalingInput, gpus: u64) -> String {
-    // Efficiency as the chart draws it: against the best tokens/s per GPU at the smallest count.
-    let valid = || {
-        s.series
-            .iter()
-            .flat_map(|x| x.1.iter())
-            .filter(|p| p.error.is_none() && p.num_gpus > 0 && p.tokens_per_s > 0.0)
-    };
-    let min_gpus = valid().map(|p| p.num_gpus).min().unwrap_or(0);
-    let per_gpu = valid()
-        .filter(|p| p.num_gpus == min_gpus)
-        .map(|p| p.tokens_per_s / p.num_gpus as f64)
-        .fold(0.0, f64::max);
     let parts: Vec<String> = s
         .series
         .iter()
@@ -390,63 +377,21 @@ fn scaling_tooltip(s: &ScalingInput, gpus: u64) -> String {
             Some(format!(
                 "{name} {} ({} eff.{fit})",
                 fmt_rate(p.tokens_per_s, "tokens/s"),
-                fmt_pct(if per_gpu > 0.0 {
-                    p.tokens_per_s / p.num_gpus as f64 / per_gpu
-                } else {
-                    0.0
-                })
+                fmt_pct(p.scaling_efficiency)
             ))
         })
         .collect();
     format!("{gpus} GPUs\n{}", parts.join("\n"))
 }
 
-/// The gradient bucket size the engine uses for `s`, MB: `parallel.bucket_mb`, else the
-/// framework default the time model assumes (`engine/time.rs`: DeepSpeed's `reduce_bucket_size`
-/// of 5·10⁸ elements for ZeRO-2, else Megatron DDP's `max(4·10⁷, 10⁶·dp)` elements), times the
-/// gradient element size (4 bytes, or the parameter size with ZeRO ≥ 2).
-pub fn effective_bucket_mb(s: &Scenario) -> f64 {
-    if let Some(mb) = s.parallel.bucket_mb {
-        return mb;
-    }
-    let p = &s.parallel;
-    let pbytes = if s.training.precision == Precision::Fp32 {
-        4.0
-    } else {
-        2.0
-    };
-    let grad_bytes = if p.zero_stage >= 2 { pbytes } else { 4.0 };
-    let elements = if p.zero_stage == 2 {
-        5e8
-    } else {
-        (4e7f64).max(1e6 * p.dp as f64)
-    };
-    elements * grad_bytes / 1e6
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::Scenario;
 
     fn bench() -> Scenario {
         crate::scenario::parse(include_str!("../../../tests/data/gpt3-175b-1024.json"))
             .expect("bench scenario parses")
-    }
-
-    #[test]
-    fn effective_bucket_follows_the_engine_defaults() {
-        let mut s = bench();
-        // ZeRO-1, dp 8: Megatron DDP max(4·10⁷, 10⁶·8) = 4·10⁷ fp32 elements × 4 B = 160 MB.
-        assert_eq!(effective_bucket_mb(&s), 160.0);
-        // ZeRO-2, bf16: DeepSpeed 5·10⁸ elements × 2 B = 1000 MB.
-        s.parallel.zero_stage = 2;
-        assert_eq!(effective_bucket_mb(&s), 1000.0);
-        // dp 64, ZeRO-1: 6.4·10⁷ elements × 4 B = 256 MB.
-        s.parallel.zero_stage = 1;
-        s.parallel.dp = 64;
-        assert_eq!(effective_bucket_mb(&s), 256.0);
-        s.parallel.bucket_mb = Some(25.0);
-        assert_eq!(effective_bucket_mb(&s), 25.0);
     }
 
     #[test]

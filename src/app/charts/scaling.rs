@@ -2,14 +2,16 @@
 //! with the linear ideal, and below it the scaling efficiency. Strong or weak scaling is named in
 //! the title. Several strategies (DP-only, TP+DP, PP+DP, 3D…) share one reference — the best
 //! per-GPU rate at the smallest GPU count — so their efficiencies are comparable (this is how the
-//! chart shows PP beating DP at scale).
+//! chart shows PP beating DP at scale). Efficiency and reference are the engine's
+//! ([`set_scaling_efficiency`](crate::engine::sweep::set_scaling_efficiency)): the chart draws
+//! each point's `scaling_efficiency`.
 
 use super::style::{clean, fmt_pct, si_tick, tick, ChartStyle};
 use super::{
     build, draw_header, draw_message, header_height, mesh, padded, pow2_label, stacked_hit_rect,
     stacked_panels, Axes, ChartError, LegendItem, Swatch,
 };
-use crate::engine::sweep::{GpuPoint, Scaling};
+use crate::engine::sweep::{efficiency_reference, GpuPoint, Scaling};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::ops::Range;
@@ -43,6 +45,8 @@ struct Pt {
     x: f64,
     gpus: f64,
     tps: f64,
+    /// The engine's scaling efficiency, %.
+    eff_pct: f64,
     fits: bool,
 }
 
@@ -65,6 +69,7 @@ fn prepare<'a>(d: &ScalingData<'a>) -> Option<Prepared<'a>> {
                 x: (p.num_gpus as f64).log2(),
                 gpus: p.num_gpus as f64,
                 tps: p.tokens_per_s,
+                eff_pct: clean(p.scaling_efficiency) * 100.0,
                 fits: p.fits,
             })
             .collect();
@@ -72,14 +77,12 @@ fn prepare<'a>(d: &ScalingData<'a>) -> Option<Prepared<'a>> {
         series.push((s.name, pts));
     }
     let all = || series.iter().flat_map(|s| s.1.iter());
-    let min_gpus = all().map(|p| p.gpus).fold(f64::INFINITY, f64::min);
-    if !min_gpus.is_finite() {
-        return None;
-    }
-    let per_gpu = all()
-        .filter(|p| p.gpus == min_gpus)
-        .map(|p| p.tps / p.gpus)
-        .fold(0.0, f64::max);
+    let per_gpu = efficiency_reference(
+        d.series
+            .iter()
+            .take(MAX_SERIES)
+            .flat_map(|s| s.points.iter().take(MAX_POINTS)),
+    )?;
     let lo = all().map(|p| p.x).fold(f64::INFINITY, f64::min);
     let hi = all().map(|p| p.x).fold(f64::NEG_INFINITY, f64::max);
     let x = if hi - lo < 1.0 {
@@ -150,8 +153,11 @@ pub fn draw<DB: DrawingBackend>(
             .iter()
             .filter_map(|(name, pts)| {
                 let last = pts.last()?;
-                let eff = last.tps / last.gpus / d.per_gpu;
-                Some(format!("{name} {} at {:.0}", fmt_pct(eff), last.gpus))
+                Some(format!(
+                    "{name} {} at {:.0}",
+                    fmt_pct(last.eff_pct / 100.0),
+                    last.gpus
+                ))
             })
             .take(4)
             .collect();
@@ -220,9 +226,7 @@ pub fn draw<DB: DrawingBackend>(
     }
 
     // Lower panel: efficiency, %.
-    let max_eff = all()
-        .map(|p| p.tps / p.gpus / d.per_gpu * 100.0)
-        .fold(110.0, f64::max);
+    let max_eff = all().map(|p| p.eff_pct).fold(110.0, f64::max);
     let mut chart = build(&bottom, bottom_rect, d.x.clone(), 0.0..max_eff * 1.02)?;
     let y_fmt = |v: &f64| tick(*v);
     mesh(
@@ -245,14 +249,13 @@ pub fn draw<DB: DrawingBackend>(
     ))?;
     for (i, (_, pts)) in d.series.iter().enumerate() {
         let c = color(i);
-        let eff = |q: &Pt| q.tps / q.gpus / d.per_gpu * 100.0;
         chart.draw_series(LineSeries::new(
-            pts.iter().map(|q| (q.x, eff(q))),
+            pts.iter().map(|q| (q.x, q.eff_pct)),
             c.stroke_width(2),
         ))?;
         chart.draw_series(pts.iter().map(|q| {
             let fill = if q.fits { c } else { p.danger };
-            Circle::new((q.x, eff(q)), 3, fill.filled())
+            Circle::new((q.x, q.eff_pct), 3, fill.filled())
         }))?;
     }
     root.present()?;

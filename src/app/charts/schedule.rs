@@ -2,7 +2,7 @@
 //! backward of every micro-batch (and chunk, interleaved), idle time (the bubble) left visible as
 //! the grey row background. The blocks come from [`engine::schedule::timeline`]. Large `m` is cut
 //! to a shorter step that still shows warm-up, steady state and cool-down (the caption says so);
-//! the bubble fraction in the caption is for the real `m`.
+//! the bubble fraction in the caption is the estimate's, for the real `m`.
 //!
 //! [`engine::schedule::timeline`]: crate::engine::schedule::timeline
 
@@ -44,21 +44,17 @@ pub struct ScheduleData {
     /// Part of `t_bwd_s`: the weight-gradient (W) GEMMs, s; drawn apart by the schedules that
     /// split the backward ([`Schedule::splits_backward`]).
     pub t_wgrad_s: f64,
-    /// The engine's bubble of the real step, s (`TimeEstimate::bubble_s`; 0 = unknown, the
-    /// caption then uses the uniform-stage formula).
-    pub bubble_s: f64,
+    /// The estimate's bubble fraction of the step
+    /// ([`TimeEstimate::bubble_fraction`]), shown in the caption and summary.
+    pub bubble_fraction: f64,
 }
 
 impl ScheduleData {
-    /// The schedule of `s`, with per-micro-batch times from `time` (`forward_s / m`,
+    /// The schedule of `s`, with the micro-batch count, the bubble fraction and the
+    /// per-micro-batch times of its estimate `time` (`forward_s / m`,
     /// `(backward_s + recompute_s) / m`).
     pub fn from_scenario(s: &Scenario, time: &TimeEstimate) -> ScheduleData {
-        let per_replica = s.training.micro_batch.saturating_mul(s.parallel.dp).max(1);
-        let m = if time.micro_batches > 0 {
-            time.micro_batches
-        } else {
-            s.training.global_batch / per_replica
-        };
+        let m = time.micro_batches;
         let mf = m.max(1) as f64;
         ScheduleData {
             pp: s.parallel.pp,
@@ -68,7 +64,7 @@ impl ScheduleData {
             t_fwd_s: clean(time.forward_s) / mf,
             t_bwd_s: (clean(time.backward_s) + clean(time.recompute_s)) / mf,
             t_wgrad_s: clean(time.weight_grad_s) / mf,
-            bubble_s: clean(time.bubble_s),
+            bubble_fraction: clean(time.bubble_fraction()),
         }
     }
 
@@ -101,24 +97,6 @@ impl ScheduleData {
             }
         }
         n.max(1).min(m)
-    }
-
-    /// The bubble fraction of the real step: the engine's bubble over the step's pipeline time
-    /// `m·(t_f + t_b) + bubble` when known, else `(p−1)/(m+p−1)`, interleaved
-    /// `((p−1)/v)/(m+(p−1)/v)` (Narayanan et al. SC21 §2.2).
-    pub fn bubble_fraction(&self) -> f64 {
-        let busy = self.micro_batches as f64 * (clean(self.t_fwd_s) + clean(self.t_bwd_s));
-        if self.bubble_s > 0.0 && busy > 0.0 {
-            return self.bubble_s / (busy + self.bubble_s);
-        }
-        let p = self.pp as f64;
-        let m = self.micro_batches as f64;
-        let b = (p - 1.0).max(0.0) / self.v() as f64;
-        if m + b <= 0.0 {
-            0.0
-        } else {
-            b / (m + b)
-        }
     }
 }
 
@@ -297,7 +275,7 @@ pub fn draw<DB: DrawingBackend>(
         "{name} · p = {}, m = {} · bubble {} of the step",
         data.pp,
         data.micro_batches,
-        fmt_pct(data.bubble_fraction())
+        fmt_pct(data.bubble_fraction)
     );
     if m_drawn < data.micro_batches {
         caption.push_str(&format!(

@@ -10,7 +10,7 @@ use wasm_bindgen::JsCast;
 use web_sys::KeyboardEvent;
 use yew::prelude::*;
 
-use crate::app::charts::input::{effective_bucket_mb, BucketInput, ScalingInput};
+use crate::app::charts::input::{BucketInput, ScalingInput};
 use crate::app::charts::schedule::ScheduleData;
 use crate::app::charts::style::{fmt_bytes, fmt_pct, fmt_seconds};
 use crate::app::charts::{Chart, ChartKind, Theme};
@@ -18,8 +18,8 @@ use crate::app::components::chart_canvas::ChartCanvas;
 use crate::app::components::search_panel::SearchPanel;
 use crate::engine::search::Layout;
 use crate::engine::sweep::{
-    default_bucket_sizes_mb, default_gpu_counts, strategy_variants, sweep_bucket_size, sweep_gpus,
-    Scaling,
+    default_bucket_sizes_mb, default_gpu_counts, set_scaling_efficiency, strategy_variants,
+    sweep_bucket_size, sweep_gpus, Scaling,
 };
 use crate::engine::Estimate;
 use crate::scenario::{Scenario, ScenarioError};
@@ -169,16 +169,14 @@ pub fn ChartsPanel(props: &ChartsPanelProps) -> Html {
         |(s, mode, needed)| needed.then(|| Rc::new(scaling_chart(s, *mode))),
     );
     let bucket_chart = use_memo(
-        (props.scenario.clone(), kind == ChartKind::Bucket && ok),
-        |(s, needed)| {
-            if !*needed {
-                return None;
-            }
-            let points = sweep_bucket_size(s, &default_bucket_sizes_mb()).ok()?;
-            Some(Rc::new(Chart::Bucket(Rc::new(BucketInput {
-                points,
-                current_mb: Some(effective_bucket_mb(s)),
-            }))))
+        (
+            props.scenario.clone(),
+            estimate.clone(),
+            kind == ChartKind::Bucket,
+        ),
+        |(s, e, needed)| {
+            let e = (**e).as_ref().filter(|_| *needed)?;
+            Some(Rc::new(bucket_chart(s, e)?))
         },
     );
     let schedule_chart = use_memo((props.scenario.clone(), estimate.clone()), |(s, e)| {
@@ -374,7 +372,7 @@ fn theme_class(t: Theme) -> &'static str {
 /// Scaling curves: the current layout and the strategy variants over the default GPU counts.
 pub fn scaling_chart(s: &Scenario, mode: Scaling) -> Chart {
     let counts = default_gpu_counts(s);
-    let series = strategy_variants(s)
+    let mut series = strategy_variants(s)
         .into_iter()
         .map(|(name, v)| {
             let name = if name == "current" {
@@ -393,12 +391,25 @@ pub fn scaling_chart(s: &Scenario, mode: Scaling) -> Chart {
             };
             (name, sweep_gpus(&v, &counts, mode))
         })
-        .collect();
+        .collect::<Vec<_>>();
+    let mut views: Vec<&mut [_]> = series.iter_mut().map(|x| x.1.as_mut_slice()).collect();
+    set_scaling_efficiency(&mut views);
     Chart::Scaling(Rc::new(ScalingInput {
         series,
         scaling: mode,
         current_gpus: Some(s.cluster.num_gpus),
     }))
+}
+
+/// The bucket-size curve of `s`, marked at the bucket its estimate `e` models
+/// ([`TimeEstimate::dp_bucket_bytes`](crate::engine::TimeEstimate::dp_bucket_bytes)); `None`
+/// when the sweep fails.
+pub fn bucket_chart(s: &Scenario, e: &Estimate) -> Option<Chart> {
+    let points = sweep_bucket_size(s, &default_bucket_sizes_mb()).ok()?;
+    Some(Chart::Bucket(Rc::new(BucketInput {
+        points,
+        current_mb: Some(e.time.dp_bucket_bytes / 1e6),
+    })))
 }
 
 /// Moves keyboard focus to the element with `id`, if any.

@@ -4,9 +4,9 @@ use yew::prelude::*;
 
 use crate::app::components::form::{errors_for, num_field, send, FormProps};
 use crate::app::components::num_field::{select, Opt};
-use crate::app::state::{Action, Num};
+use crate::app::state::Action;
 use crate::presets::NETWORK_PRESETS;
-use crate::scenario::{GpuChoice, GPU_PRESETS};
+use crate::scenario::{FieldId, GpuChoice, GPU_PRESETS};
 
 fn opt_num(v: Option<f64>) -> String {
     v.map_or_else(|| "none".to_string(), |x| format!("{x}"))
@@ -57,41 +57,41 @@ pub fn ClusterForm(props: &FormProps) -> Html {
         <fieldset class="group" id="group-cluster">
             <legend>{ "Cluster" }</legend>
             <div class="grid">
-                { select("cluster.gpu", "GPU", &gpu_help, gpu_options, &gpu_value, &errors_for(issues, "cluster.gpu"),
+                { select("cluster.gpu", FieldId::Gpu.def().label, &gpu_help, gpu_options, &gpu_value, &errors_for(issues, FieldId::Gpu),
                     send(props, |v: String| Some(Action::SetGpu(v)))) }
                 { select("cluster.network", "Network preset", "Sets GPUs per node and both link bandwidths.", net_options, "", &[],
                     send(props, |v: String| (!v.is_empty()).then_some(Action::ApplyNetwork(v)))) }
-                { num_field(Num::NumGpus, props, "") }
-                { num_field(Num::GpusPerNode, props, "") }
-                { num_field(Num::IntraGbps, props, &intra_default) }
-                { num_field(Num::InterGbps, props, &inter_default) }
-                { num_field(Num::Price, props, "not set") }
+                { num_field(FieldId::NumGpus, props, "") }
+                { num_field(FieldId::GpusPerNode, props, "") }
+                { num_field(FieldId::IntraGbps, props, &intra_default) }
+                { num_field(FieldId::InterGbps, props, &inter_default) }
+                { num_field(FieldId::Price, props, "not set") }
             </div>
             if custom {
                 <fieldset class="subgroup" id="group-custom-gpu">
                     <legend>{ "Custom GPU" }</legend>
                     <div class="grid">
-                        { num_field(Num::GpuHbm, props, "") }
-                        { num_field(Num::GpuUsable, props, "= HBM") }
-                        { num_field(Num::GpuMemBw, props, "") }
-                        { num_field(Num::GpuBf16, props, "none") }
-                        { num_field(Num::GpuFp16, props, "none") }
-                        { num_field(Num::GpuFp8, props, "none") }
-                        { num_field(Num::GpuTf32, props, "none") }
-                        { num_field(Num::GpuFp32, props, "none") }
-                        { num_field(Num::GpuNvlink, props, "none") }
-                        { num_field(Num::GpuDomain, props, "") }
-                        { num_field(Num::GpuNic, props, "none") }
-                        { num_field(Num::GpuHostLink, props, "PCIe figure") }
+                        { num_field(FieldId::GpuHbm, props, "") }
+                        { num_field(FieldId::GpuUsable, props, "= HBM") }
+                        { num_field(FieldId::GpuMemBw, props, "") }
+                        { num_field(FieldId::GpuBf16, props, "none") }
+                        { num_field(FieldId::GpuFp16, props, "none") }
+                        { num_field(FieldId::GpuFp8, props, "none") }
+                        { num_field(FieldId::GpuTf32, props, "none") }
+                        { num_field(FieldId::GpuFp32, props, "none") }
+                        { num_field(FieldId::GpuNvlink, props, "none") }
+                        { num_field(FieldId::GpuDomain, props, "") }
+                        { num_field(FieldId::GpuNic, props, "none") }
+                        { num_field(FieldId::GpuHostLink, props, "PCIe figure") }
                     </div>
                 </fieldset>
             }
             <details class="subgroup" id="group-overhead" open={issues.iter().any(|i| i.field.starts_with("overhead")) || !s.overhead.is_default()}>
                 <summary>{ "Framework overhead" }</summary>
                 <div class="grid">
-                    { num_field(Num::CtxGib, props, "1.3") }
-                    { num_field(Num::CommBufGib, props, "0.25 × communicators") }
-                    { num_field(Num::ReservePct, props, "5") }
+                    { num_field(FieldId::CtxGib, props, "1.3") }
+                    { num_field(FieldId::CommBufGib, props, "0.25 × communicators") }
+                    { num_field(FieldId::ReservePct, props, "5") }
                 </div>
             </details>
         </fieldset>

@@ -4,9 +4,9 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::app::components::num_field::NumField;
-use crate::app::state::{Action, Num};
-use crate::scenario::{Issue, Scenario};
+use crate::app::components::num_field::{checkbox, select, NumField, Opt};
+use crate::app::state::Action;
+use crate::scenario::{FieldId, FieldRef, Issue, Scenario, Value};
 
 /// Props of every form section ([`ModelForm`](super::model_form::ModelForm) …).
 #[derive(Clone, Debug, PartialEq, Properties)]
@@ -19,11 +19,13 @@ pub struct FormProps {
     pub on_action: Callback<Action>,
 }
 
-/// The messages of `issues` about `path` (exactly that field).
-pub fn errors_for(issues: &[Issue], path: &str) -> Vec<String> {
+/// The messages of `issues` about `field` (a [`FieldId`], or a path outside the table such as
+/// `model.moe`).
+pub fn errors_for(issues: &[Issue], field: impl Into<FieldRef>) -> Vec<String> {
+    let field = field.into();
     issues
         .iter()
-        .filter(|i| i.field == path)
+        .filter(|i| i.field == field)
         .map(|i| i.message.clone())
         .collect()
 }
@@ -36,19 +38,62 @@ pub fn shown_at_a_field(path: &str) -> bool {
     ) && !path.starts_with("cluster.gpu.peak_tflops_")
 }
 
-/// A [`NumField`] for `num`, wired to `SetNum`.
-pub fn num_field(num: Num, props: &FormProps, placeholder: &str) -> Html {
-    let spec = num.spec();
+/// A [`NumField`] for the numeric field `id`, wired to `SetNum`.
+pub fn num_field(id: FieldId, props: &FormProps, placeholder: &str) -> Html {
+    let def = id.def();
     let on_action = props.on_action.clone();
     html! {
         <NumField
-            key={spec.path}
-            {spec}
-            value={num.get(&props.scenario)}
+            key={def.path}
+            field={id}
+            value={def.number(&props.scenario)}
             placeholder={AttrValue::from(placeholder.to_string())}
-            errors={errors_for(&props.issues, spec.path)}
-            on_change={Callback::from(move |v| on_action.emit(Action::SetNum(num, v)))}
+            errors={errors_for(&props.issues, id)}
+            on_change={Callback::from(move |v| on_action.emit(Action::SetNum(id, v)))}
         />
+    }
+}
+
+/// A `<select>` for field `id` (label and help from the field table): each option's value is
+/// the field's link text of a value ("" = empty), dispatched as `Set`.
+pub fn select_field(id: FieldId, props: &FormProps, options: Vec<Opt>, selected: &str) -> Html {
+    let def = id.def();
+    let on_action = props.on_action.clone();
+    let on_change = Callback::from(move |v: String| {
+        if let Ok(x) = def.parse(&v) {
+            on_action.emit(Action::Set(id, x.into_owned()));
+        }
+    });
+    let errors = errors_for(&props.issues, id);
+    select(
+        def.path, def.label, def.help, options, selected, &errors, on_change,
+    )
+}
+
+/// A checkbox for the on/off field `id` (label and help from the field table).
+pub fn switch_field(id: FieldId, props: &FormProps, checked: bool) -> Html {
+    let def = id.def();
+    let on_action = props.on_action.clone();
+    let on_change = Callback::from(move |b: bool| on_action.emit(Action::Set(id, Value::Bool(b))));
+    let errors = errors_for(&props.issues, id);
+    checkbox(def.path, def.label, def.help, checked, &errors, on_change)
+}
+
+/// The select options of an optional switch: the default (named), on, off.
+pub fn opt_bool_options(default: &str) -> Vec<Opt> {
+    vec![
+        Opt::new("", format!("default ({default})")),
+        Opt::new("on", "on"),
+        Opt::new("off", "off"),
+    ]
+}
+
+/// The select value of an optional switch: "" = default, "on", "off".
+pub fn opt_bool_value(v: Option<bool>) -> &'static str {
+    match v {
+        None => "",
+        Some(true) => "on",
+        Some(false) => "off",
     }
 }
 
@@ -63,22 +108,4 @@ pub fn send<T: 'static>(
             on_action.emit(a);
         }
     })
-}
-
-/// The select value of an optional switch: "" = default, "on", "off".
-pub fn opt_bool_value(v: Option<bool>) -> &'static str {
-    match v {
-        None => "",
-        Some(true) => "on",
-        Some(false) => "off",
-    }
-}
-
-/// The optional switch of a select value (see [`opt_bool_value`]).
-pub fn opt_bool_of(v: &str) -> Option<bool> {
-    match v {
-        "on" => Some(true),
-        "off" => Some(false),
-        _ => None,
-    }
 }

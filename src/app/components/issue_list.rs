@@ -25,7 +25,7 @@ pub fn IssueList(props: &IssueListProps) -> Html {
             <p><strong>{ format!("{n} problem{} to fix", if n == 1 { "" } else { "s" }) }</strong></p>
             <ul>
                 { for props.issues.iter().map(|issue| html! {
-                    <li><a href={format!("#{}", issue.field.replace('.', "-"))}><code>{ issue.field.clone() }</code></a>{ ": " }{ issue.message.clone() }</li>
+                    <li><a href={format!("#{}", issue.field.replace('.', "-"))}><code>{ issue.field.to_string() }</code></a>{ ": " }{ issue.message.clone() }</li>
                 }) }
             </ul>
         </div>

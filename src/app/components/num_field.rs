@@ -1,15 +1,16 @@
 //! A labelled number input with its unit, one-line help, limits and the engine's errors for its
-//! field.
+//! field, all read from the field table ([`crate::scenario::fields`]); and the select and
+//! checkbox controls of the other fields.
 
 use yew::prelude::*;
 
-use crate::app::state::NumSpec;
+use crate::scenario::{FieldDef, FieldId};
 
 /// Props of [`NumField`].
 #[derive(Clone, Debug, PartialEq, Properties)]
 pub struct NumFieldProps {
-    /// Label, unit, help and limits.
-    pub spec: NumSpec,
+    /// The field (its label, unit, help and limits come from the field table).
+    pub field: FieldId,
     /// The current value (`None`: empty, the default applies).
     pub value: Option<f64>,
     /// Placeholder for an empty optional field (the default in effect).
@@ -34,12 +35,12 @@ pub fn show(v: f64) -> String {
     }
 }
 
-/// Parses typed text against the spec: `Ok(None)` for an empty optional field, `Err(why)` for
-/// text that is not acceptable.
-pub fn parse(text: &str, spec: &NumSpec) -> Result<Option<f64>, String> {
+/// Parses typed text against the field's kind: `Ok(None)` for an empty optional field,
+/// `Err(why)` for text that is not acceptable.
+pub fn parse(text: &str, def: &FieldDef) -> Result<Option<f64>, String> {
     let t = text.trim().replace(['_', ' '], "");
     if t.is_empty() {
-        return if spec.optional {
+        return if def.optional {
             Ok(None)
         } else {
             Err("Enter a value.".into())
@@ -49,14 +50,19 @@ pub fn parse(text: &str, spec: &NumSpec) -> Result<Option<f64>, String> {
         Ok(v) if v.is_finite() && t.bytes().any(|b| b.is_ascii_digit()) => v,
         _ => return Err("Not a number.".into()),
     };
-    if spec.whole && v.fract() != 0.0 {
+    if def.whole() && v.fract() != 0.0 {
         return Err("Enter a whole number.".into());
     }
-    if v < spec.min || v > spec.max {
+    let Some((min, max, above)) = def.range() else {
+        return Err("Not a number field.".into());
+    };
+    if v < min || v > max || (above && v <= min) {
+        let from = if above { "above" } else { "from" };
+        let to = if above { "up to" } else { "to" };
         return Err(format!(
-            "Enter a number from {} to {}.",
-            show(spec.min),
-            show(spec.max)
+            "Enter a number {from} {} {to} {}.",
+            show(min),
+            show(max)
         ));
     }
     Ok(Some(v))
@@ -67,26 +73,26 @@ pub fn parse(text: &str, spec: &NumSpec) -> Result<Option<f64>, String> {
 /// it in red.
 #[component]
 pub fn NumField(props: &NumFieldProps) -> Html {
-    let spec = props.spec;
+    let spec = props.field.def();
     let text = use_state(|| props.value.map(show).unwrap_or_default());
     {
         // Follow changes that come from elsewhere (presets, imports, dp recomputed).
         let text = text.clone();
         use_effect_with(props.value.map(f64::to_bits), move |bits| {
             let value = bits.map(f64::from_bits);
-            if parse(&text, &spec).ok() != Some(value) {
+            if parse(&text, spec).ok() != Some(value) {
                 text.set(value.map(show).unwrap_or_default());
             }
         });
     }
-    let local = parse(&text, &spec).err();
+    let local = parse(&text, spec).err();
     let oninput = {
         let text = text.clone();
         let on_change = props.on_change.clone();
         Callback::from(move |e: InputEvent| {
             let input: web_sys::HtmlInputElement = e.target_unchecked_into();
             let value = input.value();
-            if let Ok(v) = parse(&value, &spec) {
+            if let Ok(v) = parse(&value, spec) {
                 on_change.emit(v);
             }
             text.set(value);
@@ -101,7 +107,7 @@ pub fn NumField(props: &NumFieldProps) -> Html {
                 <input
                     id={id.clone()}
                     type="text"
-                    inputmode={if spec.whole { "numeric" } else { "decimal" }}
+                    inputmode={if spec.whole() { "numeric" } else { "decimal" }}
                     autocomplete="off"
                     spellcheck="false"
                     value={(*text).clone()}

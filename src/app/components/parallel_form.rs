@@ -3,13 +3,14 @@
 use yew::prelude::*;
 
 use crate::app::components::form::{
-    errors_for, num_field, opt_bool_of, opt_bool_value, send, FormProps,
+    errors_for, num_field, opt_bool_options, opt_bool_value, select_field, send, switch_field,
+    FormProps,
 };
-use crate::app::components::num_field::{checkbox, select, Opt};
+use crate::app::components::num_field::Opt;
 use crate::app::format::{duration, gib};
-use crate::app::state::{fitting_dp, layout_gpus, parse_stage_list, Action, Num};
+use crate::app::state::{fitting_dp, layout_gpus, Action};
 use crate::engine::split::best_split;
-use crate::scenario::Schedule;
+use crate::scenario::{FieldId, Schedule, Value};
 
 /// How the model and the batch are split over the GPUs.
 #[component]
@@ -50,12 +51,14 @@ pub fn ParallelForm(props: &FormProps) -> Html {
         .as_ref()
         .map(|l| l.iter().map(u64::to_string).collect::<Vec<_>>().join(","))
         .unwrap_or_default();
-    let lps_errors = errors_for(issues, "parallel.layers_per_stage");
-    let lps_input = send(props, |e: InputEvent| {
+    let lps = FieldId::LayersPerStage.def();
+    let lps_errors = errors_for(issues, lps.id);
+    let lps_input = send(props, move |e: InputEvent| {
         let el: web_sys::HtmlInputElement = e.target_unchecked_into();
-        let v = el.value();
-        (v.trim().is_empty() || parse_stage_list(&v).is_some())
-            .then_some(Action::SetLayersPerStage(v))
+        // Spaces are allowed while typing ("9, 10"); what does not parse is ignored.
+        let text = el.value().replace(' ', "");
+        let v = lps.parse(&text).ok()?.into_owned();
+        Some(Action::Set(lps.id, v))
     });
     let sched = p.schedule.map(Schedule::as_str).unwrap_or("");
     let better = better_split(props);
@@ -64,42 +67,33 @@ pub fn ParallelForm(props: &FormProps) -> Html {
             <legend>{ "Parallel layout" }</legend>
             { balance }
             <div class="grid">
-                { num_field(Num::Tp, props, "") }
-                { num_field(Num::Pp, props, "") }
-                { num_field(Num::Dp, props, "") }
-                { num_field(Num::Cp, props, "") }
-                if s.model.moe.is_some() || p.ep > 1 { { num_field(Num::Ep, props, "") } }
-                { num_field(Num::Vp, props, "") }
-                { select("parallel.zero_stage", "ZeRO stage", "Shard over dp: optimizer states (1, Megatron distributed optimizer), + gradients (2), + weights (3, FSDP).",
+                { num_field(FieldId::Tp, props, "") }
+                { num_field(FieldId::Pp, props, "") }
+                { num_field(FieldId::Dp, props, "") }
+                { num_field(FieldId::Cp, props, "") }
+                if s.model.moe.is_some() || p.ep > 1 { { num_field(FieldId::Ep, props, "") } }
+                { num_field(FieldId::Vp, props, "") }
+                { select_field(FieldId::ZeroStage, props,
                     vec![Opt::new("0", "0: replicated"), Opt::new("1", "1: optimizer"), Opt::new("2", "2: + gradients"), Opt::new("3", "3: + weights")],
-                    &p.zero_stage.to_string(), &errors_for(issues, "parallel.zero_stage"),
-                    send(props, |v: String| v.parse::<u8>().ok().map(Action::SetZero))) }
-                { select("parallel.schedule", "Pipeline schedule", "Default: interleaved when vp > 1, else 1F1B.",
+                    &p.zero_stage.to_string()) }
+                { select_field(FieldId::Schedule, props,
                     vec![Opt::new("", "default"), Opt::new("1f1b", "1F1B"), Opt::new("interleaved", "interleaved 1F1B"), Opt::new("gpipe", "GPipe"),
                         Opt::new("zb-h1", "ZB-H1 (zero bubble)"), Opt::new("zb-v", "ZB-V (vp = 2)"), Opt::new("dualpipe", "DualPipe"), Opt::new("dualpipev", "DualPipeV (vp = 2)")],
-                    sched, &errors_for(issues, "parallel.schedule"),
-                    send(props, |v: String| Some(Action::SetSchedule(Schedule::ALL.iter().copied().find(|x| x.as_str() == v))))) }
-                { num_field(Num::BucketMb, props, "framework default") }
-                { select("parallel.tp_comm_overlap", "TP comm overlap", "Overlap TP collectives with GEMMs (userbuffers); default off.",
-                    vec![Opt::new("", "default (off)"), Opt::new("on", "on"), Opt::new("off", "off")],
-                    opt_bool_value(p.tp_comm_overlap), &errors_for(issues, "parallel.tp_comm_overlap"),
-                    send(props, |v: String| Some(Action::SetTpOverlap(opt_bool_of(&v))))) }
-                { select("parallel.dp_comm_overlap", "DP comm overlap", "Overlap gradient reduction with backward; default on.",
-                    vec![Opt::new("", "default (on)"), Opt::new("on", "on"), Opt::new("off", "off")],
-                    opt_bool_value(p.dp_comm_overlap), &errors_for(issues, "parallel.dp_comm_overlap"),
-                    send(props, |v: String| Some(Action::SetDpOverlap(opt_bool_of(&v))))) }
+                    sched) }
+                { num_field(FieldId::BucketMb, props, "framework default") }
+                { select_field(FieldId::TpCommOverlap, props, opt_bool_options("off"), opt_bool_value(p.tp_comm_overlap)) }
+                { select_field(FieldId::DpCommOverlap, props, opt_bool_options("on"), opt_bool_value(p.dp_comm_overlap)) }
             </div>
-            { checkbox("parallel.sp", "Sequence parallel", "Megatron SP: split LayerNorm/dropout activations over tp.",
-                p.sp, &errors_for(issues, "parallel.sp"), send(props, |b| Some(Action::SetSp(b)))) }
+            { switch_field(FieldId::Sp, props, p.sp) }
             <div class={classes!("field", "wide", (!lps_errors.is_empty()).then_some("invalid"))}>
-                <label for="parallel-layers_per_stage">{ "Layers per stage" }</label>
+                <label for="parallel-layers_per_stage">{ lps.label }</label>
                 <div class="input-unit">
                     <input id="parallel-layers_per_stage" type="text" autocomplete="off" spellcheck="false"
                         value={lps_text} placeholder="even split" aria-describedby="parallel-layers_per_stage-hint" oninput={lps_input} />
-                    <span class="unit" aria-hidden="true">{ "layers" }</span>
+                    <span class="unit" aria-hidden="true">{ lps.unit }</span>
                 </div>
                 <p id="parallel-layers_per_stage-hint" class="hint">
-                    if lps_errors.is_empty() { { "Optional uneven split, one number per stage: 9,10,10,9." } }
+                    if lps_errors.is_empty() { { lps.help } }
                     else { { for lps_errors.iter().map(|e| html! { <span class="error">{ e.clone() }</span> }) } }
                 </p>
             </div>
@@ -140,12 +134,12 @@ fn better_split(props: &FormProps) -> Html {
         .map(|(f, l)| format!(" (Megatron: --decoder-first-pipeline-num-layers {f} --decoder-last-pipeline-num-layers {l})"))
         .unwrap_or_default();
     let on_action = props.on_action.clone();
-    let apply = list.clone();
+    let apply = p.layers_per_stage.clone();
     html! {
         <div class="balance ok" id="better-split" role="status">
             <p>{ format!("A better split: {list}{megatron} — {}.", gains.join(", ")) }</p>
             <button type="button" id="apply-split"
-                onclick={Callback::from(move |_| on_action.emit(Action::SetLayersPerStage(apply.clone())))}>
+                onclick={Callback::from(move |_| on_action.emit(Action::Set(FieldId::LayersPerStage, Value::List(apply.clone().into()))))}>
                 { "Apply this split" }
             </button>
         </div>

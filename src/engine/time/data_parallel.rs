@@ -13,6 +13,33 @@ pub const MEGATRON_BUCKET_ELEMENTS: f64 = 4e7;
 /// DeepSpeed's default `reduce_bucket_size`, elements (`deepspeed/runtime/zero/config.py`).
 pub const DEEPSPEED_REDUCE_BUCKET_ELEMENTS: f64 = 5e8;
 
+/// Bytes of one reduced gradient element: ZeRO-2 (DeepSpeed) reduce-scatters the 16-bit
+/// gradients; Megatron DDP and the distributed optimizer reduce the main gradients (fp32 with
+/// `accumulate_allreduce_grads_in_fp32`, the parameter dtype with `grad_reduce_in_fp32` off).
+pub(crate) fn reduced_grad_bytes(x: &Inputs) -> f64 {
+    if x.s.parallel.zero_stage >= 2 {
+        x.pbytes
+    } else {
+        x.main_grad_bytes
+    }
+}
+
+/// The gradient bucket of the data-parallel reduction, bytes: `parallel.bucket_mb` MB, else the
+/// framework default in elements times the reduced gradient's bytes: DeepSpeed's
+/// `reduce_bucket_size` for ZeRO-2, else Megatron DDP's `bucket_size = max(4·10⁷, 10⁶·n)` for a
+/// reduction group of `n = dp·cp` ranks (Megatron-LM `distributed_data_parallel_config.py` /
+/// `training.py`, which reduce over the data-parallel group with context parallelism). The
+/// bucket-size chart marks this value ([`crate::engine::TimeEstimate::dp_bucket_bytes`]).
+pub(crate) fn bucket_bytes(x: &Inputs) -> f64 {
+    let par = &x.s.parallel;
+    let grad_bytes = reduced_grad_bytes(x);
+    match par.bucket_mb {
+        Some(mb) => (mb * 1e6).max(1.0),
+        None if par.zero_stage == 2 => DEEPSPEED_REDUCE_BUCKET_ELEMENTS * grad_bytes,
+        None => MEGATRON_BUCKET_ELEMENTS.max(1e6 * x.groups.dp.n) * grad_bytes,
+    }
+}
+
 /// The data-parallel communication of one step on one GPU of the critical stage.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct DpStep {
@@ -41,19 +68,8 @@ impl DpStep {
             };
         }
         let u_dp = sm_usage(dp_g.link);
-        // ZeRO-2 (DeepSpeed) reduce-scatters the 16-bit gradients; Megatron DDP and the
-        // distributed optimizer reduce the main gradients (fp32 — `accumulate_allreduce_grads_in_fp32`).
-        let grad_bytes = if par.zero_stage >= 2 {
-            x.pbytes
-        } else {
-            x.main_grad_bytes
-        };
-        let g = stage_params * grad_bytes;
-        let bucket = match par.bucket_mb {
-            Some(mb) => (mb * 1e6).max(1.0),
-            None if par.zero_stage == 2 => DEEPSPEED_REDUCE_BUCKET_ELEMENTS * grad_bytes,
-            None => MEGATRON_BUCKET_ELEMENTS.max(1e6 * n_dp) * grad_bytes,
-        };
+        let g = stage_params * reduced_grad_bytes(x);
+        let bucket = bucket_bytes(x);
         let k = (g / bucket).ceil().max(1.0);
         let reduce = |bytes: f64| {
             if par.zero_stage == 0 {

@@ -95,8 +95,9 @@ pub fn bubble_s(sum_s: f64, max_s: f64, p: u64, m: u64, v: u64, schedule: Schedu
     base + extra
 }
 
-/// Bubble fraction of the ideal time for uniform stages: `(p−1)/(v·m)` (Narayanan et al. 2021).
-pub fn bubble_fraction(p: u64, m: u64, v: u64) -> f64 {
+/// Bubble over ideal time for uniform stages: `(p−1)/(v·m)` (Narayanan et al. 2021). Not the
+/// share of the step: that is [`TimeEstimate::bubble_fraction`](crate::engine::TimeEstimate::bubble_fraction).
+pub fn bubble_ratio(p: u64, m: u64, v: u64) -> f64 {
     if m == 0 {
         return 0.0;
     }

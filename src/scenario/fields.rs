@@ -1,0 +1,1433 @@
+//! The field table: one entry per scenario field, the single place that says what a field is
+//! called, where it lives, how it is written in a share link, what values it takes and how to
+//! read and write it (the pattern of ripgrep's flag definitions: every consumer iterates one list
+//! of definitions instead of keeping its own copy).
+//!
+//! Readers of the table:
+//! - [`crate::share`] encodes and decodes link keys with [`FieldDef::key`], [`FieldDef::parse`],
+//!   [`FieldDef::format`] and the accessors, in table order;
+//! - the app's form builds every input (label, unit, help, limits) from the entry of its
+//!   [`FieldId`], and shows the engine's issues at the input whose id they carry;
+//! - [`Scenario::validate`](super::Scenario::validate) checks every field's value against its
+//!   [`Kind`] ([`FieldDef::check`]) before the rules across fields;
+//! - the documentation table of the share-link keys ([`markdown_table`]).
+//!
+//! A field error ([`Issue`](super::Issue)) is keyed by the typed [`FieldId`], not by a string.
+//!
+//! # Adding a field
+//! 1. Add it to its section struct (`model.rs`, `training.rs`, `parallel.rs`, `cluster.rs`,
+//!    `overhead.rs`) with its serde default and doc comment (the default and its source).
+//! 2. Use it in the engine.
+//! 3. Add one entry to the `fields!` list below, in link order: its doc line, `path` (the JSON
+//!    path), `key` (a new, short link key: existing keys never change meaning), `label`, `unit`,
+//!    `help` (one sentence, saying what the field does and what empty means), `kind` (with its
+//!    range), `optional`, `get` and `set`. The enum variant, the link key, the validation of its
+//!    range and the documentation row all come from this entry.
+//! 4. Show it in its form section (`app/components/*_form.rs`): `num_field(FieldId::X, …)`,
+//!    `select_field(FieldId::X, …)` or `switch_field(FieldId::X, …)`.
+//!
+//! Nothing else: rules across fields go in `validate.rs` only when the field has one.
+
+use super::{
+    gpu_preset, CustomGpu, FfnAct, Fp8Recipe, Framework, GpuChoice, GpuSpec, Mla, Moe, Precision,
+    Recompute, Scenario, Schedule, GPU_PRESETS,
+};
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+/// Largest values accepted; beyond them the numbers describe no real run and would only risk
+/// overflow. Each limit is at least 10× the largest published run.
+pub const MAX_LAYERS: u64 = 100_000;
+/// Largest hidden size (and head count).
+pub const MAX_HIDDEN: u64 = 10_000_000;
+/// Largest FFN size: 8× the largest hidden size.
+pub const MAX_FFN: u64 = MAX_HIDDEN * 8;
+/// Largest vocabulary.
+pub const MAX_VOCAB: u64 = 100_000_000;
+/// Largest sequence length.
+pub const MAX_SEQ_LEN: u64 = 1_000_000_000;
+/// Largest batch, sequences.
+pub const MAX_BATCH: u64 = 10_000_000_000;
+/// Largest GPU count and parallel degree.
+pub const MAX_GPUS: u64 = 100_000_000;
+/// Largest expert count (and top-k).
+pub const MAX_EXPERTS: u64 = 1_000_000;
+/// Most multi-token prediction modules (DeepSeek-V3 uses 1).
+pub const MAX_MTP_LAYERS: u64 = 64;
+/// Largest expert-load imbalance: the busiest rank cannot hold more than all the tokens, which
+/// is at most the number of ranks times the mean; 1000 is far beyond any reported imbalance.
+pub const MAX_IMBALANCE: f64 = 1000.0;
+/// Largest bandwidth, GB/s.
+pub const MAX_GBPS: f64 = 1.0e6;
+/// Longest model or GPU name/id, in bytes.
+pub const MAX_LABEL_BYTES: usize = 200;
+
+/// What values a field takes. Every range is inclusive.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Kind {
+    /// A whole number in `min..=max`.
+    Count {
+        /// Smallest value.
+        min: u64,
+        /// Largest value.
+        max: u64,
+    },
+    /// A finite number above 0 (or from 0 with `zero_ok`) up to `max`.
+    Real {
+        /// 0 itself is allowed.
+        zero_ok: bool,
+        /// Largest value.
+        max: f64,
+    },
+    /// A finite number in `min..=max`.
+    Between {
+        /// Smallest value.
+        min: f64,
+        /// Largest value.
+        max: f64,
+    },
+    /// On or off.
+    Bool,
+    /// One of these ids (ASCII case-insensitive when parsed).
+    Choice(&'static [&'static str]),
+    /// Free text: at most [`MAX_LABEL_BYTES`], no control or bidi-override characters.
+    Text,
+    /// A non-empty list of whole numbers, each in `1..=max`.
+    List {
+        /// Largest entry.
+        max: u64,
+    },
+    /// A GPU preset id, or `custom`.
+    Gpu,
+}
+
+/// A field's value, as the table reads and writes it. Text and lists borrow from the scenario
+/// (or the link) they were read from, so checking a scenario allocates nothing.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value<'a> {
+    /// An optional field left empty: its default applies.
+    Unset,
+    /// A whole number.
+    Count(u64),
+    /// A number.
+    Real(f64),
+    /// A switch.
+    Bool(bool),
+    /// Text, a choice's id or a GPU id.
+    Text(Cow<'a, str>),
+    /// A list of whole numbers.
+    List(Cow<'a, [u64]>),
+}
+
+impl Value<'_> {
+    /// The same value, owning its text or list.
+    pub fn into_owned(self) -> Value<'static> {
+        match self {
+            Value::Unset => Value::Unset,
+            Value::Count(x) => Value::Count(x),
+            Value::Real(x) => Value::Real(x),
+            Value::Bool(b) => Value::Bool(b),
+            Value::Text(t) => Value::Text(Cow::Owned(t.into_owned())),
+            Value::List(l) => Value::List(Cow::Owned(l.into_owned())),
+        }
+    }
+
+    /// A text value.
+    pub fn text_of(t: &str) -> Value<'static> {
+        Value::Text(Cow::Owned(t.to_string()))
+    }
+
+    /// The number of a numeric value (`None` for every other value).
+    pub fn as_f64(&self) -> Option<f64> {
+        match *self {
+            Value::Count(x) => Some(x as f64),
+            Value::Real(x) => Some(x),
+            _ => None,
+        }
+    }
+
+    fn count(self) -> Result<u64, String> {
+        match self {
+            Value::Count(x) => Ok(x),
+            // A form's number for a whole-number field (already checked to be whole).
+            Value::Real(x) if x.fract() == 0.0 && x >= 0.0 => Ok(x as u64),
+            Value::Unset => Err("a value is required".into()),
+            _ => Err("expected a whole number".into()),
+        }
+    }
+    fn opt_count(self) -> Result<Option<u64>, String> {
+        match self {
+            Value::Unset => Ok(None),
+            v => v.count().map(Some),
+        }
+    }
+    fn real(self) -> Result<f64, String> {
+        match self {
+            Value::Real(x) => Ok(x),
+            Value::Count(x) => Ok(x as f64),
+            Value::Unset => Err("a value is required".into()),
+            _ => Err("expected a number".into()),
+        }
+    }
+    fn opt_real(self) -> Result<Option<f64>, String> {
+        match self {
+            Value::Unset => Ok(None),
+            v => v.real().map(Some),
+        }
+    }
+    fn bit(self) -> Result<bool, String> {
+        match self {
+            Value::Bool(b) => Ok(b),
+            Value::Unset => Err("a value is required".into()),
+            _ => Err("expected on or off".into()),
+        }
+    }
+    fn opt_bit(self) -> Result<Option<bool>, String> {
+        match self {
+            Value::Unset => Ok(None),
+            v => v.bit().map(Some),
+        }
+    }
+    fn text(self) -> Result<String, String> {
+        match self {
+            Value::Text(t) => Ok(t.into_owned()),
+            Value::Unset => Ok(String::new()),
+            _ => Err("expected text".into()),
+        }
+    }
+    fn opt_list(self) -> Result<Option<Vec<u64>>, String> {
+        match self {
+            Value::List(l) => Ok(Some(l.into_owned())),
+            Value::Unset => Ok(None),
+            _ => Err("expected a list of whole numbers".into()),
+        }
+    }
+    /// One of `all` by its id.
+    fn choice<T: Copy>(self, all: &[T], id: fn(T) -> &'static str) -> Result<T, String> {
+        let Value::Text(t) = self else {
+            return Err("expected one of the choices".into());
+        };
+        all.iter()
+            .copied()
+            .find(|&x| id(x).eq_ignore_ascii_case(&t))
+            .ok_or_else(|| format!("unknown value {}", shown(&t)))
+    }
+}
+
+fn count(v: u64) -> Option<Value<'static>> {
+    Some(Value::Count(v))
+}
+fn opt_count(v: Option<u64>) -> Option<Value<'static>> {
+    Some(v.map_or(Value::Unset, Value::Count))
+}
+fn real(v: f64) -> Option<Value<'static>> {
+    Some(Value::Real(v))
+}
+fn opt_real(v: Option<f64>) -> Option<Value<'static>> {
+    Some(v.map_or(Value::Unset, Value::Real))
+}
+fn bit(v: bool) -> Option<Value<'static>> {
+    Some(Value::Bool(v))
+}
+fn opt_bit(v: Option<bool>) -> Option<Value<'static>> {
+    Some(v.map_or(Value::Unset, Value::Bool))
+}
+fn text(v: &str) -> Option<Value<'_>> {
+    Some(Value::Text(Cow::Borrowed(v)))
+}
+
+/// The custom GPU of `s`, if it has one.
+fn custom_ref(s: &Scenario) -> Option<&CustomGpu> {
+    match &s.cluster.gpu {
+        GpuChoice::Custom(c) => Some(c),
+        GpuChoice::Preset(_) => None,
+    }
+}
+
+/// The raw numbers of a GPU choice (no link overrides), for a custom GPU to start from.
+pub fn raw_spec(gpu: &GpuChoice) -> GpuSpec {
+    match gpu {
+        GpuChoice::Preset(id) => gpu_preset(id).map(|p| p.spec),
+        GpuChoice::Custom(c) => Some(c.spec()),
+    }
+    .or_else(|| GPU_PRESETS.first().map(|p| p.spec))
+    .unwrap_or_else(GpuSpec::fallback)
+}
+
+/// Makes the scenario's GPU a custom one (a preset becomes its numbers, with no id or name),
+/// then edits it.
+fn with_custom(s: &mut Scenario, edit: impl FnOnce(&mut CustomGpu)) {
+    let mut c = match std::mem::replace(&mut s.cluster.gpu, GpuChoice::Preset(String::new())) {
+        GpuChoice::Custom(c) => c,
+        preset => CustomGpu::from_spec(String::new(), String::new(), raw_spec(&preset)),
+    };
+    edit(&mut c);
+    s.cluster.gpu = GpuChoice::Custom(c);
+}
+
+fn mla_mut(s: &mut Scenario) -> Result<&mut Mla, String> {
+    s.model
+        .mla
+        .as_mut()
+        .ok_or_else(|| "the model has no latent attention; set mla.kv=N first".to_string())
+}
+
+/// DeepSeek-V3's latent attention (HF `config.json` of `deepseek-ai/DeepSeek-V3`): what a link
+/// or the form starts from when it switches MLA on.
+const DEEPSEEK_V3_MLA: Mla = Mla {
+    q_lora_rank: 1536,
+    kv_lora_rank: 512,
+    qk_nope_head_dim: 128,
+    qk_rope_head_dim: 64,
+    v_head_dim: 128,
+};
+
+fn moe_mut(s: &mut Scenario) -> Result<&mut Moe, String> {
+    s.model
+        .moe
+        .as_mut()
+        .ok_or_else(|| "the model has no experts; set experts=N first".to_string())
+}
+
+/// One scenario field. See the module docs.
+#[derive(Clone, Copy)]
+pub struct FieldDef {
+    /// The typed id.
+    pub id: FieldId,
+    /// JSON path, e.g. `parallel.tp`; also the form input's id with `.` → `-`.
+    pub path: &'static str,
+    /// Share-link key, e.g. `tp`.
+    pub key: &'static str,
+    /// Form label, also the subject of validation messages.
+    pub label: &'static str,
+    /// Unit shown next to the input ("" for none).
+    pub unit: &'static str,
+    /// One-line help: what the field does, and what empty means.
+    pub help: &'static str,
+    /// The values it takes.
+    pub kind: Kind,
+    /// May be empty ([`Value::Unset`]: the default applies).
+    pub optional: bool,
+    /// Its value in a scenario; `None` where it does not apply (a custom GPU's numbers for a
+    /// preset GPU, top-k of a dense model) and is never written to a link.
+    pub get: for<'a> fn(&'a Scenario) -> Option<Value<'a>>,
+    /// Sets it from a value of its kind; `Err` says why it cannot (then `s` is unchanged).
+    pub set: fn(&mut Scenario, Value<'_>) -> Result<(), String>,
+}
+
+impl std::fmt::Debug for FieldDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FieldDef")
+            .field("path", &self.path)
+            .finish()
+    }
+}
+
+macro_rules! fields {
+    ($( $(#[$doc:meta])* $id:ident { $($body:tt)* } )*) => {
+        /// A scenario field, the typed key of field errors, form inputs and link keys. Its
+        /// definition is [`FieldId::def`].
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum FieldId {
+            $( $(#[$doc])* $id, )*
+        }
+
+        /// Every field, in link order (the order of the entries below).
+        pub static FIELDS: &[FieldDef] = &[ $( FieldDef { id: FieldId::$id, $($body)* }, )* ];
+    };
+}
+
+impl FieldId {
+    /// The field's definition.
+    pub fn def(self) -> &'static FieldDef {
+        &FIELDS[self as usize]
+    }
+
+    /// The field with JSON path `path`.
+    pub fn from_path(path: &str) -> Option<FieldId> {
+        FIELDS.iter().find(|f| f.path == path).map(|f| f.id)
+    }
+
+    /// The field with link key `key` (exact spelling).
+    pub fn from_key(key: &str) -> Option<FieldId> {
+        FIELDS.iter().find(|f| f.key == key).map(|f| f.id)
+    }
+
+    /// The JSON path.
+    pub fn path(self) -> &'static str {
+        self.def().path
+    }
+}
+
+const fn count_in(min: u64, max: u64) -> Kind {
+    Kind::Count { min, max }
+}
+const POSITIVE_GBPS: Kind = Kind::Real {
+    zero_ok: false,
+    max: MAX_GBPS,
+};
+const PEAK: Kind = Kind::Real {
+    zero_ok: false,
+    max: 1.0e7,
+};
+
+fields! {
+    // --- model ---
+    /// `model.name`.
+    ModelName {
+        path: "model.name", key: "name", label: "Name", unit: "",
+        help: "A label for this plan (shown as text only).",
+        kind: Kind::Text, optional: true,
+        get: |s| text(&s.model.name),
+        set: |s, v| { s.model.name = v.text()?; Ok(()) },
+    }
+    /// `model.layers`.
+    Layers {
+        path: "model.layers", key: "layers", label: "Layers", unit: "layers",
+        help: "Transformer blocks in the model.",
+        kind: count_in(1, MAX_LAYERS), optional: false,
+        get: |s| count(s.model.layers),
+        set: |s, v| { s.model.layers = v.count()?; Ok(()) },
+    }
+    /// `model.hidden`.
+    Hidden {
+        path: "model.hidden", key: "hidden", label: "Hidden size", unit: "dims",
+        help: "Width of the residual stream (d_model).",
+        kind: count_in(1, MAX_HIDDEN), optional: false,
+        get: |s| count(s.model.hidden),
+        set: |s, v| { s.model.hidden = v.count()?; Ok(()) },
+    }
+    /// `model.heads`.
+    Heads {
+        path: "model.heads", key: "heads", label: "Attention heads", unit: "heads",
+        help: "Query heads per layer; must divide the hidden size.",
+        kind: count_in(1, MAX_HIDDEN), optional: false,
+        get: |s| count(s.model.heads),
+        set: |s, v| { s.model.heads = v.count()?; Ok(()) },
+    }
+    /// `model.kv_heads`.
+    KvHeads {
+        path: "model.kv_heads", key: "kv", label: "KV heads", unit: "heads",
+        help: "Key/value heads (GQA); empty = one per attention head (MHA), 1 = MQA.",
+        kind: count_in(1, MAX_HIDDEN), optional: true,
+        get: |s| opt_count(s.model.kv_heads),
+        set: |s, v| { s.model.kv_heads = v.opt_count()?; Ok(()) },
+    }
+    /// `model.ffn_hidden`.
+    FfnHidden {
+        path: "model.ffn_hidden", key: "ffn", label: "FFN size", unit: "dims",
+        help: "Inner size of the MLP; empty = 4 × hidden.",
+        kind: count_in(1, MAX_FFN), optional: true,
+        get: |s| opt_count(s.model.ffn_hidden),
+        set: |s, v| { s.model.ffn_hidden = v.opt_count()?; Ok(()) },
+    }
+    /// `model.ffn_act`.
+    FfnAct {
+        path: "model.ffn_act", key: "act", label: "FFN activation", unit: "",
+        help: "SwiGLU has 3 weight matrices, GELU 2.",
+        kind: Kind::Choice(&["gelu", "swiglu"]), optional: false,
+        get: |s| text(s.model.ffn_act.as_str()),
+        set: |s, v| { s.model.ffn_act = v.choice(FfnAct::ALL, FfnAct::as_str)?; Ok(()) },
+    }
+    /// `model.vocab`.
+    Vocab {
+        path: "model.vocab", key: "vocab", label: "Vocabulary", unit: "tokens",
+        help: "Vocabulary size as trained (incl. padding).",
+        kind: count_in(1, MAX_VOCAB), optional: false,
+        get: |s| count(s.model.vocab),
+        set: |s, v| { s.model.vocab = v.count()?; Ok(()) },
+    }
+    /// `model.seq_len`.
+    SeqLen {
+        path: "model.seq_len", key: "seq", label: "Sequence length", unit: "tokens",
+        help: "Tokens per training sequence.",
+        kind: count_in(1, MAX_SEQ_LEN), optional: false,
+        get: |s| count(s.model.seq_len),
+        set: |s, v| { s.model.seq_len = v.count()?; Ok(()) },
+    }
+    /// `model.tied_embeddings`.
+    TiedEmbeddings {
+        path: "model.tied_embeddings", key: "tied", label: "Tied embeddings", unit: "",
+        help: "Output layer shares the input embedding's weights.",
+        kind: Kind::Bool, optional: false,
+        get: |s| bit(s.model.tied_embeddings),
+        set: |s, v| { s.model.tied_embeddings = v.bit()?; Ok(()) },
+    }
+    /// `model.moe.experts`; 0 in a link is a dense model.
+    Experts {
+        path: "model.moe.experts", key: "experts", label: "Experts", unit: "experts",
+        help: "Experts per MoE layer; 0 = dense (no MoE).",
+        kind: count_in(0, MAX_EXPERTS), optional: false,
+        get: |s| count(s.model.moe.map_or(0, |m| m.experts)),
+        set: |s, v| {
+            let n = v.count()?;
+            if n == 0 {
+                s.model.moe = None;
+            } else if let Some(m) = s.model.moe.as_mut() {
+                m.experts = n;
+            } else {
+                s.model.moe = Some(Moe::new(n, n.min(2), s.model.ffn_hidden().clamp(1, MAX_FFN)));
+            }
+            Ok(())
+        },
+    }
+    /// `model.moe.top_k`.
+    TopK {
+        path: "model.moe.top_k", key: "topk", label: "Top-k", unit: "experts/token",
+        help: "Experts each token is routed to (default when MoE is switched on: min(2, experts)).",
+        kind: count_in(1, MAX_EXPERTS), optional: false,
+        get: |s| s.model.moe.map(|m| Value::Count(m.top_k)),
+        set: |s, v| { let k = v.count()?; moe_mut(s)?.top_k = k; Ok(()) },
+    }
+    /// `model.moe.expert_ffn_hidden`.
+    ExpertFfn {
+        path: "model.moe.expert_ffn_hidden", key: "effn", label: "Expert FFN size", unit: "dims",
+        help: "Inner MLP size of one expert (default when MoE is switched on: the FFN size).",
+        kind: count_in(1, MAX_FFN), optional: false,
+        get: |s| s.model.moe.map(|m| Value::Count(m.expert_ffn_hidden)),
+        set: |s, v| { let f = v.count()?; moe_mut(s)?.expert_ffn_hidden = f; Ok(()) },
+    }
+    /// `model.head_dim`.
+    HeadDim {
+        path: "model.head_dim", key: "hdim", label: "Head dimension", unit: "dims",
+        help: "Attention head dimension; empty = hidden / heads (Qwen3 and gpt-oss set their own).",
+        kind: count_in(1, MAX_HIDDEN), optional: true,
+        get: |s| opt_count(s.model.head_dim),
+        set: |s, v| { s.model.head_dim = v.opt_count()?; Ok(()) },
+    }
+    /// `model.mtp_layers`.
+    MtpLayers {
+        path: "model.mtp_layers", key: "mtp", label: "MTP modules", unit: "modules",
+        help: "Multi-token prediction modules after the last layer (DeepSeek-V3: 1); empty = 0.",
+        kind: count_in(0, MAX_MTP_LAYERS), optional: true,
+        get: |s| opt_count(s.model.mtp_layers),
+        set: |s, v| { s.model.mtp_layers = v.opt_count()?; Ok(()) },
+    }
+    /// `model.mla.kv_lora_rank`; 0 in a link is standard attention (no MLA).
+    MlaKvRank {
+        path: "model.mla.kv_lora_rank", key: "mla.kv", label: "MLA KV latent rank", unit: "dims",
+        help: "Multi-head latent attention's key/value latent rank (DeepSeek-V3: 512); 0 = standard attention.",
+        kind: count_in(0, MAX_HIDDEN), optional: false,
+        get: |s| count(s.model.mla.map_or(0, |m| m.kv_lora_rank)),
+        set: |s, v| {
+            let n = v.count()?;
+            if n == 0 {
+                s.model.mla = None;
+            } else if let Some(m) = s.model.mla.as_mut() {
+                m.kv_lora_rank = n;
+            } else {
+                s.model.mla = Some(Mla { kv_lora_rank: n, ..DEEPSEEK_V3_MLA });
+            }
+            Ok(())
+        },
+    }
+    /// `model.mla.q_lora_rank`.
+    MlaQRank {
+        path: "model.mla.q_lora_rank", key: "mla.q", label: "MLA query latent rank", unit: "dims",
+        help: "Query latent rank (DeepSeek-V3: 1536); 0 = queries projected directly.",
+        kind: count_in(0, MAX_HIDDEN), optional: false,
+        get: |s| s.model.mla.map(|m| Value::Count(m.q_lora_rank)),
+        set: |s, v| { let n = v.count()?; mla_mut(s)?.q_lora_rank = n; Ok(()) },
+    }
+    /// `model.mla.qk_nope_head_dim`.
+    MlaNopeDim {
+        path: "model.mla.qk_nope_head_dim", key: "mla.nope", label: "MLA non-rotary head dim", unit: "dims",
+        help: "Per-head query/key dimension without rotary embedding (DeepSeek-V3: 128).",
+        kind: count_in(0, MAX_HIDDEN), optional: false,
+        get: |s| s.model.mla.map(|m| Value::Count(m.qk_nope_head_dim)),
+        set: |s, v| { let n = v.count()?; mla_mut(s)?.qk_nope_head_dim = n; Ok(()) },
+    }
+    /// `model.mla.qk_rope_head_dim`.
+    MlaRopeDim {
+        path: "model.mla.qk_rope_head_dim", key: "mla.rope", label: "MLA rotary head dim", unit: "dims",
+        help: "Per-head rotary query/key dimension (DeepSeek-V3: 64).",
+        kind: count_in(1, MAX_HIDDEN), optional: false,
+        get: |s| s.model.mla.map(|m| Value::Count(m.qk_rope_head_dim)),
+        set: |s, v| { let n = v.count()?; mla_mut(s)?.qk_rope_head_dim = n; Ok(()) },
+    }
+    /// `model.mla.v_head_dim`.
+    MlaVDim {
+        path: "model.mla.v_head_dim", key: "mla.v", label: "MLA value head dim", unit: "dims",
+        help: "Per-head value dimension (DeepSeek-V3: 128).",
+        kind: count_in(1, MAX_HIDDEN), optional: false,
+        get: |s| s.model.mla.map(|m| Value::Count(m.v_head_dim)),
+        set: |s, v| { let n = v.count()?; mla_mut(s)?.v_head_dim = n; Ok(()) },
+    }
+    /// `model.moe.shared_experts`.
+    SharedExperts {
+        path: "model.moe.shared_experts", key: "shexp", label: "Shared experts", unit: "experts",
+        help: "Experts every token passes through (DeepSeekMoE); empty = 0.",
+        kind: count_in(0, MAX_EXPERTS), optional: true,
+        get: |s| s.model.moe.map(|m| m.shared_experts.map_or(Value::Unset, Value::Count)),
+        set: |s, v| { let n = v.opt_count()?; moe_mut(s)?.shared_experts = n; Ok(()) },
+    }
+    /// `model.moe.shared_expert_ffn_hidden`.
+    SharedExpertFfn {
+        path: "model.moe.shared_expert_ffn_hidden", key: "shffn", label: "Shared expert FFN size", unit: "dims",
+        help: "Inner MLP size of one shared expert; empty = the expert FFN size.",
+        kind: count_in(1, MAX_FFN), optional: true,
+        get: |s| s.model.moe.map(|m| m.shared_expert_ffn_hidden.map_or(Value::Unset, Value::Count)),
+        set: |s, v| { let n = v.opt_count()?; moe_mut(s)?.shared_expert_ffn_hidden = n; Ok(()) },
+    }
+    /// `model.moe.dense_layers`.
+    DenseLayers {
+        path: "model.moe.dense_layers", key: "dense", label: "Dense first layers", unit: "layers",
+        help: "Leading layers with a dense MLP (DeepSeek-V3: 3); empty = 0.",
+        kind: count_in(0, MAX_LAYERS), optional: true,
+        get: |s| s.model.moe.map(|m| m.dense_layers.map_or(Value::Unset, Value::Count)),
+        set: |s, v| { let n = v.opt_count()?; moe_mut(s)?.dense_layers = n; Ok(()) },
+    }
+    /// `model.moe.moe_every`.
+    MoeEvery {
+        path: "model.moe.moe_every", key: "moeevery", label: "MoE every", unit: "layers",
+        help: "Every n-th layer after the dense ones is an MoE layer; empty = 1 (every layer).",
+        kind: count_in(1, MAX_LAYERS), optional: true,
+        get: |s| s.model.moe.map(|m| m.moe_every.map_or(Value::Unset, Value::Count)),
+        set: |s, v| { let n = v.opt_count()?; moe_mut(s)?.moe_every = n; Ok(()) },
+    }
+    /// `model.moe.imbalance`.
+    Imbalance {
+        path: "model.moe.imbalance", key: "imbalance", label: "Expert-load imbalance", unit: "× mean",
+        help: "Tokens on the busiest expert-parallel rank over the mean; empty = 1 (balanced).",
+        kind: Kind::Between { min: 1.0, max: MAX_IMBALANCE }, optional: true,
+        get: |s| s.model.moe.map(|m| m.imbalance.map_or(Value::Unset, Value::Real)),
+        set: |s, v| { let x = v.opt_real()?; moe_mut(s)?.imbalance = x; Ok(()) },
+    }
+    // --- training ---
+    /// `training.global_batch`.
+    GlobalBatch {
+        path: "training.global_batch", key: "gbs", label: "Global batch", unit: "sequences",
+        help: "Sequences per optimizer step, over all data-parallel ranks.",
+        kind: count_in(1, MAX_BATCH), optional: false,
+        get: |s| count(s.training.global_batch),
+        set: |s, v| { s.training.global_batch = v.count()?; Ok(()) },
+    }
+    /// `training.micro_batch`.
+    MicroBatch {
+        path: "training.micro_batch", key: "mbs", label: "Micro-batch", unit: "sequences",
+        help: "Sequences per forward/backward pass on one pipeline.",
+        kind: count_in(1, MAX_BATCH), optional: false,
+        get: |s| count(s.training.micro_batch),
+        set: |s, v| { s.training.micro_batch = v.count()?; Ok(()) },
+    }
+    /// `training.precision`.
+    Precision {
+        path: "training.precision", key: "prec", label: "Precision", unit: "",
+        help: "Number format of GEMMs (mixed precision keeps fp32 master weights).",
+        kind: Kind::Choice(&["fp32", "fp16", "bf16", "fp8"]), optional: false,
+        get: |s| text(s.training.precision.as_str()),
+        set: |s, v| { s.training.precision = v.choice(Precision::ALL, Precision::as_str)?; Ok(()) },
+    }
+    /// `training.optimizer` (Adam is the only one: never written to a link, accepted when given).
+    Optimizer {
+        path: "training.optimizer", key: "opt", label: "Optimizer", unit: "",
+        help: "Adam(W): two fp32 moments per parameter.",
+        kind: Kind::Choice(&["adam", "adamw"]), optional: false,
+        get: |_| None,
+        set: |_, _| Ok(()),
+    }
+    /// `training.recompute`.
+    Recompute {
+        path: "training.recompute", key: "recompute", label: "Recompute", unit: "",
+        help: "Recompute activations in backward: selective = attention core only, full = whole layers.",
+        kind: Kind::Choice(&["none", "selective", "full"]), optional: false,
+        get: |s| text(s.training.recompute.as_str()),
+        set: |s, v| { s.training.recompute = v.choice(Recompute::ALL, Recompute::as_str)?; Ok(()) },
+    }
+    /// `training.flash_attention`.
+    FlashAttention {
+        path: "training.flash_attention", key: "flash", label: "FlashAttention", unit: "",
+        help: "Fused attention that never stores the s × s scores.",
+        kind: Kind::Bool, optional: false,
+        get: |s| bit(s.training.flash_attention),
+        set: |s, v| { s.training.flash_attention = v.bit()?; Ok(()) },
+    }
+    /// `training.train_tokens`.
+    TrainTokens {
+        path: "training.train_tokens", key: "tokens", label: "Train tokens", unit: "tokens",
+        help: "Tokens to train on, for time and cost to train (e.g. 1.5e13); optional.",
+        kind: Kind::Real { zero_ok: false, max: 1.0e18 }, optional: true,
+        get: |s| opt_real(s.training.train_tokens),
+        set: |s, v| { s.training.train_tokens = v.opt_real()?; Ok(()) },
+    }
+    /// `training.grad_reduce_in_fp32`.
+    GradReduceFp32 {
+        path: "training.grad_reduce_in_fp32", key: "gradfp32", label: "Gradient buffer", unit: "",
+        help: "Megatron keeps fp32 main gradients (4 B/param); NeMo's performance recipes keep them in bf16 (2 B); empty = fp32.",
+        kind: Kind::Bool, optional: true,
+        get: |s| opt_bit(s.training.grad_reduce_in_fp32),
+        set: |s, v| { s.training.grad_reduce_in_fp32 = v.opt_bit()?; Ok(()) },
+    }
+    /// `training.optimizer_offload`.
+    OptimizerOffload {
+        path: "training.optimizer_offload", key: "optoff", label: "Optimizer offload", unit: "fraction",
+        help: "Share of the fp32 master weights and Adam moments kept in CPU memory (Megatron --optimizer-offload-fraction, ZeRO-Offload), paid in host-link time each step; empty = none.",
+        kind: Kind::Between { min: 0.0, max: 1.0 }, optional: true,
+        get: |s| opt_real(s.training.optimizer_offload),
+        set: |s, v| { s.training.optimizer_offload = v.opt_real()?; Ok(()) },
+    }
+    /// `training.activation_offload`.
+    ActivationOffload {
+        path: "training.activation_offload", key: "actoff", label: "Activation offload", unit: "fraction",
+        help: "Share of stored activations parked in CPU memory between forward and backward (Megatron --cpu-offloading); empty = none.",
+        kind: Kind::Between { min: 0.0, max: 1.0 }, optional: true,
+        get: |s| opt_real(s.training.activation_offload),
+        set: |s, v| { s.training.activation_offload = v.opt_real()?; Ok(()) },
+    }
+    /// `training.framework`.
+    Framework {
+        path: "training.framework", key: "fw", label: "Framework", unit: "",
+        help: "The software stack, which decides which kernels and collectives run; empty = Megatron-LM.",
+        kind: Kind::Choice(&["megatron", "deepspeed", "torchtitan", "pytorch", "jax"]), optional: true,
+        get: |s| Some(s.training.framework.map_or(Value::Unset, |x| Value::Text(Cow::Borrowed(x.as_str())))),
+        set: |s, v| {
+            s.training.framework = match v {
+                Value::Unset => None,
+                v => Some(v.choice(Framework::ALL, Framework::as_str)?),
+            };
+            Ok(())
+        },
+    }
+    /// `training.fp8_recipe`.
+    Fp8Recipe {
+        path: "training.fp8_recipe", key: "fp8", label: "FP8 recipe", unit: "",
+        help: "How FP8 GEMM inputs are scaled (precision fp8 only); empty = delayed scaling.",
+        kind: Kind::Choice(&["delayed", "tensorwise", "rowwise", "blockwise", "mxfp8"]), optional: true,
+        get: |s| Some(s.training.fp8_recipe.map_or(Value::Unset, |x| Value::Text(Cow::Borrowed(x.as_str())))),
+        set: |s, v| {
+            s.training.fp8_recipe = match v {
+                Value::Unset => None,
+                v => Some(v.choice(Fp8Recipe::ALL, Fp8Recipe::as_str)?),
+            };
+            Ok(())
+        },
+    }
+    // --- parallel ---
+    /// `parallel.tp`.
+    Tp {
+        path: "parallel.tp", key: "tp", label: "Tensor parallel (tp)", unit: "GPUs",
+        help: "GPUs splitting each layer's matrices; keep inside an NVLink domain.",
+        kind: count_in(1, MAX_GPUS), optional: false,
+        get: |s| count(s.parallel.tp),
+        set: |s, v| { s.parallel.tp = v.count()?; Ok(()) },
+    }
+    /// `parallel.pp`.
+    Pp {
+        path: "parallel.pp", key: "pp", label: "Pipeline parallel (pp)", unit: "stages",
+        help: "Pipeline stages; each holds a slice of the layers.",
+        kind: count_in(1, MAX_GPUS), optional: false,
+        get: |s| count(s.parallel.pp),
+        set: |s, v| { s.parallel.pp = v.count()?; Ok(()) },
+    }
+    /// `parallel.dp`.
+    Dp {
+        path: "parallel.dp", key: "dp", label: "Data parallel (dp)", unit: "replicas",
+        help: "Model replicas; GPUs = tp × pp × dp × cp.",
+        kind: count_in(1, MAX_GPUS), optional: false,
+        get: |s| count(s.parallel.dp),
+        set: |s, v| { s.parallel.dp = v.count()?; Ok(()) },
+    }
+    /// `parallel.cp`.
+    Cp {
+        path: "parallel.cp", key: "cp", label: "Context parallel (cp)", unit: "GPUs",
+        help: "GPUs splitting each sequence (ring attention).",
+        kind: count_in(1, MAX_GPUS), optional: false,
+        get: |s| count(s.parallel.cp),
+        set: |s, v| { s.parallel.cp = v.count()?; Ok(()) },
+    }
+    /// `parallel.ep`.
+    Ep {
+        path: "parallel.ep", key: "ep", label: "Expert parallel (ep)", unit: "GPUs",
+        help: "GPUs the experts are spread over, inside dp (MoE only).",
+        kind: count_in(1, MAX_GPUS), optional: false,
+        get: |s| count(s.parallel.ep),
+        set: |s, v| { s.parallel.ep = v.count()?; Ok(()) },
+    }
+    /// `parallel.vp`.
+    Vp {
+        path: "parallel.vp", key: "vp", label: "Virtual stages (vp)", unit: "chunks/GPU",
+        help: "Model chunks per pipeline rank (interleaved 1F1B shrinks the bubble).",
+        kind: count_in(1, MAX_LAYERS), optional: false,
+        get: |s| count(s.parallel.vp),
+        set: |s, v| { s.parallel.vp = v.count()?; Ok(()) },
+    }
+    /// `parallel.sp`.
+    Sp {
+        path: "parallel.sp", key: "sp", label: "Sequence parallel", unit: "",
+        help: "Megatron SP: split LayerNorm/dropout activations over tp.",
+        kind: Kind::Bool, optional: false,
+        get: |s| bit(s.parallel.sp),
+        set: |s, v| { s.parallel.sp = v.bit()?; Ok(()) },
+    }
+    /// `parallel.zero_stage`.
+    ZeroStage {
+        path: "parallel.zero_stage", key: "zero", label: "ZeRO stage", unit: "",
+        help: "Shard over dp: optimizer states (1, Megatron distributed optimizer), + gradients (2), + weights (3, FSDP).",
+        kind: count_in(0, 3), optional: false,
+        get: |s| count(u64::from(s.parallel.zero_stage)),
+        set: |s, v| {
+            let z = v.count()?;
+            s.parallel.zero_stage = u8::try_from(z).map_err(|_| format!("ZeRO stage {z} does not exist"))?;
+            Ok(())
+        },
+    }
+    /// `parallel.schedule`.
+    Schedule {
+        path: "parallel.schedule", key: "sched", label: "Pipeline schedule", unit: "",
+        help: "Default: interleaved when vp > 1, else 1F1B; zb-h1 and zb-v split the backward (Qi et al. 2024), dualpipe and dualpipev run both directions (DeepSeek-V3).",
+        kind: Kind::Choice(&["1f1b", "interleaved", "gpipe", "zb-h1", "zb-v", "dualpipe", "dualpipev"]), optional: true,
+        get: |s| Some(s.parallel.schedule.map_or(Value::Unset, |x| Value::Text(Cow::Borrowed(x.as_str())))),
+        set: |s, v| {
+            s.parallel.schedule = match v {
+                Value::Unset => None,
+                v => Some(v.choice(Schedule::ALL, Schedule::as_str)?),
+            };
+            Ok(())
+        },
+    }
+    /// `parallel.layers_per_stage`.
+    LayersPerStage {
+        path: "parallel.layers_per_stage", key: "lps", label: "Layers per stage", unit: "layers",
+        help: "Optional uneven split, one number per stage: 9,10,10,9; empty = even split.",
+        kind: Kind::List { max: MAX_LAYERS }, optional: true,
+        get: |s| Some(s.parallel.layers_per_stage.as_deref().map_or(Value::Unset, |l| Value::List(Cow::Borrowed(l)))),
+        set: |s, v| { s.parallel.layers_per_stage = v.opt_list()?; Ok(()) },
+    }
+    /// `parallel.bucket_mb`.
+    BucketMb {
+        path: "parallel.bucket_mb", key: "bucket", label: "Gradient bucket", unit: "MB",
+        help: "Gradient bucket size for DP reduction; empty = framework default.",
+        kind: Kind::Real { zero_ok: false, max: 1.0e7 }, optional: true,
+        get: |s| opt_real(s.parallel.bucket_mb),
+        set: |s, v| { s.parallel.bucket_mb = v.opt_real()?; Ok(()) },
+    }
+    /// `parallel.tp_comm_overlap`.
+    TpCommOverlap {
+        path: "parallel.tp_comm_overlap", key: "tpov", label: "TP comm overlap", unit: "",
+        help: "Overlap TP collectives with GEMMs (userbuffers); default off.",
+        kind: Kind::Bool, optional: true,
+        get: |s| opt_bit(s.parallel.tp_comm_overlap),
+        set: |s, v| { s.parallel.tp_comm_overlap = v.opt_bit()?; Ok(()) },
+    }
+    /// `parallel.dp_comm_overlap`.
+    DpCommOverlap {
+        path: "parallel.dp_comm_overlap", key: "dpov", label: "DP comm overlap", unit: "",
+        help: "Overlap gradient reduction with backward; default on.",
+        kind: Kind::Bool, optional: true,
+        get: |s| opt_bit(s.parallel.dp_comm_overlap),
+        set: |s, v| { s.parallel.dp_comm_overlap = v.opt_bit()?; Ok(()) },
+    }
+    /// `parallel.etp`.
+    Etp {
+        path: "parallel.etp", key: "etp", label: "Expert tensor parallel (etp)", unit: "GPUs",
+        help: "GPUs splitting each expert's matrices; ep × etp fold over tp × cp × dp; empty = tp.",
+        kind: count_in(1, MAX_GPUS), optional: true,
+        get: |s| opt_count(s.parallel.etp),
+        set: |s, v| { s.parallel.etp = v.opt_count()?; Ok(()) },
+    }
+    /// `parallel.shard_ranks`.
+    ShardRanks {
+        path: "parallel.shard_ranks", key: "shard", label: "Shard group", unit: "ranks",
+        help: "ZeRO/FSDP shards over this many data-parallel ranks (HSDP), a divisor of dp; empty = all of dp.",
+        kind: count_in(1, MAX_GPUS), optional: true,
+        get: |s| opt_count(s.parallel.shard_ranks),
+        set: |s, v| { s.parallel.shard_ranks = v.opt_count()?; Ok(()) },
+    }
+    // --- cluster ---
+    /// `cluster.gpu`: a preset id or `custom`.
+    Gpu {
+        path: "cluster.gpu", key: "gpu", label: "GPU", unit: "",
+        help: "A GPU preset, or custom numbers.",
+        kind: Kind::Gpu, optional: false,
+        get: |s| match &s.cluster.gpu {
+            GpuChoice::Preset(id) => text(id),
+            GpuChoice::Custom(_) => text("custom"),
+        },
+        set: |s, v| {
+            let v = v.text()?;
+            if v.eq_ignore_ascii_case("custom") {
+                with_custom(s, |_| {});
+                return Ok(());
+            }
+            if gpu_preset(&v).is_none() {
+                let known: Vec<&str> = GPU_PRESETS.iter().map(|g| g.id).collect();
+                return Err(format!("unknown GPU {}; known: {}, custom", shown(&v), known.join(", ")));
+            }
+            // Keep the spelling given (lookups are case-insensitive), so links round-trip.
+            s.cluster.gpu = GpuChoice::Preset(v);
+            Ok(())
+        },
+    }
+    /// `cluster.num_gpus`.
+    NumGpus {
+        path: "cluster.num_gpus", key: "gpus", label: "GPUs", unit: "GPUs",
+        help: "Total GPUs; changing it recomputes dp.",
+        kind: count_in(1, MAX_GPUS), optional: false,
+        get: |s| count(s.cluster.num_gpus),
+        set: |s, v| { s.cluster.num_gpus = v.count()?; Ok(()) },
+    }
+    /// `cluster.gpus_per_node`.
+    GpusPerNode {
+        path: "cluster.gpus_per_node", key: "gpn", label: "GPUs per node", unit: "GPUs",
+        help: "GPUs per server: the node count of launch scripts and the scaling chart's TP + DP variant. Which groups stay on NVLink follows the GPU's NVLink domain.",
+        kind: count_in(1, 1_000_000), optional: false,
+        get: |s| count(s.cluster.gpus_per_node),
+        set: |s, v| { s.cluster.gpus_per_node = v.count()?; Ok(()) },
+    }
+    /// `cluster.intra_node_gbps`.
+    IntraGbps {
+        path: "cluster.intra_node_gbps", key: "intra", label: "NVLink per GPU", unit: "GB/s",
+        help: "NVLink bandwidth per GPU per direction inside the GPU's NVLink domain; empty = the GPU's.",
+        kind: POSITIVE_GBPS, optional: true,
+        get: |s| opt_real(s.cluster.intra_node_gbps),
+        set: |s, v| { s.cluster.intra_node_gbps = v.opt_real()?; Ok(()) },
+    }
+    /// `cluster.inter_node_gbps`.
+    InterGbps {
+        path: "cluster.inter_node_gbps", key: "inter", label: "Network per GPU", unit: "GB/s",
+        help: "Network bandwidth per GPU per direction between NVLink domains (400 Gb/s = 50 GB/s); empty = the GPU's.",
+        kind: POSITIVE_GBPS, optional: true,
+        get: |s| opt_real(s.cluster.inter_node_gbps),
+        set: |s, v| { s.cluster.inter_node_gbps = v.opt_real()?; Ok(()) },
+    }
+    /// `cluster.price_per_gpu_hour`.
+    Price {
+        path: "cluster.price_per_gpu_hour", key: "price", label: "Price", unit: "$/GPU·h",
+        help: "Price of one GPU-hour, for the cost to train; optional.",
+        kind: Kind::Real { zero_ok: true, max: 1.0e6 }, optional: true,
+        get: |s| opt_real(s.cluster.price_per_gpu_hour),
+        set: |s, v| { s.cluster.price_per_gpu_hour = v.opt_real()?; Ok(()) },
+    }
+    /// A custom GPU's `id`.
+    GpuId {
+        path: "cluster.gpu.id", key: "gpu.id", label: "GPU id", unit: "",
+        help: "Id of the custom GPU.",
+        kind: Kind::Text, optional: true,
+        get: |s| custom_ref(s).and_then(|c| text(&c.id)),
+        set: |s, v| { let t = v.text()?; with_custom(s, |c| c.id = t); Ok(()) },
+    }
+    /// A custom GPU's `name`.
+    GpuName {
+        path: "cluster.gpu.name", key: "gpu.name", label: "GPU name", unit: "",
+        help: "Display name of the custom GPU.",
+        kind: Kind::Text, optional: true,
+        get: |s| custom_ref(s).and_then(|c| text(&c.name)),
+        set: |s, v| { let t = v.text()?; with_custom(s, |c| c.name = t); Ok(()) },
+    }
+    /// A custom GPU's fp32 peak.
+    GpuFp32 {
+        path: "cluster.gpu.peak_tflops.fp32", key: "gpu.fp32", label: "Peak fp32", unit: "TFLOP/s",
+        help: "fp32 (non-tensor-core) peak; empty = none.",
+        kind: PEAK, optional: true,
+        get: |s| custom_ref(s).and_then(|c| opt_real(c.peak_tflops.fp32)),
+        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.peak_tflops.fp32 = x); Ok(()) },
+    }
+    /// A custom GPU's TF32 peak.
+    GpuTf32 {
+        path: "cluster.gpu.peak_tflops.tf32", key: "gpu.tf32", label: "Peak tf32", unit: "TFLOP/s",
+        help: "Dense TF32 tensor-core peak; empty = none.",
+        kind: PEAK, optional: true,
+        get: |s| custom_ref(s).and_then(|c| opt_real(c.peak_tflops.tf32)),
+        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.peak_tflops.tf32 = x); Ok(()) },
+    }
+    /// A custom GPU's fp16 peak.
+    GpuFp16 {
+        path: "cluster.gpu.peak_tflops.fp16", key: "gpu.fp16", label: "Peak fp16", unit: "TFLOP/s",
+        help: "Dense fp16 tensor-core peak; empty = none.",
+        kind: PEAK, optional: true,
+        get: |s| custom_ref(s).and_then(|c| opt_real(c.peak_tflops.fp16)),
+        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.peak_tflops.fp16 = x); Ok(()) },
+    }
+    /// A custom GPU's bf16 peak.
+    GpuBf16 {
+        path: "cluster.gpu.peak_tflops.bf16", key: "gpu.bf16", label: "Peak bf16", unit: "TFLOP/s",
+        help: "Dense bf16 tensor-core peak; empty = none.",
+        kind: PEAK, optional: true,
+        get: |s| custom_ref(s).and_then(|c| opt_real(c.peak_tflops.bf16)),
+        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.peak_tflops.bf16 = x); Ok(()) },
+    }
+    /// A custom GPU's FP8 peak.
+    GpuFp8 {
+        path: "cluster.gpu.peak_tflops.fp8", key: "gpu.fp8", label: "Peak fp8", unit: "TFLOP/s",
+        help: "Dense FP8 tensor-core peak; empty = none.",
+        kind: PEAK, optional: true,
+        get: |s| custom_ref(s).and_then(|c| opt_real(c.peak_tflops.fp8)),
+        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.peak_tflops.fp8 = x); Ok(()) },
+    }
+    /// A custom GPU's HBM capacity.
+    GpuHbm {
+        path: "cluster.gpu.hbm_gib", key: "gpu.mem", label: "HBM capacity", unit: "GiB",
+        help: "Memory per GPU.",
+        kind: Kind::Real { zero_ok: false, max: 1.0e6 }, optional: false,
+        get: |s| custom_ref(s).and_then(|c| real(c.hbm_gib)),
+        set: |s, v| { let x = v.real()?; with_custom(s, |c| c.hbm_gib = x); Ok(()) },
+    }
+    /// A custom GPU's usable memory.
+    GpuUsable {
+        path: "cluster.gpu.usable_gib", key: "gpu.usable", label: "Usable memory", unit: "GiB",
+        help: "What the framework sees (nvidia-smi total); empty = HBM capacity.",
+        kind: Kind::Real { zero_ok: false, max: 1.0e6 }, optional: true,
+        get: |s| custom_ref(s).and_then(|c| opt_real(c.usable_gib)),
+        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.usable_gib = x); Ok(()) },
+    }
+    /// A custom GPU's HBM bandwidth.
+    GpuMemBw {
+        path: "cluster.gpu.hbm_gbps", key: "gpu.membw", label: "HBM bandwidth", unit: "GB/s",
+        help: "Memory bandwidth per GPU.",
+        kind: POSITIVE_GBPS, optional: false,
+        get: |s| custom_ref(s).and_then(|c| real(c.hbm_gbps)),
+        set: |s, v| { let x = v.real()?; with_custom(s, |c| c.hbm_gbps = x); Ok(()) },
+    }
+    /// A custom GPU's NVLink bandwidth.
+    GpuNvlink {
+        path: "cluster.gpu.nvlink_gbps", key: "gpu.nvlink", label: "NVLink", unit: "GB/s",
+        help: "NVLink per GPU per direction; empty = none.",
+        kind: POSITIVE_GBPS, optional: true,
+        get: |s| custom_ref(s).and_then(|c| opt_real(c.nvlink_gbps)),
+        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.nvlink_gbps = x); Ok(()) },
+    }
+    /// A custom GPU's NVLink domain.
+    GpuDomain {
+        path: "cluster.gpu.nvlink_domain_gpus", key: "gpu.domain", label: "NVLink domain", unit: "GPUs",
+        help: "GPUs sharing one NVLink domain (8 in a DGX, 72 in NVL72); groups inside it use NVLink, larger ones the network.",
+        kind: count_in(1, 1_000_000), optional: false,
+        get: |s| custom_ref(s).and_then(|c| count(c.nvlink_domain_gpus)),
+        set: |s, v| { let x = v.count()?; with_custom(s, |c| c.nvlink_domain_gpus = x); Ok(()) },
+    }
+    /// A custom GPU's NIC bandwidth.
+    GpuNic {
+        path: "cluster.gpu.nic_gbps", key: "gpu.nic", label: "NIC", unit: "GB/s",
+        help: "Network per GPU per direction; empty = none.",
+        kind: POSITIVE_GBPS, optional: true,
+        get: |s| custom_ref(s).and_then(|c| opt_real(c.nic_gbps)),
+        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.nic_gbps = x); Ok(()) },
+    }
+    /// A custom GPU's PCIe bandwidth.
+    GpuPcie {
+        path: "cluster.gpu.pcie_gbps", key: "gpu.pcie", label: "PCIe", unit: "GB/s",
+        help: "PCIe per GPU per direction, used between GPUs without NVLink; empty = none.",
+        kind: POSITIVE_GBPS, optional: true,
+        get: |s| custom_ref(s).and_then(|c| opt_real(c.pcie_gbps)),
+        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.pcie_gbps = x); Ok(()) },
+    }
+    /// A custom GPU's link to host memory.
+    GpuHostLink {
+        path: "cluster.gpu.host_link_gbps", key: "gpu.host", label: "Host link", unit: "GB/s",
+        help: "GPU to CPU memory per direction (PCIe Gen5 x16 = 63, NVLink-C2C = 450), for offloading; empty = the PCIe figure.",
+        kind: POSITIVE_GBPS, optional: true,
+        get: |s| custom_ref(s).and_then(|c| opt_real(c.host_link_gbps)),
+        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.host_link_gbps = x); Ok(()) },
+    }
+    // --- overhead ---
+    /// `overhead.cuda_context_gib`.
+    CtxGib {
+        path: "overhead.cuda_context_gib", key: "ctx", label: "CUDA context", unit: "GiB",
+        help: "Per GPU, outside PyTorch's allocator; empty = 1.3.",
+        kind: Kind::Real { zero_ok: true, max: 1.0e4 }, optional: true,
+        get: |s| opt_real(s.overhead.cuda_context_gib),
+        set: |s, v| { s.overhead.cuda_context_gib = v.opt_real()?; Ok(()) },
+    }
+    /// `overhead.comm_buffers_gib`.
+    CommBufGib {
+        path: "overhead.comm_buffers_gib", key: "commbuf", label: "NCCL buffers", unit: "GiB",
+        help: "Per GPU, all communicators; empty = 0.25 per communicator.",
+        kind: Kind::Real { zero_ok: true, max: 1.0e4 }, optional: true,
+        get: |s| opt_real(s.overhead.comm_buffers_gib),
+        set: |s, v| { s.overhead.comm_buffers_gib = v.opt_real()?; Ok(()) },
+    }
+    /// `overhead.allocator_reserve_pct`.
+    ReservePct {
+        path: "overhead.allocator_reserve_pct", key: "reserve", label: "Allocator reserve", unit: "%",
+        help: "Caching-allocator overhead on allocated bytes; empty = 5 %.",
+        kind: Kind::Real { zero_ok: true, max: 100.0 }, optional: true,
+        get: |s| opt_real(s.overhead.allocator_reserve_pct),
+        set: |s, v| { s.overhead.allocator_reserve_pct = v.opt_real()?; Ok(()) },
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checking, parsing and formatting values of a kind
+// ---------------------------------------------------------------------------------------------
+
+/// Control characters and the bidi controls that can reorder displayed text.
+pub(crate) fn is_unsafe_char(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// A user value shown inside a message: quoted, at most 24 characters, no control characters.
+pub(crate) fn shown(v: &str) -> String {
+    let mut out = String::from("\"");
+    for (i, c) in v.chars().enumerate() {
+        if i == 24 {
+            out.push('…');
+            break;
+        }
+        out.push(if is_unsafe_char(c) { '\u{FFFD}' } else { c });
+    }
+    out.push('"');
+    out
+}
+
+/// Shortest text that parses back to exactly `v` (Rust's float printing round-trips); plain
+/// decimals for everyday magnitudes, exponent form for the rest.
+pub fn fmt_f64(v: f64) -> String {
+    let a = v.abs();
+    if v == 0.0 || (1e-4..1e16).contains(&a) {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
+    }
+}
+
+/// A whole number in `lo..=hi`, as plain decimal digits.
+fn parse_count(v: &str, lo: u64, hi: u64) -> Result<u64, String> {
+    let expect = || {
+        format!(
+            "expected a whole number from {lo} to {hi}, got {}",
+            shown(v)
+        )
+    };
+    if v.is_empty() || v.len() > 20 || !v.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(expect());
+    }
+    match v.parse::<u64>() {
+        Ok(x) if (lo..=hi).contains(&x) => Ok(x),
+        _ => Err(expect()),
+    }
+}
+
+/// A finite number in `(0, hi]` (or `[0, hi]` with `zero_ok`).
+fn parse_real(v: &str, zero_ok: bool, hi: f64) -> Result<f64, String> {
+    let low = if zero_ok { "from 0" } else { "above 0" };
+    let expect = || format!("expected a number {low} up to {hi}, got {}", shown(v));
+    // Rust's parser also takes "inf"/"NaN"; require a digit and reject non-finite values.
+    if v.is_empty() || v.len() > 40 || !v.bytes().any(|b| b.is_ascii_digit()) {
+        return Err(expect());
+    }
+    match v.parse::<f64>() {
+        Ok(x) if x.is_finite() && x <= hi && (x > 0.0 || (zero_ok && x == 0.0)) => Ok(x),
+        _ => Err(expect()),
+    }
+}
+
+/// Why `v` is not acceptable text (too long, control characters).
+fn text_problem(v: &str) -> Option<String> {
+    if v.len() > MAX_LABEL_BYTES {
+        Some(format!(
+            "the text is {} bytes long; at most {MAX_LABEL_BYTES} are allowed",
+            v.len()
+        ))
+    } else if v.chars().any(is_unsafe_char) {
+        Some("the text contains control characters".into())
+    } else {
+        None
+    }
+}
+
+impl FieldDef {
+    /// Reads the link text of a value (`""` is [`Value::Unset`] for an optional field). Errors
+    /// are phrases naming what was expected ("expected a whole number from 1 to 100, got \"0\"").
+    pub fn parse<'a>(&self, v: &'a str) -> Result<Value<'a>, String> {
+        if v.is_empty() && self.optional && !matches!(self.kind, Kind::Text) {
+            return Ok(Value::Unset);
+        }
+        match self.kind {
+            Kind::Count { min, max } => parse_count(v, min, max).map(Value::Count),
+            Kind::Real { zero_ok, max } => parse_real(v, zero_ok, max).map(Value::Real),
+            Kind::Between { min, max } => match parse_real(v, true, max) {
+                Ok(x) if x >= min => Ok(Value::Real(x)),
+                _ => Err(format!(
+                    "expected a number from {min} to {max}, got {}",
+                    shown(v)
+                )),
+            },
+            Kind::Bool => match v.to_ascii_lowercase().as_str() {
+                "1" | "true" | "yes" | "on" => Ok(Value::Bool(true)),
+                "0" | "false" | "no" | "off" => Ok(Value::Bool(false)),
+                _ => Err(format!("expected 1 or 0, got {}", shown(v))),
+            },
+            Kind::Choice(all) => all
+                .iter()
+                .find(|x| x.eq_ignore_ascii_case(v))
+                .map(|x| Value::Text(Cow::Borrowed(*x)))
+                .ok_or_else(|| format!("expected one of {}, got {}", all.join(", "), shown(v))),
+            Kind::Text => match text_problem(v) {
+                Some(why) => Err(why),
+                None => Ok(Value::Text(Cow::Borrowed(v))),
+            },
+            Kind::List { max } => v
+                .split(',')
+                .map(|x| parse_count(x, 1, max).map_err(|e| format!("in the list: {e}")))
+                .collect::<Result<Vec<u64>, String>>()
+                .map(|l| Value::List(Cow::Owned(l))),
+            Kind::Gpu => Ok(Value::Text(Cow::Borrowed(v))),
+        }
+    }
+
+    /// The link text of a value (the inverse of [`FieldDef::parse`]).
+    pub fn format(&self, v: &Value) -> String {
+        match v {
+            Value::Unset => String::new(),
+            Value::Count(x) => x.to_string(),
+            Value::Real(x) => fmt_f64(*x),
+            Value::Bool(b) => if *b { "1" } else { "0" }.to_string(),
+            Value::Text(t) => t.to_string(),
+            Value::List(l) => {
+                let mut out = String::new();
+                for (i, x) in l.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    let _ = write!(out, "{x}");
+                }
+                out
+            }
+        }
+    }
+
+    /// Whether a value is acceptable for this field: `Err` is a sentence naming the field by its
+    /// label ("Tensor parallel (tp) must be at least 1, got 0."). What validation reports for
+    /// every field of a scenario.
+    pub fn check(&self, v: &Value) -> Result<(), String> {
+        let label = self.label;
+        match (self.kind, v) {
+            (_, Value::Unset) if self.optional => Ok(()),
+            (_, Value::Unset) => Err(format!("{label} must be given.")),
+            (Kind::Count { min, .. }, Value::Count(x)) if *x < min => {
+                Err(format!("{label} must be at least {min}, got {x}."))
+            }
+            (Kind::Count { max, .. }, Value::Count(x)) if *x > max => Err(format!(
+                "{label} {x} is larger than the supported maximum of {max}."
+            )),
+            (Kind::Real { zero_ok, max }, Value::Real(x)) => {
+                if !x.is_finite() || *x < 0.0 || (*x == 0.0 && !zero_ok) {
+                    let what = if zero_ok {
+                        "zero or a positive number"
+                    } else {
+                        "a positive number"
+                    };
+                    Err(format!("{label} must be {what}, got {x}."))
+                } else if *x > max {
+                    Err(format!(
+                        "{label} {x} is larger than the supported maximum of {max}."
+                    ))
+                } else {
+                    Ok(())
+                }
+            }
+            (Kind::Between { min, max }, Value::Real(x)) if !(min..=max).contains(x) => {
+                Err(format!("{label} must be between {min} and {max}, got {x}."))
+            }
+            (Kind::Text, Value::Text(t)) => match text_problem(t.as_ref()) {
+                Some(why) => Err(format!("{label}: {why}; use plain text.")),
+                None => Ok(()),
+            },
+            (Kind::List { max }, Value::List(l)) => {
+                match l.iter().position(|&x| x == 0 || x > max) {
+                    Some(i) => Err(format!(
+                        "{label}: entry {i} is {}; each must be from 1 to {max}.",
+                        l[i]
+                    )),
+                    None => Ok(()),
+                }
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The value as a number, for numeric inputs (`None`: empty, or not applicable).
+    pub fn number(&self, s: &Scenario) -> Option<f64> {
+        (self.get)(s).and_then(|v| v.as_f64())
+    }
+
+    /// Sets a numeric field from a form's number (`None`: empty). A whole-number field takes the
+    /// value rounded; a value its kind does not accept, or empty on a required field, is ignored.
+    pub fn set_number(&self, s: &mut Scenario, v: Option<f64>) {
+        let value = match (v, self.kind) {
+            (None, _) => Value::Unset,
+            (Some(x), _) if !x.is_finite() => return,
+            (Some(x), Kind::Count { .. }) if x >= 0.0 => Value::Count(x.round() as u64),
+            (Some(x), Kind::Real { .. } | Kind::Between { .. }) => Value::Real(x),
+            _ => return,
+        };
+        if self.check(&value).is_ok() {
+            let _ = (self.set)(s, value);
+        }
+    }
+
+    /// Whole numbers only.
+    pub fn whole(&self) -> bool {
+        matches!(self.kind, Kind::Count { .. })
+    }
+
+    /// The numeric range `(min, max, min_excluded)` of a numeric field.
+    pub fn range(&self) -> Option<(f64, f64, bool)> {
+        match self.kind {
+            Kind::Count { min, max } => Some((min as f64, max as f64, false)),
+            Kind::Real { zero_ok, max } => Some((0.0, max, !zero_ok)),
+            Kind::Between { min, max } => Some((min, max, false)),
+            _ => None,
+        }
+    }
+
+    /// The input's element id (`parallel-tp`).
+    pub fn input_id(&self) -> String {
+        self.path.replace('.', "-")
+    }
+
+    /// What the field takes, for the documentation table.
+    pub fn kind_doc(&self) -> String {
+        let empty = if self.optional {
+            "; empty = default"
+        } else {
+            ""
+        };
+        let body = match self.kind {
+            Kind::Count { min, max } => format!("whole number {min}..{max}"),
+            Kind::Real { zero_ok, max } => {
+                format!("number {} up to {max}", if zero_ok { "≥ 0" } else { "> 0" })
+            }
+            Kind::Between { min, max } => format!("number {min}..{max}"),
+            Kind::Bool => "`1` \\| `0`".to_string(),
+            Kind::Choice(all) => all
+                .iter()
+                .map(|x| format!("`{x}`"))
+                .collect::<Vec<_>>()
+                .join(" \\| "),
+            Kind::Text => format!("text, at most {MAX_LABEL_BYTES} bytes"),
+            Kind::List { max } => format!("comma-separated whole numbers 1..{max}"),
+            Kind::Gpu => "a GPU preset id, or `custom`".to_string(),
+        };
+        format!("{body}{empty}")
+    }
+}
+
+/// The documentation table of every field (key, path, label, unit, values, help) as Markdown,
+/// generated from the table; [`doc`] renders it (kept current by a test).
+pub fn markdown_table() -> String {
+    let mut out =
+        String::from("| key | field | label | unit | values | help |\n|---|---|---|---|---|---|\n");
+    for f in FIELDS {
+        let _ = writeln!(
+            out,
+            "| `{}` | `{}` | {} | {} | {} | {} |",
+            f.key,
+            f.path,
+            f.label,
+            f.unit,
+            f.kind_doc(),
+            f.help
+        );
+    }
+    out
+}
+
+/// Every scenario field: its share-link key, JSON path, form label, unit, values and help.
+/// Generated from [`FIELDS`] by [`markdown_table`]; `UPDATE_FIELDS_DOC=1 cargo test --lib
+/// fields_doc` rewrites `src/scenario/fields.md` after a change to the table.
+///
+#[doc = include_str!("fields.md")]
+pub mod doc {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_doc_is_the_table() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/scenario/fields.md");
+        let want = markdown_table();
+        if std::env::var_os("UPDATE_FIELDS_DOC").is_some() {
+            std::fs::write(path, &want).expect("writes fields.md");
+        }
+        assert_eq!(
+            include_str!("fields.md"),
+            want,
+            "the field table changed: run UPDATE_FIELDS_DOC=1 cargo test --lib fields_doc"
+        );
+    }
+
+    #[test]
+    fn choices_are_the_enums_ids() {
+        let ids = |id: FieldId| match id.def().kind {
+            Kind::Choice(all) => all.to_vec(),
+            _ => Vec::new(),
+        };
+        let act: Vec<&str> = FfnAct::ALL.iter().map(|x| x.as_str()).collect();
+        let prec: Vec<&str> = Precision::ALL.iter().map(|x| x.as_str()).collect();
+        let rc: Vec<&str> = Recompute::ALL.iter().map(|x| x.as_str()).collect();
+        let sched: Vec<&str> = Schedule::ALL.iter().map(|x| x.as_str()).collect();
+        assert_eq!(ids(FieldId::FfnAct), act);
+        assert_eq!(ids(FieldId::Precision), prec);
+        assert_eq!(ids(FieldId::Recompute), rc);
+        assert_eq!(ids(FieldId::Schedule), sched);
+        let fw: Vec<&str> = Framework::ALL.iter().map(|x| x.as_str()).collect();
+        let fp8: Vec<&str> = Fp8Recipe::ALL.iter().map(|x| x.as_str()).collect();
+        assert_eq!(ids(FieldId::Framework), fw);
+        assert_eq!(ids(FieldId::Fp8Recipe), fp8);
+    }
+
+    #[test]
+    fn ids_index_the_table_and_keys_and_paths_are_unique() {
+        for (i, f) in FIELDS.iter().enumerate() {
+            assert_eq!(f.id as usize, i, "{}", f.path);
+            assert_eq!(f.id.def().path, f.path);
+            assert_eq!(FieldId::from_path(f.path), Some(f.id));
+            assert_eq!(FieldId::from_key(f.key), Some(f.id));
+            assert!(!f.label.is_empty() && f.help.ends_with('.'), "{}", f.path);
+        }
+    }
+
+    #[test]
+    fn parse_format_and_check_agree_for_every_kind() {
+        let tp = FieldId::Tp.def();
+        assert_eq!(tp.parse("8"), Ok(Value::Count(8)));
+        assert_eq!(
+            tp.parse("0"),
+            Err("expected a whole number from 1 to 100000000, got \"0\"".into())
+        );
+        assert_eq!(
+            tp.check(&Value::Count(0)),
+            Err("Tensor parallel (tp) must be at least 1, got 0.".into())
+        );
+        assert_eq!(
+            tp.check(&Value::Count(MAX_GPUS + 1)),
+            Err(
+                "Tensor parallel (tp) 100000001 is larger than the supported maximum of 100000000."
+                    .into()
+            )
+        );
+        let bucket = FieldId::BucketMb.def();
+        assert_eq!(bucket.parse(""), Ok(Value::Unset));
+        assert_eq!(bucket.parse("2.5e1"), Ok(Value::Real(25.0)));
+        assert!(bucket.parse("0").is_err() && bucket.parse("NaN").is_err());
+        assert_eq!(bucket.format(&Value::Real(25.0)), "25");
+        let price = FieldId::Price.def();
+        assert_eq!(price.parse("0"), Ok(Value::Real(0.0)));
+        assert!(price.check(&Value::Real(-1.0)).is_err());
+        let lps = FieldId::LayersPerStage.def();
+        assert_eq!(lps.parse("9,10"), Ok(Value::List(vec![9, 10].into())));
+        assert_eq!(lps.format(&Value::List(vec![9, 10].into())), "9,10");
+        assert!(lps.parse("9,,10").is_err());
+        let sched = FieldId::Schedule.def();
+        assert_eq!(sched.parse("GPipe"), Ok(Value::text_of("gpipe")));
+        assert!(FieldId::Sp.def().parse("maybe").is_err());
+        assert!(FieldId::ModelName.def().parse("a\u{202E}b").is_err());
+    }
+
+    #[test]
+    fn set_number_rounds_whole_numbers_and_ignores_what_the_kind_refuses() {
+        let mut s = crate::presets::default_model_preset().scenario();
+        FieldId::Tp.def().set_number(&mut s, Some(2.4));
+        assert_eq!(s.parallel.tp, 2);
+        FieldId::Tp.def().set_number(&mut s, None);
+        assert_eq!(s.parallel.tp, 2, "required: empty is ignored");
+        FieldId::Tp.def().set_number(&mut s, Some(0.0));
+        assert_eq!(s.parallel.tp, 2, "out of range is ignored");
+        FieldId::BucketMb.def().set_number(&mut s, Some(40.0));
+        assert_eq!(s.parallel.bucket_mb, Some(40.0));
+        FieldId::BucketMb.def().set_number(&mut s, None);
+        assert_eq!(s.parallel.bucket_mb, None);
+    }
+}
