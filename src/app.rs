@@ -8,6 +8,7 @@
 //! Layout (one component per file, see `STYLE.md`):
 //! - [`state`]: the [`State`] (one [`Scenario`](crate::scenario::Scenario), the pinned A, the
 //!   link's notices), its [`Action`]s, and the share-link query ([`crate::share`]);
+//! - [`derived`]: what a render shows, computed once per state change (estimate, issues, query);
 //! - [`components`]: the [`App`] and [`EmbedApp`] shells and their parts;
 //! - [`charts`]: backend-generic plotters drawing functions (canvas in the browser, SVG in tests);
 //! - [`hooks`]: browser side effects (`use_url_sync`, `use_post_height`);
@@ -16,6 +17,7 @@
 pub mod browser;
 pub mod charts;
 pub mod components;
+pub mod derived;
 pub mod format;
 pub mod hooks;
 pub mod state;

@@ -6,7 +6,7 @@
 //! bad input is a [`ScenarioError`](crate::scenario::ScenarioError) naming the field; a plan that
 //! does not fit in memory is an `Estimate` with negative headroom.
 //!
-//! Formulas and their sources are documented where they are used; `FORMULAS.md`-style section
+//! Formulas and their sources are documented where they are used; [FORMULAS.md](crate::docs::formulas) section
 //! numbers (e.g. "Korthikanti et al. 2022, Table 2") appear in the doc comments.
 #![deny(missing_docs)]
 

@@ -4,9 +4,11 @@
 //! step time by component, throughput, MFU, search); [`scenario`] is its one input, read from
 //! JSON with field-level errors; [`share`] encodes a scenario as a short, versioned URL query;
 //! [`app`] is the Yew web app. Everything compiles natively too, so `cargo test` type-checks the
-//! app, renders components server-side and draws charts to SVG.
+//! app, renders components server-side and draws charts to SVG. [`docs`] renders the formulas
+//! document the engine's doc comments cite.
 
 pub mod app;
+pub mod docs;
 pub mod engine;
 pub mod evidence;
 pub mod hf;

@@ -391,6 +391,10 @@ fn query_part(text: &str) -> &str {
 /// Decodes a link (the query with or without `?`, or a whole URL). Never panics; everything it
 /// cannot use becomes a [`Notice`] and falls back to the preset's value.
 ///
+/// Steps: split the query into key/value `pairs`, check the `version`, start from the
+/// preset(s) and `apply` the scenario keys (B, then the pinned A's `a.` keys), read the
+/// `chart_key`s, report `unknown_keys`, and `cap` the notices.
+///
 /// # Errors
 /// [`ShareError::TooLong`] for text longer than [`MAX_LINK_BYTES`].
 pub fn decode(text: &str) -> Result<Decoded, ShareError> {
@@ -398,8 +402,45 @@ pub fn decode(text: &str) -> Result<Decoded, ShareError> {
         return Err(ShareError::TooLong { bytes: text.len() });
     }
     let mut notices = Vec::new();
+    let pairs = pairs(text, &mut notices);
+    version(&pairs, &mut notices);
 
-    // Split into (key, value) pairs, the last of a repeated key winning.
+    let base = preset_key(
+        &pairs,
+        "model",
+        presets::default_model_preset(),
+        &mut notices,
+    );
+    let scenario = apply(base, "", &pairs, &mut notices);
+    let pinned = if pairs.iter().any(|(k, _)| k.starts_with("a.")) {
+        let pa = preset_key(&pairs, "a.model", base, &mut notices);
+        Some(Pinned {
+            scenario: apply(pa, "a.", &pairs, &mut notices),
+            preset: pa.id,
+        })
+    } else {
+        None
+    };
+    let view = View {
+        chart: chart_key(&pairs, "chart", &mut notices),
+        embed: chart_key(&pairs, "embed", &mut notices),
+        pinned,
+    };
+    unknown_keys(&pairs, &mut notices);
+    cap(&mut notices);
+
+    Ok(Decoded {
+        scenario,
+        preset: base.id,
+        view,
+        notices,
+        version: VERSION,
+    })
+}
+
+/// The (lower-cased key, value) pairs of the query, the last of a repeated key winning (with a
+/// notice); a value that is not UTF-8 is dropped with a notice.
+fn pairs(text: &str, notices: &mut Vec<Notice>) -> Vec<(String, String)> {
     let mut pairs: Vec<(String, String)> = Vec::new();
     for piece in query_part(text).split('&') {
         if piece.is_empty() {
@@ -412,15 +453,12 @@ pub fn decode(text: &str) -> Result<Decoded, ShareError> {
         if key.is_empty() {
             continue;
         }
-        let value = match String::from_utf8(unescape(v)) {
-            Ok(v) => v,
-            Err(_) => {
-                notices.push(Notice {
-                    key: shown_key(&key),
-                    message: "the value is not valid UTF-8 text; ignored.".into(),
-                });
-                continue;
-            }
+        let Ok(value) = String::from_utf8(unescape(v)) else {
+            notices.push(Notice {
+                key: shown_key(&key),
+                message: "the value is not valid UTF-8 text; ignored.".into(),
+            });
+            continue;
         };
         if let Some(slot) = pairs.iter_mut().find(|(k2, _)| *k2 == key) {
             notices.push(Notice {
@@ -432,87 +470,80 @@ pub fn decode(text: &str) -> Result<Decoded, ShareError> {
             pairs.push((key, value));
         }
     }
+    pairs
+}
 
-    // Version.
-    let version = VERSION;
-    if let Some((_, v)) = pairs.iter().find(|(k, _)| k == "v") {
-        match v.parse::<u32>() {
-            Ok(1) => {}
-            Ok(n) if n > VERSION => notices.push(Notice {
-                key: "v".into(),
-                message: format!(
-                    "link version {n} is newer than this paracalc understands ({VERSION}); read as version {VERSION}."
-                ),
-            }),
-            _ => notices.push(Notice {
-                key: "v".into(),
-                message: format!(
-                    "expected version {VERSION}, got {}; read as version {VERSION}.",
-                    shown(v)
-                ),
-            }),
-        }
+/// The value of `key`, if given.
+fn lookup<'a>(pairs: &'a [(String, String)], key: &str) -> Option<&'a str> {
+    pairs
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+}
+
+/// Checks `v`: version 1 is read as is; anything else is read as version 1 with a notice.
+fn version(pairs: &[(String, String)], notices: &mut Vec<Notice>) {
+    let Some(v) = lookup(pairs, "v") else { return };
+    let message = match v.parse::<u32>() {
+        Ok(1) => return,
+        Ok(n) if n > VERSION => format!(
+            "link version {n} is newer than this paracalc understands ({VERSION}); read as version {VERSION}."
+        ),
+        _ => format!(
+            "expected version {VERSION}, got {}; read as version {VERSION}.",
+            shown(v)
+        ),
+    };
+    notices.push(Notice {
+        key: "v".into(),
+        message,
+    });
+}
+
+/// The model preset named by `key`, else `fallback` (with a notice for an unknown id).
+fn preset_key(
+    pairs: &[(String, String)],
+    key: &str,
+    fallback: &'static ModelPreset,
+    notices: &mut Vec<Notice>,
+) -> &'static ModelPreset {
+    let Some(id) = lookup(pairs, key) else {
+        return fallback;
+    };
+    presets::model_preset(id).unwrap_or_else(|| {
+        notices.push(Notice {
+            key: key.into(),
+            message: format!(
+                "unknown model preset {}; started from {} instead.",
+                shown(id),
+                fallback.id
+            ),
+        });
+        fallback
+    })
+}
+
+/// The chart named by `key` (`chart` or `embed`), if given and known.
+fn chart_key(pairs: &[(String, String)], key: &str, notices: &mut Vec<Notice>) -> Option<Chart> {
+    let v = lookup(pairs, key)?;
+    let c = Chart::parse(v);
+    if c.is_none() {
+        let known: Vec<&str> = Chart::ALL.iter().map(|c| c.as_str()).collect();
+        notices.push(Notice {
+            key: key.into(),
+            message: format!(
+                "unknown chart {}; known: {}. Ignored.",
+                shown(v),
+                known.join(", ")
+            ),
+        });
     }
+    c
+}
 
-    let lookup = |k: &str| {
-        pairs
-            .iter()
-            .find(|(k2, _)| k2 == k)
-            .map(|(_, v)| v.as_str())
-    };
-    let preset_of =
-        |key: &str, fallback: &'static ModelPreset, notices: &mut Vec<Notice>| match lookup(key) {
-            None => fallback,
-            Some(id) => presets::model_preset(id).unwrap_or_else(|| {
-                notices.push(Notice {
-                    key: key.into(),
-                    message: format!(
-                        "unknown model preset {}; started from {} instead.",
-                        shown(id),
-                        fallback.id
-                    ),
-                });
-                fallback
-            }),
-        };
-
-    let base = preset_of("model", presets::default_model_preset(), &mut notices);
-    let scenario = apply(base, "", &pairs, &mut notices);
-
-    let pinned = if pairs.iter().any(|(k, _)| k.starts_with("a.")) {
-        let pa = preset_of("a.model", base, &mut notices);
-        Some(Pinned {
-            scenario: apply(pa, "a.", &pairs, &mut notices),
-            preset: pa.id,
-        })
-    } else {
-        None
-    };
-
-    let chart_of = |key: &str, notices: &mut Vec<Notice>| {
-        let v = lookup(key)?;
-        let c = Chart::parse(v);
-        if c.is_none() {
-            let known: Vec<&str> = Chart::ALL.iter().map(|c| c.as_str()).collect();
-            notices.push(Notice {
-                key: key.into(),
-                message: format!(
-                    "unknown chart {}; known: {}. Ignored.",
-                    shown(v),
-                    known.join(", ")
-                ),
-            });
-        }
-        c
-    };
-    let view = View {
-        chart: chart_of("chart", &mut notices),
-        embed: chart_of("embed", &mut notices),
-        pinned,
-    };
-
-    // Keys nobody used.
-    for (k, _) in &pairs {
+/// A notice for every key that is neither a view key nor a field's (with or without `a.`).
+fn unknown_keys(pairs: &[(String, String)], notices: &mut Vec<Notice>) {
+    for (k, _) in pairs {
         let bare = k.strip_prefix("a.").unwrap_or(k);
         let known = matches!(k.as_str(), "v" | "model" | "a.model" | "chart" | "embed")
             || FIELDS.iter().any(|f| f.key == bare);
@@ -523,7 +554,10 @@ pub fn decode(text: &str) -> Result<Decoded, ShareError> {
             });
         }
     }
+}
 
+/// At most [`MAX_NOTICES`] notices; the last one says how many more there were.
+fn cap(notices: &mut Vec<Notice>) {
     if notices.len() > MAX_NOTICES {
         let more = notices.len() - (MAX_NOTICES - 1);
         notices.truncate(MAX_NOTICES - 1);
@@ -532,14 +566,6 @@ pub fn decode(text: &str) -> Result<Decoded, ShareError> {
             message: format!("{more} more problems are not listed."),
         });
     }
-
-    Ok(Decoded {
-        scenario,
-        preset: base.id,
-        view,
-        notices,
-        version,
-    })
 }
 
 /// The preset's scenario with every `prefix`-ed key of `pairs` applied in table order.

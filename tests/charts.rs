@@ -990,7 +990,7 @@ fn time_chart_on_a_shared_scale() {
         scale_s: None,
     };
     let shared = time::TimeData {
-        scale_s: Some(3.14),
+        scale_s: Some(2.0 * 1.57),
         ..own
     };
     let s = svg(&ChartData::Time(shared));

@@ -36,6 +36,7 @@ fn small_space() -> SearchSpace {
 /// - tp2 pp1 dp2: mb 1 × SP 2: 2 evaluated; mb 2 × SP 2: 2 rejected (micro-batch).
 /// - tp2 pp2 dp1: vp 1, 2 × mb 2 × SP 2 = 8 evaluated.
 /// - tp4 pp1 dp1: mb 2 × SP 2 = 4 evaluated.
+///
 /// Total 18 evaluated; rejected before evaluation: 2 + 4 + 2.
 /// The same space with the schedules: with `pp > 1` each (layout, vp) runs three schedules —
 /// vp 1: default, ZB-H1, DualPipe; vp 2: interleaved, ZB-V, DualPipeV — so the 2 + 2 + 8

@@ -243,3 +243,29 @@ fn embed_of_a_bad_link_still_renders() {
     assert!(html.contains(r#"id="embed""#));
     assert!(html.contains("part(s) of this link were ignored"), "{html}");
 }
+
+#[test]
+fn every_field_of_the_table_has_a_form_input() {
+    // Every optional section on: MoE, MLA, FP8, ZeRO, a custom GPU.
+    let html = render(
+        "?v=1&model=gpt3-175b&experts=8&ep=8&mla.kv=512&prec=fp8&zero=1&gpu=h100-sxm5-80gb&gpu.mem=96",
+    );
+    // Fields a form does not edit: the optimizer has a fixed select; a custom GPU's id, name and
+    // PCIe figure are carried by links and JSON only.
+    let not_in_form = [
+        "cluster.gpu.id",
+        "cluster.gpu.name",
+        "cluster.gpu.pcie_gbps",
+    ];
+    for f in paracalc::scenario::FIELDS {
+        if not_in_form.contains(&f.path) {
+            continue;
+        }
+        let id = f.input_id();
+        assert!(
+            html.contains(&format!(r#"id="{id}""#)),
+            "no form input for {} (#{id})",
+            f.path
+        );
+    }
+}

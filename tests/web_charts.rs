@@ -59,9 +59,17 @@ fn Harness(props: &HarnessProps) -> Html {
         Rc::new((a, e))
     });
     let on_apply_layout = Callback::from(|l: Layout| APPLIED.with(|a| a.borrow_mut().push(l)));
-    let on_select = Callback::from(|k: ChartKind| SELECTED.with(|a| a.borrow_mut().push(k)));
+    // The shell owns the selection (the panel keeps none): record it and feed it back.
+    let selected = use_state(|| props.initial);
+    let on_select = {
+        let selected = selected.clone();
+        Callback::from(move |k: ChartKind| {
+            SELECTED.with(|a| a.borrow_mut().push(k));
+            selected.set(k);
+        })
+    };
     html! {
-        <ChartsPanel {scenario} {estimate} {pinned} initial={props.initial}
+        <ChartsPanel {scenario} {estimate} {pinned} selected={*selected}
             {on_apply_layout} {on_select} />
     }
 }
@@ -458,7 +466,7 @@ async fn redraw_after_a_keystroke_fits_in_a_frame() {
         scaling_chart(&s, Scaling::Strong),
         Chart::Bucket(Rc::new(charts::input::BucketInput {
             points: buckets,
-            current_mb: Some(charts::input::effective_bucket_mb(&s)),
+            current_mb: Some(est.time.dp_bucket_bytes / 1e6),
         })),
         Chart::Schedule(charts::schedule::ScheduleData::from_scenario(&s, &est.time)),
         Chart::Search(Rc::new(charts::input::SearchInput {

@@ -4,12 +4,15 @@
 //! [`canvas::draw_on_canvas`] (high-DPI aware); [`to_svg`] renders the same function to an SVG
 //! string for downloads and for the native tests (`tests/charts.rs`).
 //!
+//! Each chart file owns its `draw`, its hit-test, its `tooltip` and its `summary` (the text
+//! screen readers get); [`ChartData`] dispatches to them.
+//!
 //! | chart | data | hit-test |
 //! |---|---|---|
 //! | [`memory`] | [`MemoryEstimate`] | [`memory::segment_at`] |
 //! | [`time`] | [`time::TimeData`] | [`time::segment_at`] |
-//! | [`scaling`] | [`scaling::ScalingData`] | – |
-//! | [`bucket`] | [`bucket::BucketData`] | – |
+//! | [`scaling`] | [`scaling::ScalingData`] | [`scaling::gpus_at`] |
+//! | [`bucket`] | [`bucket::BucketData`] | [`bucket::point_at`] |
 //! | [`schedule`] | [`schedule::ScheduleData`] | [`schedule::block_at`] |
 //! | [`search`] | [`search::SearchData`] | [`search::point_at`] |
 //!
@@ -113,6 +116,33 @@ impl ChartData<'_> {
             ChartData::Bucket(_) => ChartKind::Bucket,
             ChartData::Schedule(_) => ChartKind::Schedule,
             ChartData::Search(_) => ChartKind::Search,
+        }
+    }
+}
+
+impl ChartData<'_> {
+    /// Tooltip text for pixel (`x`, `y`) of a `width × height` drawing (CSS px), if the pointer
+    /// is on something with exact values: each chart file's `tooltip`.
+    pub fn tooltip(&self, width: u32, height: u32, x: f64, y: f64) -> Option<String> {
+        match self {
+            ChartData::Memory(d) => memory::tooltip(d, width, height, x, y),
+            ChartData::Time(d) => time::tooltip(d, width, height, x, y),
+            ChartData::Scaling(d) => scaling::tooltip(d, width, height, x, y),
+            ChartData::Bucket(d) => bucket::tooltip(d, width, height, x, y),
+            ChartData::Schedule(d) => schedule::tooltip(d, width, height, x, y),
+            ChartData::Search(d) => search::tooltip(d, width, height, x, y),
+        }
+    }
+
+    /// A one-paragraph text summary of what the chart shows: each chart file's `summary`.
+    pub fn summary(&self) -> String {
+        match self {
+            ChartData::Memory(d) => memory::summary(d),
+            ChartData::Time(d) => time::summary(d),
+            ChartData::Scaling(d) => scaling::summary(d),
+            ChartData::Bucket(d) => bucket::summary(d),
+            ChartData::Schedule(d) => schedule::summary(d),
+            ChartData::Search(d) => search::summary(d),
         }
     }
 }
@@ -400,6 +430,9 @@ pub(crate) fn plot_rect(width: u32, height: u32, header: i32, m: Margins) -> Plo
     }
 }
 
+/// A plot panel: its drawing area and the plot rectangle inside it.
+pub(crate) type Panel<DB> = (DrawingArea<DB, Shift>, PlotRect);
+
 /// The two stacked plot panels of a chart whose panels share an x axis (bucket, scaling): the
 /// area below a header of `header` px is split at `top_share` of its height; the upper panel
 /// leaves 24 px above the split for its x tick labels, the lower one 8 px at its top.
@@ -407,10 +440,7 @@ pub(crate) fn stacked_panels<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     header: i32,
     top_share: f64,
-) -> (
-    (DrawingArea<DB, Shift>, PlotRect),
-    (DrawingArea<DB, Shift>, PlotRect),
-) {
+) -> (Panel<DB>, Panel<DB>) {
     let (w, h) = root.dim_in_pixel();
     let split = header + ((h as i32 - header) as f64 * top_share) as i32;
     let (top, bottom) = root.split_vertically(split.max(header + 1));

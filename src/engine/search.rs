@@ -546,7 +546,7 @@ impl Searcher {
             .collect();
         let stride = (self.feasible.len() / MAX_POINTS).max(1);
         points.extend(self.feasible.iter().step_by(stride).copied());
-        points.sort_by(|a, b| key(&a.layout).cmp(&key(&b.layout)));
+        points.sort_by_key(|a| key(&a.layout));
         points.dedup_by(|a, b| a.layout == b.layout);
         points.truncate(MAX_POINTS.max(report.pareto.len() + report.best.len()));
         report.points = points;

@@ -1,13 +1,13 @@
 //! The model's dimensions as `f64`: the one place where the memory half (parameter counts,
 //! activations) and the time half (FLOPs, GEMM shapes, message sizes) read the model section.
 //!
-//! Notation of FORMULAS.md §0: `h` hidden, `a` heads, `d_h = h/a` (or the model's `head_dim`),
+//! Notation of [FORMULAS.md](crate::docs::formulas) §0: `h` hidden, `a` heads, `d_h = h/a` (or the model's `head_dim`),
 //! `q = a·d_h` query width, `g` KV heads and `kv = g·d_h` (GQA/MQA; `g = a` for MHA), `f` FFN
 //! width with `c_ffn` GEMMs (2 GELU, 3 SwiGLU), `E` experts, top-`k`, expert width `f_e`.
 
 use crate::scenario::Model;
 
-/// Dimensions of one model (FORMULAS.md §0), read once from [`Model`].
+/// Dimensions of one model ([FORMULAS.md](crate::docs::formulas) §0), read once from [`Model`].
 ///
 /// # Example
 /// ```
@@ -92,12 +92,12 @@ impl Shape {
     }
 
     /// Attention weight-matrix parameters of one layer: Q and O are `h·q`, K and V `h·kv` each
-    /// (Megatron-LM `theoretical_memory_usage.py`: `2·h·q·(1 + g/a)`, FORMULAS.md §2).
+    /// (Megatron-LM `theoretical_memory_usage.py`: `2·h·q·(1 + g/a)`, [FORMULAS.md](crate::docs::formulas) §2).
     pub fn attention_matrix_params(&self) -> f64 {
         2.0 * self.h * self.q + 2.0 * self.h * self.kv
     }
 
-    /// Weight-matrix parameters of one MLP of inner width `f`: `c_ffn·h·f` (FORMULAS.md §2).
+    /// Weight-matrix parameters of one MLP of inner width `f`: `c_ffn·h·f` ([FORMULAS.md](crate::docs::formulas) §2).
     pub fn mlp_matrix_params(&self, f: f64) -> f64 {
         self.c_ffn * self.h * f
     }

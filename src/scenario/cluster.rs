@@ -32,6 +32,9 @@ fn eight() -> u64 {
 }
 
 /// The GPU of a cluster: a built-in preset by id, or a custom description.
+// The custom variant is large, but a scenario holds one GpuChoice and the engine copies the
+// GpuSpec out of it once per estimate: boxing would only add an allocation per clone.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum GpuChoice {

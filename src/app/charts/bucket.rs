@@ -277,3 +277,29 @@ fn panel_mesh<DB: DrawingBackend>(
         },
     )
 }
+
+/// Tooltip text for pixel (`x`, `y`) of a `width × height` bucket chart: the bucket size's
+/// step time and exposed and hidden DP time.
+pub fn tooltip(d: &BucketData<'_>, width: u32, height: u32, x: f64, y: f64) -> Option<String> {
+    let p = point_at(d, width, height, x, y)?;
+    Some(format!(
+        "Bucket {}: step {}, exposed DP {}, hidden DP {}",
+        fmt_mb(p.bucket_mb),
+        fmt_seconds(p.step_s),
+        fmt_seconds(p.exposed_dp_s),
+        fmt_seconds(p.hidden_dp_s)
+    ))
+}
+
+/// The chart's text summary (its accessible name).
+pub fn summary(d: &BucketData<'_>) -> String {
+    match d.points.iter().min_by(|x, y| x.step_s.total_cmp(&y.step_s)) {
+        Some(p) => format!(
+            "Exposed data-parallel communication for {} bucket sizes; shortest step {} at {} MB.",
+            d.points.len(),
+            fmt_seconds(p.step_s),
+            p.bucket_mb
+        ),
+        None => "No bucket sizes.".to_string(),
+    }
+}

@@ -3,9 +3,8 @@
 //! borrowed [`ChartData`] the draw functions take, answers hit-tests with tooltip text, and writes
 //! the text summary screen readers get.
 
-use super::style::{fmt_bytes, fmt_pct, fmt_rate, fmt_seconds, ChartStyle};
-use super::{bucket, memory, scaling, schedule, search, time, ChartData, ChartError, ChartKind};
-use crate::engine::schedule::BlockKind;
+use super::style::ChartStyle;
+use super::{bucket, scaling, schedule, search, time, ChartData, ChartError, ChartKind};
 use crate::engine::search::{Layout, SearchReport};
 use crate::engine::sweep::{BucketPoint, GpuPoint, Scaling};
 use crate::engine::Estimate;
@@ -150,243 +149,30 @@ impl Chart {
     }
 
     /// Tooltip text for pixel (`x`, `y`) of a `width × height` drawing (CSS px), if the pointer
-    /// is on something with exact values.
+    /// is on something with exact values (the chart file's `tooltip`).
     pub fn tooltip(&self, width: u32, height: u32, x: f64, y: f64) -> Option<String> {
-        match self {
-            Chart::Memory(e) => {
-                let s = memory::segment_at(&e.memory, width, height, x, y)?;
-                Some(format!(
-                    "Stage {}: {} {} of {}",
-                    s.stage,
-                    s.component.label(),
-                    fmt_bytes(s.bytes),
-                    fmt_bytes(s.stage_total_bytes)
-                ))
-            }
-            Chart::Time {
-                estimate: e,
-                scale_s,
-            } => {
-                let d = time::TimeData {
-                    time: &e.time,
-                    throughput: &e.throughput,
-                    scale_s: *scale_s,
-                };
-                let s = time::segment_at(&d, width, height, x, y)?;
-                let step = e.time.step_s;
-                let share = if step > 0.0 && !s.hidden {
-                    format!(" ({} of the step)", fmt_pct(s.seconds / step))
-                } else {
-                    String::new()
-                };
-                Some(format!(
-                    "{}{}: {}{share}",
-                    if s.hidden { "hidden " } else { "" },
-                    s.part.label(),
-                    fmt_seconds(s.seconds)
-                ))
-            }
-            Chart::Schedule(d) => {
-                let b = schedule::block_at(d, width, height, x, y)?;
-                let kind = match b.kind {
-                    BlockKind::Forward => "forward",
-                    BlockKind::Backward => "backward",
-                    BlockKind::WeightGrad => "weight gradient",
-                };
-                let chunk = if d.vp > 1 {
-                    format!(", chunk {}", b.chunk)
-                } else {
-                    String::new()
-                };
-                let when = if d.t_fwd_s > 0.0 {
-                    format!("{} → {}", fmt_seconds(b.start), fmt_seconds(b.end))
-                } else {
-                    format!("{:.1} → {:.1} (relative)", b.start, b.end)
-                };
-                Some(format!(
-                    "Stage {}, micro-batch {}{chunk}: {kind} {when}",
-                    b.stage, b.micro_batch
-                ))
-            }
-            Chart::Search(s) => {
-                let d = search::SearchData {
-                    report: &s.report,
-                    current: s.current,
-                    current_at: s.current_at,
-                    capacity_bytes: s.capacity_bytes,
-                };
-                let r = search::ranked_at(&d, width, height, x, y)?;
-                Some(format!(
-                    "{}: {}, MFU {}, peak {} (click to apply)",
-                    search::layout_label(&r.layout),
-                    fmt_rate(r.tokens_per_s, "tokens/s"),
-                    fmt_pct(r.mfu),
-                    fmt_bytes(r.peak_bytes)
-                ))
-            }
-            Chart::Bucket(b) => {
-                let d = bucket::BucketData {
-                    points: &b.points,
-                    current_mb: b.current_mb,
-                };
-                let p = bucket::point_at(&d, width, height, x, y)?;
-                Some(format!(
-                    "Bucket {}: step {}, exposed DP {}, hidden DP {}",
-                    bucket::fmt_mb(p.bucket_mb),
-                    fmt_seconds(p.step_s),
-                    fmt_seconds(p.exposed_dp_s),
-                    fmt_seconds(p.hidden_dp_s)
-                ))
-            }
-            Chart::Scaling(s) => {
-                let gpus = self.with_data(|d| match d {
-                    ChartData::Scaling(d) => scaling::gpus_at(d, width, height, x, y),
-                    _ => None,
-                })?;
-                Some(scaling_tooltip(s, gpus))
-            }
-        }
+        self.with_data(|d| d.tooltip(width, height, x, y))
     }
 
     /// The layout under pixel (`x`, `y`) of a search chart, for click-to-apply.
     pub fn layout_at(&self, width: u32, height: u32, x: f64, y: f64) -> Option<Layout> {
-        match self {
-            Chart::Search(s) => search::point_at(
-                &search::SearchData {
-                    report: &s.report,
-                    current: s.current,
-                    current_at: s.current_at,
-                    capacity_bytes: s.capacity_bytes,
-                },
-                width,
-                height,
-                x,
-                y,
-            ),
+        self.with_data(|d| match d {
+            ChartData::Search(s) => search::point_at(s, width, height, x, y),
             _ => None,
-        }
-    }
-
-    /// A one-paragraph text summary of what the chart shows (its accessible name).
-    pub fn summary(&self) -> String {
-        match self {
-            Chart::Memory(e) => {
-                let m = &e.memory;
-                format!(
-                    "Memory per GPU for {} pipeline stages: peak {} on stage {} of {} usable; {}.",
-                    m.stages.len(),
-                    fmt_bytes(m.peak_bytes),
-                    m.peak_stage,
-                    fmt_bytes(m.capacity_bytes),
-                    if m.fits { "fits" } else { "does not fit" }
-                )
-            }
-            Chart::Time { estimate: e, .. } => {
-                let t = &e.time;
-                let x = &t.exposed_comm_s;
-                format!(
-                    "Step time {}: compute {}, recompute {}, exposed communication {}, bubble {}, optimizer {}{}; hidden communication {}. MFU {}, {}.",
-                    fmt_seconds(t.step_s),
-                    fmt_seconds(t.compute_s),
-                    fmt_seconds(t.recompute_s),
-                    fmt_seconds(x.total()),
-                    fmt_seconds(t.bubble_s),
-                    fmt_seconds(t.optimizer_s),
-                    if t.offload_s > 0.0 {
-                        format!(", host offload {}", fmt_seconds(t.offload_s))
-                    } else {
-                        String::new()
-                    },
-                    fmt_seconds(t.hidden_comm_s.total()),
-                    fmt_pct(e.throughput.mfu),
-                    fmt_rate(e.throughput.tokens_per_s, "tokens/s")
-                )
-            }
-            Chart::Scaling(s) => {
-                let parts: Vec<String> = s
-                    .series
-                    .iter()
-                    .filter_map(|(name, pts)| {
-                        let last = pts.iter().rev().find(|p| p.error.is_none())?;
-                        Some(format!(
-                            "{name}: {} at {} GPUs ({} efficiency)",
-                            fmt_rate(last.tokens_per_s, "tokens/s"),
-                            last.num_gpus,
-                            fmt_pct(last.scaling_efficiency)
-                        ))
-                    })
-                    .collect();
-                let mode = match s.scaling {
-                    Scaling::Strong => "Strong",
-                    Scaling::Weak => "Weak",
-                };
-                format!("{mode} scaling. {}.", parts.join("; "))
-            }
-            Chart::Bucket(b) => {
-                let best = b
-                    .points
-                    .iter()
-                    .min_by(|x, y| x.step_s.total_cmp(&y.step_s));
-                match best {
-                    Some(p) => format!(
-                        "Exposed data-parallel communication for {} bucket sizes; shortest step {} at {} MB.",
-                        b.points.len(),
-                        fmt_seconds(p.step_s),
-                        p.bucket_mb
-                    ),
-                    None => "No bucket sizes.".to_string(),
-                }
-            }
-            Chart::Schedule(d) => format!(
-                "Pipeline schedule {} with {} stages, {} micro-batches, {} chunks per stage: bubble {} of the step.",
-                d.schedule.as_str(),
-                d.pp,
-                d.micro_batches,
-                d.vp,
-                fmt_pct(d.bubble_fraction)
-            ),
-            Chart::Search(s) => {
-                let r = &s.report;
-                match r.best.first() {
-                    Some(b) => format!(
-                        "{} layouts evaluated, {} fit. Best: {} at {}, peak {}.",
-                        r.evaluated,
-                        r.feasible,
-                        search::layout_label(&b.layout),
-                        fmt_rate(b.tokens_per_s, "tokens/s"),
-                        fmt_bytes(b.peak_bytes)
-                    ),
-                    None => format!("{} layouts evaluated, none fits.", r.evaluated),
-                }
-            }
-        }
-    }
-}
-
-/// "1024 GPUs", then one line per series ("Current … 145 k tokens/s (86.0% eff.)"), for one
-/// column of the scaling chart.
-fn scaling_tooltip(s: &ScalingInput, gpus: u64) -> String {
-    let parts: Vec<String> = s
-        .series
-        .iter()
-        .filter_map(|(name, pts)| {
-            let p = pts
-                .iter()
-                .find(|p| p.num_gpus == gpus && p.error.is_none())?;
-            let fit = if p.fits { "" } else { ", does not fit" };
-            Some(format!(
-                "{name} {} ({} eff.{fit})",
-                fmt_rate(p.tokens_per_s, "tokens/s"),
-                fmt_pct(p.scaling_efficiency)
-            ))
         })
-        .collect();
-    format!("{gpus} GPUs\n{}", parts.join("\n"))
+    }
+
+    /// A one-paragraph text summary of what the chart shows (its accessible name; the chart
+    /// file's `summary`).
+    pub fn summary(&self) -> String {
+        self.with_data(|d| d.summary())
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::charts::memory;
     use crate::scenario::Scenario;
 
     fn bench() -> Scenario {
@@ -431,7 +217,14 @@ mod tests {
         ) else {
             panic!("not scaling");
         };
-        let t = scaling_tooltip(&d, 1024);
+        let chart = Chart::Scaling(d.clone());
+        let t = (0..800)
+            .find_map(|x| {
+                chart
+                    .tooltip(800, 480, f64::from(x), 240.0)
+                    .filter(|t| t.starts_with("1024 GPUs"))
+            })
+            .expect("a 1024-GPU column");
         let lines: Vec<&str> = t.lines().collect();
         assert_eq!(lines[0], "1024 GPUs");
         assert!(lines[1].starts_with("Current (TP8 PP16) "), "{t}");

@@ -375,3 +375,28 @@ pub fn segment_center(
     }
     None
 }
+
+/// Tooltip text for pixel (`x`, `y`) of a `width × height` memory chart: the segment's exact
+/// bytes and its stage's total.
+pub fn tooltip(m: &MemoryEstimate, width: u32, height: u32, x: f64, y: f64) -> Option<String> {
+    let s = segment_at(m, width, height, x, y)?;
+    Some(format!(
+        "Stage {}: {} {} of {}",
+        s.stage,
+        s.component.label(),
+        fmt_bytes(s.bytes),
+        fmt_bytes(s.stage_total_bytes)
+    ))
+}
+
+/// The chart's text summary (its accessible name).
+pub fn summary(m: &MemoryEstimate) -> String {
+    format!(
+        "Memory per GPU for {} pipeline stages: peak {} on stage {} of {} usable; {}.",
+        m.stages.len(),
+        fmt_bytes(m.peak_bytes),
+        m.peak_stage,
+        fmt_bytes(m.capacity_bytes),
+        if m.fits { "fits" } else { "does not fit" }
+    )
+}

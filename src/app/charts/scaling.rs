@@ -6,7 +6,7 @@
 //! ([`set_scaling_efficiency`](crate::engine::sweep::set_scaling_efficiency)): the chart draws
 //! each point's `scaling_efficiency`.
 
-use super::style::{clean, fmt_pct, si_tick, tick, ChartStyle};
+use super::style::{clean, fmt_pct, fmt_rate, si_tick, tick, ChartStyle};
 use super::{
     build, draw_header, draw_message, header_height, mesh, padded, pow2_label, stacked_hit_rect,
     stacked_panels, Axes, ChartError, LegendItem, Swatch,
@@ -260,4 +260,52 @@ pub fn draw<DB: DrawingBackend>(
     }
     root.present()?;
     Ok(())
+}
+
+/// Tooltip text for pixel (`x`, `y`) of a `width × height` scaling chart: "1024 GPUs", then
+/// one line per series at that count with the engine's scaling efficiency.
+pub fn tooltip(d: &ScalingData<'_>, width: u32, height: u32, x: f64, y: f64) -> Option<String> {
+    let gpus = gpus_at(d, width, height, x, y)?;
+    let parts: Vec<String> = d
+        .series
+        .iter()
+        .filter_map(|s| {
+            let p = s
+                .points
+                .iter()
+                .find(|p| p.num_gpus == gpus && p.error.is_none())?;
+            let fit = if p.fits { "" } else { ", does not fit" };
+            Some(format!(
+                "{} {} ({} eff.{fit})",
+                s.name,
+                fmt_rate(p.tokens_per_s, "tokens/s"),
+                fmt_pct(p.scaling_efficiency)
+            ))
+        })
+        .collect();
+    Some(format!("{gpus} GPUs\n{}", parts.join("\n")))
+}
+
+/// The chart's text summary (its accessible name): each series' last point with its
+/// throughput and the engine's scaling efficiency.
+pub fn summary(d: &ScalingData<'_>) -> String {
+    let parts: Vec<String> = d
+        .series
+        .iter()
+        .filter_map(|s| {
+            let last = s.points.iter().rev().find(|p| p.error.is_none())?;
+            Some(format!(
+                "{}: {} at {} GPUs ({} efficiency)",
+                s.name,
+                fmt_rate(last.tokens_per_s, "tokens/s"),
+                last.num_gpus,
+                fmt_pct(last.scaling_efficiency)
+            ))
+        })
+        .collect();
+    let mode = match d.scaling {
+        Scaling::Strong => "Strong",
+        Scaling::Weak => "Weak",
+    };
+    format!("{mode} scaling. {}.", parts.join("; "))
 }

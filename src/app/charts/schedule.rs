@@ -6,7 +6,7 @@
 //!
 //! [`engine::schedule::timeline`]: crate::engine::schedule::timeline
 
-use super::style::{clean, fmt_pct, tick, time_unit, ChartStyle};
+use super::style::{clean, fmt_pct, fmt_seconds, tick, time_unit, ChartStyle};
 use super::{
     build, draw_header, draw_message, header_height, mesh, plot_rect, Axes, ChartError, LegendItem,
     Margins, PlotRect, Swatch,
@@ -377,4 +377,41 @@ pub fn draw<DB: DrawingBackend>(
     }
     root.present()?;
     Ok(())
+}
+
+/// Tooltip text for pixel (`x`, `y`) of a `width × height` schedule chart: the block's stage,
+/// micro-batch, chunk and times.
+pub fn tooltip(d: &ScheduleData, width: u32, height: u32, x: f64, y: f64) -> Option<String> {
+    let b = block_at(d, width, height, x, y)?;
+    let kind = match b.kind {
+        BlockKind::Forward => "forward",
+        BlockKind::Backward => "backward",
+        BlockKind::WeightGrad => "weight gradient",
+    };
+    let chunk = if d.vp > 1 {
+        format!(", chunk {}", b.chunk)
+    } else {
+        String::new()
+    };
+    let when = if d.t_fwd_s > 0.0 {
+        format!("{} → {}", fmt_seconds(b.start), fmt_seconds(b.end))
+    } else {
+        format!("{:.1} → {:.1} (relative)", b.start, b.end)
+    };
+    Some(format!(
+        "Stage {}, micro-batch {}{chunk}: {kind} {when}",
+        b.stage, b.micro_batch
+    ))
+}
+
+/// The chart's text summary (its accessible name), with the estimate's bubble fraction.
+pub fn summary(d: &ScheduleData) -> String {
+    format!(
+        "Pipeline schedule {} with {} stages, {} micro-batches, {} chunks per stage: bubble {} of the step.",
+        d.schedule.as_str(),
+        d.pp,
+        d.micro_batches,
+        d.vp,
+        fmt_pct(d.bubble_fraction)
+    )
 }

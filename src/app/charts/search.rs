@@ -304,3 +304,32 @@ pub fn position_of(
         g.rect.map_y(r.tokens_per_s, &g.y),
     ))
 }
+
+/// Tooltip text for pixel (`x`, `y`) of a `width × height` search chart: the ranked layout
+/// under it (clicking applies it).
+pub fn tooltip(d: &SearchData<'_>, width: u32, height: u32, x: f64, y: f64) -> Option<String> {
+    let r = ranked_at(d, width, height, x, y)?;
+    Some(format!(
+        "{}: {}, MFU {}, peak {} (click to apply)",
+        layout_label(&r.layout),
+        fmt_rate(r.tokens_per_s, "tokens/s"),
+        super::style::fmt_pct(r.mfu),
+        fmt_bytes(r.peak_bytes)
+    ))
+}
+
+/// The chart's text summary (its accessible name).
+pub fn summary(d: &SearchData<'_>) -> String {
+    let r = d.report;
+    match r.best.first() {
+        Some(b) => format!(
+            "{} layouts evaluated, {} fit. Best: {} at {}, peak {}.",
+            r.evaluated,
+            r.feasible,
+            layout_label(&b.layout),
+            fmt_rate(b.tokens_per_s, "tokens/s"),
+            fmt_bytes(b.peak_bytes)
+        ),
+        None => format!("{} layouts evaluated, none fits.", r.evaluated),
+    }
+}

@@ -335,3 +335,43 @@ pub fn segment_at(data: &TimeData<'_>, width: u32, height: u32, x: f64, y: f64) 
     }
     None
 }
+
+/// Tooltip text for pixel (`x`, `y`) of a `width × height` time chart: the part's seconds and
+/// its share of the step.
+pub fn tooltip(d: &TimeData<'_>, width: u32, height: u32, x: f64, y: f64) -> Option<String> {
+    let s = segment_at(d, width, height, x, y)?;
+    let step = d.time.step_s;
+    let share = if step > 0.0 && !s.hidden {
+        format!(" ({} of the step)", fmt_pct(s.seconds / step))
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "{}{}: {}{share}",
+        if s.hidden { "hidden " } else { "" },
+        s.part.label(),
+        fmt_seconds(s.seconds)
+    ))
+}
+
+/// The chart's text summary (its accessible name).
+pub fn summary(d: &TimeData<'_>) -> String {
+    let t = d.time;
+    format!(
+        "Step time {}: compute {}, recompute {}, exposed communication {}, bubble {}, optimizer {}{}; hidden communication {}. MFU {}, {}.",
+        fmt_seconds(t.step_s),
+        fmt_seconds(t.compute_s),
+        fmt_seconds(t.recompute_s),
+        fmt_seconds(t.exposed_comm_s.total()),
+        fmt_seconds(t.bubble_s),
+        fmt_seconds(t.optimizer_s),
+        if t.offload_s > 0.0 {
+            format!(", host offload {}", fmt_seconds(t.offload_s))
+        } else {
+            String::new()
+        },
+        fmt_seconds(t.hidden_comm_s.total()),
+        fmt_pct(d.throughput.mfu),
+        fmt_rate(d.throughput.tokens_per_s, "tokens/s")
+    )
+}

@@ -1,8 +1,6 @@
 //! The full-page shell: header and toolbar, the four form sections, key numbers, A/B comparison,
 //! charts, evidence and the import/export tools.
 
-use std::rc::Rc;
-
 use yew::prelude::*;
 
 use crate::app::browser;
@@ -22,9 +20,9 @@ use crate::app::components::notices::Notices;
 use crate::app::components::parallel_form::ParallelForm;
 use crate::app::components::summary::Summary;
 use crate::app::components::training_form::TrainingForm;
+use crate::app::derived::Derived;
 use crate::app::hooks::use_url_sync;
 use crate::app::state::{Action, State};
-use crate::engine::estimate;
 use crate::presets::MODEL_PRESETS;
 
 /// Props of [`App`].
@@ -35,41 +33,46 @@ pub struct AppProps {
     pub initial: State,
 }
 
-/// The whole page. Holds the [`State`], computes the estimates once per change, and mirrors the
-/// state into the URL query.
+/// A callback that dispatches the action `f` makes of its argument.
+fn dispatcher<T: 'static>(
+    state: &UseReducerHandle<State>,
+    f: impl Fn(T) -> Action + 'static,
+) -> Callback<T> {
+    let state = state.clone();
+    Callback::from(move |v: T| state.dispatch(f(v)))
+}
+
+/// The whole page. Holds the [`State`], derives what it shows once per change ([`Derived`]),
+/// and mirrors the state into the URL query.
 #[component]
 pub fn App(props: &AppProps) -> Html {
     let state = use_reducer({
         let initial = props.initial.clone();
         move || initial
     });
-    use_url_sync(state.to_query());
+    let derived = use_memo(state.clone(), |s| Derived::of(s));
+    let Derived {
+        scenario,
+        estimate: est,
+        issues,
+        model,
+        pinned,
+        query,
+        state: state_rc,
+    } = (*derived).clone();
+    use_url_sync(query.clone());
 
-    let scenario = use_memo(state.scenario.clone(), |s| Rc::new(s.clone()));
-    let scenario: Rc<_> = (*scenario).clone();
-    let est = use_memo(state.scenario.clone(), |s| Rc::new(estimate(s)));
-    let est: Rc<_> = (*est).clone();
-    let pinned = use_memo(state.pinned.clone(), |p| {
-        p.as_ref()
-            .map(|p| Rc::new((p.scenario.clone(), estimate(&p.scenario))))
+    let on_action = dispatcher(&state, |a: Action| a);
+    let dispatch = |a: Action| dispatcher(&state, move |_: MouseEvent| a.clone());
+    let on_preset = dispatcher(&state, |e: Event| {
+        let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
+        Action::LoadPreset(el.value())
     });
-    let pinned: Option<Rc<_>> = (*pinned).clone();
-    let issues = Rc::new(match &*est {
-        Ok(_) => Vec::new(),
-        Err(e) => e.issues.clone(),
-    });
-    let model = use_memo(state.scenario.model.clone(), |m| Rc::new(m.clone()));
+    let on_apply_layout = dispatcher(&state, Action::ApplyLayout);
+    let on_select = dispatcher(&state, Action::SelectChart);
+    let on_dismiss = dispatcher(&state, |()| Action::Dismiss);
 
-    let on_action = {
-        let state = state.clone();
-        Callback::from(move |a: Action| state.dispatch(a))
-    };
-    let dispatch = |a: Action| {
-        let state = state.clone();
-        Callback::from(move |_| state.dispatch(a.clone()))
-    };
-
-    // Toolbar: preset, copy link, embed, pin.
+    // Toolbar: copy link (the flag resets when the plan changes), embed dialog.
     let copied = use_state(|| false);
     let copy_link = {
         let (state, copied) = (state.clone(), copied.clone());
@@ -81,7 +84,7 @@ pub fn App(props: &AppProps) -> Html {
     };
     {
         let copied = copied.clone();
-        use_effect_with(state.to_query(), move |_| copied.set(false));
+        use_effect_with(query, move |_| copied.set(false));
     }
     let embed_base = use_state(|| None::<AttrValue>);
     let open_embed = {
@@ -92,26 +95,6 @@ pub fn App(props: &AppProps) -> Html {
         let embed_base = embed_base.clone();
         Callback::from(move |_| embed_base.set(None))
     };
-    let on_preset = {
-        let state = state.clone();
-        Callback::from(move |e: Event| {
-            let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
-            state.dispatch(Action::LoadPreset(el.value()));
-        })
-    };
-    let on_apply_layout = {
-        let state = state.clone();
-        Callback::from(move |l| state.dispatch(Action::ApplyLayout(l)))
-    };
-    let on_select = {
-        let state = state.clone();
-        Callback::from(move |k: ChartKind| state.dispatch(Action::SelectChart(k)))
-    };
-    let on_dismiss = {
-        let state = state.clone();
-        Callback::from(move |()| state.dispatch(Action::Dismiss))
-    };
-    let state_rc: Rc<State> = Rc::new((*state).clone());
 
     html! {
         <>
@@ -154,12 +137,12 @@ pub fn App(props: &AppProps) -> Html {
                         scenario={scenario.clone()}
                         estimate={est.clone()}
                         pinned={pinned.clone()}
-                        initial={state.chart.unwrap_or(ChartKind::Memory)}
+                        selected={state.chart.unwrap_or(ChartKind::Memory)}
                         {on_apply_layout}
                         {on_select}
                     />
                     <EvidencePanel scenario={scenario.clone()} />
-                    <HfImport model={(*model).clone()} on_action={on_action.clone()} />
+                    <HfImport {model} on_action={on_action.clone()} />
                     <JsonIo scenario={scenario.clone()} on_action={on_action.clone()} />
                     <MegatronPanel scenario={scenario.clone()} />
                 </div>

@@ -37,12 +37,13 @@ pub struct ChartsPanelProps {
     /// Embed mode: show just this chart, without tabs.
     #[prop_or_default]
     pub only: Option<ChartKind>,
-    /// The chart selected first (share key `chart`).
+    /// The selected chart (the state's `chart`, share key `chart`); the panel keeps no
+    /// selection of its own.
     #[prop_or(ChartKind::Memory)]
-    pub initial: ChartKind,
+    pub selected: ChartKind,
     /// A search point or row was chosen.
     pub on_apply_layout: Callback<Layout>,
-    /// The selected tab changed.
+    /// A tab was chosen: the owner updates `selected`.
     #[prop_or_default]
     pub on_select: Callback<ChartKind>,
 }
@@ -95,15 +96,54 @@ pub fn ab_summary(a: &Estimate, b: &Estimate) -> String {
     )
 }
 
-/// The six charts; see the module docs.
+/// The charts' data, each memoised on what it depends on (see [`use_charts`]).
+struct Charts {
+    memory: Option<Rc<Chart>>,
+    time: Option<Rc<Chart>>,
+    /// A/B: A's memory and time charts, and B's time chart on their common time scale.
+    ab: Option<(Rc<Chart>, Rc<Chart>, Rc<Chart>)>,
+    scaling: Option<Rc<Chart>>,
+    bucket: Option<Rc<Chart>>,
+    schedule: Option<Rc<Chart>>,
+}
+
+/// The six charts; see the module docs. Steps: the theme ([`use_theme`]), the chart data
+/// ([`use_charts`]), the body for the selected chart ([`body`]), and the tab list ([`tabs`]).
 #[component]
 pub fn ChartsPanel(props: &ChartsPanelProps) -> Html {
-    let selected = use_state_eq(|| props.only.unwrap_or(props.initial));
+    let kind = props.only.unwrap_or(props.selected);
     let scaling = use_state_eq(|| Scaling::Strong);
-    let theme = use_state_eq(Theme::default);
-    let kind = props.only.unwrap_or(*selected);
+    let theme = use_theme();
+    let charts = use_charts(props, kind, *scaling);
+    let body = body(props, kind, &charts, &scaling, theme);
+    let search = search_panel(props, kind, charts.memory.is_some(), theme);
+    let panel_id = format!("chart-panel-{}", kind.as_str());
+    if props.only.is_some() {
+        return html! {
+            <div class={classes!("charts", "charts-panel", "charts-embed", theme_class(theme))} id="charts" data-chart={kind.as_str()}>
+                { body }
+                { search }
+            </div>
+        };
+    }
+    html! {
+        <section class={classes!("card", "charts", "charts-panel", theme_class(theme))} id="charts"
+            aria-label="Charts" data-chart={kind.as_str()}>
+            { tabs(kind, &props.on_select) }
+            <div class="charts-tabpanel" role="tabpanel" id={panel_id}
+                aria-labelledby={format!("chart-tab-{}", kind.as_str())}>
+                { body }
+                { search }
+            </div>
+        </section>
+    }
+}
 
-    // prefers-color-scheme, read and followed in an effect (never while rendering).
+/// The chart theme: `prefers-color-scheme`, read and followed in an effect (never while
+/// rendering; server-side rendering keeps the light theme).
+#[hook]
+fn use_theme() -> Theme {
+    let theme = use_state_eq(Theme::default);
     {
         let theme = theme.clone();
         use_effect_with((), move |_| {
@@ -120,18 +160,20 @@ pub fn ChartsPanel(props: &ChartsPanelProps) -> Html {
             move || drop(listener)
         });
     }
+    *theme
+}
 
+/// Every chart's data, memoised: the estimate's charts once per estimate, the sweeps (tens of
+/// estimates) only while their tab is shown.
+#[hook]
+fn use_charts(props: &ChartsPanelProps, kind: ChartKind, mode: Scaling) -> Charts {
     let estimate = use_memo(props.estimate.clone(), |e| {
         e.as_ref().as_ref().ok().map(|e| Rc::new(e.clone()))
     });
     let pinned = use_memo(props.pinned.clone(), |p| {
-        p.as_ref().and_then(|p| {
-            p.1.as_ref()
-                .ok()
-                .map(|e| (Rc::new(p.0.clone()), Rc::new(e.clone())))
-        })
+        p.as_ref()
+            .and_then(|p| p.1.as_ref().ok().map(|e| Rc::new(e.clone())))
     });
-
     let memory = use_memo(estimate.clone(), |e| {
         (**e).clone().map(|e| Rc::new(Chart::Memory(e)))
     });
@@ -143,32 +185,27 @@ pub fn ChartsPanel(props: &ChartsPanelProps) -> Html {
             })
         })
     });
-    // A/B: A's memory and time charts, and B's time chart on A's and B's common time scale.
-    let pinned_charts = use_memo((pinned.clone(), estimate.clone()), |(p, b)| {
-        let ((_, a), b) = ((**p).as_ref()?, (**b).as_ref()?);
+    let ab = use_memo((pinned, estimate.clone()), |(a, b)| {
+        let (a, b) = ((**a).as_ref()?, (**b).as_ref()?);
         let scale_s = Some(a.time.step_s.max(b.time.step_s));
-        Some((
-            Rc::new(Chart::Memory(a.clone())),
+        let time = |e: &Rc<Estimate>| {
             Rc::new(Chart::Time {
-                estimate: a.clone(),
+                estimate: e.clone(),
                 scale_s,
-            }),
-            Rc::new(Chart::Time {
-                estimate: b.clone(),
-                scale_s,
-            }),
-        ))
+            })
+        };
+        Some((Rc::new(Chart::Memory(a.clone())), time(a), time(b)))
     });
     let ok = estimate.is_some();
-    let scaling_chart = use_memo(
+    let scaling = use_memo(
         (
             props.scenario.clone(),
-            *scaling,
+            mode,
             kind == ChartKind::Scaling && ok,
         ),
         |(s, mode, needed)| needed.then(|| Rc::new(scaling_chart(s, *mode))),
     );
-    let bucket_chart = use_memo(
+    let bucket = use_memo(
         (
             props.scenario.clone(),
             estimate.clone(),
@@ -179,186 +216,203 @@ pub fn ChartsPanel(props: &ChartsPanelProps) -> Html {
             Some(Rc::new(bucket_chart(s, e)?))
         },
     );
-    let schedule_chart = use_memo((props.scenario.clone(), estimate.clone()), |(s, e)| {
+    let schedule = use_memo((props.scenario.clone(), estimate), |(s, e)| {
         (**e)
             .as_ref()
             .map(|e| Rc::new(Chart::Schedule(ScheduleData::from_scenario(s, &e.time))))
     });
+    Charts {
+        memory: (*memory).clone(),
+        time: (*time).clone(),
+        ab: (*ab).clone(),
+        scaling: (*scaling).clone(),
+        bucket: (*bucket).clone(),
+        schedule: (*schedule).clone(),
+    }
+}
 
-    let select = {
-        let (selected, on_select) = (selected.clone(), props.on_select.clone());
-        Callback::from(move |k: ChartKind| {
-            if *selected != k {
-                selected.set(k);
-                on_select.emit(k);
-            }
-        })
-    };
-    let onkeydown = {
-        let (select, current) = (select.clone(), kind);
-        Callback::from(move |e: KeyboardEvent| {
-            if let Some(k) = tab_after_key(current, &e.key()) {
-                e.prevent_default();
-                select.emit(k);
-                focus_by_id(&format!("chart-tab-{}", k.as_str()));
-            }
-        })
-    };
+/// The canvas of one chart.
+fn canvas(chart: Rc<Chart>, id: String, key: String, theme: Theme, height: u32) -> Html {
+    html! { <ChartCanvas {key} {id} {chart} {theme} {height} /> }
+}
 
-    let theme_v = *theme;
-    let body = match (&*estimate, kind) {
-        (None, _) => {
-            let msg = match &*props.estimate {
-                Err(e) => match e.issues.first() {
-                    Some(i) => format!(
-                        "The charts appear once the scenario is valid ({} problem{}; first: {}: {}).",
-                        e.issues.len(),
-                        if e.issues.len() == 1 { "" } else { "s" },
-                        i.field,
-                        i.message
-                    ),
-                    None => "The charts appear once the scenario is valid.".to_string(),
-                },
-                Ok(_) => String::new(),
-            };
-            html! { <p class="charts-error" role="status">{ msg }</p> }
-        }
-        (Some(_), ChartKind::Memory | ChartKind::Time) => {
-            let b = if kind == ChartKind::Memory {
-                (*memory).clone()
+/// What the selected chart shows: a message while the scenario is invalid, else its canvas
+/// (two side by side for an A/B memory or time chart; the mode toggle above the scaling chart).
+fn body(
+    props: &ChartsPanelProps,
+    kind: ChartKind,
+    charts: &Charts,
+    scaling: &UseStateHandle<Scaling>,
+    theme: Theme,
+) -> Html {
+    let id = format!("chart-{}", kind.as_str());
+    let key = kind.as_str().to_string();
+    if charts.memory.is_none() {
+        return invalid_message(&props.estimate);
+    }
+    match kind {
+        ChartKind::Memory | ChartKind::Time => {
+            let (b, a) = if kind == ChartKind::Memory {
+                (
+                    charts.memory.clone(),
+                    charts.ab.as_ref().map(|x| (x.0.clone(), None)),
+                )
             } else {
-                (*time).clone()
+                (
+                    charts.time.clone(),
+                    charts.ab.as_ref().map(|x| (x.1.clone(), Some(x.2.clone()))),
+                )
             };
-            let ab = (*pinned_charts).clone().zip((*pinned).clone());
-            match (b, ab) {
-                (Some(b), Some(((am, at, bt), (_, ae)))) => {
-                    let (a, b) = if kind == ChartKind::Memory {
-                        (am, b)
-                    } else {
-                        (at, bt)
-                    };
-                    let summary = (*estimate)
-                        .as_ref()
-                        .map(|be| ab_summary(&ae, be))
-                        .unwrap_or_default();
-                    html! {
-                        <>
-                            <p class="charts-ab-summary">{ summary }</p>
-                            <div class="charts-ab">
-                                <section class="charts-ab-side" aria-label="A: pinned scenario">
-                                    <h3 class="charts-ab-title"><span class="ab-badge ab-a">{ "A" }</span>{ " pinned" }</h3>
-                                    <ChartCanvas key={format!("{}-a", kind.as_str())} id={format!("chart-{}-a", kind.as_str())} chart={a} theme={theme_v} height={360} />
-                                </section>
-                                <section class="charts-ab-side" aria-label="B: current scenario">
-                                    <h3 class="charts-ab-title"><span class="ab-badge ab-b">{ "B" }</span>{ " current" }</h3>
-                                    <ChartCanvas key={kind.as_str()} id={format!("chart-{}", kind.as_str())} chart={b} theme={theme_v} height={360} />
-                                </section>
-                            </div>
-                        </>
-                    }
+            match (b, a) {
+                (Some(b), Some((a, b_shared))) => {
+                    ab_view(props, kind, a, b_shared.unwrap_or(b), theme)
                 }
-                (Some(b), None) => html! {
-                    <ChartCanvas key={kind.as_str()} id={format!("chart-{}", kind.as_str())} chart={b} theme={theme_v} height={380} />
-                },
+                (Some(b), None) => canvas(b, id, key, theme, 380),
                 (None, _) => html! {},
             }
         }
-        (Some(_), ChartKind::Scaling) => {
-            let toggle = |mode: Scaling, label: &'static str| {
-                let scaling = scaling.clone();
-                let pressed = *scaling == mode;
-                html! {
-                    <button type="button" class="scaling-mode" aria-pressed={pressed.to_string()}
-                        onclick={Callback::from(move |_: MouseEvent| scaling.set(mode))}>{ label }</button>
-                }
-            };
-            html! {
-                <>
-                    <div class="scaling-toggle" role="group" aria-label="Scaling mode">
-                        { toggle(Scaling::Strong, "Strong scaling (fixed global batch)") }
-                        { toggle(Scaling::Weak, "Weak scaling (fixed batch per replica)") }
-                    </div>
-                    if let Some(chart) = (*scaling_chart).clone() {
-                        <ChartCanvas key="scaling" id="chart-scaling" {chart} theme={theme_v} height={460} />
-                    }
-                </>
-            }
-        }
-        (Some(_), ChartKind::Bucket) => match (*bucket_chart).clone() {
-            Some(chart) => {
-                html! { <ChartCanvas key="bucket" id="chart-bucket" {chart} theme={theme_v} height={380} /> }
-            }
+        ChartKind::Scaling => html! {
+            <>
+                { scaling_toggle(scaling) }
+                { for charts.scaling.clone().map(|c| canvas(c, id, key, theme, 460)) }
+            </>
+        },
+        ChartKind::Bucket => match charts.bucket.clone() {
+            Some(c) => canvas(c, id, key, theme, 380),
             None => {
                 html! { <p class="charts-error">{ "The bucket sweep needs a valid scenario." }</p> }
             }
         },
-        (Some(_), ChartKind::Schedule) => match (*schedule_chart).clone() {
-            Some(chart) => {
-                html! { <ChartCanvas key="schedule" id="chart-schedule" {chart} theme={theme_v} height={380} /> }
-            }
-            None => html! {},
-        },
-        (Some(_), ChartKind::Search) => html! {},
-    };
-    // The search panel stays mounted (hidden when another tab is shown) so its result survives
-    // tab switches; it only searches while visible.
-    let search = if ok && (props.only.is_none() || props.only == Some(ChartKind::Search)) {
-        let visible = kind == ChartKind::Search;
-        html! {
-            <div class="charts-search" hidden={!visible}>
-                <SearchPanel
-                    scenario={props.scenario.clone()}
-                    estimate={props.estimate.clone()}
-                    enabled={visible}
-                    theme={theme_v}
-                    on_apply_layout={props.on_apply_layout.clone()}
-                />
-            </div>
-        }
-    } else {
-        html! {}
-    };
-
-    let panel_id = format!("chart-panel-{}", kind.as_str());
-    if props.only.is_some() {
-        return html! {
-            <div class={classes!("charts", "charts-panel", "charts-embed", theme_class(theme_v))} id="charts" data-chart={kind.as_str()}>
-                { body }
-                { search }
-            </div>
-        };
+        ChartKind::Schedule => charts
+            .schedule
+            .clone()
+            .map_or_else(|| html! {}, |c| canvas(c, id, key, theme, 380)),
+        ChartKind::Search => html! {},
     }
+}
+
+/// Why there are no charts: the first of the scenario's problems.
+fn invalid_message(estimate: &Result<Estimate, ScenarioError>) -> Html {
+    let msg = match estimate {
+        Err(e) => match e.issues.first() {
+            Some(i) => format!(
+                "The charts appear once the scenario is valid ({} problem{}; first: {}: {}).",
+                e.issues.len(),
+                if e.issues.len() == 1 { "" } else { "s" },
+                i.field,
+                i.message
+            ),
+            None => "The charts appear once the scenario is valid.".to_string(),
+        },
+        Ok(_) => String::new(),
+    };
+    html! { <p class="charts-error" role="status">{ msg }</p> }
+}
+
+/// A (pinned) and B (current) side by side, with the B-vs-A caption.
+fn ab_view(
+    props: &ChartsPanelProps,
+    kind: ChartKind,
+    a: Rc<Chart>,
+    b: Rc<Chart>,
+    theme: Theme,
+) -> Html {
+    let summary = match (&*props.estimate, props.pinned.as_deref()) {
+        (Ok(be), Some((_, Ok(ae)))) => ab_summary(ae, be),
+        _ => String::new(),
+    };
+    let k = kind.as_str();
     html! {
-        <section class={classes!("card", "charts", "charts-panel", theme_class(theme_v))} id="charts"
-            aria-label="Charts" data-chart={kind.as_str()}>
-            <div class="charts-tabs" role="tablist" aria-label="Charts">
-                { for ChartKind::ALL.iter().map(|&k| {
-                    let on = k == kind;
-                    let onclick = {
-                        let select = select.clone();
-                        Callback::from(move |_: MouseEvent| select.emit(k))
-                    };
-                    html! {
-                        <button
-                            type="button"
-                            role="tab"
-                            class="charts-tab"
-                            id={format!("chart-tab-{}", k.as_str())}
-                            aria-selected={on.to_string()}
-                            aria-controls={format!("chart-panel-{}", k.as_str())}
-                            tabindex={if on { "0" } else { "-1" }}
-                            {onclick}
-                            onkeydown={onkeydown.clone()}
-                        >{ tab_label(k) }</button>
-                    }
-                }) }
+        <>
+            <p class="charts-ab-summary">{ summary }</p>
+            <div class="charts-ab">
+                <section class="charts-ab-side" aria-label="A: pinned scenario">
+                    <h3 class="charts-ab-title"><span class="ab-badge ab-a">{ "A" }</span>{ " pinned" }</h3>
+                    { canvas(a, format!("chart-{k}-a"), format!("{k}-a"), theme, 360) }
+                </section>
+                <section class="charts-ab-side" aria-label="B: current scenario">
+                    <h3 class="charts-ab-title"><span class="ab-badge ab-b">{ "B" }</span>{ " current" }</h3>
+                    { canvas(b, format!("chart-{k}"), k.to_string(), theme, 360) }
+                </section>
             </div>
-            <div class="charts-tabpanel" role="tabpanel" id={panel_id}
-                aria-labelledby={format!("chart-tab-{}", kind.as_str())}>
-                { body }
-                { search }
-            </div>
-        </section>
+        </>
+    }
+}
+
+/// Strong / weak scaling buttons.
+fn scaling_toggle(scaling: &UseStateHandle<Scaling>) -> Html {
+    let toggle = |mode: Scaling, label: &'static str| {
+        let scaling = scaling.clone();
+        let pressed = *scaling == mode;
+        html! {
+            <button type="button" class="scaling-mode" aria-pressed={pressed.to_string()}
+                onclick={Callback::from(move |_: MouseEvent| scaling.set(mode))}>{ label }</button>
+        }
+    };
+    html! {
+        <div class="scaling-toggle" role="group" aria-label="Scaling mode">
+            { toggle(Scaling::Strong, "Strong scaling (fixed global batch)") }
+            { toggle(Scaling::Weak, "Weak scaling (fixed batch per replica)") }
+        </div>
+    }
+}
+
+/// The search panel. It stays mounted (hidden when another tab is shown) so its result
+/// survives tab switches; it only searches while visible.
+fn search_panel(props: &ChartsPanelProps, kind: ChartKind, ok: bool, theme: Theme) -> Html {
+    if !ok || !(props.only.is_none() || props.only == Some(ChartKind::Search)) {
+        return html! {};
+    }
+    let visible = kind == ChartKind::Search;
+    html! {
+        <div class="charts-search" hidden={!visible}>
+            <SearchPanel
+                scenario={props.scenario.clone()}
+                estimate={props.estimate.clone()}
+                enabled={visible}
+                {theme}
+                on_apply_layout={props.on_apply_layout.clone()}
+            />
+        </div>
+    }
+}
+
+/// The tab list: click or arrow keys choose a chart (the owner's `on_select`); the keyboard
+/// moves focus to the new tab.
+fn tabs(kind: ChartKind, on_select: &Callback<ChartKind>) -> Html {
+    let onkeydown = {
+        let on_select = on_select.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if let Some(k) = tab_after_key(kind, &e.key()) {
+                e.prevent_default();
+                on_select.emit(k);
+                focus_by_id(&format!("chart-tab-{}", k.as_str()));
+            }
+        })
+    };
+    html! {
+        <div class="charts-tabs" role="tablist" aria-label="Charts">
+            { for ChartKind::ALL.iter().map(|&k| {
+                let on = k == kind;
+                let onclick = {
+                    let on_select = on_select.clone();
+                    Callback::from(move |_: MouseEvent| if k != kind { on_select.emit(k) })
+                };
+                html! {
+                    <button
+                        type="button"
+                        role="tab"
+                        class="charts-tab"
+                        id={format!("chart-tab-{}", k.as_str())}
+                        aria-selected={on.to_string()}
+                        aria-controls={format!("chart-panel-{}", k.as_str())}
+                        tabindex={if on { "0" } else { "-1" }}
+                        {onclick}
+                        onkeydown={onkeydown.clone()}
+                    >{ tab_label(k) }</button>
+                }
+            }) }
+        </div>
     }
 }
 
@@ -489,7 +543,7 @@ mod ssr {
         scenario: Scenario,
         pinned: Option<Rc<(Scenario, Result<Estimate, ScenarioError>)>>,
         only: Option<ChartKind>,
-        initial: ChartKind,
+        selected: ChartKind,
     ) -> String {
         let e = crate::engine::estimate(&scenario);
         render(ChartsPanelProps {
@@ -497,7 +551,7 @@ mod ssr {
             estimate: Rc::new(e),
             pinned,
             only,
-            initial,
+            selected,
             on_apply_layout: Callback::noop(),
             on_select: Callback::noop(),
         })

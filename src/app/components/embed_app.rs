@@ -1,16 +1,14 @@
 //! The embed shell: one chart, a one-line summary and a link to the full app; no forms, no page
 //! chrome. Posts its height to the parent page.
 
-use std::rc::Rc;
-
 use yew::prelude::*;
 
 use crate::app::charts::ChartKind;
 use crate::app::components::charts_panel::ChartsPanel;
 use crate::app::components::summary::one_line;
+use crate::app::derived::Derived;
 use crate::app::hooks::use_post_height;
 use crate::app::state::State;
-use crate::engine::estimate;
 
 /// Props of [`EmbedApp`].
 #[derive(Clone, Debug, PartialEq, Properties)]
@@ -26,13 +24,8 @@ pub fn EmbedApp(props: &EmbedAppProps) -> Html {
     use_post_height(node.clone());
     let s = &props.state;
     let kind = s.embed.unwrap_or(ChartKind::Memory);
-    let scenario = use_memo(s.scenario.clone(), |x| Rc::new(x.clone()));
-    let est = use_memo(s.scenario.clone(), |x| Rc::new(estimate(x)));
-    let pinned = use_memo(s.pinned.clone(), |p| {
-        p.as_ref()
-            .map(|p| Rc::new((p.scenario.clone(), estimate(&p.scenario))))
-    });
-    let line = match &**est {
+    let derived = use_memo(s.clone(), Derived::of);
+    let line = match &*derived.estimate {
         Ok(e) => one_line(e, &s.scenario),
         Err(e) => format!(
             "This plan has {} problem(s) in its inputs; open it in paracalc to fix them.",
@@ -43,11 +36,11 @@ pub fn EmbedApp(props: &EmbedAppProps) -> Html {
     html! {
         <div class="embed" ref={node} id="embed">
             <ChartsPanel
-                scenario={(*scenario).clone()}
-                estimate={(*est).clone()}
-                pinned={(*pinned).clone()}
+                scenario={derived.scenario.clone()}
+                estimate={derived.estimate.clone()}
+                pinned={derived.pinned.clone()}
                 only={Some(kind)}
-                initial={kind}
+                selected={kind}
                 on_apply_layout={Callback::noop()}
             />
             <p class="embed-line" id="summary">

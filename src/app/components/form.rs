@@ -6,7 +6,7 @@ use yew::prelude::*;
 
 use crate::app::components::num_field::{checkbox, select, NumField, Opt};
 use crate::app::state::Action;
-use crate::scenario::{FieldId, FieldRef, Issue, Scenario, Value};
+use crate::scenario::{FieldId, FieldRef, Issue, Kind, Scenario, Value};
 
 /// Props of every form section ([`ModelForm`](super::model_form::ModelForm) …).
 #[derive(Clone, Debug, PartialEq, Properties)]
@@ -77,6 +77,16 @@ pub fn switch_field(id: FieldId, props: &FormProps, checked: bool) -> Html {
     let on_change = Callback::from(move |b: bool| on_action.emit(Action::Set(id, Value::Bool(b))));
     let errors = errors_for(&props.issues, id);
     checkbox(def.path, def.label, def.help, checked, &errors, on_change)
+}
+
+/// The select options of an optional choice field: the default (named), then every id of its
+/// kind.
+pub fn choice_options(id: FieldId, default: &str) -> Vec<Opt> {
+    let mut out = vec![Opt::new("", format!("default ({default})"))];
+    if let Kind::Choice(all) = id.def().kind {
+        out.extend(all.iter().map(|x| Opt::new(*x, *x)));
+    }
+    out
 }
 
 /// The select options of an optional switch: the default (named), on, off.

@@ -36,6 +36,7 @@ pub fn ModelForm(props: &FormProps) -> Html {
     let name_errors = errors_for(issues, FieldId::ModelName);
     let kv_default = format!("{} (= heads)", m.heads);
     let ffn_default = format!("{} (= 4 × hidden)", m.hidden.saturating_mul(4));
+    let head_dim_default = format!("{} (= hidden / heads)", m.hidden / m.heads.max(1));
     html! {
         <fieldset class="group" id="group-model">
             <legend>{ "Model" }</legend>
@@ -59,6 +60,8 @@ pub fn ModelForm(props: &FormProps) -> Html {
                     m.ffn_act.as_str()) }
                 { num_field(FieldId::Vocab, props, "") }
                 { num_field(FieldId::SeqLen, props, "") }
+                { num_field(FieldId::HeadDim, props, &head_dim_default) }
+                { num_field(FieldId::MtpLayers, props, "0") }
             </div>
             { switch_field(FieldId::TiedEmbeddings, props, m.tied_embeddings) }
             { checkbox("model.moe", "Mixture of experts", "Replace each MLP by routed experts.",
@@ -68,6 +71,23 @@ pub fn ModelForm(props: &FormProps) -> Html {
                     { num_field(FieldId::Experts, props, "") }
                     { num_field(FieldId::TopK, props, "") }
                     { num_field(FieldId::ExpertFfn, props, "") }
+                    { num_field(FieldId::SharedExperts, props, "0") }
+                    { num_field(FieldId::SharedExpertFfn, props, "= expert FFN") }
+                    { num_field(FieldId::DenseLayers, props, "0") }
+                    { num_field(FieldId::MoeEvery, props, "1") }
+                    { num_field(FieldId::Imbalance, props, "1") }
+                </div>
+            }
+            { checkbox("model.mla", "Latent attention (MLA)", "DeepSeek-V2/V3 multi-head latent attention; switching it on starts from DeepSeek-V3's ranks.",
+                m.mla.is_some(), &errors_for(issues, "model.mla"),
+                send(props, |b: bool| Some(Action::Set(FieldId::MlaKvRank, Value::Count(if b { 512 } else { 0 }))))) }
+            if m.mla.is_some() {
+                <div class="grid">
+                    { num_field(FieldId::MlaKvRank, props, "") }
+                    { num_field(FieldId::MlaQRank, props, "") }
+                    { num_field(FieldId::MlaNopeDim, props, "") }
+                    { num_field(FieldId::MlaRopeDim, props, "") }
+                    { num_field(FieldId::MlaVDim, props, "") }
                 </div>
             }
         </fieldset>

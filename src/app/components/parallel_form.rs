@@ -72,6 +72,7 @@ pub fn ParallelForm(props: &FormProps) -> Html {
                 { num_field(FieldId::Dp, props, "") }
                 { num_field(FieldId::Cp, props, "") }
                 if s.model.moe.is_some() || p.ep > 1 { { num_field(FieldId::Ep, props, "") } }
+                if s.model.moe.is_some() || p.etp.is_some() { { num_field(FieldId::Etp, props, "= tp") } }
                 { num_field(FieldId::Vp, props, "") }
                 { select_field(FieldId::ZeroStage, props,
                     vec![Opt::new("0", "0: replicated"), Opt::new("1", "1: optimizer"), Opt::new("2", "2: + gradients"), Opt::new("3", "3: + weights")],
@@ -81,6 +82,7 @@ pub fn ParallelForm(props: &FormProps) -> Html {
                         Opt::new("zb-h1", "ZB-H1 (zero bubble)"), Opt::new("zb-v", "ZB-V (vp = 2)"), Opt::new("dualpipe", "DualPipe"), Opt::new("dualpipev", "DualPipeV (vp = 2)")],
                     sched) }
                 { num_field(FieldId::BucketMb, props, "framework default") }
+                if p.zero_stage > 0 || p.shard_ranks.is_some() { { num_field(FieldId::ShardRanks, props, "= dp") } }
                 { select_field(FieldId::TpCommOverlap, props, opt_bool_options("off"), opt_bool_value(p.tp_comm_overlap)) }
                 { select_field(FieldId::DpCommOverlap, props, opt_bool_options("on"), opt_bool_value(p.dp_comm_overlap)) }
             </div>

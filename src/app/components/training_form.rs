@@ -3,7 +3,7 @@
 use yew::prelude::*;
 
 use crate::app::components::form::{
-    errors_for, num_field, opt_bool_value, select_field, switch_field, FormProps,
+    choice_options, errors_for, num_field, opt_bool_value, select_field, switch_field, FormProps,
 };
 use crate::app::components::num_field::Opt;
 use crate::app::state::{fitting_global_batch, Action};
@@ -47,6 +47,12 @@ pub fn TrainingForm(props: &FormProps) -> Html {
                 { num_field(FieldId::OptimizerOffload, props, "none") }
                 { num_field(FieldId::ActivationOffload, props, "none") }
                 { select_field(FieldId::Optimizer, props, vec![Opt::new("adam", "Adam / AdamW")], "adam") }
+                { select_field(FieldId::Framework, props, choice_options(FieldId::Framework, "Megatron-LM"),
+                    t.framework.map_or("", |f| f.as_str())) }
+                if t.precision == Precision::Fp8 || t.fp8_recipe.is_some() {
+                    { select_field(FieldId::Fp8Recipe, props, choice_options(FieldId::Fp8Recipe, "delayed"),
+                        t.fp8_recipe.map_or("", |r| r.as_str())) }
+                }
                 { select_field(FieldId::GradReduceFp32, props,
                     vec![Opt::new("", "default (fp32)"), Opt::new("on", "fp32"), Opt::new("off", "16-bit (bf16/fp16)")],
                     opt_bool_value(t.grad_reduce_in_fp32)) }

@@ -1,5 +1,6 @@
 //! Mirrors the state into the page URL, debounced.
 
+use std::rc::Rc;
 use std::time::Duration;
 
 use gloo::timers::callback::Timeout;
@@ -16,10 +17,10 @@ pub const DEBOUNCE: Duration = Duration::from_millis(250);
 /// Runs only in the browser (effects never run during server-side rendering).
 ///
 /// ```text
-/// use_url_sync(state.to_query());
+/// use_url_sync(derived.query.clone());
 /// ```
 #[hook]
-pub fn use_url_sync(query: String) {
+pub fn use_url_sync(query: Rc<str>) {
     let pending = use_mut_ref(|| None::<Timeout>);
     use_effect_with(query, move |query| {
         let query = query.clone();

@@ -19,7 +19,7 @@ pub fn communicators(s: &Scenario) -> u64 {
 }
 
 /// Megatron-LM's default DDP bucket: `max(4·10⁷, 10⁶·dp)` parameters
-/// (`distributed_data_parallel.py`, FORMULAS.md §7.6).
+/// (`distributed_data_parallel.py`, [FORMULAS.md](crate::docs::formulas) §7.6).
 pub fn default_bucket_params(dp: u64) -> f64 {
     (1.0e6 * dp as f64).max(4.0e7)
 }

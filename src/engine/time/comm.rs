@@ -1,6 +1,6 @@
 //! α–β cost of collectives per link tier, and which tier a parallel group uses.
 //!
-//! Costs (Thakur, Rabenseifner & Gropp 2005; nccl-tests `doc/PERFORMANCE.md`, FORMULAS.md §7.1-7.2),
+//! Costs (Thakur, Rabenseifner & Gropp 2005; nccl-tests `doc/PERFORMANCE.md`, [FORMULAS.md](crate::docs::formulas) §7.1-7.2),
 //! with `S` the full buffer, `n` ranks and `B` the bus bandwidth the group achieves:
 //! - ring all-reduce `α + 2(n−1)/n·S/B`;
 //! - reduce-scatter or all-gather `α + (n−1)/n·S/B`;
@@ -11,7 +11,7 @@
 //! with stride `st` keeps `k = clamp(domain/st, 1, n)` members inside one NVLink domain. If `k = n`
 //! it runs on NVLink; otherwise it crosses the network, and since every node carries the traffic of
 //! its `k` members on `k` NICs, the ring's bus bandwidth is `min(B_nvlink, k·B_nic)` (the
-//! hierarchical argument of FORMULAS.md §7.4).
+//! hierarchical argument of [FORMULAS.md](crate::docs::formulas) §7.4).
 
 use crate::scenario::GpuSpec;
 use serde::Serialize;

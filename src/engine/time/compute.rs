@@ -5,7 +5,7 @@
 //! `t = max(F / (peak·e_gemm), D / (HBM·e_hbm)) + τ`.
 //! The fixed cost `τ` (launch, ramp-up, the last partial wave of tiles) makes small GEMMs run far
 //! below peak: the effective efficiency is `e_gemm · F/(F + τ·peak·e_gemm)`, the same shape as
-//! Calculon's step curve by GEMM size (`calculon/processor.py`, FORMULAS.md §8) but smooth. TP
+//! Calculon's step curve by GEMM size (`calculon/processor.py`, [FORMULAS.md](crate::docs::formulas) §8) but smooth. TP
 //! shrinks every GEMM by `t`, so this is where small TP shards lose efficiency.
 //!
 //! The constants are per GPU generation ([`Generation`]), a handful of numbers each, chosen from

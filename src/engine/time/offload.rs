@@ -23,11 +23,7 @@ use crate::scenario::GpuSpec;
 pub(crate) fn offload_s(x: &Inputs, gpu: &GpuSpec, crit: &StageTimes, stage_params: f64) -> f64 {
     let bps = gpu.host_link_gbps() * 1e9 * super::comm::PCIE_EFFICIENCY;
     let f = x.s.training.optimizer_offload();
-    let grad_bytes = if x.s.parallel.zero_stage >= 2 {
-        x.pbytes
-    } else {
-        x.main_grad_bytes
-    };
+    let grad_bytes = super::data_parallel::reduced_grad_bytes(x);
     let opt = f * local_params(x, stage_params) * (grad_bytes + x.pbytes) / bps;
     let a = x.s.training.activation_offload();
     let act = if a > 0.0 {
