@@ -880,8 +880,8 @@ fn bf16_gradient_buffer_llama31_405b_stage_1() {
     assert!(e.memory.fits, "peak {}", e.memory.peak_bytes / GIB);
 }
 
-/// Llama 3 8B on one H100 without ZeRO: 18 B/param of model states (2 weights + 4 fp32 gradients
-/// + 12 fp32 master and moments) = 144.5 GB does not fit 80 GiB. Offloading the whole optimizer
+/// Llama 3 8B on one H100 without ZeRO: 18 B/param of model states (2 weights, 4 fp32 gradients,
+/// 12 fp32 master and moments) = 144.5 GB does not fit 80 GiB. Offloading the whole optimizer
 /// (`training.optimizer_offload = 1`, Megatron-Core `--optimizer-cpu-offload
 /// --optimizer-offload-fraction 1.0`) moves the 12 B/param to host memory and makes it fit; the
 /// step pays the host link: each step the 4-byte main gradients go down and the 2-byte weights

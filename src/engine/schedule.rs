@@ -416,7 +416,9 @@ fn dual_ops(ops: &mut Vec<Op>, p: u64, m: u64, schedule: Schedule, rank: u64) {
             });
         }
     };
-    let middle = if v_shape { r == n - 1 } else { r == n - 1 };
+    // DualPipeV's last rank, DualPipe's two middle ranks: their first main-step pair is not
+    // overlapped.
+    let middle = r == n - 1;
     let step4 = (per_phase + r + 1).saturating_sub(2 * n);
     for _ in 0..(n - r - 1) * 2 {
         f(ops, 0, false);
@@ -446,13 +448,15 @@ fn dual_ops(ops: &mut Vec<Op>, p: u64, m: u64, schedule: Schedule, rank: u64) {
         f(ops, 1, true);
         b(ops, &mut wq, 0, false);
     }
+    // The second half of this phase runs zero-bubble backwards.
     let mut zb = false;
-    for i in 0..r + 1 {
-        if i == (r + 1) / 2 && r % 2 == 1 {
+    let step6 = r + 1;
+    for i in 0..step6 {
+        if i == step6 / 2 && r % 2 == 1 {
             zb = true;
         }
         b(ops, &mut wq, 1, zb);
-        if i == (r + 1) / 2 && r % 2 == 0 {
+        if i == step6 / 2 && r % 2 == 0 {
             zb = true;
         }
         b(ops, &mut wq, 0, zb);
