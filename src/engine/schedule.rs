@@ -851,21 +851,16 @@ mod tests {
 
     #[test]
     fn dualpipe_sizes_its_source_rejects_are_not_drawn() {
-        assert_eq!(
-            timeline(3, 12, 1, Schedule::DualPipe, 1.0, 2.0),
-            Err(ScheduleError::NotDrawn)
-        );
-        assert_eq!(
-            timeline(4, 6, 1, Schedule::DualPipe, 1.0, 2.0),
-            Err(ScheduleError::NotDrawn)
-        );
-        assert_eq!(
-            timeline(4, 7, 2, Schedule::DualPipeV, 1.0, 2.0),
-            Err(ScheduleError::NotDrawn)
-        );
-        assert_eq!(
-            timeline(4, 16, 2, Schedule::ZbV, 1.0, 2.0),
-            Err(ScheduleError::NotDrawn)
-        );
+        // Odd p, odd m, m < 2p; ZB-V is never laid out here.
+        for (p, m, v, sched) in [
+            (3, 12, 1, Schedule::DualPipe),
+            (4, 9, 1, Schedule::DualPipe),
+            (4, 6, 1, Schedule::DualPipe),
+            (4, 7, 2, Schedule::DualPipeV),
+            (4, 16, 2, Schedule::ZbV),
+        ] {
+            let got = timeline(p, m, v, sched, 1.0, 2.0);
+            assert_eq!(got, Err(ScheduleError::NotDrawn), "{sched:?} p={p} m={m}");
+        }
     }
 }
