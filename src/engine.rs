@@ -10,6 +10,7 @@
 //! numbers (e.g. "Korthikanti et al. 2022, Table 2") appear in the doc comments.
 #![deny(missing_docs)]
 
+pub mod advice;
 pub mod estimate;
 pub mod layout;
 pub mod memory;
@@ -17,6 +18,7 @@ pub mod schedule;
 pub mod search;
 pub mod shape;
 pub mod split;
+pub mod stack;
 pub mod sweep;
 pub mod time;
 

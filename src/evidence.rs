@@ -102,26 +102,163 @@ fn gpu_id(s: &Scenario) -> String {
 }
 
 /// How far `case` is from `s`: |log₂| of the parameter-count ratio, plus half the |log₂| of the
-/// GPU-count ratio, plus 1 for another GPU model, plus ½ for another family of GPU (A100 vs H100).
+/// GPU-count ratio, plus 1.5 for another GPU model (½ for another of the same family, A100 vs
+/// H100), plus half the |log₂| of the sequence-length ratio, plus 2 for dense vs MoE, plus ½ for
+/// another precision class (FP8 vs 16-bit; ⅛ for fp16 vs bf16), plus ½ for another framework,
+/// plus ¼ for each parallel dimension (tp, pp, cp, ep) used by one and not the other.
 pub fn distance(s: &Scenario, case: &Scenario) -> f64 {
+    let log2 = |a: f64, b: f64| (a.max(1.0) / b.max(1.0)).log2().abs();
     let params = (size(s) / size(case)).log2().abs();
-    let gpus = (s.cluster.num_gpus.max(1) as f64 / case.cluster.num_gpus.max(1) as f64)
-        .log2()
-        .abs();
-    let (a, b) = (gpu_id(s), gpu_id(case));
-    let gpu = if a == b {
-        0.0
-    } else if a.get(..4).is_some() && a.get(..4) == b.get(..4) {
-        0.5
-    } else {
-        1.5
-    };
-    let d = params + 0.5 * gpus + gpu;
+    let gpus = log2(s.cluster.num_gpus as f64, case.cluster.num_gpus as f64);
+    let seq = log2(s.model.seq_len as f64, case.model.seq_len as f64);
+    let d = params
+        + 0.5 * gpus
+        + gpu_gap(s, case)
+        + 0.5 * seq
+        + if s.model.moe.is_some() != case.model.moe.is_some() {
+            2.0
+        } else {
+            0.0
+        }
+        + precision_gap(s, case)
+        + if s.training.framework() != case.training.framework() {
+            0.5
+        } else {
+            0.0
+        }
+        + 0.25 * layout_differences(s, case) as f64;
     if d.is_finite() {
         d
     } else {
         f64::MAX
     }
+}
+
+fn gpu_gap(s: &Scenario, case: &Scenario) -> f64 {
+    let (a, b) = (gpu_id(s), gpu_id(case));
+    if a == b {
+        0.0
+    } else if a.get(..4).is_some() && a.get(..4) == b.get(..4) {
+        0.5
+    } else {
+        1.5
+    }
+}
+
+fn precision_gap(s: &Scenario, case: &Scenario) -> f64 {
+    use crate::scenario::Precision::{Fp16, Fp8};
+    let (a, b) = (s.training.precision, case.training.precision);
+    if a == b {
+        0.0
+    } else if (a == Fp8) != (b == Fp8) {
+        0.5
+    } else if a == Fp16 || b == Fp16 {
+        0.125
+    } else {
+        0.5
+    }
+}
+
+/// Parallel dimensions (tp, pp, cp, ep) that one plan uses (degree > 1) and the other does not.
+fn layout_differences(s: &Scenario, case: &Scenario) -> usize {
+    let (p, q) = (&s.parallel, &case.parallel);
+    [(p.tp, q.tp), (p.pp, q.pp), (p.cp, q.cp), (p.ep, q.ep)]
+        .iter()
+        .filter(|(a, b)| (*a > 1) != (*b > 1))
+        .count()
+}
+
+/// Largest [`distance`] at which a run counts as similar to the plan (e.g. the same model on
+/// twice the GPUs of the same kind, or a model of 2× the size on the same GPUs with one more
+/// parallel dimension). Runs that are dense when the plan is MoE (or the reverse), or whose
+/// sequence length differs by more than 2×, never count as similar.
+pub const SIMILAR: f64 = 1.5;
+
+/// Whether `case` is similar to `s` (see [`SIMILAR`]).
+pub fn similar(s: &Scenario, case: &Scenario) -> bool {
+    let seq = (s.model.seq_len.max(1) as f64 / case.model.seq_len.max(1) as f64)
+        .log2()
+        .abs();
+    s.model.moe.is_some() == case.model.moe.is_some() && seq <= 1.0 && distance(s, case) <= SIMILAR
+}
+
+/// What differs between the plan `s` and the run `case`, in words ("MoE vs dense",
+/// "sequence 8192 vs 131072"…); empty when they match on everything [`distance`] looks at but
+/// size and GPU count.
+pub fn differences(s: &Scenario, case: &Scenario) -> Vec<String> {
+    let mut out = Vec::new();
+    let kind = |x: &Scenario| {
+        if x.model.moe.is_some() {
+            "MoE"
+        } else {
+            "dense"
+        }
+    };
+    if kind(s) != kind(case) {
+        out.push(format!("{} run", kind(case)));
+    }
+    let ratio = size(s) / size(case);
+    if !(0.67..=1.5).contains(&ratio) {
+        out.push(format!("model {}× the size", sig2(1.0 / ratio)));
+    }
+    if s.model.seq_len != case.model.seq_len {
+        out.push(format!("sequence {}", case.model.seq_len));
+    }
+    if gpu_gap(s, case) > 0.0 {
+        out.push(format!("GPU {}", case.cluster.gpu_name()));
+    }
+    if s.training.precision != case.training.precision {
+        out.push(case.training.precision.as_str().to_string());
+    }
+    if s.training.framework() != case.training.framework() {
+        out.push(case.training.framework().as_str().to_string());
+    }
+    if layout_differences(s, case) > 0 {
+        out.push("parallel style".to_string());
+    }
+    out
+}
+
+fn sig2(x: f64) -> String {
+    if x >= 10.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.1}")
+    }
+}
+
+/// A run's layout in short: `tp 8 · pp 16 · dp 8`, with cp, ep and vp when used.
+pub fn layout_text(s: &Scenario) -> String {
+    let p = &s.parallel;
+    let mut parts = vec![
+        format!("tp {}", p.tp),
+        format!("pp {}", p.pp),
+        format!("dp {}", p.dp),
+    ];
+    for (name, v) in [("cp", p.cp), ("ep", p.ep), ("vp", p.vp)] {
+        if v > 1 {
+            parts.push(format!("{name} {v}"));
+        }
+    }
+    parts.join(" · ")
+}
+
+/// A published run like plan `s`: same dense/MoE kind, same GPU generation (model family, e.g.
+/// any H100), same framework and the same parallel style (the same of tp, pp, cp, ep in use, and
+/// ZeRO-3 or not). The nearest such run by [`distance`], or `None` when the plan is an
+/// extrapolation from the published runs.
+pub fn published_like<'a>(cases: &'a [Case], s: &Scenario) -> Option<&'a Case> {
+    cases
+        .iter()
+        .filter(|c| {
+            let r = &c.scenario;
+            r.model.moe.is_some() == s.model.moe.is_some()
+                && gpu_gap(s, r) < 1.0
+                && r.training.framework() == s.training.framework()
+                && layout_differences(s, r) == 0
+                && (r.parallel.zero_stage >= 3) == (s.parallel.zero_stage >= 3)
+        })
+        .min_by(|a, b| distance(s, &a.scenario).total_cmp(&distance(s, &b.scenario)))
 }
 
 /// The `k` cases nearest to `s`, nearest first (ties in file order).

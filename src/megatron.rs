@@ -19,7 +19,9 @@
 //! ```
 
 use crate::engine::split::{best_split, megatron_first_last};
-use crate::scenario::{FfnAct, Precision, Recompute, Scenario, Schedule};
+use crate::scenario::{
+    AttentionKernel, FfnAct, Fp8Recipe, Precision, Recompute, Scenario, Schedule,
+};
 
 /// The arguments, one per line, each line but the last ending in ` \` (shell continuation);
 /// comment lines start with `#` and come first.
@@ -80,6 +82,15 @@ pub fn launch_args(s: &Scenario) -> String {
         Precision::Fp8 => {
             arg("--bf16".into());
             arg("--fp8-format hybrid".into());
+            // Megatron-LM `--fp8-recipe` (arguments.py: delayed, tensorwise, mxfp8, blockwise);
+            // torchao's rowwise scaling has no Megatron-LM counterpart.
+            match t.fp8_recipe() {
+                Some(Fp8Recipe::Rowwise) => notes.push(
+                    "# fp8_recipe rowwise is torchao's; Megatron-LM has no rowwise recipe".into(),
+                ),
+                Some(r) if t.fp8_recipe.is_some() => arg(format!("--fp8-recipe {}", r.as_str())),
+                _ => {}
+            }
         }
     }
     // A 16-bit gradient buffer (`training.grad_reduce_in_fp32 = false`): Megatron-LM's
@@ -99,6 +110,15 @@ pub fn launch_args(s: &Scenario) -> String {
     }
     if t.flash_attention {
         arg("--use-flash-attn".into());
+        // Megatron-Core `--attention-backend` (AttnBackend: flash, fused = cuDNN, unfused,
+        // local, auto), only when the scenario names a kernel.
+        match t.attention_kernel {
+            Some(AttentionKernel::Cudnn) => arg("--attention-backend fused".into()),
+            Some(AttentionKernel::Fa2 | AttentionKernel::Fa3) => {
+                arg("--attention-backend flash".into())
+            }
+            None => {}
+        }
     }
     if let Some(tokens) = t.train_tokens {
         let samples = (tokens / m.seq_len.max(1) as f64).ceil();

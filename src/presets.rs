@@ -148,6 +148,7 @@ impl ModelPreset {
                 activation_offload: None,
                 framework: None,
                 fp8_recipe: None,
+                attention_kernel: None,
             },
             parallel: Parallel {
                 tp: t.tp,

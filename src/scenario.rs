@@ -39,7 +39,9 @@ pub use gpu::{gpu_preset, GpuPreset, GpuSpec, PeakTflops, GPU_PRESETS, HOST_LINK
 pub use model::{FfnAct, Mla, Model, Moe};
 pub use overhead::Overhead;
 pub use parallel::{Parallel, Schedule};
-pub use training::{Fp8Recipe, Framework, Optimizer, Precision, Recompute, Training};
+pub use training::{
+    AttentionKernel, Fp8Recipe, Framework, Optimizer, Precision, Recompute, Training,
+};
 
 use serde::{Deserialize, Serialize};
 

@@ -86,6 +86,12 @@ fn readable_table_per_stage() {
     assert!(out.contains("Memory per GPU (GiB) by pipeline stage"));
     assert!(out.contains("activations"));
     assert!(out.contains("fits"));
+    // The verdict from engine::advice, and the causal-attention value beside the default.
+    assert!(
+        out.contains("Verdict\n  ") && out.contains(" of the "),
+        "{out}"
+    );
+    assert!(out.contains("Counting attention causally"));
     // One row per stage: 16 lines starting with the stage number.
     let rows = out
         .lines()

@@ -61,3 +61,88 @@ fn nearest_runs_are_the_same_model_and_gpu() {
     // Identical scenario: distance 0.
     assert_eq!(evidence::distance(&s, &s), 0.0);
 }
+
+#[test]
+fn a_long_sequence_or_moe_plan_is_not_matched_to_dense_8k_runs() {
+    let cases = evidence::parse(&generate(PUBLIC).unwrap()).unwrap();
+    // Llama 3 70B at 8K tokens on H100s has similar published runs.
+    let s = model_preset("llama3-70b").unwrap().scenario();
+    let near = evidence::nearest(&cases, &s, 6);
+    assert!(near.iter().any(|c| evidence::similar(&s, &c.scenario)));
+    // At 128K tokens the nearest runs are long-sequence ones where any exist, and none of the
+    // 8K runs counts as similar.
+    let mut long = s.clone();
+    long.model.seq_len = 131_072;
+    for c in evidence::nearest(&cases, &long, 6) {
+        if c.scenario.model.seq_len <= 8192 {
+            assert!(!evidence::similar(&long, &c.scenario), "{}", c.id);
+            let diffs = evidence::differences(&long, &c.scenario);
+            assert!(
+                diffs.iter().any(|d| d.starts_with("sequence ")),
+                "{}: {diffs:?}",
+                c.id
+            );
+        }
+    }
+    // Mixtral: MoE runs come first, and a dense run is never similar.
+    let moe = model_preset("mixtral-8x7b").unwrap().scenario();
+    let near = evidence::nearest(&cases, &moe, 6);
+    assert!(near[0].scenario.model.moe.is_some(), "{}", near[0].id);
+    for c in &cases {
+        if c.scenario.model.moe.is_none() {
+            assert!(!evidence::similar(&moe, &c.scenario));
+        }
+    }
+    // Distance terms: another framework adds ½, another precision class ½, a parallel
+    // dimension used by one only ¼, a 2× longer sequence ½.
+    let mut other = s.clone();
+    other.training.framework = Some(paracalc::scenario::Framework::Deepspeed);
+    assert_eq!(evidence::distance(&s, &other), 0.5);
+    let mut other = s.clone();
+    other.training.precision = paracalc::scenario::Precision::Fp8;
+    assert_eq!(evidence::distance(&s, &other), 0.5);
+    let mut other = s.clone();
+    other.parallel.cp = 1;
+    assert_eq!(evidence::distance(&s, &other), 0.25);
+    let mut other = s.clone();
+    other.model.seq_len *= 2;
+    assert_eq!(evidence::distance(&s, &other), 0.5);
+    assert_eq!(
+        evidence::layout_text(&s),
+        format!(
+            "tp {} · pp {} · dp {} · cp {} · vp {}",
+            s.parallel.tp, s.parallel.pp, s.parallel.dp, s.parallel.cp, s.parallel.vp
+        )
+    );
+}
+
+#[test]
+fn published_like_requires_gpu_generation_framework_and_parallel_style() {
+    let cases = evidence::parse(&generate(PUBLIC).unwrap()).unwrap();
+    let s = model_preset("llama3-70b").unwrap().scenario();
+    let like = evidence::published_like(&cases, &s).expect("NeMo Llama 3 70B runs on H100s");
+    let r = &like.scenario;
+    assert_eq!(r.training.framework(), s.training.framework());
+    assert_eq!(r.model.moe.is_some(), s.model.moe.is_some());
+    for (a, b) in [
+        (r.parallel.tp, s.parallel.tp),
+        (r.parallel.pp, s.parallel.pp),
+        (r.parallel.cp, s.parallel.cp),
+    ] {
+        assert_eq!(a > 1, b > 1, "{}", like.id);
+    }
+    assert!(
+        format!("{:?}", r.cluster.gpu)
+            .to_lowercase()
+            .contains("h100"),
+        "{}",
+        like.id
+    );
+    // The same plan under a framework no published run used with this style: extrapolated.
+    let mut jax = s.clone();
+    jax.training.framework = Some(paracalc::scenario::Framework::Jax);
+    jax.parallel.cp = 1;
+    jax.parallel.pp = 1;
+    jax.parallel.ep = 4;
+    assert!(evidence::published_like(&cases, &jax).is_none());
+}

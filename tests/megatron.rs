@@ -169,3 +169,29 @@ fn first_and_last_stage_layers_schedules_and_offload() {
         .iter()
         .any(|l| l.starts_with("--decoder-first-pipeline-num-layers")));
 }
+
+#[test]
+fn fp8_recipe_and_attention_kernel_become_flags() {
+    use paracalc::scenario::{AttentionKernel, Fp8Recipe};
+    let mut s = model_preset("llama3-70b").unwrap().scenario();
+    s.training.precision = Precision::Fp8;
+    s.training.fp8_recipe = Some(Fp8Recipe::Tensorwise);
+    s.training.flash_attention = true;
+    s.training.attention_kernel = Some(AttentionKernel::Cudnn);
+    let args = launch_args(&s);
+    let l = lines(&args);
+    assert!(l.contains(&"--fp8-recipe tensorwise"), "{args}");
+    assert!(l.contains(&"--attention-backend fused"), "{args}");
+    // torchao's rowwise recipe has no Megatron-LM flag: a comment, not a flag.
+    s.training.fp8_recipe = Some(Fp8Recipe::Rowwise);
+    s.training.attention_kernel = Some(AttentionKernel::Fa3);
+    let args = launch_args(&s);
+    assert!(
+        !args.contains("--fp8-recipe") && args.contains("rowwise"),
+        "{args}"
+    );
+    assert!(
+        lines(&args).contains(&"--attention-backend flash"),
+        "{args}"
+    );
+}

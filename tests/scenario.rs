@@ -201,6 +201,24 @@ fn impossible_modern_settings_name_their_field() {
             "the FP8 recipe rowwise only applies with precision fp8, not bf16.",
         ),
         (
+            "training.fp8_recipe",
+            serde_json::json!({"training": {"precision": "fp8", "fp8_recipe": "mxfp8"},
+                               "cluster": {"gpu": "h100-sxm5-80gb"}}),
+            "the mxfp8 recipe needs Blackwell tensor cores; NVIDIA H100 SXM5 80GB",
+        ),
+        (
+            "training.precision",
+            serde_json::json!({"training": {"precision": "fp8", "fp8_recipe": "rowwise"},
+                               "cluster": {"gpu": "v100-sxm2-32gb"}}),
+            "has no fp8 tensor-core peak",
+        ),
+        (
+            "training.attention_kernel",
+            serde_json::json!({"training": {"flash_attention": true, "attention_kernel": "fa3"},
+                               "cluster": {"gpu": "a100-sxm4-80gb"}}),
+            "FlashAttention-3 runs on Hopper only, not on NVIDIA A100",
+        ),
+        (
             "parallel.etp",
             serde_json::json!({"parallel": {"ep": 64, "etp": 4}}),
             "expert parallel × expert tensor parallel = 64·4 = 256 does not divide tp·cp·dp = 128",

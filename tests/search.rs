@@ -242,3 +242,75 @@ fn value_sweeps_set_the_knob_and_report_bad_values() {
         vec![128, 256]
     );
 }
+
+/// `paracalc search` explains its first choice: the winner's step-time breakdown next to plain
+/// ZeRO-3 over all GPUs, each line's parts adding up to its step.
+#[test]
+fn search_explains_its_choice_with_the_breakdown() {
+    let dir = std::env::temp_dir().join(format!("paracalc-search-why-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("tiny.json");
+    std::fs::write(&path, tiny(8).to_json_pretty()).unwrap();
+    let args: Vec<String> = ["search", path.to_str().unwrap(), "--top", "2"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let out = paracalc::cli::run(&args).unwrap();
+    assert!(out.contains("why #1 (step-time breakdown, s)"), "{out}");
+    let lines: Vec<&str> = out
+        .lines()
+        .filter(|l| {
+            l.starts_with("  #1: step") || l.starts_with("  ZeRO-3, no model parallelism: step")
+        })
+        .collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    for l in lines {
+        // "step S = compute a + recompute b + bubble c + optimizer d + exposed comm e (...)"
+        let nums: Vec<f64> = l
+            .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        let (step, parts) = (nums[1], nums[2] + nums[3] + nums[4] + nums[5] + nums[6]);
+        assert!((step - parts).abs() <= 0.003, "{l}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn layouts_the_framework_cannot_run_are_left_out_with_the_reason() {
+    use paracalc::engine::stack::unsupported;
+    use paracalc::scenario::Framework;
+    let megatron = search(&tiny(8), &SearchSpace::default());
+    let key = "megatron cannot run it: ZeRO-2 has no Megatron-LM launch argument";
+    assert!(
+        megatron.rejected.get(key).copied().unwrap_or(0) > 0,
+        "{:?}",
+        megatron.rejected
+    );
+    assert!(megatron
+        .points
+        .iter()
+        .chain(&megatron.best)
+        .all(|r| r.layout.zero_stage != 2));
+    let mut ds = tiny(8);
+    ds.training.framework = Some(Framework::Deepspeed);
+    let deepspeed = search(&ds, &SearchSpace::default());
+    for r in deepspeed.points.iter().chain(&deepspeed.best) {
+        assert!(unsupported(Framework::Deepspeed, &r.layout).is_none());
+        assert!(r.layout.vp == 1 && r.layout.cp == 1);
+        assert!(!(r.layout.pp > 1 && r.layout.zero_stage >= 2));
+    }
+    assert!(
+        deepspeed.best.iter().any(|r| r.layout.zero_stage == 2),
+        "ZeRO-2 stays for DeepSpeed"
+    );
+    // JAX: no rule, so nothing is rejected for the stack.
+    let mut jax = tiny(8);
+    jax.training.framework = Some(Framework::Jax);
+    let j = search(&jax, &SearchSpace::default());
+    assert!(j.rejected.keys().all(|k| !k.contains("cannot run it")));
+    assert_eq!(
+        j.evaluated,
+        megatron.evaluated + megatron.rejected.get(key).copied().unwrap_or(0)
+    );
+}

@@ -142,7 +142,7 @@ fn key_numbers_match_the_engine() {
         "{}",
         block(&html, "key-memory")
     );
-    assert!(block(&html, "key-cost").contains("$ "));
+    assert!(block(&html, "key-cost").contains("$\u{a0}"));
 }
 
 #[test]
@@ -216,6 +216,8 @@ fn pinned_a_shows_the_comparison() {
         diffs.contains("training.micro_batch") && diffs.contains(r#"class="changed""#),
         "{diffs}"
     );
+    // Named as in the form, with the field path beside it.
+    assert!(diffs.contains("Micro-batch<br>"), "{diffs}");
     assert!(html.contains("1 input differs"));
 }
 
@@ -245,10 +247,37 @@ fn embed_of_a_bad_link_still_renders() {
 }
 
 #[test]
+fn the_verdict_and_the_fixes_render_from_the_engine() {
+    use paracalc::engine::advice::{closest_fitting, verdict};
+    // A fitting plan: the verdict line and a Try it per suggestion, no fixes card.
+    let q = "?v=1&model=gpt3-175b";
+    let s = State::from_query(q).scenario;
+    let v = verdict(&s, &estimate(&s).unwrap());
+    let html = render(q);
+    assert!(html.contains(r#"id="verdict-line""#) && html.contains("Verdict: "));
+    assert_eq!(html.matches(r#"class="try""#).count(), v.suggestions.len());
+    assert!(!html.contains(r#"id="fixes""#));
+    // Defined terms: a help link per tile and the definitions card.
+    assert!(html.contains(r##"href="#help-mfu""##) && html.contains(r#"id="help-flops""#));
+    // A plan that does not fit: greyed speed tiles, the overflow and the fitting layouts.
+    let q = "?v=1&model=llama3-70b&tp=4&pp=1&dp=16&cp=1&vp=1";
+    let s = State::from_query(q).scenario;
+    let html = render(q);
+    assert!(html.contains("If it fit: ") && html.contains(r#"id="if-fit-note""#));
+    assert!(tag(&html, "key-step").contains("if-fit"));
+    let near = closest_fitting(&s, 3);
+    assert_eq!(html.matches(r#"id="fix-"#).count(), near.len());
+    assert!(
+        html.contains(&near[0].describe(&s).replace('>', "&gt;"))
+            || html.contains(&near[0].describe(&s))
+    );
+}
+
+#[test]
 fn every_field_of_the_table_has_a_form_input() {
-    // Every optional section on: MoE, MLA, FP8, ZeRO, a custom GPU.
+    // Every optional section on: MoE, MLA, FP8, flash attention (its kernel), ZeRO, a custom GPU.
     let html = render(
-        "?v=1&model=gpt3-175b&experts=8&ep=8&mla.kv=512&prec=fp8&zero=1&gpu=h100-sxm5-80gb&gpu.mem=96",
+        "?v=1&model=gpt3-175b&experts=8&ep=8&mla.kv=512&prec=fp8&flash=1&zero=1&gpu=h100-sxm5-80gb&gpu.mem=96",
     );
     // Fields a form does not edit: the optimizer has a fixed select; a custom GPU's id, name and
     // PCIe figure are carried by links and JSON only.

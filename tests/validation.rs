@@ -4,12 +4,14 @@
 
 use serde_json::Value;
 
-/// The dense public step-time MAPE reached (9.49 % over the 192 timed dense cases after the
-/// engine2 changes; 9.70 % in the report of issue 4), rounded up: the test fails if a change
-/// makes it worse.
-const TIME_MAPE_CEILING_PCT: f64 = 9.50;
-/// Share of the dense timed cases predicted within ±10 % (62.0 %), as a floor.
-const WITHIN_10PCT_FLOOR: f64 = 0.619;
+/// The dense public step-time MAPE reached (9.23 % over the 192 timed dense cases after issue
+/// 11's collectives by algorithm, FP8 recipes, Megatron's p2p overlap and attention kernels per
+/// generation; 9.49 % before),
+/// rounded up: the test fails if a change makes it worse.
+const TIME_MAPE_CEILING_PCT: f64 = 9.25;
+/// Share of the dense timed cases predicted within ±10 % (67.2 %; 62.0 % before issue 11), as a
+/// floor.
+const WITHIN_10PCT_FLOOR: f64 = 0.670;
 /// Largest dense step-time error (HF BERT fp16 on V100, −60.8 %: eager launch overhead), as a
 /// ceiling on |error|.
 const WORST_ERROR_CEILING_PCT: f64 = 61.0;

@@ -300,3 +300,156 @@ async fn pasting_a_hugging_face_config_fills_the_model() {
     );
     root.remove();
 }
+
+fn click(root: &Element, selector: &str) {
+    find::<web_sys::HtmlElement>(root, selector).click();
+}
+
+fn has_class(root: &Element, selector: &str, class: &str) -> bool {
+    find::<Element>(root, selector)
+        .get_attribute("class")
+        .unwrap_or_default()
+        .split_whitespace()
+        .any(|c| c == class)
+}
+
+#[wasm_bindgen_test]
+async fn an_invalid_field_marks_the_results_stale_and_copy_link_refuses() {
+    let root = mount("?v=1&model=gpt3-175b").await;
+    assert!(!exists(&root, "#stale-banner"));
+    let step = text(&root, "#key-step");
+    let pp: HtmlInputElement = find(&root, "#parallel-pp");
+    type_into(&pp, "abc").await;
+    // The numbers stay (they are the last valid plan's), marked as such, greyed, and named.
+    let banner = text(&root, "#stale-banner");
+    assert!(
+        banner.contains("Results of the last valid plan"),
+        "{banner}"
+    );
+    assert!(banner.contains("Pipeline parallel (pp)"), "{banner}");
+    assert_eq!(text(&root, "#key-step"), step);
+    assert!(has_class(&root, "#summary", "stale"));
+    assert!(has_class(&root, "#charts-zone", "stale"));
+    assert!(has_class(&root, "#results-zone", "stale"));
+    // Copy link refuses and says why; the Embed dialog warns.
+    click(&root, "#copy-link");
+    yew::scheduler::flush().await;
+    let status = text(&root, "#copy-status");
+    assert!(
+        status.starts_with("Not copied") && status.contains("Pipeline parallel (pp)"),
+        "{status}"
+    );
+    click(&root, "#open-embed");
+    yew::scheduler::flush().await;
+    assert!(text(&root, "#embed-stale").contains("last valid plan"));
+    click(&root, "#embed-close");
+    yew::scheduler::flush().await;
+    // Unparseable layers per stage is a field error and stale too.
+    let lps: HtmlInputElement = find(&root, "#parallel-layers_per_stage");
+    type_into(&lps, "6,6,x").await;
+    assert_eq!(lps.get_attribute("aria-invalid").as_deref(), Some("true"));
+    assert!(text(&root, "#parallel-layers_per_stage-hint").contains("whole numbers"));
+    assert!(text(&root, "#stale-banner").contains("Layers per stage"));
+    // Fixing both clears the state.
+    type_into(&lps, "").await;
+    type_into(&pp, "16").await;
+    assert!(!exists(&root, "#stale-banner"));
+    assert!(!has_class(&root, "#summary", "stale"));
+    assert_eq!(text(&root, "#copy-status"), "");
+    root.remove();
+}
+
+#[wasm_bindgen_test]
+async fn an_oom_plan_greys_speed_and_applies_a_fitting_layout_in_one_click() {
+    // Llama 3 70B with tp 4 and no pipeline on 64 H100s: 17.6 B parameters per GPU do not fit.
+    let root = mount("?v=1&model=llama3-70b&tp=4&pp=1&dp=16&cp=1&vp=1").await;
+    assert!(has_class(&root, "#key-fits", "oom"));
+    for id in ["#key-step", "#key-tokens", "#key-mfu", "#key-tflops"] {
+        assert!(has_class(&root, id, "if-fit"), "{id} greyed");
+        assert!(text(&root, id).contains("(if it fit)"), "{id}");
+    }
+    assert!(text(&root, "#verdict-line").starts_with("If it fit:"));
+    assert!(text(&root, "#fixes-overflow").contains("Stage 0:"));
+    assert!(text(&root, "#fixes-overflow").contains("optimizer states"));
+    let layouts = root
+        .query_selector_all("#fixes-layouts li")
+        .unwrap()
+        .length();
+    assert!(layouts >= 1, "{layouts} fitting layouts");
+    click(&root, "#fix-0");
+    yew::scheduler::flush().await;
+    assert!(
+        has_class(&root, "#key-fits", "ok"),
+        "{}",
+        text(&root, "#key-fits")
+    );
+    assert!(!exists(&root, "#fixes"));
+    assert!(!has_class(&root, "#key-step", "if-fit"));
+    let diff = text(&root, "#change-diff");
+    assert!(diff.contains("(OOM) →"), "{diff}");
+    // Focus moved to the notice's undo (the clicked button is gone); undo restores the plan.
+    let active = gloo::utils::document().active_element().unwrap();
+    assert_eq!(active.id(), "change-undo");
+    click(&root, "#change-undo");
+    yew::scheduler::flush().await;
+    assert!(has_class(&root, "#key-fits", "oom"));
+    assert_eq!(find::<HtmlInputElement>(&root, "#parallel-pp").value(), "1");
+    root.remove();
+}
+
+#[wasm_bindgen_test]
+async fn the_verdict_names_the_largest_exposed_cost_and_try_it_changes_the_plan() {
+    let query = "?v=1&model=gpt3-175b";
+    let s = State::from_query(query).scenario;
+    let e = paracalc::engine::estimate(&s).unwrap();
+    let v = paracalc::engine::advice::verdict(&s, &e);
+    let (part, _, _) = v.largest_exposed.unwrap();
+    let root = mount(query).await;
+    let line = text(&root, "#verdict-line");
+    assert!(line.contains(part.label()), "{line} names {}", part.label());
+    let first = v.suggestions[0].describe(&s);
+    assert!(text(&root, "#verdict-suggestions").contains(&first));
+    let (step, mfu) = (text(&root, "#key-step"), text(&root, "#key-mfu"));
+    click(&root, "#try-0");
+    yew::scheduler::flush().await;
+    assert_ne!(text(&root, "#key-step"), step);
+    assert_ne!(text(&root, "#key-mfu"), mfu);
+    assert_eq!(text(&root, "#change-text"), format!("Applied: {first}."));
+    assert!(text(&root, "#change-diff").starts_with("step "));
+    after_debounce().await;
+    assert_ne!(search(), query, "the plan (and its link) changed");
+    root.remove();
+}
+
+#[wasm_bindgen_test]
+async fn dp_following_tp_is_announced_with_an_undo() {
+    let root = mount("?v=1&model=gpt3-175b").await;
+    type_into(&find(&root, "#parallel-tp"), "4").await;
+    let notice = text(&root, "#change-text");
+    assert!(notice.contains("set dp 8 → 16"), "{notice}");
+    click(&root, "#change-undo");
+    yew::scheduler::flush().await;
+    assert_eq!(find::<HtmlInputElement>(&root, "#parallel-tp").value(), "8");
+    assert_eq!(find::<HtmlInputElement>(&root, "#parallel-dp").value(), "8");
+    assert!(!exists(&root, "#change-notice"));
+    root.remove();
+}
+
+#[wasm_bindgen_test]
+async fn mfu_is_defined_where_shown_and_the_causal_value_appears_for_long_sequences() {
+    let root = mount("?v=1&model=llama3-70b&seq=131072&gbs=16&cp=4&dp=1&recompute=full").await;
+    let tile = find::<Element>(&root, "#key-mfu");
+    assert!(tile
+        .get_attribute("title")
+        .unwrap()
+        .starts_with("Model FLOPs utilisation"));
+    let link = find::<Element>(&root, "#key-mfu .help-link");
+    assert_eq!(link.get_attribute("href").as_deref(), Some("#help-mfu"));
+    assert!(exists(&root, "#help-mfu") && exists(&root, "#help-flops"));
+    assert!(text(&root, "#key-mfu").contains("causal"));
+    // 8K tokens: no causal value beside it.
+    root.remove();
+    let root = mount("?v=1&model=llama3-70b").await;
+    assert!(!text(&root, "#key-mfu").contains("causal"));
+    root.remove();
+}

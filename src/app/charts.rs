@@ -261,7 +261,8 @@ pub(crate) enum Swatch {
     Dashed,
     /// A dot.
     Dot,
-    /// A square outline (over capacity).
+    /// A tinted square with a coloured outline (over capacity: the tinted overflow of an
+    /// outlined bar).
     Outline,
     /// A ring (the current layout).
     Ring,
@@ -354,10 +355,18 @@ pub(crate) fn draw_header<DB: DrawingBackend>(
                     c.stroke_width(1),
                 ))?;
             }
-            Swatch::Outline => root.draw(&Rectangle::new(
-                [(x, y + 1), (x + 11, y + 12)],
-                c.stroke_width(2),
-            ))?,
+            Swatch::Outline => {
+                // The overflow's tint (the danger colour at 35 % over the background, as the
+                // bars draw it) inside the bar's red outline.
+                root.draw(&Rectangle::new(
+                    [(x, y + 1), (x + 11, y + 12)],
+                    style.faded(c, 0.65).filled(),
+                ))?;
+                root.draw(&Rectangle::new(
+                    [(x, y + 1), (x + 11, y + 12)],
+                    c.stroke_width(2),
+                ))?;
+            }
             Swatch::Line => root.draw(&PathElement::new(
                 vec![(x, y + 6), (x + 12, y + 6)],
                 c.stroke_width(2),

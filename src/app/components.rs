@@ -1,13 +1,16 @@
 //! The app's components, one per file; each `<Name>Props` sits right above its `#[component]`.
 
 pub mod app;
+pub mod change_notice;
 pub mod chart_canvas;
 pub mod charts_panel;
 pub mod cluster_form;
 pub mod compare;
+pub mod definitions;
 pub mod embed_app;
 pub mod embed_dialog;
 pub mod evidence_panel;
+pub mod fixes;
 pub mod form;
 pub mod header;
 pub mod hf_import;
@@ -21,3 +24,4 @@ pub mod parallel_form;
 pub mod search_panel;
 pub mod summary;
 pub mod training_form;
+pub mod verdict;

@@ -1,5 +1,6 @@
 //! Custom hooks: the app's browser side effects, kept out of the components' render code.
 
+pub mod use_evidence;
 pub mod use_post_height;
 pub mod use_url_sync;
 

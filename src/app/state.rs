@@ -31,6 +31,45 @@ pub struct State {
     pub embed: Option<ChartKind>,
     /// A one-off message from the last import (plain text), `(is_error, text)`.
     pub message: Option<(bool, String)>,
+    /// Fields whose typed text is not accepted: while any is listed the scenario (and every
+    /// result, link and embed) is the last valid plan, not what the form shows.
+    pub drafts: Vec<Draft>,
+    /// The last change the app made by itself or on one click (dp following tp, a tried
+    /// suggestion, an applied layout), announced with an undo.
+    pub undo: Option<Undo>,
+}
+
+/// A field whose typed text is not accepted (see [`State::drafts`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Draft {
+    /// The field (its path and label come from the field table).
+    pub field: FieldId,
+    /// Why the text is not accepted.
+    pub why: String,
+}
+
+impl Draft {
+    /// The field's label.
+    pub fn label(&self) -> &'static str {
+        self.field.def().label
+    }
+
+    /// The field's path (`parallel.tp`).
+    pub fn path(&self) -> &'static str {
+        self.field.def().path
+    }
+}
+
+/// An announced change and the scenario before it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Undo {
+    /// What changed, in words ("Tensor parallel (tp) 8 → 4 set dp 8 → 16 to keep 1024 GPUs.").
+    pub text: String,
+    /// The scenario before the change ([`Action::Undo`] restores it).
+    pub before: Box<Scenario>,
+    /// Whether it was a one-click suggestion or layout (the notice then compares the key
+    /// numbers before and after).
+    pub tried: bool,
 }
 
 impl Default for State {
@@ -45,6 +84,8 @@ impl Default for State {
             chart: None,
             embed: None,
             message: None,
+            drafts: Vec::new(),
+            undo: None,
         }
     }
 }
@@ -73,6 +114,16 @@ pub enum Action {
     ReplaceScenario(Box<Scenario>),
     /// Show a message (import failures).
     Message(bool, String),
+    /// A field's typed text is not accepted (`Some(why)`) or no longer stands (`None`: accepted
+    /// again, replaced from elsewhere, or the field is gone).
+    Draft(FieldId, Option<String>),
+    /// One click: apply a suggestion of the verdict or a fitting layout (its changes in order),
+    /// announced with what it was.
+    Try(Box<crate::engine::advice::Suggestion>),
+    /// Restore the scenario before the announced change.
+    Undo,
+    /// Keep the announced change (hide its notice).
+    KeepChange,
     /// Set `dp = num_gpus / (tp·pp·cp)`.
     FixDp,
     /// Set `num_gpus = tp·pp·dp·cp`.
@@ -163,39 +214,127 @@ fn custom_of(s: &Scenario) -> CustomGpu {
 ///   split evenly (else the validator reports the mismatch and the form offers a fix);
 /// - `dp` sets the GPU count to `tp·pp·dp·cp`;
 /// - `pp` drops a `layers_per_stage` list written for another stage count.
-pub fn layout_rules(s: &mut Scenario, changed: FieldId) {
+///
+/// Returns what it changed, in words, for the notice that announces it (empty: nothing).
+pub fn layout_rules(s: &mut Scenario, changed: FieldId) -> Vec<String> {
+    let (old_dp, old_gpus) = (s.parallel.dp, s.cluster.num_gpus);
+    let mut said = Vec::new();
     match changed {
         FieldId::Tp | FieldId::Pp | FieldId::Cp | FieldId::NumGpus => {
             if let Some(dp) = fitting_dp(s) {
                 s.parallel.dp = dp;
             }
+            if s.parallel.dp != old_dp {
+                said.push(format!(
+                    "set dp {old_dp} → {} to keep {} GPUs (tp × pp × dp × cp)",
+                    s.parallel.dp, s.cluster.num_gpus
+                ));
+            }
         }
-        FieldId::Dp => s.cluster.num_gpus = capped_layout_gpus(s),
+        FieldId::Dp => {
+            s.cluster.num_gpus = capped_layout_gpus(s);
+            if s.cluster.num_gpus != old_gpus {
+                said.push(format!(
+                    "set the GPU count {old_gpus} → {} (tp × pp × dp × cp)",
+                    s.cluster.num_gpus
+                ));
+            }
+        }
         _ => {}
     }
-    if changed == FieldId::Pp
-        && s.parallel
+    if changed == FieldId::Pp {
+        let pp = s.parallel.pp;
+        if let Some(l) = s
+            .parallel
             .layers_per_stage
-            .as_ref()
-            .is_some_and(|l| l.len() as u64 != s.parallel.pp)
-    {
-        s.parallel.layers_per_stage = None;
+            .take_if(|l| l.len() as u64 != pp)
+        {
+            said.push(format!(
+                "cleared layers per stage {} (one entry per old stage)",
+                stage_list_text(&l)
+            ));
+        }
     }
+    said
+}
+
+/// A stage list as the form shows it (`9,10,10,9`).
+pub fn stage_list_text(list: &[u64]) -> String {
+    list.iter()
+        .map(u64::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// "Tensor parallel (tp) 8 → 4 set dp 8 → 16 …." for an edit of `id` from `before` to `s` that
+/// made the automatic changes `said`.
+fn edit_notice(id: FieldId, before: &Scenario, s: &Scenario, said: &[String]) -> String {
+    let def = id.def();
+    let show = |x: Option<f64>| {
+        x.map_or_else(
+            || "default".to_string(),
+            crate::app::components::num_field::show,
+        )
+    };
+    let value = |sc: &Scenario| match def.range() {
+        Some(_) => show(def.number(sc)),
+        None => (def.get)(sc).map_or_else(|| "default".to_string(), |v| def.format(&v)),
+    };
+    format!(
+        "{} {} → {} {}.",
+        def.label,
+        value(before),
+        value(s),
+        said.join("; ")
+    )
 }
 
 impl State {
     /// Applies one action in place.
     pub fn apply(&mut self, action: Action) {
+        let quiet = matches!(
+            action,
+            Action::SelectChart(_)
+                | Action::Dismiss
+                | Action::Pin
+                | Action::Unpin
+                | Action::Message(..)
+                | Action::Draft(..)
+                | Action::Undo
+                | Action::KeepChange
+        );
+        let before = if quiet {
+            None
+        } else {
+            // A new edit ends the previous announcement (its undo would drop this edit).
+            self.undo = None;
+            Some(self.scenario.clone())
+        };
+        let announce = |text: String, tried: bool| -> Option<Undo> {
+            before.clone().map(|b| Undo {
+                text,
+                before: Box::new(b),
+                tried,
+            })
+        };
         let s = &mut self.scenario;
         match action {
             Action::SetNum(id, v) => {
+                self.drafts.retain(|d| d.field != id);
                 id.def().set_number(s, v);
-                layout_rules(s, id);
+                let said = layout_rules(s, id);
+                if let (false, Some(b)) = (said.is_empty(), &before) {
+                    self.undo = announce(edit_notice(id, b, s, &said), false);
+                }
             }
             Action::Set(id, v) => {
+                self.drafts.retain(|d| d.field != id);
                 let def = id.def();
                 if def.check(&v).is_ok() && (def.set)(s, v).is_ok() {
-                    layout_rules(s, id);
+                    let said = layout_rules(s, id);
+                    if let (false, Some(b)) = (said.is_empty(), &before) {
+                        self.undo = announce(edit_notice(id, b, s, &said), false);
+                    }
                 }
             }
             Action::SetMoe(on) => {
@@ -204,7 +343,11 @@ impl State {
                 } else {
                     None
                 };
-                if !on {
+                if !on && s.parallel.ep > 1 {
+                    self.undo = announce(
+                        format!("Dense model: set ep {} → 1 (experts only).", s.parallel.ep),
+                        false,
+                    );
                     s.parallel.ep = 1;
                 }
             }
@@ -234,7 +377,11 @@ impl State {
             }
             Action::ImportModel(model, message) => {
                 s.model = *model;
-                if s.model.moe.is_none() {
+                if s.model.moe.is_none() && s.parallel.ep > 1 {
+                    self.undo = announce(
+                        format!("Dense model imported: set ep {} → 1.", s.parallel.ep),
+                        false,
+                    );
                     s.parallel.ep = 1;
                 }
                 self.message = Some((false, message));
@@ -255,6 +402,32 @@ impl State {
             Action::ApplyLayout(layout) => {
                 layout.apply(s);
                 s.cluster.num_gpus = capped_layout_gpus(s);
+                let p = &s.parallel;
+                self.undo = announce(
+                    format!(
+                        "Applied layout tp {} × pp {} × dp {} × cp {}, vp {}, micro-batch {}, recompute {}, ZeRO {}.",
+                        p.tp, p.pp, p.dp, p.cp, p.vp, s.training.micro_batch,
+                        s.training.recompute.as_str(), p.zero_stage
+                    ),
+                    true,
+                );
+            }
+            Action::Try(sug) => {
+                let text = format!("Applied: {}.", sug.describe(s));
+                sug.apply(s);
+                self.undo = announce(text, true);
+            }
+            Action::KeepChange => self.undo = None,
+            Action::Undo => {
+                if let Some(u) = self.undo.take() {
+                    self.scenario = *u.before;
+                }
+            }
+            Action::Draft(field, why) => {
+                self.drafts.retain(|d| d.field != field);
+                if let Some(why) = why {
+                    self.drafts.push(Draft { field, why });
+                }
             }
             Action::Pin => {
                 self.pinned = Some(Pinned {
@@ -291,6 +464,8 @@ impl State {
                 chart: d.view.chart,
                 embed: d.view.embed,
                 message: None,
+                drafts: Vec::new(),
+                undo: None,
             },
             Err(e) => State {
                 notices: vec![Notice {
@@ -467,5 +642,99 @@ mod tests {
             st.scenario.cluster.gpu,
             GpuChoice::Preset("h100-sxm5-80gb".into())
         );
+    }
+
+    #[test]
+    fn automatic_changes_are_announced_with_an_undo() {
+        // gpt3-175b: tp 8, pp 16, dp 8 on 1024 GPUs. tp 8 → 4 moves dp 8 → 16.
+        let mut st = State::from_query("v=1&model=gpt3-175b");
+        let before = st.scenario.clone();
+        st.apply(Action::SetNum(FieldId::Tp, Some(4.0)));
+        let u = st.undo.clone().expect("dp change announced");
+        assert_eq!(
+            u.text,
+            "Tensor parallel (tp) 8 → 4 set dp 8 → 16 to keep 1024 GPUs (tp × pp × dp × cp)."
+        );
+        assert!(!u.tried);
+        assert_eq!(*u.before, before);
+        st.apply(Action::Undo);
+        assert_eq!(st.scenario, before);
+        assert_eq!(st.undo, None);
+        // dp drives the GPU count.
+        st.apply(Action::SetNum(FieldId::Dp, Some(4.0)));
+        assert!(st
+            .undo
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("GPU count 1024 → 512"));
+        // An edit that changes nothing else ends the announcement.
+        st.apply(Action::SetNum(FieldId::MicroBatch, Some(2.0)));
+        assert_eq!(st.undo, None);
+        // A custom split cleared by a new pp is announced.
+        let mut st = State::from_query("v=1&model=gpt3-175b");
+        st.apply(Action::Set(
+            FieldId::LayersPerStage,
+            Value::List(vec![5, 7, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6].into()),
+        ));
+        st.apply(Action::SetNum(FieldId::Pp, Some(8.0)));
+        let text = &st.undo.as_ref().unwrap().text;
+        assert!(
+            text.contains("set dp 8 → 16") && text.contains("cleared layers per stage 5,7,6"),
+            "{text}"
+        );
+        st.apply(Action::KeepChange);
+        assert_eq!(st.undo, None);
+        assert_eq!(st.scenario.parallel.pp, 8);
+    }
+
+    #[test]
+    fn invalid_text_marks_the_state_stale_until_fixed() {
+        let mut st = State::default();
+        let q = st.to_query();
+        st.apply(Action::Draft(FieldId::Tp, Some("Not a number.".into())));
+        assert_eq!(st.drafts.len(), 1);
+        assert_eq!(st.to_query(), q, "the scenario is the last valid plan");
+        // Typing again replaces the reason; a valid value clears it.
+        st.apply(Action::Draft(FieldId::Tp, Some("Enter a value.".into())));
+        assert_eq!(st.drafts.len(), 1);
+        assert_eq!(st.drafts[0].why, "Enter a value.");
+        st.apply(Action::SetNum(FieldId::Tp, Some(1.0)));
+        assert!(st.drafts.is_empty());
+        // Stage lists: a draft until a list is set.
+        let lps = FieldId::LayersPerStage;
+        st.apply(Action::Draft(lps, Some("Not a list.".into())));
+        assert_eq!(st.drafts.len(), 1);
+        assert_eq!(st.drafts[0].label(), lps.def().label);
+        st.apply(Action::Set(lps, Value::List(vec![16].into())));
+        assert!(st.drafts.is_empty());
+        // A field that goes away clears its mark.
+        st.apply(Action::Draft(
+            FieldId::Experts,
+            Some("Not a number.".into()),
+        ));
+        st.apply(Action::Draft(FieldId::Experts, None));
+        assert!(st.drafts.is_empty());
+    }
+
+    #[test]
+    fn a_tried_suggestion_applies_and_undoes() {
+        let mut st = State::from_query("v=1&model=gpt3-175b");
+        let before = st.scenario.clone();
+        let e = crate::engine::estimate(&before).unwrap();
+        let v = crate::engine::advice::verdict(&before, &e);
+        let sug = v.suggestions[0].clone();
+        st.apply(Action::Try(Box::new(sug.clone())));
+        let mut expected = before.clone();
+        sug.apply(&mut expected);
+        assert_eq!(st.scenario, expected);
+        let u = st.undo.clone().unwrap();
+        assert!(u.tried && u.text.starts_with("Applied: "));
+        assert_eq!(
+            crate::engine::estimate(&st.scenario).unwrap().time.step_s,
+            sug.step_s
+        );
+        st.apply(Action::Undo);
+        assert_eq!(st.scenario, before);
     }
 }

@@ -199,8 +199,38 @@ pub fn render(s: &Scenario, e: &Estimate) -> String {
     );
     let _ = writeln!(
         o,
-        "  FLOPs per step: model {:.3e}, hardware {:.3e}",
+        "  FLOPs per step: model {:.3e} (attention over the full s×s matrix), hardware {:.3e}",
         e.flops.model_flops, e.flops.hardware_flops
     );
+    let _ = writeln!(
+        o,
+        "  Counting attention causally (half of s×s): {:.1} TFLOP/s per GPU, MFU {:.1} %",
+        r.tflops_per_gpu_causal,
+        100.0 * r.mfu_causal
+    );
+    // What to change, computed by the engine (engine::advice).
+    let v = crate::engine::advice::verdict(s, e);
+    let _ = writeln!(o, "Verdict");
+    let _ = writeln!(
+        o,
+        "  {}{}",
+        if v.fits { "" } else { "if it fit: " },
+        crate::engine::advice::sentence(&v)
+    );
+    let fixes = if v.fits {
+        v.suggestions
+    } else {
+        crate::engine::advice::closest_fitting(s, 3)
+    };
+    for x in &fixes {
+        let _ = writeln!(
+            o,
+            "  try {}: step {:.4} s, peak {:.2} GiB{}",
+            x.describe(s),
+            x.step_s,
+            gib(x.peak_bytes),
+            if x.fits { "" } else { " (does not fit)" }
+        );
+    }
     o
 }

@@ -2,7 +2,9 @@
 //! training setup and cluster of a scenario.
 
 use super::{load_scenario, Args, CliError};
-use crate::engine::search::{search, Ranked, SearchSpace};
+use crate::engine::search::{search, Layout, Ranked, SearchSpace};
+use crate::engine::{estimate, Estimate};
+use crate::scenario::Scenario;
 
 /// Runs `paracalc search`.
 pub fn run(args: &[String]) -> Result<String, CliError> {
@@ -68,6 +70,9 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
     );
     out.push_str("best layouts (by throughput)\n");
     out.push_str(&table(&report.best));
+    if let Some(best) = report.best.first() {
+        out.push_str(&why(&s, n, best));
+    }
     out.push_str("\nPareto front (throughput vs memory)\n");
     out.push_str(&table(&report.pareto));
     out.push_str("\nrejected\n");
@@ -78,6 +83,71 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
         out.push_str("(stopped at the candidate cap)\n");
     }
     Ok(out)
+}
+
+/// Why the best layout wins: its step-time breakdown next to that of plain sharded data
+/// parallelism (ZeRO-3 over all `n` GPUs, no model parallelism, the same micro-batch where the
+/// batch allows and the same recomputation) — the alternative practitioners weigh it against.
+fn why(s: &Scenario, n: u64, best: &Ranked) -> String {
+    let mut b = s.clone();
+    b.cluster.num_gpus = n;
+    best.layout.apply(&mut b);
+    let mut z = b.clone();
+    Layout {
+        tp: 1,
+        pp: 1,
+        dp: n,
+        cp: 1,
+        ep: 1,
+        vp: 1,
+        zero_stage: 3,
+        sp: false,
+        schedule: None,
+        first_last: None,
+        ..best.layout
+    }
+    .apply(&mut z);
+    // The winner's micro-batch, or the largest smaller one the batch splits into over n GPUs.
+    let gb = z.training.global_batch;
+    z.training.micro_batch = (1..=best.layout.micro_batch)
+        .rev()
+        .find(|&mb| gb % mb.saturating_mul(n).max(1) == 0)
+        .unwrap_or(1);
+    let mut out = String::from("\nwhy #1 (step-time breakdown, s)\n");
+    for (label, sc) in [("#1", &b), ("ZeRO-3, no model parallelism", &z)] {
+        match estimate(sc) {
+            Ok(e) => out.push_str(&breakdown(label, &e)),
+            Err(err) => out.push_str(&format!("  {label}: {err}\n")),
+        }
+    }
+    out
+}
+
+/// One breakdown line: the step and its parts.
+fn breakdown(label: &str, e: &Estimate) -> String {
+    let t = &e.time;
+    let x = &t.exposed_comm_s;
+    format!(
+        "  {label}: step {:.3} = compute {:.3} + recompute {:.3} + bubble {:.3} + optimizer {:.3}{} + exposed comm {:.3} (tp {:.3}, cp {:.3}, ep {:.3}, pp {:.3}, dp {:.3}; hidden {:.3}){}\n",
+        t.step_s,
+        t.compute_s,
+        t.recompute_s,
+        t.bubble_s,
+        t.optimizer_s,
+        if t.offload_s > 0.0 {
+            format!(" + host offload {:.3}", t.offload_s)
+        } else {
+            String::new()
+        },
+        x.total(),
+        x.tp,
+        x.cp,
+        x.ep,
+        x.pp,
+        x.dp,
+        t.hidden_comm_s.total(),
+        if e.memory.fits { "" } else { " — does not fit in memory" },
+    )
 }
 
 /// A fixed-width table of ranked layouts.

@@ -186,6 +186,12 @@ pub struct Throughput {
     pub mfu: f64,
     /// Hardware FLOPs utilisation (0..1).
     pub hfu: f64,
+    /// MFU with the causal convention: [`FlopsEstimate::model_flops_causal`] over the same
+    /// time and peak (0..1). `mfu` (full `s²` attention) is the default; the two differ most for
+    /// long sequences (Llama 3 70B at 128K tokens: about 0.64×).
+    pub mfu_causal: f64,
+    /// Model TFLOP/s per GPU with the causal convention.
+    pub tflops_per_gpu_causal: f64,
     /// Time to train `training.train_tokens` tokens, seconds (when given).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub train_time_s: Option<f64>,

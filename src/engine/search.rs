@@ -1,6 +1,8 @@
 //! Best-layout search: enumerate every valid parallel layout for a model, training setup and
 //! cluster size, evaluate each with the same [`estimate`](super::estimate), rank the feasible
-//! ones by throughput and keep the Pareto front of throughput vs memory.
+//! ones by throughput and keep the Pareto front of throughput vs memory. Layouts the scenario's
+//! `training.framework` cannot run ([`super::stack::unsupported`]) are counted as rejected with
+//! the reason and never recommended.
 //!
 //! The pipeline schedule is one of the dimensions ([`SearchSpace::schedules`]): with one chunk
 //! per rank the default (1F1B), ZB-H1 and DualPipe; with two, interleaved, ZB-V and DualPipeV
@@ -437,7 +439,16 @@ impl Searcher {
                 schedule: o.schedule,
                 first_last: None,
             };
-            self.evaluate(layout);
+            match super::stack::unsupported(self.work.training.framework(), &layout) {
+                Some(why) => {
+                    let reason = format!(
+                        "{} cannot run it: {why}",
+                        self.work.training.framework().as_str()
+                    );
+                    *self.report.rejected.entry(reason).or_insert(0) += 1;
+                }
+                None => self.evaluate(layout),
+            }
             self.inner += 1;
             self.done += 1;
             left -= 1;

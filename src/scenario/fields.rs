@@ -29,8 +29,8 @@
 //! Nothing else: rules across fields go in `validate.rs` only when the field has one.
 
 use super::{
-    gpu_preset, CustomGpu, FfnAct, Fp8Recipe, Framework, GpuChoice, GpuSpec, Mla, Moe, Precision,
-    Recompute, Scenario, Schedule, GPU_PRESETS,
+    gpu_preset, AttentionKernel, CustomGpu, FfnAct, Fp8Recipe, Framework, GpuChoice, GpuSpec, Mla,
+    Moe, Precision, Recompute, Scenario, Schedule, GPU_PRESETS,
 };
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -702,6 +702,20 @@ fields! {
             Ok(())
         },
     }
+    /// `training.attention_kernel`.
+    AttentionKernel {
+        path: "training.attention_kernel", key: "attk", label: "Attention kernel", unit: "",
+        help: "Fused attention kernel (with flash attention); empty = the framework's (cuDNN for Megatron/JAX on Hopper+, else FlashAttention-2).",
+        kind: Kind::Choice(&["fa2", "fa3", "cudnn"]), optional: true,
+        get: |s| Some(s.training.attention_kernel.map_or(Value::Unset, |x| Value::Text(Cow::Borrowed(x.as_str())))),
+        set: |s, v| {
+            s.training.attention_kernel = match v {
+                Value::Unset => None,
+                v => Some(v.choice(AttentionKernel::ALL, AttentionKernel::as_str)?),
+            };
+            Ok(())
+        },
+    }
     // --- parallel ---
     /// `parallel.tp`.
     Tp {
@@ -1366,6 +1380,8 @@ mod tests {
         let fp8: Vec<&str> = Fp8Recipe::ALL.iter().map(|x| x.as_str()).collect();
         assert_eq!(ids(FieldId::Framework), fw);
         assert_eq!(ids(FieldId::Fp8Recipe), fp8);
+        let attk: Vec<&str> = AttentionKernel::ALL.iter().map(|x| x.as_str()).collect();
+        assert_eq!(ids(FieldId::AttentionKernel), attk);
     }
 
     #[test]

@@ -48,6 +48,11 @@ pub struct Training {
     /// offloading). Optional; default 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub activation_offload: Option<f64>,
+    /// The fused attention kernel (with `flash_attention`). Optional; `None` means the
+    /// framework's (cuDNN for Megatron-LM/NeMo and JAX on Hopper and Blackwell, else
+    /// FlashAttention-2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attention_kernel: Option<AttentionKernel>,
 }
 
 impl Training {
@@ -126,6 +131,37 @@ impl Framework {
             Framework::Torchtitan => "torchtitan",
             Framework::Pytorch => "pytorch",
             Framework::Jax => "jax",
+        }
+    }
+}
+
+/// A fused attention kernel (the engine prices each at its published throughput per GPU
+/// generation, `engine::time::attention`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AttentionKernel {
+    /// FlashAttention-2 (flash-attn 2.x, PyTorch SDPA's flash backend); Ampere and newer.
+    Fa2,
+    /// FlashAttention-3; Hopper only.
+    Fa3,
+    /// cuDNN fused attention (Transformer Engine, XLA); Ampere and newer.
+    Cudnn,
+}
+
+impl AttentionKernel {
+    /// All values, for dropdowns.
+    pub const ALL: &'static [AttentionKernel] = &[
+        AttentionKernel::Fa2,
+        AttentionKernel::Fa3,
+        AttentionKernel::Cudnn,
+    ];
+
+    /// The JSON spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AttentionKernel::Fa2 => "fa2",
+            AttentionKernel::Fa3 => "fa3",
+            AttentionKernel::Cudnn => "cudnn",
         }
     }
 }

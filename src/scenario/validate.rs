@@ -6,7 +6,7 @@
 //! a named function. A rule only looks at fields whose values are in range.
 
 use super::fields::{FieldId, FIELDS, MAX_FFN};
-use super::{GpuChoice, Issue, Precision, Scenario, Schedule};
+use super::{AttentionKernel, Fp8Recipe, GpuChoice, Issue, Precision, Scenario, Schedule};
 
 /// The issues found so far, and which fields were out of range.
 struct Checker {
@@ -421,6 +421,42 @@ fn gpu_rules(c: &mut Checker, s: &Scenario) {
                     s.training.precision.as_str()
                 ),
             );
+        } else if s.training.fp8_recipe() == Some(Fp8Recipe::Mxfp8)
+            && pk.bf16.unwrap_or(0.0) < 1500.0
+        {
+            // MXFP8 (1×32 blocks with E8M0 scales) runs on Blackwell tensor cores only
+            // (Transformer Engine `docs/features/low_precision_training`); Blackwell parts are
+            // the ones with a bf16 peak of 1.5 PFLOP/s or more (the engine's `Generation`).
+            c.push(
+                FieldId::Fp8Recipe,
+                format!(
+                    "the mxfp8 recipe needs Blackwell tensor cores; {} cannot run it (use delayed, tensorwise, rowwise or blockwise).",
+                    cl.gpu_name()
+                ),
+            );
+        }
+        // Fused attention kernels: FlashAttention-2 and cuDNN fused attention need Ampere or
+        // newer (bf16 tensor cores), FlashAttention-3 is written for Hopper's wgmma/TMA only
+        // (Dao-AILab/flash-attention README: "FlashAttention-3 ... H100/H800").
+        let bf16 = pk.bf16.unwrap_or(0.0);
+        let hopper = pk.fp8.is_some() && bf16 > 0.0 && bf16 < 1500.0;
+        let why = match s.training.attention_kernel {
+            Some(k) if pk.bf16.is_none() => Some(format!(
+                "{} has no bf16 tensor cores; the {} kernel needs Ampere or newer.",
+                cl.gpu_name(),
+                k.as_str()
+            )),
+            Some(AttentionKernel::Fa3) if !hopper => Some(format!(
+                "FlashAttention-3 runs on Hopper only, not on {}; use fa2 or cudnn.",
+                cl.gpu_name()
+            )),
+            Some(_) if !s.training.flash_attention => Some(
+                "an attention kernel applies only with training.flash_attention on.".to_string(),
+            ),
+            _ => None,
+        };
+        if let Some(why) = why {
+            c.push(FieldId::AttentionKernel, why);
         }
     }
 }

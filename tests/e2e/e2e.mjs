@@ -136,6 +136,122 @@ const CHECKS = [
     },
   },
   {
+    name: 'an invalid field marks the results stale; Copy link refuses and Embed warns',
+    run: async (ctx) => {
+      const page = await ctx.open('?v=1&model=llama3-70b', { viewport: { width: 1280, height: 900 } });
+      const step = await page.textContent('#key-step');
+      await page.fill('#parallel-tp', '0');
+      await page.waitForSelector('#stale-banner');
+      assert.match(await page.textContent('#stale-banner'), /last valid plan.*Tensor parallel \(tp\)/);
+      assert.equal(await page.textContent('#key-step'), step, 'the last valid numbers stay, marked');
+      assert.match(await page.getAttribute('#summary', 'class'), /\bstale\b/);
+      await page.click('#copy-link');
+      assert.match(await page.textContent('#copy-status'), /^Not copied/);
+      await ctx.screenshot(page, 'app-stale.png');
+      await page.click('#open-embed');
+      assert.match(await page.textContent('#embed-stale'), /last valid plan/);
+      await page.keyboard.press('Escape');
+      await page.fill('#parallel-tp', '4');
+      await page.waitForSelector('#stale-banner', { state: 'detached' });
+    },
+  },
+  {
+    name: 'an OOM plan: greyed "if it fit" numbers, overflow by stage, one click to a fitting layout',
+    run: async (ctx) => {
+      const page = await ctx.open('?v=1&model=llama3-70b&tp=4&pp=1&dp=16&cp=1&vp=1', { viewport: { width: 1280, height: 1100 } });
+      assert.match(await page.textContent('#key-fits'), /OOM/);
+      assert.match(await page.getAttribute('#key-mfu', 'class'), /\bif-fit\b/);
+      assert.match(await page.textContent('#key-step'), /if it fit/);
+      ctx.log(`overflow: ${(await page.textContent('#fixes-overflow')).trim()}`);
+      const first = (await page.textContent('#fixes-layouts li')).replace(/\s+/g, ' ').trim();
+      ctx.log(`first fitting layout: ${first}`);
+      await ctx.screenshot(page, 'app-oom.png');
+      await page.click('#fix-0');
+      await page.waitForFunction(() => /fits/.test(document.querySelector('#key-fits').textContent));
+      ctx.log(`after: ${(await page.textContent('#change-diff')).trim()}`);
+      assert.equal(await page.evaluate(() => document.activeElement.id), 'change-undo');
+      await page.waitForFunction(() => location.search !== '?v=1&model=llama3-70b&tp=4&pp=1&dp=16&cp=1&vp=1');
+    },
+  },
+  {
+    name: 'the verdict names the largest exposed cost; Try it changes the plan and the key numbers',
+    run: async (ctx) => {
+      const page = await ctx.open('?v=1&model=gpt3-175b', { viewport: { width: 1280, height: 900 } });
+      const line = (await page.textContent('#verdict-line')).trim();
+      ctx.log(`verdict: ${line}`);
+      assert.match(line, /the largest exposed cost is [a-z -]+, \d+ %/);
+      const step = await page.textContent('#key-step');
+      const url = page.url();
+      await page.click('#try-0');
+      await page.waitForSelector('#change-diff');
+      ctx.log(`tried: ${(await page.textContent('#change-text')).trim()} ${(await page.textContent('#change-diff')).trim()}`);
+      assert.notEqual(await page.textContent('#key-step'), step);
+      await page.waitForFunction((u) => location.href !== u, url);
+    },
+  },
+  {
+    name: '128K tokens: MFU with the causal value beside it, defined where shown',
+    run: async (ctx) => {
+      const page = await ctx.open('?v=1&model=llama3-70b&seq=131072&gbs=16&cp=4&dp=1&recompute=full', { viewport: { width: 1280, height: 900 } });
+      const mfu = (await page.textContent('#key-mfu')).replace(/\s+/g, ' ').trim();
+      ctx.log(`MFU tile: ${mfu}`);
+      assert.match(mfu, /causal \d+(\.\d)? %/);
+      assert.match(await page.getAttribute('#key-mfu', 'title'), /^Model FLOPs utilisation/);
+      await ctx.screenshot(page, 'app-128k.png');
+      await page.click('#key-mfu .help-link');
+      assert.ok(await page.isVisible('#help-mfu'));
+    },
+  },
+  {
+    name: 'keyboard: skip link reaches the charts; the Embed dialog keeps and returns focus',
+    run: async (ctx) => {
+      const page = await ctx.open('', { viewport: { width: 1280, height: 900 } });
+      await ctx.screenshot(page, 'app-default.png');
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Tab');
+      assert.equal(await page.evaluate(() => document.activeElement.id), 'skip-charts');
+      await page.keyboard.press('Enter');
+      await page.keyboard.press('Tab');
+      assert.ok(await page.evaluate(() => document.querySelector('#charts').contains(document.activeElement)),
+        `focus in the charts after 4 presses: ${await page.evaluate(() => document.activeElement.outerHTML.slice(0, 80))}`);
+      await page.click('#open-embed');
+      for (let i = 0; i < 8; i++) {
+        await page.keyboard.press(i % 3 === 2 ? 'Shift+Tab' : 'Tab');
+        assert.ok(await page.evaluate(() => document.querySelector('#embed-dialog').contains(document.activeElement)), `focus left the dialog after ${i + 1} presses`);
+      }
+      await page.keyboard.press('Escape');
+      assert.equal(await page.evaluate(() => document.activeElement.id), 'open-embed');
+    },
+  },
+  {
+    name: 'embed snippets: every chart shows its whole content at the snippet size (600 px wide)',
+    run: async (ctx) => {
+      const page = await ctx.open('?v=1&model=llama3-70b', { viewport: { width: 1280, height: 900 } });
+      await page.click('#open-embed');
+      const charts = await page.$$eval('#embed-chart option', (os) => os.map((o) => o.value));
+      for (const chart of charts) {
+        await page.selectOption('#embed-chart', chart);
+        const code = await page.inputValue('#embed-code');
+        const height = Number(/height="(\d+)"/.exec(code)[1]);
+        const src = /src="([^"]+)"/.exec(code)[1].replaceAll('&amp;', '&');
+        const query = src.slice(src.indexOf('?'));
+        const embed = await ctx.open(query, { viewport: { width: 600, height } }, '#summary');
+        await embed.waitForSelector('#open-full');
+        if (chart === 'search') await embed.waitForSelector('[data-search-state="done"]', { timeout: 60000 });
+        await embed.waitForTimeout(300);
+        const size = await embed.evaluate(() => ({
+          h: document.documentElement.scrollHeight, w: document.documentElement.scrollWidth,
+          link: document.querySelector('#open-full').getBoundingClientRect().bottom,
+        }));
+        ctx.log(`${chart}: snippet ${height} px, content ${size.h} px, width ${size.w} px, link bottom ${Math.round(size.link)}`);
+        await ctx.screenshot(embed, `embed-${chart}.png`);
+        assert.ok(size.h <= height, `${chart}: content ${size.h} px > snippet ${height} px`);
+        assert.ok(size.w <= 600, `${chart}: ${size.w} px wide at 600 px`);
+        assert.ok(size.link <= height, `${chart}: the link is cut`);
+      }
+    },
+  },
+  {
     name: 'narrow screen (360 px): no horizontal scrolling',
     run: async (ctx) => {
       const page = await ctx.open('?v=1&model=mixtral-8x7b', { viewport: { width: 360, height: 800 } });

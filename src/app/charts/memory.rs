@@ -100,7 +100,11 @@ fn legend(style: &ChartStyle, any_over: bool) -> Vec<LegendItem> {
         .collect();
     items.push(LegendItem::new("GPU capacity", p.reference, Swatch::Dashed));
     if any_over {
-        items.push(LegendItem::new("Over capacity", p.danger, Swatch::Outline));
+        items.push(LegendItem::new(
+            "Over capacity (tinted)",
+            p.danger,
+            Swatch::Outline,
+        ));
     }
     items
 }

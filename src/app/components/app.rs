@@ -1,15 +1,20 @@
 //! The full-page shell: header and toolbar, the four form sections, key numbers, A/B comparison,
 //! charts, evidence and the import/export tools.
 
+use std::rc::Rc;
+
 use yew::prelude::*;
 
 use crate::app::browser;
 use crate::app::charts::ChartKind;
+use crate::app::components::change_notice::ChangeNotice;
 use crate::app::components::charts_panel::ChartsPanel;
 use crate::app::components::cluster_form::ClusterForm;
 use crate::app::components::compare::Compare;
+use crate::app::components::definitions::Definitions;
 use crate::app::components::embed_dialog::EmbedDialog;
 use crate::app::components::evidence_panel::EvidencePanel;
+use crate::app::components::fixes::Fixes;
 use crate::app::components::header::Header;
 use crate::app::components::hf_import::HfImport;
 use crate::app::components::issue_list::IssueList;
@@ -20,10 +25,12 @@ use crate::app::components::notices::Notices;
 use crate::app::components::parallel_form::ParallelForm;
 use crate::app::components::summary::Summary;
 use crate::app::components::training_form::TrainingForm;
+use crate::app::components::verdict::Verdict;
 use crate::app::derived::Derived;
 use crate::app::hooks::use_url_sync;
 use crate::app::state::{Action, State};
 use crate::presets::MODEL_PRESETS;
+use crate::scenario::Issue;
 
 /// Props of [`App`].
 #[derive(Clone, Debug, PartialEq, Properties)]
@@ -71,33 +78,68 @@ pub fn App(props: &AppProps) -> Html {
     let on_apply_layout = dispatcher(&state, Action::ApplyLayout);
     let on_select = dispatcher(&state, Action::SelectChart);
     let on_dismiss = dispatcher(&state, |()| Action::Dismiss);
+    // The forms also show the fields whose typed text is not accepted (the layers-per-stage
+    // text has no local check of its own).
+    let drafts = Rc::new(state.drafts.clone());
+    let stale = !drafts.is_empty();
+    let form_issues = if stale {
+        let mut all = (*issues).clone();
+        all.extend(drafts.iter().map(|d| Issue {
+            field: d.field.into(),
+            message: d.why.clone(),
+        }));
+        Rc::new(all)
+    } else {
+        issues.clone()
+    };
 
     // Toolbar: copy link (the flag resets when the plan changes), embed dialog.
     let copied = use_state(|| false);
+    // Copy link refuses while a field's text is not accepted: the link would share the last
+    // valid plan, not what the form shows.
+    let refused = use_state(|| false);
     let copy_link = {
-        let (state, copied) = (state.clone(), copied.clone());
+        let (state, copied, refused) = (state.clone(), copied.clone(), refused.clone());
         Callback::from(move |_| {
+            if !state.drafts.is_empty() {
+                refused.set(true);
+                return;
+            }
             let url = format!("{}?{}", browser::page_base(), state.query_with(None));
             let copied = copied.clone();
             browser::copy_text(url, move |ok| copied.set(ok));
         })
     };
     {
-        let copied = copied.clone();
-        use_effect_with(query, move |_| copied.set(false));
+        let (copied, refused) = (copied.clone(), refused.clone());
+        use_effect_with((query, stale), move |_| {
+            copied.set(false);
+            refused.set(false);
+        });
     }
     let embed_base = use_state(|| None::<AttrValue>);
     let open_embed = {
         let embed_base = embed_base.clone();
         Callback::from(move |_| embed_base.set(Some(browser::page_base().into())))
     };
+    let embed_button = use_node_ref();
     let close_embed = {
-        let embed_base = embed_base.clone();
-        Callback::from(move |_| embed_base.set(None))
+        let (embed_base, embed_button) = (embed_base.clone(), embed_button.clone());
+        Callback::from(move |_| {
+            embed_base.set(None);
+            // Focus returns to the button that opened the dialog.
+            if let Some(b) = embed_button.cast::<web_sys::HtmlElement>() {
+                let _ = b.focus();
+            }
+        })
     };
 
     html! {
         <>
+            <nav class="skip-links" aria-label="Skip links">
+                <a class="skip-link" href="#summary" id="skip-results">{ "Skip to the key numbers" }</a>
+                <a class="skip-link" href="#charts" id="skip-charts">{ "Skip to the charts" }</a>
+            </nav>
             <Header />
             <nav class="toolbar" aria-label="Plan">
                 <div class="field inline">
@@ -110,8 +152,17 @@ pub fn App(props: &AppProps) -> Html {
                     <span id="preset-hint" class="sr-only">{ "Loads the whole plan of a published model and run; links store only what differs from it." }</span>
                 </div>
                 <div class="buttons">
-                    <button type="button" id="copy-link" onclick={copy_link}>{ if *copied { "Link copied ✓" } else { "Copy link" } }</button>
-                    <button type="button" id="open-embed" onclick={open_embed}>{ "Embed…" }</button>
+                    <button type="button" id="copy-link" onclick={copy_link} aria-describedby="copy-status"
+                        title={stale.then_some("A field is invalid: fix it first, or the link would share the last valid plan.")}>
+                        { if *copied { "Link copied ✓" } else { "Copy link" } }</button>
+                    <span id="copy-status" class={classes!("copy-status", (*refused).then_some("bad"))} role="status">
+                        if *refused {
+                            { "Not copied: " }
+                            { drafts.iter().map(|d| d.label()).collect::<Vec<_>>().join(", ") }
+                            { " is invalid, and the link would share the last valid plan. Fix it first." }
+                        }
+                    </span>
+                    <button type="button" id="open-embed" onclick={open_embed} ref={embed_button}>{ "Embed…" }</button>
                     if state.pinned.is_some() {
                         <button type="button" id="pin" onclick={dispatch(Action::Pin)} title="Replace A by the current plan">{ "Re-pin as A" }</button>
                     } else {
@@ -123,28 +174,36 @@ pub fn App(props: &AppProps) -> Html {
             <main class="layout">
                 <form class="inputs" aria-label="Inputs" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}>
                     <IssueList issues={issues.clone()} />
-                    <ModelForm scenario={scenario.clone()} issues={issues.clone()} on_action={on_action.clone()} />
-                    <TrainingForm scenario={scenario.clone()} issues={issues.clone()} on_action={on_action.clone()} />
-                    <ParallelForm scenario={scenario.clone()} issues={issues.clone()} on_action={on_action.clone()} />
-                    <ClusterForm scenario={scenario.clone()} issues={issues.clone()} on_action={on_action.clone()} />
+                    <ModelForm scenario={scenario.clone()} issues={form_issues.clone()} on_action={on_action.clone()} />
+                    <TrainingForm scenario={scenario.clone()} issues={form_issues.clone()} on_action={on_action.clone()} />
+                    <ParallelForm scenario={scenario.clone()} issues={form_issues.clone()} on_action={on_action.clone()} />
+                    <ClusterForm scenario={scenario.clone()} issues={form_issues.clone()} on_action={on_action.clone()} />
                 </form>
                 <div class="results">
-                    <Summary scenario={scenario.clone()} estimate={est.clone()} />
+                    <ChangeNotice undo={state.undo.clone()} estimate={est.clone()} on_action={on_action.clone()} />
+                    <Summary scenario={scenario.clone()} estimate={est.clone()} drafts={drafts.clone()} />
+                    <div class={classes!("stale-zone", stale.then_some("stale"))} id="results-zone">
+                        <Verdict scenario={scenario.clone()} estimate={est.clone()} on_action={on_action.clone()} />
+                        <Fixes scenario={scenario.clone()} estimate={est.clone()} on_action={on_action.clone()} />
+                    </div>
                     if let Some(a) = pinned.clone() {
                         <Compare {a} b={scenario.clone()} b_estimate={est.clone()} on_action={on_action.clone()} />
                     }
-                    <ChartsPanel
-                        scenario={scenario.clone()}
-                        estimate={est.clone()}
-                        pinned={pinned.clone()}
-                        selected={state.chart.unwrap_or(ChartKind::Memory)}
-                        {on_apply_layout}
-                        {on_select}
-                    />
+                    <div class={classes!("stale-zone", stale.then_some("stale"))} id="charts-zone">
+                        <ChartsPanel
+                            scenario={scenario.clone()}
+                            estimate={est.clone()}
+                            pinned={pinned.clone()}
+                            selected={state.chart.unwrap_or(ChartKind::Memory)}
+                            {on_apply_layout}
+                            {on_select}
+                        />
+                    </div>
                     <EvidencePanel scenario={scenario.clone()} />
                     <HfImport {model} on_action={on_action.clone()} />
                     <JsonIo scenario={scenario.clone()} on_action={on_action.clone()} />
                     <MegatronPanel scenario={scenario.clone()} />
+                    <Definitions />
                 </div>
             </main>
             <footer class="site-footer">

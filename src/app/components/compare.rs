@@ -55,6 +55,21 @@ pub fn differences(a: &Scenario, b: &Scenario) -> Vec<(String, String, String)> 
     out
 }
 
+/// The form's label for a scenario field path (the field table's, e.g. "Data parallel (dp)" for
+/// `parallel.dp`); a path outside the table keeps its path.
+pub fn field_label(path: &str) -> String {
+    match crate::scenario::FieldId::from_path(path) {
+        Some(id) => id.def().label.to_string(),
+        None if path.starts_with("parallel.layers_per_stage") => {
+            crate::scenario::FieldId::LayersPerStage
+                .def()
+                .label
+                .to_string()
+        }
+        None => path.to_string(),
+    }
+}
+
 /// Props of [`Compare`].
 #[derive(Clone, Debug, PartialEq, Properties)]
 pub struct CompareProps {
@@ -153,7 +168,7 @@ pub fn Compare(props: &CompareProps) -> Html {
                         <thead><tr><th scope="col">{ "Field" }</th><th scope="col">{ "A" }</th><th scope="col">{ "B" }</th></tr></thead>
                         <tbody>
                             { for diffs.into_iter().map(|(p, a, b)| html! {
-                                <tr class="changed"><th scope="row"><code>{ p }</code></th><td>{ a }</td><td>{ b }</td></tr>
+                                <tr class="changed"><th scope="row">{ field_label(&p) }<br/><code class="muted small">{ p }</code></th><td>{ a }</td><td>{ b }</td></tr>
                             }) }
                         </tbody>
                     </table>

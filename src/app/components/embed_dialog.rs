@@ -19,13 +19,31 @@ pub struct EmbedDialogProps {
     pub on_close: Callback<()>,
 }
 
+/// The iframe height, in CSS pixels, that shows the whole embed of `chart` (its canvas, the
+/// controls above it, the summary line and the link) at widths from 600 px up; an A/B
+/// comparison draws two charts. Measured in headless Chromium by `tests/e2e/e2e.mjs`, which
+/// fails when an embed outgrows its snippet.
+pub fn embed_height(chart: ChartKind, pinned: bool) -> u32 {
+    let single = match chart {
+        ChartKind::Memory | ChartKind::Time => 520,
+        ChartKind::Schedule | ChartKind::Bucket => 540,
+        ChartKind::Scaling => 620,
+        ChartKind::Search => 760,
+    };
+    match (pinned, chart) {
+        (true, ChartKind::Memory | ChartKind::Time) => 2 * single,
+        _ => single,
+    }
+}
+
 /// The `<iframe>` snippet for `chart` of `state`, served from `base`.
 pub fn snippet(state: &State, base: &str, chart: ChartKind) -> String {
     let url = format!("{base}?{}", state.query_with(Some(chart)));
     let url = url.replace('&', "&amp;").replace('"', "&quot;");
     format!(
-        "<iframe src=\"{url}\" title=\"paracalc: {} chart\" width=\"100%\" height=\"440\" style=\"border:0\" loading=\"lazy\"></iframe>",
-        chart.as_str()
+        "<iframe src=\"{url}\" title=\"paracalc: {} chart\" width=\"100%\" height=\"{}\" style=\"border:0\" loading=\"lazy\"></iframe>",
+        chart.as_str(),
+        embed_height(chart, state.pinned.is_some())
     )
 }
 
@@ -66,18 +84,29 @@ pub fn EmbedDialog(props: &EmbedDialogProps) -> Html {
         let cb = props.on_close.clone();
         Callback::from(move |_| cb.emit(()))
     };
+    let dialog = use_node_ref();
     let onkeydown = {
         let cb = props.on_close.clone();
+        let dialog = dialog.clone();
         Callback::from(move |e: KeyboardEvent| {
             if e.key() == "Escape" {
                 cb.emit(());
+            } else if e.key() == "Tab" {
+                trap_tab(&dialog, &e);
             }
         })
     };
+    let stale = !props.state.drafts.is_empty();
     html! {
         <div class="dialog-backdrop" {onkeydown}>
-            <div class="dialog card" role="dialog" aria-modal="true" aria-labelledby="embed-title" id="embed-dialog">
+            <div class="dialog card" role="dialog" aria-modal="true" aria-labelledby="embed-title" id="embed-dialog" ref={dialog}>
                 <h2 id="embed-title">{ "Embed a chart" }</h2>
+                if stale {
+                    <p class="notice bad" id="embed-stale" role="alert">
+                        { format!("Not the plan the form shows: {} is invalid, so this embed shows the last valid plan. Fix the field first.",
+                            props.state.drafts.iter().map(|d| d.label()).collect::<Vec<_>>().join(", ")) }
+                    </p>
+                }
                 <p class="muted">{ "Paste this into a documentation page. The chart shows this plan, fills the page width, and links back here. The embed posts its height to the page (message { paracalcHeight: number }), see embed-demo.html." }</p>
                 <label for="embed-chart">{ "Chart" }</label>
                 <select id="embed-chart" {onchange}>
@@ -93,5 +122,40 @@ pub fn EmbedDialog(props: &EmbedDialogProps) -> Html {
                 </div>
             </div>
         </div>
+    }
+}
+
+/// Keeps Tab and Shift+Tab inside the dialog: from its last focusable control Tab goes to the
+/// first, and Shift+Tab from the first goes to the last.
+fn trap_tab(dialog: &NodeRef, e: &KeyboardEvent) {
+    use wasm_bindgen::JsCast;
+    let Some(root) = dialog.cast::<web_sys::Element>() else {
+        return;
+    };
+    let Ok(list) = root.query_selector_all("button, select, textarea, input, a[href]") else {
+        return;
+    };
+    let items: Vec<web_sys::HtmlElement> = (0..list.length())
+        .filter_map(|i| list.item(i))
+        .filter_map(|n| n.dyn_into::<web_sys::HtmlElement>().ok())
+        .collect();
+    let (Some(first), Some(last)) = (items.first(), items.last()) else {
+        return;
+    };
+    let active = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.active_element());
+    let is = |el: &web_sys::HtmlElement| {
+        active
+            .as_ref()
+            .is_some_and(|a| a == el.unchecked_ref::<web_sys::Element>())
+    };
+    let inside = active.as_ref().is_some_and(|a| root.contains(Some(a)));
+    if e.shift_key() && (is(first) || !inside) {
+        e.prevent_default();
+        let _ = last.focus();
+    } else if !e.shift_key() && (is(last) || !inside) {
+        e.prevent_default();
+        let _ = first.focus();
     }
 }

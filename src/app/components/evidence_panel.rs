@@ -5,12 +5,10 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::app::format;
+use crate::app::hooks::use_evidence::{use_evidence, Evidence};
 use crate::engine::estimate;
 use crate::evidence::{self, Case};
 use crate::scenario::Scenario;
-
-/// The evidence file, next to index.html (a relative URL: works under any sub-path).
-pub const EVIDENCE_URL: &str = "evidence.json";
 
 /// How many runs are listed.
 const SHOWN: usize = 6;
@@ -22,98 +20,103 @@ pub struct EvidencePanelProps {
     pub scenario: Rc<Scenario>,
 }
 
-/// Loading state of the evidence file.
-#[derive(Clone, Debug, PartialEq)]
-enum Load {
-    Idle,
-    Loading,
-    Ready(Rc<Vec<Case>>),
-    Failed(String),
-}
-
 /// A table of the nearest published runs, loaded when the panel is first opened.
 #[component]
 pub fn EvidencePanel(props: &EvidencePanelProps) -> Html {
-    let load = use_state(|| Load::Idle);
+    let opened = use_state(|| false);
+    let load = use_evidence(*opened);
     let ontoggle = {
-        let load = load.clone();
+        let opened = opened.clone();
         Callback::from(move |e: Event| {
-            let open = e
-                .target_dyn_into::<web_sys::Element>()
-                .is_some_and(|el| el.has_attribute("open"));
-            if !open || *load != Load::Idle {
-                return;
+            if e.target_dyn_into::<web_sys::Element>()
+                .is_some_and(|el| el.has_attribute("open"))
+            {
+                opened.set(true);
             }
-            load.set(Load::Loading);
-            let load = load.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                let result = async {
-                    let resp = gloo::net::http::Request::get(EVIDENCE_URL)
-                        .send()
-                        .await
-                        .map_err(|e| e.to_string())?;
-                    if !resp.ok() {
-                        return Err(format!("HTTP {}", resp.status()));
-                    }
-                    let text = resp.text().await.map_err(|e| e.to_string())?;
-                    evidence::parse(&text)
-                }
-                .await;
-                load.set(match result {
-                    Ok(cases) => Load::Ready(Rc::new(cases)),
-                    Err(e) => Load::Failed(e),
-                });
-            });
         })
     };
-    let body = match &*load {
-        Load::Idle | Load::Loading => html! { <p class="muted">{ "Loading published runs…" }</p> },
-        Load::Failed(e) => {
+    let body = match &load {
+        Evidence::Idle | Evidence::Loading => {
+            html! { <p class="muted">{ "Loading published runs…" }</p> }
+        }
+        Evidence::Failed(e) => {
             html! { <p class="error">{ format!("The published runs could not be loaded ({e}).") }</p> }
         }
-        Load::Ready(cases) => evidence_table(cases, &props.scenario),
+        Evidence::Ready(cases) => evidence_table(cases, &props.scenario),
     };
     html! {
         <details class="card tool" id="evidence" {ontoggle}>
             <summary><h2>{ "How far to trust it: published runs" }</h2></summary>
-            <p class="muted">{ "The measured runs nearest to this plan (model size, GPU, GPU count) from paracalc's public validation cases, with the step time paracalc predicts for each." }</p>
+            <p class="muted">{ "The measured runs nearest to this plan from paracalc's public validation cases (matched on model size, dense or MoE, sequence length, GPU and count, precision, framework and parallel layout), with the step time paracalc predicts for each." }</p>
             { body }
         </details>
     }
 }
 
-/// The table for `cases` nearest to `s` (also used by tests through SSR).
+/// The table for `cases` nearest to `s` (also used by tests through SSR): each run's layout,
+/// precision, batch and measured throughput, what differs from the plan, and a plain sentence
+/// when none of them is similar to it ([`evidence::similar`]).
 pub fn evidence_table(cases: &[Case], s: &Scenario) -> Html {
     let near = evidence::nearest(cases, s, SHOWN);
+    let similar = near
+        .iter()
+        .filter(|c| evidence::similar(s, &c.scenario))
+        .count();
+    let verdict = if similar == 0 {
+        html! {
+            <p class="notice warn" id="evidence-none">
+                <strong>{ "No similar published run was checked. " }</strong>
+                { "The runs below are the nearest there are, but they differ from this plan as listed in their last column: treat the estimate as an extrapolation." }
+            </p>
+        }
+    } else {
+        html! {
+            <p id="evidence-similar">{ format!("{similar} of these runs are similar to this plan (same kind of model, GPU family, sequence length within 2×, close in size and layout).") }</p>
+        }
+    };
     html! {
-        <div class="table-wrap">
-            <table class="cmp evidence-table">
-                <thead><tr>
-                    <th scope="col">{ "Run" }</th><th scope="col">{ "GPUs" }</th>
-                    <th scope="col">{ "Measured step" }</th><th scope="col">{ "Predicted" }</th><th scope="col">{ "Error" }</th>
-                </tr></thead>
-                <tbody>
-                    { for near.into_iter().map(|c| {
-                        let (pred, err, class) = match estimate(&c.scenario) {
-                            Ok(e) => {
-                                let pct = (e.time.step_s - c.step_s) / c.step_s * 100.0;
-                                let class = if pct.abs() <= 10.0 { "better" } else if pct.abs() <= 25.0 { "same" } else { "worse" };
-                                (format::duration(e.time.step_s), format!("{}{} %", if pct > 0.0 { "+" } else { "" }, format::sig(pct)), class)
+        <div>
+            { verdict }
+            <div class="table-wrap">
+                <table class="cmp evidence-table">
+                    <thead><tr>
+                        <th scope="col">{ "Run" }</th><th scope="col">{ "GPUs" }</th>
+                        <th scope="col">{ "Layout" }</th><th scope="col">{ "Precision" }</th>
+                        <th scope="col">{ "Batch" }</th>
+                        <th scope="col">{ "Measured" }</th><th scope="col">{ "Predicted" }</th><th scope="col">{ "Error" }</th>
+                        <th scope="col">{ "Differs in" }</th>
+                    </tr></thead>
+                    <tbody>
+                        { for near.into_iter().map(|c| {
+                            let r = &c.scenario;
+                            let (pred, err, class) = match estimate(r) {
+                                Ok(e) => {
+                                    let pct = (e.time.step_s - c.step_s) / c.step_s * 100.0;
+                                    let class = if pct.abs() <= 10.0 { "better" } else if pct.abs() <= 25.0 { "same" } else { "worse" };
+                                    (format::duration(e.time.step_s), format!("{}{} %", if pct > 0.0 { "+" } else { "" }, format::sig(pct)), class)
+                                }
+                                Err(_) => ("–".to_string(), "not valid".to_string(), "worse"),
+                            };
+                            let tokens = r.training.global_batch as f64 * r.model.seq_len as f64 / c.step_s;
+                            let diffs = evidence::differences(s, r);
+                            let like = evidence::similar(s, r);
+                            html! {
+                                <tr class={classes!(like.then_some("similar"))}>
+                                    <th scope="row"><span class="run-name">{ r.model.name.clone() }</span><br/><span class="muted small">{ c.source.clone() }</span></th>
+                                    <td>{ format!("{} × {}", r.cluster.num_gpus, r.cluster.gpu_name()) }</td>
+                                    <td>{ evidence::layout_text(r) }<br/><span class="muted small">{ r.training.framework().as_str() }</span></td>
+                                    <td>{ r.training.precision.as_str() }</td>
+                                    <td>{ format!("{} × {}", r.training.global_batch, r.model.seq_len) }</td>
+                                    <td>{ format::duration(c.step_s) }<br/><span class="muted small">{ format!("{} tokens/s", format::si(tokens)) }</span></td>
+                                    <td>{ pred }</td>
+                                    <td class={classes!("delta", class)}>{ err }</td>
+                                    <td class="small">{ if diffs.is_empty() { "—".to_string() } else { diffs.join(", ") } }</td>
+                                </tr>
                             }
-                            Err(_) => ("–".to_string(), "not valid".to_string(), "worse"),
-                        };
-                        html! {
-                            <tr>
-                                <th scope="row"><span class="run-name">{ c.scenario.model.name.clone() }</span><br/><span class="muted small">{ c.source.clone() }</span></th>
-                                <td>{ format!("{} × {}", c.scenario.cluster.num_gpus, c.scenario.cluster.gpu_name()) }</td>
-                                <td>{ format::duration(c.step_s) }</td>
-                                <td>{ pred }</td>
-                                <td class={classes!("delta", class)}>{ err }</td>
-                            </tr>
-                        }
-                    }) }
-                </tbody>
-            </table>
+                        }) }
+                    </tbody>
+                </table>
+            </div>
         </div>
     }
 }

@@ -42,6 +42,10 @@ pub fn shown_at_a_field(path: &str) -> bool {
 pub fn num_field(id: FieldId, props: &FormProps, placeholder: &str) -> Html {
     let def = id.def();
     let on_action = props.on_action.clone();
+    let on_draft = {
+        let on_action = props.on_action.clone();
+        Callback::from(move |why| on_action.emit(Action::Draft(id, why)))
+    };
     html! {
         <NumField
             key={def.path}
@@ -50,6 +54,7 @@ pub fn num_field(id: FieldId, props: &FormProps, placeholder: &str) -> Html {
             placeholder={AttrValue::from(placeholder.to_string())}
             errors={errors_for(&props.issues, id)}
             on_change={Callback::from(move |v| on_action.emit(Action::SetNum(id, v)))}
+            {on_draft}
         />
     }
 }

@@ -27,23 +27,30 @@ pub fn Notices(props: &NoticesProps) -> Html {
         Callback::from(move |_| cb.emit(()))
     };
     html! {
-        <div class="notices" role="status" id="notices">
+        <>
             if !props.notices.is_empty() {
-                <div class="notice warn" id="link-notices">
-                    <p><strong>{ "Parts of this link were ignored" }</strong>{ " — those settings keep the preset's values:" }</p>
-                    <ul>
-                        { for props.notices.iter().map(|n| html! {
-                            <li><code>{ n.key.clone() }</code>{ ": " }{ n.message.clone() }</li>
-                        }) }
-                    </ul>
+                <div class="notices" role="status" id="notices">
+                    <div class="notice warn" id="link-notices">
+                        <p><strong>{ "Parts of this link were ignored" }</strong>{ " — those settings keep the preset's values:" }</p>
+                        <ul>
+                            { for props.notices.iter().map(|n| html! {
+                                <li><code>{ n.key.clone() }</code>{ ": " }{ n.message.clone() }</li>
+                            }) }
+                        </ul>
+                    </div>
+                    <button type="button" class="link" id="dismiss-notices" onclick={dismiss.clone()}>{ "Dismiss" }</button>
                 </div>
             }
             if let Some((error, text)) = &props.message {
-                <div class={classes!("notice", if *error { "bad" } else { "info" })} id="import-message">
-                    { for text.lines().map(|l| html! { <p>{ l.to_string() }</p> }) }
+                // Imports happen far down the page: the message is pinned to the viewport so it is
+                // seen where the user is.
+                <div class="toast" role={if *error { "alert" } else { "status" }}>
+                    <div class={classes!("notice", if *error { "bad" } else { "info" })} id="import-message">
+                        { for text.lines().map(|l| html! { <p>{ l.to_string() }</p> }) }
+                        <button type="button" class="link" id="dismiss-message" onclick={dismiss}>{ "Dismiss" }</button>
+                    </div>
                 </div>
             }
-            <button type="button" class="link" id="dismiss-notices" onclick={dismiss}>{ "Dismiss" }</button>
-        </div>
+        </>
     }
 }

@@ -21,6 +21,10 @@ pub struct NumFieldProps {
     pub errors: Vec<String>,
     /// Called with each new acceptable value.
     pub on_change: Callback<Option<f64>>,
+    /// Called with why typed text is not accepted, and with `None` when such text is replaced
+    /// from elsewhere or the field goes away (the app then knows its results are stale).
+    #[prop_or_default]
+    pub on_draft: Callback<Option<String>>,
 }
 
 /// Formats a value for the input: whole numbers without a fraction, others as Rust prints them.
@@ -78,10 +82,27 @@ pub fn NumField(props: &NumFieldProps) -> Html {
     {
         // Follow changes that come from elsewhere (presets, imports, dp recomputed).
         let text = text.clone();
+        let on_draft = props.on_draft.clone();
         use_effect_with(props.value.map(f64::to_bits), move |bits| {
             let value = bits.map(f64::from_bits);
-            if parse(&text, spec).ok() != Some(value) {
+            let parsed = parse(&text, spec);
+            if parsed.as_ref().ok() != Some(&value) {
+                if parsed.is_err() {
+                    on_draft.emit(None);
+                }
                 text.set(value.map(show).unwrap_or_default());
+            }
+        });
+    }
+    {
+        // A field that goes away (MoE off) leaves no stale mark behind.
+        let on_draft = props.on_draft.clone();
+        let text = text.clone();
+        use_effect_with((), move |_| {
+            move || {
+                if parse(&text, spec).is_err() {
+                    on_draft.emit(None);
+                }
             }
         });
     }
@@ -89,11 +110,13 @@ pub fn NumField(props: &NumFieldProps) -> Html {
     let oninput = {
         let text = text.clone();
         let on_change = props.on_change.clone();
+        let on_draft = props.on_draft.clone();
         Callback::from(move |e: InputEvent| {
             let input: web_sys::HtmlInputElement = e.target_unchecked_into();
             let value = input.value();
-            if let Ok(v) = parse(&value, spec) {
-                on_change.emit(v);
+            match parse(&value, spec) {
+                Ok(v) => on_change.emit(v),
+                Err(why) => on_draft.emit(Some(why)),
             }
             text.set(value);
         })

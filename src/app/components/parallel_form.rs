@@ -55,10 +55,20 @@ pub fn ParallelForm(props: &FormProps) -> Html {
     let lps_errors = errors_for(issues, lps.id);
     let lps_input = send(props, move |e: InputEvent| {
         let el: web_sys::HtmlInputElement = e.target_unchecked_into();
-        // Spaces are allowed while typing ("9, 10"); what does not parse is ignored.
+        // Spaces are allowed while typing ("9, 10"); what does not parse is a field error and
+        // marks the results stale until fixed.
         let text = el.value().replace(' ', "");
-        let v = lps.parse(&text).ok()?.into_owned();
-        Some(Action::Set(lps.id, v))
+        Some(
+            match lps.parse(&text).and_then(|v| lps.check(&v).map(|()| v)) {
+                Ok(v) => Action::Set(lps.id, v.into_owned()),
+                Err(why) => Action::Draft(
+                    lps.id,
+                    Some(format!(
+                        "Enter whole numbers separated by commas, one per stage (9,10,10,9): {why}"
+                    )),
+                ),
+            },
+        )
     });
     let sched = p.schedule.map(Schedule::as_str).unwrap_or("");
     let better = better_split(props);
@@ -90,7 +100,7 @@ pub fn ParallelForm(props: &FormProps) -> Html {
             <div class={classes!("field", "wide", (!lps_errors.is_empty()).then_some("invalid"))}>
                 <label for="parallel-layers_per_stage">{ lps.label }</label>
                 <div class="input-unit">
-                    <input id="parallel-layers_per_stage" type="text" autocomplete="off" spellcheck="false"
+                    <input id="parallel-layers_per_stage" type="text" autocomplete="off" spellcheck="false" aria-invalid={(!lps_errors.is_empty()).to_string()}
                         value={lps_text} placeholder="even split" aria-describedby="parallel-layers_per_stage-hint" oninput={lps_input} />
                     <span class="unit" aria-hidden="true">{ lps.unit }</span>
                 </div>

@@ -11,9 +11,11 @@ use crate::app::charts::search::layout_label;
 use crate::app::charts::style::{fmt_bytes, fmt_pct, fmt_rate, fmt_seconds};
 use crate::app::charts::{Chart, Theme};
 use crate::app::components::chart_canvas::ChartCanvas;
+use crate::app::hooks::use_evidence::{use_evidence, Evidence};
 use crate::app::hooks::use_search::use_search;
 use crate::engine::search::Layout;
 use crate::engine::Estimate;
+use crate::evidence::{published_like, Case};
 use crate::scenario::{Scenario, ScenarioError};
 
 /// Props of [`SearchPanel`].
@@ -50,6 +52,11 @@ fn grouped(n: u64) -> String {
 #[component]
 pub fn SearchPanel(props: &SearchPanelProps) -> Html {
     let search = use_search(props.scenario.clone(), props.enabled);
+    let evidence = use_evidence(props.enabled);
+    let cases: Option<Rc<Vec<Case>>> = match evidence {
+        Evidence::Ready(c) => Some(c),
+        _ => None,
+    };
     let st = search.status.clone();
     let current = Layout::of(&props.scenario);
     let current_at = match &*props.estimate {
@@ -148,18 +155,38 @@ pub fn SearchPanel(props: &SearchPanelProps) -> Html {
                 />
             }
             if let Some(r) = &st.report {
-                { best_table(r, &current, &props.on_apply_layout) }
+                { best_table(r, &current, &props.on_apply_layout, &props.scenario, cases.as_deref().map(Vec::as_slice)) }
                 { rejected_list(r) }
             }
         </div>
     }
 }
 
-/// The best layouts, fastest first; each row applies its layout.
+/// Whether published runs like `layout` on `base` exist ([`published_like`]), as a table cell.
+fn published_cell(base: &Scenario, layout: &Layout, cases: Option<&[Case]>) -> Html {
+    let Some(cases) = cases else {
+        return html! { <td class="muted">{ "…" }</td> };
+    };
+    let mut s = base.clone();
+    layout.apply(&mut s);
+    match published_like(cases, &s) {
+        Some(c) => html! {
+            <td class="published" title={c.source.clone()}>
+                { format!("published: {} on {} × {}", c.scenario.model.name, c.scenario.cluster.num_gpus, c.scenario.cluster.gpu_name()) }
+            </td>
+        },
+        None => html! { <td class="extrapolated">{ "extrapolated" }</td> },
+    }
+}
+
+/// The best layouts, fastest first; each row applies its layout and says whether published runs
+/// like it exist (same GPU generation, framework and parallel style) or it is extrapolated.
 fn best_table(
     r: &crate::engine::search::SearchReport,
     current: &Layout,
     on_apply: &Callback<Layout>,
+    base: &Scenario,
+    cases: Option<&[Case]>,
 ) -> Html {
     if r.best.is_empty() {
         return html! { <p class="search-none">{ "No layout fits in GPU memory." }</p> };
@@ -176,6 +203,7 @@ fn best_table(
                     <th scope="col">{ "MFU" }</th>
                     <th scope="col">{ "Step" }</th>
                     <th scope="col">{ "Peak memory" }</th>
+                    <th scope="col">{ "Runs like it" }</th>
                     <th scope="col"><span class="visually-hidden">{ "Apply" }</span></th>
                 </tr>
             </thead>
@@ -196,6 +224,7 @@ fn best_table(
                             <td>{ fmt_pct(b.mfu) }</td>
                             <td>{ fmt_seconds(b.step_s) }</td>
                             <td>{ fmt_bytes(b.peak_bytes) }</td>
+                            { published_cell(base, &layout, cases) }
                             <td>
                                 if is_current {
                                     <span class="search-current">{ "current" }</span>

@@ -5,7 +5,9 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use crate::app::components::definitions::{help_link, Term};
 use crate::app::format;
+use crate::app::state::Draft;
 use crate::engine::Estimate;
 use crate::scenario::{Scenario, ScenarioError};
 
@@ -31,13 +33,25 @@ pub struct KeyNumber {
     pub text: String,
     /// Which way is better.
     pub better: Better,
+    /// Whether it is a speed number (shown "if it fit" when the plan does not fit).
+    pub speed: bool,
+    /// The defined term it shows (tooltip and help anchor), if any.
+    pub term: Option<Term>,
+    /// The value under the other FLOP convention (causal attention), shown beside it for long
+    /// sequences.
+    pub alt: Option<String>,
 }
+
+/// Sequence length from which the causal-attention value is shown beside MFU and TFLOP/s
+/// (there the two conventions differ by more than about 10 % for Llama-size models).
+pub const SHOW_CAUSAL_FROM: u64 = 16_384;
 
 /// The key numbers of `e` for scenario `s`, in display order. Time and cost to train appear only
 /// when the scenario has train tokens (and a price).
 pub fn key_numbers(e: &Estimate, s: &Scenario) -> Vec<KeyNumber> {
     let t = &e.throughput;
     let m = &e.memory;
+    let causal = s.model.seq_len >= SHOW_CAUSAL_FROM;
     let mut out = vec![
         KeyNumber {
             id: "step",
@@ -45,6 +59,9 @@ pub fn key_numbers(e: &Estimate, s: &Scenario) -> Vec<KeyNumber> {
             value: e.time.step_s,
             text: format::duration(e.time.step_s),
             better: Better::Lower,
+            speed: true,
+            term: Some(Term::StepTime),
+            alt: None,
         },
         KeyNumber {
             id: "tokens",
@@ -52,13 +69,19 @@ pub fn key_numbers(e: &Estimate, s: &Scenario) -> Vec<KeyNumber> {
             value: t.tokens_per_s,
             text: format!("{} tokens/s", format::si(t.tokens_per_s)),
             better: Better::Higher,
+            speed: true,
+            term: Some(Term::TokensPerS),
+            alt: None,
         },
         KeyNumber {
             id: "tflops",
-            label: "Per GPU",
+            label: "TFLOP/s per GPU",
             value: t.tflops_per_gpu,
             text: format!("{} TFLOP/s", format::sig(t.tflops_per_gpu)),
             better: Better::Higher,
+            speed: true,
+            term: Some(Term::TflopsPerGpu),
+            alt: causal.then(|| format!("causal {}", format::sig(t.tflops_per_gpu_causal))),
         },
         KeyNumber {
             id: "mfu",
@@ -66,6 +89,9 @@ pub fn key_numbers(e: &Estimate, s: &Scenario) -> Vec<KeyNumber> {
             value: t.mfu,
             text: format::pct(t.mfu),
             better: Better::Higher,
+            speed: true,
+            term: Some(Term::Mfu),
+            alt: causal.then(|| format!("causal {}", format::pct(t.mfu_causal))),
         },
         KeyNumber {
             id: "hfu",
@@ -73,6 +99,9 @@ pub fn key_numbers(e: &Estimate, s: &Scenario) -> Vec<KeyNumber> {
             value: t.hfu,
             text: format::pct(t.hfu),
             better: Better::Higher,
+            speed: true,
+            term: Some(Term::Hfu),
+            alt: None,
         },
         KeyNumber {
             id: "memory",
@@ -84,6 +113,9 @@ pub fn key_numbers(e: &Estimate, s: &Scenario) -> Vec<KeyNumber> {
                 format::gib(m.capacity_bytes)
             ),
             better: Better::Lower,
+            speed: false,
+            term: Some(Term::PeakMemory),
+            alt: None,
         },
     ];
     if let Some(secs) = t.train_time_s {
@@ -93,6 +125,9 @@ pub fn key_numbers(e: &Estimate, s: &Scenario) -> Vec<KeyNumber> {
             value: secs,
             text: format::duration(secs),
             better: Better::Lower,
+            speed: true,
+            term: None,
+            alt: None,
         });
     }
     if let Some(h) = t.train_gpu_hours {
@@ -102,6 +137,9 @@ pub fn key_numbers(e: &Estimate, s: &Scenario) -> Vec<KeyNumber> {
             value: h,
             text: format!("{} GPU·h", format::si(h)),
             better: Better::Lower,
+            speed: true,
+            term: None,
+            alt: None,
         });
     }
     if let (Some(cost), Some(_)) = (t.train_cost, s.cluster.price_per_gpu_hour) {
@@ -109,8 +147,11 @@ pub fn key_numbers(e: &Estimate, s: &Scenario) -> Vec<KeyNumber> {
             id: "cost",
             label: "Cost to train",
             value: cost,
-            text: format!("$ {}", format::money(cost)),
+            text: format!("$\u{a0}{}", format::money(cost)),
             better: Better::Lower,
+            speed: true,
+            term: None,
+            alt: None,
         });
     }
     out
@@ -143,11 +184,38 @@ pub struct SummaryProps {
     pub scenario: Rc<Scenario>,
     /// Its estimate.
     pub estimate: Rc<Result<Estimate, ScenarioError>>,
+    /// Fields whose typed text is not accepted: the numbers belong to the last valid plan.
+    #[prop_or_default]
+    pub drafts: Rc<Vec<Draft>>,
 }
 
-/// The key numbers as a grid of tiles; the memory tile is red when the plan does not fit.
+/// The "last valid plan" banner for fields whose text is not accepted (empty when none).
+pub fn stale_banner(drafts: &[Draft]) -> Html {
+    if drafts.is_empty() {
+        return html! {};
+    }
+    html! {
+        <div class="stale-banner" id="stale-banner" role="status">
+            <strong>{ "Results of the last valid plan" }</strong>
+            { " — not of what the form shows. Fix " }
+            { for drafts.iter().enumerate().map(|(i, d)| html! {
+                <>
+                    if i > 0 { { ", " } }
+                    <a href={format!("#{}", d.field.def().input_id())}>{ d.label() }</a>
+                    { format!(" ({})", d.why.trim_end_matches('.')) }
+                </>
+            }) }
+            { " to update them." }
+        </div>
+    }
+}
+
+/// The key numbers as a grid of tiles; the memory tile is red when the plan does not fit, and
+/// then the speed numbers are greyed and labelled "if it fit". Every defined term has a tooltip
+/// and a link to its definition.
 #[component]
 pub fn Summary(props: &SummaryProps) -> Html {
+    let stale = !props.drafts.is_empty();
     let e = match &*props.estimate {
         Ok(e) => e,
         Err(err) => {
@@ -155,6 +223,7 @@ pub fn Summary(props: &SummaryProps) -> Html {
             return html! {
                 <section class="summary card invalid" id="summary" aria-live="polite">
                     <h2>{ "Key numbers" }</h2>
+                    { stale_banner(&props.drafts) }
                     <p class="error">{ format!("{n} problem{} in the inputs (marked at the fields) — fix {} to see the estimate.",
                         if n == 1 { "" } else { "s" }, if n == 1 { "it" } else { "them" }) }</p>
                 </section>
@@ -164,15 +233,30 @@ pub fn Summary(props: &SummaryProps) -> Html {
     let fits = e.memory.fits;
     let headroom = e.memory.headroom_bytes;
     html! {
-        <section class="summary card" id="summary" aria-live="polite">
+        <section class={classes!("summary", "card", stale.then_some("stale"))} id="summary" aria-live="polite">
             <h2>{ "Key numbers" }</h2>
+            { stale_banner(&props.drafts) }
+            if !fits {
+                <p class="if-fit-note" id="if-fit-note">{ "The plan does not fit in GPU memory: the speed numbers are what it would reach if it fit." }</p>
+            }
             <dl class="tiles">
                 { for key_numbers(e, &props.scenario).into_iter().map(|k| {
                     let bad = k.id == "memory" && !fits;
+                    let greyed = k.speed && !fits;
+                    let title = k.term.map(|t| AttrValue::from(t.short()));
                     html! {
-                        <div class={classes!("tile", bad.then_some("oom"))} id={format!("key-{}", k.id)}>
-                            <dt>{ k.label }</dt>
-                            <dd>{ k.text }</dd>
+                        <div class={classes!("tile", bad.then_some("oom"), greyed.then_some("if-fit"))} id={format!("key-{}", k.id)} {title}>
+                            <dt>
+                                { k.label }
+                                if greyed { <span class="if-fit-label">{ " (if it fit)" }</span> }
+                                if let Some(t) = k.term { { help_link(t) } }
+                            </dt>
+                            <dd>
+                                { k.text }
+                                if let Some(alt) = k.alt {
+                                    <span class="alt" title={Term::Convention.short()}>{ alt }</span>
+                                }
+                            </dd>
                         </div>
                     }
                 }) }

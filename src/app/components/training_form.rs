@@ -58,6 +58,13 @@ pub fn TrainingForm(props: &FormProps) -> Html {
                     opt_bool_value(t.grad_reduce_in_fp32)) }
             </div>
             { switch_field(FieldId::FlashAttention, props, t.flash_attention) }
+            if t.flash_attention || t.attention_kernel.is_some() {
+                <div class="grid">
+                    { select_field(FieldId::AttentionKernel, props,
+                        choice_options(FieldId::AttentionKernel, "framework's"),
+                        t.attention_kernel.map_or("", |k| k.as_str())) }
+                </div>
+            }
         </fieldset>
     }
 }

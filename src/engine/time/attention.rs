@@ -1,6 +1,8 @@
 //! The attention core (scores, softmax, weighted sum) of one layer, one micro-batch, one GPU.
 
+use super::compute::Generation;
 use super::inputs::Inputs;
+pub use crate::scenario::AttentionKernel;
 
 /// Fused softmax (+ mask + dropout) traffic per attention score element in the forward pass
 /// without flash attention, in activation elements: read and write the scores (2), dropout
@@ -17,7 +19,17 @@ pub(crate) fn core_s(x: &Inputs) -> (f64, f64) {
     let sq = d.s / x.cf;
     if x.s.training.flash_attention {
         let elements = 0.5 * b * heads_local * sq * d.s;
-        dev.flash_s(elements, d.d_h)
+        match kernel_rates(x.gen, x.stack.attention) {
+            Some(r) => {
+                let peak = x.dev.gemm16_flops / x.dev.gemm16_eff;
+                let ramp = seq_ramp(d.s) * head_dim_factor(d.d_h);
+                (
+                    4.0 * d.d_h * elements / (peak * r.0 * ramp) + dev.kernel_s,
+                    10.0 * d.d_h * elements / (peak * r.1 * ramp) + dev.kernel_s,
+                )
+            }
+            None => dev.flash_s(elements, d.d_h),
+        }
     } else {
         let batch = b * heads_local;
         let mm = dev.bmm16_s(batch, sq, d.d_h, d.s); // QKᵀ
@@ -25,5 +37,103 @@ pub(crate) fn core_s(x: &Inputs) -> (f64, f64) {
         let scores = batch * sq * d.s;
         let sm = dev.memory_s(SOFTMAX_ELEMENTS * x.ab * scores, 2.0);
         (mm + mm2 + sm, 2.0 * (mm + mm2) + 2.0 * sm)
+    }
+}
+
+/// Forward and backward throughput of `kernel` on `gen` as fractions of the dense 16-bit peak,
+/// causal, head dim 128, long sequences (16k), softmax included — FLOPs counted as the
+/// kernels' authors do (`4·s²·d·h` forward non-causal, halved causal, backward 2.5× forward).
+/// `None`: no published figure (the engine then prices the tensor-core work at the generic
+/// fused-attention efficiency plus the softmax exponentials, [`super::compute::Device::flash_s`]).
+/// - Hopper FA2: forward 335/989 = 0.34 (FA3 paper, arXiv 2407.08608, Fig. "forward, head dim
+///   128, causal", H100 SXM5), backward 322/989 = 0.33 (same paper, backward figure, d 128).
+/// - Hopper cuDNN: forward 539/989 = 0.55, backward 516/989 = 0.52 (same figures).
+/// - Hopper FA3: forward 616/989 = 0.62, backward 561/989 = 0.57 (same figures).
+/// - Blackwell cuDNN 9.13: forward ≈ 1605/1.3 = 1235 of 2250 = 0.55 (FA4 paper, arXiv
+///   2603.05451: FA4 reaches 1605 TFLOP/s, 1.3× cuDNN 9.13); backward not published: Hopper's
+///   cuDNN backward/forward ratio 0.52/0.55 is kept, 0.52 **[derived]**.
+/// - Ampere: FlashAttention-2's published 0.61 (fwd+bwd, causal, d 128, flash-attention
+///   `assets/flash2_a100_fwd_bwd_benchmark.png`) is not reached by the A100 training runs of the
+///   validation set; the generic model stays in use there (`None`).
+pub fn kernel_rates(gen: Generation, kernel: AttentionKernel) -> Option<(f64, f64)> {
+    match (gen, kernel) {
+        (Generation::Hopper, AttentionKernel::Fa2) => Some((0.34, 0.33)),
+        (Generation::Hopper, AttentionKernel::Cudnn) => Some((0.55, 0.52)),
+        (Generation::Hopper, AttentionKernel::Fa3) => Some((0.62, 0.57)),
+        (Generation::Blackwell, AttentionKernel::Cudnn) => Some((0.55, 0.52)),
+        _ => None,
+    }
+}
+
+/// Sequence ramp of the published kernels, normalised to 1 at 16k tokens:
+/// `s/(s + 500)·(16384 + 500)/16384` **[derived]**: FA2 on H100, causal d 128, runs at 163 TFLOP/s
+/// at 512 tokens and 328 at 16k (flash-attention `assets/flash2_h100_fwd_bwd_benchmark.png`),
+/// i.e. half speed near 500 tokens; A100 (99 vs 189) gives 465.
+pub fn seq_ramp(s: f64) -> f64 {
+    s / (s + ATTENTION_S_HALF) * (16384.0 + ATTENTION_S_HALF) / 16384.0
+}
+
+/// Sequence length at which fused attention runs at half its long-sequence rate (see [`seq_ramp`]).
+pub const ATTENTION_S_HALF: f64 = 500.0;
+
+/// Head-dimension factor, 1 at 128: `d/(d + 16)·144/128` **[derived]**: head dim 64 runs at 0.90
+/// of head dim 128 (FA2 A100 causal 171 vs 189 TFLOP/s; H100 0.88), 256 at 1.06 (FA3 forward 642
+/// vs 616 causal).
+pub fn head_dim_factor(d_h: f64) -> f64 {
+    d_h / (d_h + 16.0) * 144.0 / 128.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Modelled TFLOP/s of `kernel` on H100 (989 TFLOP/s bf16) at sequence `s`, head dim `d`:
+    /// forward (weight 1) and backward (weight 2.5) together, or forward alone.
+    fn h100_tflops(kernel: AttentionKernel, s: f64, d: f64, fwd_only: bool) -> f64 {
+        let (f, b) = kernel_rates(Generation::Hopper, kernel).unwrap();
+        let eff = if fwd_only {
+            f
+        } else {
+            3.5 / (1.0 / f + 2.5 / b)
+        };
+        989.0 * eff * seq_ramp(s) * head_dim_factor(d)
+    }
+
+    fn within(model: f64, measured: f64) -> bool {
+        ((model - measured) / measured).abs() <= 0.15
+    }
+
+    #[test]
+    fn published_attention_throughputs() {
+        use AttentionKernel::*;
+        // FlashAttention-2 on H100 SXM5, causal, forward + backward (flash-attention
+        // `assets/flash2_h100_fwd_bwd_benchmark.png`): d 128: 163 (512), 265 (2k), 328 (16k);
+        // d 64: 141 (512), 284 (16k) TFLOP/s.
+        for (s, d, tf) in [
+            (512.0, 128.0, 163.0),
+            (2048.0, 128.0, 265.0),
+            (16384.0, 128.0, 328.0),
+            (512.0, 64.0, 141.0),
+            (16384.0, 64.0, 284.0),
+        ] {
+            let m = h100_tflops(Fa2, s, d, false);
+            assert!(within(m, tf), "FA2 s {s} d {d}: {m} vs {tf}");
+        }
+        // Forward alone at 16k, causal, d 128 (FA3 paper Fig. forward): FA2 335, cuDNN 539,
+        // FA3 616; d 256 FA3 642.
+        for (k, d, tf) in [
+            (Fa2, 128.0, 335.0),
+            (Cudnn, 128.0, 539.0),
+            (Fa3, 128.0, 616.0),
+            (Fa3, 256.0, 642.0),
+        ] {
+            let m = h100_tflops(k, 16384.0, d, true);
+            assert!(within(m, tf), "{k:?} d {d}: {m} vs {tf}");
+        }
+        // Blackwell cuDNN forward ≈ 1235 TFLOP/s of 2250 (FA4 paper: FA4 1605 = 1.3× cuDNN).
+        let (f, _) = kernel_rates(Generation::Blackwell, Cudnn).unwrap();
+        assert!(within(2250.0 * f, 1605.0 / 1.3));
+        // No published rate on Ampere in this model: the generic path is used.
+        assert_eq!(kernel_rates(Generation::Ampere, Fa2), None);
     }
 }

@@ -1,32 +1,42 @@
-//! α–β cost of collectives per link tier, and which tier a parallel group uses.
+//! Collectives priced by the algorithm NCCL runs, per link tier.
 //!
-//! Costs (Thakur, Rabenseifner & Gropp 2005; nccl-tests `doc/PERFORMANCE.md`, [FORMULAS.md](crate::docs::formulas) §7.1-7.2),
-//! with `S` the full buffer, `n` ranks and `B` the bus bandwidth the group achieves:
-//! - ring all-reduce `α + 2(n−1)/n·S/B`;
-//! - reduce-scatter or all-gather `α + (n−1)/n·S/B`;
-//! - all-to-all `α + (n−1)/n·S/B`;
-//! - point-to-point `α + S/B`.
+//! NCCL picks an (algorithm, protocol) pair per call by minimising its own cost model
+//! `t = latency + S_alg / bw` (NVIDIA/nccl `src/graph/tuning.cc`, `ncclTopoTuneModel` and
+//! `ncclTopoGetAlgoTime`); this module evaluates the same model with NCCL's constants, so it
+//! reproduces both NCCL's choice and its time:
+//! - **ring** all-gather / reduce-scatter: `n−1` steps, each paying a per-step latency (the
+//!   NVLink one for steps inside a node, the network one for the `N−1` steps that cross nodes);
+//!   bandwidth term `(n−1)/n·S/B`. NCCL has no other AG/RS algorithm on multi-GPU nodes
+//!   (PAT needs one GPU per node, NVLS/CollNet multi-node need a collnet plugin);
+//! - **ring** all-reduce: `2(n−1)` steps and `2(n−1)/n·S/B`; multi-node Simple pays NCCL's
+//!   ×1.4 "plateau" latency factor;
+//! - **tree** all-reduce: latency `2·((ppn−1)·intra + log2(N)·net)` — logarithmic in nodes —
+//!   at 0.92 of the bus bandwidth and half the algorithm bandwidth;
+//! - **NVLS** (NVLink SHARP) all-reduce inside an NVSwitch domain of Hopper/Blackwell parts:
+//!   fixed latency, the reduction done in the switch;
+//! - **all-to-all**: NCCL expands it into `n−1` send/receive pairs (`src/enqueue.cc`), so
+//!   `n−1` per-peer latencies, and each GPU's off-node share goes through its own NIC;
+//! - **point-to-point**: one ring step.
+//!
+//! Protocols: LL (8-byte flag words: half the bandwidth, lowest latency), LL128 (0.92 of the
+//! bandwidth), Simple (full bandwidth, highest latency); NCCL takes the fastest.
 //!
 //! Rank placement is Megatron's: TP innermost, then CP, then DP, then PP. A group of `n` ranks
-//! with stride `st` keeps `k = clamp(domain/st, 1, n)` members inside one NVLink domain. If `k = n`
-//! it runs on NVLink; otherwise it crosses the network, and since every node carries the traffic of
-//! its `k` members on `k` NICs, the ring's bus bandwidth is `min(B_nvlink, k·B_nic)` (the
-//! hierarchical argument of [FORMULAS.md](crate::docs::formulas) §7.4).
+//! with stride `st` keeps `k = clamp(domain/st, 1, n)` members inside one NVLink domain, and
+//! spans `N = ⌈n/k⌉` domains. Across domains every node carries the traffic of its `k` members
+//! on `k` NICs, so a ring's bus bandwidth is `min(B_nvlink, k·B_nic)` ([FORMULAS.md](crate::docs::formulas) §7.4).
 
+use super::compute::Generation;
 use crate::scenario::GpuSpec;
 use serde::Serialize;
 
-/// Achieved fraction of the NVLink per-GPU bandwidth for large NCCL collectives. nccl-tests on
-/// DGX A100 show all-reduce bus bandwidth ≈ 230-240 GB/s of 300; DGX H100 ≈ 360-370 of 450.
+/// Achieved fraction of the NVLink per-GPU bandwidth for large NCCL ring collectives. nccl-tests
+/// on DGX A100 show all-reduce bus bandwidth ≈ 230-240 GB/s of 300; DGX H100 ≈ 360-370 of 450;
+/// 8×B200 ring ≈ 0.78-0.82 of 900 (ml-engineering `network/README.md`, 740 GB/s at 4 GiB).
 pub const NVLINK_EFFICIENCY: f64 = 0.78;
 /// Achieved fraction of the NIC line rate (InfiniBand HDR/NDR, RoCE): nccl-tests multi-node
 /// bus bandwidth ≈ 20-23 GB/s per 25 GB/s HDR port, Calculon's IB tier uses 0.9.
 pub const NIC_EFFICIENCY: f64 = 0.85;
-/// Fixed latency of one NVLink collective, s (Calculon `systems/a100_80g.json` NVLink tier: 10 µs;
-/// NCCL `tuning.cc` ring/Simple base 8.4 µs).
-pub const NVLINK_LATENCY_S: f64 = 10e-6;
-/// Fixed latency of one collective that crosses the network, s (Calculon IB tier: 20 µs).
-pub const NIC_LATENCY_S: f64 = 20e-6;
 /// PCIe bandwidth assumed for a custom GPU with neither NVLink nor a PCIe figure, GB/s per
 /// direction: PCIe Gen3 ×16 (15.75 GB/s), the slowest link such a GPU would have.
 pub const DEFAULT_PCIE_GBPS: f64 = 16.0;
@@ -37,6 +47,70 @@ pub const GPUS_PER_PCIE_HOST: u64 = 8;
 pub const DEFAULT_NIC_GBPS: f64 = 12.5;
 /// PCIe link efficiency when GPUs have no NVLink (measured PCIe Gen4/5 copies ≈ 0.8 of line rate).
 pub const PCIE_EFFICIENCY: f64 = 0.8;
+
+/// NCCL protocols, in NCCL's order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    /// Low-latency: 8-byte stores carrying a flag.
+    Ll,
+    /// 128-byte lines with a flag word.
+    Ll128,
+    /// Bulk copies with step counters.
+    Simple,
+}
+
+/// The three protocols.
+pub const PROTOCOLS: [Protocol; 3] = [Protocol::Ll, Protocol::Ll128, Protocol::Simple];
+
+/// NCCL's latency constants, µs, indexed by protocol (LL, LL128, Simple): NVIDIA/nccl
+/// `src/graph/tuning.cc` v2.28-v2.30 (`baseLatencies`, `hwLatencies`; the v2.28.7 base
+/// latencies are quoted verbatim in public write-ups, the hardware ones read at 2.30.7 and
+/// unchanged since v2.18.3, where the network Simple latencies rose from 9.6 to 14 µs).
+pub mod nccl {
+    /// Ring base latency per call.
+    pub const RING_BASE_US: [f64; 3] = [6.6, 14.0, 8.4];
+    /// Ring per-step latency over NVLink.
+    pub const RING_NVLINK_US: [f64; 3] = [0.6, 1.9, 3.4];
+    /// Ring per-step latency over PCIe.
+    pub const RING_PCI_US: [f64; 3] = [1.0, 2.5, 5.7];
+    /// Ring per-step latency over the network.
+    pub const RING_NET_US: [f64; 3] = [2.7, 4.0, 14.0];
+    /// Tree base latency per call.
+    pub const TREE_BASE_US: [f64; 3] = [6.8, 14.0, 8.4];
+    /// Tree per-level latency over NVLink.
+    pub const TREE_NVLINK_US: [f64; 3] = [0.6, 1.25, 4.0];
+    /// Tree per-level latency over PCIe.
+    pub const TREE_PCI_US: [f64; 3] = [1.0, 1.9, 4.0];
+    /// Tree per-level latency over the network.
+    pub const TREE_NET_US: [f64; 3] = [5.0, 8.5, 14.0];
+    /// NVLS latency inside one NVLink domain (Simple only).
+    pub const NVLS_NVLINK_US: f64 = 25.0;
+    /// Host-side cost of posting one network send or receive (`getNetOverhead`: 1 µs on
+    /// Intel/ARM hosts, 2 µs on AMD).
+    pub const NET_POST_US: f64 = 1.0;
+    /// Multi-node ring all-reduce, Simple: latency ×1.4 ("plateau effect of ring").
+    pub const RING_AR_PLATEAU: f64 = 1.4;
+    /// LL on multi-node communicators: intra-node latency ×1.8.
+    pub const LL_MULTINODE_INTRA: f64 = 1.8;
+    /// LL carries half the bus bandwidth (one flag word per data word).
+    pub const LL_BW: f64 = 0.5;
+    /// LL128 carries 120 of 128 bytes: 0.92 of the bus bandwidth.
+    pub const LL128_BW: f64 = 0.92;
+    /// Tree all-reduce bus bandwidth: 0.92 of the ring's.
+    pub const TREE_BW: f64 = 0.92;
+    /// LL's ceiling per communicator on one node, GB/s (`llMaxBws`: Volta 39, Ampere 87.7,
+    /// Hopper 141, Blackwell 282 — the first column).
+    pub const LL_MAX_GBPS: [f64; 4] = [39.0, 87.7, 141.0, 282.0];
+}
+
+/// NVLS all-reduce algorithm bandwidth as a fraction of the NVLink wire rate per GPU (Hopper,
+/// Blackwell). Read from published all-reduce sweeps: 8×H100 NVLS ≈ 480 GB/s bus bandwidth =
+/// 274 GB/s algorithm bandwidth, 0.61 of 450 (stas00/ml-engineering
+/// `network/benchmarks/README.md` @744d01e); 8×B200, NCCL 2.27.7, 1-16 GiB: 723-846 GB/s bus
+/// bandwidth, middle 787 = 450 GB/s algorithm bandwidth, 0.50 of 900 (ml-engineering
+/// `network/README.md` @744d01e, P6-B200). The Blackwell/Hopper ratio 0.82 is close to NCCL's
+/// own `nvlsEfficiency` ratio 0.74/0.85 = 0.87 (tuning.cc 2.30.7).
+pub const NVLS_ALG_EFFICIENCY: [f64; 2] = [0.61, 0.50];
 
 /// Which link a group's traffic uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -51,18 +125,58 @@ pub enum Link {
     Network,
 }
 
-/// A communication group: its size, link, bus bandwidth and latency.
+/// A communication group: its size, placement, link and bandwidths.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Group {
-    /// Ranks.
+    /// Ranks `n`.
     pub n: f64,
+    /// NVLink domains (nodes) the group spans, `N`.
+    pub nodes: f64,
+    /// Members per domain, `k = n/N`.
+    pub ppn: f64,
     /// Link tier.
     pub link: Link,
-    /// Achieved bus bandwidth, B/s.
+    /// Ring bus bandwidth the group achieves, B/s: `min(B_nvlink, k·B_nic)` across nodes.
     pub bus_bps: f64,
-    /// Latency per collective, s.
-    pub latency_s: f64,
+    /// Per-GPU bandwidth inside the domain, B/s.
+    pub intra_bps: f64,
+    /// Per-GPU NIC bandwidth, B/s.
+    pub nic_bps: f64,
+    /// NVLS all-reduce algorithm bandwidth, B/s (0 without NVLink SHARP).
+    pub nvls_bps: f64,
+    /// LL bandwidth ceiling, B/s.
+    pub ll_max_bps: f64,
+    /// The domain's links are PCIe rather than NVLink.
+    pub pcie: bool,
 }
+
+/// What NCCL would run for one collective, and its time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Choice {
+    /// Algorithm.
+    pub algorithm: Algorithm,
+    /// Protocol.
+    pub protocol: Protocol,
+    /// Latency part, s.
+    pub latency_s: f64,
+    /// Total time, s.
+    pub time_s: f64,
+}
+
+/// Collective algorithms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Algorithm {
+    /// Ring.
+    Ring,
+    /// Double binary tree (all-reduce).
+    Tree,
+    /// NVLink SHARP (all-reduce in the switch).
+    Nvls,
+    /// Pairwise send/receive.
+    PointToPoint,
+}
+
+const US: f64 = 1e-6;
 
 impl Group {
     /// The group of `n` ranks whose members are `stride` ranks apart, on `gpu`.
@@ -70,58 +184,224 @@ impl Group {
         if n <= 1 {
             return Group {
                 n: 1.0,
+                nodes: 1.0,
+                ppn: 1.0,
                 ..Group::default()
             };
         }
-        let (intra_bps, domain) = match gpu.nvlink_gbps {
-            Some(b) => (b * 1e9 * NVLINK_EFFICIENCY, gpu.nvlink_domain_gpus.max(1)),
+        let gen = Generation::of(gpu);
+        let (intra_bps, domain, pcie) = match gpu.nvlink_gbps {
+            Some(b) => (
+                b * 1e9 * NVLINK_EFFICIENCY,
+                gpu.nvlink_domain_gpus.max(1),
+                false,
+            ),
             None => (
                 gpu.pcie_gbps.unwrap_or(DEFAULT_PCIE_GBPS) * 1e9 * PCIE_EFFICIENCY,
                 GPUS_PER_PCIE_HOST,
+                true,
             ),
         };
         let nic_bps = gpu.nic_gbps.unwrap_or(DEFAULT_NIC_GBPS) * 1e9 * NIC_EFFICIENCY;
         let stride = stride.max(1);
         let k = (domain / stride).clamp(1, n);
-        if k >= n && stride.saturating_mul(n) <= domain.max(1) {
-            Group {
-                n: n as f64,
-                link: Link::Nvlink,
-                bus_bps: intra_bps.max(1.0),
-                latency_s: NVLINK_LATENCY_S,
+        let one_domain = k >= n && stride.saturating_mul(n) <= domain.max(1);
+        let (gi, nvls_eff) = match gen {
+            Generation::Volta => (0, 0.0),
+            Generation::Ampere => (1, 0.0),
+            Generation::Hopper => (2, NVLS_ALG_EFFICIENCY[0]),
+            Generation::Blackwell => (3, NVLS_ALG_EFFICIENCY[1]),
+        };
+        // NVLS needs an NVSwitch domain of NVLink 4 or newer (H100/H200: 450 GB/s, B200/GB200:
+        // 900 GB/s); PCIe, A100's NVLink 3 and point-to-point meshes (MI300X XGMI, 448 GB/s
+        // aggregate) have no multicast switch.
+        let nvls_bps = match gpu.nvlink_gbps {
+            Some(b) if one_domain && nvls_eff > 0.0 && b >= 450.0 && domain >= 8 => {
+                b * 1e9 * nvls_eff
             }
+            _ => 0.0,
+        };
+        let nodes = if one_domain {
+            1.0
         } else {
-            Group {
-                n: n as f64,
-                link: Link::Network,
-                bus_bps: (k as f64 * nic_bps).min(intra_bps).max(1.0),
-                latency_s: NIC_LATENCY_S,
+            (n as f64 / k as f64).ceil()
+        };
+        Group {
+            n: n as f64,
+            nodes,
+            ppn: n as f64 / nodes,
+            link: if one_domain {
+                Link::Nvlink
+            } else {
+                Link::Network
+            },
+            bus_bps: if one_domain {
+                intra_bps.max(1.0)
+            } else {
+                (k as f64 * nic_bps).min(intra_bps).max(1.0)
+            },
+            intra_bps: intra_bps.max(1.0),
+            nic_bps: nic_bps.max(1.0),
+            nvls_bps,
+            ll_max_bps: nccl::LL_MAX_GBPS[gi] * 1e9,
+            pcie,
+        }
+    }
+
+    fn multi_node(&self) -> bool {
+        self.nodes > 1.0
+    }
+
+    /// Per-step intra-domain and network latency of `proto` for `ring` or tree, µs.
+    fn hop_us(&self, ring: bool, proto: Protocol) -> (f64, f64) {
+        let i = proto as usize;
+        let (nvl, pci, net) = if ring {
+            (nccl::RING_NVLINK_US, nccl::RING_PCI_US, nccl::RING_NET_US)
+        } else {
+            (nccl::TREE_NVLINK_US, nccl::TREE_PCI_US, nccl::TREE_NET_US)
+        };
+        let mut intra = if self.pcie { pci[i] } else { nvl[i] };
+        if self.multi_node() && proto == Protocol::Ll {
+            intra *= nccl::LL_MULTINODE_INTRA;
+        }
+        (intra, net[i])
+    }
+
+    /// Ring bus bandwidth of `proto`, B/s.
+    fn ring_bw(&self, proto: Protocol) -> f64 {
+        match proto {
+            Protocol::Ll => (nccl::LL_BW * self.bus_bps).min(self.ll_max_bps),
+            Protocol::Ll128 => nccl::LL128_BW * self.bus_bps,
+            Protocol::Simple => self.bus_bps,
+        }
+    }
+
+    /// Ring latency of a collective with `steps` steps of which `inter` cross nodes, µs.
+    fn ring_latency_us(&self, proto: Protocol, steps: f64, inter: f64) -> f64 {
+        let (intra, net) = self.hop_us(true, proto);
+        nccl::RING_BASE_US[proto as usize] + (steps - inter) * intra + inter * net
+    }
+
+    /// NCCL's choice and time for a ring all-gather or reduce-scatter of a full buffer of
+    /// `bytes`: `base + (n−N)·intra + (N−1)·net` latency, `(n−1)/n·S/B` transfer.
+    pub fn gather_choice(&self, bytes: f64) -> Option<Choice> {
+        if self.n <= 1.0 || bytes <= 0.0 {
+            return None;
+        }
+        let (steps, inter) = (self.n - 1.0, self.nodes - 1.0);
+        let mut best: Option<Choice> = None;
+        for proto in PROTOCOLS {
+            let lat = self.ring_latency_us(proto, steps, inter) * US;
+            let t = lat + steps / self.n * bytes / self.ring_bw(proto);
+            best = better(best, Algorithm::Ring, proto, lat, t);
+        }
+        best
+    }
+
+    /// NCCL's choice and time for an all-reduce of `bytes`: ring, tree, or NVLS inside an
+    /// NVSwitch domain, each with its protocols; the fastest.
+    pub fn all_reduce_choice(&self, bytes: f64) -> Option<Choice> {
+        if self.n <= 1.0 || bytes <= 0.0 {
+            return None;
+        }
+        let (steps, inter) = (2.0 * (self.n - 1.0), 2.0 * (self.nodes - 1.0));
+        let mut best: Option<Choice> = None;
+        for proto in PROTOCOLS {
+            // Ring.
+            let mut lat = self.ring_latency_us(proto, steps, inter) * US;
+            if self.multi_node() && proto == Protocol::Simple {
+                lat *= nccl::RING_AR_PLATEAU;
             }
+            let t = lat + steps / self.n * bytes / self.ring_bw(proto);
+            best = better(best, Algorithm::Ring, proto, lat, t);
+            // Tree: up and down a chain inside the node and a binary tree across nodes.
+            let (intra, net) = self.hop_us(false, proto);
+            let lat = (nccl::TREE_BASE_US[proto as usize]
+                + 2.0 * ((self.ppn - 1.0) * intra + self.nodes.log2() * net))
+                * US;
+            let tree_bw = nccl::TREE_BW * self.ring_bw(proto) * 0.5;
+            best = better(best, Algorithm::Tree, proto, lat, lat + bytes / tree_bw);
         }
+        if self.nvls_bps > 0.0 {
+            let lat = nccl::NVLS_NVLINK_US * US;
+            best = better(
+                best,
+                Algorithm::Nvls,
+                Protocol::Simple,
+                lat,
+                lat + bytes / self.nvls_bps,
+            );
+        }
+        best
     }
 
-    /// Ring all-reduce of `bytes`: `α + 2(n−1)/n·S/B`.
+    /// All-reduce of `bytes`, seconds ([`Group::all_reduce_choice`]).
     pub fn all_reduce_s(&self, bytes: f64) -> f64 {
-        if self.n <= 1.0 || bytes <= 0.0 {
-            return 0.0;
-        }
-        self.latency_s + 2.0 * (self.n - 1.0) / self.n * bytes / self.bus_bps
+        self.all_reduce_choice(bytes).map_or(0.0, |c| c.time_s)
     }
 
-    /// Reduce-scatter or all-gather of a full buffer of `bytes`: `α + (n−1)/n·S/B`.
+    /// Reduce-scatter or all-gather of a full buffer of `bytes`, seconds
+    /// ([`Group::gather_choice`]).
     pub fn gather_s(&self, bytes: f64) -> f64 {
-        if self.n <= 1.0 || bytes <= 0.0 {
-            return 0.0;
-        }
-        self.latency_s + (self.n - 1.0) / self.n * bytes / self.bus_bps
+        self.gather_choice(bytes).map_or(0.0, |c| c.time_s)
     }
 
-    /// Point-to-point send of `bytes`: `α + S/B`.
+    /// Point-to-point send of `bytes` to a neighbour: one ring step (Simple base latency plus
+    /// the hop's latency) and `S/B` at the sender's own link (NVLink, or its one NIC).
     pub fn p2p_s(&self, bytes: f64) -> f64 {
         if self.n <= 1.0 || bytes <= 0.0 {
             return 0.0;
         }
-        self.latency_s + bytes / self.bus_bps
+        let (intra, net) = self.hop_us(true, Protocol::Simple);
+        let (hop, bw) = if self.multi_node() {
+            (net, self.nic_bps.min(self.intra_bps))
+        } else {
+            (intra, self.intra_bps)
+        };
+        (nccl::RING_BASE_US[2] + hop) * US + bytes / bw
+    }
+
+    /// All-to-all in which every rank holds `bytes` destined, in equal parts, to all `n` ranks
+    /// (MoE dispatch or combine), seconds. NCCL runs it as `n−1` send/receive pairs
+    /// (NVIDIA/nccl `src/enqueue.cc`, all-to-all expanded into per-peer p2p tasks; PyTorch
+    /// `all_to_all_single` issues the same grouped send/recv), posted together in one grouped
+    /// launch: one base latency and one hop of each tier for the messages in flight, plus the
+    /// host's network post overhead for every remote peer ([`nccl::NET_POST_US`]); NVLink peers
+    /// at the NVLink rate and off-node peers through this GPU's own NIC (every GPU of a node
+    /// sends at once, so the node's `k` NICs are not pooled).
+    pub fn all_to_all_s(&self, bytes: f64) -> f64 {
+        if self.n <= 1.0 || bytes <= 0.0 {
+            return 0.0;
+        }
+        let (intra, net) = self.hop_us(true, Protocol::Simple);
+        let local_peers = self.ppn - 1.0;
+        let remote_peers = self.n - self.ppn;
+        let mut lat = nccl::RING_BASE_US[2] + intra;
+        if remote_peers > 0.0 {
+            lat += net + remote_peers * nccl::NET_POST_US;
+        }
+        let per_peer = bytes / self.n;
+        let t_local = local_peers * per_peer / self.intra_bps;
+        let t_remote = remote_peers * per_peer / self.nic_bps;
+        lat * US + t_local.max(t_remote)
+    }
+}
+
+fn better(
+    best: Option<Choice>,
+    algorithm: Algorithm,
+    protocol: Protocol,
+    latency_s: f64,
+    time_s: f64,
+) -> Option<Choice> {
+    match best {
+        Some(b) if b.time_s <= time_s => Some(b),
+        _ => Some(Choice {
+            algorithm,
+            protocol,
+            latency_s,
+            time_s,
+        }),
     }
 }
 
@@ -175,5 +455,109 @@ impl CommBreakdown {
     /// Total bytes per step per GPU.
     pub fn total_bytes(&self) -> f64 {
         self.tp.bytes + self.cp.bytes + self.ep.bytes + self.pp.bytes + self.dp.bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::gpu_preset;
+
+    const GIB: f64 = 1073741824.0;
+
+    fn spec(id: &str) -> GpuSpec {
+        gpu_preset(id).unwrap().spec
+    }
+
+    /// nccl-tests bus bandwidth of an all-reduce: `S/t · 2(n−1)/n`.
+    fn ar_busbw(g: &Group, bytes: f64) -> f64 {
+        bytes / g.all_reduce_s(bytes) * 2.0 * (g.n - 1.0) / g.n
+    }
+
+    fn within(model: f64, measured: f64, tol: f64) -> bool {
+        ((model - measured) / measured).abs() <= tol
+    }
+
+    #[test]
+    fn nvlink_all_reduce_matches_published_sweeps() {
+        // 8×B200 in one node (ml-engineering network/README.md @744d01e, NCCL 2.27.7):
+        // 1 GiB 723, 4 GiB 741, 16 GiB 846 GB/s bus bandwidth. NCCL runs NVLS here.
+        let g = Group::new(&spec("b200-sxm-180gb"), 8, 1);
+        assert_eq!(g.link, Link::Nvlink);
+        for (size, busbw) in [(1.0, 723e9), (4.0, 741e9), (16.0, 846e9)] {
+            let c = g.all_reduce_choice(size * GIB).unwrap();
+            assert_eq!(c.algorithm, Algorithm::Nvls);
+            let m = ar_busbw(&g, size * GIB);
+            assert!(within(m, busbw, 0.15), "{size} GiB: {m:e} vs {busbw:e}");
+        }
+        // 8×H100 NVLS ≈ 480 GB/s (ml-engineering network/benchmarks/README.md), 8×A100 ring
+        // 230-250 GB/s (no NVLS on NVLink 3).
+        let h = Group::new(&spec("h100-sxm5-80gb"), 8, 1);
+        assert!(within(ar_busbw(&h, 4.0 * GIB), 480e9, 0.15));
+        let a = Group::new(&spec("a100-sxm4-80gb"), 8, 1);
+        assert_eq!(a.all_reduce_choice(GIB).unwrap().algorithm, Algorithm::Ring);
+        assert!(within(ar_busbw(&a, 4.0 * GIB), 240e9, 0.15));
+    }
+
+    #[test]
+    fn cross_node_all_reduce_matches_published_sweep() {
+        // 4 nodes × 8 B200, 8×400 Gb/s EFA per node (ml-engineering network/README.md):
+        // 1 GiB 362, 4 GiB 377, 16 GiB 382 GB/s bus bandwidth. Ring/Simple: the 8 NICs carry
+        // the node's traffic, 8·50·0.85 = 340 GB/s, minus the ring's latency.
+        let g = Group::new(&spec("b200-sxm-180gb"), 32, 1);
+        assert_eq!((g.link, g.nodes, g.ppn), (Link::Network, 4.0, 8.0));
+        for (size, busbw) in [(1.0, 362e9), (4.0, 377e9), (16.0, 382e9)] {
+            let c = g.all_reduce_choice(size * GIB).unwrap();
+            assert_eq!(
+                (c.algorithm, c.protocol),
+                (Algorithm::Ring, Protocol::Simple)
+            );
+            let m = ar_busbw(&g, size * GIB);
+            assert!(within(m, busbw, 0.15), "{size} GiB: {m:e} vs {busbw:e}");
+        }
+    }
+
+    #[test]
+    fn ring_latency_is_ncclss_formula() {
+        // All-gather over 1536 A100s (192 nodes × 8): Simple latency 8.4 + (1536−192)·3.4 +
+        // 191·14 µs = 7252.0 µs; LL 6.6 + 1344·0.6·1.8 + 191·2.7 = 2124.9 µs (tuning.cc).
+        let g = Group::new(&spec("a100-sxm4-80gb"), 1536, 1);
+        assert_eq!((g.nodes, g.ppn), (192.0, 8.0));
+        let simple = g.ring_latency_us(Protocol::Simple, 1535.0, 191.0);
+        assert!((simple - 7252.0).abs() < 1e-9, "{simple}");
+        let ll = g.ring_latency_us(Protocol::Ll, 1535.0, 191.0);
+        assert!((ll - (6.6 + 1344.0 * 0.6 * 1.8 + 191.0 * 2.7)).abs() < 1e-9);
+        // A 1 GB gather: Simple would take 7.252 ms + 1535/1536·1e9/170e9 = 13.13 ms; LL128's
+        // lower latency (14 + 1344·1.9 + 191·4.0 = 3331.6 µs) wins at 0.92 of the bandwidth:
+        // 3.3316 ms + 6.39 ms = 9.72 ms — NCCL's model picks LL128.
+        let bus = 8.0 * 25e9 * NIC_EFFICIENCY;
+        let c = g.gather_choice(1e9).unwrap();
+        assert_eq!(c.protocol, Protocol::Ll128);
+        let want = 3331.6e-6 + 1535.0 / 1536.0 * 1e9 / (0.92 * bus);
+        assert!((c.time_s - want).abs() < 1e-9, "{} vs {want}", c.time_s);
+        // Latency grows linearly with the ring: 768 ranks pay about half.
+        let half = Group::new(&spec("a100-sxm4-80gb"), 768, 1)
+            .gather_choice(1e6)
+            .unwrap();
+        let full = g.gather_choice(1e6).unwrap();
+        assert!(full.latency_s > 1.9 * half.latency_s);
+        // A small all-reduce at scale takes the tree: log2(192) levels instead of 2·1535 steps.
+        let ar = g.all_reduce_choice(1e6).unwrap();
+        assert_eq!(ar.algorithm, Algorithm::Tree);
+        assert!(ar.time_s < 1e-3, "{}", ar.time_s);
+    }
+
+    #[test]
+    fn all_to_all_pays_per_peer_and_own_nic() {
+        // 16 H100s on two nodes: 7 NVLink peers and 8 network peers, 8.4 + 3.4 + 14 + 8·1 µs;
+        // the 8 remote sixteenths of 160 MB go through this GPU's 50·0.85 GB/s NIC.
+        let g = Group::new(&spec("h100-sxm5-80gb"), 16, 1);
+        let s = 160e6;
+        let want = (8.4 + 3.4 + 14.0 + 8.0) * 1e-6 + 8.0 * s / 16.0 / 42.5e9;
+        assert!((g.all_to_all_s(s) - want).abs() < 1e-12);
+        // Inside one node the all-to-all stays on NVLink.
+        let n = Group::new(&spec("h100-sxm5-80gb"), 8, 1);
+        let want = (8.4 + 3.4) * 1e-6 + 7.0 * s / 8.0 / (450e9 * NVLINK_EFFICIENCY);
+        assert!((n.all_to_all_s(s) - want).abs() < 1e-12);
     }
 }

@@ -11,7 +11,7 @@
 //! The constants are per GPU generation ([`Generation`]), a handful of numbers each, chosen from
 //! public kernel benchmarks (cited per constant); nothing reads the validation data.
 
-use crate::scenario::{GpuSpec, Precision};
+use crate::scenario::{Fp8Recipe, GpuSpec, Precision};
 
 /// GPU families that share kernel efficiencies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,7 +80,8 @@ impl Efficiency {
     ///   the middle of the kernels that published runs used.
     /// - V100 fp16 `gemm` 0.80: cuBLAS fp16 ≈ 95-105 of 125 TFLOP/s; V100 has no flash attention
     ///   kernels (Ampere's value is kept for custom inputs).
-    /// - Blackwell: no public GEMM sweep was read; Hopper's fractions are used.
+    /// - Blackwell: Hopper's GEMM fractions scaled by the measured matmul ceilings (MAMF,
+    ///   ml-engineering), see the constants; attention and kernel costs as Hopper.
     /// - `kernel_s` 5 µs: CUDA launch latency ≈ 3-5 µs plus the partial last wave of a GEMM.
     /// - `hbm` 0.80: STREAM-like copy kernels reach 0.8-0.9 of the HBM bandwidth.
     pub fn of(g: Generation) -> Efficiency {
@@ -101,9 +102,21 @@ impl Efficiency {
                 exp_per_s: 2.4e12,
                 hbm: 0.80,
             },
-            Generation::Hopper | Generation::Blackwell => Efficiency {
+            Generation::Hopper => Efficiency {
                 gemm: 0.70,
                 gemm_fp8: 0.63,
+                flash_attention: 0.40,
+                kernel_s: 5e-6,
+                exp_per_s: 3.9e12,
+                hbm: 0.80,
+            },
+            // Hopper's fractions scaled by the measured best-shape matmul ratio ("MAMF",
+            // stas00/ml-engineering `compute/accelerator/README.md` @744d01e): bf16 H100 80.3 %,
+            // B200 77.6 % → 0.70·0.776/0.803 = 0.676; fp8 H100 70.9 %, B200 76.3 % →
+            // 0.63·0.763/0.709 = 0.678. GB200/GB300 (2.5 PF parts) use [`BLACKWELL_NVL_GEMM`].
+            Generation::Blackwell => Efficiency {
+                gemm: 0.676,
+                gemm_fp8: 0.678,
                 flash_attention: 0.40,
                 kernel_s: 5e-6,
                 exp_per_s: 3.9e12,
@@ -112,6 +125,12 @@ impl Efficiency {
         }
     }
 }
+
+/// GB200/GB300 GEMM fractions of their 2.5 PF (bf16) / 5 PF (fp8) peaks: MAMF 72.9 % bf16,
+/// 72.3 % fp8 (ml-engineering `compute/accelerator/README.md`: 1822 / 3615.6 TFLOP/s), scaled
+/// like B200's: 0.70·0.729/0.803 = 0.636 and 0.63·0.723/0.709 = 0.642. The spec peak is not
+/// reached; achieved matmul rates are only 4 % above B200's.
+pub const BLACKWELL_NVL_GEMM: (f64, f64) = (0.636, 0.642);
 
 /// Reduction steps' worth of fixed work per GEMM output tile (pipeline fill + epilogue):
 /// two 64-wide k-tiles (CUTLASS/cuBLAS multistage kernels keep 2-4 k-tiles in flight and the
@@ -148,6 +167,8 @@ pub(crate) struct Device {
     pub gemm_flops: f64,
     /// Sustained 16-bit GEMM FLOP/s (attention core GEMMs without flash, FP8 runs keep them 16-bit).
     pub gemm16_flops: f64,
+    /// The efficiency behind [`Device::gemm16_flops`] (its peak is `gemm16_flops / gemm16_eff`).
+    pub gemm16_eff: f64,
     /// Sustained fused-attention FLOP/s.
     pub flash_flops: f64,
     /// Sustained HBM bytes/s.
@@ -160,25 +181,34 @@ pub(crate) struct Device {
     pub act_bytes: f64,
     /// Bytes of one GEMM operand element (1 for FP8).
     pub gemm_bytes: f64,
-    /// Whether FP8 GEMMs (activation casts cost extra memory traffic).
-    pub fp8: bool,
 }
 
 impl Device {
     /// Builds the sustained rates of `gpu` for `precision`. Peaks missing for a format fall back
     /// to the next wider one (fp8 → bf16 → fp16 → fp32); never zero (at least 1 FLOP/s).
-    pub fn new(gpu: &GpuSpec, precision: Precision) -> Device {
-        let e = Efficiency::of(Generation::of(gpu));
+    pub fn new(gpu: &GpuSpec, precision: Precision, recipe: Option<Fp8Recipe>) -> Device {
+        let gen = Generation::of(gpu);
+        let mut e = Efficiency::of(gen);
+        if gen == Generation::Blackwell && sixteen_bit_tflops(gpu) >= 2400.0 {
+            (e.gemm, e.gemm_fp8) = BLACKWELL_NVL_GEMM;
+        }
         let p = gpu.peak_tflops;
         let p16 = sixteen_bit_tflops(gpu);
         // Activations are 16-bit outside fp32 training, FP8 included (the memory half's
         // `element_bytes_of`); FP8 GEMM operands are 1 byte.
         let act_bytes = crate::engine::memory::activations::element_bytes_of(precision);
         let peak = peak_tflops(gpu, precision);
-        let (eff, gemm_bytes, fp8) = match (precision, p.fp8) {
-            (Precision::Fp32, _) => (e.gemm, 4.0, false),
-            (Precision::Fp8, Some(_)) => (e.gemm_fp8, 1.0, true),
-            _ => (e.gemm, 2.0, false),
+        // FP8: the recipe's measured GEMM speedup over bf16 (quantization included,
+        // [`super::fp8::gemm_speedup`]); without one the GEMMs run 16-bit.
+        let fp8_speedup = match (precision, p.fp8) {
+            (Precision::Fp8, Some(_)) => super::fp8::gemm_speedup(gen, recipe.unwrap_or_default()),
+            _ => None,
+        };
+        let (gemm_flops, gemm_bytes) = match (precision, fp8_speedup) {
+            (Precision::Fp32, _) => (peak * e.gemm, 4.0),
+            (Precision::Fp8, Some(x)) => (p16 * e.gemm * x, 1.0),
+            (Precision::Fp8, None) => (p16 * e.gemm, 2.0),
+            _ => (peak * e.gemm, 2.0),
         };
         let p16_eff = if precision == Precision::Fp32 {
             peak
@@ -186,15 +216,15 @@ impl Device {
             p16
         };
         Device {
-            gemm_flops: (peak * eff * 1e12).max(1.0),
+            gemm_flops: (gemm_flops * 1e12).max(1.0),
             gemm16_flops: (p16_eff * e.gemm * 1e12).max(1.0),
+            gemm16_eff: e.gemm,
             flash_flops: (p16_eff * e.flash_attention * 1e12).max(1.0),
             hbm_bps: (gpu.hbm_gbps * 1e9 * e.hbm).max(1.0),
             kernel_s: e.kernel_s,
             exp_per_s: e.exp_per_s,
             act_bytes,
             gemm_bytes,
-            fp8,
         }
     }
 
@@ -247,7 +277,7 @@ mod tests {
     use crate::scenario::gpu_preset;
 
     fn dev(id: &str, p: Precision) -> Device {
-        Device::new(&gpu_preset(id).unwrap().spec, p)
+        Device::new(&gpu_preset(id).unwrap().spec, p, None)
     }
 
     #[test]
@@ -276,9 +306,9 @@ mod tests {
             (t - (2.0 * (4096.0 + 4096.0 * 4096.0) + 2.0 * 4096.0) / (2039e9 * 0.8) - 5e-6).abs()
                 < 1e-12
         );
-        // FP8 on H100 uses the FP8 peak at its own efficiency: 1979 × 0.63.
+        // FP8 on H100 (delayed scaling): the bf16 rate × TE's measured speedup 1.69.
         let h = dev("h100-sxm5-80gb", Precision::Fp8);
-        assert!((h.gemm_flops - 1979e12 * 0.63).abs() < 1.0);
+        assert!((h.gemm_flops - 989e12 * 0.70 * 1.69).abs() < 1.0);
         assert!((h.gemm16_flops - 989e12 * 0.70).abs() < 1.0);
     }
 

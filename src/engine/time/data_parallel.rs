@@ -4,14 +4,13 @@
 
 use super::inputs::Inputs;
 use super::layer::sm_usage;
+use super::stack::DEEPSPEED_REDUCE_BUCKET_ELEMENTS;
 use super::stage::StageTimes;
 use super::zero3::Zero3Layer;
 
 /// Megatron DDP's default bucket, elements (`DistributedDataParallelConfig.bucket_size`:
 /// `max(40_000_000, 1_000_000·dp)`).
 pub const MEGATRON_BUCKET_ELEMENTS: f64 = 4e7;
-/// DeepSpeed's default `reduce_bucket_size`, elements (`deepspeed/runtime/zero/config.py`).
-pub const DEEPSPEED_REDUCE_BUCKET_ELEMENTS: f64 = 5e8;
 
 /// Bytes of one reduced gradient element: ZeRO-2 (DeepSpeed) reduce-scatters the 16-bit
 /// gradients; Megatron DDP and the distributed optimizer reduce the main gradients (fp32 with

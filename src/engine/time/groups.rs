@@ -21,6 +21,10 @@ pub struct Groups {
     pub ep: Group,
     /// Pipeline neighbours: two ranks `t·c·d` apart (none without PP).
     pub pp: Group,
+    /// ZeRO/FSDP shard group: `shard_ranks·c` ranks `t` apart (all of `d·c` without HSDP).
+    pub shard: Group,
+    /// HSDP replicas of one shard: `d/shard_ranks` ranks `t·c·shard_ranks` apart.
+    pub replica: Group,
 }
 
 impl Groups {
@@ -33,6 +37,7 @@ impl Groups {
             par.cp.max(1),
             par.ep.max(1),
         );
+        let shard = par.shard_ranks().clamp(1, dp);
         Groups {
             tp: Group::new(gpu, t, 1),
             cp: Group::new(gpu, c, t),
@@ -43,6 +48,8 @@ impl Groups {
                 if p > 1 { 2 } else { 1 },
                 t.saturating_mul(c).saturating_mul(dp),
             ),
+            shard: Group::new(gpu, shard.saturating_mul(c), t),
+            replica: Group::new(gpu, dp / shard, t.saturating_mul(c).saturating_mul(shard)),
         }
     }
 }

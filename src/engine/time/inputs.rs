@@ -1,8 +1,9 @@
 //! What every step of the time model reads: the scenario's dimensions, degrees and device rates,
 //! computed once per estimate.
 
-use super::compute::Device;
+use super::compute::{Device, Generation};
 use super::groups::Groups;
+use super::stack::Stack;
 use crate::engine::memory::activations::{micro_batches, tokens_per_gpu};
 use crate::engine::memory::params::ShardedParams;
 use crate::engine::memory::states::scenario_bytes_per_param;
@@ -22,6 +23,10 @@ pub(crate) struct Inputs<'a> {
     pub dev: Device,
     /// Communication groups.
     pub groups: Groups,
+    /// Mechanisms of the software stack.
+    pub stack: Stack,
+    /// GPU generation.
+    pub gen: Generation,
     /// Degrees `t, p, d, c, e, v` (each at least 1).
     pub t: u64,
     /// Pipeline stages.
@@ -66,8 +71,10 @@ impl<'a> Inputs<'a> {
             s,
             d: Shape::of(&s.model),
             sharded: ShardedParams::new(s),
-            dev: Device::new(gpu, s.training.precision),
+            dev: Device::new(gpu, s.training.precision, s.training.fp8_recipe()),
             groups: Groups::of(gpu, par),
+            stack: Stack::of(s, gpu),
+            gen: Generation::of(gpu),
             t: par.tp.max(1),
             p: par.pp.max(1),
             dp: par.dp.max(1),

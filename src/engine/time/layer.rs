@@ -66,7 +66,7 @@ impl LayerCosts {
         let cp = CpCosts::of(x, attn_fwd, attn_bwd);
         // EP all-to-all: dispatch and combine, forward and backward, k·T·h each (FORMULAS.md §7.5).
         let ep = if d.experts > 0.0 {
-            4.0 * x.groups.ep.gather_s(d.k * tok * d.h * x.ab)
+            4.0 * x.groups.ep.all_to_all_s(d.k * tok * d.h * x.ab)
         } else {
             0.0
         };
@@ -97,8 +97,8 @@ impl LayerCosts {
     }
 }
 
-/// Element-wise work of one layer forward and backward (norms, residuals, activation, rotary;
-/// FP8 casts), seconds.
+/// Element-wise work of one layer forward and backward (norms, residuals, activation, rotary),
+/// seconds. FP8 quantization is priced inside the recipe's GEMM speedup ([`super::fp8`]).
 fn elementwise_s(x: &Inputs) -> (f64, f64) {
     let (d, tok, tf, ab) = (&x.d, x.tok, x.tf, x.ab);
     let h_sp = if x.s.parallel.sp && x.t > 1 {
@@ -109,18 +109,10 @@ fn elementwise_s(x: &Inputs) -> (f64, f64) {
     let f_local = d.f_active / tf;
     let ew_fwd_bytes =
         ab * tok * (ELEMENTWISE_PER_H * h_sp + d.c_ffn * f_local + 2.0 * (d.q + d.kv) / tf);
-    let fp8_bytes = if x.dev.fp8 {
-        // Cast every GEMM input to FP8 (read 2, write 1 byte) forward, every output gradient
-        // backward (Transformer Engine).
-        3.0 * tok * (2.0 * d.h + d.q / tf + f_local)
-    } else {
-        0.0
-    };
     (
+        x.dev.memory_s(ew_fwd_bytes, ELEMENTWISE_KERNELS),
         x.dev
-            .memory_s(ew_fwd_bytes + fp8_bytes, ELEMENTWISE_KERNELS),
-        x.dev
-            .memory_s(2.0 * ew_fwd_bytes + fp8_bytes, 2.0 * ELEMENTWISE_KERNELS),
+            .memory_s(2.0 * ew_fwd_bytes, 2.0 * ELEMENTWISE_KERNELS),
     )
 }
 

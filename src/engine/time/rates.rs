@@ -31,6 +31,8 @@ pub(crate) fn fill(
         throughput.tflops_per_gpu = flops.model_flops / step / n_gpus.max(1.0) / 1e12;
         throughput.mfu = flops.model_flops / (step * n_gpus.max(1.0) * peak);
         throughput.hfu = flops.hardware_flops / (step * n_gpus.max(1.0) * peak);
+        throughput.mfu_causal = flops.model_flops_causal / (step * n_gpus.max(1.0) * peak);
+        throughput.tflops_per_gpu_causal = flops.model_flops_causal / step / n_gpus.max(1.0) / 1e12;
         throughput.train_time_s = s
             .training
             .train_tokens

@@ -3,7 +3,7 @@
 
 use super::ends::EndCosts;
 use super::inputs::Inputs;
-use super::layer::LayerCosts;
+use super::layer::{sm_usage, LayerCosts};
 use super::zero3::Zero3Layer;
 use crate::engine::layout::{holds_embedding, holds_output, rank_layers};
 use crate::scenario::Schedule;
@@ -100,10 +100,16 @@ pub(crate) fn stage_times(
         1.0
     };
     let nl = nl_u as f64 * share;
-    let pp = if x.p > 1 {
+    let pp_total = if x.p > 1 {
         2.0 * x.v as f64 * x.groups.pp.p2p_s(pp_msg_bytes(x))
     } else {
         0.0
+    };
+    // Overlapped sends still take their SM share from compute.
+    let pp = if x.stack.pp_overlap {
+        sm_usage(x.groups.pp.link) * pp_total
+    } else {
+        pp_total
     };
     let mut st = StageTimes {
         stage: r,

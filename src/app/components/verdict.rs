@@ -1,0 +1,97 @@
+//! The verdict line under the key numbers: what dominates the step, the largest exposed cost,
+//! and the changes the engine computes would help most, each with a one-click "Try it"
+//! ([`crate::engine::advice::verdict`]).
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::app::format;
+use crate::app::state::Action;
+use crate::engine::advice::{self, Goal, Suggestion};
+use crate::engine::Estimate;
+use crate::scenario::{Scenario, ScenarioError};
+
+/// Props of [`Verdict`].
+#[derive(Clone, Debug, PartialEq, Properties)]
+pub struct VerdictProps {
+    /// The scenario.
+    pub scenario: Rc<Scenario>,
+    /// Its estimate.
+    pub estimate: Rc<Result<Estimate, ScenarioError>>,
+    /// Dispatches a tried suggestion.
+    pub on_action: Callback<Action>,
+}
+
+/// What a suggestion does, in numbers: "step 14.9 s → 13.9 s (−6.8 %)" and the memory when it
+/// matters.
+pub fn effect(sug: &Suggestion, before: &Estimate) -> String {
+    let step = format!(
+        "step {} → {} ({})",
+        format::duration(before.time.step_s),
+        format::duration(sug.step_s),
+        format::delta(before.time.step_s, sug.step_s)
+    );
+    let mem = format!(
+        "peak {} → {} per GPU",
+        format::gib(before.memory.peak_bytes),
+        format::gib(sug.peak_bytes)
+    );
+    match sug.goal {
+        Goal::Faster => format!("{step}, MFU {}", format::pct(sug.mfu)),
+        Goal::Fits => format!("fits: {mem}; {step}"),
+        Goal::LessMemory => format!("still does not fit: {mem}"),
+    }
+}
+
+/// The verdict card. For a plan that does not fit, the sentence is about the step "if it fit";
+/// the fixes are in [`super::fixes::Fixes`].
+#[component]
+pub fn Verdict(props: &VerdictProps) -> Html {
+    let verdict = use_memo(
+        (props.scenario.clone(), props.estimate.clone()),
+        |(s, e)| match &**e {
+            Ok(e) => Some(advice::verdict(s, e)),
+            Err(_) => None,
+        },
+    );
+    let (Some(v), Ok(e)) = (&*verdict, &*props.estimate) else {
+        return html! {};
+    };
+    let s = &props.scenario;
+    let sentence = advice::sentence(v);
+    let try_it = |sug: &Suggestion| {
+        let on_action = props.on_action.clone();
+        let sug = sug.clone();
+        Callback::from(move |_| on_action.emit(Action::Try(Box::new(sug.clone()))))
+    };
+    html! {
+        <section class="verdict card" id="verdict" aria-labelledby="verdict-title">
+            <h2 id="verdict-title" class="sr-only">{ "Verdict" }</h2>
+            <p id="verdict-line">
+                <strong>{ if v.fits { "Verdict: " } else { "If it fit: " } }</strong>
+                { sentence }
+            </p>
+            if v.fits {
+                if v.suggestions.is_empty() {
+                    <p class="muted small" id="verdict-none">{ format!(
+                        "None of the single changes the engine tried (bucket size, pp, vp, tp, cp, recomputation, TP overlap, micro-batch, ZeRO stage, SP) shortens the step by {} % or more while fitting.",
+                        advice::MIN_GAIN * 100.0) }</p>
+                } else {
+                    <p class="small">{ "What would help most (each computed with the same estimate):" }</p>
+                    <ul class="suggestions" id="verdict-suggestions">
+                        { for v.suggestions.iter().enumerate().map(|(i, sug)| html! {
+                            <li>
+                                <span class="change">{ sug.describe(s) }</span>
+                                { ": " }
+                                <span class="effect">{ effect(sug, e) }</span>
+                                { " " }
+                                <button type="button" class="try" id={format!("try-{i}")} onclick={try_it(sug)}>{ "Try it" }</button>
+                            </li>
+                        }) }
+                    </ul>
+                }
+            }
+        </section>
+    }
+}

@@ -1,0 +1,77 @@
+//! The software stack as physical mechanisms: what each `training.framework` runs by default.
+//!
+//! A framework never scales time by a factor; it selects mechanisms, each with its own cited
+//! constants, that the time model then prices (DESIGN.md, `training.framework`).
+
+use super::attention::AttentionKernel;
+use super::compute::Generation;
+use crate::scenario::{Framework, GpuSpec, Scenario};
+
+/// How ZeRO-3 / FSDP gathers parameters and reduces gradients.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FsdpStyle {
+    /// DeepSpeed ZeRO-3: module hooks all-gather each parameter tensor above
+    /// `stage3_param_persistence_threshold` (1e5 elements) separately, prefetching the next one
+    /// (`stage3_prefetch_bucket_size` 5e7 elements: at most one weight matrix of a large model
+    /// ahead); gradients are reduce-scattered in `reduce_bucket_size` (5e8-element) buckets
+    /// (deepspeedai/DeepSpeed `deepspeed/runtime/zero/config.py`, `partitioned_param_coordinator.py`).
+    PerParameter,
+    /// FSDP1 / flat-parameter FSDP (eager PyTorch, llm-foundry, Megatron-FSDP, JAX sharding): one
+    /// all-gather and one reduce-scatter of the wrapped block's flat buffer, whose views are the
+    /// parameters (no copy); the next block is prefetched (PyTorch `notes/fsdp.html`).
+    PerBlock,
+    /// FSDP2 (`fully_shard`, torchtitan): one all-gather per block as FSDP1, plus the copy-out of
+    /// the gathered buffer into the parameters and the gradient copy-in
+    /// (`foreach_all_gather_copy_out`, `foreach_reduce`; PyTorch PR #128884: two all-gather
+    /// buffers alive, prefetch depth 1).
+    PerBlockCopyOut,
+}
+
+/// DeepSpeed's default `reduce_bucket_size`, elements (`deepspeed/runtime/zero/config.py`).
+pub const DEEPSPEED_REDUCE_BUCKET_ELEMENTS: f64 = 5e8;
+
+/// The mechanisms one scenario's stack runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stack {
+    /// The framework.
+    pub framework: Framework,
+    /// ZeRO-3 / FSDP style.
+    pub fsdp: FsdpStyle,
+    /// Fused attention kernel: `training.attention_kernel`, else Megatron-LM/NeMo (Transformer Engine) and JAX (XLA) use cuDNN's
+    /// fused attention on Hopper and Blackwell (TE `DotProductAttention` backend selection,
+    /// MaxText `attention: cudnn_flash_te`); torchtitan, eager PyTorch and DeepSpeed stacks use
+    /// PyTorch SDPA's flash backend or flash-attn 2, i.e. FlashAttention-2.
+    pub attention: AttentionKernel,
+    /// Pipeline sends and receives of the interleaved schedule run under the next chunk's
+    /// compute: Megatron-LM's `overlap_p2p_comm`, on by default (`--no-overlap-p2p-communication`
+    /// turns it off, `megatron/training/arguments.py`) and used by the interleaved schedule only
+    /// (`megatron/core/pipeline_parallel/schedules.py`).
+    pub pp_overlap: bool,
+}
+
+impl Stack {
+    /// The defaults of `s`'s framework.
+    pub fn of(s: &Scenario, gpu: &GpuSpec) -> Stack {
+        let framework = s.training.framework();
+        let fsdp = match framework {
+            Framework::Deepspeed => FsdpStyle::PerParameter,
+            Framework::Torchtitan => FsdpStyle::PerBlockCopyOut,
+            Framework::Megatron | Framework::Pytorch | Framework::Jax => FsdpStyle::PerBlock,
+        };
+        let interleaved = s.parallel.schedule() == crate::scenario::Schedule::Interleaved;
+        let hopper_plus = matches!(
+            Generation::of(gpu),
+            Generation::Hopper | Generation::Blackwell
+        );
+        let attention = s.training.attention_kernel.unwrap_or(match framework {
+            Framework::Megatron | Framework::Jax if hopper_plus => AttentionKernel::Cudnn,
+            _ => AttentionKernel::Fa2,
+        });
+        Stack {
+            framework,
+            fsdp,
+            attention,
+            pp_overlap: framework == Framework::Megatron && interleaved,
+        }
+    }
+}
