@@ -125,22 +125,26 @@ fn llama_405b_on_pp16_with_1f1b_never_trades_time_for_balance() {
     assert!(p.peak_bytes < p.base_peak_bytes - 10.0 * GIB);
 }
 
-/// The search's refinement: the best split of Megatron-LM's first/last-stage form. For
-/// DeepSeek-V3 under 1F1B the default split (3, 3, 4 × 13, 3) leaves stage 1 light; Megatron's
-/// form with 3 first and 2 last layers (4 on every middle stage) is faster, as the general
-/// search also finds; for Llama 3.1 405B with full recomputation NeMo's 7/…/7 is already best.
+/// The search's refinement: the best split of Megatron-LM's first/last-stage form. GPT-3 175B on
+/// pp 16 given the lopsided 4 + 14 × 6 + 8: the last stage paces the pipeline with 8 layers and
+/// the output layer; the even 6/…/6 is faster, as the general search also finds. For Llama 3.1
+/// 405B with full recomputation NeMo's 7/…/7 is already best, and DualPipe is not a Megatron-LM
+/// schedule.
 #[test]
 fn first_last_form_for_the_search() {
     use paracalc::engine::split::best_first_last;
     let mut est = paracalc::engine::Estimate::default();
-    let s = deepseek_v3_pp16("1f1b");
+    let mut s = model_preset("gpt3-175b").unwrap().scenario();
+    let mut list = vec![6; 16];
+    list[0] = 4;
+    list[15] = 8;
+    s.parallel.layers_per_stage = Some(list);
     let (f, l, score) = best_first_last(&s, &mut est).unwrap();
-    assert_eq!((f, l), (3, 2));
+    assert_eq!((f, l), (6, 6));
     let general = best_split(&s).unwrap().unwrap();
-    assert_eq!(general.megatron_first_last, Some((3, 2)));
+    assert_eq!(general.megatron_first_last, Some((6, 6)));
     assert!(score.step <= general.step_s * (1.0 + 1e-9));
     assert!(score.step < general.base_step_s);
     assert!(best_first_last(&llama405_pp16(Recompute::Full), &mut est).is_none());
-    // Not for DualPipe, which Megatron-LM does not run.
     assert!(best_first_last(&deepseek_v3_pp16("dualpipe"), &mut est).is_none());
 }
