@@ -11,14 +11,16 @@
 #![deny(missing_docs)]
 
 pub mod advice;
+pub mod calibration;
 pub mod estimate;
+pub mod layers;
 pub mod layout;
 pub mod memory;
 pub mod schedule;
 pub mod search;
 pub mod shape;
 pub mod split;
-pub mod stack;
+pub mod support;
 pub mod sweep;
 pub mod time;
 

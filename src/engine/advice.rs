@@ -15,7 +15,7 @@
 //!
 //! Candidates that break a rule of the scenario (divisibility, ranges) are dropped by
 //! [`Scenario::validate`], and those the scenario's framework cannot run by
-//! [`super::stack::unsupported`], so only valid, runnable plans are ever offered.
+//! [`super::support::unsupported`], so only valid, runnable plans are ever offered.
 
 use super::estimate::{estimate_into, Estimate, MemoryEstimate, TimeEstimate};
 use super::search::Layout;
@@ -436,7 +436,7 @@ pub fn candidates(s: &Scenario) -> Vec<Change> {
         // Buckets: a quarter and four times the current (or a common default of 40 MB).
         let cur = p.bucket_mb.unwrap_or(40.0);
         for mb in [cur / 4.0, cur * 4.0] {
-            if mb >= 1.0 && mb <= 1e5 {
+            if (1.0..=1e5).contains(&mb) {
                 out.push(Change::BucketMb { mb: mb.round() });
             }
         }
@@ -452,7 +452,7 @@ fn evaluate(s: &Scenario, changes: &[Change], work: &mut Scenario, est: &mut Est
         c.apply(work);
     }
     work != s
-        && super::stack::unsupported(work.training.framework(), &Layout::of(work)).is_none()
+        && super::support::unsupported(work.training.framework(), &Layout::of(work)).is_none()
         && estimate_into(work, est).is_ok()
         && est.time.step_s.is_finite()
 }
@@ -670,6 +670,9 @@ pub fn sentence(v: &Verdict) -> String {
         secs(v.step_s)
     );
     match v.largest_exposed {
+        Some((_, _, share)) if share < 0.01 => {
+            format!("{head}; every other part is under 1 % of the step.")
+        }
         Some((part, sec, share)) if part != v.dominant => format!(
             "{head}; the largest exposed cost is {}, {} ({}).",
             part.label(),

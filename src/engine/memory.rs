@@ -3,7 +3,9 @@
 //! For each pipeline rank `r` ([FORMULAS.md](crate::docs::formulas) §9 steps 1–2):
 //! 1. its layers from [`crate::engine::layout::stage_layers`] (even split, NeMo's rule, or
 //!    `parallel.layers_per_stage`);
-//! 2. its parameters on one GPU ([`params::gpu_params`]): the layers ÷ TP (experts ÷ EP·TP), the
+//! 2. its parameters on one GPU ([`params::gpu_params`]): its dense and MoE layers
+//!    ([`super::layers::stage_mix`]) ÷ TP (routed experts ÷ EP·ETP), the MTP modules on the
+//!    last stage, the
 //!    input embedding on stage 0, the output layer (or the tied embedding's second copy when
 //!    `p > 1`) and the final norm on the last stage;
 //! 3. model states ([`states::model_states`]): precision (18 B/param mixed precision, 16 with
@@ -47,12 +49,13 @@
 //! ```
 
 pub mod activations;
+pub mod experts;
 pub mod overhead;
 pub mod params;
 pub mod states;
 
 use super::estimate::{MemoryEstimate, StageMemory};
-use super::layout;
+use super::{layers, layout};
 use crate::scenario::{GpuSpec, Scenario};
 use overhead::GIB;
 
@@ -61,10 +64,7 @@ use overhead::GIB;
 pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
     out.stages.clear();
     let pp = s.parallel.pp.max(1);
-    let vp = s.parallel.vp.max(1);
-    let custom = s.parallel.layers_per_stage.as_deref();
-    let layer_bytes = activations::layer_bytes(s);
-    let working = activations::recompute_working_bytes(s);
+    let layer_bytes = activations::LayerBytes::new(s);
     let embedding = activations::embedding_bytes(s);
     let output = activations::output_bytes(s);
     let logits = activations::logits_transient_bytes(s);
@@ -80,36 +80,53 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
     let mut peak = f64::NEG_INFINITY;
     let mut peak_stage = 0;
     for r in 0..pp {
-        let layers = layout::rank_layers(s.model.layers, pp, vp, custom, schedule, r);
+        let mix = layers::stage_mix(s, r);
+        let layers = mix.layers();
         let (has_emb, has_out) = (
             layout::holds_embedding(pp, schedule, r),
             layout::holds_output(pp, schedule, r),
         );
-        let gp = sharded.placed(layers, has_emb, has_out);
-        let mut st = states::model_states(s, &gp, layers);
+        let gp = sharded.placed(mix, has_emb, has_out);
+        let mut st = states::model_states(s, &gp, layers + mix.mtp);
+        let mut experts = states::expert_states(s, &gp);
         // Optimizer offload: that share of the fp32 master weights and moments lives in host
         // memory (Megatron-Core `HybridDeviceOptimizer`, `--optimizer-offload-fraction`).
         let opt_host = st.optimizer * opt_off;
         st.optimizer -= opt_host;
+        experts.optimizer *= 1.0 - opt_off;
         let in_flight = activations::in_flight_micro_batches(s, r);
         // Activation offload: the offloaded share of every in-flight micro-batch's layer
         // activations waits in host memory; one micro-batch's share stays on the GPU while it is
         // copied out or back in (double buffering).
-        let stored = layers as f64 * layer_bytes;
+        let stored = layer_bytes.of_mix(&mix);
         let act_host = stored * act_off * (in_flight - 1.0).max(0.0);
         let mut act = stored * in_flight - act_host;
         if has_emb {
             act += embedding * in_flight;
         }
-        let mut transient = if layers > 0 { working } else { 0.0 };
+        let mut transient = layer_bytes.working(&mix);
         if has_out {
-            act += output * in_flight;
+            // The output layer, and each MTP module's pass through the shared head.
+            // Where the output layer ends a path through a rank that holds other stages too
+            // (DualPipe's two directions, the V of zb-v and dualpipev), its backward follows its
+            // forward at once, as on 1F1B's last stage: one micro-batch of it is alive.
+            let out_in_flight =
+                if schedule.v_shape() || schedule == crate::scenario::Schedule::DualPipe {
+                    1.0
+                } else {
+                    in_flight
+                };
+            act += (1.0 + mix.mtp as f64) * output * out_in_flight;
             // The loss's logits copy and a layer's recompute working set are not alive together.
             transient = transient.max(logits);
         }
         act += transient;
         let other_buffers = overhead::other_buffers_bytes(s, &gp);
-        let allocator_reserve = reserve * (st.total() + act + other_buffers);
+        let allocated = st.total() + act + other_buffers;
+        // The calibration's memory offset (scenario::calibration) is reserve the model does not
+        // count; a negative one never takes the stage below its CUDA context and buffers.
+        let allocator_reserve =
+            (reserve * allocated + s.calibration.memory_gib() * GIB).max(-allocated);
         let other = cuda_context + comm_buffers + allocator_reserve + other_buffers;
         let total = st.weights + st.gradients + st.optimizer + act + other;
         if total > peak {
@@ -129,6 +146,9 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
             comm_buffers_bytes: comm_buffers,
             allocator_reserve_bytes: allocator_reserve,
             other_buffers_bytes: other_buffers,
+            expert_weights_bytes: experts.weights,
+            expert_gradients_bytes: experts.gradients,
+            expert_optimizer_bytes: experts.optimizer,
             in_flight_micro_batches: in_flight,
             host_bytes: opt_host + act_host,
             total_bytes: total,

@@ -1,7 +1,7 @@
 //! Best-layout search: enumerate every valid parallel layout for a model, training setup and
 //! cluster size, evaluate each with the same [`estimate`](super::estimate), rank the feasible
 //! ones by throughput and keep the Pareto front of throughput vs memory. Layouts the scenario's
-//! `training.framework` cannot run ([`super::stack::unsupported`]) are counted as rejected with
+//! `training.framework` cannot run ([`super::support::unsupported`]) are counted as rejected with
 //! the reason and never recommended.
 //!
 //! The pipeline schedule is one of the dimensions ([`SearchSpace::schedules`]): with one chunk
@@ -29,6 +29,9 @@ pub struct Layout {
     pub cp: u64,
     /// Expert parallel.
     pub ep: u64,
+    /// Expert tensor parallel (`tp` or 1; Megatron-Core MoE parallel folding: `ep·etp` divides
+    /// `tp·cp·dp`).
+    pub etp: u64,
     /// Virtual pipeline chunks per rank.
     pub vp: u64,
     /// Micro-batch size.
@@ -56,6 +59,7 @@ impl Layout {
             dp: p.dp,
             cp: p.cp,
             ep: p.ep,
+            etp: p.etp(),
             vp: p.vp,
             micro_batch: s.training.micro_batch,
             recompute: s.training.recompute,
@@ -78,6 +82,12 @@ impl Layout {
         p.dp = self.dp;
         p.cp = self.cp;
         p.ep = self.ep;
+        // The default (`etp = tp`) stays implicit so unchanged scenarios stay unchanged.
+        p.etp = if self.etp == self.tp {
+            None
+        } else {
+            Some(self.etp)
+        };
         p.vp = self.vp;
         p.zero_stage = self.zero_stage;
         p.sp = self.sp;
@@ -189,6 +199,7 @@ struct Outer {
     dp: u64,
     cp: u64,
     ep: u64,
+    etp: u64,
     vp: u64,
     schedule: Option<Schedule>,
     micro_batches: Vec<u64>,
@@ -323,24 +334,40 @@ impl Searcher {
                             if micro_batches.is_empty() {
                                 continue;
                             }
-                            let eps: Vec<u64> = match experts {
-                                Some(e) => {
-                                    divisors(dp).into_iter().filter(|x| e % x == 0).collect()
-                                }
-                                None => vec![1],
+                            // Experts: etp = tp (Megatron-Core's default) or 1, and every ep
+                            // dividing both the experts and tp·cp·dp/etp (MoE parallel folding).
+                            let etps: &[u64] = match experts {
+                                Some(_) if tp > 1 => &[tp, 1],
+                                _ => &[tp],
                             };
-                            let schedules = space.schedules.iter().filter(|x| match x {
-                                None => true,
-                                Some(sc) => pp > 1 && sc.needs_vp(vp),
-                            });
-                            for &schedule in schedules {
-                                for &ep in &eps {
+                            let schedules: Vec<Option<Schedule>> = space
+                                .schedules
+                                .iter()
+                                .copied()
+                                .filter(|x| match x {
+                                    None => true,
+                                    Some(sc) => pp > 1 && sc.needs_vp(vp),
+                                })
+                                .collect();
+                            for &etp in etps {
+                                let eps: Vec<u64> = match experts {
+                                    Some(e) => divisors(tp * cp * dp / etp)
+                                        .into_iter()
+                                        .filter(|x| e % x == 0)
+                                        .collect(),
+                                    None => vec![1],
+                                };
+                                for (&schedule, ep) in schedules
+                                    .iter()
+                                    .flat_map(|sc| eps.iter().map(move |&ep| (sc, ep)))
+                                {
                                     outers.push(Outer {
                                         tp,
                                         pp,
                                         dp,
                                         cp,
                                         ep,
+                                        etp,
                                         vp,
                                         schedule,
                                         micro_batches: micro_batches.clone(),
@@ -431,6 +458,7 @@ impl Searcher {
                 dp: o.dp,
                 cp: o.cp,
                 ep: o.ep,
+                etp: o.etp,
                 vp: o.vp,
                 micro_batch: mb,
                 recompute: self.space.recompute[ri],
@@ -439,7 +467,7 @@ impl Searcher {
                 schedule: o.schedule,
                 first_last: None,
             };
-            match super::stack::unsupported(self.work.training.framework(), &layout) {
+            match super::support::unsupported(self.work.training.framework(), &layout) {
                 Some(why) => {
                     let reason = format!(
                         "{} cannot run it: {why}",
@@ -595,18 +623,8 @@ impl Searcher {
 fn key(
     l: &Layout,
 ) -> (
-    u64,
-    u64,
-    u64,
-    u64,
-    u64,
-    u64,
-    u64,
-    u8,
-    u8,
-    bool,
-    u8,
-    (u64, u64),
+    (u64, u64, u64, u64, u64, u64, u64, u64, u8, u8, bool),
+    (u8, (u64, u64)),
 ) {
     let rc = match l.recompute {
         Recompute::None => 0,
@@ -614,20 +632,25 @@ fn key(
         Recompute::Full => 2,
     };
     (
-        l.tp,
-        l.pp,
-        l.dp,
-        l.cp,
-        l.ep,
-        l.vp,
-        l.micro_batch,
-        rc,
-        l.zero_stage,
-        l.sp,
-        l.schedule
-            .and_then(|x| Schedule::ALL.iter().position(|y| *y == x))
-            .map_or(0, |i| i as u8 + 1),
-        l.first_last.unwrap_or((0, 0)),
+        (
+            l.tp,
+            l.pp,
+            l.dp,
+            l.cp,
+            l.ep,
+            l.etp,
+            l.vp,
+            l.micro_batch,
+            rc,
+            l.zero_stage,
+            l.sp,
+        ),
+        (
+            l.schedule
+                .and_then(|x| Schedule::ALL.iter().position(|y| *y == x))
+                .map_or(0, |i| i as u8 + 1),
+            l.first_last.unwrap_or((0, 0)),
+        ),
     )
 }
 

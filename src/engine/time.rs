@@ -28,6 +28,7 @@ pub mod groups;
 pub(crate) mod inputs;
 pub mod layer;
 pub mod layer_comm;
+pub mod moe;
 pub mod offload;
 pub mod optimizer;
 pub mod pipeline;
@@ -62,11 +63,12 @@ pub fn fill(
     let _ = memory;
     let x = Inputs::new(s, gpu);
     // 1. One layer, the pipeline's ends, ZeRO-3 per layer.
-    let layer = LayerCosts::of(&x);
+    let kinds = stage::LayerKinds::of(&x);
+    let layer = kinds.moe;
     let ends = EndCosts::of(&x, &layer.tp);
     let z3 = Zero3Layer::of(&x);
     // 2. Stages; 3. the pipeline bubble.
-    let stages = stage::stages(&x, &layer, &ends, &z3);
+    let stages = stage::stages(&x, &kinds, &ends, &z3);
     let crit = stages.crit;
     let schedule = s.parallel.schedule();
     let bubble = pipeline::bubble(&stages.sums(), x.p, x.m, x.v, schedule);
@@ -74,7 +76,7 @@ pub fn fill(
     let stage_params = x
         .sharded
         .placed(
-            crit.layers_u,
+            crate::engine::layers::stage_mix(s, crit.stage),
             holds_embedding(x.p, schedule, crit.stage),
             holds_output(x.p, schedule, crit.stage),
         )

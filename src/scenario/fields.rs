@@ -29,8 +29,8 @@
 //! Nothing else: rules across fields go in `validate.rs` only when the field has one.
 
 use super::{
-    gpu_preset, AttentionKernel, CustomGpu, FfnAct, Fp8Recipe, Framework, GpuChoice, GpuSpec, Mla,
-    Moe, Precision, Recompute, Scenario, Schedule, GPU_PRESETS,
+    gpu_preset, AttentionKernel, Calibration, CustomGpu, FfnAct, Fp8Recipe, Framework, GpuChoice,
+    GpuSpec, Mla, Moe, Precision, Recompute, Scenario, Schedule, GPU_PRESETS,
 };
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -214,29 +214,37 @@ impl Value<'_> {
     }
 }
 
+#[inline(always)]
 fn count(v: u64) -> Option<Value<'static>> {
     Some(Value::Count(v))
 }
+#[inline(always)]
 fn opt_count(v: Option<u64>) -> Option<Value<'static>> {
     Some(v.map_or(Value::Unset, Value::Count))
 }
+#[inline(always)]
 fn real(v: f64) -> Option<Value<'static>> {
     Some(Value::Real(v))
 }
+#[inline(always)]
 fn opt_real(v: Option<f64>) -> Option<Value<'static>> {
     Some(v.map_or(Value::Unset, Value::Real))
 }
+#[inline(always)]
 fn bit(v: bool) -> Option<Value<'static>> {
     Some(Value::Bool(v))
 }
+#[inline(always)]
 fn opt_bit(v: Option<bool>) -> Option<Value<'static>> {
     Some(v.map_or(Value::Unset, Value::Bool))
 }
+#[inline(always)]
 fn text(v: &str) -> Option<Value<'_>> {
     Some(Value::Text(Cow::Borrowed(v)))
 }
 
 /// The custom GPU of `s`, if it has one.
+#[inline(always)]
 fn custom_ref(s: &Scenario) -> Option<&CustomGpu> {
     match &s.cluster.gpu {
         GpuChoice::Custom(c) => Some(c),
@@ -309,10 +317,14 @@ pub struct FieldDef {
     /// May be empty ([`Value::Unset`]: the default applies).
     pub optional: bool,
     /// Its value in a scenario; `None` where it does not apply (a custom GPU's numbers for a
-    /// preset GPU, top-k of a dense model) and is never written to a link.
+    /// preset GPU, top-k of a dense model) and is never written to a link. Text and lists are
+    /// borrowed from the scenario, never allocated.
     pub get: for<'a> fn(&'a Scenario) -> Option<Value<'a>>,
     /// Sets it from a value of its kind; `Err` says why it cannot (then `s` is unchanged).
     pub set: fn(&mut Scenario, Value<'_>) -> Result<(), String>,
+    /// Whether its value in a scenario is acceptable ([`FieldDef::check`] without the message;
+    /// what every estimate's validation runs, so it allocates nothing).
+    pub in_range: fn(&Scenario) -> bool,
 }
 
 impl std::fmt::Debug for FieldDef {
@@ -324,7 +336,11 @@ impl std::fmt::Debug for FieldDef {
 }
 
 macro_rules! fields {
-    ($( $(#[$doc:meta])* $id:ident { $($body:tt)* } )*) => {
+    ($( $(#[$doc:meta])* $id:ident {
+        path: $path:expr, key: $key:expr, label: $label:expr, unit: $unit:expr,
+        help: $help:expr, kind: $kind:expr, optional: $opt:expr,
+        get: $get:expr, set: $set:expr $(,)?
+    } )*) => {
         /// A scenario field, the typed key of field errors, form inputs and link keys. Its
         /// definition is [`FieldId::def`].
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -333,7 +349,37 @@ macro_rules! fields {
         }
 
         /// Every field, in link order (the order of the entries below).
-        pub static FIELDS: &[FieldDef] = &[ $( FieldDef { id: FieldId::$id, $($body)* }, )* ];
+        pub static FIELDS: &[FieldDef] = &[ $( FieldDef {
+            id: FieldId::$id,
+            path: $path,
+            key: $key,
+            label: $label,
+            unit: $unit,
+            help: $help,
+            kind: $kind,
+            optional: $opt,
+            get: $get,
+            set: $set,
+            // The same get and kind, compiled together so validation inlines them.
+            in_range: |s| {
+                let get: for<'a> fn(&'a Scenario) -> Option<Value<'a>> = $get;
+                get(s).is_none_or(|v| verdict($kind, $opt, &v) == Verdict::Ok)
+            },
+        }, )* ];
+
+        /// Whether every field of `s` is in range: every entry's `in_range`, in one function
+        /// the compiler inlines (no indirect calls), for the validation every estimate runs.
+        pub fn all_in_range(s: &Scenario) -> bool {
+            true $( && ({
+                let get: for<'a> fn(&'a Scenario) -> Option<Value<'a>> = $get;
+                // `get` only borrows from `s` (a test checks it), so there is nothing to drop:
+                // skipping the drop glue lets the whole check inline.
+                match std::mem::ManuallyDrop::new(get(s)) {
+                    ref v if v.is_none() => true,
+                    v => v.as_ref().is_none_or(|v| verdict($kind, $opt, v) == Verdict::Ok),
+                }
+            }) )*
+        }
     };
 }
 
@@ -1057,6 +1103,31 @@ fields! {
         get: |s| opt_real(s.overhead.allocator_reserve_pct),
         set: |s, v| { s.overhead.allocator_reserve_pct = v.opt_real()?; Ok(()) },
     }
+    // --- calibration (meanings and the reasons for the bounds: scenario::calibration) ---
+    /// `calibration.compute`.
+    CalCompute {
+        path: "calibration.compute", key: "cal.compute", label: "Compute efficiency factor", unit: "×",
+        help: "Fitted from a measured run: multiplies every GPU kernel rate (at most 1.35: no kernel beats the data-sheet peak); empty = 1.",
+        kind: Kind::Between { min: Calibration::COMPUTE_MIN, max: Calibration::COMPUTE_MAX }, optional: true,
+        get: |s| opt_real(s.calibration.compute),
+        set: |s, v| { s.calibration.compute = v.opt_real()?; Ok(()) },
+    }
+    /// `calibration.network`.
+    CalNetwork {
+        path: "calibration.network", key: "cal.network", label: "Network efficiency factor", unit: "×",
+        help: "Fitted from a measured run: multiplies every link bandwidth (at most 1.2: NCCL cannot beat the line rate); empty = 1.",
+        kind: Kind::Between { min: Calibration::NETWORK_MIN, max: Calibration::NETWORK_MAX }, optional: true,
+        get: |s| opt_real(s.calibration.network),
+        set: |s, v| { s.calibration.network = v.opt_real()?; Ok(()) },
+    }
+    /// `calibration.memory_gib`.
+    CalMemory {
+        path: "calibration.memory_gib", key: "cal.mem", label: "Memory offset", unit: "GiB",
+        help: "Fitted from a measured peak: added to every stage's allocator reserve; empty = 0.",
+        kind: Kind::Between { min: Calibration::MEMORY_MIN_GIB, max: Calibration::MEMORY_MAX_GIB }, optional: true,
+        get: |s| opt_real(s.calibration.memory_gib),
+        set: |s, v| { s.calibration.memory_gib = v.opt_real()?; Ok(()) },
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1139,6 +1210,53 @@ fn text_problem(v: &str) -> Option<String> {
     }
 }
 
+/// What [`verdict`] finds about a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Verdict {
+    Ok,
+    /// Empty, on a field that must be given.
+    Missing,
+    /// Below the kind's minimum (or not above 0).
+    BelowMin,
+    /// Above the kind's maximum.
+    AboveMax,
+    /// Outside a [`Kind::Between`] range (or not finite).
+    Outside,
+    /// Too long, or control characters.
+    BadText,
+    /// This list entry is out of range.
+    BadEntry(usize),
+}
+
+/// The one range rule of every kind: [`FieldDef::check`] words it, `in_range` only tests it.
+#[inline(always)]
+fn verdict(kind: Kind, optional: bool, v: &Value) -> Verdict {
+    match (kind, v) {
+        (_, Value::Unset) if optional => Verdict::Ok,
+        (_, Value::Unset) => Verdict::Missing,
+        (Kind::Count { min, .. }, Value::Count(x)) if *x < min => Verdict::BelowMin,
+        (Kind::Count { max, .. }, Value::Count(x)) if *x > max => Verdict::AboveMax,
+        (Kind::Real { zero_ok, max }, Value::Real(x)) => {
+            if !x.is_finite() || *x < 0.0 || (*x == 0.0 && !zero_ok) {
+                Verdict::BelowMin
+            } else if *x > max {
+                Verdict::AboveMax
+            } else {
+                Verdict::Ok
+            }
+        }
+        (Kind::Between { min, max }, Value::Real(x)) if !(min..=max).contains(x) => {
+            Verdict::Outside
+        }
+        (Kind::Text, Value::Text(t)) if text_problem(t).is_some() => Verdict::BadText,
+        (Kind::List { max }, Value::List(l)) => l
+            .iter()
+            .position(|&x| x == 0 || x > max)
+            .map_or(Verdict::Ok, Verdict::BadEntry),
+        _ => Verdict::Ok,
+    }
+}
+
 impl FieldDef {
     /// Reads the link text of a value (`""` is [`Value::Unset`] for an optional field). Errors
     /// are phrases naming what was expected ("expected a whole number from 1 to 100, got \"0\"").
@@ -1149,8 +1267,16 @@ impl FieldDef {
         match self.kind {
             Kind::Count { min, max } => parse_count(v, min, max).map(Value::Count),
             Kind::Real { zero_ok, max } => parse_real(v, zero_ok, max).map(Value::Real),
-            Kind::Between { min, max } => match parse_real(v, true, max) {
-                Ok(x) if x >= min => Ok(Value::Real(x)),
+            // May be negative (the calibration's memory offset): parsed here, not by parse_real.
+            Kind::Between { min, max } => match v.parse::<f64>() {
+                Ok(x)
+                    if v.len() <= 40
+                        && v.bytes().any(|b| b.is_ascii_digit())
+                        && x.is_finite()
+                        && (min..=max).contains(&x) =>
+                {
+                    Ok(Value::Real(x))
+                }
                 _ => Err(format!(
                     "expected a number from {min} to {max}, got {}",
                     shown(v)
@@ -1205,48 +1331,51 @@ impl FieldDef {
     /// every field of a scenario.
     pub fn check(&self, v: &Value) -> Result<(), String> {
         let label = self.label;
-        match (self.kind, v) {
-            (_, Value::Unset) if self.optional => Ok(()),
-            (_, Value::Unset) => Err(format!("{label} must be given.")),
-            (Kind::Count { min, .. }, Value::Count(x)) if *x < min => {
-                Err(format!("{label} must be at least {min}, got {x}."))
-            }
-            (Kind::Count { max, .. }, Value::Count(x)) if *x > max => Err(format!(
-                "{label} {x} is larger than the supported maximum of {max}."
-            )),
-            (Kind::Real { zero_ok, max }, Value::Real(x)) => {
-                if !x.is_finite() || *x < 0.0 || (*x == 0.0 && !zero_ok) {
-                    let what = if zero_ok {
-                        "zero or a positive number"
-                    } else {
-                        "a positive number"
-                    };
-                    Err(format!("{label} must be {what}, got {x}."))
-                } else if *x > max {
-                    Err(format!(
-                        "{label} {x} is larger than the supported maximum of {max}."
-                    ))
-                } else {
-                    Ok(())
+        match verdict(self.kind, self.optional, v) {
+            Verdict::Ok => Ok(()),
+            Verdict::Missing => Err(format!("{label} must be given.")),
+            Verdict::BelowMin => match (self.kind, v) {
+                (Kind::Count { min, .. }, Value::Count(x)) => {
+                    Err(format!("{label} must be at least {min}, got {x}."))
                 }
-            }
-            (Kind::Between { min, max }, Value::Real(x)) if !(min..=max).contains(x) => {
-                Err(format!("{label} must be between {min} and {max}, got {x}."))
-            }
-            (Kind::Text, Value::Text(t)) => match text_problem(t.as_ref()) {
-                Some(why) => Err(format!("{label}: {why}; use plain text.")),
-                None => Ok(()),
+                (Kind::Real { zero_ok: true, .. }, Value::Real(x)) => Err(format!(
+                    "{label} must be zero or a positive number, got {x}."
+                )),
+                (_, v) => Err(format!(
+                    "{label} must be a positive number, got {}.",
+                    v.as_f64().unwrap_or(f64::NAN)
+                )),
             },
-            (Kind::List { max }, Value::List(l)) => {
-                match l.iter().position(|&x| x == 0 || x > max) {
-                    Some(i) => Err(format!(
-                        "{label}: entry {i} is {}; each must be from 1 to {max}.",
-                        l[i]
-                    )),
-                    None => Ok(()),
+            Verdict::AboveMax => Err(format!(
+                "{label} {} is larger than the supported maximum of {}.",
+                self.format(v),
+                match self.kind {
+                    Kind::Count { max, .. } => max.to_string(),
+                    Kind::Real { max, .. } => max.to_string(),
+                    _ => String::new(),
                 }
-            }
-            _ => Ok(()),
+            )),
+            Verdict::Outside => match self.kind {
+                Kind::Between { min, max } => Err(format!(
+                    "{label} must be between {min} and {max}, got {}.",
+                    self.format(v)
+                )),
+                _ => Err(format!("{label} is out of range.")),
+            },
+            Verdict::BadText => Err(format!(
+                "{label}: {}; use plain text.",
+                match v {
+                    Value::Text(t) => text_problem(t).unwrap_or_default(),
+                    _ => String::new(),
+                }
+            )),
+            Verdict::BadEntry(i) => match (self.kind, v) {
+                (Kind::List { max }, Value::List(l)) => Err(format!(
+                    "{label}: entry {i} is {}; each must be from 1 to {max}.",
+                    l[i]
+                )),
+                _ => Err(format!("{label}: entry {i} is out of range.")),
+            },
         }
     }
 
@@ -1360,6 +1489,25 @@ mod tests {
             want,
             "the field table changed: run UPDATE_FIELDS_DOC=1 cargo test --lib fields_doc"
         );
+    }
+
+    #[test]
+    fn getters_borrow_and_never_allocate() {
+        let mut s = crate::presets::default_model_preset().scenario();
+        s.parallel.layers_per_stage = Some(vec![16, 16]);
+        s.parallel.schedule = Some(Schedule::Gpipe);
+        s.training.framework = Some(Framework::Jax);
+        let mut custom = s.clone();
+        with_custom(&mut custom, |c| c.name = "x".into());
+        for s in [&s, &custom] {
+            for f in FIELDS {
+                let owned = matches!(
+                    (f.get)(s),
+                    Some(Value::Text(Cow::Owned(_)) | Value::List(Cow::Owned(_)))
+                );
+                assert!(!owned, "{} allocates", f.path);
+            }
+        }
     }
 
     #[test]

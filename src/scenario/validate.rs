@@ -5,7 +5,7 @@
 //! ([`FieldDef::check`](super::fields::FieldDef::check)), then the rules across fields, each in
 //! a named function. A rule only looks at fields whose values are in range.
 
-use super::fields::{FieldId, FIELDS, MAX_FFN};
+use super::fields::{all_in_range, FieldId, FIELDS, MAX_FFN};
 use super::{AttentionKernel, Fp8Recipe, GpuChoice, Issue, Precision, Scenario, Schedule};
 
 /// The issues found so far, and which fields were out of range.
@@ -48,14 +48,20 @@ pub(crate) fn issues(s: &Scenario) -> Vec<Issue> {
     c.issues
 }
 
-/// Every field's value against its kind and range (the field table).
+/// Every field's value against its kind and range (the field table): the allocation-free
+/// `in_range` test, and the worded [`check`](super::fields::FieldDef::check) only for a field
+/// that fails it.
 fn ranges(c: &mut Checker, s: &Scenario) {
+    if all_in_range(s) {
+        return;
+    }
     for f in FIELDS {
-        if let Some(v) = (f.get)(s) {
-            if let Err(why) = f.check(&v) {
-                c.push(f.id, why);
-                c.out_of_range.push(f.id);
-            }
+        if (f.in_range)(s) {
+            continue;
+        }
+        if let Some(Err(why)) = (f.get)(s).map(|v| f.check(&v)) {
+            c.push(f.id, why);
+            c.out_of_range.push(f.id);
         }
     }
 }

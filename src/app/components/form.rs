@@ -30,14 +30,6 @@ pub fn errors_for(issues: &[Issue], field: impl Into<FieldRef>) -> Vec<String> {
         .collect()
 }
 
-/// The field paths the forms show errors at; issues about other paths are listed above the form.
-pub fn shown_at_a_field(path: &str) -> bool {
-    !matches!(
-        path,
-        "scenario" | "model" | "training" | "parallel" | "cluster" | "overhead"
-    ) && !path.starts_with("cluster.gpu.peak_tflops_")
-}
-
 /// A [`NumField`] for the numeric field `id`, wired to `SetNum`.
 pub fn num_field(id: FieldId, props: &FormProps, placeholder: &str) -> Html {
     let def = id.def();
