@@ -155,6 +155,8 @@ impl ModelPreset {
                 flash_attention: t.flash_attention,
                 train_tokens: t.train_tokens,
                 grad_reduce_in_fp32: t.grad_reduce_in_fp32,
+                optimizer_offload: None,
+                activation_offload: None,
                 framework: None,
                 fp8_recipe: None,
                 attention_kernel: None,

@@ -704,6 +704,22 @@ fields! {
         get: |s| opt_bit(s.training.grad_reduce_in_fp32),
         set: |s, v| { s.training.grad_reduce_in_fp32 = v.opt_bit()?; Ok(()) },
     }
+    /// `training.optimizer_offload`.
+    OptimizerOffload {
+        path: "training.optimizer_offload", key: "optoff", label: "Optimizer offload", unit: "fraction",
+        help: "Share of the fp32 master weights and Adam moments kept in CPU memory (Megatron --optimizer-offload-fraction, ZeRO-Offload), paid in host-link time each step; empty = none.",
+        kind: Kind::Between { min: 0.0, max: 1.0 }, optional: true,
+        get: |s| opt_real(s.training.optimizer_offload),
+        set: |s, v| { s.training.optimizer_offload = v.opt_real()?; Ok(()) },
+    }
+    /// `training.activation_offload`.
+    ActivationOffload {
+        path: "training.activation_offload", key: "actoff", label: "Activation offload", unit: "fraction",
+        help: "Share of stored activations parked in CPU memory between forward and backward (Megatron --cpu-offloading); empty = none.",
+        kind: Kind::Between { min: 0.0, max: 1.0 }, optional: true,
+        get: |s| opt_real(s.training.activation_offload),
+        set: |s, v| { s.training.activation_offload = v.opt_real()?; Ok(()) },
+    }
     /// `training.framework`.
     Framework {
         path: "training.framework", key: "fw", label: "Framework", unit: "",
@@ -818,8 +834,8 @@ fields! {
     /// `parallel.schedule`.
     Schedule {
         path: "parallel.schedule", key: "sched", label: "Pipeline schedule", unit: "",
-        help: "Default: interleaved when vp > 1, else 1F1B.",
-        kind: Kind::Choice(&["1f1b", "interleaved", "gpipe"]), optional: true,
+        help: "Default: interleaved when vp > 1, else 1F1B; zb-h1 and zb-v split the backward (Qi et al. 2024), dualpipe and dualpipev run both directions (DeepSeek-V3).",
+        kind: Kind::Choice(&["1f1b", "interleaved", "gpipe", "zb-h1", "zb-v", "dualpipe", "dualpipev"]), optional: true,
         get: |s| Some(s.parallel.schedule.map_or(Value::Unset, |x| Value::Text(Cow::Borrowed(x.as_str())))),
         set: |s, v| {
             s.parallel.schedule = match v {
@@ -1075,6 +1091,14 @@ fields! {
         kind: POSITIVE_GBPS, optional: true,
         get: |s| custom_ref(s).and_then(|c| opt_real(c.pcie_gbps)),
         set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.pcie_gbps = x); Ok(()) },
+    }
+    /// A custom GPU's link to host memory.
+    GpuHostLink {
+        path: "cluster.gpu.host_link_gbps", key: "gpu.host", label: "Host link", unit: "GB/s",
+        help: "GPU to CPU memory per direction (PCIe Gen5 x16 = 63, NVLink-C2C = 450), for offloading; empty = the PCIe figure.",
+        kind: POSITIVE_GBPS, optional: true,
+        get: |s| custom_ref(s).and_then(|c| opt_real(c.host_link_gbps)),
+        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.host_link_gbps = x); Ok(()) },
     }
     // --- overhead ---
     /// `overhead.cuda_context_gib`.

@@ -108,12 +108,38 @@ pub enum Schedule {
     Interleaved,
     /// All forwards, then all backwards.
     Gpipe,
+    /// ZB-H1 (Qi et al., "Zero Bubble Pipeline Parallelism", ICLR 2024, §2.1): 1F1B with the
+    /// backward split into input-gradient (B) and weight-gradient (W) passes, W delayed to fill
+    /// the cool-down; same activation memory as 1F1B.
+    #[serde(rename = "zb-h1")]
+    ZbH1,
+    /// ZB-V (Qi et al. 2024, the V-shape zero-bubble schedule; sail-sg/zero-bubble-pipeline-parallelism
+    /// README): exactly two chunks per rank (`vp = 2`) placed in a V, zero bubble when
+    /// `T_F = T_B = T_W`, 1F1B's activation memory.
+    #[serde(rename = "zb-v")]
+    ZbV,
+    /// DualPipe (DeepSeek-V3 technical report §3.2.1; deepseek-ai/DualPipe): bidirectional,
+    /// every rank holds two pipeline stages (two copies of the parameters), forward and backward
+    /// chunks overlapped with the other's communication.
+    #[serde(rename = "dualpipe")]
+    DualPipe,
+    /// DualPipeV (deepseek-ai/DualPipe README, Sea AI Lab's "cut-in-half"): DualPipe folded into
+    /// a V over `pp` ranks with two chunks each (`vp = 2`).
+    #[serde(rename = "dualpipev")]
+    DualPipeV,
 }
 
 impl Schedule {
     /// All values, for dropdowns.
-    pub const ALL: &'static [Schedule] =
-        &[Schedule::OneFOneB, Schedule::Interleaved, Schedule::Gpipe];
+    pub const ALL: &'static [Schedule] = &[
+        Schedule::OneFOneB,
+        Schedule::Interleaved,
+        Schedule::Gpipe,
+        Schedule::ZbH1,
+        Schedule::ZbV,
+        Schedule::DualPipe,
+        Schedule::DualPipeV,
+    ];
 
     /// The JSON spelling.
     pub fn as_str(self) -> &'static str {
@@ -121,7 +147,41 @@ impl Schedule {
             Schedule::OneFOneB => "1f1b",
             Schedule::Interleaved => "interleaved",
             Schedule::Gpipe => "gpipe",
+            Schedule::ZbH1 => "zb-h1",
+            Schedule::ZbV => "zb-v",
+            Schedule::DualPipe => "dualpipe",
+            Schedule::DualPipeV => "dualpipev",
         }
+    }
+
+    /// Model chunks per rank the schedule needs (`parallel.vp`): 2 for the V-shaped ones, more
+    /// than 1 for interleaved, else 1.
+    pub fn needs_vp(self, vp: u64) -> bool {
+        match self {
+            Schedule::Interleaved => vp > 1,
+            Schedule::ZbV | Schedule::DualPipeV => vp == 2,
+            _ => vp == 1,
+        }
+    }
+
+    /// Chunks in a V: chunk `k < pp` on rank `k`, chunk `k ≥ pp` on rank `2·pp − 1 − k`, so rank 0
+    /// holds the first and the last chunk (embedding and loss).
+    pub fn v_shape(self) -> bool {
+        matches!(self, Schedule::ZbV | Schedule::DualPipeV)
+    }
+
+    /// The backward pass is split into input-gradient (B) and weight-gradient (W) work.
+    pub fn splits_backward(self) -> bool {
+        matches!(
+            self,
+            Schedule::ZbH1 | Schedule::ZbV | Schedule::DualPipe | Schedule::DualPipeV
+        )
+    }
+
+    /// Forward and backward chunks of two micro-batches run overlapped, each hiding the other's
+    /// communication (DeepSeek-V3 report §3.2.1, Fig. 4).
+    pub fn overlaps_chunks(self) -> bool {
+        matches!(self, Schedule::DualPipe | Schedule::DualPipeV)
     }
 }
 
