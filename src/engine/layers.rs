@@ -58,6 +58,7 @@ pub fn moe_layers_between(m: &Model, lo: u64, hi: u64) -> u64 {
 }
 
 /// Whether the model's last layer (and so each MTP module's layer) is an MoE layer.
+#[inline]
 pub fn last_layer_is_moe(m: &Model) -> bool {
     m.moe
         .is_some_and(|moe| m.layers > 0 && moe.is_moe_layer(m.layers - 1))

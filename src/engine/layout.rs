@@ -108,6 +108,7 @@ pub fn stage_layers(layers: u64, pp: u64, vp: u64, custom: Option<&[u64]>, stage
 }
 
 /// Layers held by rank `stage` under `schedule` (both copies for DualPipe).
+#[inline]
 pub fn rank_layers(
     layers: u64,
     pp: u64,
@@ -137,11 +138,13 @@ pub fn rank_layers(
 }
 
 /// Whether rank `stage` holds the input embedding under `schedule`.
+#[inline]
 pub fn holds_embedding(pp: u64, schedule: Schedule, stage: u64) -> bool {
     stage == 0 || (schedule == Schedule::DualPipe && stage + 1 == pp)
 }
 
 /// Whether rank `stage` holds the output layer and the loss under `schedule`.
+#[inline]
 pub fn holds_output(pp: u64, schedule: Schedule, stage: u64) -> bool {
     if schedule.v_shape() {
         stage == 0

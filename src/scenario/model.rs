@@ -145,11 +145,13 @@ impl Moe {
     /// Whether layer `i` (0-based) of a model of `layers` layers has an MoE MLP: after the
     /// dense ones, every `moe_every`-th layer, counting from the first layer after them
     /// (Megatron-Core `moe_layer_freq` = n: layers with `(i − dense) % n == 0`).
+    #[inline]
     pub fn is_moe_layer(&self, i: u64) -> bool {
         i >= self.dense_layers() && (i - self.dense_layers()) % self.moe_every() == 0
     }
 
     /// MoE layers among `layers` layers.
+    #[inline]
     pub fn moe_layers(&self, layers: u64) -> u64 {
         let after = layers.saturating_sub(self.dense_layers());
         after.div_ceil(self.moe_every())
@@ -208,6 +210,7 @@ impl Model {
     }
 
     /// Multi-token prediction modules (default 0).
+    #[inline]
     pub fn mtp_layers(&self) -> u64 {
         self.mtp_layers.unwrap_or(0)
     }

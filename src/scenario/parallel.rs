@@ -166,6 +166,7 @@ impl Schedule {
 
     /// Chunks in a V: chunk `k < pp` on rank `k`, chunk `k ≥ pp` on rank `2·pp − 1 − k`, so rank 0
     /// holds the first and the last chunk (embedding and loss).
+    #[inline]
     pub fn v_shape(self) -> bool {
         matches!(self, Schedule::ZbV | Schedule::DualPipeV)
     }
@@ -180,6 +181,7 @@ impl Schedule {
 
     /// Forward and backward chunks of two micro-batches run overlapped, each hiding the other's
     /// communication (DeepSeek-V3 report §3.2.1, Fig. 4).
+    #[inline]
     pub fn overlaps_chunks(self) -> bool {
         matches!(self, Schedule::DualPipe | Schedule::DualPipeV)
     }
@@ -187,6 +189,7 @@ impl Schedule {
 
 impl Parallel {
     /// The schedule in effect: the explicit one, else interleaved when `vp > 1`, else 1F1B.
+    #[inline]
     pub fn schedule(&self) -> Schedule {
         self.schedule.unwrap_or(if self.vp > 1 {
             Schedule::Interleaved
@@ -201,6 +204,7 @@ impl Parallel {
     }
 
     /// Expert tensor parallel size (default `tp`).
+    #[inline]
     pub fn etp(&self) -> u64 {
         self.etp.unwrap_or(self.tp)
     }

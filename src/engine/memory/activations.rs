@@ -58,11 +58,13 @@ pub fn element_bytes_of(precision: Precision) -> f64 {
 }
 
 /// Tokens of one micro-batch on one GPU: `b·s/c`.
+#[inline]
 pub fn tokens_per_gpu(s: &Scenario) -> f64 {
     s.training.micro_batch as f64 * s.model.seq_len as f64 / s.parallel.cp.max(1) as f64
 }
 
 /// Micro-batches per pipeline per step, `m = B/(b·d)` (at least 1).
+#[inline]
 pub fn micro_batches(s: &Scenario) -> u64 {
     let per = s.training.micro_batch.saturating_mul(s.parallel.dp).max(1);
     (s.training.global_batch / per).max(1)
@@ -357,6 +359,7 @@ pub fn logits_transient_bytes(s: &Scenario) -> f64 {
 ///   `L/p` layers; the rank holds two stages, so `(p + 1)/2` micro-batches of its layers;
 /// - DualPipeV: `PP + 1` with `PP = 2p` chunks of `L/(2p)` layers: `(2p + 1)/2` micro-batches
 ///   of the rank's `L/p` layers.
+#[inline]
 pub fn in_flight_micro_batches(s: &Scenario, stage: u64) -> f64 {
     let p = s.parallel.pp.max(1);
     let v = s.parallel.vp.max(1);
