@@ -96,7 +96,12 @@ pub struct GpuPreset {
 
 /// Looks up a preset by id (case-insensitive).
 pub fn gpu_preset(id: &str) -> Option<&'static GpuPreset> {
-    GPU_PRESETS.iter().find(|p| p.id.eq_ignore_ascii_case(id))
+    // Ids are distinct ignoring case, so the exact match (a cheap comparison, and what every
+    // estimate of a preset scenario asks for) is the same preset the case-insensitive one finds.
+    GPU_PRESETS
+        .iter()
+        .find(|p| p.id == id)
+        .or_else(|| GPU_PRESETS.iter().find(|p| p.id.eq_ignore_ascii_case(id)))
 }
 
 /// Every built-in GPU, from the validation data's `gpus.json` (same numbers, same sources).
@@ -400,5 +405,23 @@ mod host_link_tests {
         // Grace systems reach host memory over NVLink-C2C, 7× a PCIe Gen5 x16 link.
         let gb200 = gpu_preset("gb200").map(|p| p.spec.host_link_gbps());
         assert_eq!(gb200, Some(450.0));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn preset_ids_are_distinct_ignoring_case_and_lookup_ignores_case() {
+        // gpu_preset's exact-match fast path relies on this.
+        for (i, a) in GPU_PRESETS.iter().enumerate() {
+            for b in &GPU_PRESETS[i + 1..] {
+                assert!(!a.id.eq_ignore_ascii_case(b.id), "{} vs {}", a.id, b.id);
+            }
+        }
+        assert_eq!(gpu_preset("A100-SXM4-80GB").map(|p| p.id), Some("a100-sxm4-80gb"));
+        assert_eq!(gpu_preset("a100-sxm4-80gb").map(|p| p.id), Some("a100-sxm4-80gb"));
+        assert!(gpu_preset("a100").is_none());
     }
 }
