@@ -420,8 +420,14 @@ mod tests {
                 assert!(!a.id.eq_ignore_ascii_case(b.id), "{} vs {}", a.id, b.id);
             }
         }
-        assert_eq!(gpu_preset("A100-SXM4-80GB").map(|p| p.id), Some("a100-sxm4-80gb"));
-        assert_eq!(gpu_preset("a100-sxm4-80gb").map(|p| p.id), Some("a100-sxm4-80gb"));
+        assert_eq!(
+            gpu_preset("A100-SXM4-80GB").map(|p| p.id),
+            Some("a100-sxm4-80gb")
+        );
+        assert_eq!(
+            gpu_preset("a100-sxm4-80gb").map(|p| p.id),
+            Some("a100-sxm4-80gb")
+        );
         assert!(gpu_preset("a100").is_none());
     }
 }
