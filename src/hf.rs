@@ -185,9 +185,7 @@ pub fn import(json: &str, base: &Model) -> Result<HfImport, HfError> {
                 seq_len: base.seq_len,
                 tied_embeddings: r.opt_bool("tie_word_embeddings", &mut used)?.unwrap_or(false),
                 moe,
-                head_dim: None,
-                mla: None,
-                mtp_layers: None,
+                ..Model::default()
             };
             context(&r, "max_position_embeddings", &mut used, &mut notes, base)?;
             (family, model)
@@ -207,9 +205,7 @@ pub fn import(json: &str, base: &Model) -> Result<HfImport, HfError> {
                 seq_len: base.seq_len,
                 tied_embeddings: r.opt_bool("tie_word_embeddings", &mut used)?.unwrap_or(true),
                 moe: None,
-                head_dim: None,
-                mla: None,
-                mtp_layers: None,
+                ..Model::default()
             };
             context(&r, "n_positions", &mut used, &mut notes, base)?;
             ("GPT-2", model)
@@ -227,9 +223,7 @@ pub fn import(json: &str, base: &Model) -> Result<HfImport, HfError> {
                 seq_len: base.seq_len,
                 tied_embeddings: r.opt_bool("tie_word_embeddings", &mut used)?.unwrap_or(false),
                 moe: None,
-                head_dim: None,
-                mla: None,
-                mtp_layers: None,
+                ..Model::default()
             };
             context(&r, "max_position_embeddings", &mut used, &mut notes, base)?;
             ("GPT-NeoX", model)
@@ -269,9 +263,7 @@ pub fn import(json: &str, base: &Model) -> Result<HfImport, HfError> {
                 seq_len: base.seq_len,
                 tied_embeddings: r.opt_bool("tie_word_embeddings", &mut used)?.unwrap_or(true),
                 moe: None,
-                head_dim: None,
-                mla: None,
-                mtp_layers: None,
+                ..Model::default()
             };
             if obj.contains_key("max_position_embeddings") {
                 context(&r, "max_position_embeddings", &mut used, &mut notes, base)?;

@@ -131,9 +131,7 @@ impl ModelPreset {
                 seq_len: a.seq_len,
                 tied_embeddings: a.tied_embeddings,
                 moe: a.moe,
-                head_dim: None,
-                mla: None,
-                mtp_layers: None,
+                ..Model::default()
             },
             training: Training {
                 global_batch: t.global_batch,
@@ -144,9 +142,7 @@ impl ModelPreset {
                 flash_attention: t.flash_attention,
                 train_tokens: t.train_tokens,
                 grad_reduce_in_fp32: t.grad_reduce_in_fp32,
-                framework: None,
-                fp8_recipe: None,
-                attention_kernel: None,
+                ..Training::default()
             },
             parallel: Parallel {
                 tp: t.tp,
@@ -157,21 +153,13 @@ impl ModelPreset {
                 vp: t.vp,
                 sp: t.sp,
                 zero_stage: t.zero_stage,
-                schedule: None,
-                layers_per_stage: None,
-                bucket_mb: None,
-                tp_comm_overlap: None,
-                dp_comm_overlap: None,
-                etp: None,
-                shard_ranks: None,
+                ..Parallel::default()
             },
             cluster: Cluster {
                 gpu: GpuChoice::Preset(t.gpu.to_string()),
                 num_gpus: t.tp * t.pp * t.dp * t.cp,
                 gpus_per_node: t.gpus_per_node,
-                intra_node_gbps: None,
-                inter_node_gbps: None,
-                price_per_gpu_hour: None,
+                ..Cluster::default()
             },
             overhead: Overhead::default(),
         }

@@ -16,7 +16,10 @@
 //!
 //! # Adding a field
 //! 1. Add it to its section struct (`model.rs`, `training.rs`, `parallel.rs`, `cluster.rs`,
-//!    `overhead.rs`) with its serde default and doc comment (the default and its source).
+//!    `overhead.rs`) with its serde default and doc comment (the default and its source), and to
+//!    the section's `Default` in the same file (`Model` and `Overhead` derive it). Code that
+//!    builds sections (presets, the Hugging Face import) uses `..Section::default()`, so it
+//!    needs no change.
 //! 2. Use it in the engine.
 //! 3. Add one entry to the `fields!` list below, in link order: its doc line, `path` (the JSON
 //!    path), `key` (a new, short link key: existing keys never change meaning), `label`, `unit`,
