@@ -1,9 +1,10 @@
-//! The native command-line tool: `estimate`, `validate`, `search`, `sweep`, `link`, `unlink`.
+//! The native command-line tool: `estimate`, `validate`, `calibrate`, `search`, `sweep`, `link`, `unlink`.
 //!
 //! Exit codes: 0 ok, 2 bad input (the message names the field), 1 internal error. Every command
 //! returns its output as a `String` so tests can call it without a process.
 
 mod bench;
+mod calibrate;
 mod estimate;
 mod link;
 mod search;
@@ -51,7 +52,11 @@ paracalc: plan distributed Transformer training (memory, step time, MFU, best la
 
 usage:
   paracalc estimate FILE.json [--json]          memory per stage, step time, throughput
-  paracalc validate CASES.json [--json]         predicted vs published measurements
+  paracalc validate CASES.json [--json] [--calibrate]
+                                                predicted vs published measurements; with
+                                                --calibrate also calibrated on each other run
+  paracalc calibrate FILE.json --step-s S [--memory-gib G] [--json]
+                                                fit the calibration section to a measured run
   paracalc search FILE.json [--gpus N] [--top K] [--json]
                                                 best parallel layouts for the model and cluster
   paracalc sweep FILE.json --gpus 8,16,... [--json]
@@ -72,6 +77,7 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
     match cmd.as_str() {
         "estimate" => estimate::run(rest),
         "validate" => validate::run(rest),
+        "calibrate" => calibrate::run(rest),
         "search" => search::run(rest),
         "sweep" => sweep::run(rest),
         "link" => link::run_link(rest),

@@ -11,13 +11,15 @@
 #![deny(missing_docs)]
 
 pub mod advice;
+pub mod calibration;
 pub mod estimate;
+pub mod layers;
 pub mod layout;
 pub mod memory;
 pub mod schedule;
 pub mod search;
 pub mod shape;
-pub mod stack;
+pub mod support;
 pub mod sweep;
 pub mod time;
 

@@ -11,6 +11,8 @@
 //! | GPT-NeoX | `gpt_neox` | `num_hidden_layers`, `hidden_size`, `num_attention_heads`, `intermediate_size` (GELU) | `vocab_size`, `max_position_embeddings`, `tie_word_embeddings` (default false) |
 //! | Falcon | `falcon`, `RefinedWeb`, `RefinedWebModel` | `num_hidden_layers`/`n_layer`, `hidden_size`, `num_attention_heads`/`n_head`, `num_kv_heads` (or `multi_query` → 1), `ffn_hidden_size` (default 4·h, GELU) | `vocab_size`, `max_position_embeddings`, `tie_word_embeddings` (default true) |
 //!
+//! | MoE and MLA families | `deepseek_v3`, `deepseek_v2`, `qwen3_moe`, `qwen2_moe`, `gpt_oss`, `llama4` | see `src/hf/moe.rs` |
+//!
 //! Field names follow the `transformers` configuration classes (`LlamaConfig`, `MistralConfig`,
 //! `MixtralConfig`, `Qwen2Config`, `GPT2Config`, `GPTNeoXConfig`, `FalconConfig`). The sequence
 //! length is a training choice, so it is kept from the current scenario; the config's context
@@ -30,7 +32,12 @@
 //! Ok::<(), paracalc::hf::HfError>(())
 //! ```
 
+mod moe;
+
 use crate::scenario::{FfnAct, Model, Moe};
+
+/// The `model_type`s read, for messages.
+const SUPPORTED: &str = "llama, mistral, mixtral, qwen2, gpt2, gpt_neox, falcon, deepseek_v3, deepseek_v2, qwen3_moe, qwen2_moe, gpt_oss, llama4";
 use serde_json::{Map, Value};
 use std::fmt;
 
@@ -147,10 +154,9 @@ pub fn import(json: &str, base: &Model) -> Result<HfImport, HfError> {
         .map(str::to_string)
         .or_else(|| guess_type(&obj))
         .ok_or_else(|| {
-            HfError(
-                "The config has no \"model_type\"; supported: llama, mistral, mixtral, qwen2, gpt2, gpt_neox, falcon."
-                    .into(),
-            )
+            HfError(format!(
+                "The config has no \"model_type\"; supported: {SUPPORTED}."
+            ))
         })?;
     let r = Reader { obj: &obj };
     let mut used: Vec<&str> = Vec::new();
@@ -178,12 +184,17 @@ pub fn import(json: &str, base: &Model) -> Result<HfImport, HfError> {
                 layers: r.whole("num_hidden_layers", &mut used)?,
                 hidden: r.whole("hidden_size", &mut used)?,
                 heads,
-                kv_heads: Some(r.opt_whole("num_key_value_heads", &mut used)?.unwrap_or(heads)),
+                kv_heads: Some(
+                    r.opt_whole("num_key_value_heads", &mut used)?
+                        .unwrap_or(heads),
+                ),
                 ffn_hidden: Some(ffn),
                 ffn_act: act(&obj, "hidden_act", FfnAct::Swiglu, &mut notes),
                 vocab: r.whole("vocab_size", &mut used)?,
                 seq_len: base.seq_len,
-                tied_embeddings: r.opt_bool("tie_word_embeddings", &mut used)?.unwrap_or(false),
+                tied_embeddings: r
+                    .opt_bool("tie_word_embeddings", &mut used)?
+                    .unwrap_or(false),
                 moe,
                 ..Model::default()
             };
@@ -203,7 +214,9 @@ pub fn import(json: &str, base: &Model) -> Result<HfImport, HfError> {
                 ffn_act: act(&obj, "activation_function", FfnAct::Gelu, &mut notes),
                 vocab: r.whole("vocab_size", &mut used)?,
                 seq_len: base.seq_len,
-                tied_embeddings: r.opt_bool("tie_word_embeddings", &mut used)?.unwrap_or(true),
+                tied_embeddings: r
+                    .opt_bool("tie_word_embeddings", &mut used)?
+                    .unwrap_or(true),
                 moe: None,
                 ..Model::default()
             };
@@ -221,7 +234,9 @@ pub fn import(json: &str, base: &Model) -> Result<HfImport, HfError> {
                 ffn_act: act(&obj, "hidden_act", FfnAct::Gelu, &mut notes),
                 vocab: r.whole("vocab_size", &mut used)?,
                 seq_len: base.seq_len,
-                tied_embeddings: r.opt_bool("tie_word_embeddings", &mut used)?.unwrap_or(false),
+                tied_embeddings: r
+                    .opt_bool("tie_word_embeddings", &mut used)?
+                    .unwrap_or(false),
                 moe: None,
                 ..Model::default()
             };
@@ -261,7 +276,9 @@ pub fn import(json: &str, base: &Model) -> Result<HfImport, HfError> {
                 ffn_act: FfnAct::Gelu,
                 vocab: r.whole("vocab_size", &mut used)?,
                 seq_len: base.seq_len,
-                tied_embeddings: r.opt_bool("tie_word_embeddings", &mut used)?.unwrap_or(true),
+                tied_embeddings: r
+                    .opt_bool("tie_word_embeddings", &mut used)?
+                    .unwrap_or(true),
                 moe: None,
                 ..Model::default()
             };
@@ -271,10 +288,20 @@ pub fn import(json: &str, base: &Model) -> Result<HfImport, HfError> {
             ("Falcon", model)
         }
         other => {
-            return Err(HfError(format!(
-                "model_type \"{}\" is not supported; supported: llama, mistral, mixtral, qwen2, gpt2, gpt_neox, falcon.",
-                clip(other)
-            )))
+            // Llama 4's text model sits in `text_config`.
+            let inner = match other {
+                "llama4" => obj.get("text_config").and_then(Value::as_object),
+                _ => None,
+            };
+            match moe::import(other, inner.unwrap_or(&obj), &mut used, &mut notes, base) {
+                Some(res) => res?,
+                None => {
+                    return Err(HfError(format!(
+                        "model_type \"{}\" is not supported; supported: {SUPPORTED}.",
+                        clip(other)
+                    )))
+                }
+            }
         }
     };
 
@@ -291,7 +318,7 @@ pub fn import(json: &str, base: &Model) -> Result<HfImport, HfError> {
         if used.contains(&key.as_str()) {
             continue;
         }
-        if IGNORED.contains(&key.as_str()) {
+        if IGNORED.contains(&key.as_str()) || moe::IGNORED.contains(&key.as_str()) {
             ignored.push(clip(key));
         } else {
             unknown.push(clip(key));
@@ -320,6 +347,11 @@ pub fn import(json: &str, base: &Model) -> Result<HfImport, HfError> {
 fn guess_type(obj: &Map<String, Value>) -> Option<String> {
     let arch = obj.get("architectures")?.as_array()?.first()?.as_str()?;
     let t = match arch {
+        a if a.starts_with("DeepseekV3") => "deepseek_v3",
+        a if a.starts_with("Qwen3Moe") => "qwen3_moe",
+        a if a.starts_with("Qwen2Moe") => "qwen2_moe",
+        a if a.starts_with("GptOss") => "gpt_oss",
+        a if a.starts_with("Llama4") => "llama4",
         a if a.starts_with("Llama") => "llama",
         a if a.starts_with("Mixtral") => "mixtral",
         a if a.starts_with("Mistral") => "mistral",

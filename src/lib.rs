@@ -8,9 +8,11 @@
 //! document the engine's doc comments cite.
 
 pub mod app;
+pub mod calibrate;
 pub mod docs;
 pub mod engine;
 pub mod evidence;
+pub mod export;
 pub mod hf;
 pub mod megatron;
 pub mod presets;

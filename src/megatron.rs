@@ -57,12 +57,45 @@ pub fn launch_args(s: &Scenario) -> String {
         "# vocabulary {} comes from the tokenizer (--tokenizer-type/--tokenizer-model)",
         m.vocab
     ));
+    // Head dimension and MLA (flags as in Megatron-LM
+    // `examples/megatron_fsdp/sbatch_mfsdp_deepseek_v3.sh`, `d98e8a6`).
+    if let Some(mla) = m.mla {
+        arg("--multi-latent-attention".into());
+        if mla.q_lora_rank > 0 {
+            arg(format!("--q-lora-rank {}", mla.q_lora_rank));
+        }
+        arg(format!("--kv-lora-rank {}", mla.kv_lora_rank));
+        arg(format!("--qk-head-dim {}", mla.qk_nope_head_dim));
+        arg(format!("--qk-pos-emb-head-dim {}", mla.qk_rope_head_dim));
+        arg(format!("--v-head-dim {}", mla.v_head_dim));
+    } else if m
+        .head_dim
+        .is_some_and(|d| d.saturating_mul(m.heads) != m.hidden)
+    {
+        arg(format!("--kv-channels {}", m.head_dim()));
+    }
     if let Some(moe) = m.moe {
         arg(format!("--num-experts {}", moe.experts));
         arg(format!("--moe-router-topk {}", moe.top_k));
         if moe.expert_ffn_hidden != m.ffn_hidden() {
             arg(format!("--moe-ffn-hidden-size {}", moe.expert_ffn_hidden));
         }
+        if moe.shared_experts() > 0 {
+            // Megatron's shared expert is one MLP of the summed width.
+            arg(format!(
+                "--moe-shared-expert-intermediate-size {}",
+                moe.shared_experts()
+                    .saturating_mul(moe.shared_expert_ffn_hidden())
+            ));
+        }
+        if let Some(pattern) = moe_layer_pattern(moe.dense_layers(), moe.moe_every(), m.layers) {
+            arg(format!("--moe-layer-freq {pattern}"));
+        }
+        arg("--moe-grouped-gemm".into());
+        arg("--moe-token-dispatcher-type alltoall".into());
+    }
+    if m.mtp_layers() > 0 {
+        arg(format!("--mtp-num-layers {}", m.mtp_layers()));
     }
     // Batch and precision.
     arg(format!("--micro-batch-size {}", t.micro_batch));
@@ -148,6 +181,9 @@ pub fn launch_args(s: &Scenario) -> String {
     if p.ep > 1 {
         arg(format!("--expert-model-parallel-size {}", p.ep));
     }
+    if m.moe.is_some() && p.etp() != p.tp {
+        arg(format!("--expert-tensor-parallel-size {}", p.etp()));
+    }
     if p.sp && p.tp > 1 {
         arg("--sequence-parallel".into());
     }
@@ -186,4 +222,27 @@ pub fn launch_args(s: &Scenario) -> String {
         out.push('\n');
     }
     out
+}
+
+/// Megatron-LM's `--moe-layer-freq` for `dense` leading dense layers and an MoE layer every
+/// `every`-th layer after them: `None` for the default (every layer MoE), the integer `every`
+/// without dense layers, else a Python list expression such as `([0]*3+[1]*58)` (the form of
+/// `arguments.py`'s help; [`crate::scenario::Moe::is_moe_layer`] has the same pattern).
+fn moe_layer_pattern(dense: u64, every: u64, layers: u64) -> Option<String> {
+    let every = every.max(1);
+    match (dense, every) {
+        (0, 1) => None,
+        (0, n) => Some(n.to_string()),
+        (d, 1) => Some(format!("([0]*{d}+[1]*{})", layers.saturating_sub(d))),
+        (d, n) => {
+            let rest = layers.saturating_sub(d);
+            let (full, part) = (rest / n, rest % n);
+            let mut s = format!("([0]*{d}+([1]+[0]*{})*{full}", n - 1);
+            if part > 0 {
+                s.push_str(&format!("+[1]+[0]*{}", part - 1));
+            }
+            s.push(')');
+            Some(s)
+        }
+    }
 }

@@ -3,7 +3,8 @@
 //!
 //! A scenario has four sections, as in `DESIGN.md`: the [`Model`] architecture, the
 //! [`Training`] setup, the [`Parallel`] layout and the [`Cluster`], plus an optional
-//! [`Overhead`] section for framework memory. JSON in and out goes through serde; unknown keys are
+//! [`Overhead`] section for framework memory and a [`Calibration`] section fitted to a
+//! measured run. JSON in and out goes through serde; unknown keys are
 //! errors naming the key ([`parse`]), and [`Scenario::validate`] gathers every problem with the
 //! values into one [`ScenarioError`], each [`Issue`] naming its field.
 //!
@@ -22,6 +23,7 @@
 //! Ok::<(), paracalc::scenario::ScenarioError>(())
 //! ```
 
+mod calibration;
 mod cluster;
 mod error;
 pub mod fields;
@@ -32,6 +34,7 @@ mod parallel;
 mod training;
 pub(crate) mod validate;
 
+pub use calibration::Calibration;
 pub use cluster::{Cluster, CustomGpu, GpuChoice};
 pub use error::{FieldRef, Issue, ScenarioError};
 pub use fields::{FieldDef, FieldId, Kind, Value, FIELDS};
@@ -60,6 +63,10 @@ pub struct Scenario {
     /// Framework memory overheads (CUDA context, communication buffers, allocator reserve).
     #[serde(default, skip_serializing_if = "Overhead::is_default")]
     pub overhead: Overhead,
+    /// Factors fitted to one measured run of the user's cluster (`paracalc calibrate`); every
+    /// estimate of the scenario applies them. Absent = not calibrated.
+    #[serde(default, skip_serializing_if = "Calibration::is_default")]
+    pub calibration: Calibration,
 }
 
 /// Parses a scenario from JSON. Every error names the field it is about

@@ -202,7 +202,7 @@ fn change_descriptions_name_old_and_new_values() {
 #[test]
 fn suggestions_respect_the_framework() {
     use paracalc::engine::search::Layout;
-    use paracalc::engine::stack::unsupported;
+    use paracalc::engine::support::unsupported;
     for fw in paracalc::scenario::Framework::ALL {
         let mut s = llama70_oom();
         s.training.framework = Some(*fw);
@@ -219,4 +219,20 @@ fn suggestions_respect_the_framework() {
             );
         }
     }
+}
+
+#[test]
+fn a_step_that_is_all_compute_says_so() {
+    // Llama 3 8B's published layout: compute is ~100 % of the step; the largest other part is
+    // under 1 % and the sentence says that instead of naming a 0 % cost.
+    let s = preset("llama3-8b");
+    let e = estimate(&s).unwrap();
+    let v = verdict(&s, &e);
+    let (_, _, share) = v.largest_exposed.unwrap();
+    assert!(share < 0.01, "{share}");
+    assert!(
+        sentence(&v).ends_with("every other part is under 1 % of the step."),
+        "{}",
+        sentence(&v)
+    );
 }

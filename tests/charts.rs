@@ -400,6 +400,8 @@ fn scaling_chart_draws_each_strategy_and_the_ideal() {
         series: &series,
         scaling: Scaling::Strong,
         current_gpus: Some(64),
+        band: None,
+        uncalibrated: None,
     };
     let s = svg(&ChartData::Scaling(data));
     assert!(s.contains("Strong scaling: throughput vs GPUs (global batch fixed)"));
@@ -430,6 +432,8 @@ fn scaling_chart_draws_each_strategy_and_the_ideal() {
         series: &[],
         scaling: Scaling::Strong,
         current_gpus: None,
+        band: None,
+        uncalibrated: None,
     };
     assert!(svg(&ChartData::Scaling(none)).contains("No scaling points to show."));
     // A single point still draws (a range is made around it).
@@ -442,6 +446,8 @@ fn scaling_chart_draws_each_strategy_and_the_ideal() {
         series: &single,
         scaling: Scaling::Strong,
         current_gpus: None,
+        band: None,
+        uncalibrated: None,
     }));
     assert_eq!(count(&s, "circle", "fill", &hex(p.series[0]), &[]), 2);
 }
@@ -607,6 +613,7 @@ fn layout(tp: u64, pp: u64, dp: u64, mb: u64) -> Layout {
         dp,
         cp: 1,
         ep: 1,
+        etp: 1,
         vp: 1,
         micro_batch: mb,
         recompute: Recompute::Selective,
@@ -769,6 +776,8 @@ fn every_kind_renders_and_round_trips_its_name() {
             series: &[],
             scaling: Scaling::Strong,
             current_gpus: None,
+            band: None,
+            uncalibrated: None,
         }),
         ChartData::Bucket(bucket::BucketData {
             points: &[],
@@ -836,6 +845,8 @@ fn dump_svgs() {
                 series: &series,
                 scaling: Scaling::Strong,
                 current_gpus: Some(64),
+                band: None,
+                uncalibrated: None,
             }),
         ),
         (
@@ -926,6 +937,8 @@ fn scaling_hit_test_finds_each_gpu_count_in_order() {
         series: &series,
         scaling: Scaling::Strong,
         current_gpus: Some(64),
+        band: None,
+        uncalibrated: None,
     };
     let mut seen: Vec<u64> = Vec::new();
     for x in 0..W {
@@ -1125,4 +1138,41 @@ fn schedule_hit_test_finds_the_block() {
         .unwrap();
     assert!((next.start - 0.04).abs() < 1e-12);
     assert_eq!(schedule::block_at(&d, W, H, 5.0, 5.0), None);
+}
+
+#[test]
+fn scaling_draws_the_error_band_and_the_uncalibrated_curve() {
+    let a: Vec<GpuPoint> = (3..=10)
+        .map(|k| gpu_point(1 << k, 1e4 * (1u64 << k) as f64, true))
+        .collect();
+    let u: Vec<GpuPoint> = (3..=10)
+        .map(|k| gpu_point(1 << k, 1.2e4 * (1u64 << k) as f64, true))
+        .collect();
+    let series = [scaling::ScalingSeries {
+        name: "Current",
+        points: &a,
+    }];
+    let plain = scaling::ScalingData {
+        series: &series,
+        scaling: Scaling::Strong,
+        current_gpus: Some(64),
+        band: None,
+        uncalibrated: None,
+    };
+    let s0 = svg(&ChartData::Scaling(plain));
+    assert!(!has_text(&s0, "±7 % expected error") && !has_text(&s0, "Uncalibrated"));
+    let s = svg(&ChartData::Scaling(scaling::ScalingData {
+        band: Some(0.07),
+        uncalibrated: Some(&u),
+        ..plain
+    }));
+    assert!(has_text(&s, "±7 % expected error"), "band legend");
+    assert!(has_text(&s, "Uncalibrated"), "faint curve legend");
+    // The band is a filled polygon; the uncalibrated curve and its legend swatch are two more
+    // lines than without.
+    assert!(s.matches("<polygon").count() > s0.matches("<polygon").count());
+    assert_eq!(
+        s.matches("<polyline").count(),
+        s0.matches("<polyline").count() + 2
+    );
 }

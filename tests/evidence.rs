@@ -63,6 +63,75 @@ fn nearest_runs_are_the_same_model_and_gpu() {
 }
 
 #[test]
+fn bands_come_from_the_runs_most_like_the_plan() {
+    use paracalc::evidence::band::{band, calibrated, Basis, MIN_RUNS};
+    let cases = evidence::parse(&generate(PUBLIC).unwrap()).unwrap();
+    // Llama 3.1 405B on H100s with Megatron, pipeline parallel: the dgxc runs are its peers.
+    let s = model_preset("llama3-70b").unwrap().scenario();
+    let b = band(&cases, &s).expect("a band");
+    assert_eq!(b.basis, Basis::Similar);
+    assert!(b.runs.len() >= MIN_RUNS);
+    for &i in &b.runs {
+        let c = &cases[i].scenario;
+        assert_eq!(
+            c.training.framework(),
+            s.training.framework(),
+            "{}",
+            cases[i].id
+        );
+        assert!(
+            c.parallel.pp > 1 && c.parallel.zero_stage < 3,
+            "{}",
+            cases[i].id
+        );
+    }
+    // The band is the mean absolute error over exactly those runs, recomputed here.
+    let mut sum = 0.0;
+    for &i in &b.runs {
+        let p = paracalc::engine::estimate(&cases[i].scenario)
+            .unwrap()
+            .time
+            .step_s;
+        sum += (p / cases[i].step_s - 1.0).abs();
+    }
+    let want = 100.0 * sum / b.runs.len() as f64;
+    assert!((b.time_pct - want).abs() < 1e-9, "{} vs {want}", b.time_pct);
+    assert!(b.time_pct > 0.0 && b.time_pct < 50.0);
+    let text = b.text(b.time_pct);
+    assert!(
+        text.starts_with('±') && text.contains("similar published runs"),
+        "{text}"
+    );
+    // The calibrated band pairs runs of one group only.
+    let (pct, pairs) = calibrated(&cases, &b.runs).expect("pairs");
+    assert!(pairs > 0 && pct.is_finite());
+    // A GPU nobody published on falls back to wider sets, and says so.
+    let mut v = model_preset("llama3-8b").unwrap().scenario();
+    v.cluster.gpu = paracalc::scenario::GpuChoice::Preset("v100-sxm2-32gb".into());
+    v.training.framework = Some(paracalc::scenario::Framework::Jax);
+    let b = band(&cases, &v).expect("a band");
+    assert_ne!(b.basis, Basis::Similar);
+}
+
+#[test]
+fn the_memory_band_widens_until_runs_report_memory() {
+    use paracalc::evidence::band::{band, MIN_MEMORY_RUNS};
+    let cases = evidence::parse(&generate(PUBLIC).unwrap()).unwrap();
+    let s = model_preset("llama3-8b").unwrap().scenario();
+    let b = band(&cases, &s).unwrap();
+    let (pct, n, basis) = b.memory.expect("some published runs report memory");
+    assert!(
+        n >= MIN_MEMORY_RUNS && pct.is_finite() && pct > 0.0,
+        "{pct} {n}"
+    );
+    let text = b.memory_text().unwrap();
+    assert!(
+        text.contains(basis.words()) && text.contains("with memory"),
+        "{text}"
+    );
+}
+
+#[test]
 fn a_long_sequence_or_moe_plan_is_not_matched_to_dense_8k_runs() {
     let cases = evidence::parse(&generate(PUBLIC).unwrap()).unwrap();
     // Llama 3 70B at 8K tokens on H100s has similar published runs.

@@ -427,7 +427,7 @@ fn zero3_gathered_working_copy_vs_deepspeed() {
     let psi = params::total_params(&s.model);
     // Largest module: the embedding V·h = 65,536,000 > one layer 12h² + 13h = 50,358,272.
     let largest = 32000.0 * 2048.0;
-    let gp = params::gpu_params(&s, 0, 8);
+    let gp = params::gpu_params(&s, 0);
     assert_eq!(gp.largest_module, largest);
     // DeepSpeed ZeRO-3 (no offload): 4P_ℓ + 18P/G. Ours: states 18P/G (same), gathered buffers
     // 16-bit params + grads of the largest module (4P_ℓ) + the prefetched next one (2P_ℓ).

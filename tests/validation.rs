@@ -15,9 +15,12 @@ const WITHIN_10PCT_FLOOR: f64 = 0.670;
 /// Largest dense step-time error (HF BERT fp16 on V100, −60.8 %: eager launch overhead), as a
 /// ceiling on |error|.
 const WORST_ERROR_CEILING_PCT: f64 = 61.0;
-/// Mixture-of-experts step-time MAPE over the 45 `moe_*` cases (28.0 % with the basic MoE
-/// block, before MoE was modelled in depth), as a ceiling.
-const MOE_TIME_MAPE_CEILING_PCT: f64 = 28.0;
+/// Mixture-of-experts step-time MAPE over the 45 `moe_*` cases, as a ceiling: 28.0 % with the
+/// basic MoE block; 22.4 % for that block after issue 11's collectives, FP8 recipes and
+/// attention kernels; 22.6 % with issue 12's MoE model (dense/MoE layer kinds, MLA, shared
+/// experts, MTP, grouped GEMMs, the per-NIC all-to-all of the folded expert group) on top —
+/// the Megatron MoE runs stay 15-30 % under their measured step times (GB200 DeepSeek-V3 −73 %).
+const MOE_TIME_MAPE_CEILING_PCT: f64 = 23.0;
 /// Cases in `tests/data/public.json`: 195 dense and 45 mixture-of-experts runs.
 const CASES: u64 = 240;
 /// Cases with a measured step time: 192 dense, 45 MoE.

@@ -301,6 +301,52 @@ async fn pasting_a_hugging_face_config_fills_the_model() {
     root.remove();
 }
 
+/// Sets `value` and fires a bubbling `change` event (what a user's Enter or blur does).
+async fn change_to(input: &HtmlInputElement, value: &str) {
+    input.set_value(value);
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    let event = web_sys::Event::new_with_event_init_dict("change", &init).unwrap();
+    input.dispatch_event(&event).unwrap();
+    yew::scheduler::flush().await;
+}
+
+#[wasm_bindgen_test]
+async fn a_measured_step_time_calibrates_the_key_numbers_and_the_link() {
+    let root = mount("?v=1&model=llama3-8b").await;
+    let before = text(&root, "#key-step dd");
+    // 1 ms per step is faster than 8 GPUs can run Llama 3 8B: the box says so, nothing changes.
+    let value: HtmlInputElement = find(&root, "#measured-value");
+    change_to(&value, "0.001").await;
+    assert!(
+        text(&root, "#measured-note").contains("faster than this hardware allows"),
+        "{}",
+        text(&root, "#measured-note")
+    );
+    assert_eq!(text(&root, "#key-step dd"), before);
+    // 20 % slower than predicted, in seconds (the tile shows seconds for this plan).
+    let secs: f64 = before
+        .trim_end_matches(" s")
+        .parse()
+        .expect("step in seconds");
+    change_to(&value, &format!("{:.3}", 1.2 * secs)).await;
+    assert_ne!(
+        text(&root, "#key-step dd"),
+        before,
+        "the step follows the measurement"
+    );
+    assert!(text(&root, "#calibration-words").contains("Calibrated: GPU kernels run at"));
+    after_debounce().await;
+    assert!(search().contains("&cal.compute="), "{}", search());
+    // Reset: back to the plain preset.
+    find::<web_sys::HtmlElement>(&root, "#calibration-reset").click();
+    yew::scheduler::flush().await;
+    assert_eq!(text(&root, "#key-step dd"), before);
+    after_debounce().await;
+    assert_eq!(search(), "?v=1&model=llama3-8b");
+    root.remove();
+}
+
 fn click(root: &Element, selector: &str) {
     find::<web_sys::HtmlElement>(root, selector).click();
 }

@@ -597,7 +597,7 @@ async fn full_search_in_the_panel_in_slices() {
         .unwrap();
     console_log!("full search in the panel: {ms:.0} ms in {slices} slices; {text}");
     // About 130 000 candidates; those with ZeRO-2 (a quarter) are left out before evaluation
-    // (Megatron-LM has no ZeRO-2, engine::stack), leaving 99 183 evaluated.
+    // (Megatron-LM has no ZeRO-2, engine::support), leaving 99 183 evaluated.
     assert!(text.starts_with("Searched 99"), "{text}");
     if !cfg!(debug_assertions) {
         assert!(ms <= 2000.0, "sliced full search took {ms:.0} ms");

@@ -4,6 +4,7 @@ pub mod use_evidence;
 pub mod use_post_height;
 pub mod use_url_sync;
 
+pub use use_evidence::use_evidence;
 pub use use_post_height::use_post_height;
 pub mod use_search;
 

@@ -11,7 +11,9 @@ use yew::Reducible;
 use crate::app::charts::ChartKind;
 use crate::engine::search::Layout;
 use crate::presets::{self, model_preset, network_preset};
-use crate::scenario::{gpu_preset, CustomGpu, FieldId, GpuChoice, Model, Moe, Scenario, Value};
+use crate::scenario::{
+    gpu_preset, Calibration, CustomGpu, FieldId, GpuChoice, Model, Moe, Scenario, Value,
+};
 use crate::share::{self, Notice, Pinned, View};
 
 /// Everything the page shows is derived from this.
@@ -112,6 +114,8 @@ pub enum Action {
     ImportModel(Box<Model>, String),
     /// Replace the whole scenario (JSON import).
     ReplaceScenario(Box<Scenario>),
+    /// Set the calibration section (the "I measured this plan" box; default = reset).
+    SetCalibration(Calibration),
     /// Show a message (import failures).
     Message(bool, String),
     /// A field's typed text is not accepted (`Some(why)`) or no longer stands (`None`: accepted
@@ -391,6 +395,7 @@ impl State {
                 self.preset = share::nearest_preset(&self.scenario).id;
                 self.message = Some((false, "Scenario loaded from JSON.".into()));
             }
+            Action::SetCalibration(k) => s.calibration = k,
             Action::Message(error, text) => self.message = Some((error, text)),
             Action::FixDp => {
                 if let Some(dp) = fitting_dp(s) {
@@ -517,7 +522,15 @@ mod tests {
             .iter()
             .filter(|f| f.range().is_some())
         {
-            let v = if f.whole() { 3.0 } else { 2.5 };
+            // 2.5 where the range allows it, else the middle of the range (calibration factors).
+            let (lo, hi, _) = f.range().unwrap_or((0.0, 0.0, false));
+            let v = if f.whole() {
+                3.0
+            } else if (lo..=hi).contains(&2.5) {
+                2.5
+            } else {
+                (lo + hi) / 2.0
+            };
             st.apply(Action::SetNum(f.id, Some(v)));
             assert_eq!(f.number(&st.scenario), Some(v), "{}", f.path);
             assert!(!f.help.is_empty(), "{}", f.path);

@@ -67,6 +67,13 @@ pub fn render(s: &Scenario, e: &Estimate) -> String {
         s.training.recompute.as_str(),
         if s.training.flash_attention { "on" } else { "off" },
     );
+    if !s.calibration.is_default() {
+        let _ = writeln!(
+            o,
+            "calibrated to a measured run: {}",
+            s.calibration.describe()
+        );
+    }
     let _ = writeln!(o);
     let mem = &e.memory;
     let _ = writeln!(o, "Memory per GPU (GiB) by pipeline stage");
@@ -154,6 +161,21 @@ pub fn render(s: &Scenario, e: &Estimate) -> String {
         t.hidden_comm_s.total(),
         t.micro_batches
     );
+    let ep = &e.comm.ep;
+    if ep.group > 1 {
+        let link = match ep.link {
+            crate::engine::time::comm::Link::Nvlink => "NVLink",
+            crate::engine::time::comm::Link::Network => "across nodes",
+            crate::engine::time::comm::Link::None => "none",
+        };
+        let _ = writeln!(
+            o,
+            "  ep: MoE token dispatch + combine all-to-all over {} ranks ({link}), {:.4} s exposed, {:.2} GB per GPU per step",
+            ep.group,
+            c.ep,
+            ep.bytes / 1e9
+        );
+    }
     let r = &e.throughput;
     let _ = writeln!(o, "Throughput");
     let _ = writeln!(

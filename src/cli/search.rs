@@ -68,6 +68,12 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
         report.evaluated as f64 / elapsed.max(1e-9),
         report.feasible,
     );
+    if !s.calibration.is_default() {
+        out.push_str(&format!(
+            "calibrated to a measured run: {}\n\n",
+            s.calibration.describe()
+        ));
+    }
     out.push_str("best layouts (by throughput)\n");
     out.push_str(&table(&report.best));
     if let Some(best) = report.best.first() {

@@ -86,7 +86,15 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
         }
         return serde_json::to_string_pretty(&value).map_err(|e| CliError::internal(e.to_string()));
     }
-    let mut out = format!(
+    let mut out = if s.calibration.is_default() {
+        String::new()
+    } else {
+        format!(
+            "calibrated to a measured run: {}\n",
+            s.calibration.describe()
+        )
+    };
+    out += &format!(
         "{} scaling ({})\n     GPUs  tp×pp×dp×cp         batch   step (s)     tokens/s    MFU  efficiency  fits\n",
         if scaling == Scaling::Weak { "weak" } else { "strong" },
         if a.has("--best") {

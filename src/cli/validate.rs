@@ -1,4 +1,6 @@
-//! `paracalc validate CASES.json [--json]`: predicted vs published measurements.
+//! `paracalc validate CASES.json [--json] [--calibrate]`: predicted vs published measurements;
+//! `--calibrate` adds the calibrated step-time error over every ordered pair of timed cases of
+//! one group ([`calibrated`]).
 //!
 //! Reads the case format of the validation data (`{"id", "group", "scenario", "measured"}`,
 //! an array, or an object with a `cases` array) and compares, for every case, each metric it
@@ -8,6 +10,7 @@
 //! The metrics are only read to compare, after the prediction is made.
 
 use super::{read_file, Args, CliError};
+use crate::calibrate::transfer::{transfers, Run};
 use crate::engine::{estimate, Estimate};
 use serde_json::{json, Map, Value};
 use std::fmt::Write as _;
@@ -240,25 +243,88 @@ pub fn parse_cases(text: &str) -> Result<Vec<Value>, String> {
     }
 }
 
+/// Calibrated step-time errors (`--calibrate`): for every ordered pair of timed cases in one
+/// group, calibrate on the first and predict the second ([`crate::calibrate::transfer`]).
+/// Returns `(group, |error| %)` per evaluated pair and the number of pairs that failed.
+pub fn calibrated(cases: &[Value]) -> (Vec<(String, f64)>, usize) {
+    let mut scenarios = Vec::new();
+    for case in cases {
+        let step = case
+            .pointer("/measured/iteration_time_s")
+            .and_then(Value::as_f64);
+        let scenario = case
+            .get("scenario")
+            .and_then(|v| crate::scenario::from_value(v).ok());
+        if let (Some(step), Some(s)) = (step, scenario) {
+            let group = case.get("group").and_then(Value::as_str).unwrap_or("");
+            scenarios.push((group.to_string(), s, step));
+        }
+    }
+    let runs: Vec<Run<'_>> = scenarios
+        .iter()
+        .map(|(g, s, t)| Run {
+            group: g,
+            scenario: s,
+            step_s: *t,
+        })
+        .collect();
+    let mut failed = 0;
+    let mut out = Vec::new();
+    for tr in transfers(&runs) {
+        match tr.error_pct {
+            Ok(e) => out.push((runs[tr.to].group.to_string(), e.abs())),
+            Err(_) => failed += 1,
+        }
+    }
+    (out, failed)
+}
+
+/// Calibrated MAPE per group, in first-seen order: `(group, pairs, mape_pct)`.
+fn calibrated_by_group(pairs: &[(String, f64)]) -> Vec<(String, usize, f64)> {
+    let mut out: Vec<(String, usize, f64)> = Vec::new();
+    for (g, e) in pairs {
+        match out.iter_mut().find(|x| &x.0 == g) {
+            Some(x) => {
+                x.1 += 1;
+                x.2 += e;
+            }
+            None => out.push((g.clone(), 1, *e)),
+        }
+    }
+    for x in &mut out {
+        x.2 /= x.1 as f64;
+    }
+    out
+}
+
 /// Runs `paracalc validate`.
 pub fn run(args: &[String]) -> Result<String, CliError> {
-    let args = Args::parse(args, &["--json"], &[])?;
+    let args = Args::parse(args, &["--json", "--calibrate"], &[])?;
     let path = args.one("CASES.json")?;
     let text = read_file(path)?;
     let cases = parse_cases(&text).map_err(|e| CliError::input(format!("{path}: {e}")))?;
     let rows = compare(&cases);
     let summary = summarize(cases.len(), &rows);
+    let cal = args.has("--calibrate").then(|| calibrated(&cases));
     if args.has("--json") {
-        Ok(to_json(&summary, &rows).to_string())
+        Ok(to_json(&summary, &rows, cal.as_ref()).to_string())
     } else {
-        Ok(to_text(&summary, &rows))
+        Ok(to_text(&summary, &rows, cal.as_ref()))
     }
 }
 
-fn to_json(s: &Summary, rows: &[Row]) -> Value {
+fn to_json(s: &Summary, rows: &[Row], cal: Option<&(Vec<(String, f64)>, usize)>) -> Value {
     let mut groups = Map::new();
     for (g, n, mape) in time_by_group(rows) {
         groups.insert(g, json!({"time_cases": n, "time_mape_pct": mape}));
+    }
+    if let Some((pairs, _)) = cal {
+        for (g, n, mape) in calibrated_by_group(pairs) {
+            if let Some(Value::Object(o)) = groups.get_mut(&g) {
+                o.insert("calibrated_pairs".into(), json!(n));
+                o.insert("calibrated_time_mape_pct".into(), json!(mape));
+            }
+        }
     }
     let cases: Vec<Value> = rows
         .iter()
@@ -277,7 +343,7 @@ fn to_json(s: &Summary, rows: &[Row]) -> Value {
             o
         })
         .collect();
-    json!({
+    let mut out = json!({
         "summary": {
             "cases": s.cases,
             "time_measured": s.time_measured,
@@ -291,10 +357,22 @@ fn to_json(s: &Summary, rows: &[Row]) -> Value {
             "time_by_group": groups,
         },
         "cases": cases,
-    })
+    });
+    if let (Some((pairs, failed)), Some(Value::Object(summary))) = (cal, out.get_mut("summary")) {
+        let n = pairs.len();
+        let mape = if n > 0 {
+            pairs.iter().map(|p| p.1).sum::<f64>() / n as f64
+        } else {
+            0.0
+        };
+        summary.insert("calibrated_pairs".into(), json!(n));
+        summary.insert("calibrated_failed_pairs".into(), json!(failed));
+        summary.insert("calibrated_time_mape_pct".into(), json!(mape));
+    }
+    out
 }
 
-fn to_text(s: &Summary, rows: &[Row]) -> String {
+fn to_text(s: &Summary, rows: &[Row], cal: Option<&(Vec<(String, f64)>, usize)>) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -363,9 +441,26 @@ fn to_text(s: &Summary, rows: &[Row]) -> String {
         "out of memory:        {} of {} predicted correctly",
         s.oom_correct, s.oom_cases
     );
+    let by_cal = cal.map(|(pairs, _)| calibrated_by_group(pairs));
     let _ = writeln!(out, "\nstep-time MAPE by group:");
     for (g, n, mape) in time_by_group(rows) {
-        let _ = writeln!(out, "  {:<32} {:>4} cases  {:>6.2}%", g, n, mape);
+        let _ = write!(out, "  {:<32} {:>4} cases  {:>6.2}%", g, n, mape);
+        if let Some(c) = by_cal.as_ref().and_then(|b| b.iter().find(|x| x.0 == g)) {
+            let _ = write!(out, "   calibrated {:>6.2}% ({} pairs)", c.2, c.1);
+        }
+        let _ = writeln!(out);
+    }
+    if let Some((pairs, failed)) = cal {
+        let n = pairs.len();
+        let mape = if n > 0 {
+            pairs.iter().map(|p| p.1).sum::<f64>() / n as f64
+        } else {
+            0.0
+        };
+        let _ = writeln!(
+            out,
+            "\ncalibrated on one run, predicting another of its group: {n} pairs, MAPE {mape:.2}% ({failed} pairs failed)"
+        );
     }
     out
 }

@@ -15,7 +15,7 @@
 //!
 //! Candidates that break a rule of the scenario (divisibility, ranges) are dropped by
 //! [`Scenario::validate`], and those the scenario's framework cannot run by
-//! [`super::stack::unsupported`], so only valid, runnable plans are ever offered.
+//! [`super::support::unsupported`], so only valid, runnable plans are ever offered.
 
 use super::estimate::{estimate_into, Estimate, MemoryEstimate, TimeEstimate};
 use super::search::Layout;
@@ -452,7 +452,7 @@ fn evaluate(s: &Scenario, changes: &[Change], work: &mut Scenario, est: &mut Est
         c.apply(work);
     }
     work != s
-        && super::stack::unsupported(work.training.framework(), &Layout::of(work)).is_none()
+        && super::support::unsupported(work.training.framework(), &Layout::of(work)).is_none()
         && estimate_into(work, est).is_ok()
         && est.time.step_s.is_finite()
 }
@@ -670,6 +670,9 @@ pub fn sentence(v: &Verdict) -> String {
         secs(v.step_s)
     );
     match v.largest_exposed {
+        Some((_, _, share)) if share < 0.01 => {
+            format!("{head}; every other part is under 1 % of the step.")
+        }
         Some((part, sec, share)) if part != v.dominant => format!(
             "{head}; the largest exposed cost is {}, {} ({}).",
             part.label(),

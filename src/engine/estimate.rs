@@ -48,6 +48,12 @@ pub struct StageMemory {
     pub allocator_reserve_bytes: f64,
     /// Part of `other_bytes`: transient buffers (gathered ZeRO-3 parameters, gradient buckets…).
     pub other_buffers_bytes: f64,
+    /// Part of `weights_bytes`: the routed experts' weights (0 for a dense model).
+    pub expert_weights_bytes: f64,
+    /// Part of `gradients_bytes`: the routed experts' gradients.
+    pub expert_gradients_bytes: f64,
+    /// Part of `optimizer_bytes`: the routed experts' optimizer states.
+    pub expert_optimizer_bytes: f64,
     /// Micro-batches whose activations this stage holds at its peak.
     pub in_flight_micro_batches: f64,
     /// Sum of the five parts.
@@ -214,7 +220,7 @@ pub fn estimate_into(scenario: &Scenario, out: &mut Estimate) -> Result<(), Scen
     super::memory::fill(scenario, &gpu, &mut out.memory);
     super::time::fill(
         scenario,
-        &gpu,
+        &super::calibration::links(&gpu, &scenario.calibration),
         &out.memory,
         &mut out.time,
         &mut out.flops,

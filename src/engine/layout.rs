@@ -19,6 +19,7 @@
 //! Everything here is O(1) per query and allocation-free.
 
 /// Layers of chunk `chunk` (0-based, model order, `0..pp·vp`). Returns 0 for out-of-range input.
+#[inline]
 pub fn chunk_layers(layers: u64, pp: u64, vp: u64, custom: Option<&[u64]>, chunk: u64) -> u64 {
     let chunks = pp.saturating_mul(vp);
     if chunks == 0 || chunk >= chunks {
@@ -50,7 +51,42 @@ pub fn chunk_layers(layers: u64, pp: u64, vp: u64, custom: Option<&[u64]>, chunk
     base + u64::from(chunk >= start && chunk < start + rem)
 }
 
+/// Index of the first layer of chunk `chunk` (model order): the layers of all earlier chunks.
+/// O(1) for the default split, O(pp) with `layers_per_stage`; 0 for out-of-range input.
+#[inline]
+pub fn chunk_start(layers: u64, pp: u64, vp: u64, custom: Option<&[u64]>, chunk: u64) -> u64 {
+    let chunks = pp.saturating_mul(vp);
+    if chunks == 0 || chunk == 0 {
+        return 0;
+    }
+    let chunk = chunk.min(chunks);
+    if let Some(list) = custom {
+        // Earlier rounds `k' < k` take every stage's k'-th chunk, round `k` the stages before.
+        let (k, stage) = (chunk / pp, chunk % pp);
+        let vp = vp.max(1);
+        return (0..pp)
+            .map(|r| {
+                let total = list.get(r as usize).copied().unwrap_or(0);
+                let (base, rem) = (total / vp, total % vp);
+                let rounds = k + u64::from(r < stage);
+                rounds * base + rounds.min(rem)
+            })
+            .sum();
+    }
+    if layers % chunks == 0 {
+        return chunk * (layers / chunks);
+    }
+    if (layers + 2) % chunks == 0 && chunks >= 2 && (layers + 2) / chunks >= 1 {
+        return chunk * ((layers + 2) / chunks) - 1;
+    }
+    let base = layers / chunks;
+    let rem = layers % chunks;
+    let start = (chunks - rem).div_ceil(2);
+    chunk * base + chunk.saturating_sub(start).min(rem)
+}
+
 /// Layers held by pipeline stage `stage` (all its `vp` chunks together).
+#[inline]
 pub fn stage_layers(layers: u64, pp: u64, vp: u64, custom: Option<&[u64]>, stage: u64) -> u64 {
     if let Some(list) = custom {
         return list.get(stage as usize).copied().unwrap_or(0);
@@ -103,6 +139,27 @@ mod tests {
         assert_eq!(chunk_layers(48, 4, 2, Some(&list), 3), 7);
         assert_eq!(chunk_layers(48, 4, 2, Some(&[11, 12, 12, 13]), 0), 6);
         assert_eq!(chunk_layers(48, 4, 2, Some(&[11, 12, 12, 13]), 4), 5);
+    }
+
+    #[test]
+    fn chunk_start_is_the_running_sum() {
+        let custom = [10u64, 12, 12, 14];
+        for (l, p, v, c) in [
+            (96, 8, 3, None),
+            (126, 8, 8, None),
+            (30, 4, 1, None),
+            (97, 16, 3, None),
+            (61, 16, 1, None),
+            (48, 4, 2, Some(&custom[..])),
+            (48, 4, 3, Some(&custom[..])),
+        ] {
+            let mut sum = 0;
+            for i in 0..p * v {
+                assert_eq!(chunk_start(l, p, v, c, i), sum, "{l} {p} {v} chunk {i}");
+                sum += chunk_layers(l, p, v, c, i);
+            }
+            assert_eq!(sum, l);
+        }
     }
 
     #[test]

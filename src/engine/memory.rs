@@ -3,7 +3,9 @@
 //! For each pipeline rank `r` ([FORMULAS.md](crate::docs::formulas) §9 steps 1–2):
 //! 1. its layers from [`crate::engine::layout::stage_layers`] (even split, NeMo's rule, or
 //!    `parallel.layers_per_stage`);
-//! 2. its parameters on one GPU ([`params::gpu_params`]): the layers ÷ TP (experts ÷ EP·TP), the
+//! 2. its parameters on one GPU ([`params::gpu_params`]): its dense and MoE layers
+//!    ([`super::layers::stage_mix`]) ÷ TP (routed experts ÷ EP·ETP), the MTP modules on the
+//!    last stage, the
 //!    input embedding on stage 0, the output layer (or the tied embedding's second copy when
 //!    `p > 1`) and the final norm on the last stage;
 //! 3. model states ([`states::model_states`]): precision (18 B/param mixed precision, 16 with
@@ -47,12 +49,13 @@
 //! ```
 
 pub mod activations;
+pub mod experts;
 pub mod overhead;
 pub mod params;
 pub mod states;
 
 use super::estimate::{MemoryEstimate, StageMemory};
-use super::layout;
+use super::layers;
 use crate::scenario::{GpuSpec, Scenario};
 use overhead::GIB;
 
@@ -61,10 +64,7 @@ use overhead::GIB;
 pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
     out.stages.clear();
     let pp = s.parallel.pp.max(1);
-    let vp = s.parallel.vp.max(1);
-    let custom = s.parallel.layers_per_stage.as_deref();
-    let layer_bytes = activations::layer_bytes(s);
-    let working = activations::recompute_working_bytes(s);
+    let layer_bytes = activations::LayerBytes::new(s);
     let embedding = activations::embedding_bytes(s);
     let output = activations::output_bytes(s);
     let logits = activations::logits_transient_bytes(s);
@@ -77,23 +77,30 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
     let mut peak = f64::NEG_INFINITY;
     let mut peak_stage = 0;
     for r in 0..pp {
-        let layers = layout::stage_layers(s.model.layers, pp, vp, custom, r);
-        let gp = sharded.stage(r, layers);
-        let st = states::model_states(s, &gp, layers);
+        let mix = layers::stage_mix(s, r);
+        let layers = mix.layers();
+        let gp = sharded.stage(r, mix);
+        let st = states::model_states(s, &gp, layers + mix.mtp);
+        let experts = states::expert_states(s, &gp);
         let in_flight = activations::in_flight_micro_batches(s, r);
-        let mut act = layers as f64 * layer_bytes * in_flight;
+        let mut act = layer_bytes.of_mix(&mix) * in_flight;
         if r == 0 {
             act += embedding * in_flight;
         }
-        let mut transient = if layers > 0 { working } else { 0.0 };
+        let mut transient = layer_bytes.working(&mix);
         if r + 1 == pp {
-            act += output * in_flight;
+            // The output layer, and each MTP module's pass through the shared head.
+            act += (1.0 + mix.mtp as f64) * output * in_flight;
             // The loss's logits copy and a layer's recompute working set are not alive together.
             transient = transient.max(logits);
         }
         act += transient;
         let other_buffers = overhead::other_buffers_bytes(s, &gp);
-        let allocator_reserve = reserve * (st.total() + act + other_buffers);
+        let allocated = st.total() + act + other_buffers;
+        // The calibration's memory offset (scenario::calibration) is reserve the model does not
+        // count; a negative one never takes the stage below its CUDA context and buffers.
+        let allocator_reserve =
+            (reserve * allocated + s.calibration.memory_gib() * GIB).max(-allocated);
         let other = cuda_context + comm_buffers + allocator_reserve + other_buffers;
         let total = st.weights + st.gradients + st.optimizer + act + other;
         if total > peak {
@@ -113,6 +120,9 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
             comm_buffers_bytes: comm_buffers,
             allocator_reserve_bytes: allocator_reserve,
             other_buffers_bytes: other_buffers,
+            expert_weights_bytes: experts.weights,
+            expert_gradients_bytes: experts.gradients,
+            expert_optimizer_bytes: experts.optimizer,
             in_flight_micro_batches: in_flight,
             total_bytes: total,
         });

@@ -1,7 +1,7 @@
 //! Best-layout search: enumerate every valid parallel layout for a model, training setup and
 //! cluster size, evaluate each with the same [`estimate`](super::estimate), rank the feasible
 //! ones by throughput and keep the Pareto front of throughput vs memory. Layouts the scenario's
-//! `training.framework` cannot run ([`super::stack::unsupported`]) are counted as rejected with
+//! `training.framework` cannot run ([`super::support::unsupported`]) are counted as rejected with
 //! the reason and never recommended.
 
 use crate::scenario::{Recompute, Scenario};
@@ -21,6 +21,9 @@ pub struct Layout {
     pub cp: u64,
     /// Expert parallel.
     pub ep: u64,
+    /// Expert tensor parallel (`tp` or 1; Megatron-Core MoE parallel folding: `ep·etp` divides
+    /// `tp·cp·dp`).
+    pub etp: u64,
     /// Virtual pipeline chunks per rank.
     pub vp: u64,
     /// Micro-batch size.
@@ -43,6 +46,7 @@ impl Layout {
             dp: p.dp,
             cp: p.cp,
             ep: p.ep,
+            etp: p.etp(),
             vp: p.vp,
             micro_batch: s.training.micro_batch,
             recompute: s.training.recompute,
@@ -60,6 +64,12 @@ impl Layout {
         p.dp = self.dp;
         p.cp = self.cp;
         p.ep = self.ep;
+        // The default (`etp = tp`) stays implicit so unchanged scenarios stay unchanged.
+        p.etp = if self.etp == self.tp {
+            None
+        } else {
+            Some(self.etp)
+        };
         p.vp = self.vp;
         p.zero_stage = self.zero_stage;
         p.sp = self.sp;
@@ -156,6 +166,7 @@ struct Outer {
     dp: u64,
     cp: u64,
     ep: u64,
+    etp: u64,
     vp: u64,
     micro_batches: Vec<u64>,
 }
@@ -286,22 +297,32 @@ impl Searcher {
                             if micro_batches.is_empty() {
                                 continue;
                             }
-                            let eps: Vec<u64> = match experts {
-                                Some(e) => {
-                                    divisors(dp).into_iter().filter(|x| e % x == 0).collect()
-                                }
-                                None => vec![1],
+                            // Experts: etp = tp (Megatron-Core's default) or 1, and every ep
+                            // dividing both the experts and tp·cp·dp/etp (MoE parallel folding).
+                            let etps: &[u64] = match experts {
+                                Some(_) if tp > 1 => &[tp, 1],
+                                _ => &[tp],
                             };
-                            for ep in eps {
-                                outers.push(Outer {
-                                    tp,
-                                    pp,
-                                    dp,
-                                    cp,
-                                    ep,
-                                    vp,
-                                    micro_batches: micro_batches.clone(),
-                                });
+                            for &etp in etps {
+                                let eps: Vec<u64> = match experts {
+                                    Some(e) => divisors(tp * cp * dp / etp)
+                                        .into_iter()
+                                        .filter(|x| e % x == 0)
+                                        .collect(),
+                                    None => vec![1],
+                                };
+                                for ep in eps {
+                                    outers.push(Outer {
+                                        tp,
+                                        pp,
+                                        dp,
+                                        cp,
+                                        ep,
+                                        etp,
+                                        vp,
+                                        micro_batches: micro_batches.clone(),
+                                    });
+                                }
                             }
                         }
                     }
@@ -384,13 +405,14 @@ impl Searcher {
                 dp: o.dp,
                 cp: o.cp,
                 ep: o.ep,
+                etp: o.etp,
                 vp: o.vp,
                 micro_batch: mb,
                 recompute: self.space.recompute[ri],
                 zero_stage,
                 sp,
             };
-            match super::stack::unsupported(self.work.training.framework(), &layout) {
+            match super::support::unsupported(self.work.training.framework(), &layout) {
                 Some(why) => {
                     let reason = format!(
                         "{} cannot run it: {why}",
@@ -486,7 +508,7 @@ impl Searcher {
 }
 
 /// A total order on layouts, for deterministic tie-breaking.
-fn key(l: &Layout) -> (u64, u64, u64, u64, u64, u64, u64, u8, u8, bool) {
+fn key(l: &Layout) -> (u64, u64, u64, u64, u64, u64, u64, u64, u8, u8, bool) {
     let rc = match l.recompute {
         Recompute::None => 0,
         Recompute::Selective => 1,
@@ -498,6 +520,7 @@ fn key(l: &Layout) -> (u64, u64, u64, u64, u64, u64, u64, u8, u8, bool) {
         l.dp,
         l.cp,
         l.ep,
+        l.etp,
         l.vp,
         l.micro_batch,
         rc,

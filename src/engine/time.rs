@@ -27,6 +27,7 @@ pub mod groups;
 pub(crate) mod inputs;
 pub mod layer;
 pub mod layer_comm;
+pub mod moe;
 pub mod optimizer;
 pub mod pipeline;
 pub mod rates;
@@ -59,11 +60,12 @@ pub fn fill(
     let _ = memory;
     let x = Inputs::new(s, gpu);
     // 1. One layer, the pipeline's ends, ZeRO-3 per layer.
-    let layer = LayerCosts::of(&x);
+    let kinds = stage::LayerKinds::of(&x);
+    let layer = kinds.moe;
     let ends = EndCosts::of(&x, &layer.tp);
     let z3 = Zero3Layer::of(&x);
     // 2. Stages; 3. the pipeline bubble.
-    let stages = stage::stages(&x, &layer, &ends, &z3);
+    let stages = stage::stages(&x, &kinds, &ends, &z3);
     let crit = stages.crit;
     let bubble = pipeline::bubble_s(
         stages.sum_s,
@@ -74,7 +76,10 @@ pub fn fill(
         s.parallel.schedule(),
     );
     // 4. Data parallel and optimizer, for the critical stage's parameters.
-    let stage_params = x.sharded.stage(crit.stage, crit.layers_u).total();
+    let stage_params = x
+        .sharded
+        .stage(crit.stage, crate::engine::layers::stage_mix(s, crit.stage))
+        .total();
     let dp = DpStep::of(&x, &crit, stage_params, &z3);
     let optimizer = optimizer::optimizer_s(&x, stage_params);
     // Assemble.

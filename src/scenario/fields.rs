@@ -32,8 +32,8 @@
 //! Nothing else: rules across fields go in `validate.rs` only when the field has one.
 
 use super::{
-    gpu_preset, AttentionKernel, CustomGpu, FfnAct, Fp8Recipe, Framework, GpuChoice, GpuSpec, Mla,
-    Moe, Precision, Recompute, Scenario, Schedule, GPU_PRESETS,
+    gpu_preset, AttentionKernel, Calibration, CustomGpu, FfnAct, Fp8Recipe, Framework, GpuChoice,
+    GpuSpec, Mla, Moe, Precision, Recompute, Scenario, Schedule, GPU_PRESETS,
 };
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -1082,6 +1082,31 @@ fields! {
         get: |s| opt_real(s.overhead.allocator_reserve_pct),
         set: |s, v| { s.overhead.allocator_reserve_pct = v.opt_real()?; Ok(()) },
     }
+    // --- calibration (meanings and the reasons for the bounds: scenario::calibration) ---
+    /// `calibration.compute`.
+    CalCompute {
+        path: "calibration.compute", key: "cal.compute", label: "Compute efficiency factor", unit: "×",
+        help: "Fitted from a measured run: multiplies every GPU kernel rate (at most 1.35: no kernel beats the data-sheet peak); empty = 1.",
+        kind: Kind::Between { min: Calibration::COMPUTE_MIN, max: Calibration::COMPUTE_MAX }, optional: true,
+        get: |s| opt_real(s.calibration.compute),
+        set: |s, v| { s.calibration.compute = v.opt_real()?; Ok(()) },
+    }
+    /// `calibration.network`.
+    CalNetwork {
+        path: "calibration.network", key: "cal.network", label: "Network efficiency factor", unit: "×",
+        help: "Fitted from a measured run: multiplies every link bandwidth (at most 1.2: NCCL cannot beat the line rate); empty = 1.",
+        kind: Kind::Between { min: Calibration::NETWORK_MIN, max: Calibration::NETWORK_MAX }, optional: true,
+        get: |s| opt_real(s.calibration.network),
+        set: |s, v| { s.calibration.network = v.opt_real()?; Ok(()) },
+    }
+    /// `calibration.memory_gib`.
+    CalMemory {
+        path: "calibration.memory_gib", key: "cal.mem", label: "Memory offset", unit: "GiB",
+        help: "Fitted from a measured peak: added to every stage's allocator reserve; empty = 0.",
+        kind: Kind::Between { min: Calibration::MEMORY_MIN_GIB, max: Calibration::MEMORY_MAX_GIB }, optional: true,
+        get: |s| opt_real(s.calibration.memory_gib),
+        set: |s, v| { s.calibration.memory_gib = v.opt_real()?; Ok(()) },
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1221,8 +1246,16 @@ impl FieldDef {
         match self.kind {
             Kind::Count { min, max } => parse_count(v, min, max).map(Value::Count),
             Kind::Real { zero_ok, max } => parse_real(v, zero_ok, max).map(Value::Real),
-            Kind::Between { min, max } => match parse_real(v, true, max) {
-                Ok(x) if x >= min => Ok(Value::Real(x)),
+            // May be negative (the calibration's memory offset): parsed here, not by parse_real.
+            Kind::Between { min, max } => match v.parse::<f64>() {
+                Ok(x)
+                    if v.len() <= 40
+                        && v.bytes().any(|b| b.is_ascii_digit())
+                        && x.is_finite()
+                        && (min..=max).contains(&x) =>
+                {
+                    Ok(Value::Real(x))
+                }
                 _ => Err(format!(
                     "expected a number from {min} to {max}, got {}",
                     shown(v)

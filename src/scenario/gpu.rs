@@ -187,6 +187,24 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
         notes: "Dense peaks; 989 / 1979 TFLOP/s are also the peaks NVIDIA's benchmark pages use for MFU. nic_gbps: DGX H100 8x 400 Gb/s NDR (50 GB/s per GPU). usable_gib from nvidia-smi (81559 MiB). Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell.",
     },
     GpuPreset {
+        id: "h800-sxm5-80gb",
+        name: "NVIDIA H800 SXM5 80GB (export H100, reduced NVLink)",
+        spec: GpuSpec {
+            peak_tflops: PeakTflops { fp32: Some(67.0), tf32: Some(494.5), fp16: Some(989.0), bf16: Some(989.0), fp8: Some(1979.0) },
+            hbm_gib: 80.0,
+            usable_gib: Some(79.65),
+            hbm_gbps: 3350.0,
+            nvlink_gbps: Some(200.0),
+            nvlink_domain_gpus: 8,
+            nic_gbps: Some(50.0),
+            pcie_gbps: Some(63.0),
+        },
+        peak_bounds_bf16: None,
+        peak_for_mfu_bf16: None,
+        source: "DeepSeek-AI, DeepSeek-V3 Technical Report (arXiv 2412.19437) sec. 3.1-3.2.2: 2048 H800 GPUs, 8 per node on NVLink/NVSwitch, nodes on InfiniBand; 'NVLink offers a bandwidth of 160 GB/s, roughly 3.2 times that of IB (50 GB/s)'; Zhao et al. 2025, Insights into DeepSeek-V3 (ISCA '25, arXiv 2505.09343) sec. 2.3/4: H800 NVLink reduced from 900 GB/s to 400 GB/s (bidirectional), one 400 Gb/s CX7 InfiniBand NIC per GPU; compute and HBM as the H100 SXM5 (the H800 keeps the Hopper SXM5 die and HBM3)",
+        notes: "Not in the validation gpus.json. nvlink_gbps 200 = 400 GB/s bidirectional per GPU, per direction; the engine's NVLink efficiency 0.78 gives 156 GB/s, DeepSeek's measured 160 GB/s. nic_gbps 50 = 400 Gb/s per GPU (DeepSeek's 50 GB/s). Peaks, HBM and usable memory as h100-sxm5-80gb (same silicon; the export limit cuts the interconnect only).",
+    },
+    GpuPreset {
         id: "h100-pcie-80gb",
         name: "NVIDIA H100 PCIe 80GB",
         spec: GpuSpec {

@@ -59,6 +59,67 @@ const CHECKS = [
     },
   },
   {
+    name: 'a measured step time calibrates the plan: key numbers, link, reload, error band',
+    run: async (ctx) => {
+      const page = await ctx.open('?v=1&model=llama3-8b', { viewport: { width: 1280, height: 1000 } });
+      // The band text next to the step time, from the published runs (evidence.json).
+      await page.waitForSelector('#band-step', { timeout: 10000 });
+      const band = (await page.textContent('#band-step')).trim();
+      ctx.log(`band: ${band}`);
+      assert.match(band, /^±\d+ % \(\d+ .*published runs/);
+      const before = (await page.textContent('#key-step dd')).trim();
+      const mfuBefore = (await page.textContent('#key-mfu dd')).trim();
+      // The predicted step in seconds, then a measurement 20 % slower.
+      const m = /([\d.]+)\s*(ms|s|min)/.exec(before);
+      assert.ok(m, `step text ${before}`);
+      const secs = Number(m[1]) * (m[2] === 'ms' ? 1e-3 : m[2] === 'min' ? 60 : 1);
+      const measured = (1.2 * secs).toPrecision(4);
+      await page.fill('#measured-value', measured);
+      await page.press('#measured-value', 'Enter');
+      await page.locator('#measured-value').blur();
+      await page.waitForFunction(() => location.search.includes('cal.compute='));
+      const after = (await page.textContent('#key-step dd')).trim();
+      ctx.log(`step ${before} -> ${after} (measured ${measured} s); url ${page.url()}`);
+      assert.notEqual(after, before, 'the step time follows the measurement');
+      assert.notEqual((await page.textContent('#key-mfu dd')).trim(), mfuBefore, 'MFU follows');
+      assert.match(await page.textContent('#calibration-words'), /Calibrated: GPU kernels run at \d+ %/);
+      assert.match(await page.textContent('#measured-note'), /scales with the GPU kernels/);
+      await page.waitForFunction(() => /after calibration/.test(document.querySelector('#band-step')?.textContent || ''));
+      await ctx.screenshot(page, 'calibrated-1280.png', { fullPage: false });
+      // A reload restores the calibrated plan from the link.
+      await page.reload();
+      await page.waitForSelector('#calibration-reset');
+      assert.equal((await page.textContent('#key-step dd')).trim(), after, 'reload keeps the calibrated step');
+      // A pasted Megatron-LM log line is read, naming the field.
+      await page.fill('#measured-log', ' iteration 10/ 500 | elapsed time per iteration (ms): ' + (1500 * secs).toFixed(1) + ' | throughput per GPU (TFLOP/s/GPU): 300.0 |');
+      await page.locator('#measured-log').blur();
+      await page.waitForFunction(() => /elapsed time per iteration \(ms\)/.test(document.querySelector('#measured-note')?.textContent || ''));
+      ctx.log(`log note: ${(await page.textContent('#measured-note')).trim().slice(0, 160)}`);
+      // Reset.
+      await page.click('#calibration-reset');
+      await page.waitForFunction(() => !location.search.includes('cal.'));
+      assert.equal((await page.textContent('#key-step dd')).trim(), before, 'reset restores the uncalibrated step');
+    },
+  },
+  {
+    name: 'a calibrated link: the scaling chart draws the error band and the uncalibrated curve',
+    run: async (ctx) => {
+      const page = await ctx.open('?v=1&model=llama3-8b&cal.compute=0.8&chart=scaling', { viewport: { width: 1280, height: 1000 } });
+      await page.waitForSelector('#band-step', { timeout: 10000 });
+      assert.match(await page.textContent('#band-step'), /after calibration/);
+      assert.match(await page.textContent('#summary-line'), /Calibrated to a measured run/);
+      await page.waitForFunction(() => {
+        const c = document.querySelector('#charts canvas');
+        return c && c.width > 0;
+      });
+      await page.waitForTimeout(300);
+      const ink = await canvasInk(page, '#charts canvas');
+      assert.ok(ink.painted > 20000, `painted pixels: ${ink.painted}`);
+      await page.locator('#charts').screenshot({ path: join(HERE, 'calibrated-scaling.png') });
+      ctx.log(`screenshot: ${join(HERE, 'calibrated-scaling.png')}`);
+    },
+  },
+  {
     name: 'editing a field updates the URL, and a reload restores the state',
     run: async (ctx) => {
       const page = await ctx.open('?v=1&model=gpt3-175b');
@@ -147,6 +208,7 @@ const CHECKS = [
       assert.match(await page.getAttribute('#summary', 'class'), /\bstale\b/);
       await page.click('#copy-link');
       assert.match(await page.textContent('#copy-status'), /^Not copied/);
+      await page.evaluate(() => window.scrollTo(0, 0));
       await ctx.screenshot(page, 'app-stale.png');
       await page.click('#open-embed');
       assert.match(await page.textContent('#embed-stale'), /last valid plan/);
@@ -239,8 +301,11 @@ const CHECKS = [
         await embed.waitForSelector('#open-full');
         if (chart === 'search') await embed.waitForSelector('[data-search-state="done"]', { timeout: 60000 });
         await embed.waitForTimeout(300);
+        // The embed's own box (the document is at least the viewport tall, so its scrollHeight
+        // cannot show content that is shorter than the snippet).
         const size = await embed.evaluate(() => ({
-          h: document.documentElement.scrollHeight, w: document.documentElement.scrollWidth,
+          h: Math.ceil(document.querySelector('#embed').getBoundingClientRect().bottom + window.scrollY),
+          w: document.documentElement.scrollWidth,
           link: document.querySelector('#open-full').getBoundingClientRect().bottom,
         }));
         ctx.log(`${chart}: snippet ${height} px, content ${size.h} px, width ${size.w} px, link bottom ${Math.round(size.link)}`);
@@ -326,7 +391,9 @@ async function main() {
   let passed = 0;
   const failed = [];
   try {
-    for (const check of CHECKS) {
+    // E2E_ONLY=text runs only the checks whose name contains it (for quick local runs).
+    const only = process.env.E2E_ONLY;
+    for (const check of CHECKS.filter((c) => !only || c.name.includes(only))) {
       const problems = [];
       const contexts = [];
       const ctx = {

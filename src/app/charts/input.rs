@@ -21,6 +21,11 @@ pub struct ScalingInput {
     pub scaling: Scaling,
     /// The scenario's GPU count (marked).
     pub current_gpus: Option<u64>,
+    /// Expected relative error of the first series (0.07 = ±7 %), drawn as a band around it
+    /// ([`crate::evidence::band`]).
+    pub band: Option<f64>,
+    /// The first series without the scenario's calibration (drawn faint), when calibrated.
+    pub uncalibrated: Option<Vec<GpuPoint>>,
 }
 
 /// Bucket curve, owned.
@@ -102,6 +107,8 @@ impl Chart {
                     series: &series,
                     scaling: s.scaling,
                     current_gpus: s.current_gpus,
+                    band: s.band,
+                    uncalibrated: s.uncalibrated.as_deref(),
                 }))
             }
             Chart::Bucket(b) => f(&ChartData::Bucket(bucket::BucketData {

@@ -25,6 +25,9 @@ pub enum Component {
     Gradients,
     /// Optimizer states.
     OptimizerStates,
+    /// The routed experts' weights, gradients and optimizer states (MoE models; the three parts
+    /// above are then the dense parameters' only).
+    ExpertStates,
     /// Activations.
     Activations,
     /// Framework overhead (CUDA context, communication buffers, allocator reserve, …).
@@ -33,10 +36,11 @@ pub enum Component {
 
 impl Component {
     /// Bottom to top.
-    pub const ALL: [Component; 5] = [
+    pub const ALL: [Component; 6] = [
         Component::Weights,
         Component::Gradients,
         Component::OptimizerStates,
+        Component::ExpertStates,
         Component::Activations,
         Component::Other,
     ];
@@ -47,6 +51,7 @@ impl Component {
             Component::Weights => "Weights",
             Component::Gradients => "Gradients",
             Component::OptimizerStates => "Optimizer states",
+            Component::ExpertStates => "Expert states",
             Component::Activations => "Activations",
             Component::Other => "Overhead",
         }
@@ -58,6 +63,7 @@ impl Component {
             Component::Weights => p.weights,
             Component::Gradients => p.gradients,
             Component::OptimizerStates => p.optimizer,
+            Component::ExpertStates => p.ep,
             Component::Activations => p.activations,
             Component::Other => p.other,
         }
@@ -66,9 +72,12 @@ impl Component {
     /// Its bytes in `s` (0 for NaN or negative).
     pub fn bytes(self, s: &StageMemory) -> f64 {
         clean(match self {
-            Component::Weights => s.weights_bytes,
-            Component::Gradients => s.gradients_bytes,
-            Component::OptimizerStates => s.optimizer_bytes,
+            Component::Weights => s.weights_bytes - s.expert_weights_bytes,
+            Component::Gradients => s.gradients_bytes - s.expert_gradients_bytes,
+            Component::OptimizerStates => s.optimizer_bytes - s.expert_optimizer_bytes,
+            Component::ExpertStates => {
+                s.expert_weights_bytes + s.expert_gradients_bytes + s.expert_optimizer_bytes
+            }
             Component::Activations => s.activations_bytes,
             Component::Other => s.other_bytes,
         })
@@ -92,10 +101,18 @@ fn stage_total(s: &StageMemory) -> f64 {
     Component::ALL.iter().map(|c| c.bytes(s)).sum()
 }
 
-fn legend(style: &ChartStyle, any_over: bool) -> Vec<LegendItem> {
+/// Whether any stage holds routed experts (the legend lists expert states only then).
+fn any_experts(data: &MemoryEstimate) -> bool {
+    data.stages
+        .iter()
+        .any(|s| Component::ExpertStates.bytes(s) > 0.0)
+}
+
+fn legend(style: &ChartStyle, any_over: bool, experts: bool) -> Vec<LegendItem> {
     let p = &style.palette;
     let mut items: Vec<LegendItem> = Component::ALL
         .iter()
+        .filter(|&&c| experts || c != Component::ExpertStates)
         .map(|c| LegendItem::new(c.label(), c.color(p), Swatch::Fill))
         .collect();
     items.push(LegendItem::new("GPU capacity", p.reference, Swatch::Dashed));
@@ -129,7 +146,10 @@ fn geometry(data: &MemoryEstimate, width: u32, height: u32) -> Option<Geometry> 
     if top <= 0.0 {
         return None;
     }
-    let header = header_height(width, &legend(&ChartStyle::light(), any_over));
+    let header = header_height(
+        width,
+        &legend(&ChartStyle::light(), any_over, any_experts(data)),
+    );
     let rect = plot_rect(width, height, header, MARGINS);
     if !rect.is_usable() {
         return None;
@@ -202,7 +222,13 @@ pub fn draw<DB: DrawingBackend>(
             fmt_bytes(peak)
         )
     };
-    draw_header(root, style, TITLE, &caption, &legend(style, n_over > 0))?;
+    draw_header(
+        root,
+        style,
+        TITLE,
+        &caption,
+        &legend(style, n_over > 0, any_experts(data)),
+    )?;
 
     let n = data.stages.len();
     let mut chart = build(root, g.rect, g.x.clone(), g.y.clone())?;

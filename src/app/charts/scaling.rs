@@ -39,6 +39,10 @@ pub struct ScalingData<'a> {
     pub scaling: Scaling,
     /// The current scenario's GPU count, marked with a vertical line.
     pub current_gpus: Option<u64>,
+    /// Expected relative error of the first series (0.07 = ±7 %): a shaded band around it.
+    pub band: Option<f64>,
+    /// The first series without calibration, drawn faint beside the calibrated one.
+    pub uncalibrated: Option<&'a [GpuPoint]>,
 }
 
 struct Pt {
@@ -139,6 +143,29 @@ pub fn draw<DB: DrawingBackend>(
         .enumerate()
         .map(|(i, (name, _))| LegendItem::new(*name, color(i), Swatch::Line))
         .collect();
+    let band = data.band.filter(|b| b.is_finite() && *b > 0.0 && *b < 1.0);
+    if let Some(b) = band {
+        legend.push(LegendItem::new(
+            format!("±{:.0} % expected error", 100.0 * b),
+            color(0),
+            Swatch::Faded,
+        ));
+    }
+    let uncal: Vec<(f64, f64)> = data
+        .uncalibrated
+        .unwrap_or(&[])
+        .iter()
+        .filter(|q| q.error.is_none() && q.num_gpus > 0 && clean(q.tokens_per_s) > 0.0)
+        .take(MAX_POINTS)
+        .map(|q| ((q.num_gpus as f64).log2(), q.tokens_per_s))
+        .collect();
+    if !uncal.is_empty() {
+        legend.push(LegendItem::new(
+            "Uncalibrated",
+            style.faded(color(0), 0.6),
+            Swatch::Line,
+        ));
+    }
     legend.push(LegendItem::new("Linear ideal", p.reference, Swatch::Dashed));
     if data.current_gpus.is_some_and(|n| n > 0) {
         legend.push(LegendItem::new("Current GPUs", p.current, Swatch::Dashed));
@@ -174,8 +201,17 @@ pub fn draw<DB: DrawingBackend>(
     let ideal_lo = d.per_gpu * 2f64.powf(d.x.start);
     let ideal_hi = d.per_gpu * 2f64.powf(d.x.end);
     let all = || d.series.iter().flat_map(|s| s.1.iter());
-    let ylo = all().map(|p| p.tps).fold(ideal_lo, f64::min).log10();
-    let yhi = all().map(|p| p.tps).fold(ideal_hi, f64::max).log10();
+    let b = band.unwrap_or(0.0);
+    let ylo = all()
+        .map(|p| p.tps * (1.0 - b))
+        .chain(uncal.iter().map(|q| q.1))
+        .fold(ideal_lo, f64::min)
+        .log10();
+    let yhi = all()
+        .map(|p| p.tps * (1.0 + b))
+        .chain(uncal.iter().map(|q| q.1))
+        .fold(ideal_hi, f64::max)
+        .log10();
     let y = padded(ylo, yhi, 0.05);
     let mut chart = build(&top, top_rect, d.x.clone(), y)?;
     let x_fmt = |v: &f64| pow2_label(*v);
@@ -201,6 +237,23 @@ pub fn draw<DB: DrawingBackend>(
         48,
         p.reference.stroke_width(1),
     ))?;
+    // The expected-error band around the current layout's curve, then its uncalibrated twin.
+    if let (Some(b), Some((_, pts))) = (band, d.series.first()) {
+        if pts.len() >= 2 {
+            let upper = pts.iter().map(|q| (q.x, (q.tps * (1.0 + b)).log10()));
+            let lower = pts.iter().rev().map(|q| (q.x, (q.tps * (1.0 - b)).log10()));
+            chart.draw_series(std::iter::once(Polygon::new(
+                upper.chain(lower).collect::<Vec<_>>(),
+                color(0).mix(0.3).filled(),
+            )))?;
+        }
+    }
+    if !uncal.is_empty() {
+        chart.draw_series(LineSeries::new(
+            uncal.iter().map(|q| (q.0, q.1.log10())),
+            style.faded(color(0), 0.6).stroke_width(2),
+        ))?;
+    }
     for (i, (_, pts)) in d.series.iter().enumerate() {
         let c = color(i);
         chart.draw_series(LineSeries::new(

@@ -19,16 +19,19 @@ use crate::app::components::header::Header;
 use crate::app::components::hf_import::HfImport;
 use crate::app::components::issue_list::IssueList;
 use crate::app::components::json_io::JsonIo;
+use crate::app::components::measured_box::MeasuredBox;
 use crate::app::components::megatron_panel::MegatronPanel;
 use crate::app::components::model_form::ModelForm;
 use crate::app::components::notices::Notices;
 use crate::app::components::parallel_form::ParallelForm;
-use crate::app::components::summary::Summary;
+use crate::app::components::stack_configs::StackConfigs;
+use crate::app::components::summary::{BandTexts, Summary};
 use crate::app::components::training_form::TrainingForm;
 use crate::app::components::verdict::Verdict;
 use crate::app::derived::Derived;
-use crate::app::hooks::use_url_sync;
+use crate::app::hooks::{use_evidence, use_url_sync};
 use crate::app::state::{Action, State};
+use crate::evidence::band;
 use crate::presets::MODEL_PRESETS;
 use crate::scenario::Issue;
 
@@ -92,6 +95,39 @@ pub fn App(props: &AppProps) -> Html {
     } else {
         issues.clone()
     };
+
+    // Error bands from the published runs most like the plan (evidence::band); the calibrated
+    // band pairs those runs, so it is recomputed only when the set of runs changes.
+    let evidence = use_evidence(true);
+    let cases = evidence.cases();
+    let loaded = cases.as_ref().map(|c| Rc::as_ptr(c) as usize);
+    let band = use_memo((state.scenario.clone(), loaded), {
+        let cases = cases.clone();
+        move |(s, _)| cases.as_ref().and_then(|c| band::band(c, s)).map(Rc::new)
+    });
+    let band: Option<Rc<band::Band>> = (*band).clone();
+    let calibrated = !state.scenario.calibration.is_default();
+    let cal_band = use_memo(
+        (band.as_ref().map(|b| b.runs.clone()), loaded, calibrated),
+        {
+            let cases = cases.clone();
+            move |(runs, _, on)| match (cases.as_ref(), runs, on) {
+                (Some(c), Some(runs), true) => band::calibrated(c, runs),
+                _ => None,
+            }
+        },
+    );
+    let band_frac = band.as_ref().map(|b| match *cal_band {
+        Some((pct, _)) if calibrated => pct / 100.0,
+        _ => b.time_pct / 100.0,
+    });
+    let bands = band.as_ref().map(|b| {
+        Rc::new(BandTexts {
+            step: band::step_text(b, &state.scenario, *cal_band),
+            rate: b.text(b.rate_pct),
+            memory: b.memory_text(),
+        })
+    });
 
     // Toolbar: copy link (the flag resets when the plan changes), embed dialog.
     let copied = use_state(|| false);
@@ -181,11 +217,12 @@ pub fn App(props: &AppProps) -> Html {
                 </form>
                 <div class="results">
                     <ChangeNotice undo={state.undo.clone()} estimate={est.clone()} on_action={on_action.clone()} />
-                    <Summary scenario={scenario.clone()} estimate={est.clone()} drafts={drafts.clone()} />
+                    <Summary scenario={scenario.clone()} estimate={est.clone()} drafts={drafts.clone()} {bands} />
                     <div class={classes!("stale-zone", stale.then_some("stale"))} id="results-zone">
                         <Verdict scenario={scenario.clone()} estimate={est.clone()} on_action={on_action.clone()} />
                         <Fixes scenario={scenario.clone()} estimate={est.clone()} on_action={on_action.clone()} />
                     </div>
+                    <MeasuredBox scenario={scenario.clone()} on_action={on_action.clone()} />
                     if let Some(a) = pinned.clone() {
                         <Compare {a} b={scenario.clone()} b_estimate={est.clone()} on_action={on_action.clone()} />
                     }
@@ -197,12 +234,14 @@ pub fn App(props: &AppProps) -> Html {
                             selected={state.chart.unwrap_or(ChartKind::Memory)}
                             {on_apply_layout}
                             {on_select}
+                            band={band_frac}
                         />
                     </div>
-                    <EvidencePanel scenario={scenario.clone()} />
+                    <EvidencePanel scenario={scenario.clone()} band={band.clone()} />
                     <HfImport {model} on_action={on_action.clone()} />
                     <JsonIo scenario={scenario.clone()} on_action={on_action.clone()} />
                     <MegatronPanel scenario={scenario.clone()} />
+                    <StackConfigs scenario={scenario.clone()} />
                     <Definitions />
                 </div>
             </main>

@@ -46,6 +46,10 @@ pub struct ChartsPanelProps {
     /// A tab was chosen: the owner updates `selected`.
     #[prop_or_default]
     pub on_select: Callback<ChartKind>,
+    /// Expected relative error of the plan's step time (0.07 = ±7 %), drawn around the scaling
+    /// curve ([`crate::evidence::band`]).
+    #[prop_or_default]
+    pub band: Option<f64>,
 }
 
 /// Tab label.
@@ -202,8 +206,11 @@ fn use_charts(props: &ChartsPanelProps, kind: ChartKind, mode: Scaling) -> Chart
             props.scenario.clone(),
             mode,
             kind == ChartKind::Scaling && ok,
+            props.band.map(f64::to_bits),
         ),
-        |(s, mode, needed)| needed.then(|| Rc::new(scaling_chart(s, *mode))),
+        |(s, mode, needed, band)| {
+            needed.then(|| Rc::new(scaling_chart_with_band(s, *mode, band.map(f64::from_bits))))
+        },
     );
     let bucket = use_memo(
         (
@@ -425,6 +432,12 @@ fn theme_class(t: Theme) -> &'static str {
 
 /// Scaling curves: the current layout and the strategy variants over the default GPU counts.
 pub fn scaling_chart(s: &Scenario, mode: Scaling) -> Chart {
+    scaling_chart_with_band(s, mode, None)
+}
+
+/// [`scaling_chart`] with the expected relative error `band` of the current layout drawn around
+/// its curve; a calibrated scenario also gets its uncalibrated curve, drawn faint.
+pub fn scaling_chart_with_band(s: &Scenario, mode: Scaling, band: Option<f64>) -> Chart {
     let counts = default_gpu_counts(s);
     let mut series = strategy_variants(s)
         .into_iter()
@@ -448,10 +461,17 @@ pub fn scaling_chart(s: &Scenario, mode: Scaling) -> Chart {
         .collect::<Vec<_>>();
     let mut views: Vec<&mut [_]> = series.iter_mut().map(|x| x.1.as_mut_slice()).collect();
     set_scaling_efficiency(&mut views);
+    let uncalibrated = (!s.calibration.is_default()).then(|| {
+        let mut u = s.clone();
+        u.calibration = Default::default();
+        sweep_gpus(&u, &counts, mode)
+    });
     Chart::Scaling(Rc::new(ScalingInput {
         series,
         scaling: mode,
         current_gpus: Some(s.cluster.num_gpus),
+        band,
+        uncalibrated,
     }))
 }
 
@@ -554,6 +574,7 @@ mod ssr {
             selected,
             on_apply_layout: Callback::noop(),
             on_select: Callback::noop(),
+            band: None,
         })
     }
 

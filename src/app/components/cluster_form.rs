@@ -93,6 +93,14 @@ pub fn ClusterForm(props: &FormProps) -> Html {
                     { num_field(FieldId::ReservePct, props, "5") }
                 </div>
             </details>
+            <details class="subgroup" id="group-calibration" open={issues.iter().any(|i| i.field.starts_with("calibration")) || !s.calibration.is_default()}>
+                <summary>{ "Calibration (fitted from a measured run)" }</summary>
+                <div class="grid">
+                    { num_field(FieldId::CalCompute, props, "1") }
+                    { num_field(FieldId::CalNetwork, props, "1") }
+                    { num_field(FieldId::CalMemory, props, "0") }
+                </div>
+            </details>
         </fieldset>
     }
 }

@@ -25,10 +25,13 @@ pub struct EmbedDialogProps {
 /// fails when an embed outgrows its snippet.
 pub fn embed_height(chart: ChartKind, pinned: bool) -> u32 {
     let single = match chart {
-        ChartKind::Memory | ChartKind::Time => 520,
-        ChartKind::Schedule | ChartKind::Bucket => 540,
+        // Measured 483 px at 600 px wide (canvas 380, controls, summary line and link).
+        ChartKind::Memory | ChartKind::Time | ChartKind::Schedule | ChartKind::Bucket => 520,
+        // Measured 597 px (canvas 460).
         ChartKind::Scaling => 620,
-        ChartKind::Search => 760,
+        // The scatter, the ten best layouts (their cells wrap at 600 px) and the rejected list:
+        // measured 1240 px for Llama 3 70B on 64 GPUs.
+        ChartKind::Search => 1400,
     };
     match (pinned, chart) {
         (true, ChartKind::Memory | ChartKind::Time) => 2 * single,

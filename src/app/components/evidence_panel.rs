@@ -7,6 +7,7 @@ use yew::prelude::*;
 use crate::app::format;
 use crate::app::hooks::use_evidence::{use_evidence, Evidence};
 use crate::engine::estimate;
+use crate::evidence::band::Band;
 use crate::evidence::{self, Case};
 use crate::scenario::Scenario;
 
@@ -18,6 +19,9 @@ const SHOWN: usize = 6;
 pub struct EvidencePanelProps {
     /// The current scenario.
     pub scenario: Rc<Scenario>,
+    /// The error band of the plan ([`crate::evidence::band`]), whose runs are listed.
+    #[prop_or_default]
+    pub band: Option<Rc<Band>>,
 }
 
 /// A table of the nearest published runs, loaded when the panel is first opened.
@@ -42,7 +46,14 @@ pub fn EvidencePanel(props: &EvidencePanelProps) -> Html {
         Evidence::Failed(e) => {
             html! { <p class="error">{ format!("The published runs could not be loaded ({e}).") }</p> }
         }
-        Evidence::Ready(cases) => evidence_table(cases, &props.scenario),
+        Evidence::Ready(cases) => html! {
+            <>
+                { evidence_table(cases, &props.scenario) }
+                if let Some(b) = &props.band {
+                    { band_runs(cases, b) }
+                }
+            </>
+        },
     };
     html! {
         <details class="card tool" id="evidence" {ontoggle}>
@@ -50,6 +61,20 @@ pub fn EvidencePanel(props: &EvidencePanelProps) -> Html {
             <p class="muted">{ "The measured runs nearest to this plan from paracalc's public validation cases (matched on model size, dense or MoE, sequence length, GPU and count, precision, framework and parallel layout), with the step time paracalc predicts for each." }</p>
             { body }
         </details>
+    }
+}
+
+/// The runs an error band was measured on (also used by tests through SSR).
+pub fn band_runs(cases: &[Case], b: &Band) -> Html {
+    html! {
+        <div id="band-runs">
+            <h3>{ format!("The {} {} behind the error bands", b.runs.len(), b.basis.words()) }</h3>
+            <ul class="band-runs small">
+                { for b.runs.iter().filter_map(|&i| cases.get(i)).map(|c| html! {
+                    <li>{ format!("{} — {} × {} ({})", c.id, c.scenario.cluster.num_gpus, c.scenario.cluster.gpu_name(), c.source) }</li>
+                }) }
+            </ul>
+        </div>
     }
 }
 

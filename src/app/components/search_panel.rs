@@ -171,8 +171,9 @@ fn published_cell(base: &Scenario, layout: &Layout, cases: Option<&[Case]>) -> H
     layout.apply(&mut s);
     match published_like(cases, &s) {
         Some(c) => html! {
-            <td class="published" title={c.source.clone()}>
-                { format!("published: {} on {} × {}", c.scenario.model.name, c.scenario.cluster.num_gpus, c.scenario.cluster.gpu_name()) }
+            <td class="published" title={format!("{} on {} × {} ({})", c.scenario.model.name,
+                c.scenario.cluster.num_gpus, c.scenario.cluster.gpu_name(), c.source)}>
+                { "published" }<br/><span class="small">{ c.scenario.model.name.clone() }</span>
             </td>
         },
         None => html! { <td class="extrapolated">{ "extrapolated" }</td> },

@@ -161,8 +161,13 @@ pub fn key_numbers(e: &Estimate, s: &Scenario) -> Vec<KeyNumber> {
 pub fn one_line(e: &Estimate, s: &Scenario) -> String {
     let m = &e.memory;
     let fit = if m.fits { "fits" } else { "does NOT fit" };
+    let calibrated = if s.calibration.is_default() {
+        ""
+    } else {
+        " Calibrated to a measured run."
+    };
     format!(
-        "{} on {} × {}: step {}, {} tokens/s, MFU {}, peak {} per GPU ({fit}).",
+        "{} on {} × {}: step {}, {} tokens/s, MFU {}, peak {} per GPU ({fit}).{calibrated}",
         if s.model.name.is_empty() {
             "Model"
         } else {
@@ -177,6 +182,29 @@ pub fn one_line(e: &Estimate, s: &Scenario) -> String {
     )
 }
 
+/// The expected error of the key numbers, as text ([`crate::evidence::band`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BandTexts {
+    /// Next to the step time (the calibrated band when the plan is calibrated).
+    pub step: String,
+    /// Next to throughput, TFLOP/s, MFU and HFU.
+    pub rate: String,
+    /// Next to the peak memory, when published runs report memory.
+    pub memory: Option<String>,
+}
+
+impl BandTexts {
+    /// The band shown in the tile `id`, if any.
+    pub fn for_tile(&self, id: &str) -> Option<&str> {
+        match id {
+            "step" => Some(&self.step),
+            "tokens" | "tflops" | "mfu" | "hfu" => Some(&self.rate),
+            "memory" => self.memory.as_deref(),
+            _ => None,
+        }
+    }
+}
+
 /// Props of [`Summary`].
 #[derive(Clone, Debug, PartialEq, Properties)]
 pub struct SummaryProps {
@@ -187,6 +215,9 @@ pub struct SummaryProps {
     /// Fields whose typed text is not accepted: the numbers belong to the last valid plan.
     #[prop_or_default]
     pub drafts: Rc<Vec<Draft>>,
+    /// The expected error of each number, once the published runs are loaded.
+    #[prop_or_default]
+    pub bands: Option<Rc<BandTexts>>,
 }
 
 /// The "last valid plan" banner for fields whose text is not accepted (empty when none).
@@ -242,6 +273,7 @@ pub fn Summary(props: &SummaryProps) -> Html {
             <dl class="tiles">
                 { for key_numbers(e, &props.scenario).into_iter().map(|k| {
                     let bad = k.id == "memory" && !fits;
+                    let band = props.bands.as_ref().and_then(|b| b.for_tile(k.id)).map(str::to_string);
                     let greyed = k.speed && !fits;
                     let title = k.term.map(|t| AttrValue::from(t.short()));
                     html! {
@@ -257,6 +289,9 @@ pub fn Summary(props: &SummaryProps) -> Html {
                                     <span class="alt" title={Term::Convention.short()}>{ alt }</span>
                                 }
                             </dd>
+                            if let Some(b) = band {
+                                <dd class="band small muted" id={format!("band-{}", k.id)} title="Expected error: mean absolute error of paracalc on these published runs">{ b }</dd>
+                            }
                         </div>
                     }
                 }) }

@@ -24,6 +24,16 @@ pub enum Evidence {
     Failed(String),
 }
 
+impl Evidence {
+    /// The runs, once loaded.
+    pub fn cases(&self) -> Option<Rc<Vec<Case>>> {
+        match self {
+            Evidence::Ready(c) => Some(c.clone()),
+            _ => None,
+        }
+    }
+}
+
 thread_local! {
     /// The page's one copy, and the components waiting for it.
     static CACHE: RefCell<(Evidence, Vec<Callback<Evidence>>)> = const { RefCell::new((Evidence::Idle, Vec::new())) };

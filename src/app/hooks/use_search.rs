@@ -72,6 +72,7 @@ pub fn search_key(s: &Scenario) -> Scenario {
         dp: 1,
         cp: 1,
         ep: 1,
+        etp: 1,
         vp: 1,
         micro_batch: 1,
         recompute: Recompute::None,

@@ -88,8 +88,22 @@ impl LayerActivations {
 }
 
 /// One layer's activations for one micro-batch on one GPU **without any recomputation**
-/// (Korthikanti Table 2 general form; module docs). `flash_attention` is honoured.
+/// (Korthikanti Table 2 general form; module docs), for the model's characteristic layer
+/// ([`Shape::of`]: the MoE layer of an MoE model). `flash_attention` is honoured.
 pub fn layer_activations_full(s: &Scenario) -> LayerActivations {
+    layer_activations_full_of(s, &Shape::of(&s.model))
+}
+
+/// [`layer_activations_full`] for a layer of shape `d` (a dense or an MoE layer,
+/// [`Shape::dense_layer`]). Per token:
+/// - attention: Q, K, V `e·(q + 2kv)/t` and the attention output `e·o/t`; with MLA also the
+///   query and key/value latents `e·(q_lora + kv_lora + d_rope)` that the up projections read
+///   (the down projections are not split by TP);
+/// - dense MLP: FC1 input `e·h` (replicated, ÷t with SP) and `c_ffn·e·f/t`;
+/// - MoE MLP ([`super::experts`]): the router and shared experts' input `e·h` (as the dense
+///   FC1 input), the router's outputs, the shared experts' `c_ffn·e·f_shared/t`, and the routed
+///   rows this GPU computes with their FC1 inputs and intermediates.
+pub fn layer_activations_full_of(s: &Scenario, d: &Shape) -> LayerActivations {
     let p = &s.parallel;
     let e = element_bytes(s);
     let tok = tokens_per_gpu(s);
@@ -99,16 +113,22 @@ pub fn layer_activations_full(s: &Scenario) -> LayerActivations {
         h,
         q,
         kv,
+        o,
         heads: a,
         c_ffn: c,
-        k,
-        f_token: f,
         ..
-    } = Shape::of(&s.model);
+    } = *d;
     let s_local = s.model.seq_len as f64 / p.cp.max(1) as f64;
-    // norm inputs 2eh, QKV input eh, FC1 input (k copies) e·k·h, two dropout masks 2h.
-    let replicated = tok * (2.0 * e * h + e * h + e * k * h + 2.0 * h) / sp_div;
-    let sharded = tok * (e * (q + 2.0 * kv) + e * q + c * e * k * f) / t;
+    // norm inputs 2eh, QKV input eh, MLP input (FC1 / router + shared experts) eh, two
+    // dropout masks 2h.
+    let replicated = tok * (2.0 * e * h + e * h + e * h + 2.0 * h) / sp_div;
+    let latents = tok * e * (d.q_lora + d.kv_lora + d.k_rope);
+    let attention = tok * e * (q + 2.0 * kv + o) / t + latents;
+    let mlp = if d.is_moe() {
+        super::experts::moe_mlp_bytes(s, d)
+    } else {
+        tok * c * e * d.f_dense / t
+    };
     let scores = if s.training.flash_attention {
         tok * 4.0 * a / t
     } else {
@@ -116,7 +136,7 @@ pub fn layer_activations_full(s: &Scenario) -> LayerActivations {
     };
     LayerActivations {
         replicated,
-        sharded,
+        sharded: attention + mlp,
         scores,
     }
 }
@@ -126,10 +146,15 @@ pub fn layer_activations_full(s: &Scenario) -> LayerActivations {
 /// (Korthikanti §4.3), or with FlashAttention the per-op checkpointing described at
 /// `selective_flash` below; full → the layer input only, `e·h` per token (÷t with SP).
 pub fn layer_activations(s: &Scenario) -> LayerActivations {
-    let full = layer_activations_full(s);
+    layer_activations_of(s, &Shape::of(&s.model))
+}
+
+/// [`layer_activations`] for a layer of shape `d`.
+pub fn layer_activations_of(s: &Scenario, d: &Shape) -> LayerActivations {
+    let full = layer_activations_full_of(s, d);
     match s.training.recompute {
         Recompute::None => full,
-        Recompute::Selective if s.training.flash_attention => selective_flash(s, full),
+        Recompute::Selective if s.training.flash_attention => selective_flash(s, d, full),
         Recompute::Selective => LayerActivations {
             scores: 0.0,
             ..full
@@ -169,19 +194,20 @@ pub fn op_sac_saves_gemm(index: usize) -> bool {
 /// - the attention kernel's output `e·q/t` and its log-sum-exp (the flash `scores` term).
 ///
 /// Norms, activation functions, residual adds and the other GEMMs are recomputed in backward.
-fn selective_flash(s: &Scenario, full: LayerActivations) -> LayerActivations {
+fn selective_flash(s: &Scenario, d: &Shape, full: LayerActivations) -> LayerActivations {
     let e = element_bytes(s);
     let tok = tokens_per_gpu(s);
     let t = s.parallel.tp.max(1) as f64;
     let sp_div = if s.parallel.sp { t } else { 1.0 };
-    let d = Shape::of(&s.model);
     let (gemms, n) = d.layer_gemms();
+    let attn = d.attention_gemms();
     // Saved GEMM outputs per token: column-parallel (÷t) and row-parallel (whole width). The MLP
-    // GEMMs (from index 4) run once per routed copy of a token (`k` for MoE, 1 dense).
+    // GEMMs (after the attention ones) run once per routed copy of a token (`k` for MoE, 1
+    // dense).
     let (mut col, mut row) = (0.0, 0.0);
     for (i, g) in gemms.iter().take(n).enumerate() {
         if op_sac_saves_gemm(i) {
-            let copies = if i >= 4 { d.k } else { 1.0 };
+            let copies = if i >= attn { d.k } else { 1.0 };
             if g.row_parallel {
                 row += copies * g.n;
             } else {
@@ -191,7 +217,7 @@ fn selective_flash(s: &Scenario, full: LayerActivations) -> LayerActivations {
     }
     let stored = LayerActivations {
         replicated: tok * e * (d.h / sp_div + row),
-        sharded: tok * e * (col + d.q) / t,
+        sharded: tok * e * (col + d.o) / t,
         scores: full.scores,
     };
     // Checkpointing never stores more than running without it (possible only for odd shapes
@@ -204,7 +230,8 @@ fn selective_flash(s: &Scenario, full: LayerActivations) -> LayerActivations {
 }
 
 /// Bytes per layer per micro-batch stored for the scenario's recomputation (total of
-/// [`layer_activations`]). This is what multiplies layers × in-flight micro-batches.
+/// [`layer_activations`]), for the model's characteristic layer. This is what multiplies
+/// layers × in-flight micro-batches; [`LayerBytes`] has both kinds of an MoE model.
 pub fn layer_bytes(s: &Scenario) -> f64 {
     layer_activations(s).total()
 }
@@ -218,6 +245,63 @@ pub fn layer_bytes(s: &Scenario) -> f64 {
 /// time, so this is added once per stage.
 pub fn recompute_working_bytes(s: &Scenario) -> f64 {
     (layer_activations_full(s).total() - layer_bytes(s)).max(0.0)
+}
+
+/// Stored bytes per layer per micro-batch of both kinds of layer, and the recompute working set
+/// of each ([`crate::engine::layers`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LayerBytes {
+    /// A dense-MLP layer's stored activations.
+    pub dense: f64,
+    /// An MoE layer's stored activations (0 for a dense model).
+    pub moe: f64,
+    /// A dense layer's recompute working set.
+    pub dense_working: f64,
+    /// An MoE layer's recompute working set.
+    pub moe_working: f64,
+}
+
+impl LayerBytes {
+    /// Both kinds for `s`.
+    pub fn new(s: &Scenario) -> LayerBytes {
+        let d = Shape::of(&s.model);
+        let dd = d.dense_layer();
+        let dense = layer_activations_of(s, &dd).total();
+        let dense_working = (layer_activations_full_of(s, &dd).total() - dense).max(0.0);
+        let (moe, moe_working) = if d.is_moe() {
+            let m = layer_activations_of(s, &d).total();
+            (m, (layer_activations_full_of(s, &d).total() - m).max(0.0))
+        } else {
+            (0.0, 0.0)
+        };
+        LayerBytes {
+            dense,
+            moe,
+            dense_working,
+            moe_working,
+        }
+    }
+
+    /// Stored bytes of the layers `mix` (MTP modules' layers included) for one micro-batch.
+    pub fn of_mix(&self, mix: &crate::engine::layers::LayerMix) -> f64 {
+        mix.dense_with_mtp() as f64 * self.dense + mix.moe_with_mtp() as f64 * self.moe
+    }
+
+    /// The recompute working set of a stage holding `mix`: the larger of its kinds' (one layer
+    /// is recomputed at a time).
+    pub fn working(&self, mix: &crate::engine::layers::LayerMix) -> f64 {
+        let d = if mix.dense_with_mtp() > 0 {
+            self.dense_working
+        } else {
+            0.0
+        };
+        let m = if mix.moe_with_mtp() > 0 {
+            self.moe_working
+        } else {
+            0.0
+        };
+        d.max(m)
+    }
 }
 
 /// Stage 0's embedding activations per micro-batch: the token ids (int64, 8 B per token, every

@@ -11,8 +11,16 @@
 //! - Position embeddings are not counted (RoPE / ALiBi have none; a learned table adds `s·h`,
 //!   below 0.1 % of any model in the validation data).
 //! - Embedding `V·h`; the output layer is a second `V·h` matrix when untied.
-//! - MoE (`model.moe`): every layer's MLP becomes `E` experts of size `f_e` plus a router `h·E`
-//!   (Megatron `theoretical_memory_usage.py`, HEAD: `2·h·f_e·E·gated` + router).
+//! - MoE (`model.moe`): the MLP of each MoE layer ([`crate::engine::layers`]) becomes `E`
+//!   experts of size `f_e`, the shared experts and a router `h·E`; the other layers keep a dense
+//!   MLP of `ffn_hidden` (Megatron-LM `megatron/training/theoretical_memory_usage.py` at
+//!   `d98e8a6`: `routed_expert_params`, `shared_expert_params`, `router_params`,
+//!   `num_dense_layers`/`num_moe_layers`).
+//! - MLA (`model.mla`): the projections of [`Shape::layer_gemms`] plus the RMSNorms of the query
+//!   and key/value latents (same file: `q_lora·(… + norm)`, `kv_lora·(… + norm)`).
+//! - MTP modules (`model.mtp_layers`, DeepSeek-V3 §2.2): one layer of the last layer's kind, the
+//!   `2h→h` projection of the concatenated hidden state and embedding, and three norms
+//!   (embedding, hidden, output); the embedding and output head are shared with the main model.
 //!
 //! All counts are `f64` (exact below 2⁵³, i.e. for any model up to ~9·10¹⁵ parameters).
 
@@ -43,11 +51,15 @@ pub fn attention_widths(m: &Model) -> (f64, f64) {
 
 /// Attention parameters of one layer: Q and O are `h·q`, K and V are `h·kv` each
 /// (Megatron `theoretical_memory_usage.py`: `2·h·q·(1 + g/a)`), plus biases `q + 2kv + h` for GELU
-/// models (SC21 §5.1). MHA (`g = a`), GQA (`1 < g < a`) and MQA (`g = 1`) all follow.
+/// models (SC21 §5.1). MHA (`g = a`), GQA (`1 < g < a`) and MQA (`g = 1`) all follow. MLA: its
+/// five projections ([`Shape::attention_matrix_params`]) and the two latent RMSNorms.
 pub fn attention_params(m: &Model) -> f64 {
     let d = Shape::of(m);
     let w = d.attention_matrix_params();
-    if has_biases(m) {
+    if d.is_mla() {
+        // The query and key/value latents' RMSNorms.
+        w + d.q_lora + d.kv_lora
+    } else if has_biases(m) {
         w + d.q + 2.0 * d.kv + d.h
     } else {
         w
@@ -57,23 +69,18 @@ pub fn attention_params(m: &Model) -> f64 {
 /// Parameters of one dense MLP of inner size `f`: `c_ffn·h·f` (`c_ffn` = 2 GELU, 3 SwiGLU), plus
 /// biases `f + h` for GELU models.
 pub fn mlp_params_of(m: &Model, f: u64) -> f64 {
-    let d = Shape::of(m);
-    let f = f as f64;
-    let w = d.mlp_matrix_params(f);
+    let (f, h) = (f as f64, m.hidden as f64);
+    let w = m.ffn_act.num_matrices() as f64 * h * f;
     if has_biases(m) {
-        w + f + d.h
+        w + f + h
     } else {
         w
     }
 }
 
-/// Dense MLP parameters of one layer (0 for an MoE model, whose MLP is [`expert_params`]).
+/// Dense MLP parameters of one dense layer (`ffn_hidden`; also the dense layers of an MoE model).
 pub fn mlp_params(m: &Model) -> f64 {
-    if m.moe.is_some() {
-        0.0
-    } else {
-        mlp_params_of(m, m.ffn_hidden())
-    }
+    mlp_params_of(m, m.ffn_hidden())
 }
 
 /// Routed-expert parameters of one MoE layer, all `E` experts: `E·(c_ffn·h·f_e [+ biases])`.
@@ -82,6 +89,17 @@ pub fn expert_params(m: &Model) -> f64 {
     match m.moe {
         Some(moe) => moe.experts as f64 * mlp_params_of(m, moe.expert_ffn_hidden),
         None => 0.0,
+    }
+}
+
+/// Shared-expert parameters of one MoE layer: `shared_experts` MLPs of
+/// `shared_expert_ffn_hidden` (DeepSeekMoE; Megatron `shared_expert_params`). 0 without.
+pub fn shared_expert_params(m: &Model) -> f64 {
+    match m.moe {
+        Some(moe) if moe.shared_experts() > 0 => {
+            moe.shared_experts() as f64 * mlp_params_of(m, moe.shared_expert_ffn_hidden())
+        }
+        _ => 0.0,
     }
 }
 
@@ -98,26 +116,73 @@ pub fn layer_norm_params(m: &Model) -> f64 {
     2.0 * norm_params(m)
 }
 
-/// All parameters of one Transformer layer (every expert counted).
+/// All parameters of one dense-MLP layer: attention, dense MLP, norms.
+pub fn dense_layer_params(m: &Model) -> f64 {
+    attention_params(m) + mlp_params(m) + layer_norm_params(m)
+}
+
+/// All parameters of one MoE layer (every expert counted): attention, routed and shared
+/// experts, router, norms.
+pub fn moe_layer_params(m: &Model) -> f64 {
+    attention_params(m)
+        + expert_params(m)
+        + shared_expert_params(m)
+        + router_params(m)
+        + layer_norm_params(m)
+}
+
+/// Parameters of one Transformer layer of the model's characteristic kind: the MoE layer of an
+/// MoE model, the layer of a dense model.
 pub fn layer_params(m: &Model) -> f64 {
-    attention_params(m) + mlp_params(m) + expert_params(m) + router_params(m) + layer_norm_params(m)
+    if m.moe.is_some() {
+        moe_layer_params(m)
+    } else {
+        dense_layer_params(m)
+    }
 }
 
-/// Parameters one token actually uses in one layer: as [`layer_params`] but only `top_k` experts
-/// (the MoE "active" count). Equal to [`layer_params`] for dense models.
+/// Parameters one token actually uses in one MoE layer: as [`moe_layer_params`] but only
+/// `top_k` routed experts (the MoE "active" count). Equal to [`layer_params`] for dense models.
 pub fn layer_active_params(m: &Model) -> f64 {
-    let experts = match m.moe {
-        Some(moe) => moe.top_k.min(moe.experts) as f64 * mlp_params_of(m, moe.expert_ffn_hidden),
-        None => 0.0,
-    };
-    attention_params(m) + mlp_params(m) + experts + router_params(m) + layer_norm_params(m)
+    match m.moe {
+        Some(moe) => {
+            attention_params(m)
+                + moe.top_k.min(moe.experts) as f64 * mlp_params_of(m, moe.expert_ffn_hidden)
+                + shared_expert_params(m)
+                + router_params(m)
+                + layer_norm_params(m)
+        }
+        None => dense_layer_params(m),
+    }
 }
 
-/// Weight-matrix (GEMM) parameters of one layer, biases and norms excluded: what FP8 casts and
-/// what the FLOP count multiplies (all experts).
+/// Weight-matrix (GEMM) parameters of one layer of the characteristic kind, biases and norms
+/// excluded: what FP8 casts and what the FLOP count multiplies (all experts).
 pub fn layer_matrix_params(m: &Model) -> f64 {
     let d = Shape::of(m);
-    d.attention_matrix_params() + d.dense_mlp_matrix_params() + d.expert_matrix_params()
+    d.attention_matrix_params()
+        + d.dense_mlp_matrix_params()
+        + d.expert_matrix_params()
+        + d.shared_matrix_params()
+}
+
+/// The extra parameters of one multi-token prediction module besides its Transformer layer:
+/// the `2h→h` projection and three norms (DeepSeek-V3 §2.2, Fig. 3: `M_k`, the two input
+/// RMSNorms and the shared head's norm).
+pub fn mtp_extra_params(m: &Model) -> f64 {
+    let h = m.hidden as f64;
+    2.0 * h * h + 3.0 * norm_params(m)
+}
+
+/// Parameters of one multi-token prediction module: its layer (the last layer's kind) and
+/// [`mtp_extra_params`].
+pub fn mtp_module_params(m: &Model) -> f64 {
+    let layer = if crate::engine::layers::last_layer_is_moe(m) {
+        moe_layer_params(m)
+    } else {
+        dense_layer_params(m)
+    };
+    layer + mtp_extra_params(m)
 }
 
 /// Input embedding `V·h`.
@@ -139,17 +204,30 @@ pub fn final_norm_params(m: &Model) -> f64 {
     norm_params(m)
 }
 
-/// Total parameters `Ψ` = `L·layer + V·h (×2 untied) + final norm`.
+/// Parameters of all Transformer layers: dense layers × [`dense_layer_params`] + MoE layers ×
+/// [`moe_layer_params`] ([`crate::engine::layers::model_mix`]).
+pub fn transformer_params(m: &Model) -> f64 {
+    let mix = crate::engine::layers::model_mix(m);
+    mix.dense as f64 * dense_layer_params(m) + mix.moe as f64 * moe_layer_params(m)
+}
+
+/// Total parameters `Ψ` = layers + `V·h` (×2 untied) + final norm + MTP modules.
 pub fn total_params(m: &Model) -> f64 {
-    m.layers as f64 * layer_params(m)
+    transformer_params(m)
         + embedding_params(m)
         + output_params(m)
         + final_norm_params(m)
+        + m.mtp_layers() as f64 * mtp_module_params(m)
 }
 
-/// Active parameters per token (MoE: `top_k` experts), embeddings included.
+/// Active parameters per token of the main model (MoE: `top_k` routed experts, shared experts,
+/// router; dense layers whole), input embedding and output layer included, MTP modules not (the
+/// convention of Mistral's Mixtral and Qwen's model cards; DeepSeek and OpenAI leave out the
+/// input embedding: subtract [`embedding_params`]).
 pub fn total_active_params(m: &Model) -> f64 {
-    m.layers as f64 * layer_active_params(m)
+    let mix = crate::engine::layers::model_mix(m);
+    mix.dense as f64 * dense_layer_params(m)
+        + mix.moe as f64 * layer_active_params(m)
         + embedding_params(m)
         + output_params(m)
         + final_norm_params(m)
@@ -157,31 +235,30 @@ pub fn total_active_params(m: &Model) -> f64 {
 
 /// Parameters without the input embedding and output layer (Kaplan et al. 2020's `N`).
 pub fn non_embedding_params(m: &Model) -> f64 {
-    m.layers as f64 * layer_params(m) + final_norm_params(m)
+    transformer_params(m) + final_norm_params(m) + m.mtp_layers() as f64 * mtp_module_params(m)
 }
 
 /// Parameters of pipeline stage `stage` as a whole (all TP/EP ranks together, every expert):
-/// its layers (from [`crate::engine::layout::stage_layers`]) × [`layer_params`], plus the input
-/// embedding on stage 0 and the output layer (or the tied embedding's copy when `p > 1`) and the
-/// final norm on the last stage. The stages of a model with `p > 1` and tied embeddings add up to
-/// [`total_params`] + `V·h` (the copy).
+/// its dense and MoE layers ([`crate::engine::layers::stage_mix`]), the input embedding on
+/// stage 0, the output layer (or the tied embedding's copy when `p > 1`), the final norm and
+/// the MTP modules on the last stage. The stages of a model with `p > 1` and tied embeddings
+/// add up to [`total_params`] + `V·h` (the copy).
 pub fn stage_params(s: &Scenario, stage: u64) -> f64 {
     let m = &s.model;
     let pp = s.parallel.pp.max(1);
-    let layers = crate::engine::layout::stage_layers(
-        m.layers,
-        pp,
-        s.parallel.vp.max(1),
-        s.parallel.layers_per_stage.as_deref(),
-        stage,
-    );
+    let mix = crate::engine::layers::stage_mix(s, stage);
     let (emb_in, emb_out) = stage_embedding_params(m, pp, stage);
     let final_norm = if stage + 1 == pp {
         final_norm_params(m)
     } else {
         0.0
     };
-    layers as f64 * layer_params(m) + emb_in + emb_out + final_norm
+    mix.dense as f64 * dense_layer_params(m)
+        + mix.moe as f64 * moe_layer_params(m)
+        + mix.mtp as f64 * mtp_module_params(m)
+        + emb_in
+        + emb_out
+        + final_norm
 }
 
 /// Parameters of one layer replicated across TP ranks: the norms, the row-parallel biases
@@ -201,14 +278,25 @@ pub fn layer_replicated_params(m: &Model) -> f64 {
     layer_norm_params(m) + row_biases + router_params(m)
 }
 
+/// Replicated parameters of one dense-MLP layer (norms and, for GELU models, the attention
+/// output and FC2 biases).
+fn dense_layer_replicated_params(m: &Model) -> f64 {
+    let row_biases = if has_biases(m) {
+        2.0 * m.hidden as f64
+    } else {
+        0.0
+    };
+    layer_norm_params(m) + row_biases
+}
+
 /// Parameters held by **one GPU** of one pipeline stage, split by how they are sharded.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct GpuParams {
     /// Dense parameters, already divided by TP (and replicated parts added whole): sharded by
     /// ZeRO over the `dp·cp` ranks.
     pub dense: f64,
-    /// Expert parameters on this GPU (all local experts, divided by `ep·tp`): sharded by ZeRO
-    /// over the expert-data-parallel ranks `dp·cp/ep`.
+    /// Expert parameters on this GPU (all local experts, divided by `ep·etp`): sharded by ZeRO
+    /// over the expert-data-parallel ranks `tp·cp·dp/(ep·etp)`.
     pub experts: f64,
     /// Weight-matrix parameters among `dense + experts` (the ones FP8 keeps extra copies of).
     pub matrices: f64,
@@ -243,33 +331,43 @@ pub fn stage_embedding_params(m: &Model, pp: u64, stage: u64) -> (f64, f64) {
     (input, output)
 }
 
-/// Parameters of one GPU of pipeline stage `stage` holding `layers` Transformer layers.
+/// Parameters of one GPU of pipeline stage `stage` (its dense and MoE layers from
+/// [`crate::engine::layers::stage_mix`]).
 ///
 /// Dense parameters are divided by `tp` (Megatron column/row-parallel linears and the
-/// vocab-parallel embedding), except the replicated norms/biases/router; expert parameters are
-/// divided by `ep·tp` (expert tensor parallelism equal to `tp`, Megatron-Core's default).
-/// The last stage also holds the final norm. For many stages of one scenario, build a
-/// [`ShardedParams`] once and call [`ShardedParams::stage`].
-pub fn gpu_params(s: &Scenario, stage: u64, layers: u64) -> GpuParams {
-    ShardedParams::new(s).stage(stage, layers)
+/// vocab-parallel embedding), except the replicated norms/biases/router; routed-expert
+/// parameters by `ep·etp` (Megatron-Core MoE parallel folding: each expert's weights split over
+/// `etp` ranks, the experts over `ep`; `theoretical_memory_usage.py` at `d98e8a6`:
+/// `expert_sharded_params / (etp·ep)`). The last stage also holds the final norm and the MTP
+/// modules. For many stages of one scenario, build a [`ShardedParams`] once.
+pub fn gpu_params(s: &Scenario, stage: u64) -> GpuParams {
+    ShardedParams::new(s).stage(stage, crate::engine::layers::stage_mix(s, stage))
 }
 
-/// Per-GPU parameter counts of one layer and of the embeddings for a scenario, computed once so
-/// that every stage is a few multiplications ([`ShardedParams::stage`]).
+/// Per-GPU parameter counts of each kind of layer and of the embeddings for a scenario,
+/// computed once so that every stage is a few multiplications ([`ShardedParams::stage`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ShardedParams {
-    /// Dense parameters of one layer on one GPU (TP-sharded part ÷ t + replicated part).
+    /// Non-expert parameters of one MoE layer on one GPU (attention, shared experts ÷ t;
+    /// norms and router whole). For a dense model: the whole layer.
     pub layer_dense: f64,
-    /// Expert parameters of one layer on one GPU (÷ ep·t).
+    /// Routed-expert parameters of one MoE layer on one GPU (÷ ep·etp).
     pub layer_experts: f64,
-    /// Weight-matrix parameters of one layer on one GPU.
+    /// Weight-matrix parameters of one MoE layer on one GPU.
     pub layer_matrices: f64,
+    /// One dense-MLP layer on one GPU (TP-sharded part ÷ t + replicated part).
+    pub dense_layer: f64,
+    /// Weight-matrix parameters of one dense-MLP layer on one GPU.
+    pub dense_layer_matrices: f64,
+    /// The extra parameters of one MTP module on one GPU (projection ÷ t, norms whole).
+    pub mtp_extra: f64,
     /// The embedding (and the untied output layer) `V·h ÷ t` on one GPU.
     pub embedding: f64,
     /// Final norm (last stage).
     pub final_norm: f64,
     pp: u64,
     output_on_last: bool,
+    mtp_embedding_on_last: bool,
 }
 
 impl ShardedParams {
@@ -277,53 +375,91 @@ impl ShardedParams {
     pub fn new(s: &Scenario) -> ShardedParams {
         let m = &s.model;
         let t = s.parallel.tp.max(1) as f64;
-        let e = s.parallel.ep.max(1) as f64;
+        let e = s.parallel.ep.max(1) as f64 * s.parallel.etp().max(1) as f64;
         let pp = s.parallel.pp.max(1);
-        let replicated = layer_replicated_params(m);
-        let sharded = attention_params(m) + mlp_params(m) + router_params(m) + layer_norm_params(m)
-            - replicated;
         let d = Shape::of(m);
+        let dd = d.dense_layer();
+        let replicated = layer_replicated_params(m);
+        let attention = attention_params(m);
+        let dense_layer = attention + mlp_params(m) + layer_norm_params(m);
+        let dense_replicated = dense_layer_replicated_params(m);
+        let dense_sharded = (dense_layer - dense_replicated) / t + dense_replicated;
+        let (layer_dense, layer_experts, layer_matrices) = if m.moe.is_some() {
+            let sharded =
+                attention + shared_expert_params(m) + router_params(m) + layer_norm_params(m)
+                    - replicated;
+            (
+                sharded / t + replicated,
+                expert_params(m) / e,
+                (d.attention_matrix_params() + d.shared_matrix_params()) / t
+                    + d.expert_matrix_params() / e,
+            )
+        } else {
+            (
+                dense_sharded,
+                0.0,
+                (d.attention_matrix_params() + d.dense_mlp_matrix_params()) / t,
+            )
+        };
+        let h = m.hidden as f64;
         ShardedParams {
-            layer_dense: sharded / t + replicated,
-            layer_experts: expert_params(m) / (e * t),
-            layer_matrices: (d.attention_matrix_params() + d.dense_mlp_matrix_params()) / t
-                + d.expert_matrix_params() / (e * t),
+            layer_dense,
+            layer_experts,
+            layer_matrices,
+            dense_layer: dense_sharded,
+            dense_layer_matrices: (dd.attention_matrix_params() + dd.dense_mlp_matrix_params()) / t,
+            mtp_extra: 2.0 * h * h / t + 3.0 * norm_params(m),
             embedding: embedding_params(m) / t,
             final_norm: final_norm_params(m),
             pp,
             output_on_last: !m.tied_embeddings || pp > 1,
+            mtp_embedding_on_last: m.mtp_layers() > 0 && pp > 1,
         }
     }
 
-    /// Parameters of one whole layer on one GPU (dense part + local experts).
+    /// Parameters of one whole MoE layer on one GPU (dense part + local experts); the layer of
+    /// a dense model.
     pub fn layer(&self) -> f64 {
         self.layer_dense + self.layer_experts
     }
 
-    /// One GPU of pipeline stage `stage` with `layers` layers: the layers, the input embedding on
-    /// stage 0, the output layer (its own when untied, the tied embedding's second copy when
-    /// `p > 1`; see [`stage_embedding_params`]) and the final norm on the last stage.
-    pub fn stage(&self, stage: u64, layers: u64) -> GpuParams {
-        let n = layers as f64;
+    /// One GPU of pipeline stage `stage` with the layers `mix`: its dense and MoE layers, the
+    /// input embedding on stage 0, the output layer (its own when untied, the tied embedding's
+    /// second copy when `p > 1`; see [`stage_embedding_params`]), the final norm and the MTP
+    /// modules on the last stage (with `p > 1` they need their own copy of the input embedding,
+    /// kept in sync like a tied one).
+    pub fn stage(&self, stage: u64, mix: crate::engine::layers::LayerMix) -> GpuParams {
         let last = stage + 1 == self.pp;
         let emb_in = if stage == 0 { self.embedding } else { 0.0 };
-        let emb_out = if last && self.output_on_last {
+        let mut emb_out = if last && self.output_on_last {
             self.embedding
         } else {
             0.0
         };
-        let one_layer = if layers > 0 {
-            self.layer_dense + self.layer_experts
-        } else {
-            0.0
-        };
+        if last && self.mtp_embedding_on_last {
+            emb_out += self.embedding;
+        }
+        let (nd, nm, nt) = (
+            mix.dense_with_mtp() as f64,
+            mix.moe_with_mtp() as f64,
+            mix.mtp as f64,
+        );
+        let mut one_layer: f64 = 0.0;
+        if mix.dense_with_mtp() > 0 {
+            one_layer = self.dense_layer;
+        }
+        if mix.moe_with_mtp() > 0 {
+            one_layer = one_layer.max(self.layer_dense + self.layer_experts);
+        }
         GpuParams {
-            dense: n * self.layer_dense
+            dense: nd * self.dense_layer
+                + nm * self.layer_dense
+                + nt * self.mtp_extra
                 + emb_in
                 + emb_out
                 + if last { self.final_norm } else { 0.0 },
-            experts: n * self.layer_experts,
-            matrices: n * self.layer_matrices,
+            experts: nm * self.layer_experts,
+            matrices: nd * self.dense_layer_matrices + nm * self.layer_matrices,
             largest_module: one_layer.max(emb_in).max(emb_out),
         }
     }
@@ -395,7 +531,7 @@ mod tests {
         // Per GPU × t = per stage for the TP-sharded part; replicated norms/biases differ.
         let r = 1;
         let layers = crate::engine::layout::stage_layers(30, 4, 1, None, r);
-        let gpu = gpu_params(&s, r, layers);
+        let gpu = gpu_params(&s, r);
         let replicated = layers as f64 * layer_replicated_params(&s.model);
         assert_eq!(gpu.total() * 2.0 - replicated, stage_params(&s, r));
     }

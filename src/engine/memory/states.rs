@@ -110,14 +110,19 @@ pub fn dense_shard_degree(s: &Scenario) -> f64 {
     (s.parallel.dp.max(1) as f64) * (s.parallel.cp.max(1) as f64)
 }
 
-/// ZeRO shard degree for expert parameters: the expert-data-parallel size `dp·cp/ep`
-/// (Megatron `d_expert = world/(etp·e·p)`), at least 1.
+/// ZeRO shard degree for expert parameters: the expert-data-parallel size
+/// `tp·cp·dp/(ep·etp)` (Megatron-Core MoE parallel folding; Megatron-LM
+/// `theoretical_memory_usage.py` at `d98e8a6`: `expert_data_parallel_size = world /
+/// (etp·ep·pp)`), at least 1. With `etp = tp` (the default) this is `dp·cp/ep`.
 pub fn expert_shard_degree(s: &Scenario) -> f64 {
-    (dense_shard_degree(s) / s.parallel.ep.max(1) as f64).max(1.0)
+    let p = &s.parallel;
+    let folded = p.tp.max(1) as f64 * dense_shard_degree(s);
+    (folded / (p.ep.max(1) as f64 * p.etp().max(1) as f64)).max(1.0)
 }
 
 /// Model states of one GPU holding `p` parameters (dense + experts) on a stage with `layers`
 /// layers, for the scenario's precision and ZeRO stage.
+#[inline]
 pub fn model_states(s: &Scenario, p: &GpuParams, layers: u64) -> ModelStates {
     let (w, g, o) = scenario_bytes_per_param(s);
     let zero = s.parallel.zero_stage;
@@ -138,6 +143,31 @@ pub fn model_states(s: &Scenario, p: &GpuParams, layers: u64) -> ModelStates {
     }
     ModelStates {
         weights,
+        gradients: shard(g, 2),
+        optimizer: shard(o, 1),
+    }
+}
+
+/// The routed experts' part of [`model_states`] (the same bytes per parameter and ZeRO sharding
+/// over the expert-data-parallel ranks; FP8 weight copies are left in the total only): what the
+/// memory chart shows as expert states.
+#[inline]
+pub fn expert_states(s: &Scenario, p: &GpuParams) -> ModelStates {
+    if p.experts <= 0.0 {
+        return ModelStates::default();
+    }
+    let (w, g, o) = scenario_bytes_per_param(s);
+    let zero = s.parallel.zero_stage;
+    let ne = expert_shard_degree(s);
+    let shard = |bytes: f64, from_stage: u8| -> f64 {
+        if zero >= from_stage {
+            bytes * p.experts / ne
+        } else {
+            bytes * p.experts
+        }
+    };
+    ModelStates {
+        weights: shard(w, 3),
         gradients: shard(g, 2),
         optimizer: shard(o, 1),
     }

@@ -19,21 +19,22 @@ pub(crate) fn core_s(x: &Inputs) -> (f64, f64) {
     let sq = d.s / x.cf;
     if x.s.training.flash_attention {
         let elements = 0.5 * b * heads_local * sq * d.s;
+        // MLA: QKᵀ reduces over d_qk, attention·V produces d_v: FLOPs use their mean d_attn.
         match kernel_rates(x.gen, x.stack.attention) {
             Some(r) => {
                 let peak = x.dev.gemm16_flops / x.dev.gemm16_eff;
                 let ramp = seq_ramp(d.s) * head_dim_factor(d.d_h);
                 (
-                    4.0 * d.d_h * elements / (peak * r.0 * ramp) + dev.kernel_s,
-                    10.0 * d.d_h * elements / (peak * r.1 * ramp) + dev.kernel_s,
+                    4.0 * d.d_attn * elements / (peak * r.0 * ramp) + dev.kernel_s,
+                    10.0 * d.d_attn * elements / (peak * r.1 * ramp) + dev.kernel_s,
                 )
             }
-            None => dev.flash_s(elements, d.d_h),
+            None => dev.flash_s(elements, d.d_attn),
         }
     } else {
         let batch = b * heads_local;
         let mm = dev.bmm16_s(batch, sq, d.d_h, d.s); // QKᵀ
-        let mm2 = dev.bmm16_s(batch, sq, d.s, d.d_h); // attention·V
+        let mm2 = dev.bmm16_s(batch, sq, d.s, 2.0 * d.d_attn - d.d_h); // attention·V (d_v)
         let scores = batch * sq * d.s;
         let sm = dev.memory_s(SOFTMAX_ELEMENTS * x.ab * scores, 2.0);
         (mm + mm2 + sm, 2.0 * (mm + mm2) + 2.0 * sm)

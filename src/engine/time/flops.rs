@@ -16,17 +16,18 @@
 use crate::engine::shape::Shape;
 
 /// Forward FLOPs per token of one layer's weight GEMMs (no attention core):
-/// `2h(q+2kv) + 2qh + 2·c_ffn·h·f_active` (+ router `2hE` for MoE).
+/// `2·(attention weights) + 2·c_ffn·h·(f_active + f_shared)` (+ router `2hE` for MoE). For
+/// standard attention the first term is `2h(q+2kv) + 2qh`; for MLA its five projections.
 pub fn layer_linear_flops_per_token(d: &Shape) -> f64 {
-    2.0 * d.h * (d.q + 2.0 * d.kv)
-        + 2.0 * d.q * d.h
-        + 2.0 * d.c_ffn * d.h * d.f_active
+    2.0 * d.attention_matrix_params()
+        + 2.0 * d.c_ffn * d.h * (d.f_active + d.f_shared)
         + 2.0 * d.h * d.experts
 }
 
-/// Forward FLOPs per token of one layer's attention core, full `s×s` matrix: `4·q·s`.
+/// Forward FLOPs per token of one layer's attention core, full `s×s` matrix: `4·q·s`, with
+/// MLA `2·a·(d_qk + d_v)·s` (QKᵀ over `d_qk`, attention·V over `d_v`).
 pub fn layer_attention_flops_per_token(d: &Shape) -> f64 {
-    4.0 * d.q * d.s
+    4.0 * d.heads * d.d_attn * d.s
 }
 
 /// Forward FLOPs per token of the output layer: `2hV`.
@@ -34,21 +35,32 @@ pub fn logits_flops_per_token(d: &Shape) -> f64 {
     2.0 * d.h * d.v
 }
 
+/// Forward FLOPs per token of all layers, `attention` scaling the attention-core term (1 full,
+/// 0.5 causal): dense layers with the dense MLP, MoE layers with `k` routed and the shared
+/// experts, and each MTP module's layer, `2h→h` projection and second pass through the output
+/// head (DeepSeek-V3 §2.2).
+fn layers_flops_per_token(d: &Shape, attention: f64) -> f64 {
+    let dd = d.dense_layer();
+    let one = |x: &Shape| {
+        layer_linear_flops_per_token(x) + attention * layer_attention_flops_per_token(x)
+    };
+    let mtp_layer = if d.mtp_moe { one(d) } else { one(&dd) };
+    (d.layers - d.moe_layers) * one(&dd)
+        + d.moe_layers * one(d)
+        + d.mtp * (mtp_layer + 4.0 * d.h * d.h + logits_flops_per_token(d))
+}
+
 /// Model FLOPs of one step (no recomputation), full `s²` attention:
-/// `3·B·s·(L·(linear + 4qs) + 2hV)`.
+/// `3·B·s·(Σ layers (linear + 4qs) + 2hV)`.
 pub(crate) fn model_flops(d: &Shape, global_batch: f64) -> f64 {
     let tokens = global_batch * d.s;
-    3.0 * tokens
-        * (d.layers * (layer_linear_flops_per_token(d) + layer_attention_flops_per_token(d))
-            + logits_flops_per_token(d))
+    3.0 * tokens * (layers_flops_per_token(d, 1.0) + logits_flops_per_token(d))
 }
 
 /// Model FLOPs with the causal-halved attention term (Megatron-LM since `8873b55`, 2025-03).
 pub(crate) fn model_flops_causal(d: &Shape, global_batch: f64) -> f64 {
     let tokens = global_batch * d.s;
-    3.0 * tokens
-        * (d.layers * (layer_linear_flops_per_token(d) + 0.5 * layer_attention_flops_per_token(d))
-            + logits_flops_per_token(d))
+    3.0 * tokens * (layers_flops_per_token(d, 0.5) + logits_flops_per_token(d))
 }
 
 /// Forward FLOPs per token of the GEMMs that per-op selective checkpointing recomputes (every
@@ -56,10 +68,11 @@ pub(crate) fn model_flops_causal(d: &Shape, global_batch: f64) -> f64 {
 /// the MLP ones once per routed copy of the token.
 pub fn op_sac_recompute_flops_per_token(d: &Shape) -> f64 {
     let (gemms, n) = d.layer_gemms();
+    let attn = d.attention_gemms();
     let mut f = 0.0;
     for (i, g) in gemms.iter().take(n).enumerate() {
         if !crate::engine::memory::activations::op_sac_saves_gemm(i) {
-            f += 2.0 * g.k * g.n * if i >= 4 { d.k } else { 1.0 };
+            f += 2.0 * g.k * g.n * if i >= attn { d.k } else { 1.0 };
         }
     }
     f
@@ -84,10 +97,6 @@ pub(crate) fn recompute_flops(
             tokens * d.layers * op_sac_recompute_flops_per_token(d)
         }
         Recompute::Selective => tokens * d.layers * layer_attention_flops_per_token(d),
-        Recompute::Full => {
-            tokens
-                * d.layers
-                * (layer_linear_flops_per_token(d) + layer_attention_flops_per_token(d))
-        }
+        Recompute::Full => tokens * layers_flops_per_token(d, 1.0),
     }
 }

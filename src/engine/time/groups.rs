@@ -42,7 +42,9 @@ impl Groups {
             tp: Group::new(gpu, t, 1),
             cp: Group::new(gpu, c, t),
             dp: Group::new(gpu, dp.saturating_mul(c), t),
-            ep: Group::new(gpu, e, t.saturating_mul(c)),
+            // Expert ranks fold over tp·cp·dp with expert-tensor ranks innermost (Megatron-Core
+            // MoE parallel folding): EP members are `etp` ranks apart.
+            ep: Group::new(gpu, e, par.etp().max(1)),
             pp: Group::new(
                 gpu,
                 if p > 1 { 2 } else { 1 },

@@ -15,6 +15,8 @@ use crate::scenario::{GpuSpec, Scenario};
 pub(crate) struct Inputs<'a> {
     /// The scenario.
     pub s: &'a Scenario,
+    /// The GPU.
+    pub gpu: &'a GpuSpec,
     /// Model dimensions.
     pub d: Shape,
     /// Per-GPU parameter counts.
@@ -69,9 +71,13 @@ impl<'a> Inputs<'a> {
         let m = micro_batches(s);
         Inputs {
             s,
+            gpu,
             d: Shape::of(&s.model),
             sharded: ShardedParams::new(s),
-            dev: Device::new(gpu, s.training.precision, s.training.fp8_recipe()),
+            dev: crate::engine::calibration::device(
+                Device::new(gpu, s.training.precision, s.training.fp8_recipe()),
+                &s.calibration,
+            ),
             groups: Groups::of(gpu, par),
             stack: Stack::of(s, gpu),
             gen: Generation::of(gpu),

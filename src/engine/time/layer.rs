@@ -10,7 +10,8 @@ use super::comm::Link;
 use super::compute::Device;
 use super::inputs::Inputs;
 use super::layer_comm::{CpCosts, TpCosts};
-use crate::engine::shape::Shape;
+use super::moe::MoeCosts;
+use crate::engine::shape::{LayerGemm, Shape, MAX_LAYER_GEMMS};
 use crate::scenario::Recompute;
 
 /// Element-wise bytes per token per layer in the forward pass, in units of one activation
@@ -55,30 +56,37 @@ pub struct LayerCosts {
 impl LayerCosts {
     /// The layer costs of `x`.
     pub(crate) fn of(x: &Inputs) -> LayerCosts {
-        let (dev, d, tok, tf) = (&x.dev, &x.d, x.tok, x.tf);
+        LayerCosts::of_shape(x, &x.d)
+    }
+
+    /// The costs of a layer of shape `d`: the model's MoE layer or its dense layer
+    /// ([`Shape::dense_layer`]). An MoE layer's MLP is priced by [`MoeCosts`].
+    pub(crate) fn of_shape(x: &Inputs, d: &Shape) -> LayerCosts {
+        let (dev, tok, tf) = (&x.dev, x.tok, x.tf);
         let flash = x.s.training.flash_attention;
-        let (gemm_fwd, gemm_col_fwd) = layer_gemms_s(dev, d, tok, tf, x.e as f64);
+        let moe = MoeCosts::of(x, d);
+        let (gemm_fwd, gemm_col_fwd) = layer_gemms_s(dev, d, tok, tf, moe.gemm_fwd);
         let (attn_fwd, attn_bwd) = attention::core_s(x);
-        let (ew_fwd, ew_bwd) = elementwise_s(x);
-        let fwd = gemm_fwd + attn_fwd + ew_fwd;
-        let bwd = 2.0 * gemm_fwd + attn_bwd + ew_bwd;
+        let (ew_fwd, ew_bwd) = elementwise_s(x, d);
+        let fwd = gemm_fwd + attn_fwd + ew_fwd + (moe.fwd - moe.gemm_fwd);
+        let bwd = 2.0 * gemm_fwd + attn_bwd + ew_bwd + (moe.bwd - 2.0 * moe.gemm_fwd);
         let tp = TpCosts::of(x, gemm_fwd, gemm_col_fwd);
         let cp = CpCosts::of(x, attn_fwd, attn_bwd);
-        // EP all-to-all: dispatch and combine, forward and backward, k·T·h each (FORMULAS.md §7.5).
-        let ep = if d.experts > 0.0 {
-            4.0 * x.groups.ep.all_to_all_s(d.k * tok * d.h * x.ab)
+        // Dispatch and combine forward and again backward (and in the recomputed forward).
+        let passes = if x.s.training.recompute == Recompute::Full {
+            3.0
         } else {
-            0.0
+            2.0
         };
-        // Recomputation per layer (forward work done again inside backward).
+        let ep = passes * moe.comm_pass;
         let rc = match x.s.training.recompute {
             Recompute::None => 0.0,
             // Per-op selective checkpointing (with flash attention; memory::activations): every
             // other weight GEMM and the element-wise ops are recomputed, the attention kernel's
             // output and the reduce-scatter outputs are saved (no collective is repeated).
             Recompute::Selective if flash => op_sac_gemms_s(dev, d, tok, tf, x.e as f64) + ew_fwd,
-            Recompute::Selective => attn_fwd,
             Recompute::Full => fwd,
+            Recompute::Selective => attn_fwd,
         };
         LayerCosts {
             gemm_fwd,
@@ -97,16 +105,18 @@ impl LayerCosts {
     }
 }
 
-/// Element-wise work of one layer forward and backward (norms, residuals, activation, rotary),
-/// seconds. FP8 quantization is priced inside the recipe's GEMM speedup ([`super::fp8`]).
-fn elementwise_s(x: &Inputs) -> (f64, f64) {
-    let (d, tok, tf, ab) = (&x.d, x.tok, x.tf, x.ab);
+/// Element-wise work of one layer of shape `d` forward and backward (norms, residuals,
+/// activation, rotary), seconds. FP8 quantization is priced inside the recipe's GEMM speedup
+/// ([`super::fp8`]).
+fn elementwise_s(x: &Inputs, d: &Shape) -> (f64, f64) {
+    let (tok, tf, ab) = (x.tok, x.tf, x.ab);
     let h_sp = if x.s.parallel.sp && x.t > 1 {
         d.h / tf
     } else {
         d.h
     };
-    let f_local = d.f_active / tf;
+    // MoE: the busiest rank's routed rows and the shared experts.
+    let f_local = (d.f_active * d.imbalance + d.f_shared) / tf;
     let ew_fwd_bytes =
         ab * tok * (ELEMENTWISE_PER_H * h_sp + d.c_ffn * f_local + 2.0 * (d.q + d.kv) / tf);
     (
@@ -117,34 +127,49 @@ fn elementwise_s(x: &Inputs) -> (f64, f64) {
 }
 
 /// Forward GEMM time of one layer for one micro-batch of `tok` tokens on one TP rank, and the
-/// part in column-parallel GEMMs (QKV, FC1), whose weight-gradient GEMMs hide the backward
-/// input-gradient reduction.
-pub(crate) fn layer_gemms_s(dev: &Device, d: &Shape, tok: f64, tf: f64, ep: f64) -> (f64, f64) {
-    let qkv = dev.gemm_s(tok, d.h, (d.q + 2.0 * d.kv) / tf);
-    let out = dev.gemm_s(tok, d.q / tf, d.h);
-    let (fc1, fc2) = if d.experts > 0.0 {
-        // Each GPU holds E/e experts and receives k·T tokens in total (balanced routing).
-        let n_local = (d.experts / ep).max(1.0);
-        let tok_e = tok * d.k / n_local;
-        let router = dev.gemm_s(tok, d.h, d.experts);
-        (
-            router + n_local * dev.gemm_s(tok_e, d.h, (d.c_ffn - 1.0) * d.f_expert / tf),
-            n_local * dev.gemm_s(tok_e, d.f_expert / tf, d.h),
-        )
+/// part in column-parallel GEMMs (the attention input projections, FC1), whose weight-gradient
+/// GEMMs hide the backward input-gradient reduction. Attention: the fused QKV GEMM and the
+/// output projection, or MLA's projections from [`Shape::layer_gemms`] (column-parallel split
+/// their output by `t`, row-parallel their input); a dense MLP's FC1 (gate and up fused) and FC2; an MoE layer's MLP GEMMs are
+/// `moe_gemm_fwd` ([`MoeCosts::gemm_fwd`]).
+pub(crate) fn layer_gemms_s(
+    dev: &Device,
+    d: &Shape,
+    tok: f64,
+    tf: f64,
+    moe_gemm_fwd: f64,
+) -> (f64, f64) {
+    let (gemms, n) = if d.is_mla() {
+        d.layer_gemms()
     } else {
-        (
-            dev.gemm_s(tok, d.h, (d.c_ffn - 1.0) * d.f_dense / tf),
-            dev.gemm_s(tok, d.f_dense / tf, d.h),
-        )
+        ([LayerGemm::default(); MAX_LAYER_GEMMS], 0)
     };
-    (qkv + out + fc1 + fc2, qkv + fc1)
+    let attn = d.attention_gemms().min(n);
+    let (mut all, mut col) = if d.is_mla() {
+        (0.0, 0.0)
+    } else {
+        // Q, K and V as one fused GEMM (Megatron's `linear_qkv`), then the output projection.
+        let qkv = dev.gemm_s(tok, d.h, (d.q + 2.0 * d.kv) / tf);
+        (qkv + dev.gemm_s(tok, d.o / tf, d.h), qkv)
+    };
+    for g in gemms.iter().take(attn) {
+        if g.row_parallel {
+            all += dev.gemm_s(tok, g.k / tf, g.n);
+        } else {
+            let t = dev.gemm_s(tok, g.k, g.n / tf);
+            all += t;
+            col += t;
+        }
+    }
+    if d.is_moe() {
+        // The router and grouped GEMMs; count FC1's share as column-parallel.
+        return (all + moe_gemm_fwd, col + 0.5 * moe_gemm_fwd);
+    }
+    let fc1 = dev.gemm_s(tok, d.h, (d.c_ffn - 1.0) * d.f_dense / tf);
+    let fc2 = dev.gemm_s(tok, d.f_dense / tf, d.h);
+    (all + fc1 + fc2, col + fc1)
 }
 
-/// Forward time of the GEMMs per-op selective checkpointing recomputes in backward (every other
-/// weight GEMM of the layer, the same predicate as the memory half:
-/// [`crate::engine::memory::activations::op_sac_saves_gemm`]), one micro-batch of `tok` tokens
-/// on one TP rank. Column-parallel GEMMs split their output width by `t`, row-parallel ones
-/// their input width; MoE MLP GEMMs run per local expert on its share of the `k·T` routed tokens.
 fn op_sac_gemms_s(dev: &Device, d: &Shape, tok: f64, tf: f64, ep: f64) -> f64 {
     let (gemms, n) = d.layer_gemms();
     let n_local = if d.is_moe() {
@@ -162,7 +187,7 @@ fn op_sac_gemms_s(dev: &Device, d: &Shape, tok: f64, tf: f64, ep: f64) -> f64 {
         } else {
             (g.k, g.n / tf)
         };
-        t += if i >= 4 && d.is_moe() {
+        t += if i >= d.attention_gemms() && d.is_moe() {
             n_local * dev.gemm_s(tok * d.k / n_local, k, nn)
         } else {
             dev.gemm_s(tok, k, nn)

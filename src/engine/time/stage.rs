@@ -5,7 +5,30 @@ use super::ends::EndCosts;
 use super::inputs::Inputs;
 use super::layer::{sm_usage, LayerCosts};
 use super::zero3::Zero3Layer;
-use crate::engine::layout::stage_layers;
+use crate::engine::layers::stage_mix;
+
+/// The costs of both kinds of layer ([`crate::engine::layers`]): a dense-MLP layer and an MoE
+/// layer (the same as the dense one for a dense model).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LayerKinds {
+    /// A dense-MLP layer.
+    pub dense: LayerCosts,
+    /// An MoE layer.
+    pub moe: LayerCosts,
+}
+
+impl LayerKinds {
+    /// Both kinds for `x`.
+    pub(crate) fn of(x: &Inputs) -> LayerKinds {
+        let dense = LayerCosts::of_shape(x, &x.d.dense_layer());
+        let moe = if x.d.is_moe() {
+            LayerCosts::of(x)
+        } else {
+            dense
+        };
+        LayerKinds { dense, moe }
+    }
+}
 
 /// Per-micro-batch times of one stage (all its chunks), seconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -16,6 +39,8 @@ pub struct StageTimes {
     pub layers_u: u64,
     /// Layers as a float.
     pub layers: f64,
+    /// MoE layers among them (MTP modules' included), whose all-to-alls the volumes count.
+    pub moe_layers: f64,
     /// Forward compute.
     pub fwd: f64,
     /// Backward compute.
@@ -60,19 +85,15 @@ pub(crate) fn pp_msg_bytes(x: &Inputs) -> f64 {
 pub(crate) fn stage_times(
     x: &Inputs,
     r: u64,
-    layer: &LayerCosts,
+    kinds: &LayerKinds,
     ends: &EndCosts,
     z3: &Zero3Layer,
 ) -> StageTimes {
-    let par = &x.s.parallel;
-    let nl_u = stage_layers(
-        x.s.model.layers,
-        x.p,
-        x.v,
-        par.layers_per_stage.as_deref(),
-        r,
-    );
-    let nl = nl_u as f64;
+    let mix = stage_mix(x.s, r);
+    let nl_u = mix.layers();
+    let (nd, nm) = (mix.dense_with_mtp() as f64, mix.moe_with_mtp() as f64);
+    let nl = nd + nm;
+    let (dl, ml) = (&kinds.dense, &kinds.moe);
     let pp_total = if x.p > 1 {
         2.0 * x.v as f64 * x.groups.pp.p2p_s(pp_msg_bytes(x))
     } else {
@@ -88,15 +109,24 @@ pub(crate) fn stage_times(
         stage: r,
         layers_u: nl_u,
         layers: nl,
-        fwd: nl * layer.fwd,
-        bwd: nl * layer.bwd,
-        rc: nl * layer.rc,
-        tp: nl * layer.tp.exposed,
-        cp: nl * layer.cp.exposed,
-        ep: nl * layer.ep,
+        moe_layers: nm,
+        fwd: nd * dl.fwd + nm * ml.fwd,
+        bwd: nd * dl.bwd + nm * ml.bwd,
+        rc: nd * dl.rc + nm * ml.rc,
+        tp: nd * dl.tp.exposed + nm * ml.tp.exposed,
+        cp: nd * dl.cp.exposed + nm * ml.cp.exposed,
+        ep: nm * ml.ep,
         pp,
         dp: 0.0,
     };
+    // MTP modules (last stage): their layer is counted above; each also projects the
+    // concatenated hidden state and embedding (`2h→h`) and runs the shared output head again.
+    if mix.mtp > 0 {
+        let n = mix.mtp as f64;
+        let proj = x.dev.gemm_s(x.tok, 2.0 * x.d.h, x.d.h / x.tf);
+        st.fwd += n * (proj + ends.out_fwd);
+        st.bwd += n * (2.0 * proj + ends.out_bwd);
+    }
     if r == 0 {
         st.fwd += ends.emb_fwd;
         st.bwd += ends.emb_bwd;
@@ -112,12 +142,12 @@ pub(crate) fn stage_times(
 }
 
 /// All stages: their sum and the slowest (the first of equals).
-pub(crate) fn stages(x: &Inputs, layer: &LayerCosts, ends: &EndCosts, z3: &Zero3Layer) -> Stages {
+pub(crate) fn stages(x: &Inputs, kinds: &LayerKinds, ends: &EndCosts, z3: &Zero3Layer) -> Stages {
     let mut sum_s = 0.0;
     let mut max_t = -1.0;
     let mut crit = StageTimes::default();
     for r in 0..x.p {
-        let st = stage_times(x, r, layer, ends, z3);
+        let st = stage_times(x, r, kinds, ends, z3);
         let tot = st.total();
         sum_s += tot;
         if tot > max_t {

@@ -36,7 +36,7 @@ pub(crate) fn volumes(
             x.c,
         ),
         ep: volume(
-            mf * crit.layers * 4.0 * (ef - 1.0) / ef * d.k * x.tok * d.h * x.ab,
+            mf * crit.moe_layers * 4.0 * (ef - 1.0) / ef * d.k * x.tok / x.tf * d.h * x.ab,
             &g.ep,
             Collective::AllToAll,
             x.e,

@@ -1,6 +1,7 @@
-//! What each software stack (`training.framework`) can run: layouts a framework has no mechanism
-//! for are left out of the search ([`super::search`]) with the reason, instead of being
-//! recommended.
+//! What each software stack (`training.framework`) can run at all: layouts a framework has no
+//! mechanism for are left out of the search ([`super::search`]) and of the advice
+//! ([`super::advice`]) with the reason, instead of being recommended. (How fast the mechanisms a
+//! framework does run are is the time model's business: `time::stack`.)
 //!
 //! Only mechanisms are checked, never speed. Sources, per rule:
 //! - Megatron-LM / NeMo: data parallelism is DDP, the distributed optimizer (ZeRO-1,

@@ -1,0 +1,338 @@
+//! "I measured this plan": the user enters one measured number of the current plan (or pastes a
+//! training-log line), paracalc fits the scenario's calibration ([`crate::calibrate`]) and every
+//! number, chart and link from then on uses it. The fitted factors are shown in words, with a
+//! one-click reset.
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::app::state::Action;
+use crate::calibrate::logline::{self, Quantity};
+use crate::calibrate::{fit, memory_offset, FitError, Measurement, MemoryKind};
+use crate::engine::estimate;
+use crate::scenario::{Calibration, Scenario};
+
+/// The units a measurement can be entered in (the ones frameworks log).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// Seconds per step.
+    StepS,
+    /// Milliseconds per step (Megatron-LM's "elapsed time per iteration (ms)").
+    StepMs,
+    /// Tokens per second, whole job.
+    TokensPerS,
+    /// Tokens per second per GPU (torchtitan's `tps`).
+    TokensPerSPerGpu,
+    /// Model TFLOP/s per GPU.
+    TflopsPerGpu,
+    /// Peak memory per GPU, GiB (nvidia-smi).
+    MemoryGib,
+}
+
+impl Unit {
+    /// All units, in the select's order.
+    pub const ALL: &'static [Unit] = &[
+        Unit::StepS,
+        Unit::StepMs,
+        Unit::TokensPerS,
+        Unit::TokensPerSPerGpu,
+        Unit::TflopsPerGpu,
+        Unit::MemoryGib,
+    ];
+
+    /// The select's value.
+    pub fn id(self) -> &'static str {
+        match self {
+            Unit::StepS => "s",
+            Unit::StepMs => "ms",
+            Unit::TokensPerS => "tok/s",
+            Unit::TokensPerSPerGpu => "tok/s/gpu",
+            Unit::TflopsPerGpu => "tflops",
+            Unit::MemoryGib => "gib",
+        }
+    }
+
+    /// The select's label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Unit::StepS => "s per step",
+            Unit::StepMs => "ms per step",
+            Unit::TokensPerS => "tokens/s (whole job)",
+            Unit::TokensPerSPerGpu => "tokens/s per GPU",
+            Unit::TflopsPerGpu => "TFLOP/s per GPU",
+            Unit::MemoryGib => "GiB peak memory per GPU",
+        }
+    }
+
+    /// The unit of a select value.
+    pub fn parse(id: &str) -> Unit {
+        Unit::ALL
+            .iter()
+            .copied()
+            .find(|u| u.id() == id)
+            .unwrap_or(Unit::StepS)
+    }
+
+    /// The measured quantity `v` in this unit.
+    pub fn quantity(self, v: f64) -> Quantity {
+        match self {
+            Unit::StepS => Quantity::StepS(v),
+            Unit::StepMs => Quantity::StepS(v / 1000.0),
+            Unit::TokensPerS => Quantity::TokensPerS(v),
+            Unit::TokensPerSPerGpu => Quantity::TokensPerSPerGpu(v),
+            Unit::TflopsPerGpu => Quantity::TflopsPerGpu(v),
+            Unit::MemoryGib => Quantity::MemoryGib(v, MemoryKind::DeviceUsed),
+        }
+    }
+}
+
+/// The calibration of `s` after measuring `q`: speed quantities refit the two factors (the memory
+/// offset is kept), memory refits the offset (the factors are kept). Returns the new section
+/// and a sentence explaining it.
+///
+/// # Errors
+/// A sentence naming the measured input when it is implausible or the plan is invalid.
+pub fn calibrate_with(s: &Scenario, q: Quantity) -> Result<(Calibration, String), String> {
+    let mut base = s.clone();
+    base.calibration = Calibration::default();
+    let e0 = estimate(&base).map_err(|e| format!("Fix the plan first: {e}"))?;
+    let explain = |e: FitError| match e {
+        FitError::Implausible { message, .. } => {
+            let mut m = message;
+            if let Some(c) = m.get_mut(..1) {
+                c.make_ascii_uppercase();
+            }
+            m
+        }
+        FitError::Scenario(e) => format!("Fix the plan first: {e}"),
+    };
+    match q {
+        Quantity::MemoryGib(gib, kind) => {
+            let off = memory_offset(s, gib, kind).map_err(explain)?;
+            let k = Calibration {
+                memory_gib: Some(off),
+                ..s.calibration
+            };
+            Ok((k, format!("Memory calibrated: {}.", k.describe())))
+        }
+        _ => {
+            let step_s = q
+                .step_s(&base, &e0)
+                .filter(|t| t.is_finite() && *t > 0.0)
+                .ok_or("The measured number must be a positive number.")?;
+            let f = fit(s, &Measurement::step(step_s)).map_err(explain)?;
+            let k = Calibration {
+                memory_gib: s.calibration.memory_gib,
+                ..f.calibration
+            };
+            Ok((k, f.explain()))
+        }
+    }
+}
+
+/// Props of [`MeasuredBox`].
+#[derive(Clone, Debug, PartialEq, Properties)]
+pub struct MeasuredBoxProps {
+    /// The current scenario.
+    pub scenario: Rc<Scenario>,
+    /// Sends the fitted calibration.
+    pub on_action: Callback<Action>,
+}
+
+/// The "I measured this plan" box.
+#[component]
+pub fn MeasuredBox(props: &MeasuredBoxProps) -> Html {
+    let unit = use_state(|| Unit::StepS);
+    // The last fit's explanation or error: (is_error, text).
+    let note = use_state(|| None::<(bool, String)>);
+    let value = use_state(String::new);
+
+    let apply = {
+        let (scenario, on_action, note) = (
+            props.scenario.clone(),
+            props.on_action.clone(),
+            note.clone(),
+        );
+        move |q: Quantity, read: Option<String>| match calibrate_with(&scenario, q) {
+            Ok((k, text)) => {
+                on_action.emit(Action::SetCalibration(k));
+                note.set(Some((
+                    false,
+                    read.map_or(text.clone(), |r| format!("{r} {text}")),
+                )));
+            }
+            Err(e) => note.set(Some((true, read.map_or(e.clone(), |r| format!("{r} {e}"))))),
+        }
+    };
+    let on_value = {
+        let (unit, value, apply, note) = (unit.clone(), value.clone(), apply.clone(), note.clone());
+        Callback::from(move |e: Event| {
+            let el: web_sys::HtmlInputElement = e.target_unchecked_into();
+            let text = el.value();
+            value.set(text.clone());
+            match text.trim().replace(',', "").parse::<f64>() {
+                Ok(v) if v.is_finite() && v > 0.0 => apply(unit.quantity(v), None),
+                _ if text.trim().is_empty() => note.set(None),
+                _ => note.set(Some((
+                    true,
+                    format!("\"{text}\" is not a positive number."),
+                ))),
+            }
+        })
+    };
+    let on_unit = {
+        let unit = unit.clone();
+        Callback::from(move |e: Event| {
+            let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            unit.set(Unit::parse(&el.value()));
+        })
+    };
+    let on_log = {
+        let (apply, note, value, unit) = (apply.clone(), note.clone(), value.clone(), unit.clone());
+        Callback::from(move |e: Event| {
+            let el: web_sys::HtmlTextAreaElement = e.target_unchecked_into();
+            let text = el.value();
+            if text.trim().is_empty() {
+                return;
+            }
+            // The last line with a known field (a pasted block may hold several).
+            let found = text.lines().rev().find_map(|l| logline::read(l).ok());
+            let Some(readings) = found else {
+                note.set(Some((
+                    true,
+                    format!(
+                        "Nothing read from the pasted text: {}",
+                        logline::read("").unwrap_err()
+                    ),
+                )));
+                return;
+            };
+            let (speed, mem) = logline::best(&readings);
+            if let Some(r) = speed.or(mem) {
+                let (shown, u) = match r.quantity {
+                    Quantity::StepS(t) => (t, Unit::StepS),
+                    Quantity::TokensPerS(v) => (v, Unit::TokensPerS),
+                    Quantity::TokensPerSPerGpu(v) => (v, Unit::TokensPerSPerGpu),
+                    Quantity::SamplesPerS(v) => (v, Unit::StepS),
+                    Quantity::TflopsPerGpu(v) => (v, Unit::TflopsPerGpu),
+                    Quantity::MemoryGib(v, _) => (v, Unit::MemoryGib),
+                };
+                if !matches!(r.quantity, Quantity::SamplesPerS(_)) {
+                    unit.set(u);
+                    value.set(format!("{shown}"));
+                }
+                let read = format!(
+                    "Read \u{201c}{}\u{201d} ({}): {}.",
+                    r.field,
+                    r.framework,
+                    describe(r.quantity)
+                );
+                apply(r.quantity, Some(read));
+            }
+        })
+    };
+    let reset = {
+        let (on_action, note, value) = (props.on_action.clone(), note.clone(), value.clone());
+        Callback::from(move |_| {
+            on_action.emit(Action::SetCalibration(Calibration::default()));
+            note.set(None);
+            value.set(String::new());
+        })
+    };
+    let k = props.scenario.calibration;
+    html! {
+        <section class="card measured" id="measured" aria-labelledby="measured-title">
+            <h2 id="measured-title">{ "I measured this plan" }</h2>
+            <p class="muted small">{ "Enter one number from a run of exactly this plan on your cluster; paracalc fits how fast your GPUs and links really are, and every estimate, chart and link then uses it." }</p>
+            <div class="field inline">
+                <label for="measured-value">{ "Measured" }</label>
+                <input id="measured-value" type="text" inputmode="decimal" placeholder="e.g. 4.32" value={(*value).clone()} onchange={on_value} aria-describedby="measured-note" />
+                <select id="measured-unit" onchange={on_unit} aria-label="Unit of the measured number">
+                    { for Unit::ALL.iter().map(|u| html! {
+                        <option value={u.id()} selected={*u == *unit}>{ u.label() }</option>
+                    }) }
+                </select>
+            </div>
+            <div class="field">
+                <label for="measured-log">{ "…or paste a log line (Megatron-LM/NeMo, torchtitan, DeepSpeed)" }</label>
+                <textarea id="measured-log" rows="2" spellcheck="false" onchange={on_log}
+                    placeholder="iteration 10/500 | elapsed time per iteration (ms): 4321.5 | throughput per GPU (TFLOP/s/GPU): 402.4 |" />
+            </div>
+            if let Some((err, text)) = &*note {
+                <p id="measured-note" class={classes!("small", if *err { "error" } else { "muted" })} aria-live="polite">{ text.clone() }</p>
+            }
+            if k.is_default() {
+                <p class="small muted" id="calibration-words">{ "Not calibrated: the numbers use the data-sheet rates of the GPU and links." }</p>
+            } else {
+                <p class="small" id="calibration-words">{ format!("Calibrated: {}.", k.describe()) }</p>
+                <button type="button" id="calibration-reset" onclick={reset}>{ "Reset calibration" }</button>
+            }
+        </section>
+    }
+}
+
+/// A reading in words ("4.32 s per step").
+fn describe(q: Quantity) -> String {
+    match q {
+        Quantity::StepS(t) => format!("{t} s per step"),
+        Quantity::TokensPerS(v) => format!("{v} tokens/s for the whole job"),
+        Quantity::TokensPerSPerGpu(v) => format!("{v} tokens/s per GPU"),
+        Quantity::SamplesPerS(v) => format!("{v} samples/s for the whole job"),
+        Quantity::TflopsPerGpu(v) => format!("{v} TFLOP/s per GPU"),
+        Quantity::MemoryGib(v, kind) => format!(
+            "{v:.2} GiB peak memory per GPU ({})",
+            match kind {
+                MemoryKind::DeviceUsed => "whole device",
+                MemoryKind::AllocatorReserved => "allocator reserved",
+                MemoryKind::AllocatorPeak => "allocator peak",
+            }
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::presets::model_preset;
+
+    #[test]
+    fn every_unit_calibrates_to_the_same_step() {
+        let s = model_preset("llama3-8b").unwrap().scenario();
+        let e = estimate(&s).unwrap();
+        let t = 1.1 * e.time.step_s;
+        let tokens = s.training.global_batch as f64 * s.model.seq_len as f64;
+        let gpus = s.cluster.num_gpus as f64;
+        let entries = [
+            (Unit::StepS, t),
+            (Unit::StepMs, 1000.0 * t),
+            (Unit::TokensPerS, tokens / t),
+            (Unit::TokensPerSPerGpu, tokens / t / gpus),
+            (Unit::TflopsPerGpu, e.flops.model_flops / t / gpus / 1e12),
+        ];
+        for (u, v) in entries {
+            let (k, text) = calibrate_with(&s, u.quantity(v)).unwrap();
+            let mut c = s.clone();
+            c.calibration = k;
+            let got = estimate(&c).unwrap().time.step_s;
+            assert!((got / t - 1.0).abs() < 0.005, "{u:?}: {got} vs {t}");
+            assert!(text.contains("scales with the GPU kernels"), "{text}");
+            assert_eq!(Unit::parse(u.id()), u);
+        }
+    }
+
+    #[test]
+    fn memory_keeps_the_factors_and_implausible_input_is_named() {
+        let mut s = model_preset("llama3-8b").unwrap().scenario();
+        s.calibration.compute = Some(0.9);
+        let e = estimate(&s).unwrap();
+        let gib = e.memory.peak_bytes / 1_073_741_824.0 + 1.0;
+        let (k, _) = calibrate_with(&s, Unit::MemoryGib.quantity(gib)).unwrap();
+        assert_eq!(k.compute, Some(0.9));
+        assert!((k.memory_gib() - 1.0).abs() < 1e-4);
+        let err = calibrate_with(&s, Unit::MemoryGib.quantity(1000.0)).unwrap_err();
+        assert!(err.contains("more than the GPU has"), "{err}");
+        let err = calibrate_with(&s, Unit::StepS.quantity(1e-6)).unwrap_err();
+        assert!(err.contains("faster than this hardware allows"), "{err}");
+    }
+}

@@ -1,0 +1,378 @@
+//! Fitting a scenario's [`Calibration`] to one measured run of the user's own cluster.
+//!
+//! # What is fitted, from what
+//! One measured step time `M` and the plan that produced it. The model predicts `T(c, n)`, the
+//! step with the compute efficiency factor `c` and the network efficiency factor `n`
+//! ([`crate::scenario::Calibration`]: meaning and bounds). One number cannot determine two
+//! unknowns, so the fit makes the fewest assumptions that pick one answer:
+//!
+//! 1. **Each part answers for its own share of the step.** The sensitivities
+//!    `s_c = −∂ln T/∂ln c` and `s_n = −∂ln T/∂ln n` are the fractions of the step that scale with
+//!    the kernel rates (compute, recompute, the bubble that compute makes, the optimizer) and with
+//!    the link bandwidths (exposed communication). They are measured on the plan itself by
+//!    finite differences, so every mechanism of the engine counts as it should (a bubble grows
+//!    with compute, an overlapped collective counts only where it is exposed).
+//! 2. **The smallest change, weighed by how much each rate varies between clusters.** Among all
+//!    `(c, n)` that reproduce `M`, take the one that minimises `(ln c/σ_c)² + (ln n/σ_n)²`. To
+//!    first order the solution moves `ln c` and `ln n` in proportion to `s_c·σ_c²` and
+//!    `s_n·σ_n²`: `ln c = −λ·s_c·σ_c²`, `ln n = −λ·s_n·σ_n²`, with the one number `λ` solved
+//!    exactly (bisection on the full model, not the linearisation) so that `T = M`.
+//!    [`SIGMA_COMPUTE`] = 0.1: the same GPU sustains GEMM rates within about ±10 % across
+//!    clusters (clocks under a power cap, library versions; H100 SXM cuBLAS bf16 650-750 TFLOP/s,
+//!    `engine::time::compute`). [`SIGMA_NETWORK`] = 0.3: NCCL bus bandwidth on fabrics of one
+//!    nominal rate spreads about three times as widely (rails, adaptive routing, SHARP, NCCL
+//!    version and topology detection).
+//! 3. **Bounds are hard.** A factor that reaches its bound stays there and the other takes the
+//!    rest; if both are at their bounds and `M` is still not reached, the measurement is refused
+//!    with a message naming the input (`--step-s`): faster than the hardware allows, or so slow
+//!    that the measured run cannot be the plan that was entered.
+//!
+//! **When the two cannot be separated.** A plan with (almost) no exposed communication has
+//! `s_n ≈ 0`: the network factor then stays at 1 and the report says so ("not separable from
+//! this run"); the whole difference lands on compute. A plan whose step is mostly
+//! communication moves mostly `n`. Either way the split is an assumption, not a measurement;
+//! two runs with different communication shares would separate them, which is what
+//! `validate --calibrate` tests across published runs.
+//!
+//! The memory offset is simpler: the measured peak minus the predicted peak (of the same kind),
+//! added to every stage; refused above the GPU's memory or outside the offset's bounds.
+//!
+//! A fit replaces any calibration the scenario already had.
+
+pub mod logline;
+pub mod transfer;
+
+use crate::engine::{estimate, Estimate};
+use crate::scenario::{Calibration, Scenario, ScenarioError};
+use std::fmt;
+
+/// Assumed spread of sustained kernel rates between clusters with the same GPU (see module docs).
+pub const SIGMA_COMPUTE: f64 = 0.1;
+/// Assumed spread of achieved link bandwidth between clusters of one nominal fabric.
+pub const SIGMA_NETWORK: f64 = 0.3;
+/// Below this share of the step, exposed communication does not separate the network factor
+/// from the compute factor (it is left at 1 and the report says so).
+pub const MIN_SEPARABLE_SHARE: f64 = 0.02;
+/// Relative step-time tolerance of the fit (the round trip reproduces `M` to well within 0.5 %).
+pub const TOLERANCE: f64 = 1e-6;
+
+const GIB: f64 = 1_073_741_824.0;
+
+/// Which memory a measurement reports (as the validation cases' `memory_kind`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MemoryKind {
+    /// The whole device, as nvidia-smi shows it (CUDA context and NCCL buffers included).
+    #[default]
+    DeviceUsed,
+    /// PyTorch's `max_memory_reserved` (no CUDA context, no NCCL buffers).
+    AllocatorReserved,
+    /// PyTorch's `max_memory_allocated` (also without the allocator's reserve).
+    AllocatorPeak,
+}
+
+impl MemoryKind {
+    /// The peak over stages of this kind, bytes.
+    pub fn peak_bytes(self, e: &Estimate) -> f64 {
+        e.memory
+            .stages
+            .iter()
+            .map(|s| match self {
+                MemoryKind::DeviceUsed => s.total_bytes,
+                MemoryKind::AllocatorReserved => s.allocator_reserved_bytes(),
+                MemoryKind::AllocatorPeak => {
+                    s.allocator_reserved_bytes() - s.allocator_reserve_bytes
+                }
+            })
+            .fold(0.0, f64::max)
+    }
+}
+
+/// One measured run of the scenario's plan.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Measurement {
+    /// Seconds per optimizer step (iteration).
+    pub step_s: f64,
+    /// Peak memory per GPU, GiB, if measured.
+    pub memory_gib: Option<f64>,
+    /// What the memory figure counts.
+    pub memory_kind: MemoryKind,
+}
+
+impl Measurement {
+    /// A measured step time alone (no memory).
+    pub fn step(step_s: f64) -> Measurement {
+        Measurement {
+            step_s,
+            ..Measurement::default()
+        }
+    }
+}
+
+/// Why a measurement cannot be fitted.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FitError {
+    /// The scenario itself is invalid.
+    Scenario(ScenarioError),
+    /// A measured value is implausible; `input` names it (`step_s`, `memory_gib`).
+    Implausible {
+        /// The measured input at fault.
+        input: &'static str,
+        /// A full sentence saying why.
+        message: String,
+    },
+}
+
+impl fmt::Display for FitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FitError::Scenario(e) => write!(f, "{e}"),
+            FitError::Implausible { input, message } => write!(f, "{input}: {message}"),
+        }
+    }
+}
+
+/// The result of a fit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fit {
+    /// The fitted section (replaces the scenario's).
+    pub calibration: Calibration,
+    /// Share of the uncalibrated step that scales with the kernel rates (`s_c`).
+    pub compute_share: f64,
+    /// Share of the uncalibrated step that scales with the link bandwidths (`s_n`).
+    pub network_share: f64,
+    /// Whether the run separates the network factor from the compute factor
+    /// (`network_share ≥` [`MIN_SEPARABLE_SHARE`]); if not, `network` is left at 1.
+    pub network_separable: bool,
+    /// Step time before calibration, s.
+    pub step_before_s: f64,
+    /// Step time with the fitted calibration, s.
+    pub step_after_s: f64,
+    /// Peak memory (of the measured kind) before calibration, GiB, when memory was measured.
+    pub memory_before_gib: Option<f64>,
+}
+
+impl Fit {
+    /// What was fitted, in words (for the CLI report and the app).
+    pub fn explain(&self) -> String {
+        let mut o = format!(
+            "{}. The uncalibrated step was {:.4} s; {:.0} % of it scales with the GPU kernels, \
+             {:.0} % with the links.",
+            capitalize(&self.calibration.describe()),
+            self.step_before_s,
+            100.0 * self.compute_share,
+            100.0 * self.network_share
+        );
+        if !self.network_separable {
+            o.push_str(
+                " Exposed communication is too small a part of this step to tell the network \
+                 apart from compute: the network factor stays at 1 and the whole difference is \
+                 put on compute.",
+            );
+        }
+        o
+    }
+}
+
+fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+fn with(s: &Scenario, c: f64, n: f64) -> Scenario {
+    let mut t = s.clone();
+    t.calibration = Calibration {
+        compute: Some(c),
+        network: Some(n),
+        memory_gib: None,
+    };
+    t
+}
+
+fn step(s: &mut Scenario, out: &mut Estimate, c: f64, n: f64) -> Result<f64, ScenarioError> {
+    s.calibration.compute = Some(c);
+    s.calibration.network = Some(n);
+    crate::engine::estimate_into(s, out)?;
+    Ok(out.time.step_s)
+}
+
+/// Fits the calibration of `s` to `m` (method: module docs).
+///
+/// # Errors
+/// An invalid scenario, or an implausible measurement naming its input.
+pub fn fit(s: &Scenario, m: &Measurement) -> Result<Fit, FitError> {
+    if !m.step_s.is_finite() || m.step_s <= 0.0 {
+        return Err(FitError::Implausible {
+            input: "step_s",
+            message: format!(
+                "the measured step time must be a positive number of seconds, got {}.",
+                m.step_s
+            ),
+        });
+    }
+    let mut base = s.clone();
+    base.calibration = Calibration::default();
+    let e0 = estimate(&base).map_err(FitError::Scenario)?;
+    let t0 = e0.time.step_s;
+    let mut work = with(&base, 1.0, 1.0);
+    let mut out = Estimate::default();
+    let mut t = |c: f64, n: f64| step(&mut work, &mut out, c, n).map_err(FitError::Scenario);
+
+    // Sensitivities by finite differences (1 % slower rates).
+    let eps: f64 = 0.01;
+    let lr = -(1.0 - eps).ln();
+    let s_c = ((t(1.0 - eps, 1.0)? / t0).ln() / lr).max(0.0);
+    let s_n = ((t(1.0, 1.0 - eps)? / t0).ln() / lr).max(0.0);
+    let separable = s_n >= MIN_SEPARABLE_SHARE;
+    let (wc, wn) = (
+        s_c * SIGMA_COMPUTE * SIGMA_COMPUTE,
+        if separable {
+            s_n * SIGMA_NETWORK * SIGMA_NETWORK
+        } else {
+            0.0
+        },
+    );
+    let clamp_c = |x: f64| x.clamp(Calibration::COMPUTE_MIN, Calibration::COMPUTE_MAX);
+    let clamp_n = |x: f64| x.clamp(Calibration::NETWORK_MIN, Calibration::NETWORK_MAX);
+    let at = |lambda: f64| (clamp_c((-lambda * wc).exp()), clamp_n((-lambda * wn).exp()));
+
+    // λ range at which both factors sit at their bounds.
+    let span = |w: f64, lo: f64, hi: f64| {
+        if w > 0.0 {
+            (-lo.ln()).max(hi.ln()) / w
+        } else {
+            0.0
+        }
+    };
+    let l_max = span(wc, Calibration::COMPUTE_MIN, Calibration::COMPUTE_MAX).max(span(
+        wn,
+        Calibration::NETWORK_MIN,
+        Calibration::NETWORK_MAX,
+    ));
+    let (fc, fnw) = at(-l_max);
+    let fastest = t(fc, fnw)?;
+    let (sc, snw) = at(l_max);
+    let slowest = t(sc, snw)?;
+    if m.step_s < fastest * (1.0 - TOLERANCE) {
+        return Err(FitError::Implausible {
+            input: "step_s",
+            message: format!(
+                "the measured step time {:.4} s is faster than this hardware allows: with the GPU \
+                 kernels at the data-sheet peak (and the links at their line rate where they \
+                 matter), this plan takes at least {:.4} s (the model predicts {:.4} s). Check that it is seconds \
+                 per optimizer step (not per micro-batch) and that the plan (global batch, \
+                 sequence length, GPU count, precision) is the one that was measured.",
+                m.step_s, fastest, t0
+            ),
+        });
+    }
+    if wc + wn <= 0.0 || m.step_s > slowest * (1.0 + TOLERANCE) {
+        return Err(FitError::Implausible {
+            input: "step_s",
+            message: format!(
+                "the measured step time {:.4} s is more than this plan can take on this \
+                 hardware even at a quarter of the modelled kernel rates (and a tenth of the \
+                 link bandwidth where it matters) ({:.4} s; the model predicts {:.4} s). The measured run is \
+                 probably another plan: check the global batch, micro-batch, recomputation, \
+                 precision and GPU count.",
+                m.step_s, slowest, t0
+            ),
+        });
+    }
+    let (mut lo, mut hi) = (-l_max, l_max);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        let (c, n) = at(mid);
+        let tm = t(c, n)?;
+        if (tm / m.step_s - 1.0).abs() <= TOLERANCE {
+            lo = mid;
+            hi = mid;
+            break;
+        }
+        if tm < m.step_s {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let (c, n) = at(0.5 * (lo + hi));
+    let after = t(c, n)?;
+    let mut k = Calibration {
+        compute: Some(round6(c)),
+        network: separable.then_some(round6(n)),
+        memory_gib: None,
+    };
+    let mut memory_before_gib = None;
+    if let Some(gib) = m.memory_gib {
+        memory_before_gib = Some(m.memory_kind.peak_bytes(&e0) / GIB);
+        k.memory_gib = Some(offset_of(&e0, gib, m.memory_kind)?);
+    }
+    Ok(Fit {
+        calibration: k,
+        compute_share: s_c,
+        network_share: s_n,
+        network_separable: separable,
+        step_before_s: t0,
+        step_after_s: after,
+        memory_before_gib,
+    })
+}
+
+/// Six significant decimals keep the JSON and the link short; the round trip stays within 1e-6.
+fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+/// The memory offset (GiB) that makes the peak memory of `s` (of `kind`) equal the measured
+/// `gib`, measured against the scenario without calibration; the step-time factors are left
+/// alone (the app calibrates memory on its own when only memory was measured).
+///
+/// # Errors
+/// An invalid scenario, or a measured memory above the GPU or outside the offset's bounds.
+pub fn memory_offset(s: &Scenario, gib: f64, kind: MemoryKind) -> Result<f64, FitError> {
+    let mut base = s.clone();
+    base.calibration = Calibration::default();
+    let e0 = estimate(&base).map_err(FitError::Scenario)?;
+    offset_of(&e0, gib, kind)
+}
+
+fn offset_of(e0: &Estimate, gib: f64, kind: MemoryKind) -> Result<f64, FitError> {
+    let before = kind.peak_bytes(e0) / GIB;
+    Ok(round6(offset_within(e0, gib, before)?))
+}
+
+fn offset_within(e0: &Estimate, gib: f64, before: f64) -> Result<f64, FitError> {
+    let cap = e0.memory.capacity_bytes / GIB;
+    if !gib.is_finite() || gib <= 0.0 {
+        return Err(FitError::Implausible {
+            input: "memory_gib",
+            message: format!("the measured memory must be a positive number of GiB, got {gib}."),
+        });
+    }
+    if gib > cap * (1.0 + 1e-9) {
+        return Err(FitError::Implausible {
+            input: "memory_gib",
+            message: format!(
+                "the measured memory {gib:.2} GiB is more than the GPU has ({cap:.2} GiB usable). \
+                 Check the unit (GiB per GPU, not per node, not MB) and the GPU."
+            ),
+        });
+    }
+    let off = gib - before;
+    if !(Calibration::MEMORY_MIN_GIB..=Calibration::MEMORY_MAX_GIB).contains(&off) {
+        return Err(FitError::Implausible {
+            input: "memory_gib",
+            message: format!(
+                "the measured memory {gib:.2} GiB differs from the predicted {before:.2} GiB by \
+                 {off:+.2} GiB, more than framework overheads explain ({} to {} GiB). The \
+                 measured run is probably another plan: check the ZeRO stage, recomputation, \
+                 micro-batch and sequence length.",
+                Calibration::MEMORY_MIN_GIB,
+                Calibration::MEMORY_MAX_GIB
+            ),
+        });
+    }
+    Ok(off)
+}

@@ -1,0 +1,67 @@
+//! `paracalc calibrate FILE.json --step-s SECONDS [--memory-gib GIB] [--json]`: fits the
+//! scenario's `calibration` section to one measured run ([`crate::calibrate`]) and prints the
+//! scenario with it. `--json` prints only the scenario (ready for `estimate`, `search`, `sweep`
+//! or `link`); the readable form says first what was fitted and why.
+
+use super::{Args, CliError};
+use crate::calibrate::{fit, FitError, Measurement, MemoryKind};
+
+/// The CLI option that carries each measured input, for messages.
+fn option_of(input: &str) -> &'static str {
+    match input {
+        "memory_gib" => "--memory-gib",
+        _ => "--step-s",
+    }
+}
+
+fn number(a: &Args, name: &str) -> Result<Option<f64>, CliError> {
+    a.value(name)
+        .map(|v| {
+            v.trim()
+                .parse::<f64>()
+                .map_err(|_| CliError::input(format!("{name}: \"{v}\" is not a number.")))
+        })
+        .transpose()
+}
+
+/// Runs `paracalc calibrate`.
+pub fn run(args: &[String]) -> Result<String, CliError> {
+    let a = Args::parse(args, &["--json"], &["--step-s", "--memory-gib"])?;
+    let path = a.one("scenario file (FILE.json)")?;
+    let step_s = number(&a, "--step-s")?.ok_or_else(|| {
+        CliError::input("--step-s SECONDS is required: the measured time of one optimizer step.")
+    })?;
+    let m = Measurement {
+        step_s,
+        memory_gib: number(&a, "--memory-gib")?,
+        memory_kind: MemoryKind::DeviceUsed,
+    };
+    let mut s = super::load_scenario(path)?;
+    let f = fit(&s, &m).map_err(|e| match e {
+        FitError::Scenario(err) => CliError::input(format!("{path}: {err}")),
+        FitError::Implausible { input, message } => {
+            CliError::input(format!("{}: {message}", option_of(input)))
+        }
+    })?;
+    s.calibration = f.calibration;
+    let json = s.to_json_pretty();
+    if a.has("--json") {
+        return Ok(format!("{json}\n"));
+    }
+    let mut o = format!(
+        "measured step {:.4} s; predicted {:.4} s before, {:.4} s after calibration\n{}\n",
+        m.step_s,
+        f.step_before_s,
+        f.step_after_s,
+        f.explain()
+    );
+    if let (Some(before), Some(gib)) = (f.memory_before_gib, m.memory_gib) {
+        o.push_str(&format!(
+            "memory: measured {gib:.2} GiB, predicted {before:.2} GiB (whole device) before calibration\n"
+        ));
+    }
+    o.push_str("\nscenario with its calibration section:\n");
+    o.push_str(&json);
+    o.push('\n');
+    Ok(o)
+}

@@ -1,0 +1,94 @@
+//! Applies a scenario's [`Calibration`] to the hardware rates the time model uses
+//! (meaning and bounds of the factors: [`crate::scenario::Calibration`]; fitting them from a
+//! measured run: [`crate::calibrate`]).
+//!
+//! Both factors act on rates, never on the result: the compute factor multiplies the sustained
+//! kernel rates of [`Device`] (GEMM, fused attention, HBM streaming, the softmax exponentials),
+//! the network factor multiplies the bandwidth of every link tier of the GPU. So a calibrated
+//! plan still answers "what if": a layout with more exposed communication feels the network
+//! factor more, a larger GEMM share feels the compute factor more. Fixed latencies (kernel
+//! launch, collective `α`) are not scaled. MFU keeps the data-sheet peak as denominator.
+
+use super::time::comm::{DEFAULT_NIC_GBPS, DEFAULT_PCIE_GBPS};
+use super::time::compute::Device;
+use crate::scenario::{Calibration, GpuSpec};
+
+/// `gpu` with every link bandwidth (NVLink or PCIe, NIC) multiplied by the network factor. A link
+/// the GPU leaves unset gets the time model's default for it first, so the factor always acts.
+pub fn links(gpu: &GpuSpec, k: &Calibration) -> GpuSpec {
+    let n = k.network();
+    if n == 1.0 {
+        return *gpu;
+    }
+    let mut g = *gpu;
+    g.nvlink_gbps = gpu.nvlink_gbps.map(|b| b * n);
+    if gpu.nvlink_gbps.is_none() {
+        g.pcie_gbps = Some(gpu.pcie_gbps.unwrap_or(DEFAULT_PCIE_GBPS) * n);
+    }
+    g.nic_gbps = Some(gpu.nic_gbps.unwrap_or(DEFAULT_NIC_GBPS) * n);
+    g
+}
+
+/// `dev` with every sustained kernel rate multiplied by the compute factor.
+pub(crate) fn device(dev: Device, k: &Calibration) -> Device {
+    let c = k.compute();
+    if c == 1.0 {
+        return dev;
+    }
+    Device {
+        gemm_flops: dev.gemm_flops * c,
+        gemm16_flops: dev.gemm16_flops * c,
+        flash_flops: dev.flash_flops * c,
+        hbm_bps: dev.hbm_bps * c,
+        exp_per_s: dev.exp_per_s * c,
+        ..dev
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{gpu_preset, Precision};
+
+    #[test]
+    fn factors_scale_rates_not_latencies() {
+        let gpu = gpu_preset("a100-sxm4-80gb").unwrap().spec;
+        let k = Calibration {
+            compute: Some(0.8),
+            network: Some(0.5),
+            memory_gib: None,
+        };
+        let g = links(&gpu, &k);
+        assert_eq!(g.nvlink_gbps, gpu.nvlink_gbps.map(|b| b * 0.5));
+        assert_eq!(g.nic_gbps, gpu.nic_gbps.map(|b| b * 0.5));
+        assert_eq!(g.peak_tflops, gpu.peak_tflops);
+        let d0 = Device::new(&gpu, Precision::Bf16, None);
+        let d = device(d0, &k);
+        assert!((d.gemm_flops - 0.8 * d0.gemm_flops).abs() < 1.0);
+        assert!((d.hbm_bps - 0.8 * d0.hbm_bps).abs() < 1.0);
+        assert_eq!(d.kernel_s, d0.kernel_s);
+        // A GEMM far from the fixed cost takes 1/0.8 as long.
+        let (t0, t) = (
+            d0.gemm_s(8192.0, 8192.0, 8192.0),
+            d.gemm_s(8192.0, 8192.0, 8192.0),
+        );
+        assert!(((t - d0.kernel_s) / (t0 - d0.kernel_s) - 1.25).abs() < 1e-9);
+        // No calibration: identity.
+        assert_eq!(links(&gpu, &Calibration::default()), gpu);
+    }
+
+    #[test]
+    fn a_gpu_without_links_gets_the_defaults_scaled() {
+        let mut gpu = gpu_preset("a100-sxm4-80gb").unwrap().spec;
+        gpu.nvlink_gbps = None;
+        gpu.pcie_gbps = None;
+        gpu.nic_gbps = None;
+        let k = Calibration {
+            network: Some(0.5),
+            ..Calibration::default()
+        };
+        let g = links(&gpu, &k);
+        assert_eq!(g.pcie_gbps, Some(DEFAULT_PCIE_GBPS * 0.5));
+        assert_eq!(g.nic_gbps, Some(DEFAULT_NIC_GBPS * 0.5));
+    }
+}

@@ -1,0 +1,190 @@
+//! Which layers are dense and which are mixture-of-experts, per pipeline stage, and where the
+//! multi-token prediction modules sit.
+//!
+//! An MoE model (`model.moe`) keeps a dense MLP of `ffn_hidden` in its first `dense_layers`
+//! layers and in the layers `moe_every` skips ([`crate::scenario::Moe::is_moe_layer`],
+//! Megatron-Core `moe_layer_freq`); DeepSeek-V3 has 3 dense then 58 MoE layers, Llama 4
+//! Maverick alternates. Layers are assigned to pipeline chunks in model order
+//! ([`crate::engine::layout`]), so a stage's MoE layers are those of its `vp` chunks.
+//!
+//! Multi-token prediction modules (`model.mtp_layers`, DeepSeek-V3 §2.2) run after the last
+//! layer and share its output head, so they live on the last pipeline stage (Megatron-Core
+//! places `mtp` in the last stage's model chunk); each is one Transformer layer of the kind of
+//! the model's last layer (Megatron-LM `theoretical_memory_usage.py`, `d98e8a6`:
+//! `mtp_layer_is_moe = moe_layer_pattern[-1]`) plus a `2h→h` projection and norms.
+//!
+//! O(vp) per stage, no allocation.
+
+use super::layout::{chunk_layers, chunk_start};
+use crate::scenario::{Model, Scenario};
+
+/// Layers of each kind in one pipeline stage (or the whole model).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LayerMix {
+    /// Layers with a dense MLP (every layer of a dense model).
+    pub dense: u64,
+    /// Layers with a mixture-of-experts MLP.
+    pub moe: u64,
+    /// Multi-token prediction modules (last stage only).
+    pub mtp: u64,
+    /// Whether the MTP modules' Transformer layer is an MoE layer.
+    pub mtp_moe: bool,
+}
+
+impl LayerMix {
+    /// Transformer layers of the main model, `dense + moe` (MTP modules not included).
+    pub fn layers(&self) -> u64 {
+        self.dense + self.moe
+    }
+
+    /// Layers of the MoE kind including the MTP modules' layers.
+    pub fn moe_with_mtp(&self) -> u64 {
+        self.moe + if self.mtp_moe { self.mtp } else { 0 }
+    }
+
+    /// Layers of the dense kind including the MTP modules' layers.
+    pub fn dense_with_mtp(&self) -> u64 {
+        self.dense + if self.mtp_moe { 0 } else { self.mtp }
+    }
+}
+
+/// MoE layers among the layers `lo..hi` (0-based, model order).
+#[inline]
+pub fn moe_layers_between(m: &Model, lo: u64, hi: u64) -> u64 {
+    match m.moe {
+        Some(moe) => moe.moe_layers(hi).saturating_sub(moe.moe_layers(lo)),
+        None => 0,
+    }
+}
+
+/// Whether the model's last layer (and so each MTP module's layer) is an MoE layer.
+pub fn last_layer_is_moe(m: &Model) -> bool {
+    m.moe
+        .is_some_and(|moe| m.layers > 0 && moe.is_moe_layer(m.layers - 1))
+}
+
+/// The whole model's layers by kind, MTP modules included.
+pub fn model_mix(m: &Model) -> LayerMix {
+    let moe = moe_layers_between(m, 0, m.layers);
+    LayerMix {
+        dense: m.layers - moe.min(m.layers),
+        moe,
+        mtp: m.mtp_layers(),
+        mtp_moe: last_layer_is_moe(m),
+    }
+}
+
+/// The layers of pipeline stage `stage` by kind (all its `vp` chunks), with the MTP modules on
+/// the last stage.
+#[inline]
+pub fn stage_mix(s: &Scenario, stage: u64) -> LayerMix {
+    let m = &s.model;
+    let (pp, vp) = (s.parallel.pp.max(1), s.parallel.vp.max(1));
+    let custom = s.parallel.layers_per_stage.as_deref();
+    let last = stage + 1 == pp;
+    if m.moe.is_none() {
+        return LayerMix {
+            dense: super::layout::stage_layers(m.layers, pp, vp, custom, stage),
+            moe: 0,
+            mtp: if last { m.mtp_layers() } else { 0 },
+            mtp_moe: false,
+        };
+    }
+    let (mut dense, mut moe) = (0, 0);
+    for k in 0..vp {
+        let chunk = stage + k * pp;
+        let n = chunk_layers(m.layers, pp, vp, custom, chunk);
+        let lo = chunk_start(m.layers, pp, vp, custom, chunk);
+        let e = moe_layers_between(m, lo, lo.saturating_add(n)).min(n);
+        moe += e;
+        dense += n - e;
+    }
+    LayerMix {
+        dense,
+        moe,
+        mtp: if last { m.mtp_layers() } else { 0 },
+        mtp_moe: last_layer_is_moe(m),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scen(moe: &str, layers: u64, pp: u64, vp: u64, mtp: u64) -> Scenario {
+        serde_json::from_value(serde_json::json!({
+            "model": {"layers": layers, "hidden": 1024, "heads": 8, "vocab": 1000, "seq_len": 128,
+                      "ffn_act": "swiglu", "mtp_layers": mtp,
+                      "moe": serde_json::from_str::<serde_json::Value>(moe).unwrap()},
+            "training": {"global_batch": 64, "micro_batch": 1, "precision": "bf16", "recompute": "none"},
+            "parallel": {"tp": 1, "pp": pp, "dp": 1, "vp": vp},
+            "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": pp}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn deepseek_v3_dense_first_layers_sit_on_stage_0() {
+        // 61 layers, 3 dense, pp 16: the default split (61 = 16·3 + 13) gives stage 0 three
+        // layers, all dense; 58 MoE layers in all; one MTP module (MoE) on the last stage.
+        let s = scen(
+            r#"{"experts":256,"top_k":8,"expert_ffn_hidden":2048,"dense_layers":3}"#,
+            61,
+            16,
+            1,
+            1,
+        );
+        let mixes: Vec<LayerMix> = (0..16).map(|r| stage_mix(&s, r)).collect();
+        assert_eq!(mixes[0].dense, 3);
+        assert_eq!(mixes[0].moe, 0);
+        assert_eq!(mixes.iter().map(|m| m.moe).sum::<u64>(), 58);
+        assert_eq!(mixes.iter().map(|m| m.dense).sum::<u64>(), 3);
+        assert_eq!(mixes[15].mtp, 1);
+        assert!(mixes[15].mtp_moe);
+        assert_eq!(mixes[14].mtp, 0);
+        assert_eq!(model_mix(&s.model).moe, 58);
+    }
+
+    #[test]
+    fn every_other_layer_interleaved_chunks() {
+        // 48 layers, MoE every 2nd (layers 0, 2, 4, … as Megatron's moe_layer_freq = 2),
+        // pp 2 × vp 12: chunks of 2 layers, each one MoE and one dense.
+        let s = scen(
+            r#"{"experts":128,"top_k":1,"expert_ffn_hidden":8192,"moe_every":2}"#,
+            48,
+            2,
+            12,
+            0,
+        );
+        for r in 0..2 {
+            let m = stage_mix(&s, r);
+            assert_eq!((m.dense, m.moe), (12, 12));
+        }
+        // Brute force against is_moe_layer for an odd split.
+        let s = scen(
+            r#"{"experts":8,"top_k":2,"expert_ffn_hidden":64,"moe_every":3,"dense_layers":2}"#,
+            37,
+            4,
+            3,
+            0,
+        );
+        let moe = s.model.moe.unwrap();
+        let mut total = 0;
+        for r in 0..4 {
+            let m = stage_mix(&s, r);
+            total += m.moe;
+            let mut want = 0;
+            for k in 0..3 {
+                let c = r + 4 * k;
+                let lo = chunk_start(37, 4, 3, None, c);
+                let n = chunk_layers(37, 4, 3, None, c);
+                want += (lo..lo + n).filter(|&i| moe.is_moe_layer(i)).count() as u64;
+            }
+            assert_eq!(m.moe, want, "stage {r}");
+        }
+        assert_eq!(
+            total,
+            (0..37).filter(|&i| moe.is_moe_layer(i)).count() as u64
+        );
+    }
+}

@@ -1,0 +1,78 @@
+//! Activation memory of a mixture-of-experts MLP: the router's outputs, the shared experts, and
+//! the dispatched rows each GPU computes.
+//!
+//! Token flow of one MoE layer in Megatron-Core's all-to-all dispatcher
+//! (`megatron/core/transformer/moe/token_dispatcher.py`, `MoEAlltoAllTokenDispatcher`, with MoE
+//! parallel folding, Liu et al. 2025, arXiv 2504.14960 §3): each TP rank routes its own
+//! `tok/t` tokens (sequence parallel), sends every token's `k` copies over the `ep` ranks of
+//! its expert group (all-to-all), and the `etp` ranks that split each expert gather them
+//! (all-gather in the expert-tensor group). So one GPU computes
+//! `rows = (tok/t)·k·etp·imbalance` expert rows per micro-batch, where `imbalance` is the busiest
+//! expert-parallel rank's load over the mean (`model.moe.imbalance`): memory is sized for the
+//! busiest rank, whose activations set the stage's peak.
+//!
+//! Stored for backward, per micro-batch (element size `e`):
+//! - router: logits `e·E` and a 1-byte routing map per expert, and the `k` fp32 routing
+//!   probabilities, per token (÷t with sequence parallelism);
+//! - shared experts: their intermediates `c_ffn·e·f_shared/t` per token (their input is the
+//!   pre-MLP norm output, counted with the layer);
+//! - per dispatched row: the FC1 input `e·h`, the intermediates `c_ffn·e·f_e/etp` (GELU input
+//!   and output, or SwiGLU gate, up and product), and the expert output `e·h` that the
+//!   probability-weighted unpermute keeps to form the gradient of the routing probabilities.
+
+use super::activations::{element_bytes, tokens_per_gpu};
+use crate::engine::shape::Shape;
+use crate::scenario::Scenario;
+
+/// Expert rows one GPU computes per token of its micro-batch: `k·etp/t·imbalance` (module docs).
+pub fn rows_per_token(s: &Scenario, d: &Shape) -> f64 {
+    let p = &s.parallel;
+    d.k * p.etp().max(1) as f64 / p.tp.max(1) as f64 * d.imbalance
+}
+
+/// Bytes of one MoE MLP's stored activations for one micro-batch on one GPU (module docs).
+pub fn moe_mlp_bytes(s: &Scenario, d: &Shape) -> f64 {
+    let p = &s.parallel;
+    let e = element_bytes(s);
+    let tok = tokens_per_gpu(s);
+    let t = p.tp.max(1) as f64;
+    let etp = p.etp().max(1) as f64;
+    let sp_div = if p.sp { t } else { 1.0 };
+    let router = ((e + 1.0) * d.experts + 4.0 * d.k) / sp_div;
+    let shared = d.c_ffn * e * d.f_shared / t;
+    let routed = rows_per_token(s, d) * (2.0 * e * d.h + d.c_ffn * e * d.f_expert / etp);
+    tok * (router + shared + routed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deepseek_v3_moe_layer_by_hand() {
+        // DeepSeek-V3 MoE layer, b 1, s 4096, tp 2 (SP), etp 1, ep 64, bf16: tok 4096;
+        // router (3·256 + 32)/2 = 400; shared 3·2·2048/2 = 6144; rows 8·1/2 = 4 per token of
+        // (4·7168 + 3·2·2048) = 40960 → 163840. Per token 170384 B; × 4096 = 697,892,864 B.
+        let s: Scenario = serde_json::from_value(serde_json::json!({
+            "model": {"layers": 61, "hidden": 7168, "heads": 128, "ffn_hidden": 18432,
+                      "ffn_act": "swiglu", "vocab": 129280, "seq_len": 4096,
+                      "moe": {"experts": 256, "top_k": 8, "expert_ffn_hidden": 2048,
+                              "shared_experts": 1, "dense_layers": 3}},
+            "training": {"global_batch": 4096, "micro_batch": 1, "precision": "bf16", "recompute": "none"},
+            "parallel": {"tp": 2, "pp": 8, "dp": 32, "ep": 64, "etp": 1, "sp": true},
+            "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 512}
+        }))
+        .unwrap();
+        let d = Shape::of(&s.model);
+        assert_eq!(rows_per_token(&s, &d), 4.0);
+        assert_eq!(moe_mlp_bytes(&s, &d), 4096.0 * 170_384.0);
+        // Imbalance scales the routed rows only.
+        let mut s2 = s.clone();
+        s2.model.moe.as_mut().unwrap().imbalance = Some(1.5);
+        let d2 = Shape::of(&s2.model);
+        assert_eq!(
+            moe_mlp_bytes(&s2, &d2) - moe_mlp_bytes(&s, &d),
+            4096.0 * 0.5 * 163_840.0
+        );
+    }
+}

@@ -1,0 +1,245 @@
+//! Error bands: how far to trust each headline number of a plan, measured on the published runs
+//! most like it (never a hard-coded figure).
+//!
+//! **Which runs.** The runs of the evidence file (the repository's validation data) with the
+//! same GPU generation ([`Generation`]), the same software stack (`training.framework`) and the
+//! same parallel style ([`Style`]: FSDP/ZeRO-3, pipeline, tensor-parallel or data-parallel only;
+//! dense or MoE). When fewer than [`MIN_RUNS`] such runs exist, the style is dropped, then the
+//! framework, then the generation; the band says which set it used.
+//!
+//! **Which error.** Over those runs: the mean absolute percentage error of the predicted step
+//! time (`|predicted/measured − 1|`), of the throughput, MFU and TFLOP/s (all `∝ 1/step`:
+//! `|measured/predicted − 1|`), and of the peak memory (runs that report memory, compared as
+//! they measured it). After calibration, the band is what `validate --calibrate` measures on
+//! the same runs: calibrate on one run, predict another of the same group (source), over every
+//! ordered pair ([`crate::calibrate::transfer`]).
+
+use super::Case;
+use crate::calibrate::transfer::{mape, transfers, Run};
+use crate::calibrate::MemoryKind;
+use crate::engine::time::compute::Generation;
+use crate::engine::Estimate;
+use crate::scenario::{Framework, Scenario};
+
+/// Fewest runs a band is computed from before the similarity is relaxed.
+pub const MIN_RUNS: usize = 5;
+
+/// The parallel style of a plan, as far as errors are concerned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    /// ZeRO-3 / FSDP sharding.
+    Fsdp,
+    /// Pipeline parallel (with or without TP).
+    Pipeline,
+    /// Tensor (or context) parallel without a pipeline.
+    Tensor,
+    /// Data parallel only (ZeRO 0-2).
+    Data,
+}
+
+impl Style {
+    /// The style of `s`, and whether it is a mixture of experts.
+    pub fn of(s: &Scenario) -> (Style, bool) {
+        let p = &s.parallel;
+        let style = if p.zero_stage >= 3 {
+            Style::Fsdp
+        } else if p.pp > 1 {
+            Style::Pipeline
+        } else if p.tp > 1 || p.cp > 1 {
+            Style::Tensor
+        } else {
+            Style::Data
+        };
+        (style, s.model.moe.is_some())
+    }
+}
+
+fn generation(s: &Scenario) -> Option<Generation> {
+    s.gpu().map(|g| Generation::of(&g))
+}
+
+fn framework(s: &Scenario) -> Framework {
+    s.training.framework()
+}
+
+/// How alike the runs behind a band are to the plan, most alike first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Basis {
+    /// Same GPU generation, framework and parallel style.
+    Similar,
+    /// Same GPU generation and framework.
+    SameStack,
+    /// Same GPU generation.
+    SameGeneration,
+    /// Every published run.
+    All,
+}
+
+impl Basis {
+    /// Words for the band text ("31 similar published runs").
+    pub fn words(self) -> &'static str {
+        match self {
+            Basis::Similar => "similar published runs",
+            Basis::SameStack => "published runs, same GPU generation and framework",
+            Basis::SameGeneration => "published runs on the same GPU generation",
+            Basis::All => "published runs",
+        }
+    }
+
+    fn admits(self, s: &Scenario, c: &Scenario) -> bool {
+        let gen = || generation(s) == generation(c);
+        let fw = || framework(s) == framework(c);
+        match self {
+            Basis::Similar => gen() && fw() && Style::of(s) == Style::of(c),
+            Basis::SameStack => gen() && fw(),
+            Basis::SameGeneration => gen(),
+            Basis::All => true,
+        }
+    }
+}
+
+/// The expected error of each headline number, from the runs most like the plan.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Band {
+    /// How alike the runs are.
+    pub basis: Basis,
+    /// Indices (into the evidence cases) of the runs behind the band.
+    pub runs: Vec<usize>,
+    /// Step-time MAPE over them, percent.
+    pub time_pct: f64,
+    /// Throughput / MFU / TFLOP/s MAPE, percent.
+    pub rate_pct: f64,
+    /// Peak-memory MAPE, percent, over the runs that report memory, with their count and how
+    /// alike they are (published memory figures are rarer, so their set may be wider).
+    pub memory: Option<(f64, usize, Basis)>,
+}
+
+impl Band {
+    /// "±7 % (31 similar published runs)".
+    pub fn text(&self, pct: f64) -> String {
+        format!("±{:.0} % ({} {})", pct, self.runs.len(), self.basis.words())
+    }
+
+    /// The memory band text, if any run reports memory.
+    pub fn memory_text(&self) -> Option<String> {
+        self.memory
+            .map(|(pct, n, basis)| format!("±{pct:.0} % ({n} {} with memory)", basis.words()))
+    }
+}
+
+fn memory_kind(kind: Option<&str>) -> MemoryKind {
+    match kind {
+        Some("allocator_reserved") => MemoryKind::AllocatorReserved,
+        Some("allocator_peak") => MemoryKind::AllocatorPeak,
+        _ => MemoryKind::DeviceUsed,
+    }
+}
+
+/// Fewest runs with a measured memory a memory band is computed from before the similarity is
+/// relaxed.
+pub const MIN_MEMORY_RUNS: usize = 3;
+
+/// Peak-memory MAPE (percent) and count over the runs most like `s` that report memory.
+fn memory_band(cases: &[Case], s: &Scenario, est: &mut Estimate) -> Option<(f64, usize, Basis)> {
+    for basis in [
+        Basis::Similar,
+        Basis::SameStack,
+        Basis::SameGeneration,
+        Basis::All,
+    ] {
+        let (mut m, mut n) = (0.0, 0usize);
+        for c in cases.iter().filter(|c| basis.admits(s, &c.scenario)) {
+            let Some(gib) = c.memory_gib.filter(|g| *g > 0.0) else {
+                continue;
+            };
+            if crate::engine::estimate_into(&c.scenario, est).is_err() {
+                continue;
+            }
+            let pred = memory_kind(c.memory_kind.as_deref()).peak_bytes(est) / 1_073_741_824.0;
+            m += (pred / gib - 1.0).abs();
+            n += 1;
+        }
+        if n >= MIN_MEMORY_RUNS || (n > 0 && basis == Basis::All) {
+            return Some((100.0 * m / n as f64, n, basis));
+        }
+    }
+    None
+}
+
+/// The band of `s` from `cases` (`None` when no case can be estimated).
+pub fn band(cases: &[Case], s: &Scenario) -> Option<Band> {
+    let bases = [
+        Basis::Similar,
+        Basis::SameStack,
+        Basis::SameGeneration,
+        Basis::All,
+    ];
+    let mut est = Estimate::default();
+    for basis in bases {
+        let runs: Vec<usize> = cases
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| basis.admits(s, &c.scenario))
+            .map(|(i, _)| i)
+            .collect();
+        if runs.len() < MIN_RUNS && basis != Basis::All {
+            continue;
+        }
+        let (mut t, mut r, mut n) = (0.0, 0.0, 0usize);
+        let mut kept = Vec::with_capacity(runs.len());
+        for &i in &runs {
+            let c = &cases[i];
+            if crate::engine::estimate_into(&c.scenario, &mut est).is_err() {
+                continue;
+            }
+            let p = est.time.step_s;
+            if !(p > 0.0 && c.step_s > 0.0) {
+                continue;
+            }
+            kept.push(i);
+            t += (p / c.step_s - 1.0).abs();
+            r += (c.step_s / p - 1.0).abs();
+            n += 1;
+        }
+        if n == 0 {
+            continue;
+        }
+        return Some(Band {
+            basis,
+            runs: kept,
+            time_pct: 100.0 * t / n as f64,
+            rate_pct: 100.0 * r / n as f64,
+            memory: memory_band(cases, s, &mut est),
+        });
+    }
+    None
+}
+
+/// The calibrated step-time band over `runs`: MAPE (percent) and number of ordered pairs of
+/// runs of one group (calibrate on one, predict the other). `None` without any pair.
+pub fn calibrated(cases: &[Case], runs: &[usize]) -> Option<(f64, usize)> {
+    let rs: Vec<Run<'_>> = runs
+        .iter()
+        .filter_map(|&i| cases.get(i))
+        .map(|c| Run {
+            group: &c.group,
+            scenario: &c.scenario,
+            step_s: c.step_s,
+        })
+        .collect();
+    let (pct, n) = mape(&transfers(&rs));
+    (n > 0).then_some((pct, n))
+}
+
+/// The step-time error of the plan as estimated: [`calibrated`] when the scenario is
+/// calibrated, else the band's own. Returns the text for the step-time tile.
+pub fn step_text(b: &Band, s: &Scenario, calibrated_band: Option<(f64, usize)>) -> String {
+    match calibrated_band {
+        Some((pct, pairs)) if !s.calibration.is_default() => format!(
+            "±{pct:.0} % after calibration ({pairs} calibrated pairs of {} {})",
+            b.runs.len(),
+            b.basis.words()
+        ),
+        _ => b.text(b.time_pct),
+    }
+}

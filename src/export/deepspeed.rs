@@ -1,0 +1,134 @@
+//! A DeepSpeed config (JSON) for a scenario.
+//!
+//! Keys are those of DeepSpeed's config (microsoft/DeepSpeed `docs/_pages/config-json.md`):
+//! batch (`train_batch_size = train_micro_batch_size_per_gpu · gradient_accumulation_steps ·
+//! data-parallel size`), `bf16`/`fp16`, `zero_optimization` (stage, bucket, overlap, hpZ
+//! partition for HSDP-style sharding), `activation_checkpointing`, `optimizer`. Tensor,
+//! pipeline, context and expert parallelism are not set in this file (Megatron-DeepSpeed takes
+//! them as launch arguments, DeepSpeed's `PipelineModule` in code); they are listed in
+//! [`Export::no_equivalent`], as is everything else the file cannot say.
+//!
+//! # Example
+//! ```
+//! let s = paracalc::presets::model_preset("llama3-8b").unwrap().scenario();
+//! let e = paracalc::export::deepspeed::config(&s);
+//! let v: serde_json::Value = serde_json::from_str(&e.text).unwrap();
+//! assert_eq!(v["train_batch_size"], s.training.global_batch);
+//! ```
+
+use super::Export;
+use crate::scenario::{Precision, Recompute, Scenario};
+use serde_json::{json, Map, Value};
+
+/// The DeepSpeed config of `s`.
+pub fn config(s: &Scenario) -> Export {
+    let m = &s.model;
+    let t = &s.training;
+    let p = &s.parallel;
+    let mut no = Vec::new();
+    let mut c = Map::new();
+    let dp = p.dp.max(1);
+    let micro = t.micro_batch.max(1);
+    c.insert("train_batch_size".into(), json!(t.global_batch));
+    c.insert("train_micro_batch_size_per_gpu".into(), json!(micro));
+    c.insert(
+        "gradient_accumulation_steps".into(),
+        json!((t.global_batch / micro.saturating_mul(dp).max(1)).max(1)),
+    );
+    match t.precision {
+        Precision::Fp32 => {}
+        Precision::Fp16 => {
+            c.insert("fp16".into(), json!({"enabled": true}));
+        }
+        Precision::Bf16 => {
+            c.insert("bf16".into(), json!({"enabled": true}));
+        }
+        Precision::Fp8 => {
+            c.insert("bf16".into(), json!({"enabled": true}));
+            no.push("FP8 GEMMs: DeepSpeed's config has no FP8 switch (Transformer Engine is enabled in the model code).".into());
+        }
+    }
+    if !t.grad_reduce_in_fp32() && t.precision != Precision::Fp32 {
+        c.insert(
+            "communication_data_type".into(),
+            json!(if t.precision == Precision::Fp16 {
+                "fp16"
+            } else {
+                "bf16"
+            }),
+        );
+        c.insert("data_types".into(), json!({"grad_accum_dtype": if t.precision == Precision::Fp16 { "fp16" } else { "bf16" }}));
+    }
+    let mut zero = Map::new();
+    zero.insert("stage".into(), json!(p.zero_stage));
+    if p.zero_stage > 0 {
+        zero.insert("overlap_comm".into(), json!(p.dp_comm_overlap()));
+        zero.insert("contiguous_gradients".into(), json!(true));
+    }
+    if let Some(mb) = p.bucket_mb {
+        let bytes = (mb * 1e6).round();
+        // DeepSpeed counts bucket sizes in elements, not bytes: 2-byte gradients in 16-bit runs.
+        let elements = (bytes
+            / if t.precision == Precision::Fp32 {
+                4.0
+            } else {
+                2.0
+            })
+        .round();
+        zero.insert("reduce_bucket_size".into(), json!(elements as u64));
+        if p.zero_stage >= 1 {
+            zero.insert("allgather_bucket_size".into(), json!(elements as u64));
+        }
+    }
+    if p.zero_stage >= 3 && p.shard_ranks() < dp {
+        zero.insert("zero_hpz_partition_size".into(), json!(p.shard_ranks()));
+        no.push(format!(
+            "sharding over {} of {dp} data-parallel ranks: written as ZeRO++ hpZ (a secondary partition of the parameters); DeepSpeed still shards optimizer states over all ranks.",
+            p.shard_ranks()
+        ));
+    }
+    c.insert("zero_optimization".into(), Value::Object(zero));
+    c.insert("optimizer".into(), json!({"type": "AdamW", "params": {}}));
+    match t.recompute {
+        Recompute::None => {}
+        Recompute::Selective => {
+            no.push("selective recomputation: DeepSpeed checkpoints whole layers; selective recomputation is Megatron-DeepSpeed's --recompute-granularity selective.".into());
+        }
+        Recompute::Full => {
+            c.insert(
+                "activation_checkpointing".into(),
+                json!({"partition_activations": p.tp > 1, "contiguous_memory_optimization": false, "cpu_checkpointing": false}),
+            );
+        }
+    }
+    if p.tp > 1 {
+        no.push(format!("tensor parallel {}: set in the model code or as Megatron-DeepSpeed's --tensor-model-parallel-size (not a DeepSpeed config key).", p.tp));
+    }
+    if p.pp > 1 {
+        no.push(format!("pipeline parallel {} (vp {}): DeepSpeed's PipelineModule(num_stages) in code, or Megatron-DeepSpeed's --pipeline-model-parallel-size.", p.pp, p.vp));
+    }
+    if p.cp > 1 {
+        no.push(format!("context parallel {}: DeepSpeed's sequence parallelism is Ulysses, set in code, not this config.", p.cp));
+    }
+    if m.moe.is_some() {
+        no.push(format!(
+            "experts and expert parallel {}: deepspeed.moe.layer.MoE(ep_size=…) in code.",
+            p.ep
+        ));
+    }
+    if p.sp && p.tp > 1 {
+        no.push("sequence parallel: Megatron-DeepSpeed's --sequence-parallel.".into());
+    }
+    if t.flash_attention {
+        no.push("flash attention: chosen by the model code.".into());
+    }
+    no.push(format!(
+        "model shape ({} layers, hidden {}, {} heads, FFN {}, vocab {}, sequence {}): set by the model code.",
+        m.layers, m.hidden, m.heads, m.ffn_hidden(), m.vocab, m.seq_len
+    ));
+    let text = serde_json::to_string_pretty(&Value::Object(c)).unwrap_or_default() + "\n";
+    Export {
+        text,
+        no_equivalent: no,
+    }
+}

@@ -1,0 +1,221 @@
+//! A torchtitan job config (TOML) for a scenario.
+//!
+//! Keys are those of torchtitan's `JobConfig` (pytorch/torchtitan, `torchtitan/config/job_config.py`
+//! and the `train_configs/*.toml` examples, 2025): `[model]` name/flavor/converters, `[training]`
+//! local/global batch, sequence length, mixed precision, `[parallelism]` degrees and pipeline
+//! schedule, `[activation_checkpoint]` mode. torchtitan picks model shapes by a registered
+//! `flavor`, so the architecture is written as a comment, and the settings torchtitan has no key
+//! for are listed at the top as comments and in [`Export::no_equivalent`].
+//!
+//! # Example
+//! ```
+//! let s = paracalc::presets::model_preset("llama3-70b").unwrap().scenario();
+//! let e = paracalc::export::torchtitan::job_config(&s);
+//! assert!(e.text.contains("tensor_parallel_degree = 4"));
+//! ```
+
+use super::Export;
+use crate::scenario::{Precision, Recompute, Scenario, Schedule};
+
+/// The job config of `s`.
+pub fn job_config(s: &Scenario) -> Export {
+    let m = &s.model;
+    let t = &s.training;
+    let p = &s.parallel;
+    let mut no = Vec::new();
+    let mut o = String::new();
+
+    // Data parallelism: FSDP2 shards over `data_parallel_shard_degree` and replicates over
+    // `data_parallel_replicate_degree` (HSDP); ZeRO 0 is plain replication (DDP).
+    let (replicate, shard) = match p.zero_stage {
+        0 => (p.dp, 1),
+        3 => {
+            let shard = p.shard_ranks().clamp(1, p.dp.max(1));
+            (p.dp.max(1) / shard, shard)
+        }
+        z => {
+            no.push(format!(
+                "ZeRO stage {z}: torchtitan has no optimizer-only/gradient sharding; FSDP2 shards parameters too (written as full sharding, ZeRO-3)."
+            ));
+            (1, p.dp)
+        }
+    };
+    no.push(format!(
+        "model shape: torchtitan selects the architecture by a registered flavor; {} layers, hidden {}, {} heads ({} KV), FFN {}, vocab {} must match the flavor's ModelArgs.",
+        m.layers, m.hidden, m.heads, m.kv_heads(), m.ffn_hidden(), m.vocab
+    ));
+    if p.tp > 1 && !p.sp {
+        no.push("sequence parallel off: torchtitan's tensor parallelism always shards the norms' activations along the sequence.".into());
+    }
+    if p.layers_per_stage.is_some() {
+        no.push("uneven pipeline stages: torchtitan splits layers evenly (or by module names per stage, not written here).".into());
+    }
+    if let Some(mb) = p.bucket_mb {
+        no.push(format!(
+            "gradient bucket {mb} MB: FSDP2 reduces per parameter group, there is no bucket size."
+        ));
+    }
+    if p.zero_stage == 0 && p.dp_comm_overlap.is_some() {
+        no.push(
+            "DP overlap switch: DDP overlaps the gradient all-reduce with backward always.".into(),
+        );
+    }
+    if m.moe.is_some() && p.etp.is_some() {
+        no.push("expert tensor parallel size: torchtitan ties it to tensor parallelism.".into());
+    }
+    if t.precision == Precision::Fp16 {
+        no.push("fp16 with loss scaling: torchtitan trains in bf16 or fp32; written as float16 parameters without a loss scaler.".into());
+    }
+
+    let line = |o: &mut String, l: String| {
+        o.push_str(&l);
+        o.push('\n');
+    };
+    line(
+        &mut o,
+        format!(
+            "# torchtitan job config for {} (paracalc)",
+            if m.name.is_empty() {
+                "the plan"
+            } else {
+                &m.name
+            }
+        ),
+    );
+    for n in &no {
+        line(&mut o, format!("# no equivalent: {n}"));
+    }
+    line(&mut o, String::new());
+    line(&mut o, "[job]".into());
+    line(
+        &mut o,
+        format!(
+            "description = {}",
+            quote(&format!("{} on {} GPUs", m.name, s.cluster.num_gpus))
+        ),
+    );
+    line(&mut o, String::new());
+    line(&mut o, "[model]".into());
+    line(
+        &mut o,
+        format!(
+            "name = {}",
+            quote(if m.moe.is_some() {
+                "deepseek_v3"
+            } else {
+                "llama3"
+            })
+        ),
+    );
+    line(&mut o, format!("flavor = {}", quote("custom")));
+    if t.precision == Precision::Fp8 {
+        line(&mut o, "converters = [\"float8\"]".into());
+    }
+    line(&mut o, String::new());
+    line(&mut o, "[training]".into());
+    let local = t.micro_batch.max(1);
+    line(&mut o, format!("local_batch_size = {local}"));
+    line(&mut o, format!("global_batch_size = {}", t.global_batch));
+    line(&mut o, format!("seq_len = {}", m.seq_len));
+    let param = match t.precision {
+        Precision::Fp32 => "float32",
+        Precision::Fp16 => "float16",
+        Precision::Bf16 | Precision::Fp8 => "bfloat16",
+    };
+    line(&mut o, format!("mixed_precision_param = {}", quote(param)));
+    let reduce = if t.grad_reduce_in_fp32() || t.precision == Precision::Fp32 {
+        "float32"
+    } else {
+        param
+    };
+    line(
+        &mut o,
+        format!("mixed_precision_reduce = {}", quote(reduce)),
+    );
+    if let Some(tokens) = t.train_tokens {
+        let steps = (tokens / (t.global_batch.max(1) as f64 * m.seq_len.max(1) as f64)).ceil();
+        if steps.is_finite() && steps >= 1.0 {
+            line(&mut o, format!("steps = {steps:.0}"));
+        }
+    }
+    line(&mut o, String::new());
+    line(&mut o, "[parallelism]".into());
+    line(
+        &mut o,
+        format!("data_parallel_replicate_degree = {replicate}"),
+    );
+    line(&mut o, format!("data_parallel_shard_degree = {shard}"));
+    line(&mut o, format!("tensor_parallel_degree = {}", p.tp));
+    line(&mut o, format!("pipeline_parallel_degree = {}", p.pp));
+    line(&mut o, format!("context_parallel_degree = {}", p.cp));
+    if m.moe.is_some() {
+        line(&mut o, format!("expert_parallel_degree = {}", p.ep));
+    }
+    if p.pp > 1 {
+        let schedule = match (p.schedule(), p.vp > 1) {
+            (Schedule::Gpipe, _) => "GPipe",
+            (_, true) => "Interleaved1F1B",
+            _ => "1F1B",
+        };
+        line(
+            &mut o,
+            format!("pipeline_parallel_schedule = {}", quote(schedule)),
+        );
+        line(
+            &mut o,
+            format!(
+                "pipeline_parallel_microbatch_size = {}",
+                t.micro_batch.max(1)
+            ),
+        );
+        if p.vp > 1 {
+            let stages = p.pp.saturating_mul(p.vp).max(1);
+            line(
+                &mut o,
+                format!(
+                    "pipeline_parallel_layers_per_stage = {}",
+                    (m.layers / stages).max(1)
+                ),
+            );
+        }
+    }
+    if p.tp > 1 {
+        line(
+            &mut o,
+            format!("enable_async_tensor_parallel = {}", p.tp_comm_overlap()),
+        );
+    }
+    line(&mut o, String::new());
+    line(&mut o, "[activation_checkpoint]".into());
+    let mode = match t.recompute {
+        Recompute::None => "none",
+        Recompute::Selective => "selective",
+        Recompute::Full => "full",
+    };
+    line(&mut o, format!("mode = {}", quote(mode)));
+    if t.recompute == Recompute::Selective {
+        line(&mut o, format!("selective_ac_option = {}", quote("op")));
+    }
+    line(&mut o, String::new());
+    line(&mut o, "[optimizer]".into());
+    line(&mut o, format!("name = {}", quote("AdamW")));
+    Export {
+        text: o,
+        no_equivalent: no,
+    }
+}
+
+/// A TOML basic string.
+fn quote(v: &str) -> String {
+    let mut out = String::from("\"");
+    for c in v.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}

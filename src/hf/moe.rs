@@ -1,0 +1,194 @@
+//! Mixture-of-experts and latent-attention families of Hugging Face `config.json`:
+//! DeepSeek-V2/V3, Qwen2-MoE, Qwen3-MoE, gpt-oss and Llama 4.
+//!
+//! | family | `model_type` | MoE fields read (besides layers, hidden, heads, KV heads, vocab, tied) |
+//! |---|---|---|
+//! | DeepSeek-V3 | `deepseek_v3`, `deepseek_v2` | `n_routed_experts`, `num_experts_per_tok`, `moe_intermediate_size`, `n_shared_experts`, `first_k_dense_replace`, `moe_layer_freq`, `intermediate_size` (dense layers), MLA `q_lora_rank` (null = none), `kv_lora_rank`, `qk_nope_head_dim`, `qk_rope_head_dim`, `v_head_dim`, `num_nextn_predict_layers` (MTP) |
+//! | Qwen3-MoE | `qwen3_moe` | `num_experts`, `num_experts_per_tok`, `moe_intermediate_size`, `decoder_sparse_step`, `head_dim`, `intermediate_size` (dense layers) |
+//! | Qwen2-MoE | `qwen2_moe` | as Qwen3-MoE plus one shared expert of `shared_expert_intermediate_size` |
+//! | gpt-oss | `gpt_oss` | `num_local_experts`, `num_experts_per_tok` (or `experts_per_token`), `intermediate_size` (per expert), `head_dim` |
+//! | Llama 4 | `llama4` (its `text_config`), `llama4_text` | `num_local_experts`, `num_experts_per_tok`, `intermediate_size` (experts and the one shared expert), `intermediate_size_mlp` (dense layers), `interleave_moe_layer_step`, `head_dim` |
+//!
+//! Field names follow the `transformers` configuration classes (`DeepseekV3Config`,
+//! `Qwen3MoeConfig`, `Qwen2MoeConfig`, `GptOssConfig`, `Llama4TextConfig`). Routing details
+//! that change neither memory nor time (group-limited routing, scoring function, scaling
+//! factors, auxiliary losses) are listed as not used; gpt-oss's sliding-window layers and
+//! attention sinks, and Qwen3's QK-norm, are not modelled and are named in a note.
+
+use super::{HfError, Reader};
+use crate::scenario::{FfnAct, Mla, Model, Moe};
+use serde_json::{Map, Value};
+
+/// Routing and architecture details of these families with no effect on memory or time.
+pub(super) const IGNORED: &[&str] = &[
+    "n_group",
+    "topk_group",
+    "topk_method",
+    "routed_scaling_factor",
+    "scoring_func",
+    "norm_topk_prob",
+    "ep_size",
+    "aux_loss_alpha",
+    "seq_aux",
+    "router_aux_loss_coef",
+    "output_router_logits",
+    "decoder_sparse_step",
+    "mlp_only_layers",
+    "moe_layer_freq",
+    "layer_types",
+    "swiglu_limit",
+    "experts_per_token",
+    "use_qk_norm",
+    "attn_temperature_tuning",
+    "floor_scale",
+    "attn_scale",
+    "no_rope_layers",
+    "moe_layers",
+    "rope_interleave",
+    "attention_chunk_size",
+    "for_llm_compressor",
+    "interleave_moe_layer_step",
+    "vision_config",
+    "text_config",
+    "boi_token_index",
+    "eoi_token_index",
+    "image_token_index",
+    "num_nextn_predict_layers",
+];
+
+/// Reads an MoE-family config, or `None` when `model_type` is not one of them. `obj` is the
+/// config (for Llama 4 the caller passes its `text_config`).
+pub(super) fn import(
+    model_type: &str,
+    obj: &Map<String, Value>,
+    used: &mut Vec<&str>,
+    notes: &mut Vec<String>,
+    base: &Model,
+) -> Option<Result<(&'static str, Model), HfError>> {
+    let family = match model_type {
+        "deepseek_v3" | "deepseek_v2" => "DeepSeek-V3",
+        "qwen3_moe" => "Qwen3-MoE",
+        "qwen2_moe" => "Qwen2-MoE",
+        "gpt_oss" => "gpt-oss",
+        "llama4" | "llama4_text" => "Llama 4",
+        _ => return None,
+    };
+    Some(read(model_type, obj, used, notes, base).map(|m| (family, m)))
+}
+
+fn read(
+    model_type: &str,
+    obj: &Map<String, Value>,
+    used: &mut Vec<&str>,
+    notes: &mut Vec<String>,
+    base: &Model,
+) -> Result<Model, HfError> {
+    let r = Reader { obj };
+    let heads = r.whole("num_attention_heads", used)?;
+    let mut model = Model {
+        name: String::new(),
+        layers: r.whole("num_hidden_layers", used)?,
+        hidden: r.whole("hidden_size", used)?,
+        heads,
+        kv_heads: Some(r.opt_whole("num_key_value_heads", used)?.unwrap_or(heads)),
+        ffn_hidden: None,
+        ffn_act: FfnAct::Swiglu,
+        vocab: r.whole("vocab_size", used)?,
+        seq_len: base.seq_len,
+        tied_embeddings: r.opt_bool("tie_word_embeddings", used)?.unwrap_or(false),
+        moe: None,
+        head_dim: r.opt_whole("head_dim", used)?,
+        mla: None,
+        mtp_layers: None,
+    };
+    let mut moe;
+    match model_type {
+        "deepseek_v3" | "deepseek_v2" => {
+            moe = Moe::new(
+                r.whole("n_routed_experts", used)?,
+                r.whole("num_experts_per_tok", used)?,
+                r.whole("moe_intermediate_size", used)?,
+            );
+            moe.shared_experts = r.opt_whole("n_shared_experts", used)?;
+            moe.dense_layers = opt_count(obj, "first_k_dense_replace")?;
+            moe.moe_every = r.opt_whole("moe_layer_freq", used)?.filter(|&n| n > 1);
+            model.ffn_hidden = Some(r.whole("intermediate_size", used)?);
+            model.mla = Some(Mla {
+                q_lora_rank: opt_count(obj, "q_lora_rank")?.unwrap_or(0),
+                kv_lora_rank: r.whole("kv_lora_rank", used)?,
+                qk_nope_head_dim: r.whole("qk_nope_head_dim", used)?,
+                qk_rope_head_dim: r.whole("qk_rope_head_dim", used)?,
+                v_head_dim: r.whole("v_head_dim", used)?,
+            });
+            // MLA has one key/value "head" per query head; head_dim is the rotary part only.
+            model.kv_heads = Some(heads);
+            model.head_dim = None;
+            model.mtp_layers = opt_count(obj, "num_nextn_predict_layers")?.filter(|&n| n > 0);
+            used.extend([
+                "first_k_dense_replace",
+                "q_lora_rank",
+                "num_nextn_predict_layers",
+            ]);
+        }
+        "qwen3_moe" | "qwen2_moe" => {
+            moe = Moe::new(
+                r.whole("num_experts", used)?,
+                r.whole("num_experts_per_tok", used)?,
+                r.whole("moe_intermediate_size", used)?,
+            );
+            model.ffn_hidden = r.opt_whole("intermediate_size", used)?;
+            if let Some(step) = r.opt_whole("decoder_sparse_step", used)?.filter(|&n| n > 1) {
+                moe.moe_every = Some(step);
+            }
+            if model_type == "qwen2_moe" {
+                if let Some(f) = r.opt_whole("shared_expert_intermediate_size", used)? {
+                    moe.shared_experts = Some(1);
+                    moe.shared_expert_ffn_hidden = Some(f);
+                }
+            } else {
+                notes.push("Qwen3's QK-norm (two RMSNorms of head_dim per layer) is not counted; it is below 0.001 % of the parameters.".into());
+            }
+        }
+        "gpt_oss" => {
+            let top_k = match r.opt_whole("num_experts_per_tok", used)? {
+                Some(k) => k,
+                None => r.whole("experts_per_token", used)?,
+            };
+            let f = r.whole("intermediate_size", used)?;
+            moe = Moe::new(r.whole("num_local_experts", used)?, top_k, f);
+            model.ffn_hidden = Some(f);
+            notes.push("gpt-oss alternates sliding-window (128 tokens) and full attention and has attention sinks and biases; paracalc prices every layer with full causal attention and no biases (they are below 0.05 % of the parameters).".into());
+        }
+        _ => {
+            // Llama 4: routed experts and one shared expert of intermediate_size, dense layers
+            // of intermediate_size_mlp; MoE every interleave_moe_layer_step-th layer.
+            let f = r.whole("intermediate_size", used)?;
+            moe = Moe::new(
+                r.whole("num_local_experts", used)?,
+                r.whole("num_experts_per_tok", used)?,
+                f,
+            );
+            moe.shared_experts = Some(1);
+            model.ffn_hidden = Some(r.opt_whole("intermediate_size_mlp", used)?.unwrap_or(f));
+            moe.moe_every = r
+                .opt_whole("interleave_moe_layer_step", used)?
+                .filter(|&n| n > 1);
+        }
+    }
+    model.moe = Some(moe);
+    super::context(&r, "max_position_embeddings", used, notes, base)?;
+    Ok(model)
+}
+
+/// An optional count that may be 0 or null (`first_k_dense_replace`, `q_lora_rank`).
+fn opt_count(obj: &Map<String, Value>, key: &str) -> Result<Option<u64>, HfError> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v.as_u64().map(Some).ok_or_else(|| {
+            HfError(format!(
+                "{key} must be a whole number, got {}.",
+                super::clip(&v.to_string())
+            ))
+        }),
+    }
+}

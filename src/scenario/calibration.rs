@@ -1,0 +1,122 @@
+//! The calibration section: how the user's own cluster differs from the model's hardware, fitted
+//! from one measured run (`paracalc calibrate`, [`crate::calibrate`]).
+//!
+//! Three physical numbers, each optional (absent = no correction):
+//! - `compute`: the **compute efficiency factor** `c`. Every rate of the GPU's kernels that the
+//!   time model derives from the data sheet — tensor-core GEMMs, fused attention, the HBM-bound
+//!   element-wise kernels — is multiplied by `c` (`c < 1`: the cluster's kernels run slower than
+//!   the model assumes: lower clocks under a power cap, older cuBLAS/cuDNN, unfused kernels).
+//!   Fixed per-kernel latencies are not scaled.
+//! - `network`: the **network efficiency factor** `n`. The bandwidth of every link tier
+//!   (NVLink/PCIe inside a node, the NICs between nodes) is multiplied by `n` (`n < 1`: a slower
+//!   fabric, fewer rails, an NCCL version or topology that reaches less bus bandwidth).
+//!   Collective latencies are not scaled.
+//! - `memory_gib`: the **memory offset**, GiB per GPU, added to every pipeline stage as allocator
+//!   reserve (memory that the user's framework holds and the model does not count: other
+//!   libraries' workspaces, a larger fragmentation, a bigger CUDA context).
+//!
+//! # Bounds and why
+//! - `compute` ∈ [[`Calibration::COMPUTE_MIN`], [`Calibration::COMPUTE_MAX`]] = [0.25, 1.35]:
+//!   the model's sustained GEMM rates are 0.63-0.80 of the data-sheet peak
+//!   (`engine::time::compute::Efficiency`), and a kernel cannot beat the peak, so `c` above
+//!   1/0.74 ≈ 1.35 would mean faster than the silicon. Below 0.25 (a quarter of the modelled
+//!   rate) the run is not the plan that was entered (another precision, recomputation, a
+//!   debug build), and a factor would hide that rather than explain it.
+//! - `network` ∈ [[`Calibration::NETWORK_MIN`], [`Calibration::NETWORK_MAX`]] = [0.1, 1.2]:
+//!   the model assumes 0.78 of the NVLink rate and 0.85 of the NIC line rate
+//!   (`engine::time::comm`); NCCL cannot exceed the line rate, 1/0.85 ≈ 1.2. 0.1 is NCCL over
+//!   TCP sockets instead of RDMA (≈ 10 % of the line rate), the slowest fabric still in use.
+//! - `memory_gib` ∈ [[`Calibration::MEMORY_MIN_GIB`], [`Calibration::MEMORY_MAX_GIB`]] =
+//!   [−16, 64]: model states are exact counts, so a real run differs from the model in the
+//!   overheads only (context, workspaces, fragmentation: a few GiB); larger gaps mean another
+//!   plan and are refused by the fit ([`crate::calibrate`]) with a message.
+//!
+//! # Example
+//! ```
+//! let c: paracalc::scenario::Calibration =
+//!     serde_json::from_str(r#"{"compute": 0.9, "network": 0.6}"#).unwrap();
+//! assert_eq!(c.compute(), 0.9);
+//! assert_eq!(c.memory_gib(), 0.0);
+//! assert!(!c.is_default());
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+/// Factors fitted to one measured run of the user's cluster. Every field is optional; `None`
+/// means no correction (see the accessors).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Calibration {
+    /// Compute efficiency factor `c`: multiplies every kernel rate (GEMM, attention, HBM).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compute: Option<f64>,
+    /// Network efficiency factor `n`: multiplies the bandwidth of every link tier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<f64>,
+    /// Memory offset per GPU, GiB, added to every stage's allocator reserve.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_gib: Option<f64>,
+}
+
+impl Calibration {
+    /// Lowest compute efficiency factor (a quarter of the modelled kernel rates).
+    pub const COMPUTE_MIN: f64 = 0.25;
+    /// Highest compute efficiency factor (the data-sheet peak over the model's GEMM efficiency).
+    pub const COMPUTE_MAX: f64 = 1.35;
+    /// Lowest network efficiency factor (NCCL over TCP sockets).
+    pub const NETWORK_MIN: f64 = 0.1;
+    /// Highest network efficiency factor (the line rate over the model's NIC efficiency).
+    pub const NETWORK_MAX: f64 = 1.2;
+    /// Most negative memory offset, GiB.
+    pub const MEMORY_MIN_GIB: f64 = -16.0;
+    /// Largest memory offset, GiB.
+    pub const MEMORY_MAX_GIB: f64 = 64.0;
+
+    /// Whether nothing is corrected (then the section is omitted from JSON).
+    pub fn is_default(&self) -> bool {
+        *self == Calibration::default()
+    }
+
+    /// The compute efficiency factor, 1 when not set.
+    pub fn compute(&self) -> f64 {
+        self.compute.unwrap_or(1.0)
+    }
+
+    /// The network efficiency factor, 1 when not set.
+    pub fn network(&self) -> f64 {
+        self.network.unwrap_or(1.0)
+    }
+
+    /// The memory offset, GiB, 0 when not set.
+    pub fn memory_gib(&self) -> f64 {
+        self.memory_gib.unwrap_or(0.0)
+    }
+
+    /// The factors in words, for reports and the app ("kernels run at 92 % of the modelled rate;
+    /// links at 61 % …").
+    pub fn describe(&self) -> String {
+        if self.is_default() {
+            return "not calibrated: the model's hardware rates are used as they are".to_string();
+        }
+        let pct = |x: f64| format!("{:.0} %", 100.0 * x);
+        let mut parts = Vec::new();
+        if let Some(c) = self.compute {
+            parts.push(format!(
+                "GPU kernels run at {} of the modelled rate",
+                pct(c)
+            ));
+        }
+        if let Some(n) = self.network {
+            parts.push(format!("links run at {} of the modelled bandwidth", pct(n)));
+        }
+        if let Some(m) = self.memory_gib {
+            parts.push(format!(
+                "{} {:.2} GiB per GPU {} the modelled memory",
+                if m >= 0.0 { "+" } else { "−" },
+                m.abs(),
+                if m >= 0.0 { "above" } else { "below" }
+            ));
+        }
+        parts.join("; ")
+    }
+}
