@@ -19,6 +19,7 @@ pub mod memory;
 pub mod schedule;
 pub mod search;
 pub mod shape;
+pub mod split;
 pub mod support;
 pub mod sweep;
 pub mod time;

@@ -3,7 +3,12 @@
 //! Pure text generation (no web types). Flag names are those of Megatron-LM's
 //! `megatron/training/arguments.py` (NVIDIA/Megatron-LM, core_r0.9+). Where a scenario setting has
 //! no single Megatron flag (ZeRO-2, an uneven stage split, the vocabulary, which the tokenizer
-//! sets), a `#` comment line says so instead of inventing one.
+//! sets), a `#` comment line says so instead of inventing one. The zero-bubble schedules use the
+//! flags of the sail-sg/zero-bubble-pipeline-parallelism fork of Megatron-LM (README, "Zero
+//! Bubble Command Line Arguments", commit 39f2c18); DualPipe has no Megatron-LM flag. An uneven
+//! split is written as `--decoder-first-pipeline-num-layers` /
+//! `--decoder-last-pipeline-num-layers` when it has that form, and a better split found by
+//! [`crate::engine::split`] is noted.
 //!
 //! # Example
 //! ```
@@ -13,7 +18,10 @@
 //! assert!(args.contains("--group-query-attention"));
 //! ```
 
-use crate::scenario::{AttentionKernel, FfnAct, Fp8Recipe, Precision, Recompute, Scenario};
+use crate::engine::split::{best_split, megatron_first_last};
+use crate::scenario::{
+    AttentionKernel, FfnAct, Fp8Recipe, Precision, Recompute, Scenario, Schedule,
+};
 
 /// The arguments, one per line, each line but the last ending in ` \` (shell continuation);
 /// comment lines start with `#` and come first.
@@ -170,10 +178,63 @@ pub fn launch_args(s: &Scenario) -> String {
     }
     if let Some(split) = &p.layers_per_stage {
         let list: Vec<String> = split.iter().map(u64::to_string).collect();
-        notes.push(format!(
-            "# uneven stages [{}]: use --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers",
-            list.join(", ")
-        ));
+        match megatron_first_last(split) {
+            Some((first, last)) if p.vp <= 1 && p.schedule() != Schedule::DualPipe => {
+                arg(format!("--decoder-first-pipeline-num-layers {first}"));
+                arg(format!("--decoder-last-pipeline-num-layers {last}"));
+            }
+            _ => notes.push(format!(
+                "# uneven stages [{}]: not of Megatron-LM's first/last-stage form (--decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers with equal middle stages)",
+                list.join(", ")
+            )),
+        }
+    }
+    if let Ok(Some(better)) = best_split(s) {
+        if better.is_better() {
+            let list: Vec<String> = better.layers_per_stage.iter().map(u64::to_string).collect();
+            notes.push(format!(
+                "# a better split (paracalc): layers_per_stage [{}]{} saves {:.1} GiB peak memory and {:.3} s per step",
+                list.join(", "),
+                better
+                    .megatron_first_last
+                    .map(|(f, l)| format!(
+                        " = --decoder-first-pipeline-num-layers {f} --decoder-last-pipeline-num-layers {l}"
+                    ))
+                    .unwrap_or_default(),
+                better.memory_saved_bytes() / (1u64 << 30) as f64,
+                better.time_saved_s()
+            ));
+        }
+    }
+    match p.schedule() {
+        Schedule::ZbH1 => {
+            arg("--enable-zero-bubble".into());
+            arg(format!("--zero-bubble-max-pending-backward {}", p.pp));
+            notes.push("# zb-h1: flags of the sail-sg/zero-bubble-pipeline-parallelism fork of Megatron-LM".into());
+        }
+        Schedule::ZbV => {
+            arg("--zero-bubble-v-schedule".into());
+            notes.push("# zb-v: flag of the sail-sg/zero-bubble-pipeline-parallelism fork of Megatron-LM (two chunks per rank)".into());
+        }
+        Schedule::DualPipe | Schedule::DualPipeV => notes.push(format!(
+            "# {}: no Megatron-LM flag; run with deepseek-ai/DualPipe ({} micro-batches, pp {})",
+            p.schedule().as_str(),
+            t.global_batch / t.micro_batch.saturating_mul(p.dp).max(1),
+            p.pp
+        )),
+        _ => {}
+    }
+    let opt_off = t.optimizer_offload();
+    if opt_off > 0.0 {
+        arg("--optimizer-cpu-offload".into());
+        arg(format!("--optimizer-offload-fraction {opt_off}"));
+    }
+    let act_off = t.activation_offload();
+    if act_off > 0.0 {
+        let per_stage = m.layers / p.pp.max(1);
+        let n = (act_off * per_stage as f64).round() as u64;
+        arg("--cpu-offloading".into());
+        arg(format!("--cpu-offloading-num-layers {}", n.max(1)));
     }
     if p.cp > 1 {
         arg(format!("--context-parallel-size {}", p.cp));

@@ -38,10 +38,10 @@ pub use calibration::Calibration;
 pub use cluster::{Cluster, CustomGpu, GpuChoice};
 pub use error::{FieldRef, Issue, ScenarioError};
 pub use fields::{FieldDef, FieldId, Kind, Value, FIELDS};
-pub use gpu::{gpu_preset, GpuPreset, GpuSpec, PeakTflops, GPU_PRESETS};
+pub use gpu::{gpu_preset, GpuPreset, GpuSpec, PeakTflops, GPU_PRESETS, HOST_LINK_SOURCES};
 pub use model::{FfnAct, Mla, Model, Moe};
 pub use overhead::Overhead;
-pub use parallel::{Parallel, Schedule};
+pub use parallel::{FsdpStyle, Parallel, Schedule};
 pub use training::{
     AttentionKernel, Fp8Recipe, Framework, Optimizer, Precision, Recompute, Training,
 };

@@ -519,6 +519,7 @@ fn sched(p: u64, m: u64, v: u64, schedule: Schedule, tf: f64, tb: f64) -> schedu
         schedule,
         t_fwd_s: tf,
         t_bwd_s: tb,
+        t_wgrad_s: tb / 2.0,
         bubble_fraction: ideal_bubble_fraction(p, m, v, schedule),
     }
 }
@@ -619,6 +620,8 @@ fn layout(tp: u64, pp: u64, dp: u64, mb: u64) -> Layout {
         recompute: Recompute::Selective,
         zero_stage: 1,
         sp: true,
+        schedule: None,
+        first_last: None,
     }
 }
 
@@ -819,6 +822,28 @@ fn all_six_render_quickly_natively() {
     assert!(ms < 500.0, "{ms} ms");
 }
 
+/// The split-backward schedules draw B and W apart (their own legend entries and colour); ZB-V
+/// says it is not drawn; DualPipe below its `2·pp` micro-batches says so too.
+#[test]
+fn split_backward_schedules_draw_b_and_w_apart() {
+    let wgrad = ChartStyle::light().palette.wgrad;
+    let hex = format!("#{:02X}{:02X}{:02X}", wgrad.0, wgrad.1, wgrad.2);
+    for (sched, v, m) in [
+        (Schedule::ZbH1, 1, 8),
+        (Schedule::DualPipe, 1, 10),
+        (Schedule::DualPipeV, 2, 10),
+    ] {
+        let s = sched_svg(4, m, v, sched, 0.01, 0.02);
+        assert!(s.contains("Weight grad (W)"), "{sched:?}");
+        assert!(s.contains("Input grad (B)"), "{sched:?}");
+        assert!(s.to_uppercase().contains(&hex), "{sched:?}: no W blocks");
+    }
+    let s = sched_svg(4, 8, 1, Schedule::OneFOneB, 0.01, 0.02);
+    assert!(!s.contains("Weight grad (W)"));
+    assert!(sched_svg(4, 8, 2, Schedule::ZbV, 0.01, 0.02).contains("not drawn"));
+    assert!(sched_svg(4, 6, 1, Schedule::DualPipe, 0.01, 0.02).contains("not drawn"));
+}
+
 #[test]
 #[ignore]
 fn dump_svgs() {
@@ -863,6 +888,22 @@ fn dump_svgs() {
         (
             "schedule1f1b",
             ChartData::Schedule(sched(4, 8, 1, Schedule::OneFOneB, 0.01, 0.02)),
+        ),
+        (
+            "schedule-zbh1",
+            ChartData::Schedule(sched(4, 8, 1, Schedule::ZbH1, 0.01, 0.02)),
+        ),
+        (
+            "schedule-dualpipe",
+            ChartData::Schedule(sched(4, 10, 1, Schedule::DualPipe, 0.01, 0.02)),
+        ),
+        (
+            "schedule-dualpipev",
+            ChartData::Schedule(sched(4, 10, 2, Schedule::DualPipeV, 0.01, 0.02)),
+        ),
+        (
+            "schedule-zbv",
+            ChartData::Schedule(sched(4, 8, 2, Schedule::ZbV, 0.01, 0.02)),
         ),
         ("memory64", ChartData::Memory(&m64)),
         (

@@ -3,7 +3,7 @@
 
 use paracalc::megatron::launch_args;
 use paracalc::presets::model_preset;
-use paracalc::scenario::{Precision, Recompute};
+use paracalc::scenario::{Precision, Recompute, Schedule};
 
 fn lines(s: &str) -> Vec<&str> {
     s.lines().map(|l| l.trim_end_matches(" \\")).collect()
@@ -125,6 +125,49 @@ fn bf16_gradient_buffer_flag() {
     // fp32 training has no 16-bit gradients to ask for.
     s.training.precision = paracalc::scenario::Precision::Fp32;
     assert!(!paracalc::megatron::launch_args(&s).contains("--grad-reduce-in-bf16"));
+}
+
+#[test]
+fn first_and_last_stage_layers_schedules_and_offload() {
+    let mut s = model_preset("gpt3-175b").unwrap().scenario();
+    // 96 layers on pp 16: 4 + 14 × 6 + 8 is Megatron's first/last form.
+    let mut list = vec![6; 16];
+    list[0] = 4;
+    list[15] = 8;
+    s.parallel.layers_per_stage = Some(list);
+    s.parallel.schedule = Some(Schedule::ZbH1);
+    s.training.optimizer_offload = Some(0.5);
+    s.training.activation_offload = Some(0.5);
+    let args = launch_args(&s);
+    let l = lines(&args);
+    assert!(
+        l.contains(&"--decoder-first-pipeline-num-layers 4"),
+        "{args}"
+    );
+    assert!(l.contains(&"--decoder-last-pipeline-num-layers 8"));
+    assert!(l.contains(&"--enable-zero-bubble"));
+    assert!(l.contains(&"--zero-bubble-max-pending-backward 16"));
+    assert!(l.contains(&"--optimizer-cpu-offload"));
+    assert!(l.contains(&"--optimizer-offload-fraction 0.5"));
+    assert!(l.contains(&"--cpu-offloading"));
+    assert!(l.contains(&"--cpu-offloading-num-layers 3"));
+    // The hand-made split is worse than the even one: the export notes the better split.
+    assert!(
+        args.contains("# a better split (paracalc): layers_per_stage [6, 6,"),
+        "{args}"
+    );
+    // A split that is not of the first/last form stays a comment.
+    let mut list = vec![6; 16];
+    list[1] = 5;
+    list[2] = 7;
+    s.parallel.layers_per_stage = Some(list);
+    s.parallel.schedule = Some(Schedule::DualPipe);
+    let args = launch_args(&s);
+    assert!(args.contains("# uneven stages [6, 5, 7,"), "{args}");
+    assert!(args.contains("# dualpipe: no Megatron-LM flag"));
+    assert!(!lines(&args)
+        .iter()
+        .any(|l| l.starts_with("--decoder-first-pipeline-num-layers")));
 }
 
 #[test]

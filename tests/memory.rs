@@ -878,3 +878,95 @@ fn bf16_gradient_buffer_llama31_405b_stage_1() {
     assert_eq!(e.memory.peak_stage, 1);
     assert!(e.memory.fits, "peak {}", e.memory.peak_bytes / GIB);
 }
+
+/// Llama 3 8B on one H100 without ZeRO: 18 B/param of model states (2 weights, 4 fp32 gradients,
+/// 12 fp32 master and moments) = 144.5 GB does not fit 80 GiB. Offloading the whole optimizer
+/// (`training.optimizer_offload = 1`, Megatron-Core `--optimizer-cpu-offload
+/// --optimizer-offload-fraction 1.0`) moves the 12 B/param to host memory and makes it fit; the
+/// step pays the host link: each step the 4-byte main gradients go down and the 2-byte weights
+/// come back over PCIe Gen5 x16 (63 GB/s per direction, H100 datasheet) at the PCIe efficiency
+/// 0.8: 8 030 261 248 × 6 B / 50.4 GB/s = 0.95598 s.
+#[test]
+fn offloading_the_whole_optimizer_makes_llama3_8b_fit_one_h100() {
+    let json = r#"{
+      "model": {"layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn_hidden": 14336,
+                "ffn_act": "swiglu", "vocab": 128256, "seq_len": 8192},
+      "training": {"global_batch": 8, "micro_batch": 1, "precision": "bf16",
+                   "recompute": "full", "flash_attention": true},
+      "parallel": {"tp": 1, "pp": 1, "dp": 1, "zero_stage": 0},
+      "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 1}
+    }"#;
+    let mut s = scenario::parse(json).unwrap();
+    let p = 8_030_261_248.0;
+    let before = estimate(&s).unwrap();
+    assert!(!before.memory.fits);
+    let st = &before.memory.stages[0];
+    assert!(
+        (st.optimizer_bytes - 12.0 * p).abs() < 1.0,
+        "{}",
+        st.optimizer_bytes
+    );
+    assert_eq!(before.time.offload_s, 0.0);
+    assert_eq!(st.host_bytes, 0.0);
+
+    s.training.optimizer_offload = Some(1.0);
+    let after = estimate(&s).unwrap();
+    let st = &after.memory.stages[0];
+    assert!(
+        after.memory.fits,
+        "peak {} GiB",
+        after.memory.peak_bytes / GIB
+    );
+    assert_eq!(st.optimizer_bytes, 0.0);
+    assert!((st.host_bytes - 12.0 * p).abs() < 1.0);
+    let want = p * 6.0 / (63.0e9 * 0.8);
+    assert!(
+        (after.time.offload_s - want).abs() < 1e-9,
+        "{}",
+        after.time.offload_s
+    );
+    assert!((want - 0.95598).abs() < 1e-4);
+    // The breakdown still adds up, the offload being one of its parts.
+    let t = &after.time;
+    let parts = t.compute_s
+        + t.recompute_s
+        + t.bubble_s
+        + t.optimizer_s
+        + t.offload_s
+        + t.exposed_comm_s.total();
+    assert!((t.step_s - parts).abs() < 1e-9 * t.step_s);
+    // The GPU update is gone but for its kernel launches.
+    assert!(t.optimizer_s < 1e-3 && before.time.optimizer_s > 0.01);
+
+    // Half the optimizer: half the states stay, half the host traffic.
+    s.training.optimizer_offload = Some(0.5);
+    let half = estimate(&s).unwrap();
+    assert!((half.memory.stages[0].optimizer_bytes - 6.0 * p).abs() < 1.0);
+    assert!((half.time.offload_s - want / 2.0).abs() < 1e-9);
+}
+
+/// Activation offloading keeps one micro-batch's share on the GPU and moves the rest of the
+/// in-flight micro-batches' layer activations to the host.
+#[test]
+fn activation_offload_moves_in_flight_activations_to_the_host() {
+    let json = r#"{
+      "model": {"layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn_hidden": 14336,
+                "ffn_act": "swiglu", "vocab": 128256, "seq_len": 8192},
+      "training": {"global_batch": 64, "micro_batch": 1, "precision": "bf16",
+                   "recompute": "selective", "flash_attention": true},
+      "parallel": {"tp": 2, "pp": 4, "dp": 1, "sp": true, "zero_stage": 1},
+      "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 8}
+    }"#;
+    let mut s = scenario::parse(json).unwrap();
+    let base = estimate(&s).unwrap();
+    s.training.activation_offload = Some(1.0);
+    let off = estimate(&s).unwrap();
+    let layer = paracalc::engine::memory::activations::layer_bytes(&s);
+    let (b0, o0) = (&base.memory.stages[0], &off.memory.stages[0]);
+    // Stage 0 holds p = 4 micro-batches of its 8 layers; 3 of them go to the host.
+    assert_eq!(b0.in_flight_micro_batches, 4.0);
+    let moved = 3.0 * 8.0 * layer;
+    assert!((b0.activations_bytes - o0.activations_bytes - moved).abs() < 1.0);
+    assert!((o0.host_bytes - moved).abs() < 1.0);
+    assert!(off.time.offload_s >= 0.0);
+}

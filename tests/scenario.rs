@@ -293,3 +293,95 @@ fn impossible_modern_settings_name_their_field() {
         );
     }
 }
+
+/// The field each rule names for a schedule it cannot run (deepseek-ai/DualPipe `step`
+/// assertions; ZB-V's two chunks per rank).
+#[test]
+fn schedules_name_the_field_and_the_rule() {
+    let fields = |v: &serde_json::Value| -> Vec<String> {
+        match scenario::from_value(v).and_then(|s| s.validate()) {
+            Ok(()) => vec![],
+            Err(e) => e
+                .issues
+                .iter()
+                .map(|i| i.field.as_str().to_string())
+                .collect(),
+        }
+    };
+    let with = |sched: &str, vp: u64, gb: u64| {
+        let mut v = base();
+        v["parallel"]["schedule"] = sched.into();
+        v["parallel"]["vp"] = vp.into();
+        v["training"]["global_batch"] = gb.into();
+        v
+    };
+    // GPT-3 175B, pp 16, dp 8: m = B/8.
+    for ok in [
+        with("zb-h1", 1, 1536),
+        with("zb-v", 2, 1536),
+        with("dualpipe", 1, 1536),
+        with("dualpipev", 2, 256),
+    ] {
+        assert!(fields(&ok).is_empty(), "{ok}: {:?}", fields(&ok));
+    }
+    assert_eq!(fields(&with("zb-v", 1, 1536)), ["parallel.schedule"]);
+    assert_eq!(fields(&with("dualpipev", 3, 1536)), ["parallel.schedule"]);
+    assert_eq!(fields(&with("zb-h1", 2, 1536)), ["parallel.schedule"]);
+    // m = 16 < 2·pp = 32; m = 33 is odd.
+    assert_eq!(fields(&with("dualpipe", 1, 128)), ["training.global_batch"]);
+    assert_eq!(
+        fields(&with("dualpipev", 2, 128)),
+        ["training.global_batch"]
+    );
+    assert_eq!(fields(&with("dualpipe", 1, 264)), ["training.global_batch"]);
+    let e = scenario::from_value(&with("dualpipe", 1, 128))
+        .and_then(|s| s.validate())
+        .unwrap_err();
+    assert!(e.issues[0].message.contains("at least 2·pp = 32"), "{e}");
+    // An odd number of ranks: 24 GPUs as tp 8 × pp 3.
+    let mut v = with("dualpipe", 1, 1536);
+    v["parallel"]["pp"] = 3.into();
+    v["parallel"]["dp"] = 1.into();
+    v["cluster"]["num_gpus"] = 24.into();
+    assert_eq!(fields(&v), ["parallel.pp"]);
+    // Offload fractions are fractions.
+    let mut v = base();
+    v["training"]["optimizer_offload"] = 1.5.into();
+    v["training"]["activation_offload"] = (-0.1).into();
+    assert_eq!(
+        fields(&v),
+        ["training.optimizer_offload", "training.activation_offload"]
+    );
+}
+
+/// The new schedules against 1F1B on GPT-3 175B (pp 16): the zero-bubble ones shrink the
+/// bubble; DualPipe holds two stages' weights per rank and `(p + 1)/2` micro-batches of them.
+#[test]
+fn new_schedules_move_the_bubble_and_memory_the_sources_way() {
+    let est = |sched: &str, vp: u64| {
+        let mut v = base();
+        v["parallel"]["schedule"] = sched.into();
+        v["parallel"]["vp"] = vp.into();
+        paracalc::engine::estimate(&scenario::from_value(&v).unwrap()).unwrap()
+    };
+    let one = est("1f1b", 1);
+    let zb = est("zb-h1", 1);
+    let dual = est("dualpipe", 1);
+    let dualv = est("dualpipev", 2);
+    assert!(zb.time.bubble_s < one.time.bubble_s);
+    assert!(zb.time.weight_grad_s > 0.0 && zb.time.weight_grad_s < zb.time.backward_s);
+    assert!(dual.time.bubble_s < one.time.bubble_s);
+    // Same activation memory on stage 0 for ZB-H1 as for 1F1B.
+    let a = |e: &paracalc::engine::Estimate, r: usize| e.memory.stages[r].activations_bytes;
+    assert_eq!(a(&zb, 0), a(&one, 0));
+    // DualPipe rank 1 holds stages 1 and 14: 12 layers, twice the 6 of 1F1B.
+    assert_eq!(dual.memory.stages[1].layers, 12);
+    assert!(
+        (dual.memory.stages[1].weights_bytes / one.memory.stages[1].weights_bytes - 2.0).abs()
+            < 1e-9
+    );
+    assert_eq!(dual.memory.stages[1].in_flight_micro_batches, 8.5);
+    // DualPipeV: rank 0 holds the embedding and the output layer.
+    assert_eq!(dualv.memory.stages[0].in_flight_micro_batches, 16.5);
+    assert!(dualv.memory.stages[0].params > dualv.memory.stages[15].params);
+}

@@ -22,6 +22,8 @@ fn small_space() -> SearchSpace {
         vary_cp: false,
         recompute: vec![Recompute::None],
         zero_stages: vec![0],
+        schedules: vec![None],
+        refine_splits: false,
         ..SearchSpace::default()
     }
 }
@@ -36,6 +38,33 @@ fn small_space() -> SearchSpace {
 /// - tp4 pp1 dp1: mb 2 × SP 2 = 4 evaluated.
 ///
 /// Total 18 evaluated; rejected before evaluation: 2 + 4 + 2.
+/// The same space with the schedules: with `pp > 1` each (layout, vp) runs three schedules —
+/// vp 1: default, ZB-H1, DualPipe; vp 2: interleaved, ZB-V, DualPipeV — so the 2 + 2 + 8
+/// pipelined candidates above become 6 + 6 + 24; with the 2 + 4 unpipelined ones, 42. The
+/// rejections before evaluation stay as they were (counted once per layout). DualPipe needs
+/// `m ≥ 2·pp` micro-batches: with global batch 6 every DualPipe candidate on pp 2 with dp 2
+/// (m = 3) and on pp 4 (m ≤ 6 < 8) is rejected by the engine, naming training.global_batch.
+#[test]
+fn schedules_multiply_the_pipelined_layouts() {
+    let space = SearchSpace {
+        schedules: SearchSpace::default().schedules,
+        ..small_space()
+    };
+    let r = search(&tiny(6), &space);
+    assert_eq!(r.evaluated, 42);
+    assert_eq!(
+        r.rejected.get("layers do not split evenly over pp·vp"),
+        Some(&2)
+    );
+    let dual = r.rejected.get("invalid training.global_batch").copied();
+    assert!(dual.unwrap_or(0) >= 2 + 2, "{:?}", r.rejected);
+    assert!(r
+        .best
+        .iter()
+        .chain(&r.points)
+        .any(|b| b.layout.schedule.is_some()));
+}
+
 #[test]
 fn enumeration_counts_match_the_hand_count() {
     let r = search(&tiny(6), &small_space());

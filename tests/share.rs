@@ -98,6 +98,7 @@ fn arb_custom_gpu() -> BoxedStrategy<CustomGpu> {
                     nvlink_domain_gpus: dom,
                     nic_gbps: nic,
                     pcie_gbps: pcie,
+                    host_link_gbps: pcie,
                     peak_tflops_bounds: None,
                     peak_tflops_for_mfu: None,
                     source: None,

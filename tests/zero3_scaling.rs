@@ -121,3 +121,19 @@ fn hsdp_trades_ring_latency_for_network_bytes() {
         dp_comm(&full)
     );
 }
+
+#[test]
+fn knob_fields_override_the_framework_defaults() {
+    use paracalc::scenario::FsdpStyle;
+    // DeepSpeed with FSDP1-style block gathers prices exactly as the pytorch stack's ZeRO-3.
+    let mut s = gpt3(1536, "deepspeed", 1, 1, 1, 3, 1);
+    s.parallel.fsdp_style = Some(FsdpStyle::PerBlock);
+    let e = estimate(&s).unwrap();
+    assert_eq!(e.time.step_s, zero3(1536, "pytorch").time.step_s);
+    // Megatron's interleaved schedule overlaps its pipeline sends unless switched off.
+    let mut p = gpt3(1536, "megatron", 8, 12, 2, 1, 1);
+    let on = estimate(&p).unwrap();
+    p.parallel.pp_comm_overlap = Some(false);
+    let off = estimate(&p).unwrap();
+    assert!(off.time.exposed_comm_s.pp > 10.0 * on.time.exposed_comm_s.pp);
+}

@@ -53,8 +53,17 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
     let t = Instant::now();
     let report = search(&s, &SearchSpace::default());
     let search_s = t.elapsed().as_secs_f64();
+    // The same search without the schedule dimension and the split refinement, for comparison.
+    let plain = SearchSpace {
+        schedules: vec![None],
+        refine_splits: false,
+        ..SearchSpace::default()
+    };
+    let t = Instant::now();
+    let base = search(&s, &plain);
+    let base_s = t.elapsed().as_secs_f64();
     Ok(format!(
-        "estimate: {:.0} ns per call ({} calls; checksum {:.3e}), of which validate {:.0} ns\nsearch: {} layouts in {:.3} s = {:.0} layouts/s ({} feasible)\n",
+        "estimate: {:.0} ns per call ({} calls; checksum {:.3e}), of which validate {:.0} ns\nsearch: {} layouts in {:.3} s = {:.0} layouts/s ({} feasible)\nsearch without schedules and split refinement: {} layouts in {:.3} s = {:.0} layouts/s\n",
         per_call * 1e9,
         iters,
         sink,
@@ -62,6 +71,9 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
         report.evaluated,
         search_s,
         report.evaluated as f64 / search_s.max(1e-12),
-        report.feasible
+        report.feasible,
+        base.evaluated,
+        base_s,
+        base.evaluated as f64 / base_s.max(1e-12)
     ))
 }

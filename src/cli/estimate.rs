@@ -125,6 +125,37 @@ pub fn render(s: &Scenario, e: &Estimate) -> String {
             gib(st.other_buffers_bytes)
         );
     }
+    let host: f64 = mem
+        .stages
+        .iter()
+        .map(|st| st.host_bytes)
+        .fold(0.0, f64::max);
+    if host > 0.0 {
+        let _ = writeln!(
+            o,
+            "offloaded to host memory: up to {:.2} GiB per GPU (optimizer states and activations)",
+            gib(host)
+        );
+    }
+    if let Ok(Some(split)) = crate::engine::split::best_split(s) {
+        if split.is_better() {
+            let list: Vec<String> = split.layers_per_stage.iter().map(u64::to_string).collect();
+            let _ = writeln!(
+                o,
+                "a better split: layers_per_stage [{}]{}: peak {:.2} GiB ({:+.2}), step {:.4} s ({:+.4}){}",
+                list.join(", "),
+                split
+                    .megatron_first_last
+                    .map(|(f, l)| format!(" (Megatron first/last {f}/{l})"))
+                    .unwrap_or_default(),
+                gib(split.peak_bytes),
+                -gib(split.memory_saved_bytes()),
+                split.step_s,
+                -split.time_saved_s(),
+                if split.fits && !split.base_fits { ", fits" } else { "" }
+            );
+        }
+    }
     let _ = writeln!(
         o,
         "peak {:.2} GiB on stage {} of {:.2} GiB usable: headroom {:.2} GiB, {}",
@@ -140,7 +171,7 @@ pub fn render(s: &Scenario, e: &Estimate) -> String {
     let _ = writeln!(o, "Step time (s)");
     let _ = writeln!(
         o,
-        "  step {:.4} = compute {:.4} (forward {:.4}, backward {:.4}) + recompute {:.4} + bubble {:.4} + optimizer {:.4} + exposed comm {:.4}",
+        "  step {:.4} = compute {:.4} (forward {:.4}, backward {:.4}) + recompute {:.4} + bubble {:.4} + optimizer {:.4} + offload {:.4} + exposed comm {:.4}",
         t.step_s,
         t.compute_s,
         t.forward_s,
@@ -148,6 +179,7 @@ pub fn render(s: &Scenario, e: &Estimate) -> String {
         t.recompute_s,
         t.bubble_s,
         t.optimizer_s,
+        t.offload_s,
         c.total()
     );
     let _ = writeln!(

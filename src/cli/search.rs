@@ -92,8 +92,8 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
 }
 
 /// Why the best layout wins: its step-time breakdown next to that of plain sharded data
-/// parallelism (ZeRO-3 over all `n` GPUs, no model parallelism, same micro-batch and
-/// recomputation) — the alternative practitioners weigh it against.
+/// parallelism (ZeRO-3 over all `n` GPUs, no model parallelism, the same micro-batch where the
+/// batch allows and the same recomputation) — the alternative practitioners weigh it against.
 fn why(s: &Scenario, n: u64, best: &Ranked) -> String {
     let mut b = s.clone();
     b.cluster.num_gpus = n;
@@ -108,9 +108,17 @@ fn why(s: &Scenario, n: u64, best: &Ranked) -> String {
         vp: 1,
         zero_stage: 3,
         sp: false,
+        schedule: None,
+        first_last: None,
         ..best.layout
     }
     .apply(&mut z);
+    // The winner's micro-batch, or the largest smaller one the batch splits into over n GPUs.
+    let gb = z.training.global_batch;
+    z.training.micro_batch = (1..=best.layout.micro_batch)
+        .rev()
+        .find(|&mb| gb % mb.saturating_mul(n).max(1) == 0)
+        .unwrap_or(1);
     let mut out = String::from("\nwhy #1 (step-time breakdown, s)\n");
     for (label, sc) in [("#1", &b), ("ZeRO-3, no model parallelism", &z)] {
         match estimate(sc) {
@@ -126,12 +134,17 @@ fn breakdown(label: &str, e: &Estimate) -> String {
     let t = &e.time;
     let x = &t.exposed_comm_s;
     format!(
-        "  {label}: step {:.3} = compute {:.3} + recompute {:.3} + bubble {:.3} + optimizer {:.3} + exposed comm {:.3} (tp {:.3}, cp {:.3}, ep {:.3}, pp {:.3}, dp {:.3}; hidden {:.3}){}\n",
+        "  {label}: step {:.3} = compute {:.3} + recompute {:.3} + bubble {:.3} + optimizer {:.3}{} + exposed comm {:.3} (tp {:.3}, cp {:.3}, ep {:.3}, pp {:.3}, dp {:.3}; hidden {:.3}){}\n",
         t.step_s,
         t.compute_s,
         t.recompute_s,
         t.bubble_s,
         t.optimizer_s,
+        if t.offload_s > 0.0 {
+            format!(" + host offload {:.3}", t.offload_s)
+        } else {
+            String::new()
+        },
         x.total(),
         x.tp,
         x.cp,
@@ -146,12 +159,12 @@ fn breakdown(label: &str, e: &Estimate) -> String {
 /// A fixed-width table of ranked layouts.
 fn table(rows: &[Ranked]) -> String {
     let mut out = String::from(
-        "   #   tp   pp   dp   cp   ep   vp  mbs  recompute   zero  sp   step (s)   tokens/s    MFU   peak (GiB)\n",
+        "   #   tp   pp   dp   cp   ep   vp  mbs  recompute   zero  sp   step (s)   tokens/s    MFU   peak (GiB)  schedule   first/last\n",
     );
     for (i, r) in rows.iter().enumerate() {
         let l = &r.layout;
         out.push_str(&format!(
-            "{:>4} {:>4} {:>4} {:>4} {:>4} {:>4} {:>4} {:>4}  {:<10} {:>4}  {:<3} {:>9.3} {:>10.0} {:>5.1}% {:>11.2}\n",
+            "{:>4} {:>4} {:>4} {:>4} {:>4} {:>4} {:>4} {:>4}  {:<10} {:>4}  {:<3} {:>9.3} {:>10.0} {:>5.1}% {:>11.2}  {:<10} {}\n",
             i + 1,
             l.tp,
             l.pp,
@@ -167,6 +180,9 @@ fn table(rows: &[Ranked]) -> String {
             r.tokens_per_s,
             r.mfu * 100.0,
             r.peak_bytes / (1u64 << 30) as f64,
+            l.schedule.map_or("default", |x| x.as_str()),
+            l.first_last
+                .map_or_else(|| "even".to_string(), |(f, x)| format!("{f}/{x}")),
         ));
     }
     if rows.is_empty() {

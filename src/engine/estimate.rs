@@ -56,6 +56,9 @@ pub struct StageMemory {
     pub expert_optimizer_bytes: f64,
     /// Micro-batches whose activations this stage holds at its peak.
     pub in_flight_micro_batches: f64,
+    /// Host (CPU) memory this GPU's offloaded optimizer states and activations take, bytes;
+    /// not part of `total_bytes` (`training.optimizer_offload`, `training.activation_offload`).
+    pub host_bytes: f64,
     /// Sum of the five parts.
     pub total_bytes: f64,
 }
@@ -113,7 +116,7 @@ impl CommTimes {
 }
 
 /// One optimizer step, seconds.
-/// `step_s = compute_s + recompute_s + bubble_s + optimizer_s + exposed_comm_s.total()`,
+/// `step_s = compute_s + recompute_s + bubble_s + optimizer_s + offload_s + exposed_comm_s.total()`,
 /// with `compute_s = forward_s + backward_s`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct TimeEstimate {
@@ -137,6 +140,12 @@ pub struct TimeEstimate {
     pub hidden_comm_s: CommTimes,
     /// Micro-batches per pipeline per step `m = B/(b·d)`.
     pub micro_batches: u64,
+    /// Part of `backward_s`: the weight-gradient (W) GEMMs, which zero-bubble and DualPipe
+    /// schedules run apart from the input-gradient (B) work (Qi et al., ICLR 2024, §2).
+    pub weight_grad_s: f64,
+    /// Host-link (PCIe / NVLink-C2C) transfers of offloaded optimizer states and activations
+    /// that compute does not hide, s.
+    pub offload_s: f64,
     /// Gradient bucket of the data-parallel reduction, bytes: `parallel.bucket_mb`, else the
     /// framework default for the DP group `dp·cp` and the reduced gradient type (the bucket-size
     /// chart marks it).

@@ -16,7 +16,7 @@
 //! O(vp) per stage, no allocation.
 
 use super::layout::{chunk_layers, chunk_start};
-use crate::scenario::{Model, Scenario};
+use crate::scenario::{Model, Scenario, Schedule};
 
 /// Layers of each kind in one pipeline stage (or the whole model).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -74,35 +74,56 @@ pub fn model_mix(m: &Model) -> LayerMix {
     }
 }
 
-/// The layers of pipeline stage `stage` by kind (all its `vp` chunks), with the MTP modules on
-/// the last stage.
+/// The layers of pipeline rank `stage` by kind (all its chunks), with the MTP modules where the
+/// output layer is ([`super::layout::holds_output`]: the last stage; rank 0 for the V-shaped
+/// schedules; both end ranks for DualPipe). The rank's chunks follow the schedule
+/// ([`super::layout`]): `stage + k·pp` for `k < vp`; in a V (`zb-v`, `dualpipev`) chunks `stage`
+/// and `2·pp − 1 − stage`; for DualPipe stages `stage` and `pp − 1 − stage`.
 #[inline]
 pub fn stage_mix(s: &Scenario, stage: u64) -> LayerMix {
     let m = &s.model;
     let (pp, vp) = (s.parallel.pp.max(1), s.parallel.vp.max(1));
     let custom = s.parallel.layers_per_stage.as_deref();
-    let last = stage + 1 == pp;
+    let schedule = s.parallel.schedule();
+    let last = super::layout::holds_output(pp, schedule, stage);
+    let mtp = if last { m.mtp_layers() } else { 0 };
     if m.moe.is_none() {
         return LayerMix {
-            dense: super::layout::stage_layers(m.layers, pp, vp, custom, stage),
+            dense: super::layout::rank_layers(m.layers, pp, vp, custom, schedule, stage),
             moe: 0,
-            mtp: if last { m.mtp_layers() } else { 0 },
+            mtp,
             mtp_moe: false,
         };
     }
+    // (chunk, chunks per rank in the numbering chunk_layers/chunk_start use).
+    let r = stage.min(pp - 1);
+    let (chunks, v): ([u64; 2], u64) = match schedule {
+        Schedule::DualPipe => ([r, pp - 1 - r], 1),
+        sc if sc.v_shape() && custom.is_none() => ([r, 2 * pp - 1 - r], 2),
+        _ => ([r, u64::MAX], vp),
+    };
     let (mut dense, mut moe) = (0, 0);
-    for k in 0..vp {
-        let chunk = stage + k * pp;
-        let n = chunk_layers(m.layers, pp, vp, custom, chunk);
-        let lo = chunk_start(m.layers, pp, vp, custom, chunk);
+    let mut add = |chunk: u64, v: u64| {
+        let n = chunk_layers(m.layers, pp, v, custom, chunk);
+        let lo = chunk_start(m.layers, pp, v, custom, chunk);
         let e = moe_layers_between(m, lo, lo.saturating_add(n)).min(n);
         moe += e;
         dense += n - e;
+    };
+    if chunks[1] == u64::MAX {
+        for k in 0..vp {
+            add(r + k * pp, vp);
+        }
+    } else if chunks[0] == chunks[1] {
+        add(chunks[0], v);
+    } else {
+        add(chunks[0], v);
+        add(chunks[1], v);
     }
     LayerMix {
         dense,
         moe,
-        mtp: if last { m.mtp_layers() } else { 0 },
+        mtp,
         mtp_moe: last_layer_is_moe(m),
     }
 }

@@ -16,7 +16,18 @@
 //! With `layers_per_stage` (one entry per stage), stage `r`'s layers are split over its `vp`
 //! chunks as evenly as possible, earlier chunks taking the extra layers.
 //!
+//! Schedules place chunks differently ([`rank_layers`], [`holds_embedding`], [`holds_output`]):
+//! the V-shaped ones (`zb-v`, `dualpipev`, `vp = 2`) put chunk `k < pp` on rank `k` and chunk
+//! `k ≥ pp` on rank `2·pp − 1 − k`, so rank 0 holds the first and the last chunk (Qi et al. 2024,
+//! ZB-V; deepseek-ai/DualPipe README, DualPipeV); DualPipe runs the pipeline in both directions,
+//! so rank `r` holds stage `r` of one copy and stage `pp − 1 − r` of the other (DeepSeek-V3
+//! technical report §3.2.1: "two copies of the model parameters"), and ranks 0 and `pp − 1`
+//! both hold the embedding and the output layer. With `layers_per_stage`, the list gives each
+//! rank's layers for V shapes and each stage's (model order) for DualPipe.
+//!
 //! Everything here is O(1) per query and allocation-free.
+
+use crate::scenario::Schedule;
 
 /// Layers of chunk `chunk` (0-based, model order, `0..pp·vp`). Returns 0 for out-of-range input.
 #[inline]
@@ -96,6 +107,49 @@ pub fn stage_layers(layers: u64, pp: u64, vp: u64, custom: Option<&[u64]>, stage
         .sum()
 }
 
+/// Layers held by rank `stage` under `schedule` (both copies for DualPipe).
+pub fn rank_layers(
+    layers: u64,
+    pp: u64,
+    vp: u64,
+    custom: Option<&[u64]>,
+    schedule: Schedule,
+    stage: u64,
+) -> u64 {
+    let pp = pp.max(1);
+    match schedule {
+        Schedule::DualPipe => {
+            let mirror = pp - 1 - stage.min(pp - 1);
+            let one = stage_layers(layers, pp, 1, custom, stage);
+            if mirror == stage {
+                one
+            } else {
+                one + stage_layers(layers, pp, 1, custom, mirror)
+            }
+        }
+        s if s.v_shape() && custom.is_none() => {
+            let chunks = 2 * pp;
+            chunk_layers(layers, pp, 2, None, stage)
+                + chunk_layers(layers, pp, 2, None, chunks - 1 - stage.min(pp - 1))
+        }
+        _ => stage_layers(layers, pp, vp, custom, stage),
+    }
+}
+
+/// Whether rank `stage` holds the input embedding under `schedule`.
+pub fn holds_embedding(pp: u64, schedule: Schedule, stage: u64) -> bool {
+    stage == 0 || (schedule == Schedule::DualPipe && stage + 1 == pp)
+}
+
+/// Whether rank `stage` holds the output layer and the loss under `schedule`.
+pub fn holds_output(pp: u64, schedule: Schedule, stage: u64) -> bool {
+    if schedule.v_shape() {
+        stage == 0
+    } else {
+        stage + 1 == pp.max(1) || (schedule == Schedule::DualPipe && stage == 0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,6 +193,35 @@ mod tests {
         assert_eq!(chunk_layers(48, 4, 2, Some(&list), 3), 7);
         assert_eq!(chunk_layers(48, 4, 2, Some(&[11, 12, 12, 13]), 0), 6);
         assert_eq!(chunk_layers(48, 4, 2, Some(&[11, 12, 12, 13]), 4), 5);
+    }
+
+    #[test]
+    fn v_shape_puts_the_first_and_last_chunk_on_rank_0() {
+        // Llama 3.1 405B, 126 layers, pp 8 × 2 chunks: (126 + 2)/16 = 8 per chunk, the first and
+        // the last chunk 7; both on rank 0 in a V.
+        let r: Vec<u64> = (0..8)
+            .map(|k| rank_layers(126, 8, 2, None, Schedule::ZbV, k))
+            .collect();
+        assert_eq!(r, vec![14, 16, 16, 16, 16, 16, 16, 16]);
+        assert!(holds_embedding(8, Schedule::ZbV, 0) && holds_output(8, Schedule::ZbV, 0));
+        assert!(!holds_output(8, Schedule::DualPipeV, 7));
+    }
+
+    #[test]
+    fn dualpipe_ranks_hold_two_mirrored_stages() {
+        // 126 layers, pp 8: stages 15,16,…,16,15; rank r holds stage r and stage 7 − r.
+        let r: Vec<u64> = (0..8)
+            .map(|k| rank_layers(126, 8, 1, None, Schedule::DualPipe, k))
+            .collect();
+        assert_eq!(r, vec![30, 32, 32, 32, 32, 32, 32, 30]);
+        assert!(
+            holds_embedding(8, Schedule::DualPipe, 7) && holds_output(8, Schedule::DualPipe, 0)
+        );
+        let list = [10, 12, 14, 12];
+        assert_eq!(
+            rank_layers(48, 4, 1, Some(&list), Schedule::DualPipe, 1),
+            26
+        );
     }
 
     #[test]

@@ -55,7 +55,7 @@ pub mod params;
 pub mod states;
 
 use super::estimate::{MemoryEstimate, StageMemory};
-use super::layers;
+use super::{layers, layout};
 use crate::scenario::{GpuSpec, Scenario};
 use overhead::GIB;
 
@@ -73,24 +73,50 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
     let reserve = s.overhead.allocator_reserve_pct() / 100.0;
     let capacity = gpu.capacity_gib() * GIB;
     let sharded = params::ShardedParams::new(s);
+    let schedule = s.parallel.schedule();
+    let opt_off = s.training.optimizer_offload();
+    let act_off = s.training.activation_offload();
 
     let mut peak = f64::NEG_INFINITY;
     let mut peak_stage = 0;
     for r in 0..pp {
         let mix = layers::stage_mix(s, r);
         let layers = mix.layers();
-        let gp = sharded.stage(r, mix);
-        let st = states::model_states(s, &gp, layers + mix.mtp);
-        let experts = states::expert_states(s, &gp);
+        let (has_emb, has_out) = (
+            layout::holds_embedding(pp, schedule, r),
+            layout::holds_output(pp, schedule, r),
+        );
+        let gp = sharded.placed(mix, has_emb, has_out);
+        let mut st = states::model_states(s, &gp, layers + mix.mtp);
+        let mut experts = states::expert_states(s, &gp);
+        // Optimizer offload: that share of the fp32 master weights and moments lives in host
+        // memory (Megatron-Core `HybridDeviceOptimizer`, `--optimizer-offload-fraction`).
+        let opt_host = st.optimizer * opt_off;
+        st.optimizer -= opt_host;
+        experts.optimizer *= 1.0 - opt_off;
         let in_flight = activations::in_flight_micro_batches(s, r);
-        let mut act = layer_bytes.of_mix(&mix) * in_flight;
-        if r == 0 {
+        // Activation offload: the offloaded share of every in-flight micro-batch's layer
+        // activations waits in host memory; one micro-batch's share stays on the GPU while it is
+        // copied out or back in (double buffering).
+        let stored = layer_bytes.of_mix(&mix);
+        let act_host = stored * act_off * (in_flight - 1.0).max(0.0);
+        let mut act = stored * in_flight - act_host;
+        if has_emb {
             act += embedding * in_flight;
         }
         let mut transient = layer_bytes.working(&mix);
-        if r + 1 == pp {
+        if has_out {
             // The output layer, and each MTP module's pass through the shared head.
-            act += (1.0 + mix.mtp as f64) * output * in_flight;
+            // Where the output layer ends a path through a rank that holds other stages too
+            // (DualPipe's two directions, the V of zb-v and dualpipev), its backward follows its
+            // forward at once, as on 1F1B's last stage: one micro-batch of it is alive.
+            let out_in_flight =
+                if schedule.v_shape() || schedule == crate::scenario::Schedule::DualPipe {
+                    1.0
+                } else {
+                    in_flight
+                };
+            act += (1.0 + mix.mtp as f64) * output * out_in_flight;
             // The loss's logits copy and a layer's recompute working set are not alive together.
             transient = transient.max(logits);
         }
@@ -124,6 +150,7 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
             expert_gradients_bytes: experts.gradients,
             expert_optimizer_bytes: experts.optimizer,
             in_flight_micro_batches: in_flight,
+            host_bytes: opt_host + act_host,
             total_bytes: total,
         });
     }

@@ -19,6 +19,21 @@
 //!   backwards in the same order with the chunk reversed; stage `r` warms up with
 //!   `2·(p − r − 1) + (v − 1)·p` forwards (all of them when `m = p`).
 //!
+//! - **ZB-H1** (Qi et al., "Zero Bubble Pipeline Parallelism", ICLR 2024, §2.1, Fig. 3 top):
+//!   1F1B's order of forwards and input-gradient backwards `B`; each weight-gradient pass `W`
+//!   waits until stage `r` has `r` newer `B`s, so the last stage runs `F B W` and the first
+//!   keeps the `W`s for the cool-down. Its makespan is `m·(F + B + W) + (p − 1)·(F + B − W)`
+//!   (the paper's Table 2 bubble), which the tests check for unequal `F`, `B`, `W` too.
+//! - **DualPipe** and **DualPipeV** (deepseek-ai/DualPipe `dualpipe.py` / `dualpipev.py`,
+//!   `step`, commit 3da1bbe): the eight phases of each rank (`nF0`, `nF0F1`, `nB1W1F1`, the main
+//!   `nF0B1F1B0`, `nB1F1B0`, `nB1B0`, `nWB0`, `nW`), a forward and a backward chunk of two
+//!   micro-batches run as one overlapped pair (`F&B`, started when both inputs are there).
+//!   DualPipe sends half the micro-batches each way, rank `r` holding stage `r` of one
+//!   direction and stage `p − 1 − r` of the other; DualPipeV runs `2p` chunks in a V. With
+//!   `F = B` their bubble is the README's `(PP/2 − 1)·(F&B + B − 3W)`; the tests check it.
+//! - **ZB-V** has no timeline here ([`ScheduleError::NotDrawn`]); its bubble is in the time
+//!   breakdown.
+//!
 //! For uniform stages the makespan is `(m + p − 1)·(t_f + t_b)` for GPipe and 1F1B and
 //! `(m + (p − 1)/v)·(t_f + t_b)` for interleaved 1F1B (SC21 §2.2.1–2.2.2: bubble
 //! `(p − 1)·(t_f + t_b)` shrinks by `v`); the tests check both.
@@ -37,8 +52,11 @@ pub const MAX_BLOCKS: u64 = 1 << 18;
 pub enum BlockKind {
     /// Forward pass.
     Forward,
-    /// Backward pass (including any recomputation, which the caller folds into `t_bwd`).
+    /// Backward pass (including any recomputation, which the caller folds into `t_bwd`); only
+    /// the input-gradient part `B` when the schedule runs `W` apart.
     Backward,
+    /// Weight-gradient pass `W` run apart from its `B` (zero-bubble and DualPipe schedules).
+    WeightGrad,
 }
 
 /// One forward or backward block on one stage.
@@ -76,6 +94,9 @@ pub enum ScheduleError {
     },
     /// The operation order cannot make progress (should not happen for Megatron's orders).
     Stalled,
+    /// The schedule's timeline is not laid out here (ZB-V), or its conditions do not hold
+    /// (DualPipe: even `p`, `m ≥ 2p`, even `m`; DualPipeV: `m ≥ 2p`).
+    NotDrawn,
 }
 
 impl fmt::Display for ScheduleError {
@@ -92,6 +113,9 @@ impl fmt::Display for ScheduleError {
                 "the timeline would have {blocks} blocks, more than the limit of {MAX_BLOCKS}"
             ),
             ScheduleError::Stalled => f.write_str("the schedule cannot make progress"),
+            ScheduleError::NotDrawn => {
+                f.write_str("this schedule's timeline is not drawn for these sizes")
+            }
         }
     }
 }
@@ -103,15 +127,24 @@ impl std::error::Error for ScheduleError {}
 struct Op {
     kind: BlockKind,
     micro_batch: u64,
+    /// Virtual stage: position of the chunk along the micro-batch's path, `0..S`.
+    k: u64,
+    /// Chunk index on the rank, for display.
     chunk: u64,
+    /// A backward that leaves its `W` for a later [`BlockKind::WeightGrad`] op.
+    split: bool,
+    /// Starts together with the next op (DualPipe's overlapped `F&B` pair).
+    paired: bool,
 }
 
 /// Lays out one step of the pipeline.
 ///
 /// `p` stages, `m` micro-batches, `v` chunks per stage (used only by
-/// [`Schedule::Interleaved`]; the others run one chunk), `t_fwd` / `t_bwd`: forward and backward
-/// time of one micro-batch through one whole stage (all its chunks; a chunk takes `1/v` of it).
-/// Blocks come out stage by stage, each stage's in time order.
+/// [`Schedule::Interleaved`] and the V-shaped schedules; the others run one chunk), `t_fwd` /
+/// `t_bwd`: forward and backward time of one micro-batch through one whole stage (all its
+/// chunks; a chunk takes `1/v` of it). Schedules that run the weight gradient apart take it as
+/// half the backward (Qi et al. 2024, Table 1: `B` and `W` have the same FLOPs); use
+/// [`timeline_split`] to give it. Blocks come out stage by stage, each stage's in time order.
 ///
 /// # Errors
 /// [`ScheduleError`] for zero sizes, bad times, or more than [`MAX_BLOCKS`] blocks.
@@ -134,6 +167,24 @@ pub fn timeline(
     t_fwd: f64,
     t_bwd: f64,
 ) -> Result<Vec<Block>, ScheduleError> {
+    timeline_split(p, m, v, schedule, t_fwd, t_bwd, t_bwd / 2.0)
+}
+
+/// [`timeline`] with the weight-gradient part `t_wgrad` of `t_bwd` given (used only by the
+/// schedules that run it apart: [`Schedule::splits_backward`]).
+///
+/// # Errors
+/// As [`timeline`]; also [`ScheduleError::NotDrawn`] for ZB-V and for DualPipe sizes its
+/// source does not run.
+pub fn timeline_split(
+    p: u64,
+    m: u64,
+    v: u64,
+    schedule: Schedule,
+    t_fwd: f64,
+    t_bwd: f64,
+    t_wgrad: f64,
+) -> Result<Vec<Block>, ScheduleError> {
     if p == 0 {
         return Err(ScheduleError::NoStages);
     }
@@ -143,12 +194,20 @@ pub fn timeline(
     let v = match schedule {
         Schedule::Interleaved if v == 0 => return Err(ScheduleError::NoChunks),
         Schedule::Interleaved => v,
-        Schedule::OneFOneB | Schedule::Gpipe => 1,
+        Schedule::ZbV => return Err(ScheduleError::NotDrawn),
+        Schedule::DualPipeV => 2,
+        _ => 1,
     };
-    if !(t_fwd.is_finite() && t_bwd.is_finite() && t_fwd >= 0.0 && t_bwd >= 0.0) {
+    if !(t_fwd.is_finite()
+        && t_bwd.is_finite()
+        && t_wgrad.is_finite()
+        && t_fwd >= 0.0
+        && t_bwd >= 0.0
+        && t_wgrad >= 0.0)
+    {
         return Err(ScheduleError::BadTime);
     }
-    let blocks = 2u64
+    let blocks = 3u64
         .checked_mul(p)
         .and_then(|x| x.checked_mul(m))
         .and_then(|x| x.checked_mul(v))
@@ -156,24 +215,54 @@ pub fn timeline(
     if blocks > MAX_BLOCKS {
         return Err(ScheduleError::TooLarge { blocks });
     }
+    match schedule {
+        Schedule::DualPipe if p % 2 != 0 || m < 2 * p || m % 2 != 0 => {
+            return Err(ScheduleError::NotDrawn)
+        }
+        Schedule::DualPipeV if m < 2 * p => return Err(ScheduleError::NotDrawn),
+        _ => {}
+    }
     // All sizes now fit comfortably in usize (≤ 2^18).
     let ops: Vec<Vec<Op>> = (0..p).map(|r| stage_ops(p, m, v, schedule, r)).collect();
-    simulate(p, m, v, &ops, t_fwd / v as f64, t_bwd / v as f64)
+    let w = if schedule.splits_backward() {
+        t_wgrad.min(t_bwd)
+    } else {
+        0.0
+    };
+    let durations = Durations {
+        f: t_fwd / v as f64,
+        b: (t_bwd - w) / v as f64,
+        w: w / v as f64,
+    };
+    let stages = if schedule == Schedule::DualPipe {
+        p
+    } else {
+        p * v
+    };
+    simulate(p, m, stages, &ops, durations)
+}
+
+/// Per-chunk durations: forward, backward without the separate `W`, and `W`.
+#[derive(Clone, Copy)]
+struct Durations {
+    f: f64,
+    b: f64,
+    w: f64,
 }
 
 /// The order in which stage `r` issues its operations.
 fn stage_ops(p: u64, m: u64, v: u64, schedule: Schedule, r: u64) -> Vec<Op> {
-    let fwd = |micro_batch, chunk| Op {
-        kind: BlockKind::Forward,
+    let op = |kind, micro_batch, k, chunk| Op {
+        kind,
         micro_batch,
+        k,
         chunk,
+        split: false,
+        paired: false,
     };
-    let bwd = |micro_batch, chunk| Op {
-        kind: BlockKind::Backward,
-        micro_batch,
-        chunk,
-    };
-    let mut ops = Vec::with_capacity((2 * m * v) as usize);
+    let fwd = |micro_batch, chunk| op(BlockKind::Forward, micro_batch, chunk * p + r, chunk);
+    let bwd = |micro_batch, chunk| op(BlockKind::Backward, micro_batch, chunk * p + r, chunk);
+    let mut ops = Vec::with_capacity((3 * m * v) as usize);
     match schedule {
         Schedule::Gpipe => {
             ops.extend((0..m).map(|i| fwd(i, 0)));
@@ -188,6 +277,30 @@ fn stage_ops(p: u64, m: u64, v: u64, schedule: Schedule, r: u64) -> Vec<Op> {
             }
             ops.extend((m - warm..m).map(|i| bwd(i, 0)));
         }
+        Schedule::ZbH1 => {
+            // 1F1B's F and B order; stage r keeps its r newest W's pending (Qi et al. §2.1).
+            let warm = (p - r - 1).min(m);
+            let split = |i| Op {
+                split: true,
+                ..bwd(i, 0)
+            };
+            let wgrad = |i| op(BlockKind::WeightGrad, i, r, 0);
+            ops.extend((0..warm).map(|i| fwd(i, 0)));
+            let mut next_w = 0;
+            for i in 0..m {
+                if i + warm < m {
+                    ops.push(fwd(warm + i, 0));
+                }
+                ops.push(split(i));
+                if i + 1 - next_w > r {
+                    ops.push(wgrad(next_w));
+                    next_w += 1;
+                }
+            }
+            ops.extend((next_w..m).map(wgrad));
+        }
+        Schedule::DualPipe | Schedule::DualPipeV => dual_ops(&mut ops, p, m, schedule, r),
+        Schedule::ZbV => {}
         Schedule::Interleaved => {
             // (micro-batch, chunk) in forward issue order: groups of p micro-batches, each group
             // through chunk 0, then chunk 1, …; a last, smaller group takes the remainder.
@@ -225,28 +338,184 @@ fn stage_ops(p: u64, m: u64, v: u64, schedule: Schedule, r: u64) -> Vec<Op> {
     ops
 }
 
+/// DualPipe and DualPipeV issue order of rank `r` (deepseek-ai/DualPipe `step`, commit 3da1bbe;
+/// module docs). Phase 0 is the rank's first chunk (DualPipe: the direction entering at rank 0;
+/// DualPipeV: the way down), phase 1 the other.
+fn dual_ops(ops: &mut Vec<Op>, p: u64, m: u64, schedule: Schedule, rank: u64) {
+    let v_shape = schedule == Schedule::DualPipeV;
+    // DualPipe works on the half of the ranks nearer its end; each direction takes m/2.
+    let (n, r, per_phase) = if v_shape {
+        (p, rank, m)
+    } else {
+        (p / 2, rank.min(p - 1 - rank), m / 2)
+    };
+    let second_half = !v_shape && rank >= p / 2;
+    // Virtual stage of phase `ph` on this rank, and the micro-batch id of its i-th item.
+    let k_of = |ph: u64| -> u64 {
+        if v_shape {
+            if ph == 0 {
+                rank
+            } else {
+                2 * p - 1 - rank
+            }
+        } else if (ph == 0) != second_half {
+            rank // the direction entering at rank 0
+        } else {
+            p - 1 - rank
+        }
+    };
+    let mb_of = |ph: u64, i: u64| -> u64 {
+        if v_shape || (ph == 0) != second_half {
+            i
+        } else {
+            per_phase + i
+        }
+    };
+    let mut nf = [0u64; 2];
+    let mut nb = [0u64; 2];
+    let mut wq: std::collections::VecDeque<(u64, u64, u64)> = std::collections::VecDeque::new();
+    let mut f = |ops: &mut Vec<Op>, ph: u64, paired: bool| {
+        let i = nf[ph as usize];
+        nf[ph as usize] += 1;
+        ops.push(Op {
+            kind: BlockKind::Forward,
+            micro_batch: mb_of(ph, i),
+            k: k_of(ph),
+            chunk: ph,
+            split: false,
+            paired,
+        });
+    };
+    let mut b = |ops: &mut Vec<Op>,
+                 wq: &mut std::collections::VecDeque<(u64, u64, u64)>,
+                 ph: u64,
+                 zb: bool| {
+        let i = nb[ph as usize];
+        nb[ph as usize] += 1;
+        if zb {
+            wq.push_back((mb_of(ph, i), k_of(ph), ph));
+        }
+        ops.push(Op {
+            kind: BlockKind::Backward,
+            micro_batch: mb_of(ph, i),
+            k: k_of(ph),
+            chunk: ph,
+            split: zb,
+            paired: false,
+        });
+    };
+    let w = |ops: &mut Vec<Op>, wq: &mut std::collections::VecDeque<(u64, u64, u64)>| {
+        if let Some((mb, k, ph)) = wq.pop_front() {
+            ops.push(Op {
+                kind: BlockKind::WeightGrad,
+                micro_batch: mb,
+                k,
+                chunk: ph,
+                split: false,
+                paired: false,
+            });
+        }
+    };
+    // DualPipeV's last rank, DualPipe's two middle ranks: their first main-step pair is not
+    // overlapped.
+    let middle = r == n - 1;
+    let step4 = (per_phase + r + 1).saturating_sub(2 * n);
+    for _ in 0..(n - r - 1) * 2 {
+        f(ops, 0, false);
+    }
+    for _ in 0..r + 1 {
+        f(ops, 0, false);
+        f(ops, 1, false);
+    }
+    for _ in 0..n - r - 1 {
+        b(ops, &mut wq, 1, true);
+        w(ops, &mut wq);
+        f(ops, 1, false);
+    }
+    for i in 0..step4 {
+        if i == 0 && middle {
+            f(ops, 0, false);
+            b(ops, &mut wq, 1, false);
+        } else {
+            f(ops, 0, true);
+            b(ops, &mut wq, 1, false);
+        }
+        f(ops, 1, true);
+        b(ops, &mut wq, 0, false);
+    }
+    for _ in 0..n - r - 1 {
+        b(ops, &mut wq, 1, false);
+        f(ops, 1, true);
+        b(ops, &mut wq, 0, false);
+    }
+    // The second half of this phase runs zero-bubble backwards.
+    let mut zb = false;
+    let step6 = r + 1;
+    for i in 0..step6 {
+        if i == step6 / 2 && r % 2 == 1 {
+            zb = true;
+        }
+        b(ops, &mut wq, 1, zb);
+        if i == step6 / 2 && r % 2 == 0 {
+            zb = true;
+        }
+        b(ops, &mut wq, 0, zb);
+    }
+    for _ in 0..n - r - 1 {
+        w(ops, &mut wq);
+        b(ops, &mut wq, 0, true);
+    }
+    while !wq.is_empty() {
+        w(ops, &mut wq);
+    }
+}
+
 /// Runs every stage through its operation list, each operation starting when the stage is free
-/// and its input (previous stage's forward, next stage's backward) has finished.
+/// and its input has finished: the forward of the previous virtual stage, the backward of the
+/// next one (or the own forward at the end of the path), the own backward for a `W`.
 fn simulate(
     p: u64,
     m: u64,
-    v: u64,
+    stages: u64,
     ops: &[Vec<Op>],
-    dur_f: f64,
-    dur_b: f64,
+    d: Durations,
 ) -> Result<Vec<Block>, ScheduleError> {
-    let (pu, mu, vu) = (p as usize, m as usize, v as usize);
-    let index = |kind: BlockKind, stage: u64, chunk: u64, mb: u64| -> usize {
-        let k = usize::from(kind == BlockKind::Backward);
-        ((k * pu + stage as usize) * vu + chunk as usize) * mu + mb as usize
+    let (su, mu) = (stages as usize, m as usize);
+    let index = |kind: BlockKind, k: u64, mb: u64| -> usize {
+        let kk = match kind {
+            BlockKind::Forward => 0,
+            BlockKind::Backward => 1,
+            BlockKind::WeightGrad => 2,
+        };
+        (kk * su + k as usize) * mu + mb as usize
+    };
+    let dep_of = |o: &Op| -> Option<usize> {
+        match o.kind {
+            BlockKind::Forward if o.k > 0 => {
+                Some(index(BlockKind::Forward, o.k - 1, o.micro_batch))
+            }
+            BlockKind::Forward => None,
+            BlockKind::Backward if o.k + 1 < stages => {
+                Some(index(BlockKind::Backward, o.k + 1, o.micro_batch))
+            }
+            BlockKind::Backward => Some(index(BlockKind::Forward, o.k, o.micro_batch)),
+            BlockKind::WeightGrad => Some(index(BlockKind::Backward, o.k, o.micro_batch)),
+        }
+    };
+    let dur = |o: &Op| match o.kind {
+        BlockKind::Forward => d.f,
+        BlockKind::Backward if o.split => d.b,
+        BlockKind::Backward => d.b + d.w,
+        BlockKind::WeightGrad => d.w,
     };
     // End time of every finished operation; negative = not yet run.
-    let mut done = vec![-1.0f64; 2 * pu * vu * mu];
-    let mut next = vec![0usize; pu];
-    let mut clock = vec![0.0f64; pu];
-    let mut out = Vec::with_capacity(2 * pu * mu * vu);
+    let mut done = vec![-1.0f64; 3 * su * mu];
+    let mut next = vec![0usize; p as usize];
+    let mut clock = vec![0.0f64; p as usize];
     let total: usize = ops.iter().map(Vec::len).sum();
-    while out.len() < total {
+    let mut out = Vec::with_capacity(total + total / 2);
+    let mut ran = 0usize;
+    while ran < total {
         let mut progress = false;
         for stage in 0..p {
             let s = stage as usize;
@@ -256,59 +525,53 @@ fn simulate(
                 return Err(ScheduleError::Stalled);
             };
             while let Some(op) = list.get(*ptr) {
-                let dep = match op.kind {
-                    BlockKind::Forward if stage > 0 => Some(index(
-                        BlockKind::Forward,
-                        stage - 1,
-                        op.chunk,
-                        op.micro_batch,
-                    )),
-                    BlockKind::Forward if op.chunk > 0 => Some(index(
-                        BlockKind::Forward,
-                        p - 1,
-                        op.chunk - 1,
-                        op.micro_batch,
-                    )),
-                    BlockKind::Forward => None,
-                    BlockKind::Backward if stage + 1 < p => Some(index(
-                        BlockKind::Backward,
-                        stage + 1,
-                        op.chunk,
-                        op.micro_batch,
-                    )),
-                    BlockKind::Backward if op.chunk + 1 < v => {
-                        Some(index(BlockKind::Backward, 0, op.chunk + 1, op.micro_batch))
+                // An overlapped pair starts when both of its inputs are there.
+                let group = if op.paired { 2 } else { 1 };
+                let mut ready = 0.0f64;
+                let mut blocked = false;
+                for o in list.iter().skip(*ptr).take(group) {
+                    if let Some(i) = dep_of(o) {
+                        match done.get(i) {
+                            Some(&t) if t >= 0.0 => ready = ready.max(t),
+                            _ => blocked = true,
+                        }
                     }
-                    BlockKind::Backward => {
-                        Some(index(BlockKind::Forward, stage, op.chunk, op.micro_batch))
-                    }
-                };
-                let ready = match dep {
-                    None => 0.0,
-                    Some(i) => match done.get(i) {
-                        Some(&t) if t >= 0.0 => t,
-                        _ => break,
-                    },
-                };
-                let start = free.max(ready);
-                let end = start
-                    + match op.kind {
-                        BlockKind::Forward => dur_f,
-                        BlockKind::Backward => dur_b,
-                    };
-                if let Some(slot) = done.get_mut(index(op.kind, stage, op.chunk, op.micro_batch)) {
-                    *slot = end;
                 }
-                *free = end;
-                out.push(Block {
-                    stage,
-                    micro_batch: op.micro_batch,
-                    chunk: op.chunk,
-                    kind: op.kind,
-                    start,
-                    end,
-                });
-                *ptr += 1;
+                if blocked {
+                    break;
+                }
+                let mut start = free.max(ready);
+                for o in list.iter().skip(*ptr).take(group) {
+                    let end = start + dur(o);
+                    if let Some(slot) = done.get_mut(index(o.kind, o.k, o.micro_batch)) {
+                        *slot = end;
+                    }
+                    let block = |kind, start, end| Block {
+                        stage,
+                        micro_batch: o.micro_batch,
+                        chunk: o.chunk,
+                        kind,
+                        start,
+                        end,
+                    };
+                    if o.kind == BlockKind::Backward && !o.split && d.w > 0.0 {
+                        // A whole backward of a split-backward schedule: its B, then its W.
+                        if let Some(slot) =
+                            done.get_mut(index(BlockKind::WeightGrad, o.k, o.micro_batch))
+                        {
+                            *slot = end;
+                        }
+                        out.push(block(BlockKind::Backward, start, end - d.w));
+                        out.push(block(BlockKind::WeightGrad, end - d.w, end));
+                    } else {
+                        out.push(block(o.kind, start, end));
+                    }
+                    start = end;
+                }
+                *free = start;
+                let n = list.len().saturating_sub(*ptr).min(group);
+                *ptr += n;
+                ran += n;
                 progress = true;
             }
         }
@@ -485,5 +748,119 @@ mod tests {
         // 1F1B: (p − 1)/(m + p − 1) = 3/11.
         let b = timeline(4, 8, 1, Schedule::OneFOneB, 1.0, 2.0).unwrap();
         assert!(close(idle_fraction(&b, 4), 3.0 / 11.0));
+    }
+
+    /// The engine's bubble for uniform ranks with per-micro-batch times `f`, `b` (input
+    /// gradient) and `w` on `p` ranks (`v` chunks).
+    fn engine_bubble(p: u64, m: u64, v: u64, schedule: Schedule, f: f64, b: f64, w: f64) -> f64 {
+        let t = f + b + w;
+        let sums = crate::engine::time::pipeline::StageSums {
+            sum: p as f64 * t,
+            max: t,
+            fwd: f,
+            wgrad: w,
+        };
+        crate::engine::time::pipeline::bubble(&sums, p, m, v, schedule)
+    }
+
+    /// Idle time of one rank: makespan − its busy time (all ranks are equally busy here).
+    fn idle_per_rank(blocks: &[Block], p: u64) -> f64 {
+        let busy: f64 = blocks.iter().map(|b| b.end - b.start).sum();
+        makespan(blocks) - busy / p as f64
+    }
+
+    #[test]
+    fn zb_h1_timeline_has_the_papers_bubble() {
+        // Qi et al. Table 2: (p − 1)(T_F + T_B − T_W), for equal and unequal passes.
+        for p in [2u64, 4, 8] {
+            for m in [p, 2 * p, 3 * p + 1] {
+                for &(f, b, w) in &[(1.0, 1.0, 1.0), (1.0, 2.0, 1.0), (1.0, 1.0, 0.5)] {
+                    let blocks = timeline_split(p, m, 1, Schedule::ZbH1, f, b + w, w).unwrap();
+                    assert_eq!(blocks.len() as u64, 3 * p * m);
+                    let want = (p - 1) as f64 * (f + b - w);
+                    let idle = idle_per_rank(&blocks, p);
+                    assert!(
+                        close(idle, want),
+                        "p={p} m={m} {f},{b},{w}: {idle} vs {want}"
+                    );
+                    // The chart's idle area is the engine's bubble.
+                    let eng = engine_bubble(p, m, 1, Schedule::ZbH1, f, b, w);
+                    assert!(close(idle, eng), "{idle} vs engine {eng}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn zb_h1_never_holds_more_than_1f1b_in_flight() {
+        // Peak activations p·M_B like 1F1B (Qi et al. Table 2): stage r holds ≤ p − r
+        // micro-batches between a forward and the end of its B.
+        let (p, m) = (4, 12);
+        let blocks = timeline_split(p, m, 1, Schedule::ZbH1, 1.0, 2.0, 1.0).unwrap();
+        for r in 0..p {
+            let mut live = 0i64;
+            let mut peak = 0i64;
+            for b in blocks.iter().filter(|b| b.stage == r) {
+                match b.kind {
+                    BlockKind::Forward => live += 1,
+                    BlockKind::Backward => live -= 1,
+                    BlockKind::WeightGrad => {}
+                }
+                peak = peak.max(live);
+            }
+            assert!(peak as u64 <= p - r, "stage {r}: {peak}");
+        }
+    }
+
+    #[test]
+    fn dualpipe_timelines_have_the_readme_bubble() {
+        // deepseek-ai/DualPipe README: (PP/2 − 1)(F&B + B − 3W), chunk times, B full backward,
+        // with F = B (input gradient), the setting its figures use.
+        for p in [2u64, 4, 8] {
+            for m in [2 * p, 2 * p + 2, 5 * p] {
+                for &(f, w) in &[(1.0, 1.0), (1.0, 0.5), (2.0, 1.0)] {
+                    // DualPipeV: p ranks, 2p chunks; a rank's times are two chunks'.
+                    let blocks = timeline_split(
+                        p,
+                        m,
+                        2,
+                        Schedule::DualPipeV,
+                        2.0 * f,
+                        2.0 * (f + w),
+                        2.0 * w,
+                    )
+                    .unwrap();
+                    assert_eq!(blocks.len() as u64, 3 * p * m * 2);
+                    let readme = (p - 1) as f64 * ((f + f + w) + (f + w) - 3.0 * w);
+                    let idle = idle_per_rank(&blocks, p);
+                    assert!(close(idle, readme), "V p={p} m={m}: {idle} vs {readme}");
+                    let eng =
+                        engine_bubble(p, m, 2, Schedule::DualPipeV, 2.0 * f, 2.0 * f, 2.0 * w);
+                    assert!(close(idle, eng), "V {idle} vs engine {eng}");
+                    // DualPipe: p ranks, each stage one chunk.
+                    let blocks = timeline_split(p, m, 1, Schedule::DualPipe, f, f + w, w).unwrap();
+                    let readme = (p as f64 / 2.0 - 1.0) * ((f + f + w) + (f + w) - 3.0 * w);
+                    let idle = idle_per_rank(&blocks, p);
+                    assert!(close(idle, readme), "p={p} m={m}: {idle} vs {readme}");
+                    let eng = engine_bubble(p, m, 1, Schedule::DualPipe, f, f, w);
+                    assert!(close(idle, eng), "{idle} vs engine {eng}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn dualpipe_sizes_its_source_rejects_are_not_drawn() {
+        // Odd p, odd m, m < 2p; ZB-V is never laid out here.
+        for (p, m, v, sched) in [
+            (3, 12, 1, Schedule::DualPipe),
+            (4, 9, 1, Schedule::DualPipe),
+            (4, 6, 1, Schedule::DualPipe),
+            (4, 7, 2, Schedule::DualPipeV),
+            (4, 16, 2, Schedule::ZbV),
+        ] {
+            let got = timeline(p, m, v, sched, 1.0, 2.0);
+            assert_eq!(got, Err(ScheduleError::NotDrawn), "{sched:?} p={p} m={m}");
+        }
     }
 }

@@ -3,8 +3,16 @@
 //! ones by throughput and keep the Pareto front of throughput vs memory. Layouts the scenario's
 //! `training.framework` cannot run ([`super::support::unsupported`]) are counted as rejected with
 //! the reason and never recommended.
+//!
+//! The pipeline schedule is one of the dimensions ([`SearchSpace::schedules`]): with one chunk
+//! per rank the default (1F1B), ZB-H1 and DualPipe; with two, interleaved, ZB-V and DualPipeV
+//! (each only where its rules hold, else rejected by the engine with the rule's field). Once the
+//! enumeration is done, the fastest layouts, fitting or not, are refined with the best split of
+//! Megatron-LM's first/last-stage form ([`super::split::best_first_last`]): a layout whose split
+//! makes it faster, or makes it fit, joins the results with that split.
 
-use crate::scenario::{Recompute, Scenario};
+use super::split::{best_first_last, megatron_split};
+use crate::scenario::{Recompute, Scenario, Schedule};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -34,6 +42,11 @@ pub struct Layout {
     pub zero_stage: u8,
     /// Sequence parallelism.
     pub sp: bool,
+    /// Pipeline schedule; `None` = the default for `vp` (1F1B, or interleaved when `vp > 1`).
+    pub schedule: Option<Schedule>,
+    /// Megatron-LM's `--decoder-first-pipeline-num-layers` / `--decoder-last-pipeline-num-layers`
+    /// (the middle stages split the rest evenly); `None` = the default split.
+    pub first_last: Option<(u64, u64)>,
 }
 
 impl Layout {
@@ -52,11 +65,16 @@ impl Layout {
             recompute: s.training.recompute,
             zero_stage: p.zero_stage,
             sp: p.sp,
+            schedule: p.schedule,
+            first_last: p
+                .layers_per_stage
+                .as_deref()
+                .and_then(super::split::megatron_first_last),
         }
     }
 
-    /// Writes this layout into `s` (other fields untouched; a custom stage split and an explicit
-    /// schedule are cleared because they belong to the old layout).
+    /// Writes this layout into `s` (other fields untouched): its schedule and its split (the
+    /// default when `first_last` is `None`, or when it does not fit `s`'s layer count).
     pub fn apply(&self, s: &mut Scenario) {
         let p = &mut s.parallel;
         p.tp = self.tp;
@@ -73,8 +91,10 @@ impl Layout {
         p.vp = self.vp;
         p.zero_stage = self.zero_stage;
         p.sp = self.sp;
-        p.layers_per_stage = None;
-        p.schedule = None;
+        p.layers_per_stage = self
+            .first_last
+            .and_then(|(f, l)| megatron_split(s.model.layers, self.pp, f, l));
+        p.schedule = self.schedule;
         s.training.micro_batch = self.micro_batch;
         s.training.recompute = self.recompute;
     }
@@ -133,6 +153,11 @@ pub struct SearchSpace {
     pub recompute: Vec<Recompute>,
     /// ZeRO stages tried.
     pub zero_stages: Vec<u8>,
+    /// Pipeline schedules tried (`None` = the default for `vp`); each only with the chunk
+    /// count it runs ([`Schedule::needs_vp`]).
+    pub schedules: Vec<Option<Schedule>>,
+    /// Refine the fastest layouts with the best first/last-stage split.
+    pub refine_splits: bool,
     /// How many of the best layouts to keep.
     pub top: usize,
     /// Stop after this many candidates (the report says `truncated`).
@@ -149,6 +174,14 @@ impl Default for SearchSpace {
             vary_cp: true,
             recompute: Recompute::ALL.to_vec(),
             zero_stages: vec![0, 1, 2, 3],
+            schedules: vec![
+                None,
+                Some(Schedule::ZbH1),
+                Some(Schedule::DualPipe),
+                Some(Schedule::ZbV),
+                Some(Schedule::DualPipeV),
+            ],
+            refine_splits: true,
             top: 10,
             max_candidates: 5_000_000,
         }
@@ -168,6 +201,7 @@ struct Outer {
     ep: u64,
     etp: u64,
     vp: u64,
+    schedule: Option<Schedule>,
     micro_batches: Vec<u64>,
 }
 
@@ -186,6 +220,9 @@ pub struct Searcher {
     done: u64,
     estimate: super::estimate::Estimate,
     feasible: Vec<Ranked>,
+    /// The fastest layouts that do not fit (at most `top`), for the split refinement.
+    near: Vec<Ranked>,
+    refined: bool,
     report: SearchReport,
 }
 
@@ -303,6 +340,15 @@ impl Searcher {
                                 Some(_) if tp > 1 => &[tp, 1],
                                 _ => &[tp],
                             };
+                            let schedules: Vec<Option<Schedule>> = space
+                                .schedules
+                                .iter()
+                                .copied()
+                                .filter(|x| match x {
+                                    None => true,
+                                    Some(sc) => pp > 1 && sc.needs_vp(vp),
+                                })
+                                .collect();
                             for &etp in etps {
                                 let eps: Vec<u64> = match experts {
                                     Some(e) => divisors(tp * cp * dp / etp)
@@ -311,7 +357,10 @@ impl Searcher {
                                         .collect(),
                                     None => vec![1],
                                 };
-                                for ep in eps {
+                                for (&schedule, ep) in schedules
+                                    .iter()
+                                    .flat_map(|sc| eps.iter().map(move |&ep| (sc, ep)))
+                                {
                                     outers.push(Outer {
                                         tp,
                                         pp,
@@ -320,6 +369,7 @@ impl Searcher {
                                         ep,
                                         etp,
                                         vp,
+                                        schedule,
                                         micro_batches: micro_batches.clone(),
                                     });
                                 }
@@ -343,6 +393,8 @@ impl Searcher {
             done: 0,
             estimate: super::estimate::Estimate::default(),
             feasible: Vec::new(),
+            near: Vec::new(),
+            refined: false,
             report,
         }
     }
@@ -372,6 +424,7 @@ impl Searcher {
         let mut left = budget;
         while left > 0 {
             if self.outer >= self.outers.len() {
+                self.refine();
                 return true;
             }
             if self.done >= self.space.max_candidates {
@@ -411,6 +464,8 @@ impl Searcher {
                 recompute: self.space.recompute[ri],
                 zero_stage,
                 sp,
+                schedule: o.schedule,
+                first_last: None,
             };
             match super::support::unsupported(self.work.training.framework(), &layout) {
                 Some(why) => {
@@ -426,7 +481,37 @@ impl Searcher {
             self.done += 1;
             left -= 1;
         }
-        self.outer >= self.outers.len()
+        if self.outer >= self.outers.len() {
+            self.refine();
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Once, after the enumeration: the best first/last-stage split for the `top` fastest
+    /// feasible layouts and the `top` fastest that do not fit; each improved one is added.
+    fn refine(&mut self) {
+        if self.refined || !self.space.refine_splits {
+            return;
+        }
+        self.refined = true;
+        let top = self.space.top.max(1);
+        let mut picks: Vec<Ranked> = self.feasible.clone();
+        picks.sort_by(|a, b| b.tokens_per_s.total_cmp(&a.tokens_per_s));
+        picks.truncate(top);
+        picks.extend(self.near.iter().copied());
+        for r in picks {
+            r.layout.apply(&mut self.work);
+            let Some((f, l, _)) = best_first_last(&self.work, &mut self.estimate) else {
+                continue;
+            };
+            let layout = Layout {
+                first_last: Some((f, l)),
+                ..r.layout
+            };
+            self.evaluate(layout);
+        }
     }
 
     fn evaluate(&mut self, layout: Layout) {
@@ -454,6 +539,7 @@ impl Searcher {
                     self.report.feasible += 1;
                     self.feasible.push(r);
                 } else {
+                    self.keep_near(r);
                     *self
                         .report
                         .rejected
@@ -507,25 +593,64 @@ impl Searcher {
     }
 }
 
+impl Searcher {
+    /// Keeps `r` among the `top` fastest layouts that do not fit.
+    fn keep_near(&mut self, r: Ranked) {
+        if !self.space.refine_splits || r.layout.pp < 2 || !r.tokens_per_s.is_finite() {
+            return;
+        }
+        let top = self.space.top.max(1);
+        if self.near.len() < top {
+            self.near.push(r);
+            return;
+        }
+        let slowest = self
+            .near
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1.tokens_per_s.total_cmp(&b.1.tokens_per_s))
+            .map(|(i, x)| (i, x.tokens_per_s));
+        if let Some((i, t)) = slowest {
+            if r.tokens_per_s > t {
+                self.near[i] = r;
+            }
+        }
+    }
+}
+
 /// A total order on layouts, for deterministic tie-breaking.
-fn key(l: &Layout) -> (u64, u64, u64, u64, u64, u64, u64, u64, u8, u8, bool) {
+#[allow(clippy::type_complexity)]
+fn key(
+    l: &Layout,
+) -> (
+    (u64, u64, u64, u64, u64, u64, u64, u64, u8, u8, bool),
+    (u8, (u64, u64)),
+) {
     let rc = match l.recompute {
         Recompute::None => 0,
         Recompute::Selective => 1,
         Recompute::Full => 2,
     };
     (
-        l.tp,
-        l.pp,
-        l.dp,
-        l.cp,
-        l.ep,
-        l.etp,
-        l.vp,
-        l.micro_batch,
-        rc,
-        l.zero_stage,
-        l.sp,
+        (
+            l.tp,
+            l.pp,
+            l.dp,
+            l.cp,
+            l.ep,
+            l.etp,
+            l.vp,
+            l.micro_batch,
+            rc,
+            l.zero_stage,
+            l.sp,
+        ),
+        (
+            l.schedule
+                .and_then(|x| Schedule::ALL.iter().position(|y| *y == x))
+                .map_or(0, |i| i as u8 + 1),
+            l.first_last.unwrap_or((0, 0)),
+        ),
     )
 }
 

@@ -2,7 +2,7 @@
 //!
 //! One step = the pipeline schedule over `m = B/(b·d)` micro-batches, then the exposed tail of
 //! the data-parallel gradient reduction, then the optimizer:
-//! `step = compute + recompute + bubble + optimizer + exposed comm (tp, cp, ep, pp, dp)`.
+//! `step = compute + recompute + bubble + optimizer + offload + exposed comm (tp, cp, ep, pp, dp)`.
 //!
 //! The model runs in named steps, each in its own file and testable alone:
 //! 1. [`layer`]: one layer, one micro-batch, one GPU — GEMMs ([`compute`]), the attention core
@@ -11,7 +11,8 @@
 //!    the embedding and output layer ([`ends`]).
 //! 2. [`stage`]: `layers ×` the layer costs plus the ends, per stage; the slowest stage.
 //! 3. [`pipeline`]: the bubble of the schedule.
-//! 4. [`data_parallel`] and [`optimizer`]: the per-step gradient reduction tail and the update.
+//! 4. [`data_parallel`] and [`optimizer`]: the per-step gradient reduction tail and the update;
+//!    [`offload`]: host-link transfers of offloaded optimizer states and activations.
 //! 5. [`rates`]: FLOPs, tokens/s, MFU/HFU; [`volumes`]: bytes per step per GPU.
 //!
 //! Closed forms only, O(pp·vp) work, no allocation.
@@ -28,6 +29,7 @@ pub(crate) mod inputs;
 pub mod layer;
 pub mod layer_comm;
 pub mod moe;
+pub mod offload;
 pub mod optimizer;
 pub mod pipeline;
 pub mod rates;
@@ -37,6 +39,7 @@ pub mod volumes;
 pub mod zero3;
 
 use super::estimate::{CommTimes, FlopsEstimate, MemoryEstimate, Throughput, TimeEstimate};
+use super::layout::{holds_embedding, holds_output};
 use crate::scenario::{GpuSpec, Scenario};
 use comm::CommBreakdown;
 use data_parallel::DpStep;
@@ -67,23 +70,24 @@ pub fn fill(
     // 2. Stages; 3. the pipeline bubble.
     let stages = stage::stages(&x, &kinds, &ends, &z3);
     let crit = stages.crit;
-    let bubble = pipeline::bubble_s(
-        stages.sum_s,
-        crit.total().max(0.0),
-        x.p,
-        x.m,
-        x.v,
-        s.parallel.schedule(),
-    );
-    // 4. Data parallel and optimizer, for the critical stage's parameters.
+    let schedule = s.parallel.schedule();
+    let bubble = pipeline::bubble(&stages.sums(), x.p, x.m, x.v, schedule);
+    // 4. Data parallel, optimizer and offloading, for the critical stage's parameters.
     let stage_params = x
         .sharded
-        .stage(crit.stage, crate::engine::layers::stage_mix(s, crit.stage))
+        .placed(
+            crate::engine::layers::stage_mix(s, crit.stage),
+            holds_embedding(x.p, schedule, crit.stage),
+            holds_output(x.p, schedule, crit.stage),
+        )
         .total();
     let dp = DpStep::of(&x, &crit, stage_params, &z3);
     let optimizer = optimizer::optimizer_s(&x, stage_params);
+    let offload = offload::offload_s(&x, gpu, &crit, stage_params);
     // Assemble.
     assemble(&x, &crit, &layer, &dp, bubble, optimizer, time);
+    time.offload_s = offload;
+    time.step_s += offload;
     *comm_out = volumes::volumes(&x, &crit, &layer, &dp);
     // 5. Rates.
     rates::fill(s, gpu, &x.d, time.step_s, flops, throughput);
@@ -103,6 +107,7 @@ fn assemble(
 ) {
     let mf = x.mf;
     time.micro_batches = x.m;
+    time.weight_grad_s = mf * crit.wgrad;
     time.dp_bucket_bytes = data_parallel::bucket_bytes(x);
     time.forward_s = mf * crit.fwd;
     time.backward_s = mf * crit.bwd;
@@ -122,8 +127,8 @@ fn assemble(
     time.hidden_comm_s = CommTimes {
         tp: (tp_total - time.exposed_comm_s.tp).max(0.0),
         cp: (cp_total - time.exposed_comm_s.cp).max(0.0),
-        ep: 0.0,
-        pp: 0.0,
+        ep: mf * crit.hidden * share(crit.ep, crit.pp),
+        pp: mf * crit.hidden * share(crit.pp, crit.ep),
         dp: (dp.total_s - time.exposed_comm_s.dp).max(0.0),
     };
     time.step_s = time.compute_s
@@ -131,4 +136,14 @@ fn assemble(
         + time.bubble_s
         + time.optimizer_s
         + time.exposed_comm_s.total();
+}
+
+/// `a`'s share of `a + b`, 1 when both are 0 (DualPipe's hidden EP and PP time is split in the
+/// proportion of the exposed-before-overlap parts).
+fn share(a: f64, b: f64) -> f64 {
+    if a + b > 0.0 {
+        a / (a + b)
+    } else {
+        0.5
+    }
 }

@@ -91,6 +91,9 @@ pub struct CustomGpu {
     /// PCIe per GPU, GB/s.
     #[serde(default)]
     pub pcie_gbps: Option<f64>,
+    /// GPU↔host link per GPU per direction, GB/s (PCIe or NVLink-C2C).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_link_gbps: Option<f64>,
     /// Ignored bookkeeping fields of `gpus.json`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub peak_tflops_bounds: Option<serde_json::Value>,
@@ -125,6 +128,10 @@ impl CustomGpu {
             nvlink_domain_gpus: spec.nvlink_domain_gpus,
             nic_gbps: spec.nic_gbps,
             pcie_gbps: spec.pcie_gbps,
+            // Not carried, so a link that customises a preset keeps decoding to the same
+            // scenario as before the field existed; `GpuSpec::host_link_gbps` falls back to the
+            // PCIe figure.
+            host_link_gbps: None,
             peak_tflops_bounds: None,
             peak_tflops_for_mfu: None,
             source: None,
@@ -145,6 +152,7 @@ impl CustomGpu {
             nvlink_domain_gpus: self.nvlink_domain_gpus,
             nic_gbps: self.nic_gbps,
             pcie_gbps: self.pcie_gbps,
+            host_link_gbps: self.host_link_gbps,
         }
     }
 }

@@ -32,8 +32,8 @@
 //! Nothing else: rules across fields go in `validate.rs` only when the field has one.
 
 use super::{
-    gpu_preset, AttentionKernel, Calibration, CustomGpu, FfnAct, Fp8Recipe, Framework, GpuChoice,
-    GpuSpec, Mla, Moe, Precision, Recompute, Scenario, Schedule, GPU_PRESETS,
+    gpu_preset, AttentionKernel, Calibration, CustomGpu, FfnAct, Fp8Recipe, Framework, FsdpStyle,
+    GpuChoice, GpuSpec, Mla, Moe, Precision, Recompute, Scenario, Schedule, GPU_PRESETS,
 };
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -699,6 +699,22 @@ fields! {
         get: |s| opt_bit(s.training.grad_reduce_in_fp32),
         set: |s, v| { s.training.grad_reduce_in_fp32 = v.opt_bit()?; Ok(()) },
     }
+    /// `training.optimizer_offload`.
+    OptimizerOffload {
+        path: "training.optimizer_offload", key: "optoff", label: "Optimizer offload", unit: "fraction",
+        help: "Share of the fp32 master weights and Adam moments kept in CPU memory (Megatron --optimizer-offload-fraction, ZeRO-Offload), paid in host-link time each step; empty = none.",
+        kind: Kind::Between { min: 0.0, max: 1.0 }, optional: true,
+        get: |s| opt_real(s.training.optimizer_offload),
+        set: |s, v| { s.training.optimizer_offload = v.opt_real()?; Ok(()) },
+    }
+    /// `training.activation_offload`.
+    ActivationOffload {
+        path: "training.activation_offload", key: "actoff", label: "Activation offload", unit: "fraction",
+        help: "Share of stored activations parked in CPU memory between forward and backward (Megatron --cpu-offloading); empty = none.",
+        kind: Kind::Between { min: 0.0, max: 1.0 }, optional: true,
+        get: |s| opt_real(s.training.activation_offload),
+        set: |s, v| { s.training.activation_offload = v.opt_real()?; Ok(()) },
+    }
     /// `training.framework`.
     Framework {
         path: "training.framework", key: "fw", label: "Framework", unit: "",
@@ -813,8 +829,8 @@ fields! {
     /// `parallel.schedule`.
     Schedule {
         path: "parallel.schedule", key: "sched", label: "Pipeline schedule", unit: "",
-        help: "Default: interleaved when vp > 1, else 1F1B.",
-        kind: Kind::Choice(&["1f1b", "interleaved", "gpipe"]), optional: true,
+        help: "Default: interleaved when vp > 1, else 1F1B; zb-h1 and zb-v split the backward (Qi et al. 2024), dualpipe and dualpipev run both directions (DeepSeek-V3).",
+        kind: Kind::Choice(&["1f1b", "interleaved", "gpipe", "zb-h1", "zb-v", "dualpipe", "dualpipev"]), optional: true,
         get: |s| Some(s.parallel.schedule.map_or(Value::Unset, |x| Value::Text(Cow::Borrowed(x.as_str())))),
         set: |s, v| {
             s.parallel.schedule = match v {
@@ -871,6 +887,28 @@ fields! {
         kind: count_in(1, MAX_GPUS), optional: true,
         get: |s| opt_count(s.parallel.shard_ranks),
         set: |s, v| { s.parallel.shard_ranks = v.opt_count()?; Ok(()) },
+    }
+    /// `parallel.pp_comm_overlap`.
+    PpCommOverlap {
+        path: "parallel.pp_comm_overlap", key: "ppov", label: "PP comm overlap", unit: "",
+        help: "Overlap pipeline sends/receives with compute; default: on for Megatron's interleaved schedule, else off.",
+        kind: Kind::Bool, optional: true,
+        get: |s| opt_bit(s.parallel.pp_comm_overlap),
+        set: |s, v| { s.parallel.pp_comm_overlap = v.opt_bit()?; Ok(()) },
+    }
+    /// `parallel.fsdp_style`.
+    FsdpStyle {
+        path: "parallel.fsdp_style", key: "fsdp", label: "ZeRO-3 gathers", unit: "",
+        help: "How ZeRO-3/FSDP gathers weights: per parameter tensor (DeepSpeed), per block (FSDP1), per block with copy-out (FSDP2); empty = the framework's.",
+        kind: Kind::Choice(&["per_parameter", "per_block", "per_block_copy"]), optional: true,
+        get: |s| Some(s.parallel.fsdp_style.map_or(Value::Unset, |x| Value::Text(Cow::Borrowed(x.as_str())))),
+        set: |s, v| {
+            s.parallel.fsdp_style = match v {
+                Value::Unset => None,
+                v => Some(v.choice(FsdpStyle::ALL, FsdpStyle::as_str)?),
+            };
+            Ok(())
+        },
     }
     // --- cluster ---
     /// `cluster.gpu`: a preset id or `custom`.
@@ -1048,6 +1086,14 @@ fields! {
         kind: POSITIVE_GBPS, optional: true,
         get: |s| custom_ref(s).and_then(|c| opt_real(c.pcie_gbps)),
         set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.pcie_gbps = x); Ok(()) },
+    }
+    /// A custom GPU's link to host memory.
+    GpuHostLink {
+        path: "cluster.gpu.host_link_gbps", key: "gpu.host", label: "Host link", unit: "GB/s",
+        help: "GPU to CPU memory per direction (PCIe Gen5 x16 = 63, NVLink-C2C = 450), for offloading; empty = the PCIe figure.",
+        kind: POSITIVE_GBPS, optional: true,
+        get: |s| custom_ref(s).and_then(|c| opt_real(c.host_link_gbps)),
+        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.host_link_gbps = x); Ok(()) },
     }
     // --- overhead ---
     /// `overhead.cuda_context_gib`.
@@ -1501,6 +1547,8 @@ mod tests {
         assert_eq!(ids(FieldId::Fp8Recipe), fp8);
         let attk: Vec<&str> = AttentionKernel::ALL.iter().map(|x| x.as_str()).collect();
         assert_eq!(ids(FieldId::AttentionKernel), attk);
+        let fsdp: Vec<&str> = FsdpStyle::ALL.iter().map(|x| x.as_str()).collect();
+        assert_eq!(ids(FieldId::FsdpStyle), fsdp);
     }
 
     #[test]

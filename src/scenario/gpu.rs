@@ -46,6 +46,10 @@ pub struct GpuSpec {
     pub nic_gbps: Option<f64>,
     /// PCIe bandwidth per GPU, GB/s.
     pub pcie_gbps: Option<f64>,
+    /// GPU↔host-memory link per GPU per direction, GB/s (PCIe to the CPU, or NVLink-C2C on Grace
+    /// systems), for optimizer and activation offloading; `None` = PCIe Gen4 x16.
+    #[serde(default)]
+    pub host_link_gbps: Option<f64>,
 }
 
 impl GpuSpec {
@@ -66,6 +70,7 @@ impl GpuSpec {
             nvlink_domain_gpus: 8,
             nic_gbps: None,
             pcie_gbps: None,
+            host_link_gbps: None,
         }
     }
 }
@@ -108,6 +113,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             nvlink_domain_gpus: 8,
             nic_gbps: Some(6.25),
             pcie_gbps: None,
+            host_link_gbps: Some(15.75),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -126,6 +132,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             nvlink_domain_gpus: 16,
             nic_gbps: Some(6.25),
             pcie_gbps: None,
+            host_link_gbps: Some(15.75),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -144,6 +151,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             nvlink_domain_gpus: 8,
             nic_gbps: Some(25.0),
             pcie_gbps: Some(31.0),
+            host_link_gbps: Some(31.5),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -162,6 +170,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             nvlink_domain_gpus: 8,
             nic_gbps: Some(25.0),
             pcie_gbps: Some(31.0),
+            host_link_gbps: Some(31.5),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -180,6 +189,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             nvlink_domain_gpus: 8,
             nic_gbps: Some(50.0),
             pcie_gbps: Some(63.0),
+            host_link_gbps: Some(63.0),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -198,6 +208,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             nvlink_domain_gpus: 8,
             nic_gbps: Some(50.0),
             pcie_gbps: Some(63.0),
+            host_link_gbps: Some(63.0),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -216,6 +227,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             nvlink_domain_gpus: 1,
             nic_gbps: None,
             pcie_gbps: Some(63.0),
+            host_link_gbps: Some(63.0),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -234,6 +246,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             nvlink_domain_gpus: 8,
             nic_gbps: Some(50.0),
             pcie_gbps: None,
+            host_link_gbps: Some(63.0),
         },
         peak_bounds_bf16: Some((835.0, 989.0)),
         peak_for_mfu_bf16: None,
@@ -252,6 +265,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             nvlink_domain_gpus: 8,
             nic_gbps: Some(50.0),
             pcie_gbps: Some(63.0),
+            host_link_gbps: Some(63.0),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -270,6 +284,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             nvlink_domain_gpus: 8,
             nic_gbps: Some(50.0),
             pcie_gbps: None,
+            host_link_gbps: Some(63.0),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -288,6 +303,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             nvlink_domain_gpus: 72,
             nic_gbps: Some(50.0),
             pcie_gbps: None,
+            host_link_gbps: Some(450.0),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: Some(2450.0),
@@ -306,6 +322,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             nvlink_domain_gpus: 72,
             nic_gbps: Some(100.0),
             pcie_gbps: None,
+            host_link_gbps: Some(450.0),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -324,9 +341,64 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             nvlink_domain_gpus: 8,
             nic_gbps: Some(50.0),
             pcie_gbps: None,
+            host_link_gbps: Some(63.0),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
         source: "stas00/ml-engineering compute/accelerator/README.md ('TFLOPS comparison table' dense/no-sparsity, memory table), which cites vendor spec pages (note 17: AMD MI300X spec page); stas00/ml-engineering network/README.md (intra-node NVLink/XGMI tables and inter-node table), which cites vendor docs",
         notes: "AMD pages give 1307.4 TFLOP/s bf16 dense; the source table rounds to 1300. nvlink_gbps here is Infinity Fabric (XGMI): 7 point-to-point links of 64 GB/s per direction, 448 GB/s aggregate; it is not a switch, so one peer gets 64 GB/s. nic_gbps: typical 8x 400 Gb/s platform (standard figure, not re-read). No validation case uses this GPU. Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell.",
     },];
+
+/// Where each preset's [`GpuSpec::host_link_gbps`] comes from (the GPU↔CPU link used to price
+/// optimizer and activation offloading); the validation data's `gpus.json` has no such field.
+pub static HOST_LINK_SOURCES: &[(&str, &str)] = &[
+    ("v100-sxm2-16gb", "PCIe Gen3 x16 to the host: 8 GT/s × 16 lanes × 128/130 = 15.75 GB/s per direction (PCI-SIG PCIe 3.0 base specification)"),
+    ("v100-sxm2-32gb", "PCIe Gen3 x16: 15.75 GB/s per direction (PCI-SIG PCIe 3.0 base specification)"),
+    ("a100-sxm4-40gb", "PCIe Gen4 x16: 31.5 GB/s per direction (NVIDIA A100 datasheet: PCIe Gen4 64 GB/s)"),
+    ("a100-sxm4-80gb", "PCIe Gen4 x16: 31.5 GB/s per direction (NVIDIA A100 datasheet: PCIe Gen4 64 GB/s)"),
+    ("h100-sxm5-80gb", "PCIe Gen5 x16: 63 GB/s per direction (NVIDIA H100 datasheet: PCIe Gen5 128 GB/s)"),
+    ("h100-pcie-80gb", "PCIe Gen5 x16: 63 GB/s per direction (NVIDIA H100 datasheet: PCIe Gen5 128 GB/s)"),
+    ("h100-sxm5-96gb", "PCIe Gen5 x16: 63 GB/s per direction (NVIDIA H100 datasheet: PCIe Gen5 128 GB/s)"),
+    ("h200-sxm-141gb", "PCIe Gen5 x16: 63 GB/s per direction (NVIDIA H200 datasheet: PCIe Gen5 128 GB/s)"),
+    ("b200-sxm-180gb", "PCIe Gen5 x16 to the host CPU: 63 GB/s per direction (NVIDIA DGX B200 datasheet: PCIe Gen5)"),
+    ("gb200", "NVLink-C2C to the Grace CPU: 900 GB/s bidirectional = 450 GB/s per direction (NVIDIA GB200 NVL72 datasheet; PHYSICS.md, NVLink-C2C row)"),
+    ("gb300", "NVLink-C2C to the Grace CPU: 900 GB/s bidirectional = 450 GB/s per direction (NVIDIA GB300 NVL72 datasheet)"),
+    ("h800-sxm5-80gb", "PCIe Gen5 x16: 63 GB/s per direction (the H100 SXM5 board's host interface; NVIDIA H100 datasheet: PCIe Gen5 128 GB/s)"),
+    ("mi300x", "PCIe Gen5 x16 host interface: 63 GB/s per direction (AMD Instinct MI300X datasheet: 128 GB/s)"),
+];
+
+/// PCIe Gen4 x16 per direction, GB/s (PCI-SIG PCIe 4.0: 16 GT/s × 16 lanes × 128/130): the
+/// host link of a GPU that does not give one.
+pub const DEFAULT_HOST_LINK_GBPS: f64 = 31.5;
+
+impl GpuSpec {
+    /// The GPU↔host link per direction, GB/s: the spec's, else its PCIe figure, else
+    /// [`DEFAULT_HOST_LINK_GBPS`].
+    pub fn host_link_gbps(&self) -> f64 {
+        let ok = |g: &f64| g.is_finite() && *g > 0.0;
+        self.host_link_gbps
+            .filter(ok)
+            .or(self.pcie_gbps.filter(ok))
+            .unwrap_or(DEFAULT_HOST_LINK_GBPS)
+    }
+}
+
+#[cfg(test)]
+mod host_link_tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_has_a_sourced_host_link() {
+        for p in GPU_PRESETS {
+            assert!(p.spec.host_link_gbps.is_some(), "{}", p.id);
+            assert!(
+                HOST_LINK_SOURCES.iter().any(|(id, _)| *id == p.id),
+                "{}",
+                p.id
+            );
+        }
+        // Grace systems reach host memory over NVLink-C2C, 7× a PCIe Gen5 x16 link.
+        let gb200 = gpu_preset("gb200").map(|p| p.spec.host_link_gbps());
+        assert_eq!(gb200, Some(450.0));
+    }
+}

@@ -52,6 +52,45 @@ pub struct Parallel {
     /// rest. Default: all of `dp`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard_ranks: Option<u64>,
+    /// Overlap pipeline sends/receives with compute. Default: the framework's (Megatron-LM's
+    /// `overlap_p2p_comm`, on with the interleaved schedule).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pp_comm_overlap: Option<bool>,
+    /// How ZeRO-3/FSDP gathers parameters. Default: the framework's (DeepSpeed per parameter
+    /// tensor, torchtitan FSDP2 per block with copy-out, others per block).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fsdp_style: Option<FsdpStyle>,
+}
+
+/// How ZeRO-3 / FSDP gathers parameters and reduces gradients (the engine prices each,
+/// `engine::time::zero3`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FsdpStyle {
+    /// DeepSpeed ZeRO-3: one all-gather per weight tensor, gradients in 5e8-element buckets.
+    PerParameter,
+    /// FSDP1 flat parameters: one all-gather and one reduce-scatter per wrapped block.
+    PerBlock,
+    /// FSDP2 `fully_shard`: per block, plus the copy-out/copy-in of the gathered buffers.
+    PerBlockCopy,
+}
+
+impl FsdpStyle {
+    /// All values, for dropdowns.
+    pub const ALL: &'static [FsdpStyle] = &[
+        FsdpStyle::PerParameter,
+        FsdpStyle::PerBlock,
+        FsdpStyle::PerBlockCopy,
+    ];
+
+    /// The JSON spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FsdpStyle::PerParameter => "per_parameter",
+            FsdpStyle::PerBlock => "per_block",
+            FsdpStyle::PerBlockCopy => "per_block_copy",
+        }
+    }
 }
 
 fn one() -> u64 {
@@ -69,12 +108,38 @@ pub enum Schedule {
     Interleaved,
     /// All forwards, then all backwards.
     Gpipe,
+    /// ZB-H1 (Qi et al., "Zero Bubble Pipeline Parallelism", ICLR 2024, §2.1): 1F1B with the
+    /// backward split into input-gradient (B) and weight-gradient (W) passes, W delayed to fill
+    /// the cool-down; same activation memory as 1F1B.
+    #[serde(rename = "zb-h1")]
+    ZbH1,
+    /// ZB-V (Qi et al. 2024, the V-shape zero-bubble schedule; sail-sg/zero-bubble-pipeline-parallelism
+    /// README): exactly two chunks per rank (`vp = 2`) placed in a V, zero bubble when
+    /// `T_F = T_B = T_W`, 1F1B's activation memory.
+    #[serde(rename = "zb-v")]
+    ZbV,
+    /// DualPipe (DeepSeek-V3 technical report §3.2.1; deepseek-ai/DualPipe): bidirectional,
+    /// every rank holds two pipeline stages (two copies of the parameters), forward and backward
+    /// chunks overlapped with the other's communication.
+    #[serde(rename = "dualpipe")]
+    DualPipe,
+    /// DualPipeV (deepseek-ai/DualPipe README, Sea AI Lab's "cut-in-half"): DualPipe folded into
+    /// a V over `pp` ranks with two chunks each (`vp = 2`).
+    #[serde(rename = "dualpipev")]
+    DualPipeV,
 }
 
 impl Schedule {
     /// All values, for dropdowns.
-    pub const ALL: &'static [Schedule] =
-        &[Schedule::OneFOneB, Schedule::Interleaved, Schedule::Gpipe];
+    pub const ALL: &'static [Schedule] = &[
+        Schedule::OneFOneB,
+        Schedule::Interleaved,
+        Schedule::Gpipe,
+        Schedule::ZbH1,
+        Schedule::ZbV,
+        Schedule::DualPipe,
+        Schedule::DualPipeV,
+    ];
 
     /// The JSON spelling.
     pub fn as_str(self) -> &'static str {
@@ -82,7 +147,41 @@ impl Schedule {
             Schedule::OneFOneB => "1f1b",
             Schedule::Interleaved => "interleaved",
             Schedule::Gpipe => "gpipe",
+            Schedule::ZbH1 => "zb-h1",
+            Schedule::ZbV => "zb-v",
+            Schedule::DualPipe => "dualpipe",
+            Schedule::DualPipeV => "dualpipev",
         }
+    }
+
+    /// Model chunks per rank the schedule needs (`parallel.vp`): 2 for the V-shaped ones, more
+    /// than 1 for interleaved, else 1.
+    pub fn needs_vp(self, vp: u64) -> bool {
+        match self {
+            Schedule::Interleaved => vp > 1,
+            Schedule::ZbV | Schedule::DualPipeV => vp == 2,
+            _ => vp == 1,
+        }
+    }
+
+    /// Chunks in a V: chunk `k < pp` on rank `k`, chunk `k ≥ pp` on rank `2·pp − 1 − k`, so rank 0
+    /// holds the first and the last chunk (embedding and loss).
+    pub fn v_shape(self) -> bool {
+        matches!(self, Schedule::ZbV | Schedule::DualPipeV)
+    }
+
+    /// The backward pass is split into input-gradient (B) and weight-gradient (W) work.
+    pub fn splits_backward(self) -> bool {
+        matches!(
+            self,
+            Schedule::ZbH1 | Schedule::ZbV | Schedule::DualPipe | Schedule::DualPipeV
+        )
+    }
+
+    /// Forward and backward chunks of two micro-batches run overlapped, each hiding the other's
+    /// communication (DeepSeek-V3 report §3.2.1, Fig. 4).
+    pub fn overlaps_chunks(self) -> bool {
+        matches!(self, Schedule::DualPipe | Schedule::DualPipeV)
     }
 }
 
@@ -107,6 +206,8 @@ impl Default for Parallel {
             dp_comm_overlap: None,
             etp: None,
             shard_ranks: None,
+            pp_comm_overlap: None,
+            fsdp_style: None,
         }
     }
 }

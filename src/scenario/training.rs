@@ -37,6 +37,17 @@ pub struct Training {
     /// delayed scaling ([`Training::fp8_recipe`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fp8_recipe: Option<Fp8Recipe>,
+    /// Fraction 0..1 of the optimizer states (fp32 master weights and Adam moments) kept in host
+    /// memory and updated by the CPU: Megatron-Core `--optimizer-cpu-offload
+    /// --optimizer-offload-fraction f` (`HybridDeviceOptimizer`), DeepSpeed ZeRO-Offload
+    /// (`offload_optimizer`, the whole optimizer). Optional; default 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optimizer_offload: Option<f64>,
+    /// Fraction 0..1 of the stored layer activations moved to host memory after the forward pass
+    /// and brought back for the backward (Megatron-Core `--cpu-offloading`, activation
+    /// offloading). Optional; default 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub activation_offload: Option<f64>,
     /// The fused attention kernel (with `flash_attention`). Optional; `None` means the
     /// framework's (cuDNN for Megatron-LM/NeMo and JAX on Hopper and Blackwell, else
     /// FlashAttention-2).
@@ -61,6 +72,8 @@ impl Default for Training {
             framework: None,
             fp8_recipe: None,
             attention_kernel: None,
+            optimizer_offload: None,
+            activation_offload: None,
         }
     }
 }
@@ -79,6 +92,16 @@ impl Training {
     /// `grad_dtype = torch.float if grad_reduce_in_fp32 else param.dtype`).
     pub fn grad_reduce_in_fp32(&self) -> bool {
         self.grad_reduce_in_fp32.unwrap_or(true)
+    }
+
+    /// Offloaded fraction of the optimizer states, 0..1 (default 0).
+    pub fn optimizer_offload(&self) -> f64 {
+        self.optimizer_offload.unwrap_or(0.0).clamp(0.0, 1.0)
+    }
+
+    /// Offloaded fraction of the stored layer activations, 0..1 (default 0).
+    pub fn activation_offload(&self) -> f64 {
+        self.activation_offload.unwrap_or(0.0).clamp(0.0, 1.0)
     }
 
     /// The software stack: the scenario's, else Megatron-LM (`DESIGN.md`).

@@ -238,20 +238,61 @@ fn pipeline_rules(c: &mut Checker, s: &Scenario) {
             format!("virtual pipeline {} needs pipeline parallel > 1.", p.vp),
         );
     }
-    match (p.schedule, p.vp > 1) {
-        (Some(Schedule::Interleaved), false) => c.push(
-            Sched,
-            "the interleaved schedule needs vp > 1 model chunks per pipeline rank.".into(),
-        ),
-        (Some(Schedule::OneFOneB | Schedule::Gpipe), true) => c.push(
-            Sched,
+    if let Some(sched) = p.schedule {
+        if c.ok(&[Vp]) && !sched.needs_vp(p.vp) {
+            let rule = match sched {
+                Schedule::Interleaved => {
+                    "the interleaved schedule needs vp > 1 model chunks per pipeline rank.".into()
+                }
+                Schedule::ZbV | Schedule::DualPipeV => format!(
+                    "{} needs exactly two model chunks per pipeline rank (vp = 2), got vp = {}.",
+                    sched.as_str(),
+                    p.vp
+                ),
+                _ => format!(
+                    "vp = {} model chunks need the interleaved schedule, not {}.",
+                    p.vp,
+                    sched.as_str()
+                ),
+            };
+            c.push(Sched, rule);
+        }
+        dualpipe_rules(c, s, sched);
+    }
+}
+
+/// DualPipe's conditions (deepseek-ai/DualPipe `dualpipe.py` / `dualpipev.py`, `step`): an even
+/// number of ranks for DualPipe (the two directions meet in the middle), and at least `2·pp`
+/// micro-batches (`m = B/(b·d)`), an even number for DualPipe (half go each way).
+fn dualpipe_rules(c: &mut Checker, s: &Scenario, sched: Schedule) {
+    use FieldId::{Dp, GlobalBatch, MicroBatch, Pp};
+    if !matches!(sched, Schedule::DualPipe | Schedule::DualPipeV)
+        || !c.ok(&[Pp, Dp, GlobalBatch, MicroBatch])
+    {
+        return;
+    }
+    let (p, t) = (&s.parallel, &s.training);
+    if sched == Schedule::DualPipe && (p.pp < 2 || p.pp % 2 != 0) {
+        c.push(
+            Pp,
             format!(
-                "vp = {} model chunks need the interleaved schedule, not {}.",
-                p.vp,
-                p.schedule().as_str()
+                "dualpipe needs an even number of pipeline ranks ≥ 2, got pp = {}.",
+                p.pp
             ),
-        ),
-        _ => {}
+        );
+    }
+    let per = t.micro_batch.saturating_mul(p.dp).max(1);
+    let m = t.global_batch / per;
+    let min = p.pp.saturating_mul(2);
+    if m < min || (sched == Schedule::DualPipe && m % 2 != 0) {
+        c.push(
+            GlobalBatch,
+            format!(
+                "{} needs at least 2·pp = {min} micro-batches{} (m = global_batch / (micro_batch · dp)), got m = {m}.",
+                sched.as_str(),
+                if sched == Schedule::DualPipe { ", an even number" } else { "" }
+            ),
+        );
     }
 }
 

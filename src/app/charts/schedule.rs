@@ -11,7 +11,7 @@ use super::{
     build, draw_header, draw_message, header_height, mesh, plot_rect, Axes, ChartError, LegendItem,
     Margins, PlotRect, Swatch,
 };
-use crate::engine::schedule::{makespan, timeline, Block, BlockKind};
+use crate::engine::schedule::{makespan, timeline_split, Block, BlockKind};
 use crate::engine::TimeEstimate;
 use crate::scenario::{Scenario, Schedule};
 use plotters::coord::Shift;
@@ -41,6 +41,9 @@ pub struct ScheduleData {
     pub t_fwd_s: f64,
     /// Backward (with recompute) time of one micro-batch on one stage, s.
     pub t_bwd_s: f64,
+    /// Part of `t_bwd_s`: the weight-gradient (W) GEMMs, s; drawn apart by the schedules that
+    /// split the backward ([`Schedule::splits_backward`]).
+    pub t_wgrad_s: f64,
     /// The estimate's bubble fraction of the step
     /// ([`TimeEstimate::bubble_fraction`]), shown in the caption and summary.
     pub bubble_fraction: f64,
@@ -60,6 +63,7 @@ impl ScheduleData {
             schedule: s.parallel.schedule(),
             t_fwd_s: clean(time.forward_s) / mf,
             t_bwd_s: (clean(time.backward_s) + clean(time.recompute_s)) / mf,
+            t_wgrad_s: clean(time.weight_grad_s) / mf,
             bubble_fraction: clean(time.bubble_fraction()),
         }
     }
@@ -67,6 +71,7 @@ impl ScheduleData {
     fn v(&self) -> u64 {
         match self.schedule {
             Schedule::Interleaved => self.vp.max(1),
+            Schedule::ZbV | Schedule::DualPipeV => 2,
             _ => 1,
         }
     }
@@ -83,6 +88,13 @@ impl ScheduleData {
         }
         if n < m && v > 1 && n < p {
             n = p.min(m);
+        }
+        if matches!(self.schedule, Schedule::DualPipe | Schedule::DualPipeV) {
+            // DualPipe needs m ≥ 2p (and even); a cut keeps whole pairs.
+            n = n.max(p.saturating_mul(2));
+            if self.schedule == Schedule::DualPipe {
+                n += n % 2;
+            }
         }
         n.max(1).min(m)
     }
@@ -102,7 +114,7 @@ struct Geometry {
     unit: &'static str,
 }
 
-fn legend(style: &ChartStyle, relative: bool, v: u64) -> Vec<LegendItem> {
+fn legend(style: &ChartStyle, relative: bool, v: u64, split: bool) -> Vec<LegendItem> {
     let p = &style.palette;
     let mut legend = vec![
         LegendItem::new("Forward", p.forward, Swatch::Fill),
@@ -117,6 +129,12 @@ fn legend(style: &ChartStyle, relative: bool, v: u64) -> Vec<LegendItem> {
         ),
         LegendItem::new("Idle (bubble)", p.bubble, Swatch::Fill),
     ];
+    if split {
+        legend.insert(2, LegendItem::new("Weight grad (W)", p.wgrad, Swatch::Fill));
+        if let Some(b) = legend.get_mut(1) {
+            *b = LegendItem::new("Input grad (B)", p.backward, Swatch::Fill);
+        }
+    }
     if v > 1 {
         legend.push(LegendItem::new(
             "later chunks faded",
@@ -140,13 +158,26 @@ fn geometry(data: &ScheduleData, width: u32, height: u32) -> Result<Geometry, St
     };
     let v = data.v();
     let m_drawn = data.drawn_micro_batches();
-    let blocks = timeline(data.pp, m_drawn, v, data.schedule, tf, tb)
+    let tw = if relative {
+        1.0
+    } else {
+        clean(data.t_wgrad_s).min(tb)
+    };
+    let blocks = timeline_split(data.pp, m_drawn, v, data.schedule, tf, tb, tw)
         .map_err(|e| format!("Cannot draw: {e}."))?;
     let span = makespan(&blocks);
     if span <= 0.0 {
         return Err("Zero-length step: nothing to draw.".into());
     }
-    let header = header_height(width, &legend(&ChartStyle::light(), relative, v));
+    let header = header_height(
+        width,
+        &legend(
+            &ChartStyle::light(),
+            relative,
+            v,
+            data.schedule.splits_backward(),
+        ),
+    );
     let rect = plot_rect(
         width,
         height,
@@ -235,6 +266,10 @@ pub fn draw<DB: DrawingBackend>(
         Schedule::OneFOneB => "1F1B".to_string(),
         Schedule::Interleaved => format!("interleaved 1F1B, v = {v}"),
         Schedule::Gpipe => "GPipe".to_string(),
+        Schedule::ZbH1 => "ZB-H1".to_string(),
+        Schedule::ZbV => "ZB-V".to_string(),
+        Schedule::DualPipe => "DualPipe".to_string(),
+        Schedule::DualPipeV => "DualPipeV".to_string(),
     };
     let mut caption = format!(
         "{name} · p = {}, m = {} · bubble {} of the step",
@@ -248,7 +283,13 @@ pub fn draw<DB: DrawingBackend>(
             data.micro_batches
         ));
     }
-    draw_header(root, style, TITLE, &caption, &legend(style, relative, v))?;
+    draw_header(
+        root,
+        style,
+        TITLE,
+        &caption,
+        &legend(style, relative, v, data.schedule.splits_backward()),
+    )?;
     let pp = data.pp;
     let mut chart = build(root, rect, x.clone(), y.clone())?;
     let x_desc = if relative {
@@ -306,6 +347,7 @@ pub fn draw<DB: DrawingBackend>(
         let base = match b.kind {
             BlockKind::Forward => p.forward,
             BlockKind::Backward => p.backward,
+            BlockKind::WeightGrad => p.wgrad,
         };
         let c = style.faded(base, shade(b.chunk));
         let y = row(b.stage);
@@ -344,6 +386,7 @@ pub fn tooltip(d: &ScheduleData, width: u32, height: u32, x: f64, y: f64) -> Opt
     let kind = match b.kind {
         BlockKind::Forward => "forward",
         BlockKind::Backward => "backward",
+        BlockKind::WeightGrad => "weight gradient",
     };
     let chunk = if d.vp > 1 {
         format!(", chunk {}", b.chunk)

@@ -48,6 +48,12 @@ pub fn layout_label(l: &Layout) -> String {
         s.push_str(&format!(" VP{}", l.vp));
     }
     s.push_str(&format!(" mb{} ZeRO{}", l.micro_batch, l.zero_stage));
+    if let Some(sched) = l.schedule {
+        s.push_str(&format!(" {}", sched.as_str()));
+    }
+    if let Some((f, last)) = l.first_last {
+        s.push_str(&format!(" split {f}/…/{last}"));
+    }
     s
 }
 

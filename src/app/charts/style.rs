@@ -45,6 +45,10 @@ pub struct Palette {
     pub forward: RGBColor,
     /// Time: backward compute (and backward blocks in the schedule).
     pub backward: RGBColor,
+    /// Schedule: weight-gradient (W) blocks run apart from their backward (zero-bubble, DualPipe).
+    pub wgrad: RGBColor,
+    /// Time: host-link transfers of offloaded optimizer states and activations.
+    pub offload: RGBColor,
     /// Time: recomputation.
     pub recompute: RGBColor,
     /// Tensor-parallel communication.
@@ -92,6 +96,8 @@ impl Palette {
         other: c(0xA9A29D),
         forward: c(0x4E79A7),
         backward: c(0x59A14F),
+        wgrad: c(0x1F5E2A),
+        offload: c(0x6B6ECF),
         recompute: c(0x9DC3E6),
         tp: c(0xF28E2B),
         cp: c(0xFFBE7D),
@@ -129,6 +135,8 @@ impl Palette {
         other: c(0x8F8882),
         forward: c(0x6F9BD1),
         backward: c(0x7CC46F),
+        wgrad: c(0xC7EBB9),
+        offload: c(0x9C9EDE),
         recompute: c(0xA9CBEA),
         tp: c(0xF7A154),
         cp: c(0xFFCC99),

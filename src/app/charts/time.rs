@@ -53,6 +53,8 @@ pub enum Part {
     Bubble,
     /// Optimizer step.
     Optimizer,
+    /// Host-link transfers of offloaded optimizer states and activations.
+    Offload,
 }
 
 impl Part {
@@ -70,6 +72,7 @@ impl Part {
             Part::Dp => "DP comm",
             Part::Bubble => "Bubble",
             Part::Optimizer => "Optimizer",
+            Part::Offload => "Host offload",
         }
     }
 
@@ -86,6 +89,7 @@ impl Part {
             Part::Dp => p.dp,
             Part::Bubble => p.bubble,
             Part::Optimizer => p.optimizer,
+            Part::Offload => p.offload,
         }
     }
 }
@@ -128,6 +132,7 @@ fn parts(t: &TimeEstimate) -> (Parts, Parts) {
     step.extend(comm(&t.exposed_comm_s));
     step.push((Part::Bubble, clean(t.bubble_s)));
     step.push((Part::Optimizer, clean(t.optimizer_s)));
+    step.push((Part::Offload, clean(t.offload_s)));
     step.retain(|&(_, s)| s > 0.0);
     let mut hidden = comm(&t.hidden_comm_s).to_vec();
     hidden.retain(|&(_, s)| s > 0.0);
@@ -353,13 +358,18 @@ pub fn tooltip(d: &TimeData<'_>, width: u32, height: u32, x: f64, y: f64) -> Opt
 pub fn summary(d: &TimeData<'_>) -> String {
     let t = d.time;
     format!(
-        "Step time {}: compute {}, recompute {}, exposed communication {}, bubble {}, optimizer {}; hidden communication {}. MFU {}, {}.",
+        "Step time {}: compute {}, recompute {}, exposed communication {}, bubble {}, optimizer {}{}; hidden communication {}. MFU {}, {}.",
         fmt_seconds(t.step_s),
         fmt_seconds(t.compute_s),
         fmt_seconds(t.recompute_s),
         fmt_seconds(t.exposed_comm_s.total()),
         fmt_seconds(t.bubble_s),
         fmt_seconds(t.optimizer_s),
+        if t.offload_s > 0.0 {
+            format!(", host offload {}", fmt_seconds(t.offload_s))
+        } else {
+            String::new()
+        },
         fmt_seconds(t.hidden_comm_s.total()),
         fmt_pct(d.throughput.mfu),
         fmt_rate(d.throughput.tokens_per_s, "tokens/s")

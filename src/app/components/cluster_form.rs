@@ -82,6 +82,7 @@ pub fn ClusterForm(props: &FormProps) -> Html {
                         { num_field(FieldId::GpuNvlink, props, "none") }
                         { num_field(FieldId::GpuDomain, props, "") }
                         { num_field(FieldId::GpuNic, props, "none") }
+                        { num_field(FieldId::GpuHostLink, props, "PCIe figure") }
                     </div>
                 </fieldset>
             }

@@ -3,12 +3,14 @@
 use yew::prelude::*;
 
 use crate::app::components::form::{
-    errors_for, num_field, opt_bool_options, opt_bool_value, select_field, send, switch_field,
-    FormProps,
+    choice_options, errors_for, num_field, opt_bool_options, opt_bool_value, select_field, send,
+    switch_field, FormProps,
 };
 use crate::app::components::num_field::Opt;
+use crate::app::format::{duration, gib};
 use crate::app::state::{fitting_dp, layout_gpus, Action};
-use crate::scenario::{FieldId, Schedule};
+use crate::engine::split::best_split;
+use crate::scenario::{FieldId, Schedule, Value};
 
 /// How the model and the batch are split over the GPUs.
 #[component]
@@ -69,6 +71,7 @@ pub fn ParallelForm(props: &FormProps) -> Html {
         )
     });
     let sched = p.schedule.map(Schedule::as_str).unwrap_or("");
+    let better = better_split(props);
     html! {
         <fieldset class="group" id="group-parallel">
             <legend>{ "Parallel layout" }</legend>
@@ -85,12 +88,18 @@ pub fn ParallelForm(props: &FormProps) -> Html {
                     vec![Opt::new("0", "0: replicated"), Opt::new("1", "1: optimizer"), Opt::new("2", "2: + gradients"), Opt::new("3", "3: + weights")],
                     &p.zero_stage.to_string()) }
                 { select_field(FieldId::Schedule, props,
-                    vec![Opt::new("", "default"), Opt::new("1f1b", "1F1B"), Opt::new("interleaved", "interleaved 1F1B"), Opt::new("gpipe", "GPipe")],
+                    vec![Opt::new("", "default"), Opt::new("1f1b", "1F1B"), Opt::new("interleaved", "interleaved 1F1B"), Opt::new("gpipe", "GPipe"),
+                        Opt::new("zb-h1", "ZB-H1 (zero bubble)"), Opt::new("zb-v", "ZB-V (vp = 2)"), Opt::new("dualpipe", "DualPipe"), Opt::new("dualpipev", "DualPipeV (vp = 2)")],
                     sched) }
                 { num_field(FieldId::BucketMb, props, "framework default") }
                 if p.zero_stage > 0 || p.shard_ranks.is_some() { { num_field(FieldId::ShardRanks, props, "= dp") } }
+                if p.zero_stage > 0 || p.fsdp_style.is_some() {
+                    { select_field(FieldId::FsdpStyle, props, choice_options(FieldId::FsdpStyle, "framework's"),
+                        p.fsdp_style.map_or("", |f| f.as_str())) }
+                }
                 { select_field(FieldId::TpCommOverlap, props, opt_bool_options("off"), opt_bool_value(p.tp_comm_overlap)) }
                 { select_field(FieldId::DpCommOverlap, props, opt_bool_options("on"), opt_bool_value(p.dp_comm_overlap)) }
+                { select_field(FieldId::PpCommOverlap, props, opt_bool_options("framework's"), opt_bool_value(p.pp_comm_overlap)) }
             </div>
             { switch_field(FieldId::Sp, props, p.sp) }
             <div class={classes!("field", "wide", (!lps_errors.is_empty()).then_some("invalid"))}>
@@ -105,6 +114,51 @@ pub fn ParallelForm(props: &FormProps) -> Html {
                     else { { for lps_errors.iter().map(|e| html! { <span class="error">{ e.clone() }</span> }) } }
                 </p>
             </div>
+            { better }
         </fieldset>
+    }
+}
+
+/// "A better split": the proposal of [`best_split`] when it beats the scenario's own split, with
+/// what it saves and a button that applies it.
+fn better_split(props: &FormProps) -> Html {
+    let Ok(Some(p)) = best_split(&props.scenario) else {
+        return html! {};
+    };
+    if !p.is_better() {
+        return html! {};
+    }
+    let list = p
+        .layers_per_stage
+        .iter()
+        .map(u64::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    let mut gains = Vec::new();
+    if p.fits && !p.base_fits {
+        gains.push("fits in memory".to_string());
+    }
+    if p.memory_saved_bytes() > 0.0 {
+        gains.push(format!("{} less peak memory", gib(p.memory_saved_bytes())));
+    }
+    if p.time_saved_s() > 0.0 {
+        gains.push(format!("{} faster per step", duration(p.time_saved_s())));
+    } else if p.time_saved_s() < 0.0 {
+        gains.push(format!("{} slower per step", duration(-p.time_saved_s())));
+    }
+    let megatron = p
+        .megatron_first_last
+        .map(|(f, l)| format!(" (Megatron: --decoder-first-pipeline-num-layers {f} --decoder-last-pipeline-num-layers {l})"))
+        .unwrap_or_default();
+    let on_action = props.on_action.clone();
+    let apply = p.layers_per_stage.clone();
+    html! {
+        <div class="balance ok" id="better-split" role="status">
+            <p>{ format!("A better split: {list}{megatron} — {}.", gains.join(", ")) }</p>
+            <button type="button" id="apply-split"
+                onclick={Callback::from(move |_| on_action.emit(Action::Set(FieldId::LayersPerStage, Value::List(apply.clone().into()))))}>
+                { "Apply this split" }
+            </button>
+        </div>
     }
 }

@@ -44,6 +44,8 @@ pub fn TrainingForm(props: &FormProps) -> Html {
                     Recompute::ALL.iter().map(|r| Opt::new(r.as_str(), r.as_str())).collect(),
                     t.recompute.as_str()) }
                 { num_field(FieldId::TrainTokens, props, "not set") }
+                { num_field(FieldId::OptimizerOffload, props, "none") }
+                { num_field(FieldId::ActivationOffload, props, "none") }
                 { select_field(FieldId::Optimizer, props, vec![Opt::new("adam", "Adam / AdamW")], "adam") }
                 { select_field(FieldId::Framework, props, choice_options(FieldId::Framework, "Megatron-LM"),
                     t.framework.map_or("", |f| f.as_str())) }
@@ -56,13 +58,11 @@ pub fn TrainingForm(props: &FormProps) -> Html {
                     opt_bool_value(t.grad_reduce_in_fp32)) }
             </div>
             { switch_field(FieldId::FlashAttention, props, t.flash_attention) }
-            if t.flash_attention || t.attention_kernel.is_some() {
-                <div class="grid">
-                    { select_field(FieldId::AttentionKernel, props,
-                        choice_options(FieldId::AttentionKernel, "framework's"),
-                        t.attention_kernel.map_or("", |k| k.as_str())) }
-                </div>
-            }
+            <div class="grid">
+                { select_field(FieldId::AttentionKernel, props,
+                    choice_options(FieldId::AttentionKernel, "framework's"),
+                    t.attention_kernel.map_or("", |k| k.as_str())) }
+            </div>
         </fieldset>
     }
 }

@@ -78,6 +78,8 @@ pub fn search_key(s: &Scenario) -> Scenario {
         recompute: Recompute::None,
         zero_stage: 0,
         sp: false,
+        schedule: None,
+        first_last: None,
     }
     .apply(&mut k);
     k

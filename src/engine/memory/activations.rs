@@ -342,7 +342,16 @@ pub fn logits_transient_bytes(s: &Scenario) -> f64 {
 /// - interleaved with `v` chunks: `min(2(p − r − 1) + (v − 1)·p + 1, m·v)` chunk-forwards of
 ///   `1/v` of the stage's layers each (Megatron `schedules.py` warm-up); on stage 0 with `m ≥ p`
 ///   that is `p·(1 + (p − 1)/(p·v))`, Korthikanti §4.2.3;
-/// - GPipe: all `m`.
+/// - GPipe: all `m`;
+/// - ZB-H1: as 1F1B, `min(p − r, m)` (Qi et al., ICLR 2024, Table 2: peak `p·M_B`, "the same
+///   as 1F1B");
+/// - ZB-V: `min(p, m)` on every rank (sail-sg/zero-bubble-pipeline-parallelism README table:
+///   activation memory "1x" of 1F1B, balanced over the ranks by the V);
+/// - DualPipe: `PP + 1` chunk activations per rank (deepseek-ai/DualPipe README, "Pipeline
+///   Bubbles and Memory Usage Comparison", commit 3da1bbe), a chunk being one stage of
+///   `L/p` layers; the rank holds two stages, so `(p + 1)/2` micro-batches of its layers;
+/// - DualPipeV: `PP + 1` with `PP = 2p` chunks of `L/(2p)` layers: `(2p + 1)/2` micro-batches
+///   of the rank's `L/p` layers.
 pub fn in_flight_micro_batches(s: &Scenario, stage: u64) -> f64 {
     let p = s.parallel.pp.max(1);
     let v = s.parallel.vp.max(1);
@@ -360,6 +369,9 @@ pub fn in_flight_micro_batches(s: &Scenario, stage: u64) -> f64 {
                 .saturating_add(1);
             chunks.min(m.saturating_mul(v)) as f64 / v as f64
         }
+        Schedule::ZbV => p.min(m) as f64,
+        Schedule::DualPipe => (p as f64 + 1.0) / 2.0,
+        Schedule::DualPipeV => (2.0 * p as f64 + 1.0) / 2.0,
         _ => (p - r).min(m) as f64,
     }
 }

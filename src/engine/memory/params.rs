@@ -429,8 +429,19 @@ impl ShardedParams {
     /// modules on the last stage (with `p > 1` they need their own copy of the input embedding,
     /// kept in sync like a tied one).
     pub fn stage(&self, stage: u64, mix: crate::engine::layers::LayerMix) -> GpuParams {
-        let last = stage + 1 == self.pp;
-        let emb_in = if stage == 0 { self.embedding } else { 0.0 };
+        self.placed(mix, stage == 0, stage + 1 == self.pp)
+    }
+
+    /// [`Self::stage`] for a GPU that holds the input embedding when `first` and the output
+    /// layer, final norm and MTP modules' embedding copy when `last` (schedules place these
+    /// differently: [`crate::engine::layout::holds_output`]).
+    pub fn placed(
+        &self,
+        mix: crate::engine::layers::LayerMix,
+        first: bool,
+        last: bool,
+    ) -> GpuParams {
+        let emb_in = if first { self.embedding } else { 0.0 };
         let mut emb_out = if last && self.output_on_last {
             self.embedding
         } else {

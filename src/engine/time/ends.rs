@@ -30,6 +30,8 @@ pub struct EndCosts {
     pub out_fwd: f64,
     /// Logit GEMMs + loss backward (+ TP collective).
     pub out_bwd: f64,
+    /// Part of `out_bwd`: the output layer's weight-gradient GEMM.
+    pub out_wgrad: f64,
 }
 
 impl EndCosts {
@@ -55,6 +57,7 @@ impl EndCosts {
             emb_bwd,
             out_fwd: logit_gemm + 0.5 * ce + coll,
             out_bwd: 2.0 * logit_gemm + 0.5 * ce + coll,
+            out_wgrad: logit_gemm,
         }
     }
 }

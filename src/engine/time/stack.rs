@@ -5,11 +5,12 @@
 
 use super::attention::AttentionKernel;
 use super::compute::Generation;
-use crate::scenario::{Framework, GpuSpec, Scenario};
+use crate::scenario::{Framework, FsdpStyle, GpuSpec, Scenario};
 
-/// How ZeRO-3 / FSDP gathers parameters and reduces gradients.
+/// How ZeRO-3 / FSDP gathers parameters and reduces gradients (the scenario's
+/// `parallel.fsdp_style`, [`crate::scenario::FsdpStyle`]); the mechanisms priced per style:
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FsdpStyle {
+pub enum FsdpMechanism {
     /// DeepSpeed ZeRO-3: module hooks all-gather each parameter tensor above
     /// `stage3_param_persistence_threshold` (1e5 elements) separately, prefetching the next one
     /// (`stage3_prefetch_bucket_size` 5e7 elements: at most one weight matrix of a large model
@@ -27,6 +28,15 @@ pub enum FsdpStyle {
     PerBlockCopyOut,
 }
 
+/// The mechanism of a scenario's style.
+fn mechanism(style: FsdpStyle) -> FsdpMechanism {
+    match style {
+        FsdpStyle::PerParameter => FsdpMechanism::PerParameter,
+        FsdpStyle::PerBlock => FsdpMechanism::PerBlock,
+        FsdpStyle::PerBlockCopy => FsdpMechanism::PerBlockCopyOut,
+    }
+}
+
 /// DeepSpeed's default `reduce_bucket_size`, elements (`deepspeed/runtime/zero/config.py`).
 pub const DEEPSPEED_REDUCE_BUCKET_ELEMENTS: f64 = 5e8;
 
@@ -36,7 +46,7 @@ pub struct Stack {
     /// The framework.
     pub framework: Framework,
     /// ZeRO-3 / FSDP style.
-    pub fsdp: FsdpStyle,
+    pub fsdp: FsdpMechanism,
     /// Fused attention kernel: `training.attention_kernel`, else Megatron-LM/NeMo (Transformer Engine) and JAX (XLA) use cuDNN's
     /// fused attention on Hopper and Blackwell (TE `DotProductAttention` backend selection,
     /// MaxText `attention: cudnn_flash_te`); torchtitan, eager PyTorch and DeepSpeed stacks use
@@ -53,11 +63,11 @@ impl Stack {
     /// The defaults of `s`'s framework.
     pub fn of(s: &Scenario, gpu: &GpuSpec) -> Stack {
         let framework = s.training.framework();
-        let fsdp = match framework {
+        let fsdp = mechanism(s.parallel.fsdp_style.unwrap_or(match framework {
             Framework::Deepspeed => FsdpStyle::PerParameter,
-            Framework::Torchtitan => FsdpStyle::PerBlockCopyOut,
+            Framework::Torchtitan => FsdpStyle::PerBlockCopy,
             Framework::Megatron | Framework::Pytorch | Framework::Jax => FsdpStyle::PerBlock,
-        };
+        }));
         let interleaved = s.parallel.schedule() == crate::scenario::Schedule::Interleaved;
         let hopper_plus = matches!(
             Generation::of(gpu),
@@ -71,7 +81,10 @@ impl Stack {
             framework,
             fsdp,
             attention,
-            pp_overlap: framework == Framework::Megatron && interleaved,
+            pp_overlap: s
+                .parallel
+                .pp_comm_overlap
+                .unwrap_or(framework == Framework::Megatron && interleaved),
         }
     }
 }

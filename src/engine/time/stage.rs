@@ -6,6 +6,8 @@ use super::inputs::Inputs;
 use super::layer::{sm_usage, LayerCosts};
 use super::zero3::Zero3Layer;
 use crate::engine::layers::stage_mix;
+use crate::engine::layout::{holds_embedding, holds_output};
+use crate::scenario::Schedule;
 
 /// The costs of both kinds of layer ([`crate::engine::layers`]): a dense-MLP layer and an MoE
 /// layer (the same as the dense one for a dense model).
@@ -45,6 +47,11 @@ pub struct StageTimes {
     pub fwd: f64,
     /// Backward compute.
     pub bwd: f64,
+    /// Part of `bwd`: the weight-gradient GEMMs (`W`, which the zero-bubble and DualPipe
+    /// schedules run apart; one per forward GEMM, Qi et al. 2024 Table 1).
+    pub wgrad: f64,
+    /// EP and PP communication hidden under the paired chunk (DualPipe), not in `total`.
+    pub hidden: f64,
     /// Recomputation.
     pub rc: f64,
     /// Exposed TP/SP collectives.
@@ -75,6 +82,18 @@ pub struct Stages {
     pub crit: StageTimes,
 }
 
+impl Stages {
+    /// What the bubble depends on ([`super::pipeline::StageSums`]).
+    pub fn sums(&self) -> super::pipeline::StageSums {
+        super::pipeline::StageSums {
+            sum: self.sum_s,
+            max: self.crit.total().max(0.0),
+            fwd: self.crit.fwd,
+            wgrad: self.crit.wgrad,
+        }
+    }
+}
+
 /// PP: one send forward and one backward per micro-batch per chunk, `T·h/t` per TP rank
 /// (scatter-gather / SP-sharded boundary, Narayanan et al. 2021 §4.1), bytes per message.
 pub(crate) fn pp_msg_bytes(x: &Inputs) -> f64 {
@@ -89,9 +108,21 @@ pub(crate) fn stage_times(
     ends: &EndCosts,
     z3: &Zero3Layer,
 ) -> StageTimes {
+    let schedule = x.s.parallel.schedule();
+    // The rank's layers by kind, placed by the schedule ([`crate::engine::layers::stage_mix`]).
     let mix = stage_mix(x.s, r);
     let nl_u = mix.layers();
-    let (nd, nm) = (mix.dense_with_mtp() as f64, mix.moe_with_mtp() as f64);
+    // DualPipe: a rank holds two stages and runs half the micro-batches through each, so one
+    // micro-batch costs it half its layers (and half of the embedding and the output layer).
+    let share = if schedule == Schedule::DualPipe {
+        0.5
+    } else {
+        1.0
+    };
+    let (nd, nm) = (
+        share * mix.dense_with_mtp() as f64,
+        share * mix.moe_with_mtp() as f64,
+    );
     let nl = nd + nm;
     let (dl, ml) = (&kinds.dense, &kinds.moe);
     let pp_total = if x.p > 1 {
@@ -112,6 +143,8 @@ pub(crate) fn stage_times(
         moe_layers: nm,
         fwd: nd * dl.fwd + nm * ml.fwd,
         bwd: nd * dl.bwd + nm * ml.bwd,
+        wgrad: nd * dl.gemm_fwd + nm * ml.gemm_fwd,
+        hidden: 0.0,
         rc: nd * dl.rc + nm * ml.rc,
         tp: nd * dl.tp.exposed + nm * ml.tp.exposed,
         cp: nd * dl.cp.exposed + nm * ml.cp.exposed,
@@ -122,18 +155,30 @@ pub(crate) fn stage_times(
     // MTP modules (last stage): their layer is counted above; each also projects the
     // concatenated hidden state and embedding (`2h→h`) and runs the shared output head again.
     if mix.mtp > 0 {
-        let n = mix.mtp as f64;
+        let n = share * mix.mtp as f64;
         let proj = x.dev.gemm_s(x.tok, 2.0 * x.d.h, x.d.h / x.tf);
         st.fwd += n * (proj + ends.out_fwd);
         st.bwd += n * (2.0 * proj + ends.out_bwd);
     }
-    if r == 0 {
-        st.fwd += ends.emb_fwd;
-        st.bwd += ends.emb_bwd;
+    if holds_embedding(x.p, schedule, r) {
+        st.fwd += share * ends.emb_fwd;
+        st.bwd += share * ends.emb_bwd;
     }
-    if r == x.p - 1 {
-        st.fwd += ends.out_fwd;
-        st.bwd += ends.out_bwd;
+    if holds_output(x.p, schedule, r) {
+        st.fwd += share * ends.out_fwd;
+        st.bwd += share * ends.out_bwd;
+        st.wgrad += share * ends.out_wgrad;
+    }
+    if schedule.overlaps_chunks() {
+        // DualPipe(V) runs a forward and a backward chunk of two micro-batches together, each
+        // one's all-to-all and pipeline sends under the other's compute (DeepSeek-V3 technical
+        // report §3.2.1, Fig. 4); only what compute cannot cover stays exposed.
+        let comm = st.ep + st.pp;
+        let exposed = (comm - st.fwd - st.bwd).max(0.0);
+        st.hidden = comm - exposed;
+        let k = if comm > 0.0 { exposed / comm } else { 0.0 };
+        st.ep *= k;
+        st.pp *= k;
     }
     if x.zero3 {
         st.dp = z3.stage_exposed_s(x, nl, st.fwd, st.bwd, st.rc);

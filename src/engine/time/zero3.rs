@@ -6,7 +6,7 @@
 //! share one gather (FSDP's pre-backward hook gathers before the checkpointed forward reruns;
 //! DeepSpeed keeps a parameter reused within `stage3_max_reuse_distance`).
 //!
-//! How many collectives a layer issues is the framework's ([`FsdpStyle`]): each one is a ring
+//! How many collectives a layer issues is the framework's ([`FsdpMechanism`]): each one is a ring
 //! whose latency grows with the shard group ([`super::comm::Group::gather_s`]) — this is why
 //! ZeRO-3 stops scaling on hundreds of nodes while its bytes per GPU stay constant.
 //! HSDP (`parallel.shard_ranks`): gathers and reduce-scatters run inside the shard group; the
@@ -15,7 +15,7 @@
 use super::comm::Group;
 use super::inputs::Inputs;
 use super::layer::sm_usage;
-use super::stack::{FsdpStyle, DEEPSPEED_REDUCE_BUCKET_ELEMENTS};
+use super::stack::{FsdpMechanism, DEEPSPEED_REDUCE_BUCKET_ELEMENTS};
 
 /// Per-layer, per-micro-batch ZeRO-3 costs on one GPU, seconds (all zero without ZeRO-3).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -45,15 +45,15 @@ impl Zero3Layer {
         let (ag_calls, rs_calls) = match x.stack.fsdp {
             // One call per weight tensor (the small norms and biases stay resident under the
             // persistence threshold); gradients in reduce buckets spanning layers.
-            FsdpStyle::PerParameter => (
+            FsdpMechanism::PerParameter => (
                 x.d.layer_gemms().1.max(1) as f64,
                 (params / DEEPSPEED_REDUCE_BUCKET_ELEMENTS).max(1e-3),
             ),
-            FsdpStyle::PerBlock | FsdpStyle::PerBlockCopyOut => (1.0, 1.0),
+            FsdpMechanism::PerBlock | FsdpMechanism::PerBlockCopyOut => (1.0, 1.0),
         };
         let replicas = &x.groups.replica;
         let shard_ar = replicas.all_reduce_s(bytes / g.n.max(1.0));
-        let (copy_fwd, copy_bwd) = if x.stack.fsdp == FsdpStyle::PerBlockCopyOut {
+        let (copy_fwd, copy_bwd) = if x.stack.fsdp == FsdpMechanism::PerBlockCopyOut {
             // Read + write the gathered buffer forward and backward, and the gradients into
             // the reduce-scatter input.
             (
