@@ -196,9 +196,7 @@ pub fn import(json: &str, base: &Model) -> Result<HfImport, HfError> {
                     .opt_bool("tie_word_embeddings", &mut used)?
                     .unwrap_or(false),
                 moe,
-                head_dim: None,
-                mla: None,
-                mtp_layers: None,
+                ..Model::default()
             };
             context(&r, "max_position_embeddings", &mut used, &mut notes, base)?;
             (family, model)
@@ -220,9 +218,7 @@ pub fn import(json: &str, base: &Model) -> Result<HfImport, HfError> {
                     .opt_bool("tie_word_embeddings", &mut used)?
                     .unwrap_or(true),
                 moe: None,
-                head_dim: None,
-                mla: None,
-                mtp_layers: None,
+                ..Model::default()
             };
             context(&r, "n_positions", &mut used, &mut notes, base)?;
             ("GPT-2", model)
@@ -242,9 +238,7 @@ pub fn import(json: &str, base: &Model) -> Result<HfImport, HfError> {
                     .opt_bool("tie_word_embeddings", &mut used)?
                     .unwrap_or(false),
                 moe: None,
-                head_dim: None,
-                mla: None,
-                mtp_layers: None,
+                ..Model::default()
             };
             context(&r, "max_position_embeddings", &mut used, &mut notes, base)?;
             ("GPT-NeoX", model)
@@ -286,9 +280,7 @@ pub fn import(json: &str, base: &Model) -> Result<HfImport, HfError> {
                     .opt_bool("tie_word_embeddings", &mut used)?
                     .unwrap_or(true),
                 moe: None,
-                head_dim: None,
-                mla: None,
-                mtp_layers: None,
+                ..Model::default()
             };
             if obj.contains_key("max_position_embeddings") {
                 context(&r, "max_position_embeddings", &mut used, &mut notes, base)?;

@@ -155,11 +155,7 @@ impl ModelPreset {
                 flash_attention: t.flash_attention,
                 train_tokens: t.train_tokens,
                 grad_reduce_in_fp32: t.grad_reduce_in_fp32,
-                optimizer_offload: None,
-                activation_offload: None,
-                framework: None,
-                fp8_recipe: None,
-                attention_kernel: None,
+                ..Training::default()
             },
             parallel: Parallel {
                 tp: t.tp,
@@ -170,23 +166,14 @@ impl ModelPreset {
                 vp: t.vp,
                 sp: t.sp,
                 zero_stage: t.zero_stage,
-                schedule: None,
-                layers_per_stage: None,
-                bucket_mb: None,
-                tp_comm_overlap: None,
-                dp_comm_overlap: None,
                 etp: t.etp,
-                shard_ranks: None,
-                pp_comm_overlap: None,
-                fsdp_style: None,
+                ..Parallel::default()
             },
             cluster: Cluster {
                 gpu: GpuChoice::Preset(t.gpu.to_string()),
                 num_gpus: t.tp * t.pp * t.dp * t.cp,
                 gpus_per_node: t.gpus_per_node,
-                intra_node_gbps: None,
-                inter_node_gbps: None,
-                price_per_gpu_hour: None,
+                ..Cluster::default()
             },
             overhead: Overhead::default(),
             calibration: Default::default(),

@@ -31,6 +31,22 @@ fn eight() -> u64 {
     8
 }
 
+impl Default for Cluster {
+    /// An unnamed GPU preset (set `gpu`), one GPU, 8 per node and every optional field at its
+    /// default: a base for struct update (`Cluster { num_gpus: 64, ..Cluster::default() }`), so a
+    /// new optional field needs no change where clusters are built.
+    fn default() -> Cluster {
+        Cluster {
+            gpu: GpuChoice::Preset(String::new()),
+            num_gpus: 1,
+            gpus_per_node: eight(),
+            intra_node_gbps: None,
+            inter_node_gbps: None,
+            price_per_gpu_hour: None,
+        }
+    }
+}
+
 /// The GPU of a cluster: a built-in preset by id, or a custom description.
 // The custom variant is large, but a scenario holds one GpuChoice and the engine copies the
 // GpuSpec out of it once per estimate: boxing would only add an allocation per clone.

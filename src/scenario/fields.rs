@@ -16,7 +16,10 @@
 //!
 //! # Adding a field
 //! 1. Add it to its section struct (`model.rs`, `training.rs`, `parallel.rs`, `cluster.rs`,
-//!    `overhead.rs`) with its serde default and doc comment (the default and its source).
+//!    `overhead.rs`) with its serde default and doc comment (the default and its source), and to
+//!    the section's `Default` in the same file (`Model` and `Overhead` derive it). Code that
+//!    builds sections (presets, the Hugging Face import) uses `..Section::default()`, so it
+//!    needs no change.
 //! 2. Use it in the engine.
 //! 3. Add one entry to the `fields!` list below, in link order: its doc line, `path` (the JSON
 //!    path), `key` (a new, short link key: existing keys never change meaning), `label`, `unit`,
@@ -322,9 +325,6 @@ pub struct FieldDef {
     pub get: for<'a> fn(&'a Scenario) -> Option<Value<'a>>,
     /// Sets it from a value of its kind; `Err` says why it cannot (then `s` is unchanged).
     pub set: fn(&mut Scenario, Value<'_>) -> Result<(), String>,
-    /// Whether its value in a scenario is acceptable ([`FieldDef::check`] without the message;
-    /// what every estimate's validation runs, so it allocates nothing).
-    pub in_range: fn(&Scenario) -> bool,
 }
 
 impl std::fmt::Debug for FieldDef {
@@ -360,14 +360,9 @@ macro_rules! fields {
             optional: $opt,
             get: $get,
             set: $set,
-            // The same get and kind, compiled together so validation inlines them.
-            in_range: |s| {
-                let get: for<'a> fn(&'a Scenario) -> Option<Value<'a>> = $get;
-                get(s).is_none_or(|v| verdict($kind, $opt, &v) == Verdict::Ok)
-            },
         }, )* ];
 
-        /// Whether every field of `s` is in range: every entry's `in_range`, in one function
+        /// Whether every field of `s` is in range: every entry's get and kind check, in one function
         /// the compiler inlines (no indirect calls), for the validation every estimate runs.
         pub fn all_in_range(s: &Scenario) -> bool {
             true $( && ({
@@ -1250,7 +1245,7 @@ enum Verdict {
     BadEntry(usize),
 }
 
-/// The one range rule of every kind: [`FieldDef::check`] words it, `in_range` only tests it.
+/// The one range rule of every kind: [`FieldDef::check`] words it, [`all_in_range`] only tests it.
 #[inline(always)]
 fn verdict(kind: Kind, optional: bool, v: &Value) -> Verdict {
     match (kind, v) {

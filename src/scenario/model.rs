@@ -4,8 +4,10 @@ use serde::{Deserialize, Serialize};
 
 /// The Transformer architecture. Optional fields have the defaults of `DESIGN.md`:
 /// `kv_heads` = `heads` (multi-head attention), `ffn_hidden` = 4·`hidden`, `ffn_act` GELU,
-/// untied embeddings, dense (no MoE).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// untied embeddings, dense (no MoE). `Model::default()` has every optional field at its default
+/// and 0 for the required numbers: a base for struct update (`Model { layers: 32, ..Model::default() }`),
+/// so a new optional field needs no change where models are built.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Model {
     /// Display name ("GPT-3 175B"); free text, rendered as text only.

@@ -187,6 +187,33 @@ impl Schedule {
     }
 }
 
+impl Default for Parallel {
+    /// One GPU of everything (tp = pp = dp = cp = ep = vp = 1) and every optional field at its
+    /// default: a base for struct update (`Parallel { tp: 8, ..Parallel::default() }`), so a new
+    /// optional field needs no change where layouts are built.
+    fn default() -> Parallel {
+        Parallel {
+            tp: 1,
+            pp: 1,
+            dp: 1,
+            cp: 1,
+            ep: 1,
+            vp: 1,
+            sp: false,
+            zero_stage: 0,
+            schedule: None,
+            layers_per_stage: None,
+            bucket_mb: None,
+            tp_comm_overlap: None,
+            dp_comm_overlap: None,
+            etp: None,
+            shard_ranks: None,
+            pp_comm_overlap: None,
+            fsdp_style: None,
+        }
+    }
+}
+
 impl Parallel {
     /// The schedule in effect: the explicit one, else interleaved when `vp > 1`, else 1F1B.
     #[inline]

@@ -55,6 +55,29 @@ pub struct Training {
     pub attention_kernel: Option<AttentionKernel>,
 }
 
+impl Default for Training {
+    /// Every optional field at its default, bf16 without recomputation, and 0 for the batch
+    /// sizes: a base for struct update (`Training { global_batch: 128, ..Training::default() }`),
+    /// so a new optional field needs no change where trainings are built.
+    fn default() -> Training {
+        Training {
+            global_batch: 0,
+            micro_batch: 0,
+            precision: Precision::Bf16,
+            optimizer: Optimizer::default(),
+            recompute: Recompute::None,
+            flash_attention: false,
+            train_tokens: None,
+            grad_reduce_in_fp32: None,
+            framework: None,
+            fp8_recipe: None,
+            attention_kernel: None,
+            optimizer_offload: None,
+            activation_offload: None,
+        }
+    }
+}
+
 impl Training {
     /// Whether gradients are accumulated and reduced in fp32: the scenario's value, else `true`.
     ///

@@ -49,16 +49,13 @@ pub(crate) fn issues(s: &Scenario) -> Vec<Issue> {
 }
 
 /// Every field's value against its kind and range (the field table): the allocation-free
-/// `in_range` test, and the worded [`check`](super::fields::FieldDef::check) only for a field
-/// that fails it.
+/// [`all_in_range`] test, and the worded [`check`](super::fields::FieldDef::check) of every
+/// field only when it fails.
 fn ranges(c: &mut Checker, s: &Scenario) {
     if all_in_range(s) {
         return;
     }
     for f in FIELDS {
-        if (f.in_range)(s) {
-            continue;
-        }
         if let Some(Err(why)) = (f.get)(s).map(|v| f.check(&v)) {
             c.push(f.id, why);
             c.out_of_range.push(f.id);

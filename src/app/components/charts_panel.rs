@@ -100,7 +100,7 @@ pub fn ab_summary(a: &Estimate, b: &Estimate) -> String {
     )
 }
 
-/// The charts' data, each memoised on what it depends on (see [`use_charts`]).
+/// The charts' data, each memoised on what it depends on (see `use_charts`).
 struct Charts {
     memory: Option<Rc<Chart>>,
     time: Option<Rc<Chart>>,
@@ -111,8 +111,8 @@ struct Charts {
     schedule: Option<Rc<Chart>>,
 }
 
-/// The six charts; see the module docs. Steps: the theme ([`use_theme`]), the chart data
-/// ([`use_charts`]), the body for the selected chart ([`body`]), and the tab list ([`tabs`]).
+/// The six charts; see the module docs. Steps: the theme (`use_theme`), the chart data
+/// (`use_charts`), the body for the selected chart (`body`), and the tab list (`tabs`).
 #[component]
 pub fn ChartsPanel(props: &ChartsPanelProps) -> Html {
     let kind = props.only.unwrap_or(props.selected);
