@@ -28,6 +28,10 @@ pub struct StageMemory {
     pub stage: u64,
     /// Transformer layers on this stage.
     pub layers: u64,
+    /// This stage's layers by kind ([`crate::engine::layers::stage_mix`]), worked out once per
+    /// estimate here and read again by the time model ([`crate::engine::time::fill`]).
+    #[serde(skip)]
+    pub mix: crate::engine::layers::LayerMix,
     /// Parameters held by one GPU of this stage (after TP/PP/EP/ZeRO-3 sharding).
     pub params: f64,
     /// Weights (working copies in the training precision, FP8 copies included), bytes.

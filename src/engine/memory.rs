@@ -139,6 +139,7 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
         out.stages.push(StageMemory {
             stage: r,
             layers,
+            mix,
             params: gp.total(),
             weights_bytes: st.weights,
             gradients_bytes: st.gradients,

@@ -50,7 +50,8 @@ pub use rates::peak_flops;
 use zero3::Zero3Layer;
 
 /// Fills the time, FLOPs, throughput and communication volumes of `s` on `gpu`.
-/// `s` is already validated; `memory` is the already-filled memory estimate (unused so far).
+/// `s` is already validated; `memory` is the already-filled memory estimate, whose stages carry
+/// their layer mix (a stage missing there is worked out again).
 pub fn fill(
     s: &Scenario,
     gpu: &GpuSpec,
@@ -60,7 +61,6 @@ pub fn fill(
     throughput: &mut Throughput,
     comm_out: &mut CommBreakdown,
 ) {
-    let _ = memory;
     let x = Inputs::new(s, gpu);
     // 1. One layer, the pipeline's ends, ZeRO-3 per layer.
     let kinds = stage::LayerKinds::of(&x);
@@ -68,7 +68,7 @@ pub fn fill(
     let ends = EndCosts::of(&x, &layer.tp);
     let z3 = Zero3Layer::of(&x);
     // 2. Stages; 3. the pipeline bubble.
-    let stages = stage::stages(&x, &kinds, &ends, &z3);
+    let stages = stage::stages(&x, &memory.stages, &kinds, &ends, &z3);
     let crit = stages.crit;
     let schedule = s.parallel.schedule();
     let bubble = pipeline::bubble(&stages.sums(), x.p, x.m, x.v, schedule);
@@ -76,7 +76,7 @@ pub fn fill(
     let stage_params = x
         .sharded
         .placed(
-            crate::engine::layers::stage_mix(s, crit.stage),
+            stage::mix_of(&x, &memory.stages, crit.stage),
             holds_embedding(x.p, schedule, crit.stage),
             holds_output(x.p, schedule, crit.stage),
         )

@@ -5,7 +5,8 @@ use super::ends::EndCosts;
 use super::inputs::Inputs;
 use super::layer::{sm_usage, LayerCosts};
 use super::zero3::Zero3Layer;
-use crate::engine::layers::stage_mix;
+use crate::engine::estimate::StageMemory;
+use crate::engine::layers::{stage_mix, LayerMix};
 use crate::engine::layout::{holds_embedding, holds_output};
 use crate::scenario::Schedule;
 
@@ -116,18 +117,26 @@ pub(crate) fn stage_pp_s(x: &Inputs) -> f64 {
     }
 }
 
-/// Time of stage `r` per micro-batch; `pp` is [`stage_pp_s`].
+/// The layers of stage `r` by kind: the memory estimate's (it works them out first), else
+/// [`stage_mix`] again.
+pub(crate) fn mix_of(x: &Inputs, memory: &[StageMemory], r: u64) -> LayerMix {
+    match memory.get(r as usize) {
+        Some(m) if m.stage == r => m.mix,
+        _ => stage_mix(x.s, r),
+    }
+}
+
+/// Time of stage `r` per micro-batch, holding the layers `mix`; `pp` is [`stage_pp_s`].
 pub(crate) fn stage_times(
     x: &Inputs,
     r: u64,
+    mix: LayerMix,
     pp: f64,
     kinds: &LayerKinds,
     ends: &EndCosts,
     z3: &Zero3Layer,
 ) -> StageTimes {
     let schedule = x.s.parallel.schedule();
-    // The rank's layers by kind, placed by the schedule ([`crate::engine::layers::stage_mix`]).
-    let mix = stage_mix(x.s, r);
     let nl_u = mix.layers();
     // DualPipe: a rank holds two stages and runs half the micro-batches through each, so one
     // micro-batch costs it half its layers (and half of the embedding and the output layer).
@@ -193,13 +202,19 @@ pub(crate) fn stage_times(
 }
 
 /// All stages: their sum and the slowest (the first of equals).
-pub(crate) fn stages(x: &Inputs, kinds: &LayerKinds, ends: &EndCosts, z3: &Zero3Layer) -> Stages {
+pub(crate) fn stages(
+    x: &Inputs,
+    memory: &[StageMemory],
+    kinds: &LayerKinds,
+    ends: &EndCosts,
+    z3: &Zero3Layer,
+) -> Stages {
     let mut sum_s = 0.0;
     let mut max_t = -1.0;
     let mut crit = StageTimes::default();
     let pp = stage_pp_s(x);
     for r in 0..x.p {
-        let st = stage_times(x, r, pp, kinds, ends, z3);
+        let st = stage_times(x, r, mix_of(x, memory, r), pp, kinds, ends, z3);
         let tot = st.total();
         sum_s += tot;
         if tot > max_t {
