@@ -6,7 +6,9 @@
 //! a named function. A rule only looks at fields whose values are in range.
 
 use super::fields::{all_in_range, FieldId, FIELDS, MAX_FFN};
-use super::{AttentionKernel, Fp8Recipe, GpuChoice, Issue, Precision, Scenario, Schedule};
+use super::{
+    AttentionKernel, Fp8Recipe, GpuChoice, Issue, Parallel, Precision, Scenario, Schedule,
+};
 
 /// The issues found so far, and which fields were out of range.
 struct Checker {
@@ -176,14 +178,19 @@ fn divisibility_rules(c: &mut Checker, s: &Scenario) {
     // Megatron-Core MoE parallel folding: the experts' ep·etp ranks fold over the attention
     // layout's tp·cp·dp ranks (`parallel_state.initialize_model_parallel`, expert groups).
     if p.etp.is_none() && c.ok(&[Tp, Cp, Dp]) {
-        let folded = p.ep.checked_mul(p.etp());
-        let dense = p.tp.checked_mul(p.cp).and_then(|x| x.checked_mul(p.dp));
-        if let (Some(f), Some(d)) = (folded, dense) {
-            if f > 0 && d % f != 0 {
-                c.push(Ep, format!("expert parallel {} × expert tensor parallel {} does not divide tp·cp·dp = {d} (experts fold over the attention layout's ranks).", p.ep, p.etp()));
-            }
+        if let Some((_, d)) = unfolded_experts(p) {
+            c.push(Ep, format!("expert parallel {} × expert tensor parallel {} does not divide tp·cp·dp = {d} (experts fold over the attention layout's ranks).", p.ep, p.etp()));
         }
     }
+}
+
+/// `Some((ep·etp, tp·cp·dp))` when the expert layout's ranks do not fold over the attention
+/// layout's (Megatron-Core MoE parallel folding needs `ep·etp` to divide `tp·cp·dp`); `None`
+/// when they fold or a product overflows (the range checks report those values).
+fn unfolded_experts(p: &Parallel) -> Option<(u64, u64)> {
+    let folded = p.ep.checked_mul(p.etp())?;
+    let dense = p.tp.checked_mul(p.cp)?.checked_mul(p.dp)?;
+    (folded > 0 && dense > 0 && dense % folded != 0).then_some((folded, dense))
 }
 
 /// An explicit expert tensor parallel folds with `ep` over `tp·cp·dp`; the HSDP shard group
@@ -192,12 +199,8 @@ fn expert_and_shard_groups(c: &mut Checker, s: &Scenario) {
     use FieldId::{Cp, Dp, Ep, Etp, ShardRanks, Tp};
     let p = &s.parallel;
     if let (Some(etp), true) = (p.etp, c.ok(&[Etp, Ep, Tp, Cp, Dp])) {
-        let folded = p.ep.checked_mul(etp);
-        let dense = p.tp.checked_mul(p.cp).and_then(|x| x.checked_mul(p.dp));
-        if let (Some(f), Some(d)) = (folded, dense) {
-            if f > 0 && d > 0 && d % f != 0 {
-                c.push(Etp, format!("expert parallel × expert tensor parallel = {}·{etp} = {f} does not divide tp·cp·dp = {d} (the expert layout folds over the attention layout).", p.ep));
-            }
+        if let Some((f, d)) = unfolded_experts(p) {
+            c.push(Etp, format!("expert parallel × expert tensor parallel = {}·{etp} = {f} does not divide tp·cp·dp = {d} (the expert layout folds over the attention layout).", p.ep));
         }
     }
     if let (Some(n), true) = (p.shard_ranks, c.ok(&[ShardRanks, Dp])) {
