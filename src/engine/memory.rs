@@ -83,32 +83,38 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
 
     let mut peak = f64::NEG_INFINITY;
     let mut peak_stage = 0;
+    // What a stage holds depends only on its layers and whether it holds the embedding or the
+    // output layer, so the middle stages of an even split share one computation.
+    let mut held: Option<Held> = None;
     for r in 0..pp {
         let mix = layers::stage_mix(s, r);
         let layers = mix.layers();
-        let (has_emb, has_out) = (
+        let key = (
+            mix,
             layout::holds_embedding(pp, schedule, r),
             layout::holds_output(pp, schedule, r),
         );
-        let gp = sharded.placed(mix, has_emb, has_out);
-        let mut st = states::model_states(s, &gp, layers + mix.mtp);
-        let mut experts = states::expert_states(s, &gp);
-        // Optimizer offload: that share of the fp32 master weights and moments lives in host
-        // memory (Megatron-Core `HybridDeviceOptimizer`, `--optimizer-offload-fraction`).
-        let opt_host = st.optimizer * opt_off;
-        st.optimizer -= opt_host;
-        experts.optimizer *= 1.0 - opt_off;
+        let h = match held {
+            Some(h) if h.key == key => h,
+            _ => {
+                let h = Held::of(s, &sharded, &layer_bytes, key, opt_off);
+                held = Some(h);
+                h
+            }
+        };
+        let (has_emb, has_out) = (key.1, key.2);
+        let (gp, st, experts, opt_host) = (h.gp, h.st, h.experts, h.opt_host);
         let in_flight = activations::in_flight_micro_batches(s, r);
         // Activation offload: the offloaded share of every in-flight micro-batch's layer
         // activations waits in host memory; one micro-batch's share stays on the GPU while it is
         // copied out or back in (double buffering).
-        let stored = layer_bytes.of_mix(&mix);
+        let stored = h.stored;
         let act_host = stored * act_off * (in_flight - 1.0).max(0.0);
         let mut act = stored * in_flight - act_host;
         if has_emb {
             act += embedding * in_flight;
         }
-        let mut transient = layer_bytes.working(&mix);
+        let mut transient = h.working;
         if has_out {
             // The output layer, and each MTP module's pass through the shared head.
             // Where the output layer ends a path through a rank that holds other stages too
@@ -125,7 +131,7 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
             transient = transient.max(logits);
         }
         act += transient;
-        let other_buffers = overhead::other_buffers_bytes(s, &gp);
+        let other_buffers = h.other_buffers;
         let allocated = st.total() + act + other_buffers;
         // The calibration's memory offset (scenario::calibration) is reserve the model does not
         // count; a negative one never takes the stage below its CUDA context and buffers.
@@ -166,4 +172,49 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
     out.capacity_bytes = capacity;
     out.headroom_bytes = capacity - peak;
     out.fits = peak <= capacity;
+}
+
+/// The part of a stage's memory that follows from what it holds (its layers, the embedding, the
+/// output layer), not from its place in the schedule: parameters, model states, a layer's
+/// stored and working activations, and the transient buffers.
+#[derive(Clone, Copy)]
+struct Held {
+    key: (layers::LayerMix, bool, bool),
+    gp: params::GpuParams,
+    st: states::ModelStates,
+    experts: states::ModelStates,
+    opt_host: f64,
+    stored: f64,
+    working: f64,
+    other_buffers: f64,
+}
+
+impl Held {
+    fn of(
+        s: &Scenario,
+        sharded: &params::ShardedParams,
+        layer_bytes: &activations::LayerBytes,
+        key: (layers::LayerMix, bool, bool),
+        opt_off: f64,
+    ) -> Held {
+        let (mix, has_emb, has_out) = key;
+        let gp = sharded.placed(mix, has_emb, has_out);
+        let mut st = states::model_states(s, &gp, mix.layers() + mix.mtp);
+        let mut experts = states::expert_states(s, &gp);
+        // Optimizer offload: that share of the fp32 master weights and moments lives in host
+        // memory (Megatron-Core `HybridDeviceOptimizer`, `--optimizer-offload-fraction`).
+        let opt_host = st.optimizer * opt_off;
+        st.optimizer -= opt_host;
+        experts.optimizer *= 1.0 - opt_off;
+        Held {
+            key,
+            gp,
+            st,
+            experts,
+            opt_host,
+            stored: layer_bytes.of_mix(&mix),
+            working: layer_bytes.working(&mix),
+            other_buffers: overhead::other_buffers_bytes(s, &gp),
+        }
+    }
 }

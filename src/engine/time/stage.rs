@@ -213,8 +213,18 @@ pub(crate) fn stages(
     let mut max_t = -1.0;
     let mut crit = StageTimes::default();
     let pp = stage_pp_s(x);
+    let schedule = x.s.parallel.schedule();
+    // A stage's time follows from its layers and whether it holds an end of the model, so the
+    // middle stages of an even split share one computation.
+    let mut prev: Option<(LayerMix, StageTimes)> = None;
     for r in 0..x.p {
-        let st = stage_times(x, r, mix_of(x, memory, r), pp, kinds, ends, z3);
+        let mix = mix_of(x, memory, r);
+        let end = holds_embedding(x.p, schedule, r) || holds_output(x.p, schedule, r);
+        let st = match prev {
+            Some((m, st)) if !end && m == mix => StageTimes { stage: r, ..st },
+            _ => stage_times(x, r, mix, pp, kinds, ends, z3),
+        };
+        prev = (!end).then_some((mix, st));
         let tot = st.total();
         sum_s += tot;
         if tot > max_t {
