@@ -899,8 +899,8 @@ fields! {
     /// `parallel.fsdp_style`.
     FsdpStyle {
         path: "parallel.fsdp_style", key: "fsdp", label: "ZeRO-3 gathers", unit: "",
-        help: "How ZeRO-3/FSDP gathers weights: per parameter tensor (DeepSpeed), per block (FSDP1), per block with copy-out (FSDP2); empty = the framework's.",
-        kind: Kind::Choice(&["per_parameter", "per_block", "per_block_copy"]), optional: true,
+        help: "How ZeRO-3/FSDP gathers weights: per parameter tensor (DeepSpeed), per block (FSDP1), per block with copy-out (FSDP2), per parameter with a sync before each (DeepSpeed 2021, v0.3.13-v0.5.4); empty = the framework's.",
+        kind: Kind::Choice(&["per_parameter", "per_block", "per_block_copy", "per_parameter_sync"]), optional: true,
         get: |s| Some(s.parallel.fsdp_style.map_or(Value::Unset, |x| Value::Text(Cow::Borrowed(x.as_str())))),
         set: |s, v| {
             s.parallel.fsdp_style = match v {

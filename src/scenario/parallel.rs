@@ -73,6 +73,10 @@ pub enum FsdpStyle {
     PerBlock,
     /// FSDP2 `fully_shard`: per block, plus the copy-out/copy-in of the gathered buffers.
     PerBlockCopy,
+    /// DeepSpeed ZeRO-3 as released in 2021 (v0.3.13–v0.5.4): one all-gather and one
+    /// reduce-scatter per weight tensor, each after a device synchronisation, through PyTorch's
+    /// list collectives (one copy per rank per call).
+    PerParameterSync,
 }
 
 impl FsdpStyle {
@@ -81,6 +85,7 @@ impl FsdpStyle {
         FsdpStyle::PerParameter,
         FsdpStyle::PerBlock,
         FsdpStyle::PerBlockCopy,
+        FsdpStyle::PerParameterSync,
     ];
 
     /// The JSON spelling.
@@ -89,6 +94,7 @@ impl FsdpStyle {
             FsdpStyle::PerParameter => "per_parameter",
             FsdpStyle::PerBlock => "per_block",
             FsdpStyle::PerBlockCopy => "per_block_copy",
+            FsdpStyle::PerParameterSync => "per_parameter_sync",
         }
     }
 }

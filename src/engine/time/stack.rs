@@ -26,6 +26,15 @@ pub enum FsdpMechanism {
     /// (`foreach_all_gather_copy_out`, `foreach_reduce`; PyTorch PR #128884: two all-gather
     /// buffers alive, prefetch depth 1).
     PerBlockCopyOut,
+    /// DeepSpeed ZeRO-3 v0.3.13–v0.5.4 (2021): each weight tensor is gathered after a
+    /// `torch.cuda.synchronize()` (`partition_parameters.py` l. 798 at v0.3.16, `a12aaedc9`), so
+    /// no gather overlaps compute; the gather and the per-parameter gradient reduce-scatter
+    /// (l. 918–951) go through PyTorch's list collectives, which copy each rank's slice out of
+    /// (or into) the flat NCCL buffer with one copy kernel per rank (c10d `ProcessGroupNCCL`
+    /// `allgather` / `reduce_scatter`). DeepSpeed PR #1188 (`c0eeb69df`, v0.5.5) removed both:
+    /// its message says the "async" all-gather "is not async at all" and that `all_gather`
+    /// "will do implicit memcpy at the end of each ncclAllgather".
+    PerParameterSync,
 }
 
 /// The mechanism of a scenario's style.
@@ -34,6 +43,7 @@ fn mechanism(style: FsdpStyle) -> FsdpMechanism {
         FsdpStyle::PerParameter => FsdpMechanism::PerParameter,
         FsdpStyle::PerBlock => FsdpMechanism::PerBlock,
         FsdpStyle::PerBlockCopy => FsdpMechanism::PerBlockCopyOut,
+        FsdpStyle::PerParameterSync => FsdpMechanism::PerParameterSync,
     }
 }
 

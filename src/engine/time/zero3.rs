@@ -31,6 +31,9 @@ pub struct Zero3Layer {
     pub copy_fwd: f64,
     /// Copy-out backward and gradient copy-in.
     pub copy_bwd: f64,
+    /// Every collective waits for compute and compute for it (a device synchronisation before
+    /// each gather, [`FsdpMechanism::PerParameterSync`]): nothing overlaps.
+    pub serial: bool,
 }
 
 impl Zero3Layer {
@@ -49,19 +52,34 @@ impl Zero3Layer {
                 x.d.layer_gemms().1.max(1) as f64,
                 (params / DEEPSPEED_REDUCE_BUCKET_ELEMENTS).max(1e-3),
             ),
+            // One gather and one reduce-scatter per weight tensor.
+            FsdpMechanism::PerParameterSync => {
+                let tensors = x.d.layer_gemms().1.max(1) as f64;
+                (tensors, tensors)
+            }
             FsdpMechanism::PerBlock | FsdpMechanism::PerBlockCopyOut => (1.0, 1.0),
         };
         let replicas = &x.groups.replica;
         let shard_ar = replicas.all_reduce_s(bytes / g.n.max(1.0));
-        let (copy_fwd, copy_bwd) = if x.stack.fsdp == FsdpMechanism::PerBlockCopyOut {
+        let (copy_fwd, copy_bwd) = match x.stack.fsdp {
             // Read + write the gathered buffer forward and backward, and the gradients into
             // the reduce-scatter input.
-            (
+            FsdpMechanism::PerBlockCopyOut => (
                 x.dev.memory_s(2.0 * bytes, 1.0),
                 x.dev.memory_s(4.0 * bytes, 2.0),
-            )
-        } else {
-            (0.0, 0.0)
+            ),
+            // Per rank and call, two eager PyTorch ops on the host: DeepSpeed's Python loop
+            // cuts the rank's slice (`narrow`, `partition_parameters.py` l. 810-814 and
+            // 925-948 at v0.3.16) and c10d copies it out of (or into) the flat NCCL buffer with
+            // one copy kernel. Each costs about one kernel launch ([`Device::kernel_s`]: ATen
+            // dispatch plus `cudaLaunchKernel`, ≈ 5 µs; the slices are too small for their
+            // bytes to matter), and with a synchronisation before every gather the host's time
+            // is the step's. Forward's gathers, then backward's gathers and reduce-scatters.
+            FsdpMechanism::PerParameterSync => {
+                let per_call = 2.0 * g.n * x.dev.kernel_s;
+                (ag_calls * per_call, (ag_calls + rs_calls) * per_call)
+            }
+            FsdpMechanism::PerParameter | FsdpMechanism::PerBlock => (0.0, 0.0),
         };
         Zero3Layer {
             ag: calls_s(g, ag_calls, bytes),
@@ -69,6 +87,7 @@ impl Zero3Layer {
             ag_calls,
             copy_fwd,
             copy_bwd,
+            serial: x.stack.fsdp == FsdpMechanism::PerParameterSync,
         }
     }
 
@@ -84,7 +103,7 @@ impl Zero3Layer {
         let total = 2.0 * ag_total + nl * self.rs;
         let copies = nl * (self.copy_fwd + self.copy_bwd);
         copies
-            + if x.s.parallel.dp_comm_overlap() {
+            + if x.s.parallel.dp_comm_overlap() && !self.serial {
                 let exposed = (fwd_exp + bwd_exp).min(total);
                 exposed + sm_usage(x.groups.shard.link) * (total - exposed)
             } else {
