@@ -498,8 +498,9 @@ impl Searcher {
         self.refined = true;
         let top = self.space.top.max(1);
         let mut picks: Vec<Ranked> = self.feasible.clone();
-        picks.sort_by(|a, b| b.tokens_per_s.total_cmp(&a.tokens_per_s));
-        picks.truncate(top);
+        fastest_first(&mut picks, top, |a, b| {
+            b.tokens_per_s.total_cmp(&a.tokens_per_s)
+        });
         picks.extend(self.near.iter().copied());
         for r in picks {
             r.layout.apply(&mut self.work);
@@ -554,16 +555,17 @@ impl Searcher {
     pub fn report(&self) -> SearchReport {
         let mut report = self.report.clone();
         let mut by_speed: Vec<&Ranked> = self.feasible.iter().collect();
-        by_speed.sort_by(|a, b| {
+        fastest_first(&mut by_speed, self.space.top, |a, b| {
             b.tokens_per_s
                 .total_cmp(&a.tokens_per_s)
                 .then_with(|| a.peak_bytes.total_cmp(&b.peak_bytes))
                 .then_with(|| key(&a.layout).cmp(&key(&b.layout)))
         });
-        report.best = by_speed.iter().take(self.space.top).map(|r| **r).collect();
+        report.best = by_speed.iter().map(|r| **r).collect();
         // Pareto front: by memory ascending, keep each layout faster than every smaller one.
         let mut by_mem: Vec<&Ranked> = self.feasible.iter().collect();
-        by_mem.sort_by(|a, b| {
+        // Unstable sorts are deterministic here: the layout key breaks every tie.
+        by_mem.sort_unstable_by(|a, b| {
             a.peak_bytes
                 .total_cmp(&b.peak_bytes)
                 .then_with(|| b.tokens_per_s.total_cmp(&a.tokens_per_s))
@@ -585,12 +587,26 @@ impl Searcher {
             .collect();
         let stride = (self.feasible.len() / MAX_POINTS).max(1);
         points.extend(self.feasible.iter().step_by(stride).copied());
-        points.sort_by_key(|a| key(&a.layout));
+        points.sort_unstable_by_key(|a| key(&a.layout));
         points.dedup_by(|a, b| a.layout == b.layout);
         points.truncate(MAX_POINTS.max(report.pareto.len() + report.best.len()));
         report.points = points;
         report
     }
+}
+
+/// Keeps the `top` first elements of `v` under `cmp`, in order: a selection, then a sort of
+/// those only (O(n + top·log top) instead of sorting all of `v`).
+fn fastest_first<T>(v: &mut Vec<T>, top: usize, mut cmp: impl FnMut(&T, &T) -> std::cmp::Ordering) {
+    if top == 0 {
+        v.clear();
+        return;
+    }
+    if v.len() > top {
+        v.select_nth_unstable_by(top - 1, &mut cmp);
+        v.truncate(top);
+    }
+    v.sort_unstable_by(cmp);
 }
 
 impl Searcher {
