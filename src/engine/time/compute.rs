@@ -235,9 +235,22 @@ impl Device {
     /// loop, so the sustained rate is `gemm_flops · k/(k + K0)` (short reductions — small hidden
     /// sizes, TP-sharded inputs — run below peak).
     pub fn gemm_s(&self, m: f64, k: f64, n: f64) -> f64 {
+        self.gemm_at(self.gemm_flops, self.gemm_bytes, m, k, n)
+    }
+
+    /// [`Device::gemm_s`] in 16 bits whatever the training precision: the GEMMs an FP8 recipe
+    /// leaves in bf16. The output layer is one: Megatron-LM's `output_layer` is a plain
+    /// `ColumnParallelLinear`, not a Transformer Engine module, so `fp8_autocast` does not
+    /// reach it (`megatron/core/models/gpt/gpt_model.py`), and torchtitan's float8 converter
+    /// skips it (`filter_fqns` default `["output"]`, `torchtitan/components/quantization`).
+    pub fn gemm16_s(&self, m: f64, k: f64, n: f64) -> f64 {
+        self.gemm_at(self.gemm16_flops, self.act_bytes, m, k, n)
+    }
+
+    fn gemm_at(&self, flops_per_s: f64, operand_bytes: f64, m: f64, k: f64, n: f64) -> f64 {
         let flops = 2.0 * m * k * n;
-        let bytes = self.gemm_bytes * (m * k + k * n) + self.act_bytes * m * n;
-        let rate = self.gemm_flops * k / (k + GEMM_K0);
+        let bytes = operand_bytes * (m * k + k * n) + self.act_bytes * m * n;
+        let rate = flops_per_s * k / (k + GEMM_K0);
         (flops / rate.max(1.0)).max(bytes / self.hbm_bps) + self.kernel_s
     }
 

@@ -49,7 +49,8 @@ impl EndCosts {
             2.0 * tok * d.h * ab + EMBEDDING_GRAD_BYTES * d.v * d.h / tf,
             2.0,
         );
-        let logit_gemm = dev.gemm_s(tok, d.h, d.v / tf);
+        // The output layer stays 16-bit under every FP8 recipe (`Device::gemm16_s`).
+        let logit_gemm = dev.gemm16_s(tok, d.h, d.v / tf);
         let ce = dev.memory_s(CE_BYTES_PER_LOGIT * tok * d.v / tf, CE_KERNELS);
         let coll = if tp_on { tp.coll } else { 0.0 };
         EndCosts {
