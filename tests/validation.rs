@@ -6,12 +6,12 @@ use serde_json::Value;
 
 /// The dense public step-time MAPE reached (9.23 % over the 192 timed dense cases after issue
 /// 11's collectives by algorithm, FP8 recipes, Megatron's p2p overlap and attention kernels per
-/// generation; 9.49 % before),
-/// rounded up: the test fails if a change makes it worse.
-const TIME_MAPE_CEILING_PCT: f64 = 9.25;
-/// Share of the dense timed cases predicted within ±10 % (67.2 %; 62.0 % before issue 11), as a
+/// generation; 9.49 % before; 9.07 % with FP8 casts priced by bytes and the output layer kept
+/// 16-bit), rounded up: the test fails if a change makes it worse.
+const TIME_MAPE_CEILING_PCT: f64 = 9.10;
+/// Share of the dense timed cases predicted within ±10 % (68.8 %; 62.0 % before issue 11), as a
 /// floor.
-const WITHIN_10PCT_FLOOR: f64 = 0.670;
+const WITHIN_10PCT_FLOOR: f64 = 0.685;
 /// Largest dense step-time error (HF BERT fp16 on V100, −60.8 %: eager launch overhead), as a
 /// ceiling on |error|.
 const WORST_ERROR_CEILING_PCT: f64 = 61.0;
@@ -19,8 +19,9 @@ const WORST_ERROR_CEILING_PCT: f64 = 61.0;
 /// basic MoE block; 22.4 % for that block after issue 11's collectives, FP8 recipes and
 /// attention kernels; 22.6 % with issue 12's MoE model (dense/MoE layer kinds, MLA, shared
 /// experts, MTP, grouped GEMMs, the per-NIC all-to-all of the folded expert group) on top —
-/// the Megatron MoE runs stay 15-30 % under their measured step times (GB200 DeepSeek-V3 −73 %).
-const MOE_TIME_MAPE_CEILING_PCT: f64 = 23.0;
+/// the Megatron MoE runs stay 15-30 % under their measured step times (GB200 DeepSeek-V3 −73 %);
+/// 21.3 % with the 16-bit output layer and router and the FP8 casts priced by bytes.
+const MOE_TIME_MAPE_CEILING_PCT: f64 = 21.5;
 /// Cases in `tests/data/public.json`: 195 dense and 45 mixture-of-experts runs.
 const CASES: u64 = 240;
 /// Cases with a measured step time: 192 dense, 45 MoE.

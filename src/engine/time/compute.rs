@@ -11,6 +11,7 @@
 //! The constants are per GPU generation ([`Generation`]), a handful of numbers each, chosen from
 //! public kernel benchmarks (cited per constant); nothing reads the validation data.
 
+use super::fp8::Fp8Gemms;
 use crate::scenario::{Fp8Recipe, GpuSpec, Precision};
 
 /// GPU families that share kernel efficiencies.
@@ -181,6 +182,9 @@ pub(crate) struct Device {
     pub act_bytes: f64,
     /// Bytes of one GEMM operand element (1 for FP8).
     pub gemm_bytes: f64,
+    /// FP8 quantization bytes per element of a GEMM's input and of its output gradient
+    /// ([`super::fp8::Fp8Gemms::cast_bytes`]; 0 without FP8).
+    pub cast_bytes: f64,
 }
 
 impl Device {
@@ -198,17 +202,22 @@ impl Device {
         // `element_bytes_of`); FP8 GEMM operands are 1 byte.
         let act_bytes = crate::engine::memory::activations::element_bytes_of(precision);
         let peak = peak_tflops(gpu, precision);
-        // FP8: the recipe's measured GEMM speedup over bf16 (quantization included,
-        // [`super::fp8::gemm_speedup`]); without one the GEMMs run 16-bit.
-        let fp8_speedup = match (precision, p.fp8) {
-            (Precision::Fp8, Some(_)) => super::fp8::gemm_speedup(gen, recipe.unwrap_or_default()),
+        // FP8: the recipe's kernel rate and its casts ([`super::fp8::gemms`]); without an
+        // FP8 recipe for this GPU the GEMMs run 16-bit.
+        let fp8 = match (precision, p.fp8) {
+            (Precision::Fp8, Some(_)) => super::fp8::gemms(gen, recipe.unwrap_or_default()),
             _ => None,
         };
-        let (gemm_flops, gemm_bytes) = match (precision, fp8_speedup) {
-            (Precision::Fp32, _) => (peak * e.gemm, 4.0),
-            (Precision::Fp8, Some(x)) => (p16 * e.gemm * x, 1.0),
-            (Precision::Fp8, None) => (p16 * e.gemm, 2.0),
-            _ => (peak * e.gemm, 2.0),
+        let (gemm_flops, gemm_bytes, cast_bytes) = match (precision, fp8) {
+            (Precision::Fp32, _) => (peak * e.gemm, 4.0, 0.0),
+            (Precision::Fp8, Some(Fp8Gemms::Casts { kernel, cast_bytes })) => {
+                (peak * e.gemm_fp8 * kernel, 1.0, cast_bytes)
+            }
+            (Precision::Fp8, Some(Fp8Gemms::Autocast { speedup })) => {
+                (p16 * e.gemm * speedup, 1.0, 0.0)
+            }
+            (Precision::Fp8, None) => (p16 * e.gemm, 2.0, 0.0),
+            _ => (peak * e.gemm, 2.0, 0.0),
         };
         let p16_eff = if precision == Precision::Fp32 {
             peak
@@ -225,6 +234,7 @@ impl Device {
             exp_per_s: e.exp_per_s,
             act_bytes,
             gemm_bytes,
+            cast_bytes,
         }
     }
 
@@ -234,8 +244,18 @@ impl Device {
     /// stores the tile; the epilogue and the pipeline fill cost about [`GEMM_K0`] steps of the
     /// loop, so the sustained rate is `gemm_flops · k/(k + K0)` (short reductions — small hidden
     /// sizes, TP-sharded inputs — run below peak).
+    ///
+    /// Under FP8 it includes the quantization that feeds the layer's GEMMs: a linear layer casts
+    /// its input (`m×k`) forward and its output gradient (`m×n`) backward, one kernel each;
+    /// the time model counts a layer's backward as two forward GEMMs, so each of the three
+    /// carries a third of the casts' bytes and kernels, and the three together carry them all.
     pub fn gemm_s(&self, m: f64, k: f64, n: f64) -> f64 {
-        self.gemm_at(self.gemm_flops, self.gemm_bytes, m, k, n)
+        let casts = if self.cast_bytes > 0.0 {
+            (self.cast_bytes * m * (k + n) / self.hbm_bps + 2.0 * self.kernel_s) / 3.0
+        } else {
+            0.0
+        };
+        self.gemm_at(self.gemm_flops, self.gemm_bytes, m, k, n) + casts
     }
 
     /// [`Device::gemm_s`] in 16 bits whatever the training precision: the GEMMs an FP8 recipe
@@ -319,10 +339,20 @@ mod tests {
             (t - (2.0 * (4096.0 + 4096.0 * 4096.0) + 2.0 * 4096.0) / (2039e9 * 0.8) - 5e-6).abs()
                 < 1e-12
         );
-        // FP8 on H100 (delayed scaling): the bf16 rate × TE's measured speedup 1.69.
+        // FP8 on H100 (delayed scaling): the FP8 kernel at 1979 TFLOP/s × 0.63 = 1246.77 TFLOP/s,
+        // plus the casts of the input (8192×4096) and the output gradient (8192×4096) at
+        // 4 B/element, a third per GEMM: 4·8192·8192/3 B at 3350 GB/s × 0.8 = 33.38 µs, plus
+        // two thirds of a 5 µs kernel. Operands 1 B, output 2 B: compute-bound.
         let h = dev("h100-sxm5-80gb", Precision::Fp8);
-        assert!((h.gemm_flops - 989e12 * 0.70 * 1.69).abs() < 1.0);
+        assert!((h.gemm_flops - 1979e12 * 0.63).abs() < 1.0);
         assert!((h.gemm16_flops - 989e12 * 0.70).abs() < 1.0);
+        let gemm = 2.0 * 8192.0 * 4096.0 * 4096.0 / (1979e12 * 0.63 * 4096.0 / 4224.0) + 5e-6;
+        let casts = (4.0 * 8192.0 * 8192.0 / (3350e9 * 0.8) + 2.0 * 5e-6) / 3.0;
+        assert!((h.gemm_s(8192.0, 4096.0, 4096.0) - (gemm + casts)).abs() < 1e-12);
+        assert!((casts - 3.672e-5).abs() < 1e-7, "{casts}");
+        // The output layer's GEMM stays 16-bit.
+        let bf = 2.0 * 8192.0 * 4096.0 * 4096.0 / (989e12 * 0.70 * 4096.0 / 4224.0) + 5e-6;
+        assert!((h.gemm16_s(8192.0, 4096.0, 4096.0) - bf).abs() < 1e-12);
     }
 
     #[test]

@@ -80,7 +80,8 @@ impl MoeCosts {
         } else {
             0.0
         };
-        let router_gemm = dev.gemm_s(tok_sp, d.h, d.experts);
+        // The router stays 16-bit under FP8 (Megatron-Core `router.py`, `moe_router_dtype`).
+        let router_gemm = dev.gemm16_s(tok_sp, d.h, d.experts);
         let gemm_fwd = fc1 + fc2 + shared + router_gemm;
         // Router: read logits, write scores and the top-k (fp32), ~3 kernels.
         let router_mem = dev.memory_s(tok_sp * d.experts * (x.ab + 4.0 + 4.0), 3.0);
