@@ -82,50 +82,106 @@ pub fn model_mix(m: &Model) -> LayerMix {
 /// and `2·pp − 1 − stage`; for DualPipe stages `stage` and `pp − 1 − stage`.
 #[inline]
 pub fn stage_mix(s: &Scenario, stage: u64) -> LayerMix {
-    let m = &s.model;
-    let (pp, vp) = (s.parallel.pp.max(1), s.parallel.vp.max(1));
-    let custom = s.parallel.layers_per_stage.as_deref();
-    let schedule = s.parallel.schedule();
-    let last = super::layout::holds_output(pp, schedule, stage);
-    let mtp = if last { m.mtp_layers() } else { 0 };
-    if m.moe.is_none() {
-        return LayerMix {
-            dense: super::layout::rank_layers(m.layers, pp, vp, custom, schedule, stage),
-            moe: 0,
-            mtp,
-            mtp_moe: false,
+    StageMixer::new(s).mix(stage)
+}
+
+/// [`stage_mix`] for every rank of one scenario: what does not depend on the rank is worked
+/// out once.
+#[derive(Clone, Copy, Debug)]
+pub struct StageMixer<'a> {
+    m: &'a Model,
+    pp: u64,
+    vp: u64,
+    custom: Option<&'a [u64]>,
+    schedule: Schedule,
+    /// Layers of every rank when all hold the same number of a dense model's layers (plain
+    /// or V-shaped schedule, default split, `L` a multiple of the chunks): `L/pp`.
+    even: Option<u64>,
+}
+
+impl<'a> StageMixer<'a> {
+    /// The mixer of `s`.
+    pub fn new(s: &'a Scenario) -> StageMixer<'a> {
+        let m = &s.model;
+        let (pp, vp) = (s.parallel.pp.max(1), s.parallel.vp.max(1));
+        let custom = s.parallel.layers_per_stage.as_deref();
+        let schedule = s.parallel.schedule();
+        let chunks = if schedule.v_shape() {
+            2 * pp
+        } else {
+            pp.saturating_mul(vp)
         };
-    }
-    // (chunk, chunks per rank in the numbering chunk_layers/chunk_start use).
-    let r = stage.min(pp - 1);
-    let (chunks, v): ([u64; 2], u64) = match schedule {
-        Schedule::DualPipe => ([r, pp - 1 - r], 1),
-        sc if sc.v_shape() && custom.is_none() => ([r, 2 * pp - 1 - r], 2),
-        _ => ([r, u64::MAX], vp),
-    };
-    let (mut dense, mut moe) = (0, 0);
-    let mut add = |chunk: u64, v: u64| {
-        let n = chunk_layers(m.layers, pp, v, custom, chunk);
-        let lo = chunk_start(m.layers, pp, v, custom, chunk);
-        let e = moe_layers_between(m, lo, lo.saturating_add(n)).min(n);
-        moe += e;
-        dense += n - e;
-    };
-    if chunks[1] == u64::MAX {
-        for k in 0..vp {
-            add(r + k * pp, vp);
+        let even = (m.moe.is_none()
+            && custom.is_none()
+            && schedule != Schedule::DualPipe
+            && m.layers % chunks == 0)
+            .then_some(m.layers / pp);
+        StageMixer {
+            m,
+            pp,
+            vp,
+            custom,
+            schedule,
+            even,
         }
-    } else if chunks[0] == chunks[1] {
-        add(chunks[0], v);
-    } else {
-        add(chunks[0], v);
-        add(chunks[1], v);
     }
-    LayerMix {
-        dense,
-        moe,
-        mtp,
-        mtp_moe: last_layer_is_moe(m),
+
+    /// The layers of rank `stage` by kind.
+    #[inline]
+    pub fn mix(&self, stage: u64) -> LayerMix {
+        let (m, pp, vp, custom, schedule) = (self.m, self.pp, self.vp, self.custom, self.schedule);
+        let last = super::layout::holds_output(pp, schedule, stage);
+        let mtp = if last { m.mtp_layers() } else { 0 };
+        if m.moe.is_none() {
+            let dense = match self.even {
+                Some(n) if stage < pp => n,
+                _ => super::layout::rank_layers(m.layers, pp, vp, custom, schedule, stage),
+            };
+            return LayerMix {
+                dense,
+                moe: 0,
+                mtp,
+                mtp_moe: false,
+            };
+        }
+        self.moe_mix(stage, mtp)
+    }
+
+    /// [`StageMixer::mix`] of an MoE model: each chunk's layers by kind.
+    #[inline(never)]
+    fn moe_mix(&self, stage: u64, mtp: u64) -> LayerMix {
+        let (m, pp, vp, custom, schedule) = (self.m, self.pp, self.vp, self.custom, self.schedule);
+        // (chunk, chunks per rank in the numbering chunk_layers/chunk_start use).
+        let r = stage.min(pp - 1);
+        let (chunks, v): ([u64; 2], u64) = match schedule {
+            Schedule::DualPipe => ([r, pp - 1 - r], 1),
+            sc if sc.v_shape() && custom.is_none() => ([r, 2 * pp - 1 - r], 2),
+            _ => ([r, u64::MAX], vp),
+        };
+        let (mut dense, mut moe) = (0, 0);
+        let mut add = |chunk: u64, v: u64| {
+            let n = chunk_layers(m.layers, pp, v, custom, chunk);
+            let lo = chunk_start(m.layers, pp, v, custom, chunk);
+            let e = moe_layers_between(m, lo, lo.saturating_add(n)).min(n);
+            moe += e;
+            dense += n - e;
+        };
+        if chunks[1] == u64::MAX {
+            for k in 0..vp {
+                add(r + k * pp, vp);
+            }
+        } else if chunks[0] == chunks[1] {
+            add(chunks[0], v);
+        } else {
+            add(chunks[0], v);
+            add(chunks[1], v);
+        }
+        LayerMix {
+            dense,
+            moe,
+            mtp,
+            mtp_moe: last_layer_is_moe(m),
+        }
     }
 }
 

@@ -86,8 +86,9 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
     // What a stage holds depends only on its layers and whether it holds the embedding or the
     // output layer, so the middle stages of an even split share one computation.
     let mut held: Option<Held> = None;
+    let mixer = layers::StageMixer::new(s);
     for r in 0..pp {
-        let mix = layers::stage_mix(s, r);
+        let mix = mixer.mix(r);
         let layers = mix.layers();
         let key = (
             mix,

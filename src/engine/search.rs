@@ -224,6 +224,8 @@ pub struct Searcher {
     near: Vec<Ranked>,
     refined: bool,
     report: SearchReport,
+    /// Scratch for building a rejection reason without allocating.
+    reason: String,
 }
 
 /// Inner candidates of one layout: micro-batches × recompute modes × ZeRO stages (only 0 when
@@ -395,6 +397,7 @@ impl Searcher {
             feasible: Vec::new(),
             near: Vec::new(),
             refined: false,
+            reason: String::new(),
             report,
         }
     }
@@ -469,11 +472,11 @@ impl Searcher {
             };
             match super::support::unsupported(self.work.training.framework(), &layout) {
                 Some(why) => {
-                    let reason = format!(
-                        "{} cannot run it: {why}",
-                        self.work.training.framework().as_str()
-                    );
-                    *self.report.rejected.entry(reason).or_insert(0) += 1;
+                    use std::fmt::Write;
+                    let framework = self.work.training.framework().as_str();
+                    self.reason.clear();
+                    let _ = write!(self.reason, "{framework} cannot run it: {why}");
+                    count_rejected(&mut self.report, &self.reason);
                 }
                 None => self.evaluate(layout),
             }
@@ -524,7 +527,7 @@ impl Searcher {
                     .issues
                     .first()
                     .map_or_else(|| "invalid".to_string(), |i| format!("invalid {}", i.field));
-                *self.report.rejected.entry(reason).or_insert(0) += 1;
+                count_rejected(&mut self.report, &reason);
             }
             Ok(()) => {
                 let est = &self.estimate;
@@ -541,11 +544,7 @@ impl Searcher {
                     self.feasible.push(r);
                 } else {
                     self.keep_near(r);
-                    *self
-                        .report
-                        .rejected
-                        .entry("does not fit in GPU memory".to_string())
-                        .or_insert(0) += 1;
+                    count_rejected(&mut self.report, "does not fit in GPU memory");
                 }
             }
         }
@@ -592,6 +591,16 @@ impl Searcher {
         points.truncate(MAX_POINTS.max(report.pareto.len() + report.best.len()));
         report.points = points;
         report
+    }
+}
+
+/// Adds one rejection for `reason`, allocating its key only the first time it is seen.
+fn count_rejected(report: &mut SearchReport, reason: &str) {
+    match report.rejected.get_mut(reason) {
+        Some(n) => *n += 1,
+        None => {
+            report.rejected.insert(reason.to_string(), 1);
+        }
     }
 }
 

@@ -249,6 +249,7 @@ impl Device {
     /// its input (`m×k`) forward and its output gradient (`m×n`) backward, one kernel each;
     /// the time model counts a layer's backward as two forward GEMMs, so each of the three
     /// carries a third of the casts' bytes and kernels, and the three together carry them all.
+    #[inline]
     pub fn gemm_s(&self, m: f64, k: f64, n: f64) -> f64 {
         let casts = if self.cast_bytes > 0.0 {
             (self.cast_bytes * m * (k + n) / self.hbm_bps + 2.0 * self.kernel_s) / 3.0
@@ -267,6 +268,7 @@ impl Device {
         self.gemm_at(self.gemm16_flops, self.act_bytes, m, k, n)
     }
 
+    #[inline]
     fn gemm_at(&self, flops_per_s: f64, operand_bytes: f64, m: f64, k: f64, n: f64) -> f64 {
         let flops = 2.0 * m * k * n;
         let bytes = operand_bytes * (m * k + k * n) + self.act_bytes * m * n;

@@ -119,11 +119,17 @@ pub(crate) fn stage_pp_s(x: &Inputs) -> f64 {
 
 /// The layers of stage `r` by kind: the memory estimate's (it works them out first), else
 /// [`stage_mix`] again.
+#[inline]
 pub(crate) fn mix_of(x: &Inputs, memory: &[StageMemory], r: u64) -> LayerMix {
     match memory.get(r as usize) {
         Some(m) if m.stage == r => m.mix,
-        _ => stage_mix(x.s, r),
+        _ => mix_again(x, r),
     }
+}
+
+#[cold]
+fn mix_again(x: &Inputs, r: u64) -> LayerMix {
+    stage_mix(x.s, r)
 }
 
 /// Time of stage `r` per micro-batch, holding the layers `mix`; `pp` is [`stage_pp_s`].
