@@ -38,10 +38,11 @@ impl Groups {
             par.ep.max(1),
         );
         let shard = par.shard_ranks().clamp(1, dp);
+        let dp_group = Group::new(gpu, dp.saturating_mul(c), t);
         Groups {
             tp: Group::new(gpu, t, 1),
             cp: Group::new(gpu, c, t),
-            dp: Group::new(gpu, dp.saturating_mul(c), t),
+            dp: dp_group,
             // Expert ranks fold over tp·cp·dp with expert-tensor ranks innermost (Megatron-Core
             // MoE parallel folding): EP members are `etp` ranks apart.
             ep: Group::new(gpu, e, par.etp().max(1)),
@@ -50,7 +51,12 @@ impl Groups {
                 if p > 1 { 2 } else { 1 },
                 t.saturating_mul(c).saturating_mul(dp),
             ),
-            shard: Group::new(gpu, shard.saturating_mul(c), t),
+            // Without HSDP the shard group is the DP group.
+            shard: if shard == dp {
+                dp_group
+            } else {
+                Group::new(gpu, shard.saturating_mul(c), t)
+            },
             replica: Group::new(gpu, dp / shard, t.saturating_mul(c).saturating_mul(shard)),
         }
     }
