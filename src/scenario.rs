@@ -74,8 +74,11 @@ pub struct Scenario {
 ///
 /// This checks the shape only; call [`Scenario::validate`] for the values.
 pub fn parse(json: &str) -> Result<Scenario, ScenarioError> {
-    let de = &mut serde_json::Deserializer::from_str(json);
-    serde_path_to_error::deserialize(de).map_err(ScenarioError::from_serde)
+    // Through a JSON value, so the scenario's deserialiser exists once (for values) in the
+    // WebAssembly bundle rather than once per input kind.
+    let value: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| ScenarioError::from_json(String::new(), &e))?;
+    from_value(&value)
 }
 
 /// Parses a scenario from an already-parsed JSON value (for example the `scenario` of a

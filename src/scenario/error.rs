@@ -126,7 +126,11 @@ impl ScenarioError {
     /// Converts a serde error with its path into an issue naming the field.
     pub(crate) fn from_serde(err: serde_path_to_error::Error<serde_json::Error>) -> ScenarioError {
         let path = err.path().to_string();
-        let inner = err.into_inner();
+        ScenarioError::from_json(path, &err.into_inner())
+    }
+
+    /// An issue for the JSON error `inner` at `path` (`.` or empty: the whole scenario).
+    pub(crate) fn from_json(path: String, inner: &serde_json::Error) -> ScenarioError {
         let mut msg = inner.to_string();
         // serde_json appends " at line L column C"; keep it, it helps in files.
         let mut field = if path == "." { String::new() } else { path };
