@@ -25,6 +25,7 @@
 //! Layout is computed from the size alone (not from measured text), so hit-tests agree with what
 //! was drawn. Sizes are CSS pixels.
 
+mod backend;
 pub mod bucket;
 pub mod canvas;
 pub mod input;
@@ -178,10 +179,10 @@ pub fn to_svg(
 ) -> Result<String, ChartError> {
     let mut out = String::new();
     {
-        let root = svg::TrueSizeSvg(SVGBackend::with_string(
+        let root = backend::ChartBackend::Svg(svg::TrueSizeSvg(SVGBackend::with_string(
             &mut out,
             (width.max(1), height.max(1)),
-        ))
+        )))
         .into_drawing_area();
         draw(&root, data, style)?;
         root.present()?;

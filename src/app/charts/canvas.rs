@@ -152,7 +152,9 @@ pub fn draw_chart_on_canvas(
 /// Sizes `canvas` for its CSS size × DPR and runs `draw` on a CSS-pixel drawing area.
 fn draw_with(
     canvas: &HtmlCanvasElement,
-    draw: impl FnOnce(&DrawingArea<DprCanvas, plotters::coord::Shift>) -> Result<(), ChartError>,
+    draw: impl FnOnce(
+        &DrawingArea<super::backend::ChartBackend<'static>, plotters::coord::Shift>,
+    ) -> Result<(), ChartError>,
 ) -> Result<(u32, u32), ChartError> {
     let dpr = web_sys::window()
         .map(|w| w.device_pixel_ratio())
@@ -184,10 +186,10 @@ fn draw_with(
         .map_err(js_err("setTransform"))?;
     let inner = CanvasBackend::with_canvas_object(canvas.clone())
         .ok_or_else(|| ChartError::new("canvas: plotters could not use it"))?;
-    let root = DprCanvas {
+    let root = super::backend::ChartBackend::Canvas(DprCanvas {
         inner,
         size: (w, h),
-    }
+    })
     .into_drawing_area();
     draw(&root)?;
     Ok((w, h))

@@ -1,0 +1,128 @@
+//! One drawing backend type for every chart: the canvas on screen or an SVG string, chosen at
+//! run time. Each chart's `draw` is generic over the backend; instantiated for this one type
+//! only, its code is compiled once into the WebAssembly bundle instead of once per backend.
+
+use super::canvas::DprCanvas;
+use super::svg::TrueSizeSvg;
+use super::ChartError;
+use plotters::prelude::DrawingBackend;
+use plotters_backend::{
+    BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind,
+};
+
+/// The canvas or the SVG backend.
+pub enum ChartBackend<'a> {
+    /// SVG text (downloads, native tests).
+    Svg(TrueSizeSvg<'a>),
+    /// An HTML canvas in CSS pixels.
+    Canvas(DprCanvas),
+}
+
+/// A backend's error as a [`ChartError`] (its message kept).
+fn unify<E: std::error::Error + Send + Sync>(e: DrawingErrorKind<E>) -> DrawingErrorKind<ChartError> {
+    match e {
+        DrawingErrorKind::DrawingError(e) => {
+            DrawingErrorKind::DrawingError(ChartError::new(e.to_string()))
+        }
+        DrawingErrorKind::FontError(f) => DrawingErrorKind::FontError(f),
+    }
+}
+
+/// Runs the same call on whichever backend `self` holds.
+macro_rules! each {
+    ($self:expr, $b:ident => $call:expr) => {
+        match $self {
+            ChartBackend::Svg($b) => $call.map_err(unify),
+            ChartBackend::Canvas($b) => $call.map_err(unify),
+        }
+    };
+}
+
+impl DrawingBackend for ChartBackend<'_> {
+    type ErrorType = ChartError;
+
+    fn get_size(&self) -> (u32, u32) {
+        match self {
+            ChartBackend::Svg(b) => b.get_size(),
+            ChartBackend::Canvas(b) => b.get_size(),
+        }
+    }
+
+    fn ensure_prepared(&mut self) -> Result<(), DrawingErrorKind<ChartError>> {
+        each!(self, b => b.ensure_prepared())
+    }
+
+    fn present(&mut self) -> Result<(), DrawingErrorKind<ChartError>> {
+        each!(self, b => b.present())
+    }
+
+    fn draw_pixel(
+        &mut self,
+        p: BackendCoord,
+        c: BackendColor,
+    ) -> Result<(), DrawingErrorKind<ChartError>> {
+        each!(self, b => b.draw_pixel(p, c))
+    }
+
+    fn draw_line<S: BackendStyle>(
+        &mut self,
+        from: BackendCoord,
+        to: BackendCoord,
+        style: &S,
+    ) -> Result<(), DrawingErrorKind<ChartError>> {
+        each!(self, b => b.draw_line(from, to, style))
+    }
+
+    fn draw_rect<S: BackendStyle>(
+        &mut self,
+        upper_left: BackendCoord,
+        bottom_right: BackendCoord,
+        style: &S,
+        fill: bool,
+    ) -> Result<(), DrawingErrorKind<ChartError>> {
+        each!(self, b => b.draw_rect(upper_left, bottom_right, style, fill))
+    }
+
+    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        path: I,
+        style: &S,
+    ) -> Result<(), DrawingErrorKind<ChartError>> {
+        each!(self, b => b.draw_path(path, style))
+    }
+
+    fn draw_circle<S: BackendStyle>(
+        &mut self,
+        center: BackendCoord,
+        radius: u32,
+        style: &S,
+        fill: bool,
+    ) -> Result<(), DrawingErrorKind<ChartError>> {
+        each!(self, b => b.draw_circle(center, radius, style, fill))
+    }
+
+    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        vert: I,
+        style: &S,
+    ) -> Result<(), DrawingErrorKind<ChartError>> {
+        each!(self, b => b.fill_polygon(vert, style))
+    }
+
+    fn draw_text<S: BackendTextStyle>(
+        &mut self,
+        text: &str,
+        style: &S,
+        pos: BackendCoord,
+    ) -> Result<(), DrawingErrorKind<ChartError>> {
+        each!(self, b => b.draw_text(text, style, pos))
+    }
+
+    fn estimate_text_size<S: BackendTextStyle>(
+        &self,
+        text: &str,
+        style: &S,
+    ) -> Result<(u32, u32), DrawingErrorKind<ChartError>> {
+        each!(self, b => b.estimate_text_size(text, style))
+    }
+}
