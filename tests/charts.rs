@@ -252,6 +252,7 @@ fn time_chart<'a>(time: &'a TimeEstimate, throughput: &'a Throughput) -> ChartDa
         time,
         throughput,
         scale_s: None,
+        uncalibrated_s: None,
     })
 }
 
@@ -295,6 +296,7 @@ fn time_hit_test_and_degenerate_input() {
         time: &t,
         throughput: &th,
         scale_s: None,
+        uncalibrated_s: None,
     };
     // Walk along the critical-path row and collect the parts in order.
     let mut seen = Vec::new();
@@ -1001,6 +1003,7 @@ fn time_chart_on_a_shared_scale() {
         time: &t,
         throughput: &th,
         scale_s: None,
+        uncalibrated_s: None,
     };
     let shared = time::TimeData {
         scale_s: Some(2.0 * 1.57),
@@ -1109,7 +1112,7 @@ mod never_panics {
             t.exposed_comm_s.dp = v[8] / GIB;
             t.hidden_comm_s.dp = v[9] / GIB;
             let th = Throughput { tokens_per_s: v[10], mfu: v[11] / GIB, ..Throughput::default() };
-            let d = time::TimeData { time: &t, throughput: &th, scale_s: None };
+            let d = time::TimeData { time: &t, throughput: &th, scale_s: None, uncalibrated_s: None };
             let s = svg(&ChartData::Time(d));
             prop_assert!(!s.contains("NaN"));
             let _ = time::segment_at(&d, W, H, x, y);
@@ -1216,4 +1219,33 @@ fn scaling_draws_the_error_band_and_the_uncalibrated_curve() {
         s.matches("<polyline").count(),
         s0.matches("<polyline").count() + 2
     );
+}
+
+/// A calibrated plan's time chart keeps the uncalibrated step beside it, faint: in the legend,
+/// the caption and the summary, and on an axis long enough to show it.
+#[test]
+fn time_chart_shows_the_uncalibrated_step_faint() {
+    let (t, th) = time_data();
+    let calibrated = time::TimeData {
+        time: &t,
+        throughput: &th,
+        scale_s: None,
+        uncalibrated_s: Some(2.0 * 1.57),
+    };
+    let s = svg(&ChartData::Time(calibrated));
+    assert!(has_text(&s, "uncalibrated step 3.14 s"), "{s}");
+    assert!(
+        has_text(&s, "3"),
+        "the axis reaches the uncalibrated 3.14 s"
+    );
+    let summary = time::summary(&calibrated);
+    assert!(
+        summary.contains("(calibrated; 3.14 s uncalibrated)"),
+        "{summary}"
+    );
+    let plain = time::TimeData {
+        uncalibrated_s: None,
+        ..calibrated
+    };
+    assert!(!svg(&ChartData::Time(plain)).contains("uncalibrated"));
 }

@@ -462,6 +462,7 @@ async fn redraw_after_a_keystroke_fits_in_a_frame() {
         Chart::Time {
             estimate: est.clone(),
             scale_s: None,
+            uncalibrated_s: None,
         },
         scaling_chart(&s, Scaling::Strong),
         Chart::Bucket(Rc::new(charts::input::BucketInput {

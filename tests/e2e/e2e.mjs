@@ -102,7 +102,7 @@ const CHECKS = [
     },
   },
   {
-    name: 'a calibrated link: the scaling chart draws the error band and the uncalibrated curve',
+    name: 'a calibrated link: the scaling chart draws the error band and the uncalibrated curve, the time chart the uncalibrated step',
     run: async (ctx) => {
       const page = await ctx.open('?v=1&model=llama3-8b&cal.compute=0.8&chart=scaling', { viewport: { width: 1280, height: 1000 } });
       await page.waitForSelector('#band-step', { timeout: 10000 });
@@ -117,6 +117,15 @@ const CHECKS = [
       assert.ok(ink.painted > 20000, `painted pixels: ${ink.painted}`);
       await page.locator('#charts').screenshot({ path: join(HERE, 'calibrated-scaling.png') });
       ctx.log(`screenshot: ${join(HERE, 'calibrated-scaling.png')}`);
+      // The step-time chart keeps the uncalibrated step beside the calibrated bar, faint.
+      const time = await ctx.open('?v=1&model=llama3-8b&cal.compute=0.8&chart=time', { viewport: { width: 1280, height: 1000 } });
+      await time.waitForFunction(() => /uncalibrated/.test(document.querySelector('#charts canvas')?.getAttribute('aria-label') || ''));
+      const label = await time.getAttribute('#charts canvas', 'aria-label');
+      ctx.log(`time chart: ${label.slice(0, 120)}`);
+      assert.match(label, /^Step time [\d.]+ \S+ \(calibrated; [\d.]+ \S+ uncalibrated\)/);
+      await time.waitForTimeout(300);
+      await time.locator('#charts').screenshot({ path: join(HERE, 'calibrated-time.png') });
+      ctx.log(`screenshot: ${join(HERE, 'calibrated-time.png')}`);
     },
   },
   {

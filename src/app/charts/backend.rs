@@ -19,7 +19,9 @@ pub enum ChartBackend<'a> {
 }
 
 /// A backend's error as a [`ChartError`] (its message kept).
-fn unify<E: std::error::Error + Send + Sync>(e: DrawingErrorKind<E>) -> DrawingErrorKind<ChartError> {
+fn unify<E: std::error::Error + Send + Sync>(
+    e: DrawingErrorKind<E>,
+) -> DrawingErrorKind<ChartError> {
     match e {
         DrawingErrorKind::DrawingError(e) => {
             DrawingErrorKind::DrawingError(ChartError::new(e.to_string()))

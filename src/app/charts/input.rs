@@ -61,6 +61,8 @@ pub enum Chart {
         estimate: Rc<Estimate>,
         /// Shared time-axis maximum, s (A/B charts side by side).
         scale_s: Option<f64>,
+        /// The step time without the scenario's calibration, when calibrated.
+        uncalibrated_s: Option<f64>,
     },
     /// Throughput vs GPUs.
     Scaling(Rc<ScalingInput>),
@@ -92,10 +94,12 @@ impl Chart {
             Chart::Time {
                 estimate: e,
                 scale_s,
+                uncalibrated_s,
             } => f(&ChartData::Time(time::TimeData {
                 time: &e.time,
                 throughput: &e.throughput,
                 scale_s: *scale_s,
+                uncalibrated_s: *uncalibrated_s,
             })),
             Chart::Scaling(s) => {
                 let series: Vec<scaling::ScalingSeries<'_>> = s

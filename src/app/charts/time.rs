@@ -26,6 +26,9 @@ pub struct TimeData<'a> {
     /// Time axis maximum, s, when several charts must share one scale (A/B comparison); the
     /// axis still covers this chart's own bars.
     pub scale_s: Option<f64>,
+    /// The step time without the scenario's calibration, drawn as a faint marker beside the
+    /// calibrated bar (`None` when the scenario is not calibrated).
+    pub uncalibrated_s: Option<f64>,
 }
 
 /// A part of the step.
@@ -139,7 +142,7 @@ fn parts(t: &TimeEstimate) -> (Parts, Parts) {
     (step, hidden)
 }
 
-fn legend(style: &ChartStyle, t: &TimeEstimate) -> Vec<LegendItem> {
+fn legend(style: &ChartStyle, t: &TimeEstimate, uncalibrated_s: Option<f64>) -> Vec<LegendItem> {
     let p = &style.palette;
     let (step, hidden) = parts(t);
     let mut items: Vec<LegendItem> = step
@@ -159,6 +162,13 @@ fn legend(style: &ChartStyle, t: &TimeEstimate) -> Vec<LegendItem> {
             Swatch::Faded,
         )
     }));
+    if let Some(u) = uncalibrated_s {
+        items.push(LegendItem::new(
+            format!("uncalibrated step {}", fmt_seconds(u)),
+            style.faded(p.text, 0.5),
+            Swatch::Dashed,
+        ));
+    }
     items
 }
 
@@ -180,19 +190,21 @@ struct Geometry {
     unit: &'static str,
 }
 
-fn geometry(t: &TimeEstimate, scale_s: Option<f64>, width: u32, height: u32) -> Option<Geometry> {
+fn geometry(d: &TimeData<'_>, width: u32, height: u32) -> Option<Geometry> {
+    let t = d.time;
     let (step, hidden) = parts(t);
     let a: f64 = step.iter().map(|p| p.1).sum();
     let b: f64 = hidden.iter().map(|p| p.1).sum();
     let max = a
         .max(b)
         .max(clean(t.step_s))
-        .max(scale_s.map_or(0.0, clean));
+        .max(d.scale_s.map_or(0.0, clean))
+        .max(d.uncalibrated_s.map_or(0.0, clean));
     if max <= 0.0 {
         return None;
     }
     let (factor, unit) = time_unit(max);
-    let header = header_height(width, &legend(&ChartStyle::light(), t));
+    let header = header_height(width, &legend(&ChartStyle::light(), t, d.uncalibrated_s));
     let rect = plot_rect(width, height, header, MARGINS);
     if !rect.is_usable() {
         return None;
@@ -217,7 +229,7 @@ pub fn draw<DB: DrawingBackend>(
 ) -> Result<(), ChartError> {
     let t = data.time;
     let (w, h) = root.dim_in_pixel();
-    let Some(g) = geometry(t, data.scale_s, w, h) else {
+    let Some(g) = geometry(data, w, h) else {
         return draw_message(
             root,
             style,
@@ -230,13 +242,23 @@ pub fn draw<DB: DrawingBackend>(
     let step_s = clean(t.step_s).max(step.iter().map(|x| x.1).sum());
     let th = data.throughput;
     let caption = format!(
-        "step {} · MFU {} · {} · {}",
+        "step {}{} · MFU {} · {} · {}",
         fmt_seconds(step_s),
+        match data.uncalibrated_s {
+            Some(u) => format!(" (calibrated; uncalibrated {})", fmt_seconds(u)),
+            None => String::new(),
+        },
         fmt_pct(clean(th.mfu)),
         fmt_rate(clean(th.tokens_per_s), "tokens/s"),
         fmt_rate(clean(th.samples_per_s), "samples/s"),
     );
-    draw_header(root, style, TITLE, &caption, &legend(style, t))?;
+    draw_header(
+        root,
+        style,
+        TITLE,
+        &caption,
+        &legend(style, t, data.uncalibrated_s),
+    )?;
 
     let mut chart = build(root, g.rect, g.x.clone(), g.y.clone())?;
     let x_desc = format!("Time per step ({})", g.unit);
@@ -279,6 +301,18 @@ pub fn draw<DB: DrawingBackend>(
         x = e;
     }
     chart.draw_series(rects)?;
+    // The uncalibrated step: a faint dashed marker across the critical-path row.
+    if let Some(u) = data.uncalibrated_s.map(clean).filter(|u| *u > 0.0) {
+        let ux = u * g.factor;
+        let faint = style.faded(p.text, 0.5);
+        let (y0, y1) = (STEP_ROW - ROW_HALF - 0.12, STEP_ROW + ROW_HALF + 0.12);
+        let dashes = 6;
+        chart.draw_series((0..dashes).filter(|i| i % 2 == 0).map(|i| {
+            let a = y0 + (y1 - y0) * f64::from(i) / f64::from(dashes);
+            let b = y0 + (y1 - y0) * f64::from(i + 1) / f64::from(dashes);
+            PathElement::new(vec![(ux, a), (ux, b)], faint.stroke_width(2))
+        }))?;
+    }
 
     // Row labels left of the plot.
     let label = style
@@ -307,7 +341,7 @@ pub fn draw<DB: DrawingBackend>(
 /// The segment at pixel (`x`, `y`) of a `width × height` time chart, if any (same layout as
 /// [`draw`]).
 pub fn segment_at(data: &TimeData<'_>, width: u32, height: u32, x: f64, y: f64) -> Option<Segment> {
-    let g = geometry(data.time, data.scale_s, width, height)?;
+    let g = geometry(data, width, height)?;
     if !g.rect.contains(x, y) {
         return None;
     }
@@ -358,8 +392,12 @@ pub fn tooltip(d: &TimeData<'_>, width: u32, height: u32, x: f64, y: f64) -> Opt
 pub fn summary(d: &TimeData<'_>) -> String {
     let t = d.time;
     format!(
-        "Step time {}: compute {}, recompute {}, exposed communication {}, bubble {}, optimizer {}{}; hidden communication {}. MFU {}, {}.",
+        "Step time {}{}: compute {}, recompute {}, exposed communication {}, bubble {}, optimizer {}{}; hidden communication {}. MFU {}, {}.",
         fmt_seconds(t.step_s),
+        match d.uncalibrated_s {
+            Some(u) => format!(" (calibrated; {} uncalibrated)", fmt_seconds(u)),
+            None => String::new(),
+        },
         fmt_seconds(t.compute_s),
         fmt_seconds(t.recompute_s),
         fmt_seconds(t.exposed_comm_s.total()),

@@ -181,11 +181,12 @@ fn use_charts(props: &ChartsPanelProps, kind: ChartKind, mode: Scaling) -> Chart
     let memory = use_memo(estimate.clone(), |e| {
         (**e).clone().map(|e| Rc::new(Chart::Memory(e)))
     });
-    let time = use_memo(estimate.clone(), |e| {
+    let time = use_memo((estimate.clone(), props.scenario.clone()), |(e, s)| {
         (**e).clone().map(|estimate| {
             Rc::new(Chart::Time {
                 estimate,
                 scale_s: None,
+                uncalibrated_s: uncalibrated_step_s(s),
             })
         })
     });
@@ -196,6 +197,7 @@ fn use_charts(props: &ChartsPanelProps, kind: ChartKind, mode: Scaling) -> Chart
             Rc::new(Chart::Time {
                 estimate: e.clone(),
                 scale_s,
+                uncalibrated_s: None,
             })
         };
         Some((Rc::new(Chart::Memory(a.clone())), time(a), time(b)))
@@ -428,6 +430,17 @@ fn theme_class(t: Theme) -> &'static str {
         Theme::Light => "charts-light",
         Theme::Dark => "charts-dark",
     }
+}
+
+/// The step time of `s` without its calibration, when it has one (the time chart's faint
+/// marker); `None` for an uncalibrated scenario or an estimate that fails.
+pub fn uncalibrated_step_s(s: &Scenario) -> Option<f64> {
+    if s.calibration.is_default() {
+        return None;
+    }
+    let mut u = s.clone();
+    u.calibration = Default::default();
+    crate::engine::estimate(&u).ok().map(|e| e.time.step_s)
 }
 
 /// Scaling curves: the current layout and the strategy variants over the default GPU counts.
