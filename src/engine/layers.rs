@@ -15,7 +15,7 @@
 //!
 //! O(vp) per stage, no allocation.
 
-use super::layout::{chunk_layers, chunk_start};
+use super::layout::{chunk_layers, chunk_start, DefaultSplit};
 use crate::scenario::{Model, Scenario, Schedule};
 
 /// Layers of each kind in one pipeline stage (or the whole model).
@@ -159,9 +159,16 @@ impl<'a> StageMixer<'a> {
             _ => ([r, u64::MAX], vp),
         };
         let (mut dense, mut moe) = (0, 0);
+        // The default split, worked out once for this rank's chunks.
+        let split = DefaultSplit::new(m.layers, pp, v);
         let mut add = |chunk: u64, v: u64| {
-            let n = chunk_layers(m.layers, pp, v, custom, chunk);
-            let lo = chunk_start(m.layers, pp, v, custom, chunk);
+            let (n, lo) = match custom {
+                None => (split.layers(chunk), split.start(chunk)),
+                Some(_) => (
+                    chunk_layers(m.layers, pp, v, custom, chunk),
+                    chunk_start(m.layers, pp, v, custom, chunk),
+                ),
+            };
             let e = moe_layers_between(m, lo, lo.saturating_add(n)).min(n);
             moe += e;
             dense += n - e;

@@ -29,6 +29,74 @@
 
 use crate::scenario::Schedule;
 
+/// The default split of `layers` over `chunks` chunks (rules 1-3 of the module docs), worked
+/// out once: each chunk's layers and first layer are then O(1) without a division.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DefaultSplit {
+    chunks: u64,
+    /// Rule 2 (embedding and loss counted as layers): the first and last chunk hold one less.
+    ends_short: bool,
+    /// Layers of every chunk before the extras (rule 2: of the middle chunks).
+    base: u64,
+    /// Chunks `start..start + extra` hold one more (rule 3).
+    start: u64,
+    extra: u64,
+}
+
+impl DefaultSplit {
+    /// The split of `layers` over `pp·vp` chunks.
+    pub fn new(layers: u64, pp: u64, vp: u64) -> DefaultSplit {
+        let chunks = pp.saturating_mul(vp);
+        let mut d = DefaultSplit {
+            chunks,
+            ends_short: false,
+            base: 0,
+            start: 0,
+            extra: 0,
+        };
+        if chunks == 0 {
+            return d;
+        }
+        if layers % chunks == 0 {
+            d.base = layers / chunks;
+        } else if (layers + 2) % chunks == 0 && chunks >= 2 && (layers + 2) / chunks >= 1 {
+            d.base = (layers + 2) / chunks;
+            d.ends_short = true;
+        } else {
+            d.base = layers / chunks;
+            d.extra = layers % chunks;
+            // Centre the extra layers, rounding towards the end so stage 0 is the last to get one.
+            d.start = (chunks - d.extra).div_ceil(2);
+        }
+        d
+    }
+
+    /// Layers of chunk `chunk` (0 out of range).
+    #[inline]
+    pub fn layers(&self, chunk: u64) -> u64 {
+        if chunk >= self.chunks {
+            return 0;
+        }
+        if self.ends_short {
+            return self.base - u64::from(chunk == 0 || chunk == self.chunks - 1);
+        }
+        self.base + u64::from(chunk >= self.start && chunk < self.start + self.extra)
+    }
+
+    /// First layer of chunk `chunk`: the layers of all earlier chunks.
+    #[inline]
+    pub fn start(&self, chunk: u64) -> u64 {
+        if self.chunks == 0 || chunk == 0 {
+            return 0;
+        }
+        let chunk = chunk.min(self.chunks);
+        if self.ends_short {
+            return chunk * self.base - 1;
+        }
+        chunk * self.base + chunk.saturating_sub(self.start).min(self.extra)
+    }
+}
+
 /// Layers of chunk `chunk` (0-based, model order, `0..pp·vp`). Returns 0 for out-of-range input.
 #[inline]
 pub fn chunk_layers(layers: u64, pp: u64, vp: u64, custom: Option<&[u64]>, chunk: u64) -> u64 {
@@ -44,22 +112,7 @@ pub fn chunk_layers(layers: u64, pp: u64, vp: u64, custom: Option<&[u64]>, chunk
         let rem = total % vp;
         return base + u64::from(k < rem);
     }
-    if layers % chunks == 0 {
-        return layers / chunks;
-    }
-    if (layers + 2) % chunks == 0 && chunks >= 2 && (layers + 2) / chunks >= 1 {
-        let per = (layers + 2) / chunks;
-        return if chunk == 0 || chunk == chunks - 1 {
-            per - 1
-        } else {
-            per
-        };
-    }
-    let base = layers / chunks;
-    let rem = layers % chunks;
-    // Centre the extra layers, rounding towards the end so stage 0 is the last to get one.
-    let start = (chunks - rem).div_ceil(2);
-    base + u64::from(chunk >= start && chunk < start + rem)
+    DefaultSplit::new(layers, pp, vp).layers(chunk)
 }
 
 /// Index of the first layer of chunk `chunk` (model order): the layers of all earlier chunks.
@@ -84,16 +137,7 @@ pub fn chunk_start(layers: u64, pp: u64, vp: u64, custom: Option<&[u64]>, chunk:
             })
             .sum();
     }
-    if layers % chunks == 0 {
-        return chunk * (layers / chunks);
-    }
-    if (layers + 2) % chunks == 0 && chunks >= 2 && (layers + 2) / chunks >= 1 {
-        return chunk * ((layers + 2) / chunks) - 1;
-    }
-    let base = layers / chunks;
-    let rem = layers % chunks;
-    let start = (chunks - rem).div_ceil(2);
-    chunk * base + chunk.saturating_sub(start).min(rem)
+    DefaultSplit::new(layers, pp, vp).start(chunk)
 }
 
 /// Layers held by pipeline stage `stage` (all its `vp` chunks together).

@@ -208,6 +208,7 @@ pub(crate) fn stage_times(
 }
 
 /// All stages: their sum and the slowest (the first of equals).
+#[inline]
 pub(crate) fn stages(
     x: &Inputs,
     memory: &[StageMemory],
