@@ -95,6 +95,10 @@ pub struct MemoryEstimate {
     pub headroom_bytes: f64,
     /// Whether every stage fits.
     pub fits: bool,
+    /// The layer shape and per-GPU parameter counts the memory model worked out, for the time
+    /// model of the same estimate (not serialised).
+    #[serde(skip)]
+    pub(crate) model: Option<(super::shape::Shape, super::memory::params::ShardedParams)>,
 }
 
 /// Communication time by kind, seconds per step.

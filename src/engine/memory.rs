@@ -173,6 +173,7 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
     out.capacity_bytes = capacity;
     out.headroom_bytes = capacity - peak;
     out.fits = peak <= capacity;
+    out.model = Some((shape, sharded));
 }
 
 /// The part of a stage's memory that follows from what it holds (its layers, the embedding, the

@@ -50,8 +50,9 @@ pub use rates::peak_flops;
 use zero3::Zero3Layer;
 
 /// Fills the time, FLOPs, throughput and communication volumes of `s` on `gpu`.
-/// `s` is already validated; `memory` is the already-filled memory estimate, whose stages carry
-/// their layer mix (a stage missing there is worked out again).
+/// `s` is already validated; `memory` is the already-filled memory estimate of the same `s`,
+/// whose stages carry their layer mix and which keeps the layer shape and per-GPU parameter
+/// counts (a stage or a shape missing there is worked out again).
 pub fn fill(
     s: &Scenario,
     gpu: &GpuSpec,
@@ -61,7 +62,7 @@ pub fn fill(
     throughput: &mut Throughput,
     comm_out: &mut CommBreakdown,
 ) {
-    let x = Inputs::new(s, gpu);
+    let x = Inputs::new(s, gpu, memory.model.as_ref());
     // 1. One layer, the pipeline's ends, ZeRO-3 per layer.
     let kinds = stage::LayerKinds::of(&x);
     let layer = kinds.moe;

@@ -64,17 +64,28 @@ pub(crate) struct Inputs<'a> {
 }
 
 impl<'a> Inputs<'a> {
-    /// Reads `s` (already validated) for `gpu`.
-    pub fn new(s: &'a Scenario, gpu: &'a GpuSpec) -> Inputs<'a> {
+    /// Reads `s` (already validated) for `gpu`; `worked` is the shape and the per-GPU
+    /// parameters the memory model worked out for this same scenario, if at hand.
+    pub fn new(
+        s: &'a Scenario,
+        gpu: &'a GpuSpec,
+        worked: Option<&(Shape, ShardedParams)>,
+    ) -> Inputs<'a> {
         let par = &s.parallel;
         let (pbytes, main_grad_bytes, _) = scenario_bytes_per_param(s);
         let m = micro_batches(s);
-        let d = Shape::of(&s.model);
+        let (d, sharded) = match worked {
+            Some(&w) => w,
+            None => {
+                let d = Shape::of(&s.model);
+                (d, ShardedParams::with_shape(s, &d))
+            }
+        };
         Inputs {
             s,
             gpu,
             d,
-            sharded: ShardedParams::with_shape(s, &d),
+            sharded,
             dev: crate::engine::calibration::device(
                 Device::new(gpu, s.training.precision, s.training.fp8_recipe()),
                 &s.calibration,
