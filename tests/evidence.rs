@@ -69,10 +69,11 @@ fn bands_come_from_the_runs_most_like_the_plan() {
     // Llama 3.1 405B on H100s with Megatron, pipeline parallel: the dgxc runs are its peers.
     let s = model_preset("llama3-70b").unwrap().scenario();
     let b = band(&cases, &s).expect("a band");
-    assert_eq!(b.basis, Basis::Similar);
+    assert_eq!(b.basis, Basis::SimilarLength);
     assert!(b.runs.len() >= MIN_RUNS);
     for &i in &b.runs {
         let c = &cases[i].scenario;
+        assert!(c.model.seq_len <= 8192, "{}", cases[i].id);
         assert_eq!(
             c.training.framework(),
             s.training.framework(),
@@ -214,4 +215,30 @@ fn published_like_requires_gpu_generation_framework_and_parallel_style() {
     jax.parallel.pp = 1;
     jax.parallel.ep = 4;
     assert!(evidence::published_like(&cases, &jax).is_none());
+}
+
+/// A long-context plan's band comes from long-context runs: torchtitan on H100 at 131K tokens
+/// with context parallelism is matched to the torchtitan H100 runs above 32K tokens, whose
+/// errors are larger than those of the same stack at 8K.
+#[test]
+fn a_long_context_band_comes_from_long_context_runs() {
+    use paracalc::evidence::band::{band, Basis};
+    let cases = evidence::parse(&generate(PUBLIC).unwrap()).unwrap();
+    let long = cases
+        .iter()
+        .find(|c| c.id == "torchtitan-h100-t2-5")
+        .expect("the 131K case")
+        .scenario
+        .clone();
+    assert_eq!(long.model.seq_len, 131072);
+    let b = band(&cases, &long).expect("a band");
+    assert_eq!(b.basis, Basis::SimilarLength, "{:?}", b.basis);
+    for &i in &b.runs {
+        assert!(cases[i].scenario.model.seq_len > 32768, "{}", cases[i].id);
+    }
+    let mut short = long.clone();
+    short.model.seq_len = 8192;
+    let s = band(&cases, &short).expect("a band");
+    assert!(b.time_pct > s.time_pct, "{} vs {}", b.time_pct, s.time_pct);
+    assert!(b.text(b.time_pct).contains("at this context length"));
 }

@@ -4,8 +4,9 @@
 //! **Which runs.** The runs of the evidence file (the repository's validation data) with the
 //! same GPU generation ([`Generation`]), the same software stack (`training.framework`) and the
 //! same parallel style ([`Style`]: FSDP/ZeRO-3, pipeline, tensor-parallel or data-parallel only;
-//! dense or MoE). When fewer than [`MIN_RUNS`] such runs exist, the style is dropped, then the
-//! framework, then the generation; the band says which set it used.
+//! dense or MoE), first also in the same context-length class (≤ 8K, ≤ 32K, longer tokens).
+//! When fewer than [`MIN_RUNS`] such runs exist, the length class is dropped, then the style,
+//! then the framework, then the generation; the band says which set it used.
 //!
 //! **Which error.** Over those runs: the mean absolute percentage error of the predicted step
 //! time (`|predicted/measured − 1|`), of the throughput, MFU and TFLOP/s (all `∝ 1/step`:
@@ -62,9 +63,22 @@ fn framework(s: &Scenario) -> Framework {
     s.training.framework()
 }
 
+/// Context-length class of a plan: up to 8K tokens, up to 32K, longer. Errors grow with the
+/// sequence (attention kernels, context parallelism), so a long-context plan's band comes from
+/// long-context runs where there are enough of them.
+fn length_class(s: &Scenario) -> u8 {
+    match s.model.seq_len {
+        0..=8192 => 0,
+        8193..=32768 => 1,
+        _ => 2,
+    }
+}
+
 /// How alike the runs behind a band are to the plan, most alike first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Basis {
+    /// Same GPU generation, framework, parallel style and context-length class.
+    SimilarLength,
     /// Same GPU generation, framework and parallel style.
     Similar,
     /// Same GPU generation and framework.
@@ -79,6 +93,7 @@ impl Basis {
     /// Words for the band text ("31 similar published runs").
     pub fn words(self) -> &'static str {
         match self {
+            Basis::SimilarLength => "similar published runs at this context length",
             Basis::Similar => "similar published runs",
             Basis::SameStack => "published runs, same GPU generation and framework",
             Basis::SameGeneration => "published runs on the same GPU generation",
@@ -90,6 +105,9 @@ impl Basis {
         let gen = || generation(s) == generation(c);
         let fw = || framework(s) == framework(c);
         match self {
+            Basis::SimilarLength => {
+                gen() && fw() && Style::of(s) == Style::of(c) && length_class(s) == length_class(c)
+            }
             Basis::Similar => gen() && fw() && Style::of(s) == Style::of(c),
             Basis::SameStack => gen() && fw(),
             Basis::SameGeneration => gen(),
@@ -142,6 +160,7 @@ pub const MIN_MEMORY_RUNS: usize = 3;
 /// Peak-memory MAPE (percent) and count over the runs most like `s` that report memory.
 fn memory_band(cases: &[Case], s: &Scenario, est: &mut Estimate) -> Option<(f64, usize, Basis)> {
     for basis in [
+        Basis::SimilarLength,
         Basis::Similar,
         Basis::SameStack,
         Basis::SameGeneration,
@@ -169,6 +188,7 @@ fn memory_band(cases: &[Case], s: &Scenario, est: &mut Estimate) -> Option<(f64,
 /// The band of `s` from `cases` (`None` when no case can be estimated).
 pub fn band(cases: &[Case], s: &Scenario) -> Option<Band> {
     let bases = [
+        Basis::SimilarLength,
         Basis::Similar,
         Basis::SameStack,
         Basis::SameGeneration,
