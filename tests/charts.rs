@@ -78,6 +78,7 @@ fn memory_data() -> MemoryEstimate {
         capacity_bytes: 80.0 * GIB,
         headroom_bytes: -13.0 * GIB,
         fits: false,
+        ..MemoryEstimate::default()
     }
 }
 

@@ -179,10 +179,10 @@ pub fn to_svg(
 ) -> Result<String, ChartError> {
     let mut out = String::new();
     {
-        let root = backend::ChartBackend::Svg(svg::TrueSizeSvg(SVGBackend::with_string(
+        let root = backend::ChartBackend::Svg(SVGBackend::with_string(
             &mut out,
             (width.max(1), height.max(1)),
-        )))
+        ))
         .into_drawing_area();
         draw(&root, data, style)?;
         root.present()?;

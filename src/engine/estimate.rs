@@ -98,7 +98,7 @@ pub struct MemoryEstimate {
     /// The layer shape and per-GPU parameter counts the memory model worked out, for the time
     /// model of the same estimate (not serialised).
     #[serde(skip)]
-    pub(crate) model: Option<(super::shape::Shape, super::memory::params::ShardedParams)>,
+    pub model: Option<(super::shape::Shape, super::memory::params::ShardedParams)>,
 }
 
 /// Communication time by kind, seconds per step.

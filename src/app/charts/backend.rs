@@ -1,21 +1,31 @@
 //! One drawing backend type for every chart: the canvas on screen or an SVG string, chosen at
 //! run time. Each chart's `draw` is generic over the backend; instantiated for this one type
 //! only, its code is compiled once into the WebAssembly bundle instead of once per backend.
+//!
+//! What each needs on top of plotters' own backend: the canvas reports its CSS size (its
+//! context carries the device-pixel-ratio scale, [`super::canvas`]) and estimates text size
+//! arithmetically instead of a DOM measurement per call; the SVG writes text at the canvas's
+//! size ([`SvgSized`]).
 
-use super::canvas::DprCanvas;
-use super::svg::TrueSizeSvg;
+use super::svg::SvgSized;
 use super::ChartError;
-use plotters::prelude::DrawingBackend;
+use plotters::prelude::{DrawingBackend, SVGBackend};
 use plotters_backend::{
     BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind,
 };
+use plotters_canvas::CanvasBackend;
 
 /// The canvas or the SVG backend.
 pub enum ChartBackend<'a> {
     /// SVG text (downloads, native tests).
-    Svg(TrueSizeSvg<'a>),
-    /// An HTML canvas in CSS pixels.
-    Canvas(DprCanvas),
+    Svg(SVGBackend<'a>),
+    /// An HTML canvas, drawn in CSS pixels.
+    Canvas {
+        /// plotters' canvas backend.
+        inner: CanvasBackend,
+        /// The canvas's CSS size.
+        size: (u32, u32),
+    },
 }
 
 /// A backend's error as a [`ChartError`] (its message kept).
@@ -35,7 +45,7 @@ macro_rules! each {
     ($self:expr, $b:ident => $call:expr) => {
         match $self {
             ChartBackend::Svg($b) => $call.map_err(unify),
-            ChartBackend::Canvas($b) => $call.map_err(unify),
+            ChartBackend::Canvas { inner: $b, .. } => $call.map_err(unify),
         }
     };
 }
@@ -46,7 +56,7 @@ impl DrawingBackend for ChartBackend<'_> {
     fn get_size(&self) -> (u32, u32) {
         match self {
             ChartBackend::Svg(b) => b.get_size(),
-            ChartBackend::Canvas(b) => b.get_size(),
+            ChartBackend::Canvas { size, .. } => *size,
         }
     }
 
@@ -117,7 +127,10 @@ impl DrawingBackend for ChartBackend<'_> {
         style: &S,
         pos: BackendCoord,
     ) -> Result<(), DrawingErrorKind<ChartError>> {
-        each!(self, b => b.draw_text(text, style, pos))
+        match self {
+            ChartBackend::Svg(b) => b.draw_text(text, &SvgSized(style), pos).map_err(unify),
+            ChartBackend::Canvas { inner, .. } => inner.draw_text(text, style, pos).map_err(unify),
+        }
     }
 
     fn estimate_text_size<S: BackendTextStyle>(
@@ -125,6 +138,13 @@ impl DrawingBackend for ChartBackend<'_> {
         text: &str,
         style: &S,
     ) -> Result<(u32, u32), DrawingErrorKind<ChartError>> {
-        each!(self, b => b.estimate_text_size(text, style))
+        match self {
+            ChartBackend::Svg(b) => b.estimate_text_size(text, style).map_err(unify),
+            ChartBackend::Canvas { .. } => {
+                let size = style.size();
+                let w = super::style::text_width(text, size);
+                Ok((w.ceil().max(0.0) as u32, size.ceil().max(0.0) as u32))
+            }
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! Drawing a chart on an HTML canvas, crisp on high-DPI screens.
 //!
 //! [`draw_on_canvas`] sizes the canvas's backing store to its CSS size × `devicePixelRatio`, sets
-//! a matching scale transform, and hands plotters a [`DprCanvas`] backend that reports the CSS
+//! a matching scale transform, and hands plotters a canvas backend that reports the CSS
 //! size, so every chart lays out in CSS pixels (the same numbers the hit-tests use) while the
 //! browser rasterises at device resolution. Text size is estimated arithmetically instead of
 //! through plotters' DOM measuring, which forces a layout per call. Every failure is a
@@ -9,106 +9,9 @@
 
 use super::{Chart, ChartData, ChartError, ChartStyle};
 use plotters::prelude::*;
-use plotters_backend::{
-    BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind,
-};
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
-
-/// A [`CanvasBackend`] whose drawing space is CSS pixels (the context carries the DPR scale).
-pub struct DprCanvas {
-    inner: CanvasBackend,
-    size: (u32, u32),
-}
-
-impl DrawingBackend for DprCanvas {
-    type ErrorType = <CanvasBackend as DrawingBackend>::ErrorType;
-
-    fn get_size(&self) -> (u32, u32) {
-        self.size
-    }
-
-    fn ensure_prepared(&mut self) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-        self.inner.ensure_prepared()
-    }
-
-    fn present(&mut self) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-        self.inner.present()
-    }
-
-    fn draw_pixel(
-        &mut self,
-        point: BackendCoord,
-        color: BackendColor,
-    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-        self.inner.draw_pixel(point, color)
-    }
-
-    fn draw_line<S: BackendStyle>(
-        &mut self,
-        from: BackendCoord,
-        to: BackendCoord,
-        style: &S,
-    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-        self.inner.draw_line(from, to, style)
-    }
-
-    fn draw_rect<S: BackendStyle>(
-        &mut self,
-        upper_left: BackendCoord,
-        bottom_right: BackendCoord,
-        style: &S,
-        fill: bool,
-    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-        self.inner.draw_rect(upper_left, bottom_right, style, fill)
-    }
-
-    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
-        &mut self,
-        path: I,
-        style: &S,
-    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-        self.inner.draw_path(path, style)
-    }
-
-    fn draw_circle<S: BackendStyle>(
-        &mut self,
-        center: BackendCoord,
-        radius: u32,
-        style: &S,
-        fill: bool,
-    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-        self.inner.draw_circle(center, radius, style, fill)
-    }
-
-    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
-        &mut self,
-        vert: I,
-        style: &S,
-    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-        self.inner.fill_polygon(vert, style)
-    }
-
-    fn draw_text<S: BackendTextStyle>(
-        &mut self,
-        text: &str,
-        style: &S,
-        pos: BackendCoord,
-    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-        self.inner.draw_text(text, style, pos)
-    }
-
-    fn estimate_text_size<S: BackendTextStyle>(
-        &self,
-        text: &str,
-        style: &S,
-    ) -> Result<(u32, u32), DrawingErrorKind<Self::ErrorType>> {
-        let size = style.size();
-        let w = super::style::text_width(text, size);
-        Ok((w.ceil().max(0.0) as u32, size.ceil().max(0.0) as u32))
-    }
-}
 
 fn js_err(what: &str) -> impl Fn(wasm_bindgen::JsValue) -> ChartError + '_ {
     move |_| ChartError::new(format!("canvas: {what} failed"))
@@ -186,10 +89,10 @@ fn draw_with(
         .map_err(js_err("setTransform"))?;
     let inner = CanvasBackend::with_canvas_object(canvas.clone())
         .ok_or_else(|| ChartError::new("canvas: plotters could not use it"))?;
-    let root = super::backend::ChartBackend::Canvas(DprCanvas {
+    let root = super::backend::ChartBackend::Canvas {
         inner,
         size: (w, h),
-    })
+    }
     .into_drawing_area();
     draw(&root)?;
     Ok((w, h))

@@ -1,16 +1,11 @@
 //! SVG output at the same text size as the canvas.
 
-use plotters::prelude::{DrawingBackend, SVGBackend};
-use plotters_backend::{
-    BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind, FontTransform,
-};
+use plotters_backend::{BackendColor, BackendCoord, BackendTextStyle, FontTransform};
 
-/// plotters' SVG backend writes `font-size = size / 1.24`; the canvas uses `size`. This wrapper
-/// undoes the factor so an SVG download has the same text size as the chart on screen.
-pub(crate) struct TrueSizeSvg<'a>(pub SVGBackend<'a>);
-
-/// A text style with its size multiplied by 1.24 (see [`TrueSizeSvg`]).
-struct SvgSized<'s, S>(&'s S);
+/// A text style with its size multiplied by 1.24: plotters' SVG backend writes
+/// `font-size = size / 1.24`, the canvas uses `size`, so an SVG download has the text size of the
+/// chart on screen.
+pub(crate) struct SvgSized<'s, S>(pub &'s S);
 
 impl<S: BackendTextStyle> BackendTextStyle for SvgSized<'_, S> {
     type FontError = S::FontError;
@@ -42,80 +37,5 @@ impl<S: BackendTextStyle> BackendTextStyle for SvgSized<'_, S> {
         draw: F,
     ) -> Result<Result<(), E>, Self::FontError> {
         self.0.draw(text, pos, draw)
-    }
-}
-
-impl DrawingBackend for TrueSizeSvg<'_> {
-    type ErrorType = <SVGBackend<'static> as DrawingBackend>::ErrorType;
-    fn get_size(&self) -> (u32, u32) {
-        self.0.get_size()
-    }
-    fn ensure_prepared(&mut self) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-        self.0.ensure_prepared()
-    }
-    fn present(&mut self) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-        self.0.present()
-    }
-    fn draw_pixel(
-        &mut self,
-        p: BackendCoord,
-        c: BackendColor,
-    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-        self.0.draw_pixel(p, c)
-    }
-    fn draw_line<S: BackendStyle>(
-        &mut self,
-        a: BackendCoord,
-        b: BackendCoord,
-        s: &S,
-    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-        self.0.draw_line(a, b, s)
-    }
-    fn draw_rect<S: BackendStyle>(
-        &mut self,
-        a: BackendCoord,
-        b: BackendCoord,
-        s: &S,
-        fill: bool,
-    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-        self.0.draw_rect(a, b, s, fill)
-    }
-    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
-        &mut self,
-        path: I,
-        s: &S,
-    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-        self.0.draw_path(path, s)
-    }
-    fn draw_circle<S: BackendStyle>(
-        &mut self,
-        c: BackendCoord,
-        r: u32,
-        s: &S,
-        fill: bool,
-    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-        self.0.draw_circle(c, r, s, fill)
-    }
-    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
-        &mut self,
-        vert: I,
-        s: &S,
-    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-        self.0.fill_polygon(vert, s)
-    }
-    fn draw_text<S: BackendTextStyle>(
-        &mut self,
-        text: &str,
-        s: &S,
-        pos: BackendCoord,
-    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-        self.0.draw_text(text, &SvgSized(s), pos)
-    }
-    fn estimate_text_size<S: BackendTextStyle>(
-        &self,
-        text: &str,
-        s: &S,
-    ) -> Result<(u32, u32), DrawingErrorKind<Self::ErrorType>> {
-        self.0.estimate_text_size(text, s)
     }
 }
