@@ -209,6 +209,8 @@ const CHECKS = [
     name: 'an invalid field marks the results stale; Copy link refuses and Embed warns',
     run: async (ctx) => {
       const page = await ctx.open('?v=1&model=llama3-70b', { viewport: { width: 1280, height: 900 } });
+      // The key numbers as shown once the evidence (the error bands) has arrived.
+      await page.waitForSelector('#band-step', { timeout: 10000 });
       const step = await page.textContent('#key-step');
       await page.fill('#parallel-tp', '0');
       await page.waitForSelector('#stale-banner');
