@@ -153,7 +153,11 @@ pub fn layer_activations(s: &Scenario) -> LayerActivations {
 
 /// [`layer_activations`] for a layer of shape `d`.
 pub fn layer_activations_of(s: &Scenario, d: &Shape) -> LayerActivations {
-    let full = layer_activations_full_of(s, d);
+    stored_of(s, d, layer_activations_full_of(s, d))
+}
+
+/// [`layer_activations_of`] from the layer's activations without recomputation, `full`.
+fn stored_of(s: &Scenario, d: &Shape, full: LayerActivations) -> LayerActivations {
     match s.training.recompute {
         Recompute::None => full,
         Recompute::Selective if s.training.flash_attention => selective_flash(s, d, full),
@@ -272,15 +276,15 @@ impl LayerBytes {
     /// [`LayerBytes::new`] from the model's already resolved [`Shape`] `d` (an estimate
     /// resolves it once).
     pub fn with_shape(s: &Scenario, d: &Shape) -> LayerBytes {
-        let dd = d.dense_layer();
-        let dense = layer_activations_of(s, &dd).total();
-        let dense_working = (layer_activations_full_of(s, &dd).total() - dense).max(0.0);
-        let (moe, moe_working) = if d.is_moe() {
-            let m = layer_activations_of(s, d).total();
-            (m, (layer_activations_full_of(s, d).total() - m).max(0.0))
-        } else {
-            (0.0, 0.0)
+        // Stored bytes and the recompute working set (what recomputation brings back) of a
+        // layer of shape `d`.
+        let kind = |d: &Shape| {
+            let full = layer_activations_full_of(s, d);
+            let stored = stored_of(s, d, full).total();
+            (stored, (full.total() - stored).max(0.0))
         };
+        let (dense, dense_working) = kind(&d.dense_layer());
+        let (moe, moe_working) = if d.is_moe() { kind(d) } else { (0.0, 0.0) };
         LayerBytes {
             dense,
             moe,
