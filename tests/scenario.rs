@@ -206,6 +206,12 @@ fn impossible_modern_settings_name_their_field() {
             "the FP8 recipe rowwise only applies with precision fp8, not bf16.",
         ),
         (
+            "parallel.fsdp_style",
+            serde_json::json!({"training": {"framework": "torchtitan"},
+                               "parallel": {"fsdp_style": "per_parameter_sync"}}),
+            "per_parameter_sync is DeepSpeed's ZeRO-3 as released in 2021 (v0.3.13-v0.5.4); training.framework is torchtitan, not deepspeed.",
+        ),
+        (
             "training.fp8_recipe",
             serde_json::json!({"training": {"precision": "fp8", "fp8_recipe": "mxfp8"},
                                "cluster": {"gpu": "h100-sxm5-80gb"}}),

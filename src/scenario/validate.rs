@@ -216,9 +216,21 @@ fn expert_and_shard_groups(c: &mut Checker, s: &Scenario) {
     }
 }
 
-/// An FP8 recipe only with FP8 precision.
+/// An FP8 recipe only with FP8 precision; the 2021 DeepSpeed ZeRO-3 style only with DeepSpeed.
 fn training_stack(c: &mut Checker, s: &Scenario) {
     let t = &s.training;
+    if s.parallel.fsdp_style == Some(super::FsdpStyle::PerParameterSync)
+        && t.framework() != super::Framework::Deepspeed
+    {
+        c.push(
+            FieldId::FsdpStyle,
+            format!(
+                "per_parameter_sync is DeepSpeed's ZeRO-3 as released in 2021 (v0.3.13-v0.5.4); \
+                 training.framework is {}, not deepspeed.",
+                t.framework().as_str()
+            ),
+        );
+    }
     if let (Some(r), false) = (t.fp8_recipe, t.precision == Precision::Fp8) {
         c.push(
             FieldId::Fp8Recipe,
