@@ -20,8 +20,11 @@ const WORST_ERROR_CEILING_PCT: f64 = 61.0;
 /// attention kernels; 22.6 % with issue 12's MoE model (dense/MoE layer kinds, MLA, shared
 /// experts, MTP, grouped GEMMs, the per-NIC all-to-all of the folded expert group) on top —
 /// the Megatron MoE runs stay 15-30 % under their measured step times (GB200 DeepSeek-V3 −73 %);
-/// 21.3 % with the 16-bit output layer and router and the FP8 casts priced by bytes.
-const MOE_TIME_MAPE_CEILING_PCT: f64 = 21.5;
+/// 21.3 % with the 16-bit output layer and router and the FP8 casts priced by bytes; 21.9 %
+/// once an MoE layer without shared experts stopped paying a second (MLP) TP collective that its
+/// token dispatcher's expert-tensor gather already counts (a double count that had hidden part of
+/// the Grok-1 error).
+const MOE_TIME_MAPE_CEILING_PCT: f64 = 21.9;
 /// Cases in `tests/data/public.json`: 195 dense and 45 mixture-of-experts runs.
 const CASES: u64 = 240;
 /// Cases with a measured step time: 192 dense, 45 MoE.

@@ -30,11 +30,16 @@ pub struct TpCosts {
 }
 
 impl TpCosts {
-    /// TP/SP collectives per layer: 2 all-reduces of T·h forward and 2 backward (with SP each is
-    /// a reduce-scatter + all-gather pair of the same volume; Korthikanti et al. 2022 §4.2.2).
-    /// Backward, the column-parallel input-gradient reduction runs under the weight-gradient
-    /// GEMM (Megatron-LM `async_tensor_model_parallel_allreduce`, on by default since 2021).
-    pub(crate) fn of(x: &Inputs, gemm_fwd: f64, gemm_col_fwd: f64) -> TpCosts {
+    /// TP/SP collectives per layer: one all-reduce of T·h per block (attention, MLP) forward and
+    /// one backward (with SP each is a reduce-scatter + all-gather pair of the same volume;
+    /// Korthikanti et al. 2022 §4.2.2). An MoE layer has one such block, its attention: the
+    /// MoE MLP's tensor-parallel traffic is its token dispatcher's (the expert-tensor gather and
+    /// reduce-scatter of [`super::moe::MoeCosts`]; Megatron-Core requires sequence parallelism
+    /// for MoE with TP, so tokens reach the router sharded). Backward, the column-parallel
+    /// input-gradient reduction runs under the weight-gradient GEMM (Megatron-LM
+    /// `async_tensor_model_parallel_allreduce`, on by default since 2021). `gemm_fwd` and
+    /// `gemm_col_fwd` are the forward GEMMs of the blocks the collectives belong to.
+    pub(crate) fn of(x: &Inputs, blocks: f64, gemm_fwd: f64, gemm_col_fwd: f64) -> TpCosts {
         let g = &x.groups.tp;
         let msg = x.tok * x.d.h * x.ab;
         let coll = if x.s.parallel.sp {
@@ -42,8 +47,8 @@ impl TpCosts {
         } else {
             g.all_reduce_s(msg)
         };
-        let fwd_total = 2.0 * coll;
-        let bwd_total = 2.0 * coll;
+        let fwd_total = blocks * coll;
+        let bwd_total = blocks * coll;
         let (fwd_exp, bwd_exp) = if x.s.parallel.tp_comm_overlap() {
             // Userbuffers overlap: a collective hides under its neighbouring GEMM.
             (
@@ -51,7 +56,10 @@ impl TpCosts {
                 (bwd_total - 2.0 * gemm_fwd).max(0.0),
             )
         } else {
-            (fwd_total, coll + (coll - gemm_col_fwd).max(0.0))
+            (
+                fwd_total,
+                (blocks - 1.0) * coll + (coll - gemm_col_fwd).max(0.0),
+            )
         };
         let full = x.s.training.recompute == Recompute::Full;
         let rc_exp = if full { fwd_exp } else { 0.0 };

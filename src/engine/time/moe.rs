@@ -41,6 +41,8 @@ pub struct MoeCosts {
     pub bwd: f64,
     /// Forward GEMMs alone (what full recomputation repeats besides the rest of `fwd`).
     pub gemm_fwd: f64,
+    /// Part of `gemm_fwd`: the shared experts, a tensor-parallel MLP like a dense layer's.
+    pub shared_fwd: f64,
     /// Dispatch + combine all-to-alls (and expert-tensor gathers) of one pass.
     pub comm_pass: f64,
     /// Bytes one GPU sends in one dispatch all-to-all.
@@ -107,6 +109,7 @@ impl MoeCosts {
             fwd,
             bwd,
             gemm_fwd,
+            shared_fwd: shared,
             comm_pass: 2.0 * (a2a + gather),
             a2a_bytes,
         }
