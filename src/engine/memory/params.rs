@@ -457,7 +457,11 @@ impl ShardedParams {
         } else {
             0.0
         };
-        if last && self.mtp_embedding_on_last {
+        // The MTP modules' input embedding: its own copy on the last stage, but shared with the
+        // main model's where one GPU holds both ends (DualPipe's end ranks, the V shapes' rank
+        // 0): DeepSeek-V3 technical report §3.2.1 deploys the embedding and the output head on
+        // one PP rank "to enable the physical sharing of parameters and gradients" with MTP.
+        if last && !first && self.mtp_embedding_on_last {
             emb_out += self.embedding;
         }
         let (nd, nm, nt) = (
