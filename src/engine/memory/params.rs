@@ -541,6 +541,37 @@ mod tests {
         assert!((total_active_params(&m) / 1e9 - 12.88).abs() < 0.01);
     }
 
+    /// MTP's input embedding: a copy on a last stage without the embedding (`V·h/t` more), none
+    /// on a GPU that holds both ends (DeepSeek-V3 §3.2.1 shares it there): there the input
+    /// embedding it uses is the one the GPU holds anyway.
+    #[test]
+    fn mtp_shares_the_embedding_where_one_gpu_holds_both_ends() {
+        let s: Scenario = serde_json::from_value(serde_json::json!({
+            "model": {"layers": 8, "hidden": 1024, "heads": 16, "vocab": 32000, "seq_len": 1024,
+                      "tied_embeddings": false, "mtp_layers": 1},
+            "training": {"global_batch": 16, "micro_batch": 1, "precision": "bf16", "recompute": "none"},
+            "parallel": {"tp": 2, "pp": 4, "dp": 1},
+            "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 8}
+        }))
+        .unwrap();
+        let sh = ShardedParams::new(&s);
+        let mix = crate::engine::layers::LayerMix {
+            dense: 2,
+            moe: 0,
+            mtp: 1,
+            mtp_moe: false,
+        };
+        let emb = 32000.0 * 1024.0 / 2.0;
+        let last = sh.placed(mix, false, true).total();
+        let both = sh.placed(mix, true, true).total();
+        let neither = sh.placed(mix, false, false).total();
+        // Last stage: the output layer and MTP's embedding copy; both ends: the input embedding
+        // and the output layer, no copy.
+        assert_eq!(last - neither, 2.0 * emb + sh.final_norm);
+        assert_eq!(both - neither, 2.0 * emb + sh.final_norm);
+        assert_eq!(sh.placed(mix, true, false).total() - neither, emb);
+    }
+
     #[test]
     fn stages_add_up() {
         let s: Scenario = serde_json::from_value(serde_json::json!({
