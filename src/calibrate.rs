@@ -212,8 +212,7 @@ pub fn fit(s: &Scenario, m: &Measurement) -> Result<Fit, FitError> {
             ),
         });
     }
-    let mut base = s.clone();
-    base.calibration = Calibration::default();
+    let base = s.uncalibrated();
     let e0 = estimate(&base).map_err(FitError::Scenario)?;
     let t0 = e0.time.step_s;
     let mut work = with(&base, 1.0, 1.0);
@@ -332,8 +331,7 @@ fn round6(x: f64) -> f64 {
 /// # Errors
 /// An invalid scenario, or a measured memory above the GPU or outside the offset's bounds.
 pub fn memory_offset(s: &Scenario, gib: f64, kind: MemoryKind) -> Result<f64, FitError> {
-    let mut base = s.clone();
-    base.calibration = Calibration::default();
+    let base = s.uncalibrated();
     let e0 = estimate(&base).map_err(FitError::Scenario)?;
     offset_of(&e0, gib, kind)
 }

@@ -104,6 +104,13 @@ impl Scenario {
         }
     }
 
+    /// The same plan without its calibration (the model's own rates and memory).
+    pub fn uncalibrated(&self) -> Scenario {
+        let mut u = self.clone();
+        u.calibration = Calibration::default();
+        u
+    }
+
     /// The GPU's numbers: the preset named by `cluster.gpu` or the custom object, with the
     /// optional link overrides applied. `None` when the preset id is unknown (validation reports it).
     pub fn gpu(&self) -> Option<GpuSpec> {

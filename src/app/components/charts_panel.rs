@@ -438,9 +438,9 @@ pub fn uncalibrated_step_s(s: &Scenario) -> Option<f64> {
     if s.calibration.is_default() {
         return None;
     }
-    let mut u = s.clone();
-    u.calibration = Default::default();
-    crate::engine::estimate(&u).ok().map(|e| e.time.step_s)
+    crate::engine::estimate(&s.uncalibrated())
+        .ok()
+        .map(|e| e.time.step_s)
 }
 
 /// Scaling curves: the current layout and the strategy variants over the default GPU counts.
@@ -474,11 +474,8 @@ pub fn scaling_chart_with_band(s: &Scenario, mode: Scaling, band: Option<f64>) -
         .collect::<Vec<_>>();
     let mut views: Vec<&mut [_]> = series.iter_mut().map(|x| x.1.as_mut_slice()).collect();
     set_scaling_efficiency(&mut views);
-    let uncalibrated = (!s.calibration.is_default()).then(|| {
-        let mut u = s.clone();
-        u.calibration = Default::default();
-        sweep_gpus(&u, &counts, mode)
-    });
+    let uncalibrated =
+        (!s.calibration.is_default()).then(|| sweep_gpus(&s.uncalibrated(), &counts, mode));
     Chart::Scaling(Rc::new(ScalingInput {
         series,
         scaling: mode,

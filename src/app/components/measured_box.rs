@@ -94,8 +94,7 @@ impl Unit {
 /// # Errors
 /// A sentence naming the measured input when it is implausible or the plan is invalid.
 pub fn calibrate_with(s: &Scenario, q: Quantity) -> Result<(Calibration, String), String> {
-    let mut base = s.clone();
-    base.calibration = Calibration::default();
+    let base = s.uncalibrated();
     let e0 = estimate(&base).map_err(|e| format!("Fix the plan first: {e}"))?;
     let explain = |e: FitError| match e {
         FitError::Implausible { message, .. } => {
