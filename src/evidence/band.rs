@@ -90,6 +90,15 @@ pub enum Basis {
 }
 
 impl Basis {
+    /// Every basis, the most alike first: the order a band relaxes its similarity in.
+    pub const MOST_ALIKE_FIRST: [Basis; 5] = [
+        Basis::SimilarLength,
+        Basis::Similar,
+        Basis::SameStack,
+        Basis::SameGeneration,
+        Basis::All,
+    ];
+
     /// Words for the band text ("31 similar published runs").
     pub fn words(self) -> &'static str {
         match self {
@@ -106,7 +115,7 @@ impl Basis {
         let fw = || framework(s) == framework(c);
         match self {
             Basis::SimilarLength => {
-                gen() && fw() && Style::of(s) == Style::of(c) && length_class(s) == length_class(c)
+                Basis::Similar.admits(s, c) && length_class(s) == length_class(c)
             }
             Basis::Similar => gen() && fw() && Style::of(s) == Style::of(c),
             Basis::SameStack => gen() && fw(),
@@ -159,13 +168,7 @@ pub const MIN_MEMORY_RUNS: usize = 3;
 
 /// Peak-memory MAPE (percent) and count over the runs most like `s` that report memory.
 fn memory_band(cases: &[Case], s: &Scenario, est: &mut Estimate) -> Option<(f64, usize, Basis)> {
-    for basis in [
-        Basis::SimilarLength,
-        Basis::Similar,
-        Basis::SameStack,
-        Basis::SameGeneration,
-        Basis::All,
-    ] {
+    for basis in Basis::MOST_ALIKE_FIRST {
         let (mut m, mut n) = (0.0, 0usize);
         for c in cases.iter().filter(|c| basis.admits(s, &c.scenario)) {
             let Some(gib) = c.memory_gib.filter(|g| *g > 0.0) else {
@@ -187,15 +190,8 @@ fn memory_band(cases: &[Case], s: &Scenario, est: &mut Estimate) -> Option<(f64,
 
 /// The band of `s` from `cases` (`None` when no case can be estimated).
 pub fn band(cases: &[Case], s: &Scenario) -> Option<Band> {
-    let bases = [
-        Basis::SimilarLength,
-        Basis::Similar,
-        Basis::SameStack,
-        Basis::SameGeneration,
-        Basis::All,
-    ];
     let mut est = Estimate::default();
-    for basis in bases {
+    for basis in Basis::MOST_ALIKE_FIRST {
         let runs: Vec<usize> = cases
             .iter()
             .enumerate()
