@@ -12,7 +12,7 @@
 //!
 //! Which GEMMs stay 16-bit: the output layer (`Device::gemm16_s`), the router, attention's core.
 
-use super::compute::{Efficiency, Generation};
+use super::compute::Generation;
 use crate::scenario::Fp8Recipe;
 
 /// How one FP8 recipe runs linear layers on one GPU generation.
@@ -45,10 +45,9 @@ pub enum Fp8Gemms {
 /// Kernel rates (per-tensor scaling is the MAMF-measured FP8 efficiency of
 /// [`Efficiency::gemm_fp8`]):
 /// - `delayed`, `tensorwise` (current scaling): per-tensor scaling, 1.
-/// - `blockwise` (1×128 / 128×128 scales): **[derived]** from TE's autocast speedups,
-///   blockwise ÷ current scaling: Hopper (H200) 1.41/1.57 = 0.90, Blackwell (B300) 1.30/1.41 =
-///   0.92 (`docs/features/low_precision_training/speedups.rst` @d0067d0da).
-/// - `mxfp8` (Blackwell): 1.44/1.41 = 1.02 of current scaling (same table).
+/// - `blockwise` (1×128 / 128×128 scales): **[derived]** from TE's autocast speedups on H200,
+///   blockwise ÷ current scaling: 1.41/1.57 = 0.90
+///   (`docs/features/low_precision_training/speedups.rst` @d0067d0da).
 /// - `rowwise` (torchao): **[derived]** from torchao's end-to-end Llama3-8B/8×H100 figures
 ///   (pytorch/ao `docs/source/workflows/training.md`: tensorwise +25.0 %, rowwise +10.1 % over
 ///   bf16): tensorwise's TE speedup 1.57 and +25 % end to end put the linear GEMMs at 55 % of the
@@ -59,18 +58,18 @@ pub enum Fp8Gemms {
 /// - `delayed`: 4 on Hopper — one fused cast-transpose writes the row-major and the transposed
 ///   copy (Hopper's FP8 GEMM cannot read a column-major operand, TE
 ///   `performance_considerations.rst` l. 99-110), the amax recorded in the same pass and the
-///   scale taken from the amax history; 3 on Blackwell (no transpose).
+///   scale taken from the amax history.
 /// - `tensorwise` (current scaling): the same plus a pass that reads the tensor for its amax
-///   before casting it: 6 on Hopper, 5 on Blackwell.
-/// - `blockwise`, `mxfp8`: both layouts, each with its own block scales computed in the cast
-///   pass: 4.
+///   before casting it: 6.
+/// - `blockwise`: both layouts, each with its own block scales computed in the cast pass: 4.
 /// - `rowwise`: a row-scaled copy for the forward and a column-scaled one for the weight
 ///   gradient, each read and amax-reduced apart: 6.
 ///
 /// **Blackwell: TE's autocast speedups measured on B300** (the same table): delayed 1.61,
 /// current scaling 1.41, MXFP8 1.44, blockwise 1.30; rowwise tensorwise's × 0.76. Bytes of casts
-/// alone would predict 1.7-1.85: Blackwell's block-scaled quantization kernels run below the
-/// HBM bandwidth, which the measured figures include.
+/// alone (3 B/element without Hopper's transposes) would predict 1.7-1.85: Blackwell's
+/// block-scaled quantization kernels run below the HBM bandwidth, which the measured figures
+/// include.
 pub fn gemms(gen: Generation, recipe: Fp8Recipe) -> Option<Fp8Gemms> {
     let casts = |kernel, cast_bytes| Some(Fp8Gemms::Casts { kernel, cast_bytes });
     let autocast = |speedup| Some(Fp8Gemms::Autocast { speedup });
@@ -91,13 +90,6 @@ pub fn gemms(gen: Generation, recipe: Fp8Recipe) -> Option<Fp8Gemms> {
 
 /// torchao rowwise GEMM rate relative to tensorwise **[derived]** (see [`gemms`]).
 pub const ROWWISE_VS_TENSORWISE: f64 = 1.20 / 1.57;
-
-/// FP8 GEMM kernel rate over the 16-bit one for per-tensor scaling on `gen` (for the docs and
-/// tests): `2 · e_gemm_fp8 / e_gemm` (FP8 peaks are twice the 16-bit ones).
-pub fn per_tensor_rate_ratio(gen: Generation) -> f64 {
-    let e = Efficiency::of(gen);
-    2.0 * e.gemm_fp8 / e.gemm
-}
 
 #[cfg(test)]
 mod tests {
@@ -168,7 +160,9 @@ mod tests {
             gemms(Generation::Blackwell, Fp8Recipe::Mxfp8),
             Some(Fp8Gemms::Autocast { speedup: 1.44 })
         );
-        // Per-tensor FP8 kernels: H100 2·0.63/0.70 = 1.80× the bf16 rate.
-        assert!((per_tensor_rate_ratio(Generation::Hopper) - 1.8).abs() < 1e-12);
+        // Per-tensor FP8 kernels: H100 2·0.63/0.70 = 1.80× the bf16 rate (FP8 peaks are twice
+        // the 16-bit ones).
+        let e = crate::engine::time::compute::Efficiency::of(Generation::Hopper);
+        assert!((2.0 * e.gemm_fp8 / e.gemm - 1.8).abs() < 1e-12);
     }
 }
