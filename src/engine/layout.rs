@@ -146,14 +146,8 @@ pub fn stage_layers(layers: u64, pp: u64, vp: u64, custom: Option<&[u64]>, stage
     if let Some(list) = custom {
         return list.get(stage as usize).copied().unwrap_or(0);
     }
-    // Even split (rule 1): every chunk holds L/S layers.
-    let chunks = pp.saturating_mul(vp);
-    if chunks > 0 && stage < pp && layers % chunks == 0 {
-        return vp * (layers / chunks);
-    }
-    (0..vp)
-        .map(|k| chunk_layers(layers, pp, vp, None, stage + k * pp))
-        .sum()
+    let split = DefaultSplit::new(layers, pp, vp);
+    (0..vp).map(|k| split.layers(stage + k * pp)).sum()
 }
 
 /// Layers held by rank `stage` under `schedule` (both copies for DualPipe).

@@ -70,22 +70,16 @@ impl LayerCosts {
         let (ew_fwd, ew_bwd) = elementwise_s(x, d);
         let fwd = gemm_fwd + attn_fwd + ew_fwd + (moe.fwd - moe.gemm_fwd);
         let bwd = 2.0 * gemm_fwd + attn_bwd + ew_bwd + (moe.bwd - 2.0 * moe.gemm_fwd);
-        // An MoE layer's TP collectives are its attention's, and its shared experts' (a
-        // tensor-parallel MLP); the routed experts' go through the dispatcher (`MoeCosts`).
-        // Their own GEMMs hide them.
-        let tp = if !d.is_moe() {
-            TpCosts::of(x, 2.0, gemm_fwd, gemm_col_fwd)
-        } else if d.f_shared > 0.0 {
-            let routed = moe.gemm_fwd - moe.shared_fwd;
-            TpCosts::of(x, 2.0, gemm_fwd - routed, gemm_col_fwd - 0.5 * routed)
+        // TP collectives: attention's and the MLP's; an MoE layer's MLP has them only for its
+        // shared experts (a tensor-parallel MLP), its routed experts' go through the dispatcher
+        // (`MoeCosts`). Their own GEMMs hide them, not the routed experts' (0 for a dense layer).
+        let blocks = if d.is_moe() && d.f_shared <= 0.0 {
+            1.0
         } else {
-            TpCosts::of(
-                x,
-                1.0,
-                gemm_fwd - moe.gemm_fwd,
-                gemm_col_fwd - 0.5 * moe.gemm_fwd,
-            )
+            2.0
         };
+        let routed = moe.gemm_fwd - moe.shared_fwd;
+        let tp = TpCosts::of(x, blocks, gemm_fwd - routed, gemm_col_fwd - 0.5 * routed);
         let cp = CpCosts::of(x, attn_fwd, attn_bwd);
         // Dispatch and combine forward and again backward (and in the recomputed forward).
         let passes = if x.s.training.recompute == Recompute::Full {

@@ -45,18 +45,17 @@ impl Zero3Layer {
         let params = x.sharded.layer();
         let bytes = params * x.pbytes;
         let g = &x.groups.shard;
+        // The layer's weight tensors (the small norms and biases stay resident under
+        // DeepSpeed's persistence threshold).
+        let tensors = || x.d.layer_gemms().1.max(1) as f64;
         let (ag_calls, rs_calls) = match x.stack.fsdp {
-            // One call per weight tensor (the small norms and biases stay resident under the
-            // persistence threshold); gradients in reduce buckets spanning layers.
+            // One gather per weight tensor; gradients in reduce buckets spanning layers.
             FsdpMechanism::PerParameter => (
-                x.d.layer_gemms().1.max(1) as f64,
+                tensors(),
                 (params / DEEPSPEED_REDUCE_BUCKET_ELEMENTS).max(1e-3),
             ),
             // One gather and one reduce-scatter per weight tensor.
-            FsdpMechanism::PerParameterSync => {
-                let tensors = x.d.layer_gemms().1.max(1) as f64;
-                (tensors, tensors)
-            }
+            FsdpMechanism::PerParameterSync => (tensors(), tensors()),
             FsdpMechanism::PerBlock | FsdpMechanism::PerBlockCopyOut => (1.0, 1.0),
         };
         let replicas = &x.groups.replica;
