@@ -293,7 +293,7 @@ pub fn nearest<'a>(cases: &'a [Case], s: &Scenario, k: usize) -> Vec<&'a Case> {
         .enumerate()
         .map(|(i, c)| (distance(s, &c.scenario), i))
         .collect();
-    scored.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+    crate::sort::sort_by(&mut scored, |x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
     scored
         .into_iter()
         .take(k)

@@ -18,6 +18,7 @@ pub mod megatron;
 pub mod presets;
 pub mod scenario;
 pub mod share;
+pub mod sort;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;

@@ -546,7 +546,7 @@ fn suggestion(
 fn sort_suggestions(v: &mut [Suggestion], target: Option<Part>) {
     let aims =
         |x: &Suggestion| target.is_some_and(|t| x.changes.iter().any(|c| c.targets().contains(&t)));
-    v.sort_by(|a, b| {
+    crate::sort::sort_by(v, |a, b| {
         b.fits.cmp(&a.fits).then_with(|| {
             if a.fits {
                 let close = (a.step_s - b.step_s).abs() <= 1e-3 * a.step_s.max(b.step_s);
@@ -593,8 +593,8 @@ pub fn closest_fitting(s: &Scenario, n: usize) -> Vec<Suggestion> {
         }
     }
     let by_step = |a: &Suggestion, b: &Suggestion| a.step_s.total_cmp(&b.step_s);
-    ones.sort_by(by_step);
-    twos.sort_by(by_step);
+    crate::sort::sort_by(&mut ones, by_step);
+    crate::sort::sort_by(&mut twos, by_step);
     // The same plan reached by two orders of one pair appears once.
     let mut out: Vec<Suggestion> = Vec::with_capacity(n);
     let mut seen: Vec<Scenario> = Vec::new();
@@ -654,7 +654,7 @@ pub fn overflow(m: &MemoryEstimate) -> Vec<Overflow> {
             ],
         })
         .collect();
-    out.sort_by(|a, b| b.over_bytes.total_cmp(&a.over_bytes));
+    crate::sort::sort_by(&mut out, |a, b| b.over_bytes.total_cmp(&a.over_bytes));
     out
 }
 

@@ -579,7 +579,7 @@ fn simulate(
             return Err(ScheduleError::Stalled);
         }
     }
-    out.sort_by(|a, b| a.stage.cmp(&b.stage).then(a.start.total_cmp(&b.start)));
+    crate::sort::sort_by(&mut out, |a, b| a.stage.cmp(&b.stage).then(a.start.total_cmp(&b.start)));
     Ok(out)
 }
 

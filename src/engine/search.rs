@@ -564,7 +564,7 @@ impl Searcher {
         // Pareto front: by memory ascending, keep each layout faster than every smaller one.
         let mut by_mem: Vec<&Ranked> = self.feasible.iter().collect();
         // Unstable sorts are deterministic here: the layout key breaks every tie.
-        by_mem.sort_unstable_by(|a, b| {
+        crate::sort::sort_by(&mut by_mem, |a, b| {
             a.peak_bytes
                 .total_cmp(&b.peak_bytes)
                 .then_with(|| b.tokens_per_s.total_cmp(&a.tokens_per_s))
@@ -586,7 +586,7 @@ impl Searcher {
             .collect();
         let stride = (self.feasible.len() / MAX_POINTS).max(1);
         points.extend(self.feasible.iter().step_by(stride).copied());
-        points.sort_unstable_by_key(|a| key(&a.layout));
+        crate::sort::sort_by_key(&mut points, |a| key(&a.layout));
         points.dedup_by(|a, b| a.layout == b.layout);
         points.truncate(MAX_POINTS.max(report.pareto.len() + report.best.len()));
         report.points = points;
@@ -606,16 +606,16 @@ fn count_rejected(report: &mut SearchReport, reason: &str) {
 
 /// Keeps the `top` first elements of `v` under `cmp`, in order: a selection, then a sort of
 /// those only (O(n + top·log top) instead of sorting all of `v`).
-fn fastest_first<T>(v: &mut Vec<T>, top: usize, mut cmp: impl FnMut(&T, &T) -> std::cmp::Ordering) {
+fn fastest_first<T>(v: &mut Vec<T>, top: usize, cmp: impl Fn(&T, &T) -> std::cmp::Ordering) {
     if top == 0 {
         v.clear();
         return;
     }
     if v.len() > top {
-        v.select_nth_unstable_by(top - 1, &mut cmp);
+        v.select_nth_unstable_by(top - 1, &cmp);
         v.truncate(top);
     }
-    v.sort_unstable_by(cmp);
+    crate::sort::sort_by(v, cmp);
 }
 
 impl Searcher {

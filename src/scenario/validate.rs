@@ -45,8 +45,9 @@ pub(crate) fn issues(s: &Scenario) -> Vec<Issue> {
     gpu_count_rule(&mut c, s);
     gpu_rules(&mut c, s);
     // Field order (stable: a field's own issues keep the order they were found in).
-    c.issues
-        .sort_by_key(|i| i.field.id().map_or(usize::MAX, |id| id as usize));
+    crate::sort::sort_by_key(&mut c.issues, |i| {
+        i.field.id().map_or(usize::MAX, |id| id as usize)
+    });
     c.issues
 }
 

@@ -47,7 +47,7 @@ fn prepare(d: &BucketData<'_>) -> Vec<Pt> {
             hidden: clean(p.hidden_dp_s),
         })
         .collect();
-    pts.sort_by(|a, b| a.x.total_cmp(&b.x));
+    crate::sort::sort_by(&mut pts, |a, b| a.x.total_cmp(&b.x));
     pts
 }
 

@@ -77,7 +77,7 @@ fn prepare<'a>(d: &ScalingData<'a>) -> Option<Prepared<'a>> {
                 fits: p.fits,
             })
             .collect();
-        pts.sort_by(|a, b| a.x.total_cmp(&b.x));
+        crate::sort::sort_by(&mut pts, |a, b| a.x.total_cmp(&b.x));
         series.push((s.name, pts));
     }
     let all = || series.iter().flat_map(|s| s.1.iter());

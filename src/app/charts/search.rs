@@ -77,7 +77,7 @@ fn drawn(report: &SearchReport) -> (Vec<&Ranked>, Vec<&Ranked>) {
         .filter(|r| usable(r))
         .take(MAX_PARETO)
         .collect();
-    front.sort_by(|a, b| a.peak_bytes.total_cmp(&b.peak_bytes));
+    crate::sort::sort_by(&mut front, |a, b| a.peak_bytes.total_cmp(&b.peak_bytes));
     (pts, front)
 }
 
