@@ -563,7 +563,7 @@ impl Searcher {
         report.best = by_speed.iter().map(|r| **r).collect();
         // Pareto front: by memory ascending, keep each layout faster than every smaller one.
         let mut by_mem: Vec<&Ranked> = self.feasible.iter().collect();
-        // Unstable sorts are deterministic here: the layout key breaks every tie.
+        // The layout key breaks every tie, so the order does not depend on the search order.
         crate::sort::sort_by(&mut by_mem, |a, b| {
             a.peak_bytes
                 .total_cmp(&b.peak_bytes)

@@ -15,9 +15,9 @@ use crate::app::components::definitions::Definitions;
 use crate::app::components::embed_dialog::EmbedDialog;
 use crate::app::components::evidence_panel::EvidencePanel;
 use crate::app::components::fixes::Fixes;
-use crate::app::components::header::Header;
+use crate::app::components::header::header;
 use crate::app::components::hf_import::HfImport;
-use crate::app::components::issue_list::IssueList;
+use crate::app::components::issue_list::issue_list;
 use crate::app::components::json_io::JsonIo;
 use crate::app::components::measured_box::MeasuredBox;
 use crate::app::components::megatron_panel::MegatronPanel;
@@ -176,7 +176,7 @@ pub fn App(props: &AppProps) -> Html {
                 <a class="skip-link" href="#summary" id="skip-results">{ "Skip to the key numbers" }</a>
                 <a class="skip-link" href="#charts" id="skip-charts">{ "Skip to the charts" }</a>
             </nav>
-            <Header />
+            { header() }
             <nav class="toolbar" aria-label="Plan">
                 <div class="field inline">
                     <label for="preset">{ "Start from" }</label>
@@ -209,7 +209,7 @@ pub fn App(props: &AppProps) -> Html {
             <Notices notices={state.notices.clone()} message={state.message.clone()} {on_dismiss} />
             <main class="layout">
                 <form class="inputs" aria-label="Inputs" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}>
-                    <IssueList issues={issues.clone()} />
+                    { issue_list(&issues) }
                     <ModelForm scenario={scenario.clone()} issues={form_issues.clone()} on_action={on_action.clone()} />
                     <TrainingForm scenario={scenario.clone()} issues={form_issues.clone()} on_action={on_action.clone()} />
                     <ParallelForm scenario={scenario.clone()} issues={form_issues.clone()} on_action={on_action.clone()} />

@@ -3,8 +3,7 @@
 use yew::prelude::*;
 
 /// The app's name and what it is for.
-#[component]
-pub fn Header() -> Html {
+pub fn header() -> Html {
     html! {
         <header class="site-header">
             <h1>
