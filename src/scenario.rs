@@ -28,6 +28,7 @@ mod cluster;
 mod error;
 pub mod fields;
 mod gpu;
+pub mod json_path;
 mod model;
 mod overhead;
 mod parallel;
@@ -74,17 +75,23 @@ pub struct Scenario {
 ///
 /// This checks the shape only; call [`Scenario::validate`] for the values.
 pub fn parse(json: &str) -> Result<Scenario, ScenarioError> {
-    // Through a JSON value, so the scenario's deserialiser exists once (for values) in the
-    // WebAssembly bundle rather than once per input kind.
-    let value: serde_json::Value =
-        serde_json::from_str(json).map_err(|e| ScenarioError::from_json(String::new(), &e))?;
-    from_value(&value)
+    serde_json::from_str(json).map_err(|e| {
+        let path = json_path::path_at(json, e.line(), e.column());
+        ScenarioError::from_json(path, &e, true)
+    })
 }
 
 /// Parses a scenario from an already-parsed JSON value (for example the `scenario` of a
-/// validation case). Errors name the field, like [`parse`].
+/// validation case). Errors name the field, like [`parse`], without a line and column (the
+/// value has none).
 pub fn from_value(value: &serde_json::Value) -> Result<Scenario, ScenarioError> {
-    serde_path_to_error::deserialize(value).map_err(ScenarioError::from_serde)
+    // Through its text, so that the scenario's deserialiser exists once in the WebAssembly
+    // bundle (the evidence file is read from text too) and errors are placed the same way.
+    let json = value.to_string();
+    serde_json::from_str(&json).map_err(|e| {
+        let path = json_path::path_at(&json, e.line(), e.column());
+        ScenarioError::from_json(path, &e, false)
+    })
 }
 
 impl Scenario {

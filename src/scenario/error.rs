@@ -123,34 +123,18 @@ impl ScenarioError {
         }
     }
 
-    /// Converts a serde error with its path into an issue naming the field.
-    pub(crate) fn from_serde(err: serde_path_to_error::Error<serde_json::Error>) -> ScenarioError {
-        let path = err.path().to_string();
-        ScenarioError::from_json(path, &err.into_inner())
-    }
-
-    /// An issue for the JSON error `inner` at `path` (`.` or empty: the whole scenario).
-    pub(crate) fn from_json(path: String, inner: &serde_json::Error) -> ScenarioError {
+    /// An issue for the JSON error `inner` at `path` (empty: the whole scenario); `at_line` keeps
+    /// serde_json's " at line L column C" (useful in a file, meaningless for a parsed value).
+    pub(crate) fn from_json(path: String, inner: &serde_json::Error, at_line: bool) -> ScenarioError {
         let mut msg = inner.to_string();
-        // serde_json appends " at line L column C"; keep it, it helps in files.
-        let mut field = if path == "." { String::new() } else { path };
-        // For unknown fields serde reports the containing struct's path; name the key itself.
-        if let Some(rest) = msg.strip_prefix("unknown field `") {
-            if let Some(end) = rest.find('`') {
-                let key = &rest[..end];
-                if field.is_empty() {
-                    field = key.to_string();
-                } else if !field.ends_with(&format!(".{key}")) && field != key {
-                    field = format!("{field}.{key}");
-                }
+        if !at_line {
+            if let Some(i) = msg.rfind(" at line ") {
+                msg.truncate(i);
             }
         }
-        if msg.starts_with("missing field") && field.is_empty() {
-            field = "scenario".into();
-        }
-        if field.is_empty() {
-            field = "scenario".into();
-        }
+        // The path ends with the key itself for an unknown key, and is the object for a missing
+        // one (the message names the key); empty for an error in the whole text.
+        let field = if path.is_empty() { "scenario".to_string() } else { path };
         if !msg.ends_with('.') && !msg.contains(" at line ") {
             msg.push('.');
         }
