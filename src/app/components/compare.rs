@@ -31,12 +31,17 @@ fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
     }
 }
 
+/// `s` as a JSON value, through its text: the bundle then serialises scenarios one way only.
+fn as_value(s: &Scenario) -> Value {
+    serde_json::from_str(&s.to_json_pretty()).unwrap_or(Value::Null)
+}
+
 /// The inputs that differ between `a` and `b`: `(field path, value in A, value in B)`, in field
 /// order; a field set in one and defaulted in the other shows `–` for the default.
 pub fn differences(a: &Scenario, b: &Scenario) -> Vec<(String, String, String)> {
     let (mut fa, mut fb) = (Vec::new(), Vec::new());
-    flatten("", &serde_json::to_value(a).unwrap_or(Value::Null), &mut fa);
-    flatten("", &serde_json::to_value(b).unwrap_or(Value::Null), &mut fb);
+    flatten("", &as_value(a), &mut fa);
+    flatten("", &as_value(b), &mut fb);
     let mut out = Vec::new();
     for (path, va) in &fa {
         let vb = fb
