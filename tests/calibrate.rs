@@ -267,7 +267,7 @@ fn out_of_range_factors_are_errors_naming_the_field() {
 }
 
 #[test]
-fn transfers_pair_every_run_with_every_other_in_its_group() {
+fn transfers_pair_every_run_with_every_other_of_its_group_on_the_same_gpu() {
     let cases = timed();
     let groups: Vec<String> = public()
         .iter()
@@ -290,18 +290,50 @@ fn transfers_pair_every_run_with_every_other_in_its_group() {
         })
         .collect();
     let tr = transfers(&runs);
+    let same = |a: &Run<'_>, b: &Run<'_>| {
+        a.group == b.group && a.scenario.cluster.gpu_name() == b.scenario.cluster.gpu_name()
+    };
     let want: usize = runs
         .iter()
-        .map(|a| runs.iter().filter(|b| b.group == a.group).count() - 1)
+        .map(|a| runs.iter().filter(|b| same(a, b)).count() - 1)
         .sum();
     assert_eq!(tr.len(), want);
     assert!(tr
         .iter()
-        .all(|t| t.from != t.to && runs[t.from].group == runs[t.to].group));
+        .all(|t| t.from != t.to && same(&runs[t.from], &runs[t.to])));
     // Calibrating a run on itself is exact, so pairs of identical plans are exact too; the mean
     // of real pairs is a positive finite number.
     let (m, n) = mape(&tr);
     assert!(n > 0 && m.is_finite() && m > 0.0);
+}
+
+/// A calibration describes one cluster: runs of one source on another GPU are not its pairs.
+/// DGX Cloud's DeepSeek-V3 table has two H100 and three GB200 runs: 1·2 + 3·2 = 8 pairs, not 20.
+#[test]
+fn transfers_never_carry_a_calibration_to_another_gpu() {
+    let cases = public();
+    let scenarios: Vec<(Scenario, f64)> = cases
+        .iter()
+        .filter(|c| c["group"] == "moe_dgxc_deepseek_v3_2505")
+        .filter_map(|c| {
+            let t = c.pointer("/measured/iteration_time_s")?.as_f64()?;
+            Some((scenario::from_value(&c["scenario"]).ok()?, t))
+        })
+        .collect();
+    assert_eq!(scenarios.len(), 5);
+    let runs: Vec<Run<'_>> = scenarios
+        .iter()
+        .map(|(s, t)| Run {
+            group: "moe_dgxc_deepseek_v3_2505",
+            scenario: s,
+            step_s: *t,
+        })
+        .collect();
+    let tr = transfers(&runs);
+    assert_eq!(tr.len(), 8);
+    assert!(tr
+        .iter()
+        .all(|t| runs[t.from].scenario.cluster.gpu == runs[t.to].scenario.cluster.gpu));
 }
 
 mod cli {

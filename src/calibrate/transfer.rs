@@ -2,9 +2,11 @@
 //! source (`paracalc validate --calibrate`, and the calibrated error band of the app).
 //!
 //! For every ordered pair `(j, i)`, `j ≠ i`, of timed runs in one group (one source table: the
-//! same cluster, software and people), calibrate the scenario of `i` with the factors fitted on
-//! `j` and compare its step time with the one measured for `i`. This is what a user gets who
-//! measures one plan and asks paracalc about another.
+//! same software and people) on the same GPU model (a calibration describes one cluster: its
+//! drivers, kernels and fabric; a source that ran H100 and GB200 tables ran two clusters),
+//! calibrate the scenario of `i` with the factors fitted on `j` and compare its step time with
+//! the one measured for `i`. This is what a user gets who measures one plan on their cluster
+//! and asks paracalc about another plan on it.
 
 use super::{fit, Measurement};
 use crate::engine::estimate;
@@ -32,7 +34,7 @@ pub struct Transfer {
     pub error_pct: Result<f64, String>,
 }
 
-/// Every ordered pair of distinct runs within a group, in input order of `from`, then `to`.
+/// Every ordered pair of distinct runs within a group on the same GPU, in input order of `from`, then `to`.
 /// A run that cannot be fitted yields an error for each of its pairs (never silently skipped).
 pub fn transfers(runs: &[Run<'_>]) -> Vec<Transfer> {
     let mut out = Vec::new();
@@ -40,7 +42,7 @@ pub fn transfers(runs: &[Run<'_>]) -> Vec<Transfer> {
         let fitted = fit(rj.scenario, &Measurement::step(rj.step_s))
             .map_err(|e| format!("calibrating on this run failed: {e}"));
         for (i, ri) in runs.iter().enumerate() {
-            if i == j || ri.group != rj.group {
+            if i == j || ri.group != rj.group || !same_gpu(ri.scenario, rj.scenario) {
                 continue;
             }
             let error_pct = fitted.as_ref().map_err(Clone::clone).and_then(|f| {
@@ -71,4 +73,9 @@ pub fn mape(transfers: &[Transfer]) -> (f64, usize) {
     } else {
         (sum / n as f64, n)
     }
+}
+
+/// Whether two plans run on the same GPU model (a calibration describes one cluster).
+fn same_gpu(a: &Scenario, b: &Scenario) -> bool {
+    a.cluster.gpu_name() == b.cluster.gpu_name()
 }

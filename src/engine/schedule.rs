@@ -579,7 +579,9 @@ fn simulate(
             return Err(ScheduleError::Stalled);
         }
     }
-    crate::sort::sort_by(&mut out, |a, b| a.stage.cmp(&b.stage).then(a.start.total_cmp(&b.start)));
+    crate::sort::sort_by(&mut out, |a, b| {
+        a.stage.cmp(&b.stage).then(a.start.total_cmp(&b.start))
+    });
     Ok(out)
 }
 

@@ -125,7 +125,11 @@ impl ScenarioError {
 
     /// An issue for the JSON error `inner` at `path` (empty: the whole scenario); `at_line` keeps
     /// serde_json's " at line L column C" (useful in a file, meaningless for a parsed value).
-    pub(crate) fn from_json(path: String, inner: &serde_json::Error, at_line: bool) -> ScenarioError {
+    pub(crate) fn from_json(
+        path: String,
+        inner: &serde_json::Error,
+        at_line: bool,
+    ) -> ScenarioError {
         let mut msg = inner.to_string();
         if !at_line {
             if let Some(i) = msg.rfind(" at line ") {
@@ -134,7 +138,11 @@ impl ScenarioError {
         }
         // The path ends with the key itself for an unknown key, and is the object for a missing
         // one (the message names the key); empty for an error in the whole text.
-        let field = if path.is_empty() { "scenario".to_string() } else { path };
+        let field = if path.is_empty() {
+            "scenario".to_string()
+        } else {
+            path
+        };
         if !msg.ends_with('.') && !msg.contains(" at line ") {
             msg.push('.');
         }

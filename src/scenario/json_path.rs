@@ -148,7 +148,10 @@ mod tests {
             "parallel.tpp"
         );
         // A missing field: the object that lacks it.
-        assert_eq!(path_of_error::<Outer>(r#"{"name": "x", "parallel": {}}"#), "parallel");
+        assert_eq!(
+            path_of_error::<Outer>(r#"{"name": "x", "parallel": {}}"#),
+            "parallel"
+        );
         // A bad list element.
         assert_eq!(
             path_of_error::<Outer>(r#"{"name": "x", "parallel": {"tp": 1, "list": [1, 2, -3]}}"#),
