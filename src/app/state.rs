@@ -356,6 +356,7 @@ impl State {
                 }
             }
             Action::SetGpu(id) => {
+                let was = s.cluster.gpu_name();
                 if id == "custom" {
                     if !matches!(s.cluster.gpu, GpuChoice::Custom(_)) {
                         let custom = custom_of(s);
@@ -366,6 +367,17 @@ impl State {
                     }
                 } else if let Some(p) = gpu_preset(&id) {
                     s.cluster.gpu = GpuChoice::Preset(p.id.to_string());
+                }
+                // A calibration describes the cluster it was measured on (its drivers, kernels
+                // and fabric), so it does not follow the plan to another GPU preset; editing
+                // the figures of the same GPU ("custom") keeps it.
+                let now = s.cluster.gpu_name();
+                if id != "custom" && now != was && !s.calibration.is_default() {
+                    s.calibration = Calibration::default();
+                    self.undo = announce(
+                        format!("Calibration removed: it was measured on {was}; measure a run on {now} to calibrate again."),
+                        false,
+                    );
                 }
             }
             Action::ApplyNetwork(id) => {
@@ -511,6 +523,33 @@ mod tests {
         assert_eq!(s.to_query(), "v=1&model=llama3-8b");
         assert_eq!(State::from_query(""), s);
         assert_eq!(State::from_query("?"), s);
+    }
+
+    #[test]
+    fn a_calibration_does_not_follow_the_plan_to_another_gpu() {
+        let mut st = State::default();
+        let k = Calibration {
+            compute: Some(0.8),
+            network: Some(0.7),
+            memory_gib: None,
+        };
+        st.apply(Action::SetCalibration(k));
+        // Custom figures of the same GPU: still the measured cluster.
+        st.apply(Action::SetGpu("custom".into()));
+        assert_eq!(st.scenario.calibration, k);
+        st.apply(Action::SetGpu("a100-sxm4-80gb".into()));
+        assert!(st.scenario.calibration.is_default());
+        let undo = st.undo.clone().expect("the removal is announced");
+        assert!(
+            undo.text
+                .starts_with("Calibration removed: it was measured on Custom (NVIDIA H100"),
+            "{}",
+            undo.text
+        );
+        assert!(undo.text.contains("A100"), "{}", undo.text);
+        // Undo brings the plan back with its calibration.
+        st.apply(Action::Undo);
+        assert_eq!(st.scenario.calibration, k);
     }
 
     #[test]
