@@ -1,7 +1,7 @@
 //! The [`Estimate`] type and the [`estimate`] entry point.
 
 pub use super::time::comm::CommBreakdown;
-use crate::scenario::{Scenario, ScenarioError};
+use crate::scenario::{GpuSpec, Scenario, ScenarioError};
 use serde::Serialize;
 
 /// Everything paracalc predicts for one scenario. Every group is a named breakdown whose parts add
@@ -230,19 +230,36 @@ pub fn estimate(scenario: &Scenario) -> Result<Estimate, ScenarioError> {
 /// Like [`estimate`], but writes into `out`, reusing its buffers (the search calls this in a loop
 /// without allocating).
 pub fn estimate_into(scenario: &Scenario, out: &mut Estimate) -> Result<(), ScenarioError> {
+    let gpu = memory_into(scenario, out)?;
+    time_into(scenario, &gpu, out);
+    Ok(())
+}
+
+/// The first half of [`estimate_into`]: validates `scenario` and fills `out.memory` only;
+/// returns the GPU for [`time_into`]. The search stops here for a layout that does not fit and
+/// whose time it does not need.
+pub(crate) fn memory_into(
+    scenario: &Scenario,
+    out: &mut Estimate,
+) -> Result<GpuSpec, ScenarioError> {
     scenario.validate()?;
     let Some(gpu) = scenario.gpu() else {
         return Err(ScenarioError::single("cluster.gpu", "unknown GPU."));
     };
     super::memory::fill(scenario, &gpu, &mut out.memory);
+    Ok(gpu)
+}
+
+/// The second half of [`estimate_into`]: time, FLOPs, throughput and communication, after
+/// [`memory_into`] filled `out.memory` for the same scenario.
+pub(crate) fn time_into(scenario: &Scenario, gpu: &GpuSpec, out: &mut Estimate) {
     super::time::fill(
         scenario,
-        &super::calibration::links(&gpu, &scenario.calibration),
+        &super::calibration::links(gpu, &scenario.calibration),
         &out.memory,
         &mut out.time,
         &mut out.flops,
         &mut out.throughput,
         &mut out.comm,
     );
-    Ok(())
 }

@@ -519,35 +519,59 @@ impl Searcher {
     }
 
     fn evaluate(&mut self, layout: Layout) {
+        use super::estimate::{memory_into, time_into};
         layout.apply(&mut self.work);
         self.report.evaluated += 1;
-        match super::estimate::estimate_into(&self.work, &mut self.estimate) {
+        let gpu = match memory_into(&self.work, &mut self.estimate) {
+            Ok(gpu) => gpu,
             Err(e) => {
                 let reason = e
                     .issues
                     .first()
                     .map_or_else(|| "invalid".to_string(), |i| format!("invalid {}", i.field));
                 count_rejected(&mut self.report, &reason);
+                return;
             }
-            Ok(()) => {
-                let est = &self.estimate;
-                let r = Ranked {
-                    layout,
-                    step_s: est.time.step_s,
-                    tokens_per_s: est.throughput.tokens_per_s,
-                    mfu: est.throughput.mfu,
-                    peak_bytes: est.memory.peak_bytes,
-                    fits: est.memory.fits,
-                };
-                if r.fits {
-                    self.report.feasible += 1;
-                    self.feasible.push(r);
-                } else {
-                    self.keep_near(r);
-                    count_rejected(&mut self.report, "does not fit in GPU memory");
-                }
-            }
+        };
+        let fits = self.estimate.memory.fits;
+        // A layout that does not fit matters only as a near miss a better split may rescue
+        // ([`Searcher::keep_near`]); without that, its time is not needed.
+        if !fits && !(self.refines(&layout) && self.split_may_fit()) {
+            count_rejected(&mut self.report, "does not fit in GPU memory");
+            return;
         }
+        time_into(&self.work, &gpu, &mut self.estimate);
+        let est = &self.estimate;
+        let r = Ranked {
+            layout,
+            step_s: est.time.step_s,
+            tokens_per_s: est.throughput.tokens_per_s,
+            mfu: est.throughput.mfu,
+            peak_bytes: est.memory.peak_bytes,
+            fits,
+        };
+        if fits {
+            self.report.feasible += 1;
+            self.feasible.push(r);
+        } else {
+            self.keep_near(r);
+            count_rejected(&mut self.report, "does not fit in GPU memory");
+        }
+    }
+
+    /// Whether some stage split of the layout just estimated may fit: every split places the
+    /// same layers, so the model states summed over the stages do not change, and the fullest
+    /// stage holds at least their mean. When that mean alone exceeds the GPU, no split fits.
+    fn split_may_fit(&self) -> bool {
+        let m = &self.estimate.memory;
+        let states: f64 = m.stages.iter().map(|st| st.model_states_bytes()).sum();
+        states / (m.stages.len().max(1) as f64) <= m.capacity_bytes
+    }
+
+    /// Whether a layout that does not fit may still be rescued by a better stage split (the
+    /// search refines splits and the layout has a pipeline).
+    fn refines(&self, layout: &Layout) -> bool {
+        self.space.refine_splits && layout.pp >= 2
     }
 
     /// The report so far (complete once [`Searcher::step`] has returned `true`).
@@ -621,7 +645,7 @@ fn fastest_first<T>(v: &mut Vec<T>, top: usize, cmp: impl Fn(&T, &T) -> std::cmp
 impl Searcher {
     /// Keeps `r` among the `top` fastest layouts that do not fit.
     fn keep_near(&mut self, r: Ranked) {
-        if !self.space.refine_splits || r.layout.pp < 2 || !r.tokens_per_s.is_finite() {
+        if !self.refines(&r.layout) || !r.tokens_per_s.is_finite() {
             return;
         }
         let top = self.space.top.max(1);
