@@ -536,7 +536,8 @@ impl Searcher {
         let fits = self.estimate.memory.fits;
         // A layout that does not fit matters only as a near miss a better split may rescue
         // ([`Searcher::keep_near`]); without that, its time is not needed.
-        if !fits && !(self.refines(&layout) && self.split_may_fit()) {
+        let timed = fits || (self.refines(&layout) && self.split_may_fit());
+        if !timed {
             count_rejected(&mut self.report, "does not fit in GPU memory");
             return;
         }
