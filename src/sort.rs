@@ -18,6 +18,9 @@ use std::cmp::Ordering;
 /// assert_eq!(v, [(0, 'd'), (1, 'b'), (2, 'a'), (2, 'c')]);
 /// ```
 pub fn sort_by<T>(v: &mut [T], cmp: impl Fn(&T, &T) -> Ordering) {
+    if v.len() < 2 {
+        return;
+    }
     let order = order(v.len(), &|i, j| cmp(&v[i], &v[j]));
     permute(v, &order);
 }

@@ -238,6 +238,7 @@ pub fn estimate_into(scenario: &Scenario, out: &mut Estimate) -> Result<(), Scen
 /// The first half of [`estimate_into`]: validates `scenario` and fills `out.memory` only;
 /// returns the GPU for [`time_into`]. The search stops here for a layout that does not fit and
 /// whose time it does not need.
+#[inline]
 pub(crate) fn memory_into(
     scenario: &Scenario,
     out: &mut Estimate,
@@ -252,6 +253,7 @@ pub(crate) fn memory_into(
 
 /// The second half of [`estimate_into`]: time, FLOPs, throughput and communication, after
 /// [`memory_into`] filled `out.memory` for the same scenario.
+#[inline]
 pub(crate) fn time_into(scenario: &Scenario, gpu: &GpuSpec, out: &mut Estimate) {
     super::time::fill(
         scenario,
