@@ -137,24 +137,38 @@ pub fn render(s: &Scenario, e: &Estimate) -> String {
             gib(host)
         );
     }
-    if let Ok(Some(split)) = crate::engine::split::best_split(s) {
-        if split.is_better() {
-            let list: Vec<String> = split.layers_per_stage.iter().map(u64::to_string).collect();
-            let _ = writeln!(
-                o,
-                "a better split: layers_per_stage [{}]{}: peak {:.2} GiB ({:+.2}), step {:.4} s ({:+.4}){}",
-                list.join(", "),
-                split
-                    .megatron_first_last
-                    .map(|(f, l)| format!(" (Megatron first/last {f}/{l})"))
-                    .unwrap_or_default(),
-                gib(split.peak_bytes),
-                -gib(split.memory_saved_bytes()),
-                split.step_s,
-                -split.time_saved_s(),
-                if split.fits && !split.base_fits { ", fits" } else { "" }
-            );
+    let fastest = crate::engine::split::best_split(s).ok().flatten();
+    let lightest = crate::engine::split::lightest_split(s).ok().flatten();
+    for split in fastest.iter().chain(lightest.iter()) {
+        let shown_fastest = fastest
+            .as_ref()
+            .is_some_and(|f| f.is_better() && f.layers_per_stage == split.layers_per_stage);
+        if !split.is_better()
+            || (split.goal == crate::engine::split::Goal::Lightest && shown_fastest)
+        {
+            continue;
         }
+        let list: Vec<String> = split.layers_per_stage.iter().map(u64::to_string).collect();
+        let _ = writeln!(
+            o,
+            "{}: layers_per_stage [{}]{}: peak {:.2} GiB ({:+.2}), stages {:.2} GiB apart ({:+.2}), step {:.4} s ({:+.4}){}",
+            match split.goal {
+                crate::engine::split::Goal::Fastest => "a better split",
+                crate::engine::split::Goal::Lightest => "a lighter split, no slower",
+            },
+            list.join(", "),
+            split
+                .megatron_first_last
+                .map(|(f, l)| format!(" (Megatron first/last {f}/{l})"))
+                .unwrap_or_default(),
+            gib(split.peak_bytes),
+            -gib(split.memory_saved_bytes()),
+            gib(split.spread_bytes),
+            gib(split.spread_bytes - split.base_spread_bytes),
+            split.step_s,
+            -split.time_saved_s(),
+            if split.fits && !split.base_fits { ", fits" } else { "" }
+        );
     }
     let _ = writeln!(
         o,

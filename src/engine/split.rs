@@ -5,11 +5,17 @@
 //! output layer and the loss, MoE models start with dense layers and end with MTP modules, and
 //! the V-shaped and DualPipe schedules place the embedding and the loss elsewhere
 //! ([`super::layout`]). [`best_split`] searches `parallel.layers_per_stage` with the engine itself
-//! as the judge, in this order of preference:
+//! as the judge, in this order of preference ([`Goal::Fastest`]):
 //! 1. every stage fits (while none does, the lowest peak memory);
 //! 2. the shortest step;
 //! 3. at equal step time, the lowest peak memory, then the smallest spread between the
 //!    fullest and the emptiest stage.
+//!
+//! [`lightest_split`] answers the other question a planner asks ([`Goal::Lightest`]): the split
+//! with the lowest peak memory, then the smallest spread, among those no slower than the
+//! scenario's own. The fastest split often piles layers where the pipeline has slack, so the two
+//! differ: DeepSeek-V3 on pp 16 with DualPipe (H200) is fastest as 1, 4, 3, 3, 4, … , 6 (spread
+//! 25.5 GiB) and lightest at the same speed as 1, 4, … , 4 (spread 5.0 GiB, from 19.0).
 //!
 //! The search is a steepest descent over single-layer moves between any two stages, from the
 //! scenario's own split (an even split's neighbourhood is where Megatron's and NeMo's rules
@@ -32,9 +38,21 @@ const MAX_ROUNDS: usize = 256;
 /// Step times within this relative difference count as equal.
 const STEP_TOL: f64 = 1e-9;
 
+/// What a proposal optimises (module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Goal {
+    /// Fit, then the shortest step, then the lowest peak memory and spread.
+    Fastest,
+    /// Fit, then no slower than the scenario's own split, then the lowest peak memory, then the
+    /// smallest spread between the fullest and the emptiest stage.
+    Lightest,
+}
+
 /// A split of layers over pipeline stages and what it gives.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SplitProposal {
+    /// What the split was chosen for.
+    pub goal: Goal,
     /// Layers per pipeline rank (`parallel.layers_per_stage`).
     pub layers_per_stage: Vec<u64>,
     /// Megatron-LM's `--decoder-first-pipeline-num-layers` and
@@ -63,20 +81,23 @@ pub struct SplitProposal {
 impl SplitProposal {
     /// Whether the proposal beats the scenario's own split (by the module's order).
     pub fn is_better(&self) -> bool {
+        let base = Score {
+            fits: self.base_fits,
+            step: self.base_step_s,
+            peak: self.base_peak_bytes,
+            spread: self.base_spread_bytes,
+        };
         self.layers_per_stage != self.base_layers_per_stage
-            && better(
+            && better_for(
+                self.goal,
+                &base,
                 &Score {
                     fits: self.fits,
                     step: self.step_s,
                     peak: self.peak_bytes,
                     spread: self.spread_bytes,
                 },
-                &Score {
-                    fits: self.base_fits,
-                    step: self.base_step_s,
-                    peak: self.base_peak_bytes,
-                    spread: self.base_spread_bytes,
-                },
+                &base,
             )
     }
 
@@ -145,6 +166,31 @@ fn better(a: &Score, b: &Score) -> bool {
     a.spread < b.spread
 }
 
+/// Whether `a` is strictly better than `b` for `goal`, `base` being the scenario's own split
+/// (whose step time bounds [`Goal::Lightest`]).
+fn better_for(goal: Goal, base: &Score, a: &Score, b: &Score) -> bool {
+    match goal {
+        Goal::Fastest => better(a, b),
+        Goal::Lightest => {
+            if a.fits != b.fits {
+                return a.fits;
+            }
+            let limit = base.step * (1.0 + STEP_TOL);
+            let (a_ok, b_ok) = (a.step <= limit, b.step <= limit);
+            if a_ok != b_ok {
+                return a_ok;
+            }
+            if !a_ok {
+                return a.step < b.step;
+            }
+            if a.peak != b.peak {
+                return a.peak < b.peak;
+            }
+            a.spread < b.spread
+        }
+    }
+}
+
 /// The layers of every rank under the scenario's own split (its `layers_per_stage`, else the
 /// default rule of [`layout`]), in the list form `parallel.layers_per_stage` takes for its
 /// schedule (per stage in model order for DualPipe, per rank otherwise).
@@ -192,6 +238,20 @@ pub fn megatron_first_last(list: &[u64]) -> Option<(u64, u64)> {
 /// Ok::<(), paracalc::scenario::ScenarioError>(())
 /// ```
 pub fn best_split(s: &Scenario) -> Result<Option<SplitProposal>, ScenarioError> {
+    split_for(s, Goal::Fastest)
+}
+
+/// The split with the lowest peak memory (then the smallest spread) among those no slower than
+/// the scenario's own ([`Goal::Lightest`]), or `None` without a pipeline.
+///
+/// # Errors
+/// The scenario's own validation errors.
+pub fn lightest_split(s: &Scenario) -> Result<Option<SplitProposal>, ScenarioError> {
+    split_for(s, Goal::Lightest)
+}
+
+/// The steepest descent of the module docs for `goal`.
+fn split_for(s: &Scenario, goal: Goal) -> Result<Option<SplitProposal>, ScenarioError> {
     let pp = s.parallel.pp.max(1);
     if pp == 1 {
         s.validate()?;
@@ -226,7 +286,7 @@ pub fn best_split(s: &Scenario) -> Result<Option<SplitProposal>, ScenarioError> 
                 }
                 let cand = Score::of(&est);
                 let target = best.map_or(score, |(_, _, b)| b);
-                if better(&cand, &target) {
+                if better_for(goal, &base, &cand, &target) {
                     best = Some((from, to, cand));
                 }
             }
@@ -247,6 +307,7 @@ pub fn best_split(s: &Scenario) -> Result<Option<SplitProposal>, ScenarioError> 
         None
     };
     Ok(Some(SplitProposal {
+        goal,
         layers_per_stage: list,
         megatron_first_last: megatron,
         step_s: score.step,

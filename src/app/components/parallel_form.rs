@@ -9,7 +9,7 @@ use crate::app::components::form::{
 use crate::app::components::num_field::Opt;
 use crate::app::format::{duration, gib};
 use crate::app::state::{fitting_dp, layout_gpus, Action};
-use crate::engine::split::best_split;
+use crate::engine::split::{best_split, lightest_split, Goal, SplitProposal};
 use crate::scenario::{FieldId, Schedule, Value};
 
 /// How the model and the batch are split over the GPUs.
@@ -119,12 +119,28 @@ pub fn ParallelForm(props: &FormProps) -> Html {
     }
 }
 
-/// "A better split": the proposal of [`best_split`] when it beats the scenario's own split, with
-/// what it saves and a button that applies it.
+/// The split proposals that beat the scenario's own split: the fastest ([`best_split`], "a
+/// better split") and, when it differs, the lightest at no cost in time ([`lightest_split`]),
+/// each with what it saves and a button that applies it.
 fn better_split(props: &FormProps) -> Html {
-    let Ok(Some(p)) = best_split(&props.scenario) else {
-        return html! {};
-    };
+    let fastest = best_split(&props.scenario).ok().flatten();
+    let lightest = lightest_split(&props.scenario).ok().flatten();
+    let lightest = lightest.filter(|l| {
+        fastest
+            .as_ref()
+            .is_none_or(|f| !f.is_better() || f.layers_per_stage != l.layers_per_stage)
+    });
+    html! {
+        <>
+            { for fastest.iter().map(|p| proposal(props, p)) }
+            { for lightest.iter().map(|p| proposal(props, p)) }
+        </>
+    }
+}
+
+/// One proposal when it beats the scenario's own split: the list (and Megatron's first/last
+/// flags), what it gains, and a button that applies it.
+fn proposal(props: &FormProps, p: &SplitProposal) -> Html {
     if !p.is_better() {
         return html! {};
     }
@@ -141,6 +157,13 @@ fn better_split(props: &FormProps) -> Html {
     if p.memory_saved_bytes() > 0.0 {
         gains.push(format!("{} less peak memory", gib(p.memory_saved_bytes())));
     }
+    if p.spread_bytes < p.base_spread_bytes {
+        gains.push(format!(
+            "stages {} → {} apart",
+            gib(p.base_spread_bytes),
+            gib(p.spread_bytes)
+        ));
+    }
     if p.time_saved_s() > 0.0 {
         gains.push(format!("{} faster per step", duration(p.time_saved_s())));
     } else if p.time_saved_s() < 0.0 {
@@ -150,12 +173,20 @@ fn better_split(props: &FormProps) -> Html {
         .megatron_first_last
         .map(|(f, l)| format!(" (Megatron: --decoder-first-pipeline-num-layers {f} --decoder-last-pipeline-num-layers {l})"))
         .unwrap_or_default();
+    let (title, id, button_id) = match p.goal {
+        Goal::Fastest => ("A better split", "better-split", "apply-split"),
+        Goal::Lightest => (
+            "A lighter split, no slower",
+            "lighter-split",
+            "apply-lighter-split",
+        ),
+    };
     let on_action = props.on_action.clone();
     let apply = p.layers_per_stage.clone();
     html! {
-        <div class="balance ok" id="better-split" role="status">
-            <p>{ format!("A better split: {list}{megatron} — {}.", gains.join(", ")) }</p>
-            <button type="button" id="apply-split"
+        <div class="balance ok" {id} role="status">
+            <p>{ format!("{title}: {list}{megatron} — {}.", gains.join(", ")) }</p>
+            <button type="button" id={button_id}
                 onclick={Callback::from(move |_| on_action.emit(Action::Set(FieldId::LayersPerStage, Value::List(apply.clone().into()))))}>
                 { "Apply this split" }
             </button>
