@@ -263,6 +263,26 @@ const CHECKS = [
     },
   },
   {
+    name: 'split proposals: the faster and the lighter split, each applied in one click',
+    run: async (ctx) => {
+      const page = await ctx.open('?v=1&model=deepseek-v3', { viewport: { width: 1280, height: 900 } });
+      const faster = (await page.textContent('#better-split')).trim();
+      const lighter = (await page.textContent('#lighter-split')).trim();
+      ctx.log(`faster: ${faster}`);
+      ctx.log(`lighter: ${lighter}`);
+      assert.match(faster, /faster per step/);
+      assert.match(faster, /more peak memory/);
+      assert.match(lighter, /less peak memory/);
+      assert.doesNotMatch(lighter, /slower per step/);
+      const list = /no slower: ([\d,]+)/.exec(lighter)[1];
+      const step = await page.textContent('#key-step');
+      await page.click('#apply-lighter-split');
+      await page.waitForFunction((l) => location.search.includes(`lps=${l}`), list);
+      assert.equal(await page.inputValue('#parallel-layers_per_stage'), list);
+      assert.notEqual(await page.textContent('#key-step'), step);
+    },
+  },
+  {
     name: '128K tokens: MFU with the causal value beside it, defined where shown',
     run: async (ctx) => {
       const page = await ctx.open('?v=1&model=llama3-70b&seq=131072&gbs=16&cp=4&dp=1&recompute=full', { viewport: { width: 1280, height: 900 } });

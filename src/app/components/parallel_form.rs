@@ -156,6 +156,8 @@ fn proposal(props: &FormProps, p: &SplitProposal) -> Html {
     }
     if p.memory_saved_bytes() > 0.0 {
         gains.push(format!("{} less peak memory", gib(p.memory_saved_bytes())));
+    } else if p.memory_saved_bytes() < 0.0 {
+        gains.push(format!("{} more peak memory", gib(-p.memory_saved_bytes())));
     }
     if p.spread_bytes < p.base_spread_bytes {
         gains.push(format!(
@@ -173,12 +175,18 @@ fn proposal(props: &FormProps, p: &SplitProposal) -> Html {
         .megatron_first_last
         .map(|(f, l)| format!(" (Megatron: --decoder-first-pipeline-num-layers {f} --decoder-last-pipeline-num-layers {l})"))
         .unwrap_or_default();
-    let (title, id, button_id) = match p.goal {
-        Goal::Fastest => ("A better split", "better-split", "apply-split"),
+    let (title, id, button_id, button) = match p.goal {
+        Goal::Fastest => (
+            "A better split",
+            "better-split",
+            "apply-split",
+            "Apply the faster split",
+        ),
         Goal::Lightest => (
             "A lighter split, no slower",
             "lighter-split",
             "apply-lighter-split",
+            "Apply the lighter split",
         ),
     };
     let on_action = props.on_action.clone();
@@ -188,7 +196,7 @@ fn proposal(props: &FormProps, p: &SplitProposal) -> Html {
             <p>{ format!("{title}: {list}{megatron} — {}.", gains.join(", ")) }</p>
             <button type="button" id={button_id}
                 onclick={Callback::from(move |_| on_action.emit(Action::Set(FieldId::LayersPerStage, Value::List(apply.clone().into()))))}>
-                { "Apply this split" }
+                { button }
             </button>
         </div>
     }
