@@ -292,3 +292,33 @@ fn the_lightest_split_is_no_slower_and_lighter() {
         }
     }
 }
+
+/// The arithmetic behind DeepSeek-V3's balance on DualPipe (pp 16). Rank `r` holds stages `r` and
+/// `15 − r`, so the 122 stage-layers fall on 2 end ranks (which also hold the embedding, the
+/// output layer and the MTP module) and 14 middle ranks. One layer more on a rank costs its
+/// states and its activations, more than one layer's states, so the middle ranks must hold equal
+/// counts to be within one layer's states of each other; no slower than the even split means at
+/// most 8 per rank, and 14·8 + 2·m = 122 leaves m = 5 layers on each end rank: the lightest
+/// split, which stays 5.0 GiB from the middle ranks, above one layer's states (3.29 GiB).
+#[test]
+fn deepseek_v3_dualpipe_cannot_be_balanced_within_one_layer() {
+    let s = deepseek_v3_pp16("dualpipe");
+    let layer = one_layer_states(&s);
+    let e = estimate(&s).unwrap();
+    let by_layers = |n: u64| {
+        e.memory.stages[1..15]
+            .iter()
+            .find(|st| st.layers == n)
+            .map(|st| st.total_bytes)
+            .unwrap()
+    };
+    // The even split has middle ranks with 7 and with 8 layers.
+    assert!(by_layers(8) - by_layers(7) > layer);
+    let p = lightest_split(&s).unwrap().unwrap();
+    let per_rank: Vec<u64> = (0..8)
+        .map(|r| p.layers_per_stage[r] + p.layers_per_stage[15 - r])
+        .collect();
+    assert_eq!(per_rank[0], 5, "{:?}", p.layers_per_stage);
+    assert!(per_rank[1..].iter().all(|&n| n == 8), "{per_rank:?}");
+    assert!(p.spread_bytes > layer && p.spread_bytes < 2.0 * layer);
+}
