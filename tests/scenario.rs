@@ -94,6 +94,32 @@ fn unknown_keys_name_the_key() {
     assert!(e.issues[0].message.contains("unknown field"), "{e}");
 }
 
+/// A mistake inside a custom GPU names the GPU's own field, not just `cluster.gpu`.
+#[test]
+fn custom_gpu_errors_name_the_gpu_field() {
+    let custom = || {
+        serde_json::json!({"id": "g", "name": "G", "peak_tflops": {"bf16": 312}, "hbm_gib": 80,
+                           "hbm_gbps": 2039, "nvlink_domain_gpus": 8})
+    };
+    let mut v = base();
+    v["cluster"]["gpu"] = custom();
+    assert!(scenario::from_value(&v).is_ok());
+    v["cluster"]["gpu"]["hbm_gib"] = "lots".into();
+    let e = scenario::from_value(&v).unwrap_err();
+    assert_eq!(e.issues[0].field, "cluster.gpu.hbm_gib");
+    assert!(e.issues[0].message.contains("invalid type"), "{e}");
+    let mut v = base();
+    v["cluster"]["gpu"] = custom();
+    v["cluster"]["gpu"]["hbm"] = 3.into();
+    let e = scenario::from_value(&v).unwrap_err();
+    assert_eq!(e.issues[0].field, "cluster.gpu.hbm");
+    let mut v = base();
+    v["cluster"]["gpu"] = 7.into();
+    let e = scenario::from_value(&v).unwrap_err();
+    assert_eq!(e.issues[0].field, "cluster.gpu");
+    assert!(e.issues[0].message.contains("a GPU preset id or a custom GPU object"), "{e}");
+}
+
 #[test]
 fn wrong_types_name_the_field() {
     let mut v = base();

@@ -51,13 +51,40 @@ impl Default for Cluster {
 // The custom variant is large, but a scenario holds one GpuChoice and the engine copies the
 // GpuSpec out of it once per estimate: boxing would only add an allocation per clone.
 #[allow(clippy::large_enum_variant)]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum GpuChoice {
     /// A preset id from [`super::GPU_PRESETS`].
     Preset(String),
     /// A GPU described in the scenario, with the fields of `gpus.json`.
     Custom(CustomGpu),
+}
+
+/// A string is a preset id, an object a custom GPU. Written out rather than derived with
+/// `#[serde(untagged)]`, which buffers the value and reports any mistake inside a custom GPU
+/// only as "data did not match any variant": here an error names the custom GPU's own field
+/// (`cluster.gpu.hbm_gib: invalid type …`), and the bundle has no buffering deserialiser.
+impl<'de> Deserialize<'de> for GpuChoice {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<GpuChoice, D::Error> {
+        struct Choice;
+        impl<'de> serde::de::Visitor<'de> for Choice {
+            type Value = GpuChoice;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a GPU preset id or a custom GPU object")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<GpuChoice, E> {
+                Ok(GpuChoice::Preset(v.to_string()))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<GpuChoice, A::Error> {
+                CustomGpu::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(GpuChoice::Custom)
+            }
+        }
+        d.deserialize_any(Choice)
+    }
 }
 
 /// A GPU described inline, with the same fields as the presets (`gpus.json`).
