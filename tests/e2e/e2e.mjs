@@ -263,7 +263,7 @@ const CHECKS = [
     },
   },
   {
-    name: 'split proposals: the faster and the lighter split, each applied in one click',
+    name: 'split proposals: the faster and the lighter split, each applied in one click; preset and GPU sources',
     run: async (ctx) => {
       const page = await ctx.open('?v=1&model=deepseek-v3', { viewport: { width: 1280, height: 900 } });
       const faster = (await page.textContent('#better-split')).trim();
@@ -280,6 +280,10 @@ const CHECKS = [
       await page.waitForFunction((l) => location.search.includes(`lps=${l}`), list);
       assert.equal(await page.inputValue('#parallel-layers_per_stage'), list);
       assert.notEqual(await page.textContent('#key-step'), step);
+      // The preset's and the GPU's sources, folded.
+      assert.match(await page.textContent('#preset-source summary'), /DeepSeek-V3/);
+      assert.match(await page.textContent('#preset-source'), /config\.json/);
+      assert.match(await page.textContent('#gpu-source'), /arXiv 2412\.19437/);
     },
   },
   {

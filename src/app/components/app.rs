@@ -206,6 +206,7 @@ pub fn App(props: &AppProps) -> Html {
                     }
                 </div>
             </nav>
+            { preset_source(state.preset) }
             <Notices notices={state.notices.clone()} message={state.message.clone()} {on_dismiss} />
             <main class="layout">
                 <form class="inputs" aria-label="Inputs" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}>
@@ -253,5 +254,20 @@ pub fn App(props: &AppProps) -> Html {
                 <EmbedDialog state={state_rc} {base} on_close={close_embed} />
             }
         </>
+    }
+}
+
+/// The sources of the preset the plan started from (the model's shape and the published run's
+/// layout), folded under the toolbar; nothing when the plan did not start from a preset.
+fn preset_source(id: &str) -> Html {
+    let Some(p) = MODEL_PRESETS.iter().find(|p| p.id == id) else {
+        return html! {};
+    };
+    html! {
+        <details class="source preset-source" id="preset-source">
+            <summary>{ format!("Where “{}” comes from", p.name) }</summary>
+            <p>{ "Model: " }{ p.source }</p>
+            <p>{ "Run: " }{ p.setup_source }</p>
+        </details>
     }
 }

@@ -6,10 +6,30 @@ use crate::app::components::form::{errors_for, num_field, send, FormProps};
 use crate::app::components::num_field::{select, Opt};
 use crate::app::state::Action;
 use crate::presets::NETWORK_PRESETS;
-use crate::scenario::{FieldId, GpuChoice, GPU_PRESETS};
+use crate::scenario::{gpu_preset, FieldId, GpuChoice, GPU_PRESETS};
 
 fn opt_num(v: Option<f64>) -> String {
     v.map_or_else(|| "none".to_string(), |x| format!("{x}"))
+}
+
+/// Where a preset GPU's figures come from (its source and notes), folded; nothing for a custom
+/// GPU, whose figures are the user's.
+fn gpu_source(gpu: &GpuChoice) -> Html {
+    let GpuChoice::Preset(id) = gpu else {
+        return html! {};
+    };
+    let Some(p) = gpu_preset(id) else {
+        return html! {};
+    };
+    html! {
+        <details class="source" id="gpu-source">
+            <summary>{ "Where these GPU figures come from" }</summary>
+            <p>{ p.source }</p>
+            if !p.notes.is_empty() {
+                <p>{ p.notes }</p>
+            }
+        </details>
+    }
 }
 
 /// GPUs, nodes, links and framework overheads.
@@ -59,6 +79,7 @@ pub fn ClusterForm(props: &FormProps) -> Html {
             <div class="grid">
                 { select("cluster.gpu", FieldId::Gpu.def().label, &gpu_help, gpu_options, &gpu_value, &errors_for(issues, FieldId::Gpu),
                     send(props, |v: String| Some(Action::SetGpu(v)))) }
+                { gpu_source(&c.gpu) }
                 { select("cluster.network", "Network preset", "Sets GPUs per node and both link bandwidths.", net_options, "", &[],
                     send(props, |v: String| (!v.is_empty()).then_some(Action::ApplyNetwork(v)))) }
                 { num_field(FieldId::NumGpus, props, "") }
