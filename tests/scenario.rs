@@ -117,7 +117,12 @@ fn custom_gpu_errors_name_the_gpu_field() {
     v["cluster"]["gpu"] = 7.into();
     let e = scenario::from_value(&v).unwrap_err();
     assert_eq!(e.issues[0].field, "cluster.gpu");
-    assert!(e.issues[0].message.contains("a GPU preset id or a custom GPU object"), "{e}");
+    assert!(
+        e.issues[0]
+            .message
+            .contains("a GPU preset id or a custom GPU object"),
+        "{e}"
+    );
 }
 
 #[test]
