@@ -322,3 +322,29 @@ fn deepseek_v3_dualpipe_cannot_be_balanced_within_one_layer() {
     assert!(per_rank[1..].iter().all(|&n| n == 8), "{per_rank:?}");
     assert!(p.spread_bytes > layer && p.spread_bytes < 2.0 * layer);
 }
+
+/// A deep pipeline (pp 64, 4,032 moves a round) stops at the estimate budget with a proposal that
+/// is still a valid split no worse than its own, for both goals.
+#[test]
+fn deep_pipelines_stop_at_the_budget_with_a_valid_proposal() {
+    let mut s = model_preset("gpt3-175b").unwrap().scenario();
+    s.model.layers = 128;
+    s.parallel.pp = 64;
+    s.parallel.tp = 8;
+    s.parallel.dp = 1;
+    s.parallel.vp = 1;
+    s.cluster.num_gpus = 512;
+    let mut list = vec![2u64; 64];
+    list[0] = 1;
+    list[63] = 3;
+    s.parallel.layers_per_stage = Some(list);
+    for p in [best_split(&s), lightest_split(&s)] {
+        let p = p.unwrap().unwrap();
+        assert_eq!(p.layers_per_stage.iter().sum::<u64>(), 128);
+        assert!(p.layers_per_stage.iter().all(|&n| n >= 1));
+        assert!(p.step_s <= p.base_step_s * (1.0 + 1e-9), "{:?}", p.goal);
+        let mut t = s.clone();
+        t.parallel.layers_per_stage = Some(p.layers_per_stage.clone());
+        assert_eq!(estimate(&t).unwrap().time.step_s, p.step_s);
+    }
+}

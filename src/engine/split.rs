@@ -35,6 +35,12 @@ use crate::scenario::{Scenario, ScenarioError, Schedule};
 
 /// Most improving moves taken before the search stops.
 const MAX_ROUNDS: usize = 256;
+/// Most estimates one proposal makes. A round tries `p·(p − 1)` moves, so deep pipelines (pp 64:
+/// 4,032 per round) would otherwise take a second or more in the browser, where the parallel
+/// form proposes a split on every edit; at the budget the search takes the best move of the
+/// round so far and stops, so the proposal is still no worse than the scenario's own split.
+/// Pipelines up to pp 32 finish well inside it.
+const MAX_ESTIMATES: usize = 6_000;
 /// Step times within this relative difference count as equal.
 const STEP_TOL: f64 = 1e-9;
 
@@ -265,9 +271,10 @@ fn split_for(s: &Scenario, goal: Goal) -> Result<Option<SplitProposal>, Scenario
     let base_list = current_split(s);
     let mut list = base_list.clone();
     let mut score = base;
+    let mut estimates = 0usize;
     for _ in 0..MAX_ROUNDS {
         let mut best: Option<(usize, usize, Score)> = None;
-        for from in 0..list.len() {
+        'moves: for from in 0..list.len() {
             if list[from] <= min_layers {
                 continue;
             }
@@ -275,6 +282,10 @@ fn split_for(s: &Scenario, goal: Goal) -> Result<Option<SplitProposal>, Scenario
                 if to == from {
                     continue;
                 }
+                if estimates >= MAX_ESTIMATES {
+                    break 'moves;
+                }
+                estimates += 1;
                 list[from] -= 1;
                 list[to] += 1;
                 work.parallel.layers_per_stage = Some(list.clone());
@@ -296,6 +307,9 @@ fn split_for(s: &Scenario, goal: Goal) -> Result<Option<SplitProposal>, Scenario
                 list[from] -= 1;
                 list[to] += 1;
                 score = cand;
+                if estimates >= MAX_ESTIMATES {
+                    break;
+                }
             }
             None => break,
         }
