@@ -182,7 +182,11 @@ async fn yield_to_event_loop() {
     let promise = js_sys::Promise::new(&mut |resolve, _reject| match &channel {
         Some(ch) => {
             ch.port1().set_onmessage(Some(&resolve));
-            if ch.port2().post_message(&wasm_bindgen::JsValue::NULL).is_err() {
+            if ch
+                .port2()
+                .post_message(&wasm_bindgen::JsValue::NULL)
+                .is_err()
+            {
                 let _ = resolve.call0(&wasm_bindgen::JsValue::NULL);
             }
         }
