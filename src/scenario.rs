@@ -75,9 +75,15 @@ pub struct Scenario {
 ///
 /// This checks the shape only; call [`Scenario::validate`] for the values.
 pub fn parse(json: &str) -> Result<Scenario, ScenarioError> {
+    from_text(json, true)
+}
+
+/// Deserialises `json`; an error names the field at serde_json's error position
+/// ([`json_path::path_at`]), with its line and column when `at_line`.
+fn from_text(json: &str, at_line: bool) -> Result<Scenario, ScenarioError> {
     serde_json::from_str(json).map_err(|e| {
         let path = json_path::path_at(json, e.line(), e.column());
-        ScenarioError::from_json(path, &e, true)
+        ScenarioError::from_json(path, &e, at_line)
     })
 }
 
@@ -87,11 +93,7 @@ pub fn parse(json: &str) -> Result<Scenario, ScenarioError> {
 pub fn from_value(value: &serde_json::Value) -> Result<Scenario, ScenarioError> {
     // Through its text, so that the scenario's deserialiser exists once in the WebAssembly
     // bundle (the evidence file is read from text too) and errors are placed the same way.
-    let json = value.to_string();
-    serde_json::from_str(&json).map_err(|e| {
-        let path = json_path::path_at(&json, e.line(), e.column());
-        ScenarioError::from_json(path, &e, false)
-    })
+    from_text(&value.to_string(), false)
 }
 
 impl Scenario {

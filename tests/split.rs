@@ -1,7 +1,7 @@
 //! The best stage split (`engine::split`): acceptance cases of issue 14.
 
 use paracalc::engine::estimate;
-use paracalc::engine::split::{best_split, lightest_split, Goal};
+use paracalc::engine::split::{best_split, lightest_split, proposals, Goal};
 use paracalc::presets::model_preset;
 use paracalc::scenario::{Recompute, Scenario};
 
@@ -113,6 +113,7 @@ fn llama_405b_on_pp16_with_dualpipe_keeps_the_even_split() {
     let p = accept(&s);
     assert_eq!(p.layers_per_stage[..2], [7, 8]);
     assert!(!p.is_better());
+    assert!(proposals(&s).is_empty());
 }
 
 /// Under 1F1B stage `r` holds `p − r` micro-batches, so stage memory falls from the first stage
@@ -268,6 +269,9 @@ fn the_lightest_split_is_no_slower_and_lighter() {
     assert!(p.spread_bytes < p.base_spread_bytes / 3.0);
     let fastest = best_split(&s).unwrap().unwrap();
     assert!(p.spread_bytes < fastest.spread_bytes / 4.0);
+    // Both are shown, fastest first.
+    let shown = proposals(&s);
+    assert_eq!(shown, vec![fastest.clone(), p.clone()]);
     let mut t = s.clone();
     t.parallel.layers_per_stage = Some(p.layers_per_stage.clone());
     let e = estimate(&t).unwrap();

@@ -137,17 +137,7 @@ pub fn render(s: &Scenario, e: &Estimate) -> String {
             gib(host)
         );
     }
-    let fastest = crate::engine::split::best_split(s).ok().flatten();
-    let lightest = crate::engine::split::lightest_split(s).ok().flatten();
-    for split in fastest.iter().chain(lightest.iter()) {
-        let shown_fastest = fastest
-            .as_ref()
-            .is_some_and(|f| f.is_better() && f.layers_per_stage == split.layers_per_stage);
-        if !split.is_better()
-            || (split.goal == crate::engine::split::Goal::Lightest && shown_fastest)
-        {
-            continue;
-        }
+    for split in crate::engine::split::proposals(s) {
         let list: Vec<String> = split.layers_per_stage.iter().map(u64::to_string).collect();
         let _ = writeln!(
             o,

@@ -534,12 +534,13 @@ impl Searcher {
             }
         };
         let fits = self.estimate.memory.fits;
-        // A layout that does not fit matters only as a near miss a better split may rescue
-        // ([`Searcher::keep_near`]); without that, its time is not needed.
-        let timed = fits || (self.refines(&layout) && self.split_may_fit());
-        if !timed {
+        if !fits {
             count_rejected(&mut self.report, "does not fit in GPU memory");
-            return;
+            // It matters only as a near miss a better split may rescue ([`Searcher::keep_near`]);
+            // without that, its time is not needed.
+            if !(self.refines(&layout) && self.split_may_fit()) {
+                return;
+            }
         }
         time_into(&self.work, &gpu, &mut self.estimate);
         let est = &self.estimate;
@@ -556,7 +557,6 @@ impl Searcher {
             self.feasible.push(r);
         } else {
             self.keep_near(r);
-            count_rejected(&mut self.report, "does not fit in GPU memory");
         }
     }
 

@@ -256,6 +256,23 @@ pub fn lightest_split(s: &Scenario) -> Result<Option<SplitProposal>, ScenarioErr
     split_for(s, Goal::Lightest)
 }
 
+/// The proposals worth showing for `s`, fastest first: each of [`best_split`] and
+/// [`lightest_split`] that beats the scenario's own split, the lightest only when it is not the
+/// same split as the fastest. Empty without a pipeline, on an invalid scenario, or when the
+/// scenario's own split is best for both goals.
+pub fn proposals(s: &Scenario) -> Vec<SplitProposal> {
+    let mut out: Vec<SplitProposal> = Vec::with_capacity(2);
+    for p in [best_split(s), lightest_split(s)]
+        .into_iter()
+        .filter_map(|r| r.ok().flatten())
+    {
+        if p.is_better() && out.iter().all(|q| q.layers_per_stage != p.layers_per_stage) {
+            out.push(p);
+        }
+    }
+    out
+}
+
 /// The steepest descent of the module docs for `goal`.
 fn split_for(s: &Scenario, goal: Goal) -> Result<Option<SplitProposal>, ScenarioError> {
     let pp = s.parallel.pp.max(1);

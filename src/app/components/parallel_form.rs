@@ -9,7 +9,7 @@ use crate::app::components::form::{
 use crate::app::components::num_field::Opt;
 use crate::app::format::{duration, gib};
 use crate::app::state::{fitting_dp, layout_gpus, Action};
-use crate::engine::split::{best_split, lightest_split, Goal, SplitProposal};
+use crate::engine::split::{proposals, Goal, SplitProposal};
 use crate::scenario::{FieldId, Schedule, Value};
 
 /// How the model and the batch are split over the GPUs.
@@ -119,31 +119,20 @@ pub fn ParallelForm(props: &FormProps) -> Html {
     }
 }
 
-/// The split proposals that beat the scenario's own split: the fastest ([`best_split`], "a
-/// better split") and, when it differs, the lightest at no cost in time ([`lightest_split`]),
-/// each with what it saves and a button that applies it.
+/// The split proposals that beat the scenario's own split ([`proposals`]: the fastest, "a
+/// better split", and the lightest at no cost in time when it differs), each with what it saves
+/// and a button that applies it.
 fn better_split(props: &FormProps) -> Html {
-    let fastest = best_split(&props.scenario).ok().flatten();
-    let lightest = lightest_split(&props.scenario).ok().flatten();
-    let lightest = lightest.filter(|l| {
-        fastest
-            .as_ref()
-            .is_none_or(|f| !f.is_better() || f.layers_per_stage != l.layers_per_stage)
-    });
     html! {
         <>
-            { for fastest.iter().map(|p| proposal(props, p)) }
-            { for lightest.iter().map(|p| proposal(props, p)) }
+            { for proposals(&props.scenario).iter().map(|p| proposal(props, p)) }
         </>
     }
 }
 
-/// One proposal when it beats the scenario's own split: the list (and Megatron's first/last
-/// flags), what it gains, and a button that applies it.
+/// One proposal: the list (and Megatron's first/last flags), what it gains, and a button that
+/// applies it.
 fn proposal(props: &FormProps, p: &SplitProposal) -> Html {
-    if !p.is_better() {
-        return html! {};
-    }
     let list = p
         .layers_per_stage
         .iter()
