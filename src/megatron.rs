@@ -100,7 +100,12 @@ pub fn launch_args(s: &Scenario) -> String {
             arg(format!("--moe-layer-freq {pattern}"));
         }
         arg("--moe-grouped-gemm".into());
-        arg("--moe-token-dispatcher-type alltoall".into());
+        if s.parallel.moe_dispatcher == Some(crate::scenario::MoeDispatcher::Deepep) {
+            arg("--moe-token-dispatcher-type flex".into());
+            arg("--moe-enable-deepep".into());
+        } else {
+            arg("--moe-token-dispatcher-type alltoall".into());
+        }
     }
     if m.mtp_layers() > 0 {
         arg(format!("--mtp-num-layers {}", m.mtp_layers()));

@@ -42,7 +42,7 @@ pub use fields::{FieldDef, FieldId, Kind, Value, FIELDS};
 pub use gpu::{gpu_preset, GpuPreset, GpuSpec, PeakTflops, GPU_PRESETS, HOST_LINK_SOURCES};
 pub use model::{FfnAct, Mla, Model, Moe};
 pub use overhead::Overhead;
-pub use parallel::{FsdpStyle, Parallel, Schedule};
+pub use parallel::{FsdpStyle, MoeDispatcher, Parallel, Schedule};
 pub use training::{
     AttentionKernel, Fp8Recipe, Framework, Optimizer, Precision, Recompute, Training,
 };

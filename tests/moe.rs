@@ -544,3 +544,64 @@ fn memory_chart_separates_expert_states() {
     let parts: f64 = Component::ALL.iter().map(|c| c.bytes(st)).sum();
     assert!((parts - st.total_bytes).abs() < 1e-3 * st.total_bytes);
 }
+
+/// `parallel.moe_dispatcher = deepep` (DeepEP's normal kernels): a token crosses the network once
+/// per remote node holding one of its experts. For DeepSeek-V3 on 2048 H800s (64 expert ranks
+/// over 8 nodes, top-8 of 256) that is 7·(1 − P₀) = 4.633 network copies per token instead of the
+/// all-to-all's 8·7/8 = 7; the rest of the step is untouched, the parts still add up, the field
+/// travels through the share link, the Megatron-LM export names the flex dispatcher, and the
+/// plans it cannot describe are field errors.
+#[test]
+fn deepep_dispatch_sends_fewer_network_copies() {
+    let v = |disp: Option<&str>| {
+        let mut v = serde_json::json!({
+            "model": serde_json::to_value(preset("deepseek-v3")).unwrap(),
+            "training": {"global_batch": 15360, "micro_batch": 1, "precision": "fp8",
+                         "recompute": "selective", "flash_attention": true},
+            "parallel": {"tp": 1, "pp": 16, "dp": 128, "ep": 64, "etp": 1, "zero_stage": 1},
+            "cluster": {"gpu": "h800-sxm5-80gb", "num_gpus": 2048, "gpus_per_node": 8}
+        });
+        if let Some(d) = disp {
+            v["parallel"]["moe_dispatcher"] = serde_json::json!(d);
+        }
+        v
+    };
+    let a2a = estimate(&scen(v(None))).unwrap();
+    let same = estimate(&scen(v(Some("alltoall")))).unwrap();
+    assert_eq!(a2a.time.step_s, same.time.step_s, "alltoall is the default");
+    let s = scen(v(Some("deepep")));
+    let dep = estimate(&s).unwrap();
+    // Network-bound on both: the exposed EP time falls by about the copies' ratio (latency and
+    // the bubble's share of it aside).
+    let ratio = dep.time.exposed_comm_s.ep / a2a.time.exposed_comm_s.ep;
+    assert!((ratio - 4.633 / 7.0).abs() < 0.03, "ratio {ratio}");
+    assert_eq!(dep.time.compute_s, a2a.time.compute_s);
+    assert_eq!(dep.memory.peak_bytes, a2a.memory.peak_bytes);
+    let parts = dep.time.compute_s
+        + dep.time.recompute_s
+        + dep.time.bubble_s
+        + dep.time.optimizer_s
+        + dep.time.exposed_comm_s.total();
+    assert!((parts - dep.time.step_s).abs() < 1e-9 * dep.time.step_s);
+    // Share link: a new key, and the plan comes back.
+    let q = paracalc::share::encode(&s, "deepseek-v3");
+    assert!(q.contains("disp=deepep"), "{q}");
+    assert_eq!(paracalc::share::decode(&q).unwrap().scenario, s);
+    // Megatron-LM launch arguments.
+    let args = paracalc::megatron::launch_args(&s);
+    assert!(args.contains("--moe-token-dispatcher-type flex"), "{args}");
+    assert!(args.contains("--moe-enable-deepep"), "{args}");
+    // Field errors: no experts, or no expert parallelism.
+    let mut dense = v(Some("deepep"));
+    dense["model"]["moe"] = serde_json::Value::Null;
+    let e = scenario::from_value(&dense)
+        .unwrap()
+        .validate()
+        .unwrap_err();
+    assert!(e.to_string().contains("parallel.moe_dispatcher"), "{e}");
+    assert!(e.to_string().contains("no experts"), "{e}");
+    let mut ep1 = v(Some("deepep"));
+    ep1["parallel"]["ep"] = serde_json::json!(1);
+    let e = scenario::from_value(&ep1).unwrap().validate().unwrap_err();
+    assert!(e.to_string().contains("parallel.ep is 1"), "{e}");
+}

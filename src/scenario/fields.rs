@@ -33,7 +33,8 @@
 
 use super::{
     gpu_preset, AttentionKernel, Calibration, CustomGpu, FfnAct, Fp8Recipe, Framework, FsdpStyle,
-    GpuChoice, GpuSpec, Mla, Moe, Precision, Recompute, Scenario, Schedule, GPU_PRESETS,
+    GpuChoice, GpuSpec, Mla, Moe, MoeDispatcher, Precision, Recompute, Scenario, Schedule,
+    GPU_PRESETS,
 };
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -910,6 +911,20 @@ fields! {
             Ok(())
         },
     }
+    /// `parallel.moe_dispatcher`.
+    MoeDispatcher {
+        path: "parallel.moe_dispatcher", key: "disp", label: "MoE dispatcher", unit: "",
+        help: "How MoE tokens reach experts on other nodes: an NCCL all-to-all (every routed copy crosses the network) or DeepEP (once per node, then NVLink); empty = the framework's (all-to-all).",
+        kind: Kind::Choice(&["alltoall", "deepep"]), optional: true,
+        get: |s| Some(s.parallel.moe_dispatcher.map_or(Value::Unset, |x| Value::Text(Cow::Borrowed(x.as_str())))),
+        set: |s, v| {
+            s.parallel.moe_dispatcher = match v {
+                Value::Unset => None,
+                v => Some(v.choice(MoeDispatcher::ALL, MoeDispatcher::as_str)?),
+            };
+            Ok(())
+        },
+    }
     // --- cluster ---
     /// `cluster.gpu`: a preset id or `custom`.
     Gpu {
@@ -1549,6 +1564,8 @@ mod tests {
         assert_eq!(ids(FieldId::AttentionKernel), attk);
         let fsdp: Vec<&str> = FsdpStyle::ALL.iter().map(|x| x.as_str()).collect();
         assert_eq!(ids(FieldId::FsdpStyle), fsdp);
+        let disp: Vec<&str> = MoeDispatcher::ALL.iter().map(|x| x.as_str()).collect();
+        assert_eq!(ids(FieldId::MoeDispatcher), disp);
     }
 
     #[test]

@@ -60,6 +60,10 @@ pub struct Parallel {
     /// tensor, torchtitan FSDP2 per block with copy-out, others per block).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fsdp_style: Option<FsdpStyle>,
+    /// How MoE tokens reach their experts across nodes. Default: the framework's (all of them
+    /// run an NCCL all-to-all; DeepEP is opt-in everywhere).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moe_dispatcher: Option<MoeDispatcher>,
 }
 
 /// How ZeRO-3 / FSDP gathers parameters and reduces gradients (the engine prices each,
@@ -95,6 +99,33 @@ impl FsdpStyle {
             FsdpStyle::PerBlock => "per_block",
             FsdpStyle::PerBlockCopy => "per_block_copy",
             FsdpStyle::PerParameterSync => "per_parameter_sync",
+        }
+    }
+}
+
+/// How an MoE layer dispatches tokens to the expert-parallel ranks and combines them back (the
+/// engine prices each, `engine::time::moe`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MoeDispatcher {
+    /// An NCCL all-to-all: every routed copy of a token travels to its expert's GPU on its own
+    /// (Megatron-Core `--moe-token-dispatcher-type alltoall`, torchtitan's default).
+    Alltoall,
+    /// DeepEP's normal kernels: a token crosses the network once per destination node, to the
+    /// GPU with the same in-node index, which forwards it over NVLink to the experts there
+    /// (Megatron-Core `--moe-token-dispatcher-type flex --moe-enable-deepep`).
+    Deepep,
+}
+
+impl MoeDispatcher {
+    /// All values, for dropdowns.
+    pub const ALL: &'static [MoeDispatcher] = &[MoeDispatcher::Alltoall, MoeDispatcher::Deepep];
+
+    /// The JSON spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MoeDispatcher::Alltoall => "alltoall",
+            MoeDispatcher::Deepep => "deepep",
         }
     }
 }
@@ -216,6 +247,7 @@ impl Default for Parallel {
             shard_ranks: None,
             pp_comm_overlap: None,
             fsdp_style: None,
+            moe_dispatcher: None,
         }
     }
 }

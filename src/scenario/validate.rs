@@ -217,7 +217,8 @@ fn expert_and_shard_groups(c: &mut Checker, s: &Scenario) {
     }
 }
 
-/// An FP8 recipe only with FP8 precision; the 2021 DeepSpeed ZeRO-3 style only with DeepSpeed.
+/// An FP8 recipe only with FP8 precision; the 2021 DeepSpeed ZeRO-3 style only with DeepSpeed;
+/// DeepEP only for an MoE model with expert parallelism.
 fn training_stack(c: &mut Checker, s: &Scenario) {
     let t = &s.training;
     if s.parallel.fsdp_style == Some(super::FsdpStyle::PerParameterSync)
@@ -231,6 +232,20 @@ fn training_stack(c: &mut Checker, s: &Scenario) {
                 t.framework().as_str()
             ),
         );
+    }
+    if s.parallel.moe_dispatcher == Some(super::MoeDispatcher::Deepep) {
+        if s.model.moe.is_none() {
+            c.push(
+                FieldId::MoeDispatcher,
+                "DeepEP dispatches mixture-of-experts tokens; the model has no experts (model.moe)."
+                    .to_string(),
+            );
+        } else if s.parallel.ep <= 1 {
+            c.push(
+                FieldId::MoeDispatcher,
+                "DeepEP sends tokens between expert-parallel ranks; parallel.ep is 1.".to_string(),
+            );
+        }
     }
     if let (Some(r), false) = (t.fp8_recipe, t.precision == Precision::Fp8) {
         c.push(

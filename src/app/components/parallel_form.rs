@@ -97,6 +97,10 @@ pub fn ParallelForm(props: &FormProps) -> Html {
                     { select_field(FieldId::FsdpStyle, props, choice_options(FieldId::FsdpStyle, "framework's"),
                         p.fsdp_style.map_or("", |f| f.as_str())) }
                 }
+                if s.model.moe.is_some() || p.moe_dispatcher.is_some() {
+                    { select_field(FieldId::MoeDispatcher, props, choice_options(FieldId::MoeDispatcher, "all-to-all"),
+                        p.moe_dispatcher.map_or("", |d| d.as_str())) }
+                }
                 { select_field(FieldId::TpCommOverlap, props, opt_bool_options("off"), opt_bool_value(p.tp_comm_overlap)) }
                 { select_field(FieldId::DpCommOverlap, props, opt_bool_options("on"), opt_bool_value(p.dp_comm_overlap)) }
                 { select_field(FieldId::PpCommOverlap, props, opt_bool_options("framework's"), opt_bool_value(p.pp_comm_overlap)) }

@@ -385,6 +385,48 @@ impl Group {
         let t_remote = remote_peers * per_peer / self.nic_bps;
         lat * US + t_local.max(t_remote)
     }
+
+    /// MoE dispatch (or combine) by DeepEP's normal kernels, seconds: this GPU's tokens, one
+    /// copy of `token_bytes` in all, each routed to `k` of `experts` experts spread evenly over
+    /// the group's nodes. A token crosses the network once per remote node that holds one of its
+    /// experts, to the GPU with the same in-node index, which forwards it over NVLink to the
+    /// experts' GPUs; the two hops run as a pipeline (deepseek-ai/DeepEP README, "Normal kernels
+    /// with NVLink and RDMA forwarding"; DeepSeek-V3 technical report §3.2.2, arXiv 2412.19437).
+    /// With routing uniform over experts, a node holds none of a token's experts with
+    /// probability `P₀ = Π_{i<k} (E − E/N − i)/(E − i)`, so `(N−1)(1−P₀)` remote copies cross
+    /// the network instead of NCCL's `k(N−1)/N`; every routed copy that leaves its GPU takes one
+    /// NVLink hop. One RDMA peer per remote node. Inside one NVLink domain it is
+    /// [`Group::all_to_all_s`].
+    pub fn node_forwarded_all_to_all_s(&self, token_bytes: f64, k: f64, experts: f64) -> f64 {
+        if self.n <= 1.0 || token_bytes <= 0.0 || k <= 0.0 {
+            return 0.0;
+        }
+        if self.nodes <= 1.0 {
+            return self.all_to_all_s(token_bytes * k);
+        }
+        let (intra, net) = self.hop_us(true, Protocol::Simple);
+        let lat = nccl::RING_BASE_US[2] + intra + net + (self.nodes - 1.0) * nccl::NET_POST_US;
+        let t_net = token_bytes * remote_nodes_per_token(k, experts, self.nodes) / self.nic_bps;
+        let t_nvl = token_bytes * k * (self.ppn - 1.0) / self.ppn / self.intra_bps;
+        lat * US + t_net.max(t_nvl)
+    }
+}
+
+/// Expected remote nodes a token's `k` experts (of `experts`, spread evenly over `nodes`) sit
+/// on, for routing uniform over experts: `(N−1)·(1 − P₀)` with `P₀` the chance that a given
+/// node holds none of them ([`Group::node_forwarded_all_to_all_s`]).
+pub fn remote_nodes_per_token(k: f64, experts: f64, nodes: f64) -> f64 {
+    if nodes <= 1.0 || experts <= 0.0 {
+        return 0.0;
+    }
+    let others = experts - experts / nodes;
+    let mut p0 = 1.0;
+    let mut i = 0.0;
+    while i < k && p0 > 0.0 {
+        p0 *= ((others - i) / (experts - i)).max(0.0);
+        i += 1.0;
+    }
+    (nodes - 1.0) * (1.0 - p0)
 }
 
 fn better(
@@ -545,6 +587,41 @@ mod tests {
         let ar = g.all_reduce_choice(1e6).unwrap();
         assert_eq!(ar.algorithm, Algorithm::Tree);
         assert!(ar.time_s < 1e-3, "{}", ar.time_s);
+    }
+
+    #[test]
+    fn deepep_crosses_the_network_once_per_node() {
+        // DeepSeek-V3's routing over 64 H100s on 8 nodes: 256 experts, 32 per node, top-8.
+        // P0 = (224·223·…·217)/(256·255·…·249) = 0.338, so 7·0.662 = 4.633 remote copies per
+        // token instead of NCCL's 8·7/8 = 7.
+        let p0: f64 = (0..8)
+            .map(|i| (224.0 - i as f64) / (256.0 - i as f64))
+            .product();
+        assert!((p0 - 0.338).abs() < 5e-4, "{p0}");
+        let d = remote_nodes_per_token(8.0, 256.0, 8.0);
+        assert!((d - 7.0 * (1.0 - p0)).abs() < 1e-12);
+        assert!((d - 4.633).abs() < 1e-3, "{d}");
+        // One expert per token (top-1) has nothing to deduplicate: (N−1)/N of a copy.
+        assert!((remote_nodes_per_token(1.0, 128.0, 8.0) - 7.0 / 8.0).abs() < 1e-12);
+        // More experts per token than on the other nodes together: every node is reached.
+        assert!((remote_nodes_per_token(8.0, 8.0, 8.0) - 7.0).abs() < 1e-12);
+        // The time: 4096 tokens × 7168 × 2 bytes; the network part, 4.63 copies through a
+        // 42.5 GB/s NIC, outlasts the NVLink forwarding of 8·7/8 copies at 450·0.8 GB/s.
+        let g = Group::new(&spec("h100-sxm5-80gb"), 64, 1);
+        let tb = 4096.0 * 7168.0 * 2.0;
+        let lat = (8.4 + 3.4 + 14.0 + 7.0) * 1e-6;
+        let want = lat + tb * d / 42.5e9;
+        assert!((g.node_forwarded_all_to_all_s(tb, 8.0, 256.0) - want).abs() < 1e-12);
+        assert!(tb * 8.0 * 7.0 / 8.0 / (450e9 * NVLINK_EFFICIENCY) < tb * d / 42.5e9);
+        // NCCL's all-to-all of the same 8 copies sends 56/64 of them through the NIC.
+        let nccl = g.all_to_all_s(tb * 8.0);
+        assert!(nccl > 1.45 * g.node_forwarded_all_to_all_s(tb, 8.0, 256.0));
+        // Inside one node DeepEP's intranode kernels move what the all-to-all moves.
+        let n = Group::new(&spec("h100-sxm5-80gb"), 8, 1);
+        assert_eq!(
+            n.node_forwarded_all_to_all_s(tb, 8.0, 256.0),
+            n.all_to_all_s(tb * 8.0)
+        );
     }
 
     #[test]

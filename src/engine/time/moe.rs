@@ -19,7 +19,9 @@
 //! - **Router, permute, unpermute** are memory-bound ([`Device::memory_s`]).
 //! - **All-to-all** ([`Group::all_to_all_s`] of the expert-parallel group, whose members are
 //!   `etp` ranks apart): a GPU's bytes to members in its own NVLink domain go over NVLink, the
-//!   rest through its own NIC, concurrently.
+//!   rest through its own NIC, concurrently. With DeepEP (`parallel.moe_dispatcher`) a token
+//!   crosses the network once per node holding its experts and fans out over NVLink there
+//!   ([`Group::node_forwarded_all_to_all_s`]).
 //! - **Overlap.** None of the frameworks' defaults overlaps the dispatch with compute
 //!   (Megatron-Core's `--overlap-moe-expert-parallel-comm` and `--moe-shared-expert-overlap`
 //!   are opt-in), so the all-to-all time is exposed.
@@ -28,6 +30,7 @@ use super::comm::Group;
 use super::compute::Device;
 use super::inputs::Inputs;
 use crate::engine::shape::Shape;
+use crate::scenario::MoeDispatcher;
 
 /// Rows per tile of a grouped GEMM (module docs).
 pub const M_TILE: f64 = 128.0;
@@ -102,7 +105,14 @@ impl MoeCosts {
         // Dispatch and combine: this GPU sends its tokens' k copies; the busiest receives
         // `imbalance ×` that. Expert-tensor gather/scatter of the received rows.
         let a2a_bytes = tok_sp * d.k * d.h * ab;
-        let a2a = x.groups.ep.all_to_all_s(a2a_bytes * d.imbalance);
+        let a2a = match x.stack.dispatcher {
+            MoeDispatcher::Alltoall => x.groups.ep.all_to_all_s(a2a_bytes * d.imbalance),
+            MoeDispatcher::Deepep => x.groups.ep.node_forwarded_all_to_all_s(
+                tok_sp * d.h * ab * d.imbalance,
+                d.k,
+                d.experts,
+            ),
+        };
         let etp_g = Group::new(x.gpu, par.etp().max(1), 1);
         let gather = etp_g.gather_s(rows * d.h * ab);
         MoeCosts {

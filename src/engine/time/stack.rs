@@ -5,7 +5,7 @@
 
 use super::attention::AttentionKernel;
 use super::compute::Generation;
-use crate::scenario::{Framework, FsdpStyle, GpuSpec, Scenario};
+use crate::scenario::{Framework, FsdpStyle, GpuSpec, MoeDispatcher, Scenario};
 
 /// How ZeRO-3 / FSDP gathers parameters and reduces gradients (the scenario's
 /// `parallel.fsdp_style`, [`crate::scenario::FsdpStyle`]); the mechanisms priced per style:
@@ -67,6 +67,11 @@ pub struct Stack {
     /// turns it off, `megatron/training/arguments.py`) and used by the interleaved schedule only
     /// (`megatron/core/pipeline_parallel/schedules.py`).
     pub pp_overlap: bool,
+    /// MoE token dispatch: `parallel.moe_dispatcher`, else an NCCL all-to-all in every
+    /// framework (Megatron-Core recipes set `--moe-token-dispatcher-type alltoall`, DeepEP needs
+    /// `flex` plus `--moe-enable-deepep`; torchtitan's `expert_parallel` uses
+    /// `all_to_all_single`, DeepEP through an opt-in communication backend).
+    pub dispatcher: MoeDispatcher,
 }
 
 impl Stack {
@@ -95,6 +100,7 @@ impl Stack {
                 .parallel
                 .pp_comm_overlap
                 .unwrap_or(framework == Framework::Megatron && interleaved),
+            dispatcher: s.parallel.moe_dispatcher.unwrap_or(MoeDispatcher::Alltoall),
         }
     }
 }
