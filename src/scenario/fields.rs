@@ -216,6 +216,17 @@ impl Value<'_> {
             .find(|&x| id(x).eq_ignore_ascii_case(&t))
             .ok_or_else(|| format!("unknown value {}", shown(&t)))
     }
+    /// [`Value::choice`], or `None` when unset.
+    fn opt_choice<T: Copy>(
+        self,
+        all: &[T],
+        id: fn(T) -> &'static str,
+    ) -> Result<Option<T>, String> {
+        match self {
+            Value::Unset => Ok(None),
+            v => v.choice(all, id).map(Some),
+        }
+    }
 }
 
 #[inline(always)]
@@ -241,6 +252,10 @@ fn bit(v: bool) -> Option<Value<'static>> {
 #[inline(always)]
 fn opt_bit(v: Option<bool>) -> Option<Value<'static>> {
     Some(v.map_or(Value::Unset, Value::Bool))
+}
+#[inline(always)]
+fn opt_choice<T: Copy>(v: Option<T>, id: fn(T) -> &'static str) -> Option<Value<'static>> {
+    Some(v.map_or(Value::Unset, |x| Value::Text(Cow::Borrowed(id(x)))))
 }
 #[inline(always)]
 fn text(v: &str) -> Option<Value<'_>> {
@@ -721,42 +736,24 @@ fields! {
         path: "training.framework", key: "fw", label: "Framework", unit: "",
         help: "The software stack, which decides which kernels and collectives run; empty = Megatron-LM.",
         kind: Kind::Choice(&["megatron", "deepspeed", "torchtitan", "pytorch", "jax"]), optional: true,
-        get: |s| Some(s.training.framework.map_or(Value::Unset, |x| Value::Text(Cow::Borrowed(x.as_str())))),
-        set: |s, v| {
-            s.training.framework = match v {
-                Value::Unset => None,
-                v => Some(v.choice(Framework::ALL, Framework::as_str)?),
-            };
-            Ok(())
-        },
+        get: |s| opt_choice(s.training.framework, Framework::as_str),
+        set: |s, v| { s.training.framework = v.opt_choice(Framework::ALL, Framework::as_str)?; Ok(()) },
     }
     /// `training.fp8_recipe`.
     Fp8Recipe {
         path: "training.fp8_recipe", key: "fp8", label: "FP8 recipe", unit: "",
         help: "How FP8 GEMM inputs are scaled (precision fp8 only); empty = delayed scaling.",
         kind: Kind::Choice(&["delayed", "tensorwise", "rowwise", "blockwise", "mxfp8"]), optional: true,
-        get: |s| Some(s.training.fp8_recipe.map_or(Value::Unset, |x| Value::Text(Cow::Borrowed(x.as_str())))),
-        set: |s, v| {
-            s.training.fp8_recipe = match v {
-                Value::Unset => None,
-                v => Some(v.choice(Fp8Recipe::ALL, Fp8Recipe::as_str)?),
-            };
-            Ok(())
-        },
+        get: |s| opt_choice(s.training.fp8_recipe, Fp8Recipe::as_str),
+        set: |s, v| { s.training.fp8_recipe = v.opt_choice(Fp8Recipe::ALL, Fp8Recipe::as_str)?; Ok(()) },
     }
     /// `training.attention_kernel`.
     AttentionKernel {
         path: "training.attention_kernel", key: "attk", label: "Attention kernel", unit: "",
         help: "Fused attention kernel (with flash attention); empty = the framework's (cuDNN for Megatron/JAX on Hopper+, else FlashAttention-2).",
         kind: Kind::Choice(&["fa2", "fa3", "cudnn"]), optional: true,
-        get: |s| Some(s.training.attention_kernel.map_or(Value::Unset, |x| Value::Text(Cow::Borrowed(x.as_str())))),
-        set: |s, v| {
-            s.training.attention_kernel = match v {
-                Value::Unset => None,
-                v => Some(v.choice(AttentionKernel::ALL, AttentionKernel::as_str)?),
-            };
-            Ok(())
-        },
+        get: |s| opt_choice(s.training.attention_kernel, AttentionKernel::as_str),
+        set: |s, v| { s.training.attention_kernel = v.opt_choice(AttentionKernel::ALL, AttentionKernel::as_str)?; Ok(()) },
     }
     // --- parallel ---
     /// `parallel.tp`.
@@ -832,14 +829,8 @@ fields! {
         path: "parallel.schedule", key: "sched", label: "Pipeline schedule", unit: "",
         help: "Default: interleaved when vp > 1, else 1F1B; zb-h1 and zb-v split the backward (Qi et al. 2024), dualpipe and dualpipev run both directions (DeepSeek-V3).",
         kind: Kind::Choice(&["1f1b", "interleaved", "gpipe", "zb-h1", "zb-v", "dualpipe", "dualpipev"]), optional: true,
-        get: |s| Some(s.parallel.schedule.map_or(Value::Unset, |x| Value::Text(Cow::Borrowed(x.as_str())))),
-        set: |s, v| {
-            s.parallel.schedule = match v {
-                Value::Unset => None,
-                v => Some(v.choice(Schedule::ALL, Schedule::as_str)?),
-            };
-            Ok(())
-        },
+        get: |s| opt_choice(s.parallel.schedule, Schedule::as_str),
+        set: |s, v| { s.parallel.schedule = v.opt_choice(Schedule::ALL, Schedule::as_str)?; Ok(()) },
     }
     /// `parallel.layers_per_stage`.
     LayersPerStage {
@@ -902,28 +893,16 @@ fields! {
         path: "parallel.fsdp_style", key: "fsdp", label: "ZeRO-3 gathers", unit: "",
         help: "How ZeRO-3/FSDP gathers weights: per parameter tensor (DeepSpeed), per block (FSDP1), per block with copy-out (FSDP2), per parameter with a sync before each (DeepSpeed 2021, v0.3.13-v0.5.4); empty = the framework's.",
         kind: Kind::Choice(&["per_parameter", "per_block", "per_block_copy", "per_parameter_sync"]), optional: true,
-        get: |s| Some(s.parallel.fsdp_style.map_or(Value::Unset, |x| Value::Text(Cow::Borrowed(x.as_str())))),
-        set: |s, v| {
-            s.parallel.fsdp_style = match v {
-                Value::Unset => None,
-                v => Some(v.choice(FsdpStyle::ALL, FsdpStyle::as_str)?),
-            };
-            Ok(())
-        },
+        get: |s| opt_choice(s.parallel.fsdp_style, FsdpStyle::as_str),
+        set: |s, v| { s.parallel.fsdp_style = v.opt_choice(FsdpStyle::ALL, FsdpStyle::as_str)?; Ok(()) },
     }
     /// `parallel.moe_dispatcher`.
     MoeDispatcher {
         path: "parallel.moe_dispatcher", key: "disp", label: "MoE dispatcher", unit: "",
         help: "How MoE tokens reach experts on other nodes: an NCCL all-to-all (every routed copy crosses the network) or DeepEP (once per node, then NVLink); empty = the framework's (all-to-all).",
         kind: Kind::Choice(&["alltoall", "deepep"]), optional: true,
-        get: |s| Some(s.parallel.moe_dispatcher.map_or(Value::Unset, |x| Value::Text(Cow::Borrowed(x.as_str())))),
-        set: |s, v| {
-            s.parallel.moe_dispatcher = match v {
-                Value::Unset => None,
-                v => Some(v.choice(MoeDispatcher::ALL, MoeDispatcher::as_str)?),
-            };
-            Ok(())
-        },
+        get: |s| opt_choice(s.parallel.moe_dispatcher, MoeDispatcher::as_str),
+        set: |s, v| { s.parallel.moe_dispatcher = v.opt_choice(MoeDispatcher::ALL, MoeDispatcher::as_str)?; Ok(()) },
     }
     // --- cluster ---
     /// `cluster.gpu`: a preset id or `custom`.
