@@ -7,6 +7,8 @@ use paracalc::engine::{estimate, memory::params};
 use paracalc::hf;
 use paracalc::scenario::{self, Model};
 
+mod common;
+
 /// The models of the published configs (`config.json` of each on the Hugging Face hub; DeepSeek-V3
 /// report; OpenAI gpt-oss model card; Mixtral paper).
 fn preset(id: &str) -> Model {
@@ -406,12 +408,7 @@ fn deepseek_v3_on_2048_h800s() {
     assert!(e.time.exposed_comm_s.ep > 0.0);
     assert_eq!(e.comm.ep.group, 64);
     assert_eq!(e.comm.ep.link, paracalc::engine::time::comm::Link::Network);
-    let parts = e.time.compute_s
-        + e.time.recompute_s
-        + e.time.bubble_s
-        + e.time.optimizer_s
-        + e.time.exposed_comm_s.total();
-    assert!((parts - e.time.step_s).abs() < 1e-9 * e.time.step_s);
+    common::assert_breakdown(&e);
 }
 
 #[test]
@@ -577,12 +574,7 @@ fn deepep_dispatch_sends_fewer_network_copies() {
     assert!((ratio - 4.633 / 7.0).abs() < 0.03, "ratio {ratio}");
     assert_eq!(dep.time.compute_s, a2a.time.compute_s);
     assert_eq!(dep.memory.peak_bytes, a2a.memory.peak_bytes);
-    let parts = dep.time.compute_s
-        + dep.time.recompute_s
-        + dep.time.bubble_s
-        + dep.time.optimizer_s
-        + dep.time.exposed_comm_s.total();
-    assert!((parts - dep.time.step_s).abs() < 1e-9 * dep.time.step_s);
+    common::assert_breakdown(&dep);
     // Share link: a new key, and the plan comes back.
     let q = paracalc::share::encode(&s, "deepseek-v3");
     assert!(q.contains("disp=deepep"), "{q}");

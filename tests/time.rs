@@ -2,11 +2,14 @@
 //! the breakdown identity, MFU/HFU, (allocation-freedom is in tests/alloc.rs; speed is `paracalc bench`).
 #![cfg(not(target_arch = "wasm32"))]
 
+use common::assert_breakdown;
+use paracalc::engine::estimate;
 use paracalc::engine::time::comm::{Group, Link, NIC_EFFICIENCY, NVLINK_EFFICIENCY};
 use paracalc::engine::time::pipeline::{bubble_ratio, bubble_s};
-use paracalc::engine::{estimate, Estimate};
 use paracalc::scenario::{self, gpu_preset, Recompute, Scenario, Schedule};
 use proptest::prelude::*;
+
+mod common;
 /// GPT-3 175B on 1024 A100s (DESIGN.md's example scenario).
 fn gpt3(recompute: &str) -> Scenario {
     scenario::parse(&format!(
@@ -184,28 +187,6 @@ fn ring_collective_vectors() {
     // GB200: a 72-GPU NVLink domain keeps TP 16 on NVLink although nodes have 4 GPUs.
     let gb200 = gpu_preset("gb200").unwrap().spec;
     assert_eq!(Group::new(&gb200, 16, 1).link, Link::Nvlink);
-}
-
-fn assert_breakdown(e: &Estimate) {
-    let t = &e.time;
-    let sum = t.compute_s + t.recompute_s + t.bubble_s + t.optimizer_s + t.exposed_comm_s.total();
-    assert!((t.step_s - sum).abs() <= 1e-12 * t.step_s.max(1.0), "{t:?}");
-    assert!((t.compute_s - (t.forward_s + t.backward_s)).abs() <= 1e-12 * t.step_s.max(1.0));
-    for x in [
-        t.compute_s,
-        t.recompute_s,
-        t.bubble_s,
-        t.optimizer_s,
-        t.exposed_comm_s.tp,
-        t.exposed_comm_s.cp,
-        t.exposed_comm_s.ep,
-        t.exposed_comm_s.pp,
-        t.exposed_comm_s.dp,
-        t.hidden_comm_s.total(),
-    ] {
-        assert!(x.is_finite() && x >= 0.0, "{t:?}");
-    }
-    assert!(t.step_s > 0.0);
 }
 
 #[test]

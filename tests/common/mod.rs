@@ -23,3 +23,33 @@ pub fn model_preset_ids() -> Vec<String> {
 pub fn gpu_preset_ids() -> Vec<String> {
     GPU_PRESETS.iter().map(|p| p.id.to_string()).collect()
 }
+
+/// The step is the sum of its named parts (`TimeEstimate`'s doc), compute is forward plus
+/// backward, and every part is finite and not negative.
+pub fn assert_breakdown(e: &paracalc::engine::Estimate) {
+    let t = &e.time;
+    let sum = t.compute_s
+        + t.recompute_s
+        + t.bubble_s
+        + t.optimizer_s
+        + t.offload_s
+        + t.exposed_comm_s.total();
+    assert!((t.step_s - sum).abs() <= 1e-12 * t.step_s.max(1.0), "{t:?}");
+    assert!((t.compute_s - (t.forward_s + t.backward_s)).abs() <= 1e-12 * t.step_s.max(1.0));
+    for x in [
+        t.compute_s,
+        t.recompute_s,
+        t.bubble_s,
+        t.optimizer_s,
+        t.offload_s,
+        t.exposed_comm_s.tp,
+        t.exposed_comm_s.cp,
+        t.exposed_comm_s.ep,
+        t.exposed_comm_s.pp,
+        t.exposed_comm_s.dp,
+        t.hidden_comm_s.total(),
+    ] {
+        assert!(x.is_finite() && x >= 0.0, "{t:?}");
+    }
+    assert!(t.step_s > 0.0);
+}
