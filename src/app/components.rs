@@ -1,4 +1,8 @@
 //! The app's components, one per file; each `<Name>Props` sits right above its `#[component]`.
+//! Sections without hooks (the four forms, the key numbers, A/B comparison, notices, the
+//! definitions) are plain `fn … -> Html` (STYLE.md rule 10): a component of their own would add
+//! yew's per-component machinery (about 1 KB each) to the bundle, while their inputs change with
+//! nearly every action anyway.
 
 pub mod app;
 pub mod change_notice;

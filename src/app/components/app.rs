@@ -9,24 +9,25 @@ use crate::app::browser;
 use crate::app::charts::ChartKind;
 use crate::app::components::change_notice::ChangeNotice;
 use crate::app::components::charts_panel::ChartsPanel;
-use crate::app::components::cluster_form::ClusterForm;
-use crate::app::components::compare::Compare;
-use crate::app::components::definitions::Definitions;
+use crate::app::components::cluster_form::cluster_form;
+use crate::app::components::compare::{compare, CompareProps};
+use crate::app::components::definitions::definitions;
 use crate::app::components::embed_dialog::EmbedDialog;
 use crate::app::components::evidence_panel::EvidencePanel;
 use crate::app::components::fixes::Fixes;
+use crate::app::components::form::FormProps;
 use crate::app::components::header::header;
 use crate::app::components::hf_import::HfImport;
 use crate::app::components::issue_list::issue_list;
 use crate::app::components::json_io::JsonIo;
 use crate::app::components::measured_box::MeasuredBox;
 use crate::app::components::megatron_panel::MegatronPanel;
-use crate::app::components::model_form::ModelForm;
-use crate::app::components::notices::Notices;
-use crate::app::components::parallel_form::ParallelForm;
+use crate::app::components::model_form::model_form;
+use crate::app::components::notices::{notices, NoticesProps};
+use crate::app::components::parallel_form::parallel_form;
 use crate::app::components::stack_configs::StackConfigs;
-use crate::app::components::summary::{BandTexts, Summary};
-use crate::app::components::training_form::TrainingForm;
+use crate::app::components::summary::{summary, BandTexts, SummaryProps};
+use crate::app::components::training_form::training_form;
 use crate::app::components::verdict::Verdict;
 use crate::app::derived::Derived;
 use crate::app::hooks::{use_evidence, use_url_sync};
@@ -94,6 +95,12 @@ pub fn App(props: &AppProps) -> Html {
         Rc::new(all)
     } else {
         issues.clone()
+    };
+
+    let form = FormProps {
+        scenario: scenario.clone(),
+        issues: form_issues,
+        on_action: on_action.clone(),
     };
 
     // Error bands from the published runs most like the plan (evidence::band); the calibrated
@@ -207,25 +214,25 @@ pub fn App(props: &AppProps) -> Html {
                 </div>
             </nav>
             { preset_source(state.preset) }
-            <Notices notices={state.notices.clone()} message={state.message.clone()} {on_dismiss} />
+            { notices(&NoticesProps { notices: state.notices.clone(), message: state.message.clone(), on_dismiss }) }
             <main class="layout">
                 <form class="inputs" aria-label="Inputs" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}>
                     { issue_list(&issues) }
-                    <ModelForm scenario={scenario.clone()} issues={form_issues.clone()} on_action={on_action.clone()} />
-                    <TrainingForm scenario={scenario.clone()} issues={form_issues.clone()} on_action={on_action.clone()} />
-                    <ParallelForm scenario={scenario.clone()} issues={form_issues.clone()} on_action={on_action.clone()} />
-                    <ClusterForm scenario={scenario.clone()} issues={form_issues.clone()} on_action={on_action.clone()} />
+                    { model_form(&form) }
+                    { training_form(&form) }
+                    { parallel_form(&form) }
+                    { cluster_form(&form) }
                 </form>
                 <div class="results">
                     <ChangeNotice undo={state.undo.clone()} estimate={est.clone()} on_action={on_action.clone()} />
-                    <Summary scenario={scenario.clone()} estimate={est.clone()} drafts={drafts.clone()} {bands} />
+                    { summary(&SummaryProps { scenario: scenario.clone(), estimate: est.clone(), drafts: drafts.clone(), bands }) }
                     <div class={classes!("stale-zone", stale.then_some("stale"))} id="results-zone">
                         <Verdict scenario={scenario.clone()} estimate={est.clone()} on_action={on_action.clone()} />
                         <Fixes scenario={scenario.clone()} estimate={est.clone()} on_action={on_action.clone()} />
                     </div>
                     <MeasuredBox scenario={scenario.clone()} on_action={on_action.clone()} />
                     if let Some(a) = pinned.clone() {
-                        <Compare {a} b={scenario.clone()} b_estimate={est.clone()} on_action={on_action.clone()} />
+                        { compare(&CompareProps { a, b: scenario.clone(), b_estimate: est.clone(), on_action: on_action.clone() }) }
                     }
                     <div class={classes!("stale-zone", stale.then_some("stale"))} id="charts-zone">
                         <ChartsPanel
@@ -243,7 +250,7 @@ pub fn App(props: &AppProps) -> Html {
                     <JsonIo scenario={scenario.clone()} on_action={on_action.clone()} />
                     <MegatronPanel scenario={scenario.clone()} />
                     <StackConfigs scenario={scenario.clone()} />
-                    <Definitions />
+                    { definitions() }
                 </div>
             </main>
             <footer class="site-footer">

@@ -33,8 +33,7 @@ fn gpu_source(gpu: &GpuChoice) -> Html {
 }
 
 /// GPUs, nodes, links and framework overheads.
-#[component]
-pub fn ClusterForm(props: &FormProps) -> Html {
+pub fn cluster_form(props: &FormProps) -> Html {
     let s = &props.scenario;
     let c = &s.cluster;
     let issues = &props.issues;

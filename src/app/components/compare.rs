@@ -75,8 +75,8 @@ pub fn field_label(path: &str) -> String {
     }
 }
 
-/// Props of [`Compare`].
-#[derive(Clone, Debug, PartialEq, Properties)]
+/// What [`compare`] shows.
+#[derive(Clone, Debug, PartialEq)]
 pub struct CompareProps {
     /// A: the pinned scenario and its estimate.
     pub a: Rc<(Scenario, Result<Estimate, ScenarioError>)>,
@@ -89,8 +89,7 @@ pub struct CompareProps {
 }
 
 /// A and B side by side.
-#[component]
-pub fn Compare(props: &CompareProps) -> Html {
+pub fn compare(props: &CompareProps) -> Html {
     let (sa, ea) = &*props.a;
     let sb = &*props.b;
     let diffs = differences(sa, sb);

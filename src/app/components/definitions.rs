@@ -97,8 +97,7 @@ pub fn help_link(t: Term) -> Html {
 }
 
 /// The help card: every term with its definition, each at its anchor.
-#[component]
-pub fn Definitions() -> Html {
+pub fn definitions() -> Html {
     html! {
         <section class="card definitions" id="definitions" aria-labelledby="definitions-title">
             <h2 id="definitions-title">{ "What the numbers mean" }</h2>

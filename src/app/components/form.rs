@@ -8,8 +8,8 @@ use crate::app::components::num_field::{checkbox, select, NumField, Opt};
 use crate::app::state::Action;
 use crate::scenario::{FieldId, FieldRef, Issue, Kind, Scenario, Value};
 
-/// Props of every form section ([`ModelForm`](super::model_form::ModelForm) …).
-#[derive(Clone, Debug, PartialEq, Properties)]
+/// What every form section edits ([`model_form`](super::model_form::model_form) …).
+#[derive(Clone, Debug, PartialEq)]
 pub struct FormProps {
     /// The scenario being edited.
     pub scenario: Rc<Scenario>,

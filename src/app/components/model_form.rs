@@ -20,8 +20,7 @@ fn clip(text: &str) -> String {
 }
 
 /// Architecture of the Transformer.
-#[component]
-pub fn ModelForm(props: &FormProps) -> Html {
+pub fn model_form(props: &FormProps) -> Html {
     let s = &props.scenario;
     let m = &s.model;
     let issues = &props.issues;

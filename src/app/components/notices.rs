@@ -4,21 +4,19 @@ use yew::prelude::*;
 
 use crate::share::Notice;
 
-/// Props of [`Notices`].
-#[derive(Clone, Debug, PartialEq, Properties)]
+/// What [`notices`] shows.
+#[derive(Clone, Debug, PartialEq)]
 pub struct NoticesProps {
     /// What the link could not use.
     pub notices: Vec<Notice>,
     /// The last import's message, `(is_error, text)`.
-    #[prop_or_default]
     pub message: Option<(bool, String)>,
     /// Hides them.
     pub on_dismiss: Callback<()>,
 }
 
 /// Renders nothing when there is nothing to say. Every string is rendered as text.
-#[component]
-pub fn Notices(props: &NoticesProps) -> Html {
+pub fn notices(props: &NoticesProps) -> Html {
     if props.notices.is_empty() && props.message.is_none() {
         return html! {};
     }

@@ -13,8 +13,7 @@ use crate::engine::split::{proposals, Goal, SplitProposal};
 use crate::scenario::{FieldId, Schedule, Value};
 
 /// How the model and the batch are split over the GPUs.
-#[component]
-pub fn ParallelForm(props: &FormProps) -> Html {
+pub fn parallel_form(props: &FormProps) -> Html {
     let s = &props.scenario;
     let p = &s.parallel;
     let issues = &props.issues;

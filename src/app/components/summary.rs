@@ -205,18 +205,16 @@ impl BandTexts {
     }
 }
 
-/// Props of [`Summary`].
-#[derive(Clone, Debug, PartialEq, Properties)]
+/// What [`summary`] shows.
+#[derive(Clone, Debug, PartialEq)]
 pub struct SummaryProps {
     /// The scenario.
     pub scenario: Rc<Scenario>,
     /// Its estimate.
     pub estimate: Rc<Result<Estimate, ScenarioError>>,
     /// Fields whose typed text is not accepted: the numbers belong to the last valid plan.
-    #[prop_or_default]
     pub drafts: Rc<Vec<Draft>>,
     /// The expected error of each number, once the published runs are loaded.
-    #[prop_or_default]
     pub bands: Option<Rc<BandTexts>>,
 }
 
@@ -244,8 +242,7 @@ pub fn stale_banner(drafts: &[Draft]) -> Html {
 /// The key numbers as a grid of tiles; the memory tile is red when the plan does not fit, and
 /// then the speed numbers are greyed and labelled "if it fit". Every defined term has a tooltip
 /// and a link to its definition.
-#[component]
-pub fn Summary(props: &SummaryProps) -> Html {
+pub fn summary(props: &SummaryProps) -> Html {
     let stale = !props.drafts.is_empty();
     let e = match &*props.estimate {
         Ok(e) => e,

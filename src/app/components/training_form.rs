@@ -10,8 +10,7 @@ use crate::app::state::{fitting_global_batch, Action};
 use crate::scenario::{FieldId, Precision, Recompute};
 
 /// Batch, number format and recomputation.
-#[component]
-pub fn TrainingForm(props: &FormProps) -> Html {
+pub fn training_form(props: &FormProps) -> Html {
     let t = &props.scenario.training;
     let issues = &props.issues;
     let gbs_fix = (!errors_for(issues, FieldId::GlobalBatch).is_empty()
