@@ -29,5 +29,6 @@ pub mod parallel_form;
 pub mod search_panel;
 pub mod stack_configs;
 pub mod summary;
+pub mod table;
 pub mod training_form;
 pub mod verdict;

@@ -7,6 +7,7 @@ use serde_json::Value;
 use yew::prelude::*;
 
 use crate::app::components::summary::{key_numbers, Better};
+use crate::app::components::table::col_heads;
 use crate::app::format;
 use crate::app::state::Action;
 use crate::engine::Estimate;
@@ -159,7 +160,7 @@ pub fn compare(props: &CompareProps) -> Html {
             </div>
             <div class="table-wrap">
                 <table class="cmp">
-                    <thead><tr><th></th><th scope="col">{ "A (pinned)" }</th><th scope="col">{ "B (current)" }</th><th scope="col">{ "B vs A" }</th></tr></thead>
+                    <thead><tr><th></th>{ col_heads(&["A (pinned)", "B (current)", "B vs A"]) }</tr></thead>
                     <tbody>{ for rows }</tbody>
                 </table>
             </div>
@@ -169,7 +170,7 @@ pub fn compare(props: &CompareProps) -> Html {
                 <h3>{ format!("{} input{} differ{}", diffs.len(), if diffs.len() == 1 { "" } else { "s" }, if diffs.len() == 1 { "s" } else { "" }) }</h3>
                 <div class="table-wrap">
                     <table class="cmp diffs" id="compare-diffs">
-                        <thead><tr><th scope="col">{ "Field" }</th><th scope="col">{ "A" }</th><th scope="col">{ "B" }</th></tr></thead>
+                        <thead><tr>{ col_heads(&["Field", "A", "B"]) }</tr></thead>
                         <tbody>
                             { for diffs.into_iter().map(|(p, a, b)| html! {
                                 <tr class="changed"><th scope="row">{ field_label(&p) }<br/><code class="muted small">{ p }</code></th><td>{ a }</td><td>{ b }</td></tr>

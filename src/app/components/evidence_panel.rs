@@ -4,6 +4,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use crate::app::components::table::col_heads;
 use crate::app::format;
 use crate::app::hooks::use_evidence::{use_evidence, Evidence};
 use crate::engine::estimate;
@@ -105,11 +106,7 @@ pub fn evidence_table(cases: &[Case], s: &Scenario) -> Html {
             <div class="table-wrap">
                 <table class="cmp evidence-table">
                     <thead><tr>
-                        <th scope="col">{ "Run" }</th><th scope="col">{ "GPUs" }</th>
-                        <th scope="col">{ "Layout" }</th><th scope="col">{ "Precision" }</th>
-                        <th scope="col">{ "Batch" }</th>
-                        <th scope="col">{ "Measured" }</th><th scope="col">{ "Predicted" }</th><th scope="col">{ "Error" }</th>
-                        <th scope="col">{ "Differs in" }</th>
+                        { col_heads(&["Run", "GPUs", "Layout", "Precision", "Batch", "Measured", "Predicted", "Error", "Differs in"]) }
                     </tr></thead>
                     <tbody>
                         { for near.into_iter().map(|c| {

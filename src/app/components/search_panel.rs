@@ -11,6 +11,7 @@ use crate::app::charts::search::layout_label;
 use crate::app::charts::style::{fmt_bytes, fmt_pct, fmt_rate, fmt_seconds};
 use crate::app::charts::{Chart, Theme};
 use crate::app::components::chart_canvas::ChartCanvas;
+use crate::app::components::table::col_heads;
 use crate::app::hooks::use_evidence::{use_evidence, Evidence};
 use crate::app::hooks::use_search::use_search;
 use crate::engine::search::Layout;
@@ -197,14 +198,7 @@ fn best_table(
             <caption>{ "Fastest layouts that fit (click a row to use it)" }</caption>
             <thead>
                 <tr>
-                    <th scope="col">{ "#" }</th>
-                    <th scope="col">{ "Layout" }</th>
-                    <th scope="col">{ "Recompute" }</th>
-                    <th scope="col">{ "Throughput" }</th>
-                    <th scope="col">{ "MFU" }</th>
-                    <th scope="col">{ "Step" }</th>
-                    <th scope="col">{ "Peak memory" }</th>
-                    <th scope="col">{ "Runs like it" }</th>
+                    { col_heads(&["#", "Layout", "Recompute", "Throughput", "MFU", "Step", "Peak memory", "Runs like it"]) }
                     <th scope="col"><span class="visually-hidden">{ "Apply" }</span></th>
                 </tr>
             </thead>
