@@ -3,6 +3,10 @@
 //! definitions) are plain `fn … -> Html` (STYLE.md rule 10): a component of their own would add
 //! yew's per-component machinery (about 1 KB each) to the bundle, while their inputs change with
 //! nearly every action anyway.
+//!
+//! A state hook that starts from a constant takes a function item (`use_state(bool::default)`),
+//! not a closure (`|| false`): every closure is a type of its own and compiles its own copy of
+//! the hook, while all the `bool::default` states share one.
 
 pub mod app;
 pub mod change_notice;

@@ -137,10 +137,10 @@ pub fn App(props: &AppProps) -> Html {
     });
 
     // Toolbar: copy link (the flag resets when the plan changes), embed dialog.
-    let copied = use_state(|| false);
+    let copied = use_state(bool::default);
     // Copy link refuses while a field's text is not accepted: the link would share the last
     // valid plan, not what the form shows.
-    let refused = use_state(|| false);
+    let refused = use_state(bool::default);
     let copy_link = {
         let (state, copied, refused) = (state.clone(), copied.clone(), refused.clone());
         Callback::from(move |_| {

@@ -64,7 +64,7 @@ pub fn EmbedDialog(props: &EmbedDialogProps) -> Html {
             }
         });
     }
-    let copied = use_state(|| false);
+    let copied = use_state(bool::default);
     let code = snippet(&props.state, &props.base, *chart);
     let onchange = {
         let (chart, copied) = (chart.clone(), copied.clone());

@@ -28,7 +28,7 @@ pub struct EvidencePanelProps {
 /// A table of the nearest published runs, loaded when the panel is first opened.
 #[component]
 pub fn EvidencePanel(props: &EvidencePanelProps) -> Html {
-    let opened = use_state(|| false);
+    let opened = use_state(bool::default);
     let load = use_evidence(*opened);
     let ontoggle = {
         let opened = opened.clone();

@@ -68,7 +68,7 @@ pub fn JsonIo(props: &JsonIoProps) -> Html {
             }
         })
     };
-    let copied = use_state(|| false);
+    let copied = use_state(bool::default);
     let copy = {
         let (json, copied) = (json.clone(), copied.clone());
         Callback::from(move |_| {

@@ -19,7 +19,7 @@ pub struct MegatronPanelProps {
 #[component]
 pub fn MegatronPanel(props: &MegatronPanelProps) -> Html {
     let args = megatron::launch_args(&props.scenario);
-    let copied = use_state(|| false);
+    let copied = use_state(bool::default);
     let copy = {
         let (args, copied) = (args.clone(), copied.clone());
         Callback::from(move |_| {
