@@ -16,6 +16,7 @@
 
 pub mod browser;
 pub mod charts;
+pub mod click;
 pub mod components;
 pub mod derived;
 pub mod format;

@@ -7,6 +7,7 @@ use yew::prelude::*;
 
 use crate::app::browser;
 use crate::app::charts::ChartKind;
+use crate::app::click::emit_on_click;
 use crate::app::components::change_notice::ChangeNotice;
 use crate::app::components::charts_panel::ChartsPanel;
 use crate::app::components::cluster_form::cluster_form;
@@ -74,7 +75,6 @@ pub fn App(props: &AppProps) -> Html {
     use_url_sync(query.clone());
 
     let on_action = dispatcher(&state, |a: Action| a);
-    let dispatch = |a: Action| dispatcher(&state, move |_: MouseEvent| a.clone());
     let on_preset = dispatcher(&state, |e: Event| {
         let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
         Action::LoadPreset(el.value())
@@ -207,9 +207,9 @@ pub fn App(props: &AppProps) -> Html {
                     </span>
                     <button type="button" id="open-embed" onclick={open_embed} ref={embed_button}>{ "Embed…" }</button>
                     if state.pinned.is_some() {
-                        <button type="button" id="pin" onclick={dispatch(Action::Pin)} title="Replace A by the current plan">{ "Re-pin as A" }</button>
+                        <button type="button" id="pin" onclick={emit_on_click(&on_action, Action::Pin)} title="Replace A by the current plan">{ "Re-pin as A" }</button>
                     } else {
-                        <button type="button" id="pin" onclick={dispatch(Action::Pin)} title="Keep this plan as A, then change things to compare">{ "Pin as A (compare)" }</button>
+                        <button type="button" id="pin" onclick={emit_on_click(&on_action, Action::Pin)} title="Keep this plan as A, then change things to compare">{ "Pin as A (compare)" }</button>
                     }
                 </div>
             </nav>

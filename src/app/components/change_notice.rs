@@ -6,6 +6,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use crate::app::click::emit_on_click;
 use crate::app::format;
 use crate::app::state::{Action, Undo};
 use crate::engine::{estimate, Estimate};
@@ -70,14 +71,8 @@ pub fn ChangeNotice(props: &ChangeNoticeProps) -> Html {
         (Some(Ok(a)), Ok(b)) => Some(before_after(a, b)),
         _ => None,
     };
-    let undo = {
-        let cb = props.on_action.clone();
-        Callback::from(move |_| cb.emit(Action::Undo))
-    };
-    let keep = {
-        let cb = props.on_action.clone();
-        Callback::from(move |_| cb.emit(Action::KeepChange))
-    };
+    let undo = emit_on_click(&props.on_action, Action::Undo);
+    let keep = emit_on_click(&props.on_action, Action::KeepChange);
     html! {
         <div class="notice info change-notice" id="change-notice" role="status">
             <p id="change-text">{ u.text.clone() }</p>

@@ -6,6 +6,7 @@ use std::rc::Rc;
 use serde_json::Value;
 use yew::prelude::*;
 
+use crate::app::click::emit_on_click;
 use crate::app::components::summary::{key_numbers, Better};
 use crate::app::components::table::col_heads;
 use crate::app::format;
@@ -141,14 +142,8 @@ pub fn compare(props: &CompareProps) -> Html {
                 match (ra.is_err(), rb.is_err()) { (true, true) => "A and B each", (true, false) => "A", _ => "B" }) }</td></tr>
         }],
     };
-    let unpin = {
-        let on_action = props.on_action.clone();
-        Callback::from(move |_| on_action.emit(Action::Unpin))
-    };
-    let swap = {
-        let on_action = props.on_action.clone();
-        Callback::from(move |_| on_action.emit(Action::Swap))
-    };
+    let unpin = emit_on_click(&props.on_action, Action::Unpin);
+    let swap = emit_on_click(&props.on_action, Action::Swap);
     html! {
         <section class="card compare" id="compare" aria-labelledby="compare-title">
             <div class="card-head">

@@ -6,6 +6,7 @@ use yew::prelude::*;
 
 use crate::app::browser;
 use crate::app::charts::ChartKind;
+use crate::app::click::emit_on_click;
 use crate::app::state::State;
 
 /// Props of [`EmbedDialog`].
@@ -83,10 +84,7 @@ pub fn EmbedDialog(props: &EmbedDialogProps) -> Html {
             browser::copy_text(code.clone(), move |ok| copied.set(ok));
         })
     };
-    let close = {
-        let cb = props.on_close.clone();
-        Callback::from(move |_| cb.emit(()))
-    };
+    let close = emit_on_click(&props.on_close, ());
     let dialog = use_node_ref();
     let onkeydown = {
         let cb = props.on_close.clone();

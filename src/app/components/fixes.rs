@@ -8,6 +8,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::app::charts::ChartKind;
+use crate::app::click::emit_on_click;
 use crate::app::components::verdict::effect;
 use crate::app::format;
 use crate::app::state::Action;
@@ -76,9 +77,7 @@ pub fn Fixes(props: &FixesProps) -> Html {
     let m = &e.memory;
     let over = advice::overflow(m);
     let apply = |sug: &advice::Suggestion| {
-        let on_action = props.on_action.clone();
-        let sug = sug.clone();
-        Callback::from(move |_| on_action.emit(Action::Try(Box::new(sug.clone()))))
+        emit_on_click(&props.on_action, Action::Try(Box::new(sug.clone())))
     };
     let stages = over.len();
     let search = {

@@ -2,6 +2,7 @@
 
 use yew::prelude::*;
 
+use crate::app::click::emit_on_click;
 use crate::share::Notice;
 
 /// What [`notices`] shows.
@@ -20,10 +21,7 @@ pub fn notices(props: &NoticesProps) -> Html {
     if props.notices.is_empty() && props.message.is_none() {
         return html! {};
     }
-    let dismiss = {
-        let cb = props.on_dismiss.clone();
-        Callback::from(move |_| cb.emit(()))
-    };
+    let dismiss = emit_on_click(&props.on_dismiss, ());
     html! {
         <>
             if !props.notices.is_empty() {

@@ -2,6 +2,7 @@
 
 use yew::prelude::*;
 
+use crate::app::click::emit_on_click;
 use crate::app::components::form::{
     choice_options, errors_for, num_field, opt_bool_options, opt_bool_value, select_field, send,
     switch_field, FormProps,
@@ -27,19 +28,17 @@ pub fn parallel_form(props: &FormProps) -> Html {
         }
     } else {
         let fix_dp = fitting_dp(s).map(|dp| {
-            let on_action = props.on_action.clone();
             html! {
-                <button type="button" id="fix-dp" onclick={Callback::from(move |_| on_action.emit(Action::FixDp))}>
+                <button type="button" id="fix-dp" onclick={emit_on_click(&props.on_action, Action::FixDp)}>
                     { format!("Set dp = {dp}") }
                 </button>
             }
         });
-        let on_action = props.on_action.clone();
         html! {
             <div class="balance bad" id="layout-balance" role="status">
                 <p>{ format!("tp {} × pp {} × dp {} × cp {} = {} GPUs, but the cluster has {}.", p.tp, p.pp, p.dp, p.cp, used, gpus) }</p>
                 { for fix_dp }
-                <button type="button" id="fix-gpus" onclick={Callback::from(move |_| on_action.emit(Action::FixGpus))}>
+                <button type="button" id="fix-gpus" onclick={emit_on_click(&props.on_action, Action::FixGpus)}>
                     { format!("Use {used} GPUs") }
                 </button>
             </div>
@@ -181,13 +180,15 @@ fn proposal(props: &FormProps, p: &SplitProposal) -> Html {
             "Apply the lighter split",
         ),
     };
-    let on_action = props.on_action.clone();
-    let apply = p.layers_per_stage.clone();
+    let apply = Action::Set(
+        FieldId::LayersPerStage,
+        Value::List(p.layers_per_stage.clone().into()),
+    );
     html! {
         <div class="balance ok" {id} role="status">
             <p>{ format!("{title}: {list}{megatron} — {}.", gains.join(", ")) }</p>
             <button type="button" id={button_id}
-                onclick={Callback::from(move |_| on_action.emit(Action::Set(FieldId::LayersPerStage, Value::List(apply.clone().into()))))}>
+                onclick={emit_on_click(&props.on_action, apply)}>
                 { button }
             </button>
         </div>

@@ -10,6 +10,7 @@ use crate::app::charts::input::SearchInput;
 use crate::app::charts::search::layout_label;
 use crate::app::charts::style::{fmt_bytes, fmt_pct, fmt_rate, fmt_seconds};
 use crate::app::charts::{Chart, Theme};
+use crate::app::click::emit_on_click;
 use crate::app::components::chart_canvas::ChartCanvas;
 use crate::app::components::table::col_heads;
 use crate::app::hooks::use_evidence::{use_evidence, Evidence};
@@ -87,14 +88,8 @@ pub fn SearchPanel(props: &SearchPanelProps) -> Html {
         },
     );
 
-    let on_cancel = {
-        let cancel = search.cancel.clone();
-        Callback::from(move |_: MouseEvent| cancel.emit(()))
-    };
-    let on_restart = {
-        let restart = search.restart.clone();
-        Callback::from(move |_: MouseEvent| restart.emit(()))
-    };
+    let on_cancel = emit_on_click(&search.cancel, ());
+    let on_restart = emit_on_click(&search.restart, ());
 
     let status_text = if st.running {
         format!(
@@ -205,10 +200,7 @@ fn best_table(
             <tbody>
                 { for r.best.iter().enumerate().map(|(i, b)| {
                     let layout = b.layout;
-                    let onclick = {
-                        let on_apply = on_apply.clone();
-                        Callback::from(move |_: MouseEvent| on_apply.emit(layout))
-                    };
+                    let onclick = emit_on_click(on_apply, layout);
                     let is_current = layout == *current;
                     html! {
                         <tr class={classes!("search-row", is_current.then_some("current"))} {onclick}>

@@ -2,6 +2,7 @@
 
 use yew::prelude::*;
 
+use crate::app::click::emit_on_click;
 use crate::app::components::form::{
     choice_options, errors_for, num_field, opt_bool_value, select_field, switch_field, FormProps,
 };
@@ -16,10 +17,9 @@ pub fn training_form(props: &FormProps) -> Html {
     let gbs_fix = (!errors_for(issues, FieldId::GlobalBatch).is_empty()
         && fitting_global_batch(&props.scenario) != t.global_batch)
         .then(|| {
-            let on_action = props.on_action.clone();
             html! {
                 <p class="balance bad">
-                    <button type="button" id="fix-gbs" onclick={Callback::from(move |_| on_action.emit(Action::FixGlobalBatch))}>
+                    <button type="button" id="fix-gbs" onclick={emit_on_click(&props.on_action, Action::FixGlobalBatch)}>
                         { format!("Set global batch = {}", fitting_global_batch(&props.scenario)) }
                     </button>
                     { " (a whole number of micro-batches on every data-parallel rank)" }

@@ -6,6 +6,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use crate::app::click::emit_on_click;
 use crate::app::format;
 use crate::app::state::Action;
 use crate::engine::advice::{self, Goal, Suggestion};
@@ -60,11 +61,8 @@ pub fn Verdict(props: &VerdictProps) -> Html {
     };
     let s = &props.scenario;
     let sentence = advice::sentence(v);
-    let try_it = |sug: &Suggestion| {
-        let on_action = props.on_action.clone();
-        let sug = sug.clone();
-        Callback::from(move |_| on_action.emit(Action::Try(Box::new(sug.clone()))))
-    };
+    let try_it =
+        |sug: &Suggestion| emit_on_click(&props.on_action, Action::Try(Box::new(sug.clone())));
     html! {
         <section class="verdict card" id="verdict" aria-labelledby="verdict-title">
             <h2 id="verdict-title" class="sr-only">{ "Verdict" }</h2>
