@@ -5,6 +5,12 @@ use wasm_bindgen::JsValue;
 
 /// Copies `text` to the clipboard; `done` gets whether it worked.
 pub fn copy_text(text: String, done: impl FnOnce(bool) + 'static) {
+    copy_then(text, Box::new(done));
+}
+
+/// [`copy_text`] behind one `dyn` callback: every caller shares one compiled copy of the
+/// awaiting task instead of one per caller's closure type.
+fn copy_then(text: String, done: Box<dyn FnOnce(bool)>) {
     let Some(window) = web_sys::window() else {
         done(false);
         return;
