@@ -34,5 +34,6 @@ pub mod search_panel;
 pub mod stack_configs;
 pub mod summary;
 pub mod table;
+pub mod tool_card;
 pub mod training_form;
 pub mod verdict;

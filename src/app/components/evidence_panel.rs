@@ -5,6 +5,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::app::components::table::col_heads;
+use crate::app::components::tool_card::tool_card;
 use crate::app::format;
 use crate::app::hooks::use_evidence::{use_evidence, Evidence};
 use crate::engine::estimate;
@@ -56,13 +57,13 @@ pub fn EvidencePanel(props: &EvidencePanelProps) -> Html {
             </>
         },
     };
-    html! {
-        <details class="card tool" id="evidence" {ontoggle}>
-            <summary><h2>{ "How far to trust it: published runs" }</h2></summary>
-            <p class="muted">{ "The measured runs nearest to this plan from paracalc's public validation cases (matched on model size, dense or MoE, sequence length, GPU and count, precision, framework and parallel layout), with the step time paracalc predicts for each." }</p>
-            { body }
-        </details>
-    }
+    tool_card(
+        "evidence",
+        "How far to trust it: published runs",
+        "The measured runs nearest to this plan from paracalc's public validation cases (matched on model size, dense or MoE, sequence length, GPU and count, precision, framework and parallel layout), with the step time paracalc predicts for each.",
+        Some(ontoggle),
+        body,
+    )
 }
 
 /// The runs an error band was measured on (also used by tests through SSR).

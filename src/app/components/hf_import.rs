@@ -4,6 +4,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use crate::app::components::tool_card::tool_card;
 use crate::app::state::Action;
 use crate::hf;
 use crate::scenario::Model;
@@ -78,16 +79,20 @@ pub fn HfImport(props: &HfImportProps) -> Html {
             *reader.borrow_mut() = Some(task);
         })
     };
-    html! {
-        <details class="card tool" id="hf-import">
-            <summary><h2>{ "Import a Hugging Face config.json" }</h2></summary>
-            <p class="muted">{ "Llama, Mistral, Mixtral, Qwen2, GPT-2, GPT-NeoX and Falcon configs fill the model section; the rest of the plan stays." }</p>
-            <label for="hf-text">{ "Paste config.json" }</label>
-            <textarea id="hf-text" rows="6" spellcheck="false" placeholder="{ \"model_type\": \"llama\", \"hidden_size\": 4096, … }" {oninput} value={(*text).clone()} />
-            <div class="buttons">
-                <button type="button" id="hf-apply" {onclick} disabled={text.trim().is_empty()}>{ "Import pasted config" }</button>
-                <label class="file">{ "or upload a file: " }<input type="file" id="hf-file" accept=".json,application/json" {onchange} /></label>
-            </div>
-        </details>
-    }
+    tool_card(
+        "hf-import",
+        "Import a Hugging Face config.json",
+        "Llama, Mistral, Mixtral, Qwen2, GPT-2, GPT-NeoX and Falcon configs fill the model section; the rest of the plan stays.",
+        None,
+        html! {
+            <>
+                <label for="hf-text">{ "Paste config.json" }</label>
+                <textarea id="hf-text" rows="6" spellcheck="false" placeholder="{ \"model_type\": \"llama\", \"hidden_size\": 4096, … }" {oninput} value={(*text).clone()} />
+                <div class="buttons">
+                    <button type="button" id="hf-apply" {onclick} disabled={text.trim().is_empty()}>{ "Import pasted config" }</button>
+                    <label class="file">{ "or upload a file: " }<input type="file" id="hf-file" accept=".json,application/json" {onchange} /></label>
+                </div>
+            </>
+        },
+    )
 }

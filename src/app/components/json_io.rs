@@ -5,6 +5,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::app::browser;
+use crate::app::components::tool_card::tool_card;
 use crate::app::state::Action;
 use crate::scenario::{self, Scenario};
 
@@ -76,21 +77,25 @@ pub fn JsonIo(props: &JsonIoProps) -> Html {
             browser::copy_text(json.clone(), move |ok| copied.set(ok));
         })
     };
-    html! {
-        <details class="card tool" id="json-io">
-            <summary><h2>{ "Scenario JSON" }</h2></summary>
-            <p class="muted">{ "The same format as the command-line tool (paracalc estimate FILE.json)." }</p>
-            <label for="json-export">{ "This scenario" }</label>
-            <textarea id="json-export" rows="10" readonly=true spellcheck="false" value={json} />
-            <div class="buttons">
-                <button type="button" id="json-copy" onclick={copy}>{ if *copied { "Copied ✓" } else { "Copy JSON" } }</button>
-                <button type="button" id="json-download" onclick={download}>{ "Download scenario.json" }</button>
-            </div>
-            <label for="json-import">{ "Load a scenario" }</label>
-            <textarea id="json-import" rows="5" spellcheck="false" placeholder="Paste scenario JSON here" {oninput} value={(*text).clone()} />
-            <div class="buttons">
-                <button type="button" id="json-load" onclick={load} disabled={text.trim().is_empty()}>{ "Load pasted JSON" }</button>
-            </div>
-        </details>
-    }
+    tool_card(
+        "json-io",
+        "Scenario JSON",
+        "The same format as the command-line tool (paracalc estimate FILE.json).",
+        None,
+        html! {
+            <>
+                <label for="json-export">{ "This scenario" }</label>
+                <textarea id="json-export" rows="10" readonly=true spellcheck="false" value={json} />
+                <div class="buttons">
+                    <button type="button" id="json-copy" onclick={copy}>{ if *copied { "Copied ✓" } else { "Copy JSON" } }</button>
+                    <button type="button" id="json-download" onclick={download}>{ "Download scenario.json" }</button>
+                </div>
+                <label for="json-import">{ "Load a scenario" }</label>
+                <textarea id="json-import" rows="5" spellcheck="false" placeholder="Paste scenario JSON here" {oninput} value={(*text).clone()} />
+                <div class="buttons">
+                    <button type="button" id="json-load" onclick={load} disabled={text.trim().is_empty()}>{ "Load pasted JSON" }</button>
+                </div>
+            </>
+        },
+    )
 }

@@ -5,6 +5,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::app::browser;
+use crate::app::components::tool_card::tool_card;
 use crate::megatron;
 use crate::scenario::Scenario;
 
@@ -27,14 +28,18 @@ pub fn MegatronPanel(props: &MegatronPanelProps) -> Html {
             browser::copy_text(args.clone(), move |ok| copied.set(ok));
         })
     };
-    html! {
-        <details class="card tool" id="megatron">
-            <summary><h2>{ "Megatron-LM arguments" }</h2></summary>
-            <p class="muted">{ "Model, batch and layout flags for pretrain_gpt.py; add data, tokenizer and schedule flags." }</p>
-            <pre id="megatron-args" tabindex="0">{ args }</pre>
-            <div class="buttons">
-                <button type="button" id="megatron-copy" onclick={copy}>{ if *copied { "Copied ✓" } else { "Copy arguments" } }</button>
-            </div>
-        </details>
-    }
+    tool_card(
+        "megatron",
+        "Megatron-LM arguments",
+        "Model, batch and layout flags for pretrain_gpt.py; add data, tokenizer and schedule flags.",
+        None,
+        html! {
+            <>
+                <pre id="megatron-args" tabindex="0">{ args }</pre>
+                <div class="buttons">
+                    <button type="button" id="megatron-copy" onclick={copy}>{ if *copied { "Copied ✓" } else { "Copy arguments" } }</button>
+                </div>
+            </>
+        },
+    )
 }

@@ -6,6 +6,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::app::browser;
+use crate::app::components::tool_card::tool_card;
 use crate::export::{deepspeed, torchtitan, Export};
 use crate::scenario::Scenario;
 
@@ -49,12 +50,16 @@ fn block(
 #[component]
 pub fn StackConfigs(props: &StackConfigsProps) -> Html {
     let copied = use_state(|| None::<&'static str>);
-    html! {
-        <details class="card tool" id="stack-configs">
-            <summary><h2>{ "torchtitan and DeepSpeed configs" }</h2></summary>
-            <p class="muted">{ "The plan in each stack's own configuration file; settings the file cannot express are listed under it." }</p>
-            { block("torchtitan", "torchtitan job config (TOML)", torchtitan::job_config(&props.scenario), copied.clone()) }
-            { block("deepspeed", "DeepSpeed config (JSON)", deepspeed::config(&props.scenario), copied) }
-        </details>
-    }
+    tool_card(
+        "stack-configs",
+        "torchtitan and DeepSpeed configs",
+        "The plan in each stack's own configuration file; settings the file cannot express are listed under it.",
+        None,
+        html! {
+            <>
+                { block("torchtitan", "torchtitan job config (TOML)", torchtitan::job_config(&props.scenario), copied.clone()) }
+                { block("deepspeed", "DeepSpeed config (JSON)", deepspeed::config(&props.scenario), copied) }
+            </>
+        },
+    )
 }
