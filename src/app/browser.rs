@@ -23,18 +23,25 @@ fn copy_then(text: String, done: Box<dyn FnOnce(bool)>) {
 
 /// Offers `text` as a file download named `name`.
 pub fn download(name: &str, text: &str, mime: &str) -> Result<(), JsValue> {
-    use wasm_bindgen::JsCast;
     let parts = js_sys::Array::of1(&JsValue::from_str(text));
     let opts = web_sys::BlobPropertyBag::new();
     opts.set_type(mime);
     let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts)?;
     let url = web_sys::Url::create_object_url_with_blob(&blob)?;
+    save_url(&url, name)?;
+    web_sys::Url::revoke_object_url(&url)?;
+    Ok(())
+}
+
+/// Saves what `url` points at (an object or `data:` URL) as `name`, through a temporary
+/// `<a download>`.
+pub fn save_url(url: &str, name: &str) -> Result<(), JsValue> {
+    use wasm_bindgen::JsCast;
     let doc = gloo::utils::document();
     let a: web_sys::HtmlAnchorElement = doc.create_element("a")?.dyn_into()?;
-    a.set_href(&url);
+    a.set_href(url);
     a.set_download(name);
     a.click();
-    web_sys::Url::revoke_object_url(&url)?;
     Ok(())
 }
 

@@ -14,6 +14,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{HtmlCanvasElement, MouseEvent};
 use yew::prelude::*;
 
+use crate::app::browser;
 use crate::app::charts::{canvas, Chart, ChartStyle, Theme};
 use crate::engine::search::Layout;
 
@@ -183,9 +184,11 @@ pub fn ChartCanvas(props: &ChartCanvasProps) -> Html {
             let Some(c) = node.cast::<HtmlCanvasElement>() else {
                 return;
             };
-            match c.to_data_url_with_type("image/png") {
-                Ok(url) => download(&url, &format!("{}.png", chart.file_stem())),
-                Err(_) => error.set(Some("PNG export failed".into())),
+            let saved = c
+                .to_data_url_with_type("image/png")
+                .and_then(|url| browser::save_url(&url, &format!("{}.png", chart.file_stem())));
+            if saved.is_err() {
+                error.set(Some("PNG export failed".into()));
             }
         })
     };
@@ -201,12 +204,8 @@ pub fn ChartCanvas(props: &ChartCanvasProps) -> Html {
                 (0, _) | (_, 0) => (800, 480),
                 s => s,
             };
-            match svg_download_url(&chart, theme, w, h) {
-                Ok(url) => {
-                    download(&url, &format!("{}.svg", chart.file_stem()));
-                    let _ = web_sys::Url::revoke_object_url(&url);
-                }
-                Err(e) => error.set(Some(e)),
+            if let Err(e) = download_svg(&chart, theme, w, h) {
+                error.set(Some(e));
             }
         })
     };
@@ -268,32 +267,13 @@ pub fn last_svg_download() -> Option<String> {
     LAST_SVG.with(|s| s.borrow().clone())
 }
 
-/// Renders `chart` as SVG and wraps it in an object URL.
-fn svg_download_url(chart: &Chart, theme: Theme, w: u32, h: u32) -> Result<String, String> {
+/// Renders `chart` as SVG and offers it as `<chart>.svg`.
+fn download_svg(chart: &Chart, theme: Theme, w: u32, h: u32) -> Result<(), String> {
     let svg = chart
         .to_svg(&ChartStyle::for_theme(theme), w, h)
         .map_err(|e| e.to_string())?;
-    let parts = js_sys::Array::of1(&JsValue::from_str(&svg));
+    let name = format!("{}.svg", chart.file_stem());
+    let saved = browser::download(&name, &svg, "image/svg+xml");
     LAST_SVG.with(|s| *s.borrow_mut() = Some(svg));
-    let opts = web_sys::BlobPropertyBag::new();
-    opts.set_type("image/svg+xml");
-    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts)
-        .map_err(|_| "SVG export failed".to_string())?;
-    web_sys::Url::create_object_url_with_blob(&blob).map_err(|_| "SVG export failed".to_string())
-}
-
-/// Saves `url` as `name` through a temporary `<a download>`.
-fn download(url: &str, name: &str) {
-    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
-        return;
-    };
-    let Ok(a) = doc.create_element("a") else {
-        return;
-    };
-    let Ok(a) = a.dyn_into::<web_sys::HtmlAnchorElement>() else {
-        return;
-    };
-    a.set_href(url);
-    a.set_download(name);
-    a.click();
+    saved.map_err(|_| "SVG export failed".to_string())
 }
