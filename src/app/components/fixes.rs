@@ -9,10 +9,10 @@ use yew::prelude::*;
 
 use crate::app::charts::ChartKind;
 use crate::app::click::emit_on_click;
-use crate::app::components::verdict::effect;
+use crate::app::components::verdict::suggestion_item;
 use crate::app::format;
 use crate::app::state::Action;
-use crate::engine::advice::{self, Goal};
+use crate::engine::advice::{self, Goal, Suggestion, Verdict};
 use crate::engine::Estimate;
 use crate::scenario::{Scenario, ScenarioError};
 
@@ -21,15 +21,34 @@ pub const OFFERED: usize = 3;
 /// Stages listed in the overflow breakdown (the worst first).
 pub const STAGES_LISTED: usize = 4;
 
-/// Props of [`Fixes`].
-#[derive(Clone, Debug, PartialEq, Properties)]
+/// What [`fixes`] shows.
+#[derive(Clone, Debug, PartialEq)]
 pub struct FixesProps {
     /// The scenario.
     pub scenario: Rc<Scenario>,
     /// Its estimate.
     pub estimate: Rc<Result<Estimate, ScenarioError>>,
+    /// The closest layouts that fit ([`use_fixes`]).
+    pub near: Rc<Vec<Suggestion>>,
+    /// The scenario's verdict ([`use_verdict`](super::verdict::use_verdict)): its memory savers
+    /// are offered when no layout fits.
+    pub verdict: Rc<Option<Verdict>>,
     /// Dispatches an applied layout.
     pub on_action: Callback<Action>,
+}
+
+/// The closest layouts that fit on the same GPUs ([`advice::closest_fitting`]) when `scenario`
+/// does not fit (empty otherwise), computed again only when the scenario or its estimate
+/// changes.
+#[hook]
+pub fn use_fixes(
+    scenario: Rc<Scenario>,
+    estimate: Rc<Result<Estimate, ScenarioError>>,
+) -> Rc<Vec<Suggestion>> {
+    use_memo((scenario, estimate), |(s, e)| match &**e {
+        Ok(e) if !e.memory.fits => advice::closest_fitting(s, OFFERED),
+        _ => Vec::new(),
+    })
 }
 
 /// Brings the charts panel (now on its search tab) into view.
@@ -43,30 +62,8 @@ fn show_charts() {
 }
 
 /// Renders nothing for a plan that fits.
-#[component]
-pub fn Fixes(props: &FixesProps) -> Html {
-    let near = use_memo(
-        (props.scenario.clone(), props.estimate.clone()),
-        |(s, e)| match &**e {
-            Ok(e) if !e.memory.fits => advice::closest_fitting(s, OFFERED),
-            _ => Vec::new(),
-        },
-    );
-    let less = use_memo(
-        (
-            props.scenario.clone(),
-            props.estimate.clone(),
-            near.is_empty(),
-        ),
-        |(s, e, none_fit)| match &**e {
-            Ok(e) if !e.memory.fits && *none_fit => advice::verdict(s, e)
-                .suggestions
-                .into_iter()
-                .filter(|x| x.goal == Goal::LessMemory)
-                .collect(),
-            _ => Vec::new(),
-        },
-    );
+pub fn fixes(props: &FixesProps) -> Html {
+    let near = &*props.near;
     let Ok(e) = &*props.estimate else {
         return html! {};
     };
@@ -76,8 +73,14 @@ pub fn Fixes(props: &FixesProps) -> Html {
     let s = &props.scenario;
     let m = &e.memory;
     let over = advice::overflow(m);
-    let apply = |sug: &advice::Suggestion| {
-        emit_on_click(&props.on_action, Action::Try(Box::new(sug.clone())))
+    // When no layout fits: the verdict's single changes that save memory.
+    let less: Vec<&Suggestion> = match &*props.verdict {
+        Some(v) if near.is_empty() => v
+            .suggestions
+            .iter()
+            .filter(|x| x.goal == Goal::LessMemory)
+            .collect(),
+        _ => Vec::new(),
     };
     let stages = over.len();
     let search = {
@@ -119,13 +122,7 @@ pub fn Fixes(props: &FixesProps) -> Html {
                 <p id="fixes-none">{ format!("No layout within two changes fits on these {} GPUs.", s.cluster.num_gpus) }</p>
                 if !less.is_empty() {
                     <ul class="suggestions" id="fixes-less">
-                        { for less.iter().enumerate().map(|(i, sug)| html! {
-                            <li>
-                                <span class="change">{ sug.describe(s) }</span>{ ": " }
-                                <span class="effect">{ effect(sug, e) }</span>{ " " }
-                                <button type="button" class="try" id={format!("less-{i}")} onclick={apply(sug)}>{ "Try it" }</button>
-                            </li>
-                        }) }
+                        { for less.iter().enumerate().map(|(i, sug)| suggestion_item("less", i, sug, s, e, &props.on_action)) }
                     </ul>
                 }
             } else {
@@ -138,7 +135,7 @@ pub fn Fixes(props: &FixesProps) -> Html {
                                 format::duration(sug.step_s),
                                 format::si(s.training.global_batch as f64 * s.model.seq_len as f64 / sug.step_s / s.cluster.num_gpus.max(1) as f64),
                                 format::pct(sug.mfu), format::gib(sug.peak_bytes)) }</span>{ " " }
-                            <button type="button" class="try" id={format!("fix-{i}")} onclick={apply(sug)}>{ "Apply" }</button>
+                            <button type="button" class="try" id={format!("fix-{i}")} onclick={emit_on_click(&props.on_action, Action::Try(Box::new(sug.clone())))}>{ "Apply" }</button>
                         </li>
                     }) }
                 </ul>

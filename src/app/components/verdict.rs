@@ -9,19 +9,34 @@ use yew::prelude::*;
 use crate::app::click::emit_on_click;
 use crate::app::format;
 use crate::app::state::Action;
-use crate::engine::advice::{self, Goal, Suggestion};
+use crate::engine::advice::{self, Goal, Suggestion, Verdict};
 use crate::engine::Estimate;
 use crate::scenario::{Scenario, ScenarioError};
 
-/// Props of [`Verdict`].
-#[derive(Clone, Debug, PartialEq, Properties)]
+/// What [`verdict`] shows.
+#[derive(Clone, Debug, PartialEq)]
 pub struct VerdictProps {
     /// The scenario.
     pub scenario: Rc<Scenario>,
     /// Its estimate.
     pub estimate: Rc<Result<Estimate, ScenarioError>>,
+    /// Its verdict ([`use_verdict`]).
+    pub verdict: Rc<Option<Verdict>>,
     /// Dispatches a tried suggestion.
     pub on_action: Callback<Action>,
+}
+
+/// The engine's verdict on `scenario` ([`advice::verdict`]), computed again only when the
+/// scenario or its estimate changes; `None` while the scenario does not estimate.
+#[hook]
+pub fn use_verdict(
+    scenario: Rc<Scenario>,
+    estimate: Rc<Result<Estimate, ScenarioError>>,
+) -> Rc<Option<Verdict>> {
+    use_memo((scenario, estimate), |(s, e)| match &**e {
+        Ok(e) => Some(advice::verdict(s, e)),
+        Err(_) => None,
+    })
 }
 
 /// What a suggestion does, in numbers: "step 14.9 s → 13.9 s (−6.8 %)" and the memory when it
@@ -45,24 +60,36 @@ pub fn effect(sug: &Suggestion, before: &Estimate) -> String {
     }
 }
 
+/// One suggestion of a list: the change, its effect on `before` and a "Try it" button with id
+/// `{prefix}-{i}` (the verdict's suggestions, and the memory savers of a plan that does not fit).
+pub fn suggestion_item(
+    prefix: &str,
+    i: usize,
+    sug: &Suggestion,
+    s: &Scenario,
+    before: &Estimate,
+    on_action: &Callback<Action>,
+) -> Html {
+    html! {
+        <li>
+            <span class="change">{ sug.describe(s) }</span>
+            { ": " }
+            <span class="effect">{ effect(sug, before) }</span>
+            { " " }
+            <button type="button" class="try" id={format!("{prefix}-{i}")}
+                onclick={emit_on_click(on_action, Action::Try(Box::new(sug.clone())))}>{ "Try it" }</button>
+        </li>
+    }
+}
+
 /// The verdict card. For a plan that does not fit, the sentence is about the step "if it fit";
-/// the fixes are in [`super::fixes::Fixes`].
-#[component]
-pub fn Verdict(props: &VerdictProps) -> Html {
-    let verdict = use_memo(
-        (props.scenario.clone(), props.estimate.clone()),
-        |(s, e)| match &**e {
-            Ok(e) => Some(advice::verdict(s, e)),
-            Err(_) => None,
-        },
-    );
-    let (Some(v), Ok(e)) = (&*verdict, &*props.estimate) else {
+/// the fixes are in [`super::fixes::fixes`].
+pub fn verdict(props: &VerdictProps) -> Html {
+    let (Some(v), Ok(e)) = (&*props.verdict, &*props.estimate) else {
         return html! {};
     };
     let s = &props.scenario;
     let sentence = advice::sentence(v);
-    let try_it =
-        |sug: &Suggestion| emit_on_click(&props.on_action, Action::Try(Box::new(sug.clone())));
     html! {
         <section class="verdict card" id="verdict" aria-labelledby="verdict-title">
             <h2 id="verdict-title" class="sr-only">{ "Verdict" }</h2>
@@ -78,15 +105,7 @@ pub fn Verdict(props: &VerdictProps) -> Html {
                 } else {
                     <p class="small">{ "What would help most (each computed with the same estimate):" }</p>
                     <ul class="suggestions" id="verdict-suggestions">
-                        { for v.suggestions.iter().enumerate().map(|(i, sug)| html! {
-                            <li>
-                                <span class="change">{ sug.describe(s) }</span>
-                                { ": " }
-                                <span class="effect">{ effect(sug, e) }</span>
-                                { " " }
-                                <button type="button" class="try" id={format!("try-{i}")} onclick={try_it(sug)}>{ "Try it" }</button>
-                            </li>
-                        }) }
+                        { for v.suggestions.iter().enumerate().map(|(i, sug)| suggestion_item("try", i, sug, s, e, &props.on_action)) }
                     </ul>
                 }
             }
