@@ -8,7 +8,7 @@ use yew::prelude::*;
 use crate::app::browser;
 use crate::app::charts::ChartKind;
 use crate::app::click::emit_on_click;
-use crate::app::components::change_notice::ChangeNotice;
+use crate::app::components::change_notice::{change_notice, use_change_notice, ChangeNoticeProps};
 use crate::app::components::charts_panel::ChartsPanel;
 use crate::app::components::cluster_form::cluster_form;
 use crate::app::components::compare::{compare, CompareProps};
@@ -103,6 +103,7 @@ pub fn App(props: &AppProps) -> Html {
         on_action: on_action.clone(),
     };
 
+    let notice = use_change_notice(state.undo.clone());
     // The engine's advice: the verdict and, for a plan that does not fit, the closest layouts
     // that do.
     let the_verdict = use_verdict(scenario.clone(), est.clone());
@@ -229,7 +230,7 @@ pub fn App(props: &AppProps) -> Html {
                     { cluster_form(&form) }
                 </form>
                 <div class="results">
-                    <ChangeNotice undo={state.undo.clone()} estimate={est.clone()} on_action={on_action.clone()} />
+                    { change_notice(&ChangeNoticeProps { undo: state.undo.clone(), estimate: est.clone(), kept: notice, on_action: on_action.clone() }) }
                     { summary(&SummaryProps { scenario: scenario.clone(), estimate: est.clone(), drafts: drafts.clone(), bands }) }
                     <div class={classes!("stale-zone", stale.then_some("stale"))} id="results-zone">
                         { verdict(&VerdictProps { scenario: scenario.clone(), estimate: est.clone(), verdict: the_verdict.clone(), on_action: on_action.clone() }) }
