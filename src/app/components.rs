@@ -3,8 +3,7 @@
 //! definitions) are plain `fn … -> Html` (STYLE.md rule 10): a component of their own would add
 //! yew's per-component machinery (about 1 KB each) to the bundle, while their inputs change with
 //! nearly every action anyway. The verdict, the fixes and the change notice are too; what they
-//! compute and keep lives in their hooks (`use_verdict`, `use_fixes`, `use_change_notice`), which
-//! the shell calls.
+//! compute and keep lives in hooks the shell calls (`use_advice`, `use_change_notice`).
 //!
 //! A state hook that starts from a constant takes a function item (`use_state(bool::default)`),
 //! not a closure (`|| false`): every closure is a type of its own and compiles its own copy of

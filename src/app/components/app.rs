@@ -15,7 +15,7 @@ use crate::app::components::compare::{compare, CompareProps};
 use crate::app::components::definitions::definitions;
 use crate::app::components::embed_dialog::EmbedDialog;
 use crate::app::components::evidence_panel::EvidencePanel;
-use crate::app::components::fixes::{fixes, use_fixes, FixesProps};
+use crate::app::components::fixes::{fixes, FixesProps};
 use crate::app::components::form::FormProps;
 use crate::app::components::header::header;
 use crate::app::components::hf_import::HfImport;
@@ -29,9 +29,9 @@ use crate::app::components::parallel_form::parallel_form;
 use crate::app::components::stack_configs::StackConfigs;
 use crate::app::components::summary::{summary, BandTexts, SummaryProps};
 use crate::app::components::training_form::training_form;
-use crate::app::components::verdict::{use_verdict, verdict, VerdictProps};
+use crate::app::components::verdict::{verdict, VerdictProps};
 use crate::app::derived::Derived;
-use crate::app::hooks::{use_evidence, use_url_sync};
+use crate::app::hooks::{use_advice, use_evidence, use_url_sync};
 use crate::app::state::{Action, State};
 use crate::evidence::band;
 use crate::presets::MODEL_PRESETS;
@@ -106,8 +106,7 @@ pub fn App(props: &AppProps) -> Html {
     let notice = use_change_notice(state.undo.clone());
     // The engine's advice: the verdict and, for a plan that does not fit, the closest layouts
     // that do.
-    let the_verdict = use_verdict(scenario.clone(), est.clone());
-    let near = use_fixes(scenario.clone(), est.clone());
+    let advice = use_advice(scenario.clone(), est.clone());
 
     // Error bands from the published runs most like the plan (evidence::band); the calibrated
     // band pairs those runs, so it is recomputed only when the set of runs changes.
@@ -233,8 +232,8 @@ pub fn App(props: &AppProps) -> Html {
                     { change_notice(&ChangeNoticeProps { undo: state.undo.clone(), estimate: est.clone(), kept: notice, on_action: on_action.clone() }) }
                     { summary(&SummaryProps { scenario: scenario.clone(), estimate: est.clone(), drafts: drafts.clone(), bands }) }
                     <div class={classes!("stale-zone", stale.then_some("stale"))} id="results-zone">
-                        { verdict(&VerdictProps { scenario: scenario.clone(), estimate: est.clone(), verdict: the_verdict.clone(), on_action: on_action.clone() }) }
-                        { fixes(&FixesProps { scenario: scenario.clone(), estimate: est.clone(), near, verdict: the_verdict, on_action: on_action.clone() }) }
+                        { verdict(&VerdictProps { scenario: scenario.clone(), estimate: est.clone(), verdict: advice.verdict.clone(), on_action: on_action.clone() }) }
+                        { fixes(&FixesProps { scenario: scenario.clone(), estimate: est.clone(), near: advice.near, verdict: advice.verdict, on_action: on_action.clone() }) }
                     </div>
                     <MeasuredBox scenario={scenario.clone()} on_action={on_action.clone()} />
                     if let Some(a) = pinned.clone() {

@@ -16,8 +16,6 @@ use crate::engine::advice::{self, Goal, Suggestion, Verdict};
 use crate::engine::Estimate;
 use crate::scenario::{Scenario, ScenarioError};
 
-/// Fitting layouts offered.
-pub const OFFERED: usize = 3;
 /// Stages listed in the overflow breakdown (the worst first).
 pub const STAGES_LISTED: usize = 4;
 
@@ -28,27 +26,13 @@ pub struct FixesProps {
     pub scenario: Rc<Scenario>,
     /// Its estimate.
     pub estimate: Rc<Result<Estimate, ScenarioError>>,
-    /// The closest layouts that fit ([`use_fixes`]).
+    /// The closest layouts that fit ([`use_advice`](crate::app::hooks::use_advice)).
     pub near: Rc<Vec<Suggestion>>,
-    /// The scenario's verdict ([`use_verdict`](super::verdict::use_verdict)): its memory savers
+    /// The scenario's verdict (the same hook's): its memory savers
     /// are offered when no layout fits.
     pub verdict: Rc<Option<Verdict>>,
     /// Dispatches an applied layout.
     pub on_action: Callback<Action>,
-}
-
-/// The closest layouts that fit on the same GPUs ([`advice::closest_fitting`]) when `scenario`
-/// does not fit (empty otherwise), computed again only when the scenario or its estimate
-/// changes.
-#[hook]
-pub fn use_fixes(
-    scenario: Rc<Scenario>,
-    estimate: Rc<Result<Estimate, ScenarioError>>,
-) -> Rc<Vec<Suggestion>> {
-    use_memo((scenario, estimate), |(s, e)| match &**e {
-        Ok(e) if !e.memory.fits => advice::closest_fitting(s, OFFERED),
-        _ => Vec::new(),
-    })
 }
 
 /// Brings the charts panel (now on its search tab) into view.

@@ -20,23 +20,10 @@ pub struct VerdictProps {
     pub scenario: Rc<Scenario>,
     /// Its estimate.
     pub estimate: Rc<Result<Estimate, ScenarioError>>,
-    /// Its verdict ([`use_verdict`]).
+    /// Its verdict ([`use_advice`](crate::app::hooks::use_advice)).
     pub verdict: Rc<Option<Verdict>>,
     /// Dispatches a tried suggestion.
     pub on_action: Callback<Action>,
-}
-
-/// The engine's verdict on `scenario` ([`advice::verdict`]), computed again only when the
-/// scenario or its estimate changes; `None` while the scenario does not estimate.
-#[hook]
-pub fn use_verdict(
-    scenario: Rc<Scenario>,
-    estimate: Rc<Result<Estimate, ScenarioError>>,
-) -> Rc<Option<Verdict>> {
-    use_memo((scenario, estimate), |(s, e)| match &**e {
-        Ok(e) => Some(advice::verdict(s, e)),
-        Err(_) => None,
-    })
 }
 
 /// What a suggestion does, in numbers: "step 14.9 s → 13.9 s (−6.8 %)" and the memory when it
