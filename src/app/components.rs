@@ -1,9 +1,10 @@
 //! The app's components, one per file; each `<Name>Props` sits right above its `#[component]`.
-//! Sections without hooks (the four forms, the key numbers, A/B comparison, notices, the
-//! definitions) are plain `fn … -> Html` (STYLE.md rule 10): a component of their own would add
-//! yew's per-component machinery (about 1 KB each) to the bundle, while their inputs change with
-//! nearly every action anyway. The verdict, the fixes and the change notice are too; what they
-//! compute and keep lives in hooks the shell calls (`use_advice`, `use_change_notice`).
+//! Sections without hooks (the four forms, the key numbers, A/B comparison, notices, the published
+//! runs, the definitions) are plain `fn … -> Html` (STYLE.md rule 10): a component of their own
+//! would add yew's per-component machinery (about 1 KB each) to the bundle, while their inputs
+//! change with nearly every action anyway. The verdict, the fixes and the change notice are too;
+//! what they compute and keep lives in hooks the shell calls (`use_advice`, `use_change_notice`),
+//! and the published runs are the ones the shell loads for its error bands (`use_evidence`).
 //!
 //! A state hook that starts from a constant takes a function item (`use_state(bool::default)`),
 //! not a closure (`|| false`): every closure is a type of its own and compiles its own copy of

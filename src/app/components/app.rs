@@ -14,7 +14,7 @@ use crate::app::components::cluster_form::cluster_form;
 use crate::app::components::compare::{compare, CompareProps};
 use crate::app::components::definitions::definitions;
 use crate::app::components::embed_dialog::EmbedDialog;
-use crate::app::components::evidence_panel::EvidencePanel;
+use crate::app::components::evidence_panel::{evidence_panel, EvidencePanelProps};
 use crate::app::components::fixes::{fixes, FixesProps};
 use crate::app::components::form::FormProps;
 use crate::app::components::header::header;
@@ -250,7 +250,7 @@ pub fn App(props: &AppProps) -> Html {
                             band={band_frac}
                         />
                     </div>
-                    <EvidencePanel scenario={scenario.clone()} band={band.clone()} />
+                    { evidence_panel(&EvidencePanelProps { scenario: scenario.clone(), band: band.clone(), evidence }) }
                     <HfImport {model} on_action={on_action.clone()} />
                     <JsonIo scenario={scenario.clone()} on_action={on_action.clone()} />
                     <MegatronPanel scenario={scenario.clone()} />

@@ -7,7 +7,7 @@ use yew::prelude::*;
 use crate::app::components::table::col_heads;
 use crate::app::components::tool_card::tool_card;
 use crate::app::format;
-use crate::app::hooks::use_evidence::{use_evidence, Evidence};
+use crate::app::hooks::use_evidence::Evidence;
 use crate::engine::estimate;
 use crate::evidence::band::Band;
 use crate::evidence::{self, Case};
@@ -16,32 +16,20 @@ use crate::scenario::Scenario;
 /// How many runs are listed.
 const SHOWN: usize = 6;
 
-/// Props of [`EvidencePanel`].
-#[derive(Clone, Debug, PartialEq, Properties)]
+/// What [`evidence_panel`] shows.
+#[derive(Clone, Debug, PartialEq)]
 pub struct EvidencePanelProps {
     /// The current scenario.
     pub scenario: Rc<Scenario>,
     /// The error band of the plan ([`crate::evidence::band`]), whose runs are listed.
-    #[prop_or_default]
     pub band: Option<Rc<Band>>,
+    /// The published runs, as the shell loads them at start ([`use_evidence`](crate::app::hooks::use_evidence)).
+    pub evidence: Evidence,
 }
 
-/// A table of the nearest published runs, loaded when the panel is first opened.
-#[component]
-pub fn EvidencePanel(props: &EvidencePanelProps) -> Html {
-    let opened = use_state(bool::default);
-    let load = use_evidence(*opened);
-    let ontoggle = {
-        let opened = opened.clone();
-        Callback::from(move |e: Event| {
-            if e.target_dyn_into::<web_sys::Element>()
-                .is_some_and(|el| el.has_attribute("open"))
-            {
-                opened.set(true);
-            }
-        })
-    };
-    let body = match &load {
+/// A table of the nearest published runs.
+pub fn evidence_panel(props: &EvidencePanelProps) -> Html {
+    let body = match &props.evidence {
         Evidence::Idle | Evidence::Loading => {
             html! { <p class="muted">{ "Loading published runs…" }</p> }
         }
@@ -61,7 +49,6 @@ pub fn EvidencePanel(props: &EvidencePanelProps) -> Html {
         "evidence",
         "How far to trust it: published runs",
         "The measured runs nearest to this plan from paracalc's public validation cases (matched on model size, dense or MoE, sequence length, GPU and count, precision, framework and parallel layout), with the step time paracalc predicts for each.",
-        Some(ontoggle),
         body,
     )
 }

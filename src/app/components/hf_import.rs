@@ -83,7 +83,6 @@ pub fn HfImport(props: &HfImportProps) -> Html {
         "hf-import",
         "Import a Hugging Face config.json",
         "Llama, Mistral, Mixtral, Qwen2, GPT-2, GPT-NeoX and Falcon configs fill the model section; the rest of the plan stays.",
-        None,
         html! {
             <>
                 <label for="hf-text">{ "Paste config.json" }</label>

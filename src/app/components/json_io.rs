@@ -81,7 +81,6 @@ pub fn JsonIo(props: &JsonIoProps) -> Html {
         "json-io",
         "Scenario JSON",
         "The same format as the command-line tool (paracalc estimate FILE.json).",
-        None,
         html! {
             <>
                 <label for="json-export">{ "This scenario" }</label>

@@ -32,7 +32,6 @@ pub fn MegatronPanel(props: &MegatronPanelProps) -> Html {
         "megatron",
         "Megatron-LM arguments",
         "Model, batch and layout flags for pretrain_gpt.py; add data, tokenizer and schedule flags.",
-        None,
         html! {
             <>
                 <pre id="megatron-args" tabindex="0">{ args }</pre>

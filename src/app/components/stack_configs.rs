@@ -54,7 +54,6 @@ pub fn StackConfigs(props: &StackConfigsProps) -> Html {
         "stack-configs",
         "torchtitan and DeepSpeed configs",
         "The plan in each stack's own configuration file; settings the file cannot express are listed under it.",
-        None,
         html! {
             <>
                 { block("torchtitan", "torchtitan job config (TOML)", torchtitan::job_config(&props.scenario), copied.clone()) }

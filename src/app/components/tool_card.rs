@@ -3,16 +3,10 @@
 use yew::prelude::*;
 
 /// A card folded under its title: `<details class="card tool">` whose summary is the title,
-/// then a muted introduction, then `body`. `ontoggle` hears it open or close.
-pub fn tool_card(
-    id: &'static str,
-    title: &'static str,
-    intro: &'static str,
-    ontoggle: Option<Callback<Event>>,
-    body: Html,
-) -> Html {
+/// then a muted introduction, then `body`.
+pub fn tool_card(id: &'static str, title: &'static str, intro: &'static str, body: Html) -> Html {
     html! {
-        <details class="card tool" {id} {ontoggle}>
+        <details class="card tool" {id}>
             <summary><h2>{ title }</h2></summary>
             <p class="muted">{ intro }</p>
             { body }
