@@ -23,8 +23,10 @@ pub enum Node<'a> {
     Null,
     /// `true` or `false`.
     Bool(bool),
-    /// A whole number.
+    /// A whole number from 0.
     Int(u64),
+    /// A negative whole number.
+    NegInt(i64),
     /// Any other number.
     Float(f64),
     /// A string.
@@ -71,6 +73,9 @@ impl<'a> Node<'a> {
             Node::Int(x) => {
                 let _ = write!(out, "{x}");
             }
+            Node::NegInt(x) => {
+                let _ = write!(out, "{x}");
+            }
             Node::Float(x) => push_f64(out, *x),
             Node::Str(s) => push_str(out, s),
             Node::List(items) => {
@@ -86,6 +91,30 @@ impl<'a> Node<'a> {
                     v.write(out, inner);
                 });
             }
+        }
+    }
+}
+
+impl<'a> From<&'a serde_json::Value> for Node<'a> {
+    /// The same value (members in the value's own order), to write it without serde_json's
+    /// serialiser.
+    fn from(v: &'a serde_json::Value) -> Node<'a> {
+        use serde_json::Value as J;
+        match v {
+            J::Null => Node::Null,
+            J::Bool(b) => Node::Bool(*b),
+            J::Number(n) => match (n.as_u64(), n.as_i64()) {
+                (Some(x), _) => Node::Int(x),
+                (_, Some(x)) => Node::NegInt(x),
+                _ => Node::Float(n.as_f64().unwrap_or(f64::NAN)),
+            },
+            J::String(t) => Node::str(t),
+            J::Array(items) => Node::List(items.iter().map(Node::from).collect()),
+            J::Object(map) => Node::Object(
+                map.iter()
+                    .map(|(k, x)| (Cow::Borrowed(k.as_str()), Node::from(x)))
+                    .collect(),
+            ),
         }
     }
 }
@@ -314,5 +343,16 @@ mod tests {
         ]);
         assert_eq!(node.to_compact(), serde_json::to_string(&v).unwrap());
         assert_eq!(node.to_pretty(), serde_json::to_string_pretty(&v).unwrap());
+        // And any serde_json value, through `From`.
+        let v =
+            serde_json::json!({"z": [-3, 18446744073709551615u64, -0.5, {"a": null}], "a": "x"});
+        assert_eq!(
+            Node::from(&v).to_compact(),
+            serde_json::to_string(&v).unwrap()
+        );
+        assert_eq!(
+            Node::from(&v).to_pretty(),
+            serde_json::to_string_pretty(&v).unwrap()
+        );
     }
 }
