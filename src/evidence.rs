@@ -135,7 +135,7 @@ pub fn generate(public_json: &str) -> Result<String, String> {
 /// The text is not a list of cases.
 pub fn parse(text: &str) -> Result<Vec<Case>, String> {
     let read = || -> Result<Vec<Case>, String> {
-        let v: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let v = crate::scenario::json::parse::parse(text).map_err(|e| e.message)?;
         let cases = v.as_array().ok_or("not a list")?;
         cases.iter().map(Case::from_json).collect()
     };

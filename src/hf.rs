@@ -142,8 +142,8 @@ pub fn import(json: &str, base: &Model) -> Result<HfImport, HfError> {
             json.len()
         )));
     }
-    let value: Value =
-        serde_json::from_str(json).map_err(|e| HfError(format!("This is not valid JSON: {e}.")))?;
+    let value: Value = crate::scenario::json::parse::parse(json)
+        .map_err(|e| HfError(format!("This is not valid JSON: {e}.")))?;
     let Value::Object(obj) = value else {
         return Err(HfError(
             "A config.json is a JSON object ({ … }); this is not one.".into(),

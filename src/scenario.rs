@@ -72,10 +72,9 @@ pub struct Scenario {
 ///
 /// This checks the shape only; call [`Scenario::validate`] for the values.
 pub fn parse(json: &str) -> Result<Scenario, ScenarioError> {
-    // A syntax error names the field at serde_json's error position, with its line and column.
-    let value: serde_json::Value = serde_json::from_str(json).map_err(|e| {
-        ScenarioError::from_json(&json_path::path_at(json, e.line(), e.column()), &e)
-    })?;
+    // A syntax error names the field at the parser's error position, with its line and column.
+    let value = json::parse::parse(json)
+        .map_err(|e| ScenarioError::from_json(&json_path::path_at(json, e.line, e.column), e))?;
     from_value(&value)
 }
 

@@ -123,10 +123,10 @@ impl ScenarioError {
         }
     }
 
-    /// An issue for the JSON syntax error `inner` at `path` (empty: the whole scenario), with
-    /// serde_json's " at line L column C".
-    pub(crate) fn from_json(path: &str, inner: &serde_json::Error) -> ScenarioError {
-        ScenarioError::shape(path, inner.to_string())
+    /// An issue for the JSON syntax error `inner` at `path` (empty: the whole scenario), in the
+    /// parser's words (serde_json's end with " at line L column C").
+    pub(crate) fn from_json(path: &str, inner: super::json::parse::SyntaxError) -> ScenarioError {
+        ScenarioError::shape(path, inner.message)
     }
 
     /// An issue about the shape of a scenario file at `path` (the key itself for an unknown

@@ -19,6 +19,7 @@
 //! - a custom GPU copied from the validation data's `gpus.json` may carry its bookkeeping keys
 //!   ([`GPU_BOOKKEEPING`]): accepted and ignored.
 
+pub mod parse;
 pub(crate) mod read;
 pub mod text;
 pub(crate) mod write;

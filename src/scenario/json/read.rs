@@ -159,7 +159,7 @@ fn value<'a>(def: &FieldDef, path: &str, json: &'a Json) -> Result<Value<'a>, Sc
     let v = match (def.kind, json) {
         (Kind::Text, Json::Null) => None,
         (_, Json::Null) if def.optional => Some(Value::Unset),
-        (Kind::Count { .. }, Json::Number(n)) => n.as_u64().map(Value::Count),
+        (Kind::Count { .. }, Json::Number(n)) => whole(n).map(Value::Count),
         (Kind::Real { .. } | Kind::Between { .. }, Json::Number(n)) => n.as_f64().map(Value::Real),
         (Kind::Bool, Json::Bool(b)) => Some(Value::Bool(*b)),
         (Kind::Choice(all), Json::String(t)) => match all.iter().find(|x| **x == t) {
@@ -176,7 +176,7 @@ fn value<'a>(def: &FieldDef, path: &str, json: &'a Json) -> Result<Value<'a>, Sc
         (Kind::List { .. }, Json::Array(items)) => {
             let mut list = Vec::with_capacity(items.len());
             for (i, x) in items.iter().enumerate() {
-                match x.as_u64() {
+                match x.as_number().and_then(whole) {
                     Some(x) => list.push(x),
                     None => return Err(invalid_type(&format!("{path}[{i}]"), x, "a whole number")),
                 }
@@ -186,6 +186,15 @@ fn value<'a>(def: &FieldDef, path: &str, json: &'a Json) -> Result<Value<'a>, Sc
         _ => None,
     };
     v.ok_or_else(|| invalid_type(path, json, expected))
+}
+
+/// A whole number from 0, spelt `8` or `8.0` (the browser's `JSON.parse` cannot tell them
+/// apart: [`super::parse`]); `None` for any other number.
+fn whole(n: &serde_json::Number) -> Option<u64> {
+    n.as_u64().or_else(|| {
+        let x = n.as_f64()?;
+        (x.fract() == 0.0 && (0.0..18_446_744_073_709_551_616.0).contains(&x)).then_some(x as u64)
+    })
 }
 
 fn missing(parent: &str, key: &str) -> ScenarioError {
