@@ -89,43 +89,50 @@ impl Chart {
 
     /// Calls `f` with the borrowed form the draw functions take.
     pub fn with_data<R>(&self, f: impl FnOnce(&ChartData<'_>) -> R) -> R {
+        let mut series = Vec::new();
+        f(&self.data(&mut series))
+    }
+
+    /// The borrowed form of the chart; a scaling chart's series are lent through `series`. Not
+    /// generic, so every [`with_data`](Self::with_data) caller shares this one copy.
+    fn data<'a>(&'a self, series: &'a mut Vec<scaling::ScalingSeries<'a>>) -> ChartData<'a> {
         match self {
-            Chart::Memory(e) => f(&ChartData::Memory(&e.memory)),
+            Chart::Memory(e) => ChartData::Memory(&e.memory),
             Chart::Time {
                 estimate: e,
                 scale_s,
                 uncalibrated_s,
-            } => f(&ChartData::Time(time::TimeData {
+            } => ChartData::Time(time::TimeData {
                 time: &e.time,
                 throughput: &e.throughput,
                 scale_s: *scale_s,
                 uncalibrated_s: *uncalibrated_s,
-            })),
+            }),
             Chart::Scaling(s) => {
-                let series: Vec<scaling::ScalingSeries<'_>> = s
-                    .series
-                    .iter()
-                    .map(|(name, points)| scaling::ScalingSeries { name, points })
-                    .collect();
-                f(&ChartData::Scaling(scaling::ScalingData {
-                    series: &series,
+                series.extend(
+                    s.series
+                        .iter()
+                        .map(|(name, points)| scaling::ScalingSeries { name, points }),
+                );
+                ChartData::Scaling(scaling::ScalingData {
+                    series,
                     scaling: s.scaling,
                     current_gpus: s.current_gpus,
                     band: s.band,
                     uncalibrated: s.uncalibrated.as_deref(),
-                }))
+                })
             }
-            Chart::Bucket(b) => f(&ChartData::Bucket(bucket::BucketData {
+            Chart::Bucket(b) => ChartData::Bucket(bucket::BucketData {
                 points: &b.points,
                 current_mb: b.current_mb,
-            })),
-            Chart::Schedule(d) => f(&ChartData::Schedule(*d)),
-            Chart::Search(s) => f(&ChartData::Search(search::SearchData {
+            }),
+            Chart::Schedule(d) => ChartData::Schedule(*d),
+            Chart::Search(s) => ChartData::Search(search::SearchData {
                 report: &s.report,
                 current: s.current,
                 current_at: s.current_at,
                 capacity_bytes: s.capacity_bytes,
-            })),
+            }),
         }
     }
 
