@@ -126,6 +126,22 @@ impl<'a> StageMixer<'a> {
         }
     }
 
+    /// Pipeline ranks.
+    pub fn pp(&self) -> u64 {
+        self.pp
+    }
+
+    /// The schedule in effect.
+    pub fn schedule(&self) -> Schedule {
+        self.schedule
+    }
+
+    /// Whether every rank holds the same layers but for the MTP modules where the output layer
+    /// is (the even split of a dense model).
+    pub fn uniform(&self) -> bool {
+        self.even.is_some()
+    }
+
     /// The layers of rank `stage` by kind.
     #[inline]
     pub fn mix(&self, stage: u64) -> LayerMix {

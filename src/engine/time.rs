@@ -39,7 +39,6 @@ pub mod volumes;
 pub mod zero3;
 
 use super::estimate::{CommTimes, FlopsEstimate, MemoryEstimate, Throughput, TimeEstimate};
-use super::layout::{holds_embedding, holds_output};
 use crate::scenario::{GpuSpec, Scenario};
 use comm::CommBreakdown;
 use data_parallel::DpStep;
@@ -69,18 +68,15 @@ pub fn fill(
     let ends = EndCosts::of(&x, &layer.tp);
     let z3 = Zero3Layer::of(&x);
     // 2. Stages; 3. the pipeline bubble.
-    let stages = stage::stages(&x, &memory.stages, &kinds, &ends, &z3);
+    let stages = stage::stages(&x, memory, &kinds, &ends, &z3);
     let crit = stages.crit;
     let schedule = s.parallel.schedule();
     let bubble = pipeline::bubble(&stages.sums(), x.p, x.m, x.v, schedule);
     // 4. Data parallel, optimizer and offloading, for the critical stage's parameters.
+    let held = stages.crit_holds;
     let stage_params = x
         .sharded
-        .placed(
-            stage::mix_of(&x, &memory.stages, crit.stage),
-            holds_embedding(x.p, schedule, crit.stage),
-            holds_output(x.p, schedule, crit.stage),
-        )
+        .placed(held.mix, held.embedding, held.output)
         .total();
     let dp = DpStep::of(&x, &crit, stage_params, &z3);
     let optimizer = optimizer::optimizer_s(&x, stage_params);
