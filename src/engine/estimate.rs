@@ -243,10 +243,7 @@ pub(crate) fn memory_into(
     scenario: &Scenario,
     out: &mut Estimate,
 ) -> Result<GpuSpec, ScenarioError> {
-    scenario.validate()?;
-    let Some(gpu) = scenario.gpu() else {
-        return Err(ScenarioError::single("cluster.gpu", "unknown GPU."));
-    };
+    let gpu = scenario.validated_gpu()?;
     super::memory::fill(scenario, &gpu, &mut out.memory);
     Ok(gpu)
 }
