@@ -23,7 +23,7 @@ pub(crate) fn core_s(x: &Inputs) -> (f64, f64) {
         match kernel_rates(x.gen, x.stack.attention) {
             Some(r) => {
                 let peak = x.dev.gemm16_flops / x.dev.gemm16_eff;
-                let ramp = seq_ramp(d.s) * head_dim_factor(d.d_h);
+                let ramp = cp_ramp(d.s, x.cf) * head_dim_factor(d.d_h);
                 (
                     4.0 * d.d_attn * elements / (peak * r.0 * ramp) + dev.kernel_s,
                     10.0 * d.d_attn * elements / (peak * r.1 * ramp) + dev.kernel_s,
@@ -71,11 +71,43 @@ pub fn kernel_rates(gen: Generation, kernel: AttentionKernel) -> Option<(f64, f6
 /// at 512 tokens and 328 at 16k (flash-attention `assets/flash2_h100_fwd_bwd_benchmark.png`),
 /// i.e. half speed near 500 tokens; A100 (99 vs 189) gives 465.
 pub fn seq_ramp(s: f64) -> f64 {
-    s / (s + ATTENTION_S_HALF) * (16384.0 + ATTENTION_S_HALF) / 16384.0
+    ramp(s, ATTENTION_S_HALF)
 }
 
-/// Sequence length at which fused attention runs at half its long-sequence rate (see [`seq_ramp`]).
+/// Sequence length at which fused causal attention runs at half its long-sequence rate (see
+/// [`seq_ramp`]).
 pub const ATTENTION_S_HALF: f64 = 500.0;
+
+/// The same kernels without the causal mask reach half speed near 150 tokens **[derived]**:
+/// FlashAttention-2 on H100, d 128, forward + backward, unmasked: 248 TFLOP/s at 512 tokens,
+/// 294 at 1k, 320 at 2k, 338 at 16k (flash-attention `assets/flash2_h100_fwd_bwd_benchmark.png`
+/// @0251105, panel b); A100 the same shape (panel b: 187 at 2k, 203 at 16k). At short lengths
+/// most of the causal kernel's slowness is its partly masked diagonal tiles.
+pub const UNMASKED_S_HALF: f64 = 150.0;
+
+/// `s/(s + half)`, normalised to 1 for causal attention at 16k tokens (so unmasked blocks at
+/// 16k come out 2 % faster than causal ones; measured 338 vs 328 TFLOP/s on H100).
+fn ramp(s: f64, half: f64) -> f64 {
+    s / (s + half) * (16384.0 + ATTENTION_S_HALF) / 16384.0
+}
+
+/// Sequence ramp of the attention one rank computes under context parallelism `cp` (times
+/// add, so the two parts mix harmonically). With causal load balancing each rank holds two
+/// chunks of `s/(2cp)` tokens; the first ring step is a causal problem over its own `s/cp`
+/// tokens (a share `1/cp` of its attention work), and each of the other `cp − 1` steps is an
+/// unmasked block, `s/cp` queries against half a chunk pair or half the queries against a
+/// whole one (Transformer Engine `AttnFuncWithCPAndKVP2P`,
+/// `transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py` @9c61cd7:
+/// `i == 0` causal, `i <= rank` and `i > rank` with `causal=False`; PyTorch's
+/// `context_parallel` round-robin balancing does the same). Without CP: [`seq_ramp`] of `s`.
+pub fn cp_ramp(s: f64, cp: f64) -> f64 {
+    if cp <= 1.0 {
+        return seq_ramp(s);
+    }
+    let local = s / cp;
+    let first = 1.0 / cp;
+    1.0 / (first / seq_ramp(local) + (1.0 - first) / ramp(local, UNMASKED_S_HALF))
+}
 
 /// Head-dimension factor, 1 at 128: `d/(d + 16)·144/128` **[derived]**: head dim 64 runs at 0.90
 /// of head dim 128 (FA2 A100 causal 171 vs 189 TFLOP/s; H100 0.88), 256 at 1.06 (FA3 forward 642
@@ -134,7 +166,37 @@ mod tests {
         // Blackwell cuDNN forward ≈ 1235 TFLOP/s of 2250 (FA4 paper: FA4 1605 = 1.3× cuDNN).
         let (f, _) = kernel_rates(Generation::Blackwell, Cudnn).unwrap();
         assert!(within(2250.0 * f, 1605.0 / 1.3));
+        // Unmasked blocks (the ring steps of context parallelism), FlashAttention-2 on H100,
+        // d 128, forward + backward, relative to the causal 16k rate (328 TFLOP/s): 248 (512),
+        // 294 (1k), 320 (2k), 338 (16k); on A100 (causal 16k: 189): 187 (2k), 203 (16k).
+        for (causal16k, s, tf) in [
+            (328.0, 512.0, 248.0),
+            (328.0, 1024.0, 294.0),
+            (328.0, 2048.0, 320.0),
+            (328.0, 16384.0, 338.0),
+            (189.0, 2048.0, 187.0),
+            (189.0, 16384.0, 203.0),
+        ] {
+            let m = causal16k * ramp(s, UNMASKED_S_HALF);
+            assert!(((m - tf) / tf).abs() <= 0.06, "unmasked s {s}: {m} vs {tf}");
+        }
         // No published rate on Ampere in this model: the generic path is used.
         assert_eq!(kernel_rates(Generation::Ampere, Fa2), None);
+    }
+
+    #[test]
+    fn context_parallel_mixes_one_causal_step_with_unmasked_blocks() {
+        // No CP: the causal ramp of the whole sequence, exactly.
+        assert_eq!(cp_ramp(8192.0, 1.0), seq_ramp(8192.0));
+        // s 2048, cp 4: 512 local tokens. Causal step (share 1/4): 512/1012·16884/16384 =
+        // 0.52137; unmasked steps (3/4): 512/662·16884/16384 = 0.79702;
+        // 1/(0.25/0.52137 + 0.75/0.79702) = 0.70397, against 0.82830 for the whole sequence's
+        // causal ramp: attention 18 % slower than CP was priced before.
+        let r = cp_ramp(2048.0, 4.0);
+        assert!((r - 0.70397).abs() < 5e-5, "{r}");
+        assert!((seq_ramp(2048.0) - 0.82830).abs() < 5e-5);
+        // Long sequences lose little (s 131072, cp 8: 16k local tokens): 1.01847 vs 1.02660.
+        let long = cp_ramp(131072.0, 8.0) / seq_ramp(131072.0);
+        assert!((long - 0.99208).abs() < 5e-5, "{long}");
     }
 }
