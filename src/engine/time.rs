@@ -50,8 +50,8 @@ use zero3::Zero3Layer;
 
 /// Fills the time, FLOPs, throughput and communication volumes of `s` on `gpu`.
 /// `s` is already validated; `memory` is the already-filled memory estimate of the same `s`,
-/// whose stages carry their layer mix and which keeps the layer shape and per-GPU parameter
-/// counts (a stage or a shape missing there is worked out again).
+/// which keeps the runs of ranks holding the same, the layer shape and the per-GPU parameter
+/// counts (any missing there are worked out again).
 pub fn fill(
     s: &Scenario,
     gpu: &GpuSpec,
@@ -61,7 +61,15 @@ pub fn fill(
     throughput: &mut Throughput,
     comm_out: &mut CommBreakdown,
 ) {
-    let x = Inputs::new(s, gpu, memory.model.as_ref());
+    let worked_again;
+    let worked = match &memory.model {
+        Some(w) => w,
+        None => {
+            worked_again = inputs::worked_out(s);
+            &worked_again
+        }
+    };
+    let x = Inputs::new(s, gpu, worked);
     // 1. One layer, the pipeline's ends, ZeRO-3 per layer.
     let kinds = stage::LayerKinds::of(&x);
     let layer = kinds.moe;
