@@ -95,7 +95,7 @@ pub fn fill(
     time.step_s += offload;
     *comm_out = volumes::volumes(&x, &crit, &layer, &dp);
     // 5. Rates.
-    rates::fill(s, gpu, &x.d, time.step_s, flops, throughput);
+    rates::fill(s, gpu, x.d, time.step_s, flops, throughput);
 }
 
 /// Writes the step breakdown: `m ×` the critical stage's per-micro-batch terms, the bubble, the

@@ -56,7 +56,7 @@ pub struct LayerCosts {
 impl LayerCosts {
     /// The layer costs of `x`.
     pub(crate) fn of(x: &Inputs) -> LayerCosts {
-        LayerCosts::of_shape(x, &x.d)
+        LayerCosts::of_shape(x, x.d)
     }
 
     /// The costs of a layer of shape `d`: the model's MoE layer or its dense layer
