@@ -87,13 +87,14 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
     // What a stage holds depends only on its layers and whether it holds the embedding or the
     // output layer, so the ranks of one run ([`runs`]) share one computation.
     let mixer = layers::StageMixer::new(s);
+    let flight = activations::InFlight::of(s);
     for run in Runs::new(&mixer, |r| mixer.mix(r)) {
         let h = Held::of(s, &sharded, &layer_bytes, run.holds, opt_off);
         let (mix, has_emb, has_out) = (run.holds.mix, run.holds.embedding, run.holds.output);
         let (gp, st, experts, opt_host) = (h.gp, h.st, h.experts, h.opt_host);
         out.runs.push(run.clone());
         for r in run.ranks {
-            let in_flight = activations::in_flight_micro_batches(s, r);
+            let in_flight = flight.at(r);
             // Activation offload: the offloaded share of every in-flight micro-batch's layer
             // activations waits in host memory; one micro-batch's share stays on the GPU while
             // it is copied out or back in (double buffering).
