@@ -62,7 +62,7 @@ use crate::scenario::{GpuSpec, Scenario};
 use overhead::GIB;
 
 /// Fills `out` with the memory of every stage of `s` on `gpu`. `s` is already validated; the
-/// function never panics and allocates only when `out.stages` must grow.
+/// function never panics and allocates only when `out.stages` or `out.runs` must grow.
 pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
     out.stages.clear();
     out.runs.clear();
