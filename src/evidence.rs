@@ -17,11 +17,13 @@
 
 pub mod band;
 
+use crate::scenario::json::text::Node;
 use crate::scenario::{GpuChoice, Scenario};
-use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
-/// One published run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// One published run: one line of the evidence file (an object with these keys; `group`,
+/// `memory_gib` and `memory_kind` may be left out).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Case {
     /// The case id in the validation data.
     pub id: String,
@@ -32,15 +34,56 @@ pub struct Case {
     /// Measured (or derived from a reported throughput) step time, s.
     pub step_s: f64,
     /// The case's group (one source table: one cluster and software stack); calibrated error
-    /// bands pair runs only within a group ([`band`]).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    /// bands pair runs only within a group ([`band`]). Empty: none.
     pub group: String,
     /// Measured peak memory per GPU, GiB, where the source reports it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_gib: Option<f64>,
     /// What `memory_gib` counts (`device_used`, `allocator_reserved`, `allocator_peak`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_kind: Option<String>,
+}
+
+impl Case {
+    /// The case as its line of the evidence file.
+    fn to_json(&self) -> Node<'_> {
+        let mut members = vec![
+            ("id".into(), Node::str(&self.id)),
+            ("source".into(), Node::str(&self.source)),
+            ("scenario".into(), self.scenario.to_json_node()),
+            ("step_s".into(), Node::Float(self.step_s)),
+        ];
+        if !self.group.is_empty() {
+            members.push(("group".into(), Node::str(&self.group)));
+        }
+        if let Some(m) = self.memory_gib {
+            members.push(("memory_gib".into(), Node::Float(m)));
+        }
+        if let Some(k) = &self.memory_kind {
+            members.push(("memory_kind".into(), Node::str(k)));
+        }
+        Node::Object(members)
+    }
+
+    /// The case of one line of the evidence file.
+    fn from_json(v: &Value) -> Result<Case, String> {
+        let text = |key: &str| v.get(key).and_then(Value::as_str).map(str::to_string);
+        let id = text("id").ok_or("a case without an id")?;
+        let scenario = v
+            .get("scenario")
+            .ok_or_else(|| format!("{id}: no scenario"))
+            .and_then(|s| crate::scenario::from_value(s).map_err(|e| format!("{id}: {e}")))?;
+        Ok(Case {
+            source: text("source").unwrap_or_default(),
+            scenario,
+            step_s: v
+                .get("step_s")
+                .and_then(Value::as_f64)
+                .ok_or_else(|| format!("{id}: no step_s"))?,
+            group: text("group").unwrap_or_default(),
+            memory_gib: v.get("memory_gib").and_then(Value::as_f64),
+            memory_kind: text("memory_kind"),
+            id,
+        })
+    }
 }
 
 /// The evidence file's text for a validation data file (a JSON array of cases): every case with
@@ -49,51 +92,38 @@ pub struct Case {
 /// # Errors
 /// The text is not a JSON array.
 pub fn generate(public_json: &str) -> Result<String, String> {
-    let cases: Vec<serde_json::Value> =
+    let cases: Vec<Value> =
         serde_json::from_str(public_json).map_err(|e| format!("validation data: {e}"))?;
     let mut out = String::from("[\n");
     let mut first = true;
     for c in &cases {
         let step_s = c
             .pointer("/measured/iteration_time_s")
-            .and_then(serde_json::Value::as_f64);
+            .and_then(Value::as_f64);
         let (Some(step_s), Some(scenario)) = (step_s, c.get("scenario")) else {
             continue;
         };
         let Ok(scenario) = crate::scenario::from_value(scenario) else {
             continue;
         };
+        let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").to_string();
         let case = Case {
-            id: c
-                .get("id")
-                .and_then(|v| v.as_str())
-                .unwrap_or("")
-                .to_string(),
-            source: c
-                .get("source")
-                .and_then(|v| v.as_str())
-                .unwrap_or("")
-                .to_string(),
+            id: text(c.get("id")),
+            source: text(c.get("source")),
             scenario,
             step_s,
-            group: c
-                .get("group")
-                .and_then(|v| v.as_str())
-                .unwrap_or("")
-                .to_string(),
-            memory_gib: c
-                .pointer("/measured/memory_gib")
-                .and_then(serde_json::Value::as_f64),
+            group: text(c.get("group")),
+            memory_gib: c.pointer("/measured/memory_gib").and_then(Value::as_f64),
             memory_kind: c
                 .pointer("/measured/memory_kind")
-                .and_then(|v| v.as_str())
+                .and_then(Value::as_str)
                 .map(str::to_string),
         };
         if !first {
             out.push_str(",\n");
         }
         first = false;
-        out.push_str(&serde_json::to_string(&case).map_err(|e| e.to_string())?);
+        out.push_str(&case.to_json().to_compact());
     }
     out.push_str("\n]\n");
     Ok(out)
@@ -104,7 +134,12 @@ pub fn generate(public_json: &str) -> Result<String, String> {
 /// # Errors
 /// The text is not a list of cases.
 pub fn parse(text: &str) -> Result<Vec<Case>, String> {
-    serde_json::from_str(text).map_err(|e| format!("evidence data could not be read: {e}"))
+    let read = || -> Result<Vec<Case>, String> {
+        let v = crate::scenario::json::parse::parse(text).map_err(|e| e.message)?;
+        let cases = v.as_array().ok_or("not a list")?;
+        cases.iter().map(Case::from_json).collect()
+    };
+    read().map_err(|e| format!("evidence data could not be read: {e}"))
 }
 
 /// A rough parameter count for closeness: `L·(4h² + 3h·f_eff) + V·h`, enough to tell a 7B from a

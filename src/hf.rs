@@ -38,6 +38,7 @@ use crate::scenario::{FfnAct, Model, Moe};
 
 /// The `model_type`s read, for messages.
 const SUPPORTED: &str = "llama, mistral, mixtral, qwen2, gpt2, gpt_neox, falcon, deepseek_v3, deepseek_v2, qwen3_moe, qwen2_moe, gpt_oss, llama4";
+use crate::scenario::json::text::Node;
 use serde_json::{Map, Value};
 use std::fmt;
 
@@ -141,8 +142,8 @@ pub fn import(json: &str, base: &Model) -> Result<HfImport, HfError> {
             json.len()
         )));
     }
-    let value: Value =
-        serde_json::from_str(json).map_err(|e| HfError(format!("This is not valid JSON: {e}.")))?;
+    let value: Value = crate::scenario::json::parse::parse(json)
+        .map_err(|e| HfError(format!("This is not valid JSON: {e}.")))?;
     let Value::Object(obj) = value else {
         return Err(HfError(
             "A config.json is a JSON object ({ … }); this is not one.".into(),
@@ -413,7 +414,7 @@ impl Reader<'_> {
                 Some(n) if n >= 1 => Ok(Some(n)),
                 _ => Err(HfError(format!(
                     "{key} must be a positive whole number, got {}.",
-                    clip(&v.to_string())
+                    clip(&Node::from(v).to_compact())
                 ))),
             },
         }
@@ -431,7 +432,7 @@ impl Reader<'_> {
             Some(Value::Bool(b)) => Ok(Some(*b)),
             Some(v) => Err(HfError(format!(
                 "{key} must be true or false, got {}.",
-                clip(&v.to_string())
+                clip(&Node::from(v).to_compact())
             ))),
         }
     }

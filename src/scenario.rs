@@ -4,8 +4,8 @@
 //! A scenario has four sections, as in `DESIGN.md`: the [`Model`] architecture, the
 //! [`Training`] setup, the [`Parallel`] layout and the [`Cluster`], plus an optional
 //! [`Overhead`] section for framework memory and a [`Calibration`] section fitted to a
-//! measured run. JSON in and out goes through serde; unknown keys are
-//! errors naming the key ([`parse`]), and [`Scenario::validate`] gathers every problem with the
+//! measured run. JSON in and out goes through the field table ([`json`]); unknown keys
+//! are errors naming the key ([`parse`]), and [`Scenario::validate`] gathers every problem with the
 //! values into one [`ScenarioError`], each [`Issue`] naming its field.
 //!
 //! # Example
@@ -28,6 +28,7 @@ mod cluster;
 mod error;
 pub mod fields;
 mod gpu;
+pub mod json;
 pub mod json_path;
 mod model;
 mod overhead;
@@ -47,11 +48,8 @@ pub use training::{
     AttentionKernel, Fp8Recipe, Framework, Optimizer, Precision, Recompute, Training,
 };
 
-use serde::{Deserialize, Serialize};
-
 /// One planned training run: what is trained, how, with which layout, on what hardware.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
     /// The Transformer architecture.
     pub model: Model,
@@ -62,45 +60,47 @@ pub struct Scenario {
     /// GPUs, their count and their links.
     pub cluster: Cluster,
     /// Framework memory overheads (CUDA context, communication buffers, allocator reserve).
-    #[serde(default, skip_serializing_if = "Overhead::is_default")]
     pub overhead: Overhead,
     /// Factors fitted to one measured run of the user's cluster (`paracalc calibrate`); every
     /// estimate of the scenario applies them. Absent = not calibrated.
-    #[serde(default, skip_serializing_if = "Calibration::is_default")]
     pub calibration: Calibration,
 }
 
 /// Parses a scenario from JSON. Every error names the field it is about
-/// (`"parallel.tp: invalid type: string \"8\", expected u64"`, `"model: unknown field `layer`"`).
+/// (`"parallel.tp: invalid type: string \"8\", expected a whole number."`,
+/// `"model.layer: unknown field `layer`, expected one of …"`).
 ///
 /// This checks the shape only; call [`Scenario::validate`] for the values.
 pub fn parse(json: &str) -> Result<Scenario, ScenarioError> {
-    from_text(json, true)
+    // A syntax error names the field at the parser's error position, with its line and column.
+    let value = json::parse::parse(json)
+        .map_err(|e| ScenarioError::from_json(&json_path::path_at(json, e.line, e.column), e))?;
+    from_value(&value)
 }
 
-/// Deserialises `json`; an error names the field at serde_json's error position
-/// ([`json_path::path_at`]), with its line and column when `at_line`.
-fn from_text(json: &str, at_line: bool) -> Result<Scenario, ScenarioError> {
-    serde_json::from_str(json).map_err(|e| {
-        let path = json_path::path_at(json, e.line(), e.column());
-        ScenarioError::from_json(path, &e, at_line)
-    })
-}
-
-/// Parses a scenario from an already-parsed JSON value (for example the `scenario` of a
-/// validation case). Errors name the field, like [`parse`], without a line and column (the
-/// value has none).
+/// Reads a scenario from an already-parsed JSON value (for example the `scenario` of a
+/// validation case), through the field table ([`json`]). Errors name the field, like [`parse`].
 pub fn from_value(value: &serde_json::Value) -> Result<Scenario, ScenarioError> {
-    // Through its text, so that the scenario's deserialiser exists once in the WebAssembly
-    // bundle (the evidence file is read from text too) and errors are placed the same way.
-    from_text(&value.to_string(), false)
+    json::read::scenario(value)
+}
+
+/// Reads a model section on its own (as a scenario file's `model` object), e.g. a model kept
+/// apart from any layout in a test.
+pub fn model_from_value(value: &serde_json::Value) -> Result<Model, ScenarioError> {
+    json::read::model(value)
 }
 
 impl Scenario {
-    /// Serialises the scenario as pretty JSON (the `DESIGN.md` format).
+    /// The scenario as pretty JSON (the `DESIGN.md` format), written through the field table
+    /// ([`json`]).
     pub fn to_json_pretty(&self) -> String {
-        // Serialising plain structs of numbers, strings and enums cannot fail.
-        serde_json::to_string_pretty(self).unwrap_or_default()
+        self.to_json_node().to_pretty()
+    }
+
+    /// The scenario as a JSON tree (fields in table order, defaults left out): for compact
+    /// text ([`json::text::Node::to_compact`]) or for walking its leaves.
+    pub fn to_json_node(&self) -> json::text::Node<'_> {
+        json::write::scenario(self)
     }
 
     /// Checks every value and every rule across fields, returning all problems at once.

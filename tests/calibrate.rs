@@ -260,7 +260,13 @@ fn out_of_range_factors_are_errors_naming_the_field() {
     );
     assert!(err.to_string().contains("must be between"), "{err}");
     // Unknown keys inside the section are errors too.
-    let mut v = serde_json::to_value(model_preset("llama3-8b").unwrap().scenario()).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(
+        &model_preset("llama3-8b")
+            .unwrap()
+            .scenario()
+            .to_json_pretty(),
+    )
+    .unwrap();
     v["calibration"] = serde_json::json!({"speed": 2});
     let e = scenario::from_value(&v).unwrap_err();
     assert!(e.to_string().contains("speed"), "{e}");

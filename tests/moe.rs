@@ -11,7 +11,8 @@ mod common;
 
 /// The models of the published configs (`config.json` of each on the Hugging Face hub; DeepSeek-V3
 /// report; OpenAI gpt-oss model card; Mixtral paper).
-fn preset(id: &str) -> Model {
+/// The model section of a published MoE model, as JSON.
+fn model_json(id: &str) -> serde_json::Value {
     let json = match id {
         "deepseek-v3" => {
             r#"{"layers": 61, "hidden": 7168, "heads": 128, "kv_heads": 128, "ffn_hidden": 18432,
@@ -61,6 +62,11 @@ fn preset(id: &str) -> Model {
         _ => panic!("no model {id}"),
     };
     serde_json::from_str(json).unwrap()
+}
+
+/// A published MoE model.
+fn preset(id: &str) -> Model {
+    paracalc::scenario::model_from_value(&model_json(id)).unwrap()
 }
 
 /// `got` within `rel` (fraction) of `want`.
@@ -355,7 +361,7 @@ fn megatron_theoretical_memory_for_moe_and_mla() {
     // 256·3·7168·2048·59/64 = 10,393,485,312 →
     // (8,620,734,464 + 109,161,472)·(6 + 12/256) + 10,393,485,312·(6 + 12/8) = 130,739,729,328 B.
     let v3 = scen(serde_json::json!({
-        "model": serde_json::to_value(preset("deepseek-v3")).unwrap(),
+        "model": model_json("deepseek-v3"),
         "training": {"global_batch": 512, "micro_batch": 1, "precision": "bf16", "recompute": "full"},
         "parallel": {"tp": 2, "pp": 1, "dp": 256, "ep": 64, "etp": 1, "sp": true, "zero_stage": 1},
         "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 512}
@@ -371,7 +377,7 @@ fn megatron_theoretical_memory_for_moe_and_mla() {
     // tp-sharded (att + embedding·2)·… /2 = 802,160,640; replicated 1,314,816; experts
     // 8·3·4096·14336·32/8 = 5,637,144,576 → 73,671,800,832 B.
     let mx = scen(serde_json::json!({
-        "model": serde_json::to_value(preset("mixtral-8x7b")).unwrap(),
+        "model": model_json("mixtral-8x7b"),
         "training": {"global_batch": 64, "micro_batch": 1, "precision": "bf16", "recompute": "full"},
         "parallel": {"tp": 2, "pp": 1, "dp": 8, "ep": 4, "sp": true, "zero_stage": 1},
         "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 16}
@@ -390,7 +396,7 @@ fn deepseek_v3_on_2048_h800s() {
     // DeepSeek-V3 report (arXiv 2412.19437) §3.1-3.3: 2048 H800, PP 16, EP 64, ZeRO-1 DP,
     // no TP, FP8, batch 15360 × 4096.
     let s = scen(serde_json::json!({
-        "model": serde_json::to_value(preset("deepseek-v3")).unwrap(),
+        "model": model_json("deepseek-v3"),
         "training": {"global_batch": 15360, "micro_batch": 1, "precision": "fp8",
                      "recompute": "selective", "flash_attention": true},
         "parallel": {"tp": 1, "pp": 16, "dp": 128, "ep": 64, "etp": 1, "zero_stage": 1},
@@ -414,7 +420,7 @@ fn deepseek_v3_on_2048_h800s() {
 #[test]
 fn estimate_report_names_the_ep_all_to_all() {
     let v = serde_json::json!({
-        "model": serde_json::to_value(preset("deepseek-v3")).unwrap(),
+        "model": model_json("deepseek-v3"),
         "training": {"global_batch": 15360, "micro_batch": 1, "precision": "fp8",
                      "recompute": "selective", "flash_attention": true},
         "parallel": {"tp": 1, "pp": 16, "dp": 128, "ep": 64, "etp": 1, "zero_stage": 1},
@@ -448,7 +454,7 @@ fn search_folds_experts_over_tp_and_dp() {
     // Mixtral 8x7B on 16 H100: the search tries etp = tp and etp = 1, and ep up to
     // tp·cp·dp/etp, so layouts with more expert-parallel ranks than data-parallel ones appear.
     let s = scen(serde_json::json!({
-        "model": serde_json::to_value(preset("mixtral-8x7b")).unwrap(),
+        "model": model_json("mixtral-8x7b"),
         "training": {"global_batch": 64, "micro_batch": 1, "precision": "bf16", "recompute": "full"},
         "parallel": {"tp": 2, "pp": 1, "dp": 8, "ep": 4, "sp": true, "zero_stage": 1},
         "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 16}
@@ -472,7 +478,7 @@ fn search_folds_experts_over_tp_and_dp() {
 #[test]
 fn megatron_arguments_for_moe_and_mla() {
     let s = scen(serde_json::json!({
-        "model": serde_json::to_value(preset("deepseek-v3")).unwrap(),
+        "model": model_json("deepseek-v3"),
         "training": {"global_batch": 15360, "micro_batch": 1, "precision": "bf16", "recompute": "none"},
         "parallel": {"tp": 2, "pp": 16, "dp": 64, "ep": 64, "etp": 1, "sp": true, "zero_stage": 1},
         "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 2048}
@@ -502,7 +508,7 @@ fn megatron_arguments_for_moe_and_mla() {
     // Llama 4 Maverick: MoE every other layer, head_dim 128 = 5120/40 needs no --kv-channels;
     // Qwen3 (head_dim 128 ≠ 2048/32) does.
     let l4 = scen(serde_json::json!({
-        "model": serde_json::to_value(preset("llama4-maverick")).unwrap(),
+        "model": model_json("llama4-maverick"),
         "training": {"global_batch": 1024, "micro_batch": 1, "precision": "bf16", "recompute": "none"},
         "parallel": {"tp": 4, "pp": 1, "dp": 128, "ep": 128, "etp": 4, "sp": true, "zero_stage": 1},
         "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 512}
@@ -511,7 +517,7 @@ fn megatron_arguments_for_moe_and_mla() {
     assert!(args.contains("--moe-layer-freq 2"), "{args}");
     assert!(!args.contains("--kv-channels") && !args.contains("--expert-tensor-parallel-size"));
     let q = scen(serde_json::json!({
-        "model": serde_json::to_value(preset("qwen3-30b-a3b")).unwrap(),
+        "model": model_json("qwen3-30b-a3b"),
         "training": {"global_batch": 512, "micro_batch": 4, "precision": "bf16", "recompute": "none"},
         "parallel": {"tp": 1, "pp": 1, "dp": 8, "ep": 8, "zero_stage": 3},
         "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 8}
@@ -523,7 +529,7 @@ fn megatron_arguments_for_moe_and_mla() {
 fn memory_chart_separates_expert_states() {
     use paracalc::app::charts::memory::Component;
     let s = scen(serde_json::json!({
-        "model": serde_json::to_value(preset("deepseek-v3")).unwrap(),
+        "model": model_json("deepseek-v3"),
         "training": {"global_batch": 15360, "micro_batch": 1, "precision": "bf16",
                      "recompute": "selective", "flash_attention": true},
         "parallel": {"tp": 1, "pp": 16, "dp": 128, "ep": 64, "etp": 1, "zero_stage": 1},
@@ -552,7 +558,7 @@ fn memory_chart_separates_expert_states() {
 fn deepep_dispatch_sends_fewer_network_copies() {
     let v = |disp: Option<&str>| {
         let mut v = serde_json::json!({
-            "model": serde_json::to_value(preset("deepseek-v3")).unwrap(),
+            "model": model_json("deepseek-v3"),
             "training": {"global_batch": 15360, "micro_batch": 1, "precision": "fp8",
                          "recompute": "selective", "flash_attention": true},
             "parallel": {"tp": 1, "pp": 16, "dp": 128, "ep": 64, "etp": 1, "zero_stage": 1},

@@ -368,7 +368,7 @@ fn arb_mutated_json() -> BoxedStrategy<String> {
         proptest::collection::vec((0usize..64, 0u8..3, arb_json(), "[a-z_]{1,12}"), 1..6),
     )
         .prop_map(|(p, edits)| {
-            let mut v = serde_json::to_value(MODEL_PRESETS[p].scenario()).unwrap_or(Value::Null);
+            let mut v = common::json_of(&MODEL_PRESETS[p].scenario());
             for (pick, op, val, key) in edits {
                 let mut paths = Vec::new();
                 object_paths(&v, &mut Vec::new(), &mut paths);

@@ -6,7 +6,7 @@ mod common;
 
 use paracalc::presets::{self, model_preset, MODEL_PRESETS};
 use paracalc::scenario::{
-    CustomGpu, FfnAct, GpuChoice, Moe, PeakTflops, Precision, Recompute, Scenario, Schedule,
+    self, CustomGpu, FfnAct, GpuChoice, Moe, PeakTflops, Precision, Recompute, Scenario, Schedule,
     GPU_PRESETS,
 };
 use paracalc::share::{self, Chart, Pinned, ShareError, View, MAX_LINK_BYTES, MAX_NOTICES};
@@ -99,12 +99,6 @@ fn arb_custom_gpu() -> BoxedStrategy<CustomGpu> {
                     nic_gbps: nic,
                     pcie_gbps: pcie,
                     host_link_gbps: pcie,
-                    peak_tflops_bounds: None,
-                    peak_tflops_for_mfu: None,
-                    source: None,
-                    confidence: None,
-                    unverified: None,
-                    notes: None,
                 }
             },
         )
@@ -413,8 +407,8 @@ fn golden_links_decode_forever() {
         let link = case["link"].as_str().unwrap();
         let d = share::decode(link).unwrap_or_else(|e| panic!("{link}: {e}"));
         assert_eq!(
-            serde_json::to_value(&d.scenario).unwrap(),
-            case["scenario"],
+            Ok(&d.scenario),
+            scenario::from_value(&case["scenario"]).as_ref(),
             "scenario of {link}"
         );
         assert_eq!(
@@ -445,8 +439,8 @@ fn golden_links_decode_forever() {
             (Some(p), want) => {
                 assert_eq!(p.preset, want["preset"].as_str().unwrap(), "{link}");
                 assert_eq!(
-                    serde_json::to_value(&p.scenario).unwrap(),
-                    want["scenario"],
+                    Ok(&p.scenario),
+                    scenario::from_value(&want["scenario"]).as_ref(),
                     "{link}"
                 );
             }
@@ -485,7 +479,7 @@ fn design_example_link() {
         "parallel": {"tp": 8, "pp": 4, "dp": 2, "cp": 2, "ep": 1, "vp": 5, "sp": true, "zero_stage": 1},
         "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 64, "gpus_per_node": 8}
     });
-    assert_eq!(serde_json::to_value(&d.scenario).unwrap(), want);
+    assert_eq!(Ok(&d.scenario), scenario::from_value(&want).as_ref());
     // tp 8 × pp 4 × dp 2 × cp 2 = 128 ≠ 64 GPUs: the link carries it, validation names the field.
     let e = d.scenario.validate().unwrap_err();
     assert_eq!(e.issues[0].field, "cluster.num_gpus");
@@ -718,7 +712,7 @@ fn every_scenario_field_has_a_key() {
     };
     c.id = "x".into();
     s.cluster.gpu = GpuChoice::Custom(c);
-    let v = serde_json::to_value(&s).unwrap();
+    let v = common::json_of(&s);
     let mut paths = Vec::new();
     leaves(&v, String::new(), &mut paths);
     let covered: Vec<&str> = share::key_table().map(|(_, p)| p).collect();

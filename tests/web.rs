@@ -499,3 +499,37 @@ async fn mfu_is_defined_where_shown_and_the_causal_value_appears_for_long_sequen
     assert!(!text(&root, "#key-mfu").contains("causal"));
     root.remove();
 }
+
+/// In the browser a scenario file is parsed by `JSON.parse` (scenario::json::parse): every preset
+/// reads back as written, `8.0` is the whole number 8 as natively, and errors still name the
+/// field (a syntax error: where the text broke off; a wrong type: the field itself).
+#[wasm_bindgen_test]
+fn scenario_json_reads_in_the_browser_as_natively() {
+    use paracalc::scenario;
+    for p in paracalc::presets::MODEL_PRESETS {
+        let s = p.scenario();
+        assert_eq!(
+            scenario::parse(&s.to_json_pretty()).as_ref(),
+            Ok(&s),
+            "{}",
+            p.id
+        );
+    }
+    let s = paracalc::presets::default_model_preset().scenario();
+    let text = s.to_json_pretty();
+    let whole = text.replace(
+        &format!("\"tp\": {}", s.parallel.tp),
+        &format!("\"tp\": {}.0", s.parallel.tp),
+    );
+    assert_eq!(
+        scenario::parse(&whole).map(|x| x.parallel.tp),
+        Ok(s.parallel.tp)
+    );
+    let wrong = text.replace(&format!("\"tp\": {}", s.parallel.tp), "\"tp\": \"8\"");
+    let e = scenario::parse(&wrong).unwrap_err();
+    assert_eq!(e.issues[0].field, "parallel.tp");
+    assert!(e.issues[0].message.contains("invalid type: string"), "{e}");
+    let cut = &text[..text.find("\"tp\"").unwrap() + 8];
+    let e = scenario::parse(cut).unwrap_err();
+    assert!(e.issues[0].field.starts_with("parallel"), "{e}");
+}

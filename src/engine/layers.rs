@@ -247,7 +247,7 @@ mod tests {
     use super::*;
 
     fn scen(moe: &str, layers: u64, pp: u64, vp: u64, mtp: u64) -> Scenario {
-        serde_json::from_value(serde_json::json!({
+        crate::scenario::from_value(&serde_json::json!({
             "model": {"layers": layers, "hidden": 1024, "heads": 8, "vocab": 1000, "seq_len": 128,
                       "ffn_act": "swiglu", "mtp_layers": mtp,
                       "moe": serde_json::from_str::<serde_json::Value>(moe).unwrap()},

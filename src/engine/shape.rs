@@ -313,7 +313,7 @@ mod tests {
     use super::*;
 
     fn model(json: &str) -> Model {
-        serde_json::from_str(json).unwrap()
+        crate::scenario::model_from_value(&serde_json::from_str(json).unwrap()).unwrap()
     }
 
     #[test]

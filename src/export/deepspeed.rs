@@ -17,6 +17,7 @@
 //! ```
 
 use super::Export;
+use crate::scenario::json::text::Node;
 use crate::scenario::{Precision, Recompute, Scenario};
 use serde_json::{json, Map, Value};
 
@@ -126,7 +127,7 @@ pub fn config(s: &Scenario) -> Export {
         "model shape ({} layers, hidden {}, {} heads, FFN {}, vocab {}, sequence {}): set by the model code.",
         m.layers, m.hidden, m.heads, m.ffn_hidden(), m.vocab, m.seq_len
     ));
-    let text = serde_json::to_string_pretty(&Value::Object(c)).unwrap_or_default() + "\n";
+    let text = Node::from(&Value::Object(c)).to_pretty() + "\n";
     Export {
         text,
         no_equivalent: no,

@@ -16,6 +16,7 @@
 //! attention sinks, and Qwen3's QK-norm, are not modelled and are named in a note.
 
 use super::{HfError, Reader};
+use crate::scenario::json::text::Node;
 use crate::scenario::{FfnAct, Mla, Model, Moe};
 use serde_json::{Map, Value};
 
@@ -187,7 +188,7 @@ fn opt_count(obj: &Map<String, Value>, key: &str) -> Result<Option<u64>, HfError
         Some(v) => v.as_u64().map(Some).ok_or_else(|| {
             HfError(format!(
                 "{key} must be a whole number, got {}.",
-                super::clip(&v.to_string())
+                super::clip(&Node::from(v).to_compact())
             ))
         }),
     }

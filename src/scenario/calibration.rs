@@ -33,28 +33,21 @@
 //!
 //! # Example
 //! ```
-//! let c: paracalc::scenario::Calibration =
-//!     serde_json::from_str(r#"{"compute": 0.9, "network": 0.6}"#).unwrap();
+//! let c = paracalc::scenario::Calibration { compute: Some(0.9), network: Some(0.6), memory_gib: None };
 //! assert_eq!(c.compute(), 0.9);
 //! assert_eq!(c.memory_gib(), 0.0);
 //! assert!(!c.is_default());
 //! ```
 
-use serde::{Deserialize, Serialize};
-
 /// Factors fitted to one measured run of the user's cluster. Every field is optional; `None`
 /// means no correction (see the accessors).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Calibration {
     /// Compute efficiency factor `c`: multiplies every kernel rate (GEMM, attention, HBM).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compute: Option<f64>,
     /// Network efficiency factor `n`: multiplies the bandwidth of every link tier.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network: Option<f64>,
     /// Memory offset per GPU, GiB, added to every stage's allocator reserve.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_gib: Option<f64>,
 }
 

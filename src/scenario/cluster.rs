@@ -1,11 +1,9 @@
 //! The cluster section: which GPU, how many, and the links between them.
 
 use super::gpu::{gpu_preset, GpuSpec, PeakTflops};
-use serde::{Deserialize, Serialize};
 
 /// The hardware: GPU model, GPU count, node size and optional link overrides.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Cluster {
     /// A preset id (`"h100-sxm5-80gb"`) or a custom GPU object.
     pub gpu: GpuChoice,
@@ -14,21 +12,13 @@ pub struct Cluster {
     /// GPUs per node (servers); default 8. Counts nodes (launch scripts, the TP + DP scaling
     /// variant); it places no communication: the GPU's `nvlink_domain_gpus` decides which
     /// groups stay on NVLink.
-    #[serde(default = "eight")]
     pub gpus_per_node: u64,
     /// Override: NVLink bandwidth per GPU inside the GPU's NVLink domain, GB/s.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub intra_node_gbps: Option<f64>,
     /// Override: network bandwidth per GPU between NVLink domains, GB/s.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inter_node_gbps: Option<f64>,
     /// Price of one GPU-hour (any currency), for the cost to train.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub price_per_gpu_hour: Option<f64>,
-}
-
-fn eight() -> u64 {
-    8
 }
 
 impl Default for Cluster {
@@ -39,7 +29,7 @@ impl Default for Cluster {
         Cluster {
             gpu: GpuChoice::Preset(String::new()),
             num_gpus: 1,
-            gpus_per_node: eight(),
+            gpus_per_node: 8,
             intra_node_gbps: None,
             inter_node_gbps: None,
             price_per_gpu_hour: None,
@@ -51,8 +41,7 @@ impl Default for Cluster {
 // The custom variant is large, but a scenario holds one GpuChoice and the engine copies the
 // GpuSpec out of it once per estimate: boxing would only add an allocation per clone.
 #[allow(clippy::large_enum_variant)]
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(untagged)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum GpuChoice {
     /// A preset id from [`super::GPU_PRESETS`].
     Preset(String),
@@ -60,89 +49,36 @@ pub enum GpuChoice {
     Custom(CustomGpu),
 }
 
-/// A string is a preset id, an object a custom GPU. Written out rather than derived with
-/// `#[serde(untagged)]`, which buffers the value and reports any mistake inside a custom GPU
-/// only as "data did not match any variant": here an error names the custom GPU's own field
-/// (`cluster.gpu.hbm_gib: invalid type …`), and the bundle has no buffering deserialiser.
-impl<'de> Deserialize<'de> for GpuChoice {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<GpuChoice, D::Error> {
-        struct Choice;
-        impl<'de> serde::de::Visitor<'de> for Choice {
-            type Value = GpuChoice;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a GPU preset id or a custom GPU object")
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<GpuChoice, E> {
-                Ok(GpuChoice::Preset(v.to_string()))
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<GpuChoice, A::Error> {
-                CustomGpu::deserialize(serde::de::value::MapAccessDeserializer::new(map))
-                    .map(GpuChoice::Custom)
-            }
-        }
-        d.deserialize_any(Choice)
-    }
-}
-
-/// A GPU described inline, with the same fields as the presets (`gpus.json`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// A GPU described inline, with the same fields as the presets (`gpus.json`; its bookkeeping
+/// keys are accepted and ignored: [`super::json::GPU_BOOKKEEPING`]).
+#[derive(Clone, Debug, PartialEq)]
 pub struct CustomGpu {
     /// Optional id.
-    #[serde(default)]
     pub id: String,
     /// Optional name.
-    #[serde(default)]
     pub name: String,
     /// Dense peaks, TFLOP/s.
     pub peak_tflops: PeakTflops,
     /// HBM capacity, GiB.
     pub hbm_gib: f64,
     /// Usable memory, GiB.
-    #[serde(default)]
     pub usable_gib: Option<f64>,
     /// HBM bandwidth, GB/s.
     pub hbm_gbps: f64,
     /// NVLink per GPU per direction, GB/s.
-    #[serde(default)]
     pub nvlink_gbps: Option<f64>,
     /// GPUs per NVLink domain.
-    #[serde(default = "eight")]
     pub nvlink_domain_gpus: u64,
     /// NIC per GPU, GB/s.
-    #[serde(default)]
     pub nic_gbps: Option<f64>,
     /// PCIe per GPU, GB/s.
-    #[serde(default)]
     pub pcie_gbps: Option<f64>,
     /// GPU↔host link per GPU per direction, GB/s (PCIe or NVLink-C2C).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_link_gbps: Option<f64>,
-    /// Ignored bookkeeping fields of `gpus.json`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub peak_tflops_bounds: Option<serde_json::Value>,
-    /// Ignored bookkeeping fields of `gpus.json`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub peak_tflops_for_mfu: Option<serde_json::Value>,
-    /// Ignored bookkeeping fields of `gpus.json`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<String>,
-    /// Ignored bookkeeping fields of `gpus.json`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub confidence: Option<String>,
-    /// Ignored bookkeeping fields of `gpus.json`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub unverified: Option<Vec<String>>,
-    /// Ignored bookkeeping fields of `gpus.json`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub notes: Option<String>,
 }
 
 impl CustomGpu {
-    /// A custom GPU with `spec`'s numbers and no bookkeeping fields.
+    /// A custom GPU with `spec`'s numbers.
     pub fn from_spec(id: String, name: String, spec: GpuSpec) -> CustomGpu {
         CustomGpu {
             id,
@@ -159,16 +95,10 @@ impl CustomGpu {
             // scenario as before the field existed; `GpuSpec::host_link_gbps` falls back to the
             // PCIe figure.
             host_link_gbps: None,
-            peak_tflops_bounds: None,
-            peak_tflops_for_mfu: None,
-            source: None,
-            confidence: None,
-            unverified: None,
-            notes: None,
         }
     }
 
-    /// This GPU's numbers (the bookkeeping fields dropped); the inverse of [`Self::from_spec`].
+    /// This GPU's numbers; the inverse of [`Self::from_spec`].
     pub fn spec(&self) -> GpuSpec {
         GpuSpec {
             peak_tflops: self.peak_tflops,

@@ -4,7 +4,7 @@ use super::fields::FieldId;
 use std::fmt;
 
 /// The field an [`Issue`] is about: a field of the table ([`FieldId`]), or another path
-/// (a key serde could not read, such as a misspelt `parallel.tpp`, or `scenario` itself).
+/// (a key the JSON reader does not know, such as a misspelt `parallel.tpp`, or `scenario` itself).
 /// Derefs to its dotted path.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FieldRef {
@@ -123,32 +123,22 @@ impl ScenarioError {
         }
     }
 
-    /// An issue for the JSON error `inner` at `path` (empty: the whole scenario); `at_line` keeps
-    /// serde_json's " at line L column C" (useful in a file, meaningless for a parsed value).
-    pub(crate) fn from_json(
-        path: String,
-        inner: &serde_json::Error,
-        at_line: bool,
-    ) -> ScenarioError {
-        let mut msg = inner.to_string();
-        if !at_line {
-            if let Some(i) = msg.rfind(" at line ") {
-                msg.truncate(i);
-            }
-        }
-        // The path ends with the key itself for an unknown key, and is the object for a missing
-        // one (the message names the key); empty for an error in the whole text.
-        let field = if path.is_empty() {
-            "scenario".to_string()
-        } else {
-            path
-        };
+    /// An issue for the JSON syntax error `inner` at `path` (empty: the whole scenario), in the
+    /// parser's words (serde_json's end with " at line L column C").
+    pub(crate) fn from_json(path: &str, inner: super::json::parse::SyntaxError) -> ScenarioError {
+        ScenarioError::shape(path, inner.message)
+    }
+
+    /// An issue about the shape of a scenario file at `path` (the key itself for an unknown
+    /// key, the object for a missing one; empty: the whole scenario), ending with a full stop.
+    pub(crate) fn shape(path: &str, mut msg: String) -> ScenarioError {
+        let field = if path.is_empty() { "scenario" } else { path };
         if !msg.ends_with('.') && !msg.contains(" at line ") {
             msg.push('.');
         }
-        // serde echoes keys and values from the input: keep them printable and bounded, so a
+        // Messages echo keys and values from the input: keep them printable and bounded, so a
         // hostile file cannot send terminal escapes or megabytes through an error message.
-        ScenarioError::single(printable(&field, 120), printable(&msg, 600))
+        ScenarioError::single(printable(field, 120), printable(&msg, 600))
     }
 }
 

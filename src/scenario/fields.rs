@@ -10,22 +10,24 @@
 //!   [`FieldId`], and shows the engine's issues at the input whose id they carry;
 //! - [`Scenario::validate`](super::Scenario::validate) checks every field's value against its
 //!   [`Kind`] ([`FieldDef::check`]) before the rules across fields;
+//! - the scenario's JSON reader and writer ([`super::json`]) read and write each field under
+//!   its `path` with the accessors, converting by its [`Kind`];
 //! - the documentation table of the share-link keys ([`markdown_table`]).
 //!
 //! A field error ([`Issue`](super::Issue)) is keyed by the typed [`FieldId`], not by a string.
 //!
 //! # Adding a field
 //! 1. Add it to its section struct (`model.rs`, `training.rs`, `parallel.rs`, `cluster.rs`,
-//!    `overhead.rs`) with its serde default and doc comment (the default and its source), and to
-//!    the section's `Default` in the same file (`Model` and `Overhead` derive it). Code that
-//!    builds sections (presets, the Hugging Face import) uses `..Section::default()`, so it
-//!    needs no change.
+//!    `overhead.rs`) with its doc comment (the default and its source), and to the section's
+//!    `Default` in the same file (`Model` and `Overhead` derive it): a file that leaves the
+//!    field out gets that value. Code that builds sections (presets, the Hugging Face import)
+//!    uses `..Section::default()`, so it needs no change.
 //! 2. Use it in the engine.
 //! 3. Add one entry to the `fields!` list below, in link order: its doc line, `path` (the JSON
 //!    path), `key` (a new, short link key: existing keys never change meaning), `label`, `unit`,
 //!    `help` (one sentence, saying what the field does and what empty means), `kind` (with its
-//!    range), `optional`, `get` and `set`. The enum variant, the link key, the validation of its
-//!    range and the documentation row all come from this entry.
+//!    range), `optional`, `get` and `set`. The enum variant, the link key, its JSON, the
+//!    validation of its range and the documentation row all come from this entry.
 //! 4. Show it in its form section (`app/components/*_form.rs`): `num_field(FieldId::X, …)`,
 //!    `select_field(FieldId::X, …)` or `switch_field(FieldId::X, …)`.
 //!
@@ -675,12 +677,13 @@ fields! {
         get: |s| text(s.training.precision.as_str()),
         set: |s, v| { s.training.precision = v.choice(Precision::ALL, Precision::as_str)?; Ok(()) },
     }
-    /// `training.optimizer` (Adam is the only one: never written to a link, accepted when given).
+    /// `training.optimizer` (Adam is the only one: the same in every scenario, so never written
+    /// to a link; accepted when given).
     Optimizer {
         path: "training.optimizer", key: "opt", label: "Optimizer", unit: "",
         help: "Adam(W): two fp32 moments per parameter.",
         kind: Kind::Choice(&["adam", "adamw"]), optional: false,
-        get: |_| None,
+        get: |_| text("adam"),
         set: |_, _| Ok(()),
     }
     /// `training.recompute`.

@@ -4,31 +4,23 @@
 //! (a test compares them). Peaks are dense (non-sparsity) tensor-core TFLOP/s; bandwidths are
 //! GB/s (10⁹ B/s) per GPU per direction; memory is GiB.
 
-use serde::{Deserialize, Serialize};
-
 /// Dense peak TFLOP/s per number format; `None` where the GPU has no such tensor-core path.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct PeakTflops {
     /// fp32 (non-tensor-core) peak.
-    #[serde(default)]
     pub fp32: Option<f64>,
     /// TF32 tensor-core peak.
-    #[serde(default)]
     pub tf32: Option<f64>,
     /// fp16 tensor-core peak.
-    #[serde(default)]
     pub fp16: Option<f64>,
     /// bf16 tensor-core peak.
-    #[serde(default)]
     pub bf16: Option<f64>,
     /// FP8 tensor-core peak.
-    #[serde(default)]
     pub fp8: Option<f64>,
 }
 
 /// The numbers of one GPU that the engine uses. `Copy`, so the hot path never allocates.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GpuSpec {
     /// Dense peaks by format.
     pub peak_tflops: PeakTflops,
@@ -48,7 +40,6 @@ pub struct GpuSpec {
     pub pcie_gbps: Option<f64>,
     /// GPU↔host-memory link per GPU per direction, GB/s (PCIe to the CPU, or NVLink-C2C on Grace
     /// systems), for optimizer and activation offloading; `None` = PCIe Gen4 x16.
-    #[serde(default)]
     pub host_link_gbps: Option<f64>,
 }
 

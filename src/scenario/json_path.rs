@@ -5,8 +5,8 @@
 //! the text up to that point and keeping the stack of open objects (with their current key) and
 //! arrays (with their current index) gives the field's path, `parallel.tp` or
 //! `parallel.layers_per_stage[2]`: the same names a scenario's fields have everywhere else.
-//! This replaces a wrapper around every visitor of the deserialiser (which cost the WebAssembly
-//! bundle 43 KB) with one small scan that runs only when parsing has already failed.
+//! [`crate::scenario::parse`] uses it for syntax errors; errors in a well-formed file come from
+//! the field-table reader ([`crate::scenario::json`]), which knows the path itself.
 
 /// One open container.
 enum Frame {

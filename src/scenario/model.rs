@@ -1,17 +1,13 @@
 //! The model section: a GPT/Llama-style decoder Transformer, dense or mixture-of-experts.
 
-use serde::{Deserialize, Serialize};
-
 /// The Transformer architecture. Optional fields have the defaults of `DESIGN.md`:
 /// `kv_heads` = `heads` (multi-head attention), `ffn_hidden` = 4·`hidden`, `ffn_act` GELU,
 /// untied embeddings, dense (no MoE). `Model::default()` has every optional field at its default
 /// and 0 for the required numbers: a base for struct update (`Model { layers: 32, ..Model::default() }`),
 /// so a new optional field needs no change where models are built.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Model {
     /// Display name ("GPT-3 175B"); free text, rendered as text only.
-    #[serde(default)]
     pub name: String,
     /// Number of Transformer layers `L`.
     pub layers: u64,
@@ -20,33 +16,25 @@ pub struct Model {
     /// Attention (query) heads `a`.
     pub heads: u64,
     /// Key/value heads `g` (GQA; `g = a` for MHA, 1 for MQA). Default: `heads`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kv_heads: Option<u64>,
     /// FFN inner size `f`. Default: 4·`hidden`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ffn_hidden: Option<u64>,
     /// FFN activation: GELU (2 GEMMs) or SwiGLU (3 GEMMs).
-    #[serde(default)]
     pub ffn_act: FfnAct,
     /// Vocabulary size `V` as trained (padded where the framework pads).
     pub vocab: u64,
     /// Tokens per sequence `s`.
     pub seq_len: u64,
     /// Whether the output layer shares the input embedding's weights.
-    #[serde(default)]
     pub tied_embeddings: bool,
     /// Mixture-of-experts settings, or `None` for a dense model.
-    #[serde(default)]
     pub moe: Option<Moe>,
     /// Attention head dimension `d_h`. Default: `hidden / heads`. Qwen3 and gpt-oss use a head
     /// dimension whose `heads·d_h` differs from `hidden` (their Hugging Face `head_dim`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub head_dim: Option<u64>,
     /// Multi-head latent attention (DeepSeek-V2/V3), or `None` for standard (GQA/MHA) attention.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mla: Option<Mla>,
     /// Multi-token prediction modules after the last layer (DeepSeek-V3: 1). Default: 0.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mtp_layers: Option<u64>,
 }
 
@@ -55,8 +43,7 @@ pub struct Model {
 /// through a latent of `q_lora_rank`; a decoupled rotary part of `qk_rope_head_dim` per head
 /// (the key's rotary part is shared by all heads). Field names are the Hugging Face
 /// `config.json` keys of `deepseek_v3`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Mla {
     /// Query latent rank `d_c'`; 0 = queries projected directly from the hidden state.
     pub q_lora_rank: u64,
@@ -74,8 +61,7 @@ pub struct Mla {
 /// is replaced by `experts` routed experts, each token routed to `top_k` of them, plus
 /// `shared_experts` experts every token passes through (DeepSeekMoE, Dai et al. 2024).
 /// Optional fields default as in `DESIGN.md` ("Modern model shapes").
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Moe {
     /// Experts per MoE layer `E`.
     pub experts: u64,
@@ -84,21 +70,16 @@ pub struct Moe {
     /// FFN inner size of one expert `f_e`.
     pub expert_ffn_hidden: u64,
     /// Shared experts every token passes through. Default: 0.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shared_experts: Option<u64>,
     /// FFN inner size of one shared expert. Default: `expert_ffn_hidden`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shared_expert_ffn_hidden: Option<u64>,
     /// The first `dense_layers` layers use a dense MLP of `ffn_hidden` (DeepSeek-V3: 3). Default: 0.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dense_layers: Option<u64>,
     /// Every `moe_every`-th layer (after the dense ones) is an MoE layer; the others are dense.
     /// Default: 1 (every layer).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moe_every: Option<u64>,
     /// Tokens on the busiest expert-parallel rank over the mean (1.0 = perfectly balanced).
     /// Default: 1.0.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub imbalance: Option<f64>,
 }
 
@@ -161,8 +142,7 @@ impl Moe {
 }
 
 /// The FFN's activation, which sets its GEMM count.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum FfnAct {
     /// `fc2(gelu(fc1(x)))`: two GEMMs of `h×f`.
     #[default]

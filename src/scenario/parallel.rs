@@ -1,11 +1,10 @@
 //! The parallel section: how the model and the batch are split over GPUs.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// The parallel layout. `tp·pp·dp·cp` must equal the number of GPUs; experts are spread inside
 /// `dp` (`ep` divides `dp`). Optional fields default as in `DESIGN.md`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Parallel {
     /// Tensor-parallel degree `t` (Megatron intra-layer split).
     pub tp: u64,
@@ -14,62 +13,46 @@ pub struct Parallel {
     /// Data-parallel degree `d` (model replicas).
     pub dp: u64,
     /// Context-parallel degree `c` (sequence split for attention).
-    #[serde(default = "one")]
     pub cp: u64,
     /// Expert-parallel degree `e` (inside dp).
-    #[serde(default = "one")]
     pub ep: u64,
     /// Model chunks per pipeline rank `v` (interleaved 1F1B); 1 = not interleaved.
-    #[serde(default = "one")]
     pub vp: u64,
     /// Megatron sequence parallelism (with `tp > 1`).
-    #[serde(default)]
     pub sp: bool,
     /// ZeRO stage 0..3 (1 = Megatron's distributed optimizer; 3 = FSDP full shard).
-    #[serde(default)]
     pub zero_stage: u8,
     /// Pipeline schedule. Default: interleaved when `vp > 1`, else 1F1B.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<Schedule>,
     /// Layers on each pipeline stage (length `pp`, sum `layers`). Default: as even as possible.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layers_per_stage: Option<Vec<u64>>,
     /// Gradient bucket size in MB (10⁶ bytes) for DP/ZeRO reduction. Default: the framework's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bucket_mb: Option<f64>,
     /// Overlap TP communication with GEMMs (Transformer Engine userbuffers). Default: off.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tp_comm_overlap: Option<bool>,
     /// Overlap DP gradient reduction with the backward pass. Default: on.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dp_comm_overlap: Option<bool>,
     /// Expert tensor parallel size: how many ranks split each expert's weights. Default: `tp`.
     /// Experts are spread over `ep·etp` ranks folded into `tp·cp·dp` (Megatron-Core MoE
     /// parallel folding, `--expert-tensor-parallel-size`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub etp: Option<u64>,
     /// HSDP: ZeRO/FSDP shards over this many data-parallel ranks and replicates across the
     /// rest. Default: all of `dp`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard_ranks: Option<u64>,
     /// Overlap pipeline sends/receives with compute. Default: the framework's (Megatron-LM's
     /// `overlap_p2p_comm`, on with the interleaved schedule).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pp_comm_overlap: Option<bool>,
     /// How ZeRO-3/FSDP gathers parameters. Default: the framework's (DeepSpeed per parameter
     /// tensor, torchtitan FSDP2 per block with copy-out, others per block).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fsdp_style: Option<FsdpStyle>,
     /// How MoE tokens reach their experts across nodes. Default: the framework's (all of them
     /// run an NCCL all-to-all; DeepEP is opt-in everywhere).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moe_dispatcher: Option<MoeDispatcher>,
 }
 
 /// How ZeRO-3 / FSDP gathers parameters and reduces gradients (the engine prices each,
 /// `engine::time::zero3`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FsdpStyle {
     /// DeepSpeed ZeRO-3: one all-gather per weight tensor, gradients in 5e8-element buckets.
     PerParameter,
@@ -105,8 +88,7 @@ impl FsdpStyle {
 
 /// How an MoE layer dispatches tokens to the expert-parallel ranks and combines them back (the
 /// engine prices each, `engine::time::moe`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MoeDispatcher {
     /// An NCCL all-to-all: every routed copy of a token travels to its expert's GPU on its own
     /// (Megatron-Core `--moe-token-dispatcher-type alltoall`, torchtitan's default).
@@ -130,12 +112,8 @@ impl MoeDispatcher {
     }
 }
 
-fn one() -> u64 {
-    1
-}
-
 /// Pipeline schedule.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Schedule {
     /// One-forward-one-backward (PipeDream-Flush), Megatron's default.

@@ -1,10 +1,9 @@
 //! The training section: batch, precision, optimizer, recomputation.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// How the model is trained, independent of the layout.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Training {
     /// Sequences per optimizer step `B`.
     pub global_batch: u64,
@@ -13,45 +12,36 @@ pub struct Training {
     /// Number format of the GEMMs and weights.
     pub precision: Precision,
     /// The optimizer (Adam/AdamW).
-    #[serde(default)]
     pub optimizer: Optimizer,
     /// Activation recomputation.
     pub recompute: Recompute,
     /// Fused attention that never stores the `s×s` score matrix (FlashAttention).
-    #[serde(default)]
     pub flash_attention: bool,
     /// Tokens to train on, for the time and cost to train. Optional.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub train_tokens: Option<f64>,
     /// Whether 16-bit training accumulates and data-parallel-reduces its gradients in fp32
     /// (Megatron-Core `DistributedDataParallelConfig.grad_reduce_in_fp32`). Optional; `None`
     /// means yes ([`Training::grad_reduce_in_fp32`]). `false` keeps the gradient buffer in the
     /// 16-bit parameter dtype, as NeMo's performance recipes do. No effect on fp32 training.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grad_reduce_in_fp32: Option<bool>,
     /// The software stack, which decides which kernels and collectives run. Optional; `None`
     /// means Megatron-LM ([`Training::framework`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub framework: Option<Framework>,
     /// How FP8 GEMM inputs are scaled; only with `precision` fp8. Optional; `None` means
     /// delayed scaling ([`Training::fp8_recipe`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fp8_recipe: Option<Fp8Recipe>,
     /// Fraction 0..1 of the optimizer states (fp32 master weights and Adam moments) kept in host
     /// memory and updated by the CPU: Megatron-Core `--optimizer-cpu-offload
     /// --optimizer-offload-fraction f` (`HybridDeviceOptimizer`), DeepSpeed ZeRO-Offload
     /// (`offload_optimizer`, the whole optimizer). Optional; default 0.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub optimizer_offload: Option<f64>,
     /// Fraction 0..1 of the stored layer activations moved to host memory after the forward pass
     /// and brought back for the backward (Megatron-Core `--cpu-offloading`, activation
     /// offloading). Optional; default 0.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub activation_offload: Option<f64>,
     /// The fused attention kernel (with `flash_attention`). Optional; `None` means the
     /// framework's (cuDNN for Megatron-LM/NeMo and JAX on Hopper and Blackwell, else
     /// FlashAttention-2).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attention_kernel: Option<AttentionKernel>,
 }
 
@@ -119,8 +109,7 @@ impl Training {
 /// The software stack that runs the training (`DESIGN.md`, "The software stack is an input").
 /// It selects mechanisms (attention kernel, how ZeRO-3/FSDP gathers, which overlaps run), never
 /// a speed factor.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Framework {
     /// Megatron-LM, NeMo, Megatron-Bridge: Transformer Engine, cuDNN fused attention,
     /// distributed optimizer.
@@ -160,8 +149,7 @@ impl Framework {
 
 /// A fused attention kernel (the engine prices each at its published throughput per GPU
 /// generation, `engine::time::attention`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AttentionKernel {
     /// FlashAttention-2 (flash-attn 2.x, PyTorch SDPA's flash backend); Ampere and newer.
     Fa2,
@@ -192,8 +180,7 @@ impl AttentionKernel {
 /// FP8 scaling recipe (`DESIGN.md`): Transformer Engine's delayed and current ("tensorwise")
 /// scaling, torchao's rowwise scaling, DeepSeek-V3-style blockwise (1×128 / 128×128) scaling and
 /// the OCP microscaling format MXFP8 (Blackwell).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Fp8Recipe {
     /// Per-tensor scales from an amax history (Transformer Engine `DelayedScaling`).
     #[default]
@@ -232,8 +219,7 @@ impl Fp8Recipe {
 
 /// Training precision. `fp16`/`bf16` are mixed precision with fp32 master weights; `fp8` is
 /// Transformer-Engine-style FP8 GEMMs with bf16 weights kept as well.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Precision {
     /// Full fp32 training.
     Fp32,
@@ -266,8 +252,7 @@ impl Precision {
 }
 
 /// The optimizer. Only Adam(W) is modelled (two fp32 moments per parameter).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Optimizer {
     /// Adam or AdamW.
     #[default]
@@ -275,7 +260,7 @@ pub enum Optimizer {
 }
 
 /// Activation recomputation (checkpointing).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Recompute {
     /// Store everything.

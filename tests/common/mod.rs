@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use paracalc::presets::MODEL_PRESETS;
-use paracalc::scenario::GPU_PRESETS;
+use paracalc::scenario::{Scenario, GPU_PRESETS};
 use paracalc::share;
 
 /// Every key of the share-link table, then `extra` (keys the table does not have, or spells
@@ -52,4 +52,9 @@ pub fn assert_breakdown(e: &paracalc::engine::Estimate) {
         assert!(x.is_finite() && x >= 0.0, "{t:?}");
     }
     assert!(t.step_s > 0.0);
+}
+
+/// `s` as a JSON value, read back from the text the scenario writes.
+pub fn json_of(s: &Scenario) -> serde_json::Value {
+    serde_json::from_str(&s.to_json_pretty()).expect("a scenario writes JSON")
 }

@@ -3,45 +3,40 @@
 
 use std::rc::Rc;
 
-use serde_json::Value;
 use yew::prelude::*;
 
 use crate::app::components::summary::{key_numbers, Better};
 use crate::app::format;
 use crate::app::state::Action;
 use crate::engine::Estimate;
+use crate::scenario::json::text::Node;
 use crate::scenario::{Scenario, ScenarioError};
 
-/// Every leaf of a JSON value as `(path, value)`.
-fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
+/// Every leaf of a scenario's JSON as `(path, value)`.
+fn flatten(prefix: &str, v: &Node, out: &mut Vec<(String, String)>) {
     match v {
-        Value::Object(map) => {
-            for (k, x) in map {
+        Node::Object(members) => {
+            for (k, x) in members {
                 let p = if prefix.is_empty() {
-                    k.clone()
+                    k.to_string()
                 } else {
                     format!("{prefix}.{k}")
                 };
                 flatten(&p, x, out);
             }
         }
-        Value::String(s) => out.push((prefix.to_string(), s.clone())),
-        Value::Null => out.push((prefix.to_string(), "–".into())),
-        other => out.push((prefix.to_string(), other.to_string())),
+        Node::Str(s) => out.push((prefix.to_string(), s.to_string())),
+        Node::Null => out.push((prefix.to_string(), "–".into())),
+        other => out.push((prefix.to_string(), other.to_compact())),
     }
-}
-
-/// `s` as a JSON value, through its text: the bundle then serialises scenarios one way only.
-fn as_value(s: &Scenario) -> Value {
-    serde_json::from_str(&s.to_json_pretty()).unwrap_or(Value::Null)
 }
 
 /// The inputs that differ between `a` and `b`: `(field path, value in A, value in B)`, in field
 /// order; a field set in one and defaulted in the other shows `–` for the default.
 pub fn differences(a: &Scenario, b: &Scenario) -> Vec<(String, String, String)> {
     let (mut fa, mut fb) = (Vec::new(), Vec::new());
-    flatten("", &as_value(a), &mut fa);
-    flatten("", &as_value(b), &mut fb);
+    flatten("", &a.to_json_node(), &mut fa);
+    flatten("", &b.to_json_node(), &mut fb);
     let mut out = Vec::new();
     for (path, va) in &fa {
         let vb = fb

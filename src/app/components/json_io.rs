@@ -26,7 +26,7 @@ pub fn json_action(text: &str) -> Action {
         );
     }
     // Accept a validation case too (`{"scenario": {...}, ...}`).
-    let value: Result<serde_json::Value, _> = serde_json::from_str(text);
+    let value = scenario::json::parse::parse(text);
     let parsed = match &value {
         Ok(v) if v.get("scenario").is_some() && v.get("model").is_none() => {
             v.get("scenario").map(scenario::from_value)

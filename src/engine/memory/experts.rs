@@ -53,7 +53,7 @@ mod tests {
         // DeepSeek-V3 MoE layer, b 1, s 4096, tp 2 (SP), etp 1, ep 64, bf16: tok 4096;
         // router (3·256 + 32)/2 = 400; shared 3·2·2048/2 = 6144; rows 8·1/2 = 4 per token of
         // (4·7168 + 3·2·2048) = 40960 → 163840. Per token 170384 B; × 4096 = 697,892,864 B.
-        let s: Scenario = serde_json::from_value(serde_json::json!({
+        let s: Scenario = crate::scenario::from_value(&serde_json::json!({
             "model": {"layers": 61, "hidden": 7168, "heads": 128, "ffn_hidden": 18432,
                       "ffn_act": "swiglu", "vocab": 129280, "seq_len": 4096,
                       "moe": {"experts": 256, "top_k": 8, "expert_ffn_hidden": 2048,

@@ -495,7 +495,7 @@ mod tests {
     use super::*;
 
     fn model(json: &str) -> Model {
-        serde_json::from_str(json).unwrap()
+        crate::scenario::model_from_value(&serde_json::from_str(json).unwrap()).unwrap()
     }
 
     #[test]
@@ -546,7 +546,7 @@ mod tests {
     /// embedding it uses is the one the GPU holds anyway.
     #[test]
     fn mtp_shares_the_embedding_where_one_gpu_holds_both_ends() {
-        let s: Scenario = serde_json::from_value(serde_json::json!({
+        let s: Scenario = crate::scenario::from_value(&serde_json::json!({
             "model": {"layers": 8, "hidden": 1024, "heads": 16, "vocab": 32000, "seq_len": 1024,
                       "tied_embeddings": false, "mtp_layers": 1},
             "training": {"global_batch": 16, "micro_batch": 1, "precision": "bf16", "recompute": "none"},
@@ -574,7 +574,7 @@ mod tests {
 
     #[test]
     fn stages_add_up() {
-        let s: Scenario = serde_json::from_value(serde_json::json!({
+        let s: Scenario = crate::scenario::from_value(&serde_json::json!({
             "model": {"layers": 30, "hidden": 1024, "heads": 16, "vocab": 32000, "seq_len": 1024, "tied_embeddings": true},
             "training": {"global_batch": 8, "micro_batch": 1, "precision": "bf16", "recompute": "none"},
             "parallel": {"tp": 2, "pp": 4, "dp": 1},
