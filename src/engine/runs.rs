@@ -66,6 +66,7 @@ impl<F: Fn(u64) -> LayerMix> Runs<F> {
     }
 
     /// What rank `r` holds.
+    #[inline]
     fn holds(&self, r: u64) -> Holds {
         Holds {
             mix: (self.mix)(r),
@@ -91,6 +92,7 @@ impl<F: Fn(u64) -> LayerMix> Runs<F> {
 impl<F: Fn(u64) -> LayerMix> Iterator for Runs<F> {
     type Item = Run;
 
+    #[inline]
     fn next(&mut self) -> Option<Run> {
         let first = self.next;
         if first >= self.pp {
@@ -134,7 +136,7 @@ mod tests {
         if !schedule.is_empty() {
             parallel["schedule"] = schedule.into();
         }
-        serde_json::from_value(serde_json::json!({
+        crate::scenario::from_value(&serde_json::json!({
             "model": {"layers": layers, "hidden": 1024, "heads": 8, "vocab": 1000, "seq_len": 128,
                       "ffn_act": "swiglu", "moe": moe},
             "training": {"global_batch": 64, "micro_batch": 1, "precision": "bf16", "recompute": "none"},
