@@ -16,6 +16,7 @@ pub mod estimate;
 pub mod layers;
 pub mod layout;
 pub mod memory;
+pub mod runs;
 pub mod schedule;
 pub mod search;
 pub mod shape;

@@ -105,11 +105,17 @@ impl Scenario {
 
     /// Checks every value and every rule across fields, returning all problems at once.
     pub fn validate(&self) -> Result<(), ScenarioError> {
-        let issues = validate::issues(self);
-        if issues.is_empty() {
-            Ok(())
-        } else {
-            Err(ScenarioError { issues })
+        self.validated_gpu().map(|_| ())
+    }
+
+    /// [`Scenario::validate`], then the GPU's numbers ([`Scenario::gpu`]): validation resolves
+    /// them anyway, so an estimate looks the preset up once.
+    pub fn validated_gpu(&self) -> Result<GpuSpec, ScenarioError> {
+        match validate::issues(self) {
+            (issues, _) if !issues.is_empty() => Err(ScenarioError { issues }),
+            (_, Some(gpu)) => Ok(gpu),
+            // Validation reports an unknown preset; this only guards the invariant.
+            (_, None) => Err(ScenarioError::single("cluster.gpu", "unknown GPU.")),
         }
     }
 

@@ -28,10 +28,6 @@ pub struct StageMemory {
     pub stage: u64,
     /// Transformer layers on this stage.
     pub layers: u64,
-    /// This stage's layers by kind ([`crate::engine::layers::stage_mix`]), worked out once per
-    /// estimate here and read again by the time model ([`crate::engine::time::fill`]).
-    #[serde(skip)]
-    pub mix: crate::engine::layers::LayerMix,
     /// Parameters held by one GPU of this stage (after TP/PP/EP/ZeRO-3 sharding).
     pub params: f64,
     /// Weights (working copies in the training precision, FP8 copies included), bytes.
@@ -99,6 +95,10 @@ pub struct MemoryEstimate {
     /// model of the same estimate (not serialised).
     #[serde(skip)]
     pub model: Option<(super::shape::Shape, super::memory::params::ShardedParams)>,
+    /// The runs of ranks holding the same ([`super::runs`]), in rank order, as the memory model
+    /// worked them out, for the time model of the same estimate (not serialised).
+    #[serde(skip)]
+    pub runs: Vec<super::runs::Run>,
 }
 
 /// Communication time by kind, seconds per step.
@@ -243,10 +243,7 @@ pub(crate) fn memory_into(
     scenario: &Scenario,
     out: &mut Estimate,
 ) -> Result<GpuSpec, ScenarioError> {
-    scenario.validate()?;
-    let Some(gpu) = scenario.gpu() else {
-        return Err(ScenarioError::single("cluster.gpu", "unknown GPU."));
-    };
+    let gpu = scenario.validated_gpu()?;
     super::memory::fill(scenario, &gpu, &mut out.memory);
     Ok(gpu)
 }

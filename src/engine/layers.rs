@@ -97,6 +97,38 @@ pub struct StageMixer<'a> {
     /// Layers of every rank when all hold the same number of a dense model's layers (plain
     /// or V-shaped schedule, default split, `L` a multiple of the chunks): `L/pp`.
     even: Option<u64>,
+    /// What every rank of an MoE model shares (`None` for a dense model).
+    moe: Option<MoeChunks>,
+}
+
+/// The chunk numbering of an MoE model's ranks, worked out once for all of them.
+#[derive(Clone, Copy, Debug)]
+struct MoeChunks {
+    /// Chunks per rank in the numbering [`chunk_layers`] and [`chunk_start`] use for the
+    /// schedule: 1 for DualPipe's stages, 2 for a V without `layers_per_stage`, else `vp`.
+    v: u64,
+    /// The default split over those chunks.
+    split: DefaultSplit,
+    /// Whether the model's last layer, and so each MTP module's, is an MoE layer.
+    mtp_moe: bool,
+}
+
+impl MoeChunks {
+    /// The numbering of `m`'s chunks on `pp` ranks of `vp` chunks under `schedule` (`custom`:
+    /// with `layers_per_stage`). Out of line: a dense model's mixer does without it.
+    #[inline(never)]
+    fn of(m: &Model, pp: u64, vp: u64, custom: bool, schedule: Schedule) -> MoeChunks {
+        let v = match schedule {
+            Schedule::DualPipe => 1,
+            sc if sc.v_shape() && !custom => 2,
+            _ => vp,
+        };
+        MoeChunks {
+            v,
+            split: DefaultSplit::new(m.layers, pp, v),
+            mtp_moe: last_layer_is_moe(m),
+        }
+    }
 }
 
 impl<'a> StageMixer<'a> {
@@ -116,6 +148,9 @@ impl<'a> StageMixer<'a> {
             && schedule != Schedule::DualPipe
             && m.layers % chunks == 0)
             .then_some(m.layers / pp);
+        let moe = m
+            .moe
+            .map(|_| MoeChunks::of(m, pp, vp, custom.is_some(), schedule));
         StageMixer {
             m,
             pp,
@@ -123,7 +158,24 @@ impl<'a> StageMixer<'a> {
             custom,
             schedule,
             even,
+            moe,
         }
+    }
+
+    /// Pipeline ranks.
+    pub fn pp(&self) -> u64 {
+        self.pp
+    }
+
+    /// The schedule in effect.
+    pub fn schedule(&self) -> Schedule {
+        self.schedule
+    }
+
+    /// Whether every rank holds the same layers but for the MTP modules where the output layer
+    /// is (the even split of a dense model).
+    pub fn uniform(&self) -> bool {
+        self.even.is_some()
     }
 
     /// The layers of rank `stage` by kind.
@@ -132,7 +184,7 @@ impl<'a> StageMixer<'a> {
         let (m, pp, vp, custom, schedule) = (self.m, self.pp, self.vp, self.custom, self.schedule);
         let last = super::layout::holds_output(pp, schedule, stage);
         let mtp = if last { m.mtp_layers() } else { 0 };
-        if m.moe.is_none() {
+        let Some(chunks) = &self.moe else {
             let dense = match self.even {
                 Some(n) if stage < pp => n,
                 _ => super::layout::rank_layers(m.layers, pp, vp, custom, schedule, stage),
@@ -143,24 +195,22 @@ impl<'a> StageMixer<'a> {
                 mtp,
                 mtp_moe: false,
             };
-        }
-        self.moe_mix(stage, mtp)
+        };
+        self.moe_mix(chunks, stage, mtp)
     }
 
     /// [`StageMixer::mix`] of an MoE model: each chunk's layers by kind.
     #[inline(never)]
-    fn moe_mix(&self, stage: u64, mtp: u64) -> LayerMix {
-        let (m, pp, vp, custom, schedule) = (self.m, self.pp, self.vp, self.custom, self.schedule);
-        // (chunk, chunks per rank in the numbering chunk_layers/chunk_start use).
+    fn moe_mix(&self, moe_chunks: &MoeChunks, stage: u64, mtp: u64) -> LayerMix {
+        let (m, pp, vp, custom, v) = (self.m, self.pp, self.vp, self.custom, moe_chunks.v);
         let r = stage.min(pp - 1);
-        let (chunks, v): ([u64; 2], u64) = match schedule {
-            Schedule::DualPipe => ([r, pp - 1 - r], 1),
-            sc if sc.v_shape() && custom.is_none() => ([r, 2 * pp - 1 - r], 2),
-            _ => ([r, u64::MAX], vp),
+        let chunks: [u64; 2] = match self.schedule {
+            Schedule::DualPipe => [r, pp - 1 - r],
+            sc if sc.v_shape() && custom.is_none() => [r, 2 * pp - 1 - r],
+            _ => [r, u64::MAX],
         };
         let (mut dense, mut moe) = (0, 0);
-        // The default split, worked out once for this rank's chunks.
-        let split = DefaultSplit::new(m.layers, pp, v);
+        let split = &moe_chunks.split;
         let mut add = |chunk: u64, v: u64| {
             let (n, lo) = match custom {
                 None => (split.layers(chunk), split.start(chunk)),
@@ -187,7 +237,7 @@ impl<'a> StageMixer<'a> {
             dense,
             moe,
             mtp,
-            mtp_moe: last_layer_is_moe(m),
+            mtp_moe: moe_chunks.mtp_moe,
         }
     }
 }

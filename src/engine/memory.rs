@@ -55,16 +55,17 @@ pub mod params;
 pub mod states;
 
 use super::estimate::{MemoryEstimate, StageMemory};
+use super::layers;
+use super::runs::{Holds, Runs};
 use super::shape::Shape;
-use super::{layers, layout};
 use crate::scenario::{GpuSpec, Scenario};
 use overhead::GIB;
 
 /// Fills `out` with the memory of every stage of `s` on `gpu`. `s` is already validated; the
-/// function never panics and allocates only when `out.stages` must grow.
+/// function never panics and allocates only when `out.stages` or `out.runs` must grow.
 pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
     out.stages.clear();
-    let pp = s.parallel.pp.max(1);
+    out.runs.clear();
     // The model's layer shape, resolved once for the activations and the parameter counts.
     let shape = Shape::of(&s.model);
     let layer_bytes = activations::LayerBytes::with_shape(s, &shape);
@@ -84,86 +85,75 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
     let mut peak = f64::NEG_INFINITY;
     let mut peak_stage = 0;
     // What a stage holds depends only on its layers and whether it holds the embedding or the
-    // output layer, so the middle stages of an even split share one computation.
-    let mut held: Option<Held> = None;
+    // output layer, so the ranks of one run ([`runs`]) share one computation.
     let mixer = layers::StageMixer::new(s);
-    for r in 0..pp {
-        let mix = mixer.mix(r);
-        let layers = mix.layers();
-        let key = (
-            mix,
-            layout::holds_embedding(pp, schedule, r),
-            layout::holds_output(pp, schedule, r),
-        );
-        let h = match held {
-            Some(h) if h.key == key => h,
-            _ => {
-                let h = Held::of(s, &sharded, &layer_bytes, key, opt_off);
-                held = Some(h);
-                h
-            }
-        };
-        let (has_emb, has_out) = (key.1, key.2);
+    let flight = activations::InFlight::of(s);
+    for run in Runs::new(&mixer, |r| mixer.mix(r)) {
+        let h = Held::of(s, &sharded, &layer_bytes, run.holds, opt_off);
+        let (mix, has_emb, has_out) = (run.holds.mix, run.holds.embedding, run.holds.output);
         let (gp, st, experts, opt_host) = (h.gp, h.st, h.experts, h.opt_host);
-        let in_flight = activations::in_flight_micro_batches(s, r);
-        // Activation offload: the offloaded share of every in-flight micro-batch's layer
-        // activations waits in host memory; one micro-batch's share stays on the GPU while it is
-        // copied out or back in (double buffering).
-        let stored = h.stored;
-        let act_host = stored * act_off * (in_flight - 1.0).max(0.0);
-        let mut act = stored * in_flight - act_host;
-        if has_emb {
-            act += embedding * in_flight;
+        out.runs.push(run.clone());
+        for r in run.ranks {
+            let in_flight = flight.at(r);
+            // Activation offload: the offloaded share of every in-flight micro-batch's layer
+            // activations waits in host memory; one micro-batch's share stays on the GPU while
+            // it is copied out or back in (double buffering).
+            let stored = h.stored;
+            let act_host = stored * act_off * (in_flight - 1.0).max(0.0);
+            let mut act = stored * in_flight - act_host;
+            if has_emb {
+                act += embedding * in_flight;
+            }
+            let mut transient = h.working;
+            if has_out {
+                // The output layer, and each MTP module's pass through the shared head.
+                // Where the output layer ends a path through a rank that holds other stages too
+                // (DualPipe's two directions, the V of zb-v and dualpipev), its backward follows
+                // its forward at once, as on 1F1B's last stage: one micro-batch of it is alive.
+                let out_in_flight =
+                    if schedule.v_shape() || schedule == crate::scenario::Schedule::DualPipe {
+                        1.0
+                    } else {
+                        in_flight
+                    };
+                act += (1.0 + mix.mtp as f64) * output * out_in_flight;
+                // The loss's logits copy and a layer's recompute working set are not alive
+                // together.
+                transient = transient.max(logits);
+            }
+            act += transient;
+            let other_buffers = h.other_buffers;
+            let allocated = st.total() + act + other_buffers;
+            // The calibration's memory offset (scenario::calibration) is reserve the model does
+            // not count; a negative one never takes the stage below its CUDA context and buffers.
+            let allocator_reserve = (reserve * allocated + calibration_offset).max(-allocated);
+            let other = cuda_context + comm_buffers + allocator_reserve + other_buffers;
+            let total = st.weights + st.gradients + st.optimizer + act + other;
+            if total > peak {
+                peak = total;
+                peak_stage = r;
+            }
+            out.stages.push(StageMemory {
+                stage: r,
+                layers: mix.layers(),
+                params: gp.total(),
+                weights_bytes: st.weights,
+                gradients_bytes: st.gradients,
+                optimizer_bytes: st.optimizer,
+                activations_bytes: act,
+                other_bytes: other,
+                cuda_context_bytes: cuda_context,
+                comm_buffers_bytes: comm_buffers,
+                allocator_reserve_bytes: allocator_reserve,
+                other_buffers_bytes: other_buffers,
+                expert_weights_bytes: experts.weights,
+                expert_gradients_bytes: experts.gradients,
+                expert_optimizer_bytes: experts.optimizer,
+                in_flight_micro_batches: in_flight,
+                host_bytes: opt_host + act_host,
+                total_bytes: total,
+            });
         }
-        let mut transient = h.working;
-        if has_out {
-            // The output layer, and each MTP module's pass through the shared head.
-            // Where the output layer ends a path through a rank that holds other stages too
-            // (DualPipe's two directions, the V of zb-v and dualpipev), its backward follows its
-            // forward at once, as on 1F1B's last stage: one micro-batch of it is alive.
-            let out_in_flight =
-                if schedule.v_shape() || schedule == crate::scenario::Schedule::DualPipe {
-                    1.0
-                } else {
-                    in_flight
-                };
-            act += (1.0 + mix.mtp as f64) * output * out_in_flight;
-            // The loss's logits copy and a layer's recompute working set are not alive together.
-            transient = transient.max(logits);
-        }
-        act += transient;
-        let other_buffers = h.other_buffers;
-        let allocated = st.total() + act + other_buffers;
-        // The calibration's memory offset (scenario::calibration) is reserve the model does not
-        // count; a negative one never takes the stage below its CUDA context and buffers.
-        let allocator_reserve = (reserve * allocated + calibration_offset).max(-allocated);
-        let other = cuda_context + comm_buffers + allocator_reserve + other_buffers;
-        let total = st.weights + st.gradients + st.optimizer + act + other;
-        if total > peak {
-            peak = total;
-            peak_stage = r;
-        }
-        out.stages.push(StageMemory {
-            stage: r,
-            layers,
-            mix,
-            params: gp.total(),
-            weights_bytes: st.weights,
-            gradients_bytes: st.gradients,
-            optimizer_bytes: st.optimizer,
-            activations_bytes: act,
-            other_bytes: other,
-            cuda_context_bytes: cuda_context,
-            comm_buffers_bytes: comm_buffers,
-            allocator_reserve_bytes: allocator_reserve,
-            other_buffers_bytes: other_buffers,
-            expert_weights_bytes: experts.weights,
-            expert_gradients_bytes: experts.gradients,
-            expert_optimizer_bytes: experts.optimizer,
-            in_flight_micro_batches: in_flight,
-            host_bytes: opt_host + act_host,
-            total_bytes: total,
-        });
     }
     if !peak.is_finite() {
         peak = 0.0;
@@ -181,7 +171,6 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
 /// stored and working activations, and the transient buffers.
 #[derive(Clone, Copy)]
 struct Held {
-    key: (layers::LayerMix, bool, bool),
     gp: params::GpuParams,
     st: states::ModelStates,
     experts: states::ModelStates,
@@ -196,11 +185,15 @@ impl Held {
         s: &Scenario,
         sharded: &params::ShardedParams,
         layer_bytes: &activations::LayerBytes,
-        key: (layers::LayerMix, bool, bool),
+        holds: Holds,
         opt_off: f64,
     ) -> Held {
-        let (mix, has_emb, has_out) = key;
-        let gp = sharded.placed(mix, has_emb, has_out);
+        let Holds {
+            mix,
+            embedding,
+            output,
+        } = holds;
+        let gp = sharded.placed(mix, embedding, output);
         let mut st = states::model_states(s, &gp, mix.layers() + mix.mtp);
         let mut experts = states::expert_states(s, &gp);
         // Optimizer offload: that share of the fp32 master weights and moments lives in host
@@ -209,7 +202,6 @@ impl Held {
         st.optimizer -= opt_host;
         experts.optimizer *= 1.0 - opt_off;
         Held {
-            key,
             gp,
             st,
             experts,

@@ -39,7 +39,6 @@ pub mod volumes;
 pub mod zero3;
 
 use super::estimate::{CommTimes, FlopsEstimate, MemoryEstimate, Throughput, TimeEstimate};
-use super::layout::{holds_embedding, holds_output};
 use crate::scenario::{GpuSpec, Scenario};
 use comm::CommBreakdown;
 use data_parallel::DpStep;
@@ -51,8 +50,8 @@ use zero3::Zero3Layer;
 
 /// Fills the time, FLOPs, throughput and communication volumes of `s` on `gpu`.
 /// `s` is already validated; `memory` is the already-filled memory estimate of the same `s`,
-/// whose stages carry their layer mix and which keeps the layer shape and per-GPU parameter
-/// counts (a stage or a shape missing there is worked out again).
+/// which keeps the runs of ranks holding the same, the layer shape and the per-GPU parameter
+/// counts (any missing there are worked out again).
 pub fn fill(
     s: &Scenario,
     gpu: &GpuSpec,
@@ -62,25 +61,30 @@ pub fn fill(
     throughput: &mut Throughput,
     comm_out: &mut CommBreakdown,
 ) {
-    let x = Inputs::new(s, gpu, memory.model.as_ref());
+    let worked_again;
+    let worked = match &memory.model {
+        Some(w) => w,
+        None => {
+            worked_again = inputs::worked_out(s);
+            &worked_again
+        }
+    };
+    let x = Inputs::new(s, gpu, worked);
     // 1. One layer, the pipeline's ends, ZeRO-3 per layer.
     let kinds = stage::LayerKinds::of(&x);
     let layer = kinds.moe;
     let ends = EndCosts::of(&x, &layer.tp);
     let z3 = Zero3Layer::of(&x);
     // 2. Stages; 3. the pipeline bubble.
-    let stages = stage::stages(&x, &memory.stages, &kinds, &ends, &z3);
+    let stages = stage::stages(&x, memory, &kinds, &ends, &z3);
     let crit = stages.crit;
     let schedule = s.parallel.schedule();
     let bubble = pipeline::bubble(&stages.sums(), x.p, x.m, x.v, schedule);
     // 4. Data parallel, optimizer and offloading, for the critical stage's parameters.
+    let held = stages.crit_holds;
     let stage_params = x
         .sharded
-        .placed(
-            stage::mix_of(&x, &memory.stages, crit.stage),
-            holds_embedding(x.p, schedule, crit.stage),
-            holds_output(x.p, schedule, crit.stage),
-        )
+        .placed(held.mix, held.embedding, held.output)
         .total();
     let dp = DpStep::of(&x, &crit, stage_params, &z3);
     let optimizer = optimizer::optimizer_s(&x, stage_params);
@@ -91,7 +95,7 @@ pub fn fill(
     time.step_s += offload;
     *comm_out = volumes::volumes(&x, &crit, &layer, &dp);
     // 5. Rates.
-    rates::fill(s, gpu, &x.d, time.step_s, flops, throughput);
+    rates::fill(s, gpu, x.d, time.step_s, flops, throughput);
 }
 
 /// Writes the step breakdown: `m ×` the critical stage's per-micro-batch terms, the bubble, the

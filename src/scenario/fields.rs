@@ -1154,6 +1154,17 @@ pub(crate) fn is_unsafe_char(c: char) -> bool {
         || matches!(c, '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
+/// Whether `v` holds a character [`is_unsafe_char`] rejects. ASCII text (model names, GPU ids)
+/// is checked byte by byte without decoding: its only unsafe characters are the ASCII controls,
+/// as the bidi controls lie outside ASCII.
+fn has_unsafe_char(v: &str) -> bool {
+    if v.is_ascii() {
+        v.bytes().any(|b| b.is_ascii_control())
+    } else {
+        v.chars().any(is_unsafe_char)
+    }
+}
+
 /// A user value shown inside a message: quoted, at most 24 characters, no control characters.
 pub(crate) fn shown(v: &str) -> String {
     let mut out = String::from("\"");
@@ -1217,7 +1228,7 @@ fn text_problem(v: &str) -> Option<String> {
             "the text is {} bytes long; at most {MAX_LABEL_BYTES} are allowed",
             v.len()
         ))
-    } else if v.chars().any(is_unsafe_char) {
+    } else if has_unsafe_char(v) {
         Some("the text contains control characters".into())
     } else {
         None
@@ -1490,6 +1501,20 @@ pub mod doc {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_ascii_text_check_is_the_character_check() {
+        // Every character alone and inside ASCII text: the byte check of ASCII text finds
+        // exactly what decoding each character would.
+        for c in (0..0x3000).filter_map(char::from_u32) {
+            for v in [c.to_string(), format!("a100-{c}-80gb")] {
+                assert_eq!(has_unsafe_char(&v), v.chars().any(is_unsafe_char), "{c:?}");
+            }
+        }
+        assert!(!has_unsafe_char("GPT-3 175B"));
+        assert!(has_unsafe_char("GPT\u{7f}"));
+        assert!(has_unsafe_char("left\u{202E}right"));
+    }
 
     #[test]
     fn fields_doc_is_the_table() {

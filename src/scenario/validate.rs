@@ -7,7 +7,7 @@
 
 use super::fields::{all_in_range, FieldId, FIELDS, MAX_FFN};
 use super::{
-    AttentionKernel, Fp8Recipe, GpuChoice, Issue, Parallel, Precision, Scenario, Schedule,
+    AttentionKernel, Fp8Recipe, GpuChoice, GpuSpec, Issue, Parallel, Precision, Scenario, Schedule,
 };
 
 /// The issues found so far, and which fields were out of range.
@@ -23,16 +23,19 @@ impl Checker {
 
     /// Whether every one of `fields` passed its range check.
     fn ok(&self, fields: &[FieldId]) -> bool {
-        fields.iter().all(|f| !self.out_of_range.contains(f))
+        self.out_of_range.is_empty() || fields.iter().all(|f| !self.out_of_range.contains(f))
     }
 }
 
-/// Every problem of `s`, in the order of the field table.
-pub(crate) fn issues(s: &Scenario) -> Vec<Issue> {
+/// Every problem of `s`, in the order of the field table, and the GPU's numbers
+/// ([`Cluster::gpu_spec`](super::Cluster::gpu_spec), `None` for an unknown preset), which the
+/// GPU rules resolve anyway and an estimate reads next.
+pub(crate) fn issues(s: &Scenario) -> (Vec<Issue>, Option<GpuSpec>) {
     let mut c = Checker {
         issues: Vec::new(),
         out_of_range: Vec::new(),
     };
+    let gpu = s.cluster.gpu_spec();
     ranges(&mut c, s);
     model_rules(&mut c, s);
     moe_rules(&mut c, s);
@@ -43,12 +46,12 @@ pub(crate) fn issues(s: &Scenario) -> Vec<Issue> {
     stage_rules(&mut c, s);
     batch_rule(&mut c, s);
     gpu_count_rule(&mut c, s);
-    gpu_rules(&mut c, s);
+    gpu_rules(&mut c, s, gpu.as_ref());
     // Field order (stable: a field's own issues keep the order they were found in).
     crate::sort::sort_by_key(&mut c.issues, |i| {
         i.field.id().map_or(usize::MAX, |id| id as usize)
     });
-    c.issues
+    (c.issues, gpu)
 }
 
 /// Every field's value against its kind and range (the field table): the allocation-free
@@ -425,11 +428,10 @@ fn gpu_count_rule(c: &mut Checker, s: &Scenario) {
     }
 }
 
-/// The GPU preset exists and has a tensor-core peak for the precision.
-fn gpu_rules(c: &mut Checker, s: &Scenario) {
+/// The GPU preset exists and has a tensor-core peak for the precision; `spec` is the cluster's
+/// [`gpu_spec`](super::Cluster::gpu_spec), `None` exactly for an unknown preset id.
+fn gpu_rules(c: &mut Checker, s: &Scenario, spec: Option<&GpuSpec>) {
     let cl = &s.cluster;
-    // One preset lookup: `gpu_spec` is `None` exactly for an unknown preset id.
-    let spec = cl.gpu_spec();
     if let GpuChoice::Preset(id) = &cl.gpu {
         if spec.is_none() {
             let known: Vec<&str> = super::GPU_PRESETS.iter().map(|g| g.id).collect();

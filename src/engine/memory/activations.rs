@@ -365,25 +365,52 @@ pub fn logits_transient_bytes(s: &Scenario) -> f64 {
 ///   of the rank's `L/p` layers.
 #[inline]
 pub fn in_flight_micro_batches(s: &Scenario, stage: u64) -> f64 {
-    let p = s.parallel.pp.max(1);
-    let v = s.parallel.vp.max(1);
-    let m = micro_batches(s);
-    let r = stage.min(p - 1);
-    if p == 1 {
-        return 1.0;
-    }
-    match s.parallel.schedule() {
-        Schedule::Gpipe => m as f64,
-        Schedule::Interleaved if v > 1 => {
-            let chunks = (p - r - 1)
-                .saturating_mul(2)
-                .saturating_add((v - 1).saturating_mul(p))
-                .saturating_add(1);
-            chunks.min(m.saturating_mul(v)) as f64 / v as f64
+    InFlight::of(s).at(stage)
+}
+
+/// [`in_flight_micro_batches`] for every stage of one scenario: the pipeline's degrees, the
+/// micro-batches and the schedule read once.
+#[derive(Clone, Copy, Debug)]
+pub struct InFlight {
+    p: u64,
+    v: u64,
+    m: u64,
+    schedule: Schedule,
+}
+
+impl InFlight {
+    /// The pipeline of `s`.
+    #[inline]
+    pub fn of(s: &Scenario) -> InFlight {
+        InFlight {
+            p: s.parallel.pp.max(1),
+            v: s.parallel.vp.max(1),
+            m: micro_batches(s),
+            schedule: s.parallel.schedule(),
         }
-        Schedule::ZbV => p.min(m) as f64,
-        Schedule::DualPipe => (p as f64 + 1.0) / 2.0,
-        Schedule::DualPipeV => (2.0 * p as f64 + 1.0) / 2.0,
-        _ => (p - r).min(m) as f64,
+    }
+
+    /// Micro-batches whose activations stage `stage` holds at its peak.
+    #[inline]
+    pub fn at(&self, stage: u64) -> f64 {
+        let (p, v, m) = (self.p, self.v, self.m);
+        let r = stage.min(p - 1);
+        if p == 1 {
+            return 1.0;
+        }
+        match self.schedule {
+            Schedule::Gpipe => m as f64,
+            Schedule::Interleaved if v > 1 => {
+                let chunks = (p - r - 1)
+                    .saturating_mul(2)
+                    .saturating_add((v - 1).saturating_mul(p))
+                    .saturating_add(1);
+                chunks.min(m.saturating_mul(v)) as f64 / v as f64
+            }
+            Schedule::ZbV => p.min(m) as f64,
+            Schedule::DualPipe => (p as f64 + 1.0) / 2.0,
+            Schedule::DualPipeV => (2.0 * p as f64 + 1.0) / 2.0,
+            _ => (p - r).min(m) as f64,
+        }
     }
 }

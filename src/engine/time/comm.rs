@@ -178,17 +178,29 @@ pub enum Algorithm {
 
 const US: f64 = 1e-6;
 
-impl Group {
-    /// The group of `n` ranks whose members are `stride` ranks apart, on `gpu`.
-    pub fn new(gpu: &GpuSpec, n: u64, stride: u64) -> Group {
-        if n <= 1 {
-            return Group {
-                n: 1.0,
-                nodes: 1.0,
-                ppn: 1.0,
-                ..Group::default()
-            };
-        }
+/// The links of one GPU type as every group of a layout sees them: the NVLink (or PCIe) domain
+/// and its bandwidth, the NIC, NVLS and the LL ceiling of its generation. Read once per layout
+/// ([`super::groups::Groups::of`]) rather than once per group.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fabric {
+    /// Per-GPU bandwidth inside the domain, B/s: NVLink, else PCIe, at its efficiency.
+    intra_bps: f64,
+    /// GPUs per NVLink domain (per PCIe host without NVLink).
+    domain: u64,
+    /// The domain's links are PCIe rather than NVLink.
+    pcie: bool,
+    /// Per-GPU NIC bandwidth, B/s.
+    nic_bps: f64,
+    /// NVLS all-reduce algorithm bandwidth for a group inside one domain, B/s (0 without
+    /// NVLink SHARP).
+    nvls_bps: f64,
+    /// LL bandwidth ceiling, B/s.
+    ll_max_bps: f64,
+}
+
+impl Fabric {
+    /// The links of `gpu`.
+    pub fn of(gpu: &GpuSpec) -> Fabric {
         let gen = Generation::of(gpu);
         let (intra_bps, domain, pcie) = match gpu.nvlink_gbps {
             Some(b) => (
@@ -202,10 +214,6 @@ impl Group {
                 true,
             ),
         };
-        let nic_bps = gpu.nic_gbps.unwrap_or(DEFAULT_NIC_GBPS) * 1e9 * NIC_EFFICIENCY;
-        let stride = stride.max(1);
-        let k = (domain / stride).clamp(1, n);
-        let one_domain = k >= n && stride.saturating_mul(n) <= domain.max(1);
         let (gi, nvls_eff) = match gen {
             Generation::Volta => (0, 0.0),
             Generation::Ampere => (1, 0.0),
@@ -216,11 +224,40 @@ impl Group {
         // 900 GB/s); PCIe, A100's NVLink 3 and point-to-point meshes (MI300X XGMI, 448 GB/s
         // aggregate) have no multicast switch.
         let nvls_bps = match gpu.nvlink_gbps {
-            Some(b) if one_domain && nvls_eff > 0.0 && b >= 450.0 && domain >= 8 => {
-                b * 1e9 * nvls_eff
-            }
+            Some(b) if nvls_eff > 0.0 && b >= 450.0 && domain >= 8 => b * 1e9 * nvls_eff,
             _ => 0.0,
         };
+        Fabric {
+            intra_bps,
+            domain,
+            pcie,
+            nic_bps: gpu.nic_gbps.unwrap_or(DEFAULT_NIC_GBPS) * 1e9 * NIC_EFFICIENCY,
+            nvls_bps,
+            ll_max_bps: nccl::LL_MAX_GBPS[gi] * 1e9,
+        }
+    }
+}
+
+impl Group {
+    /// The group of `n` ranks whose members are `stride` ranks apart, on `gpu`.
+    pub fn new(gpu: &GpuSpec, n: u64, stride: u64) -> Group {
+        Group::on(&Fabric::of(gpu), n, stride)
+    }
+
+    /// [`Group::new`] on the links `f` of the GPU.
+    pub fn on(f: &Fabric, n: u64, stride: u64) -> Group {
+        if n <= 1 {
+            return Group {
+                n: 1.0,
+                nodes: 1.0,
+                ppn: 1.0,
+                ..Group::default()
+            };
+        }
+        let (intra_bps, domain) = (f.intra_bps, f.domain);
+        let stride = stride.max(1);
+        let k = (domain / stride).clamp(1, n);
+        let one_domain = k >= n && stride.saturating_mul(n) <= domain.max(1);
         let nodes = if one_domain {
             1.0
         } else {
@@ -238,13 +275,13 @@ impl Group {
             bus_bps: if one_domain {
                 intra_bps.max(1.0)
             } else {
-                (k as f64 * nic_bps).min(intra_bps).max(1.0)
+                (k as f64 * f.nic_bps).min(intra_bps).max(1.0)
             },
             intra_bps: intra_bps.max(1.0),
-            nic_bps: nic_bps.max(1.0),
-            nvls_bps,
-            ll_max_bps: nccl::LL_MAX_GBPS[gi] * 1e9,
-            pcie,
+            nic_bps: f.nic_bps.max(1.0),
+            nvls_bps: if one_domain { f.nvls_bps } else { 0.0 },
+            ll_max_bps: f.ll_max_bps,
+            pcie: f.pcie,
         }
     }
 

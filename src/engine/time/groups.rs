@@ -2,9 +2,9 @@
 //!
 //! Rank placement is Megatron-LM's (`parallel_state.py`, `order="tp-cp-ep-dp-pp"`): TP innermost,
 //! then CP, then DP, then PP; the EP group spans TP·CP-strided ranks. Each group's link tier and
-//! bandwidth follow from its size and stride ([`Group::new`]).
+//! bandwidth follow from its size and stride ([`Group::on`]) on the GPU's links ([`Fabric`]).
 
-use super::comm::Group;
+use super::comm::{Fabric, Group};
 use crate::scenario::{GpuSpec, Parallel};
 
 /// The groups of every parallel dimension of one layout on one GPU type.
@@ -38,16 +38,18 @@ impl Groups {
             par.ep.max(1),
         );
         let shard = par.shard_ranks().clamp(1, dp);
-        let dp_group = Group::new(gpu, dp.saturating_mul(c), t);
+        // The GPU's links, read once for every group.
+        let f = &Fabric::of(gpu);
+        let dp_group = Group::on(f, dp.saturating_mul(c), t);
         Groups {
-            tp: Group::new(gpu, t, 1),
-            cp: Group::new(gpu, c, t),
+            tp: Group::on(f, t, 1),
+            cp: Group::on(f, c, t),
             dp: dp_group,
             // Expert ranks fold over tp·cp·dp with expert-tensor ranks innermost (Megatron-Core
             // MoE parallel folding): EP members are `etp` ranks apart.
-            ep: Group::new(gpu, e, par.etp().max(1)),
-            pp: Group::new(
-                gpu,
+            ep: Group::on(f, e, par.etp().max(1)),
+            pp: Group::on(
+                f,
                 if p > 1 { 2 } else { 1 },
                 t.saturating_mul(c).saturating_mul(dp),
             ),
@@ -55,9 +57,9 @@ impl Groups {
             shard: if shard == dp {
                 dp_group
             } else {
-                Group::new(gpu, shard.saturating_mul(c), t)
+                Group::on(f, shard.saturating_mul(c), t)
             },
-            replica: Group::new(gpu, dp / shard, t.saturating_mul(c).saturating_mul(shard)),
+            replica: Group::on(f, dp / shard, t.saturating_mul(c).saturating_mul(shard)),
         }
     }
 }

@@ -18,9 +18,9 @@ pub(crate) struct Inputs<'a> {
     /// The GPU.
     pub gpu: &'a GpuSpec,
     /// Model dimensions.
-    pub d: Shape,
+    pub d: &'a Shape,
     /// Per-GPU parameter counts.
-    pub sharded: ShardedParams,
+    pub sharded: &'a ShardedParams,
     /// Sustained rates of the GPU in the training precision.
     pub dev: Device,
     /// Communication groups.
@@ -63,24 +63,25 @@ pub(crate) struct Inputs<'a> {
     pub zero3: bool,
 }
 
+/// The layer shape and per-GPU parameter counts of `s`, as the memory model works them out
+/// ([`crate::engine::estimate::MemoryEstimate::model`]), for [`Inputs::new`] without them.
+pub(crate) fn worked_out(s: &Scenario) -> (Shape, ShardedParams) {
+    let d = Shape::of(&s.model);
+    (d, ShardedParams::with_shape(s, &d))
+}
+
 impl<'a> Inputs<'a> {
     /// Reads `s` (already validated) for `gpu`; `worked` is the shape and the per-GPU
-    /// parameters the memory model worked out for this same scenario, if at hand.
+    /// parameters of this same scenario ([`worked_out`]; the memory model keeps them).
     pub fn new(
         s: &'a Scenario,
         gpu: &'a GpuSpec,
-        worked: Option<&(Shape, ShardedParams)>,
+        worked: &'a (Shape, ShardedParams),
     ) -> Inputs<'a> {
         let par = &s.parallel;
         let (pbytes, main_grad_bytes, _) = scenario_bytes_per_param(s);
         let m = micro_batches(s);
-        let (d, sharded) = match worked {
-            Some(&w) => w,
-            None => {
-                let d = Shape::of(&s.model);
-                (d, ShardedParams::with_shape(s, &d))
-            }
-        };
+        let (d, sharded) = (&worked.0, &worked.1);
         Inputs {
             s,
             gpu,

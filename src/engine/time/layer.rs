@@ -56,7 +56,7 @@ pub struct LayerCosts {
 impl LayerCosts {
     /// The layer costs of `x`.
     pub(crate) fn of(x: &Inputs) -> LayerCosts {
-        LayerCosts::of_shape(x, &x.d)
+        LayerCosts::of_shape(x, x.d)
     }
 
     /// The costs of a layer of shape `d`: the model's MoE layer or its dense layer
@@ -237,7 +237,8 @@ mod tests {
     fn layer_sums_its_parts() {
         let s = gpt3();
         let gpu = s.gpu().unwrap();
-        let x = Inputs::new(&s, &gpu, None);
+        let worked = super::super::inputs::worked_out(&s);
+        let x = Inputs::new(&s, &gpu, &worked);
         let l = LayerCosts::of(&x);
         assert!((l.fwd - (l.gemm_fwd + l.attn_fwd + l.ew_fwd)).abs() < 1e-15);
         assert!((l.bwd - (2.0 * l.gemm_fwd + l.attn_bwd + l.ew_bwd)).abs() < 1e-15);

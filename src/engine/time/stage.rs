@@ -5,9 +5,9 @@ use super::ends::EndCosts;
 use super::inputs::Inputs;
 use super::layer::{sm_usage, LayerCosts};
 use super::zero3::Zero3Layer;
-use crate::engine::estimate::StageMemory;
-use crate::engine::layers::{stage_mix, LayerMix};
-use crate::engine::layout::{holds_embedding, holds_output};
+use crate::engine::estimate::MemoryEstimate;
+use crate::engine::layers::StageMixer;
+use crate::engine::runs::{Holds, Run, Runs};
 use crate::scenario::Schedule;
 
 /// The costs of both kinds of layer ([`crate::engine::layers`]): a dense-MLP layer and an MoE
@@ -81,6 +81,8 @@ pub struct Stages {
     pub sum_s: f64,
     /// The slowest stage.
     pub crit: StageTimes,
+    /// What the slowest stage holds.
+    pub crit_holds: Holds,
 }
 
 impl Stages {
@@ -117,32 +119,18 @@ pub(crate) fn stage_pp_s(x: &Inputs) -> f64 {
     }
 }
 
-/// The layers of stage `r` by kind: the memory estimate's (it works them out first), else
-/// [`stage_mix`] again.
-#[inline]
-pub(crate) fn mix_of(x: &Inputs, memory: &[StageMemory], r: u64) -> LayerMix {
-    match memory.get(r as usize) {
-        Some(m) if m.stage == r => m.mix,
-        _ => mix_again(x, r),
-    }
-}
-
-#[cold]
-fn mix_again(x: &Inputs, r: u64) -> LayerMix {
-    stage_mix(x.s, r)
-}
-
-/// Time of stage `r` per micro-batch, holding the layers `mix`; `pp` is [`stage_pp_s`].
+/// Time of stage `r` per micro-batch, holding `holds`; `pp` is [`stage_pp_s`].
 pub(crate) fn stage_times(
     x: &Inputs,
     r: u64,
-    mix: LayerMix,
+    holds: Holds,
     pp: f64,
     kinds: &LayerKinds,
     ends: &EndCosts,
     z3: &Zero3Layer,
 ) -> StageTimes {
     let schedule = x.s.parallel.schedule();
+    let mix = holds.mix;
     let nl_u = mix.layers();
     // DualPipe: a rank holds two stages and runs half the micro-batches through each, so one
     // micro-batch costs it half its layers (and half of the embedding and the output layer).
@@ -181,11 +169,11 @@ pub(crate) fn stage_times(
         st.fwd += n * (proj + ends.out_fwd);
         st.bwd += n * (2.0 * proj + ends.out_bwd);
     }
-    if holds_embedding(x.p, schedule, r) {
+    if holds.embedding {
         st.fwd += share * ends.emb_fwd;
         st.bwd += share * ends.emb_bwd;
     }
-    if holds_output(x.p, schedule, r) {
+    if holds.output {
         st.fwd += share * ends.out_fwd;
         st.bwd += share * ends.out_bwd;
         st.wgrad += share * ends.out_wgrad;
@@ -207,37 +195,45 @@ pub(crate) fn stage_times(
     st
 }
 
-/// All stages: their sum and the slowest (the first of equals).
+/// All stages: their sum and the slowest (the first of equals). A stage's time follows from
+/// what it holds, so each run of ranks holding the same ([`crate::engine::runs`]) is priced
+/// once: the runs the memory estimate of the same scenario worked out, else worked out again.
 #[inline]
 pub(crate) fn stages(
     x: &Inputs,
-    memory: &[StageMemory],
+    memory: &MemoryEstimate,
     kinds: &LayerKinds,
     ends: &EndCosts,
     z3: &Zero3Layer,
 ) -> Stages {
-    let mut sum_s = 0.0;
-    let mut max_t = -1.0;
-    let mut crit = StageTimes::default();
     let pp = stage_pp_s(x);
-    let schedule = x.s.parallel.schedule();
-    // A stage's time follows from its layers and whether it holds an end of the model, so the
-    // middle stages of an even split share one computation.
-    let mut prev: Option<(LayerMix, StageTimes)> = None;
-    for r in 0..x.p {
-        let mix = mix_of(x, memory, r);
-        let end = holds_embedding(x.p, schedule, r) || holds_output(x.p, schedule, r);
-        let st = match prev {
-            Some((m, st)) if !end && m == mix => StageTimes { stage: r, ..st },
-            _ => stage_times(x, r, mix, pp, kinds, ends, z3),
-        };
-        prev = (!end).then_some((mix, st));
-        let tot = st.total();
-        sum_s += tot;
-        if tot > max_t {
-            max_t = tot;
-            crit = st;
+    let price = |run: &Run| stage_times(x, run.ranks.start, run.holds, pp, kinds, ends, z3);
+    match memory.runs.last() {
+        Some(last) if last.ranks.end == x.p => slowest(memory.runs.iter().cloned(), price),
+        _ => {
+            let mixer = StageMixer::new(x.s);
+            slowest(Runs::new(&mixer, |r| mixer.mix(r)), price)
         }
     }
-    Stages { sum_s, crit }
+}
+
+/// The sum over the ranks of `runs` of one micro-batch's time, and the slowest rank (the first
+/// of equals), pricing each run once with `price`.
+fn slowest(runs: impl Iterator<Item = Run>, price: impl Fn(&Run) -> StageTimes) -> Stages {
+    let mut out = Stages::default();
+    let mut max_t = -1.0;
+    for run in runs {
+        let st = price(&run);
+        let tot = st.total();
+        // Rank by rank, in order, as a sum over the stages.
+        for _ in run.ranks {
+            out.sum_s += tot;
+        }
+        if tot > max_t {
+            max_t = tot;
+            out.crit = st;
+            out.crit_holds = run.holds;
+        }
+    }
+    out
 }

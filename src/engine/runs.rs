@@ -1,0 +1,234 @@
+//! Runs of consecutive pipeline ranks that hold the same things: the same layers by kind
+//! ([`LayerMix`]) and the same ends of the model (the input embedding, the output layer).
+//!
+//! A rank's parameters, model states and per-micro-batch time follow from what it holds, not from
+//! its place in the pipeline ([`crate::engine::memory`], [`crate::engine::time::stage`]), so both
+//! models work them out once per run rather than once per rank.
+//!
+//! Only ranks 0 and `pp − 1` ever hold an end ([`holds_embedding`], [`holds_output`]: rank 0
+//! always holds the embedding; the last rank, or rank 0 again for the V-shaped schedules, the
+//! output layer; DualPipe puts both on both). When every rank that holds no end holds the same
+//! layers (a dense model split evenly, [`StageMixer::uniform`]), the ranks between the two ends
+//! form one run without looking at each: an even split of `pp` ranks is at most three runs in
+//! O(1). Otherwise neighbours are compared, O(pp). No allocation.
+
+use super::layers::{LayerMix, StageMixer};
+use super::layout::{holds_embedding, holds_output};
+use crate::scenario::Schedule;
+use std::ops::Range;
+
+/// What one pipeline rank holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Holds {
+    /// Its layers by kind (all its chunks, MTP modules included).
+    pub mix: LayerMix,
+    /// Whether it holds the input embedding.
+    pub embedding: bool,
+    /// Whether it holds the output layer and the loss.
+    pub output: bool,
+}
+
+/// Consecutive ranks that hold the same.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Run {
+    /// The ranks, in pipeline order.
+    pub ranks: Range<u64>,
+    /// What each of them holds.
+    pub holds: Holds,
+}
+
+/// The runs of one scenario's pipeline, in rank order ([`Runs::new`]).
+#[derive(Clone, Debug)]
+pub struct Runs<F> {
+    pp: u64,
+    schedule: Schedule,
+    uniform: bool,
+    /// The layers of a rank.
+    mix: F,
+    /// The first rank of the next run.
+    next: u64,
+    /// What rank `next` holds, when already looked at.
+    pending: Option<Holds>,
+}
+
+impl<F: Fn(u64) -> LayerMix> Runs<F> {
+    /// The runs of `mixer`'s pipeline, reading a rank's layers from `mix` (the mixer itself, or
+    /// the layers an earlier step of the same estimate worked out).
+    pub fn new(mixer: &StageMixer, mix: F) -> Runs<F> {
+        Runs {
+            pp: mixer.pp(),
+            schedule: mixer.schedule(),
+            uniform: mixer.uniform(),
+            mix,
+            next: 0,
+            pending: None,
+        }
+    }
+
+    /// What rank `r` holds.
+    #[inline]
+    fn holds(&self, r: u64) -> Holds {
+        Holds {
+            mix: (self.mix)(r),
+            embedding: holds_embedding(self.pp, self.schedule, r),
+            output: holds_output(self.pp, self.schedule, r),
+        }
+    }
+
+    /// The end of the run that starts at `first`, a rank holding no end in a uniform pipeline:
+    /// the last rank when it holds an end, else the end of the pipeline.
+    fn uniform_end(&self, first: u64) -> u64 {
+        let last = self.pp - 1;
+        let last_holds_end = holds_embedding(self.pp, self.schedule, last)
+            || holds_output(self.pp, self.schedule, last);
+        if last_holds_end && last > first {
+            last
+        } else {
+            self.pp
+        }
+    }
+}
+
+impl<F: Fn(u64) -> LayerMix> Iterator for Runs<F> {
+    type Item = Run;
+
+    #[inline]
+    fn next(&mut self) -> Option<Run> {
+        let first = self.next;
+        if first >= self.pp {
+            return None;
+        }
+        let holds = self.pending.take().unwrap_or_else(|| self.holds(first));
+        let mut end = first + 1;
+        if self.uniform && !holds.embedding && !holds.output {
+            end = self.uniform_end(first);
+        } else {
+            while end < self.pp {
+                let h = self.holds(end);
+                if h != holds {
+                    self.pending = Some(h);
+                    break;
+                }
+                end += 1;
+            }
+        }
+        self.next = end;
+        Some(Run {
+            ranks: first..end,
+            holds,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::layers::stage_mix;
+    use crate::scenario::Scenario;
+
+    fn scen(layers: u64, pp: u64, vp: u64, schedule: &str, moe: bool) -> Scenario {
+        let moe = if moe {
+            serde_json::json!({"experts": 8, "top_k": 2, "expert_ffn_hidden": 64, "dense_layers": 1})
+        } else {
+            serde_json::Value::Null
+        };
+        let mut parallel = serde_json::json!({"tp": 1, "pp": pp, "dp": 1, "vp": vp});
+        if !schedule.is_empty() {
+            parallel["schedule"] = schedule.into();
+        }
+        crate::scenario::from_value(&serde_json::json!({
+            "model": {"layers": layers, "hidden": 1024, "heads": 8, "vocab": 1000, "seq_len": 128,
+                      "ffn_act": "swiglu", "moe": moe},
+            "training": {"global_batch": 64, "micro_batch": 1, "precision": "bf16", "recompute": "none"},
+            "parallel": parallel,
+            "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": pp}
+        }))
+        .unwrap()
+    }
+
+    /// Rank by rank, what the runs say each rank holds.
+    fn unrolled(s: &Scenario) -> Vec<Holds> {
+        let mixer = StageMixer::new(s);
+        let mut out = Vec::new();
+        let mut next = 0;
+        for run in Runs::new(&mixer, |r| mixer.mix(r)) {
+            assert_eq!(run.ranks.start, next, "runs are consecutive");
+            assert!(!run.ranks.is_empty());
+            next = run.ranks.end;
+            out.extend(run.ranks.map(|_| run.holds));
+        }
+        out
+    }
+
+    /// Rank by rank, from the definitions.
+    fn each(s: &Scenario) -> Vec<Holds> {
+        let (pp, sched) = (s.parallel.pp, s.parallel.schedule());
+        (0..pp)
+            .map(|r| Holds {
+                mix: stage_mix(s, r),
+                embedding: holds_embedding(pp, sched, r),
+                output: holds_output(pp, sched, r),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_even_dense_split_is_three_runs() {
+        // GPT-3's layout: 96 layers on 16 ranks, 6 each; rank 0 holds the embedding, rank 15
+        // the output layer, ranks 1-14 the same.
+        let s = scen(96, 16, 1, "", false);
+        let mixer = StageMixer::new(&s);
+        let runs: Vec<Run> = Runs::new(&mixer, |r| mixer.mix(r)).collect();
+        let ranks: Vec<Range<u64>> = runs.iter().map(|r| r.ranks.clone()).collect();
+        assert_eq!(ranks, vec![0..1, 1..15, 15..16]);
+        assert_eq!(runs[1].holds.mix.dense, 6);
+        assert!(runs[0].holds.embedding && !runs[0].holds.output);
+        assert!(runs[2].holds.output && !runs[1].holds.embedding && !runs[1].holds.output);
+    }
+
+    const CASES: [(u64, u64, u64, &str, bool); 11] = [
+        (96, 16, 1, "", false),
+        (96, 2, 1, "", false),
+        (96, 1, 1, "", false),
+        (96, 8, 3, "interleaved", false),
+        (64, 8, 2, "zb-v", false),
+        (64, 8, 2, "dualpipev", false),
+        (64, 8, 1, "dualpipe", false),
+        (62, 8, 1, "", false),
+        (61, 16, 1, "", true),
+        (61, 16, 1, "dualpipe", true),
+        (32, 4, 2, "zb-v", true),
+    ];
+
+    #[test]
+    fn runs_agree_with_every_rank_on_every_schedule() {
+        for (l, p, v, sched, moe) in CASES {
+            let s = scen(l, p, v, sched, moe);
+            assert_eq!(
+                unrolled(&s),
+                each(&s),
+                "{l} layers, pp {p}, vp {v}, {sched}, moe {moe}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_time_model_finds_the_same_runs_without_the_memory_estimate() {
+        for (l, p, v, sched, moe) in CASES {
+            let s = scen(l, p, v, sched, moe);
+            let e = crate::engine::estimate(&s).unwrap();
+            assert_eq!(e.memory.runs.last().map(|r| r.ranks.end), Some(p));
+            let mut alone = e.clone();
+            crate::engine::time::fill(
+                &s,
+                &s.gpu().unwrap(),
+                &crate::engine::MemoryEstimate::default(),
+                &mut alone.time,
+                &mut alone.flops,
+                &mut alone.throughput,
+                &mut alone.comm,
+            );
+            assert_eq!(alone, e, "{l} layers, pp {p}, vp {v}, {sched}, moe {moe}");
+        }
+    }
+}
