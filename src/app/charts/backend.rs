@@ -50,6 +50,17 @@ macro_rules! each {
     };
 }
 
+impl ChartBackend<'_> {
+    /// [`DrawingBackend::draw_path`] through `path`'s points.
+    fn draw_points<S: BackendStyle>(
+        &mut self,
+        path: &[BackendCoord],
+        style: &S,
+    ) -> Result<(), DrawingErrorKind<ChartError>> {
+        each!(self, b => b.draw_path(path.iter().copied(), style))
+    }
+}
+
 impl DrawingBackend for ChartBackend<'_> {
     type ErrorType = ChartError;
 
@@ -100,7 +111,10 @@ impl DrawingBackend for ChartBackend<'_> {
         path: I,
         style: &S,
     ) -> Result<(), DrawingErrorKind<ChartError>> {
-        each!(self, b => b.draw_path(path, style))
+        // Collected first: the backends' path code is then compiled once per style type, not
+        // once per kind of point iterator the charts pass.
+        let path: Vec<BackendCoord> = path.into_iter().collect();
+        self.draw_points(&path, style)
     }
 
     fn draw_circle<S: BackendStyle>(
