@@ -75,6 +75,14 @@ pub fn parse(json: &str) -> Result<Scenario, ScenarioError> {
     // A syntax error names the field at the parser's error position, with its line and column.
     let value = json::parse::parse(json)
         .map_err(|e| ScenarioError::from_json(&json_path::path_at(json, e.line, e.column), e))?;
+    // The parser keeps the last of a key written twice; a plan file should not lose a value.
+    if let Some(d) = json_path::duplicate_key(json) {
+        let path = json_path::path_at(json, d.line, d.column);
+        return Err(ScenarioError::shape(
+            &path,
+            format!("duplicate field `{}`", d.key),
+        ));
+    }
     from_value(&value)
 }
 

@@ -94,6 +94,19 @@ fn unknown_keys_name_the_key() {
     assert!(e.issues[0].message.contains("unknown field"), "{e}");
 }
 
+/// A key written twice is an error naming it (JSON parsers would keep the last value silently).
+#[test]
+fn a_key_written_twice_is_named() {
+    let text = base()
+        .to_string()
+        .replacen("\"tp\":", "\"tp\": 4, \"tp\":", 1);
+    let e = scenario::parse(&text).unwrap_err();
+    assert_eq!(e.issues[0].field, "parallel.tp");
+    assert!(e.issues[0].message.contains("duplicate field `tp`"), "{e}");
+    // The same key in two sections is not a duplicate.
+    scenario::parse(&base().to_string()).unwrap();
+}
+
 /// A mistake inside a custom GPU names the GPU's own field, not just `cluster.gpu`.
 #[test]
 fn custom_gpu_errors_name_the_gpu_field() {

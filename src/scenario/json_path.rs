@@ -1,4 +1,5 @@
-//! The field path at a position of a JSON text, for naming the field of a parse error.
+//! Positions in a JSON text: the field path at a position, for naming the field of a parse error,
+//! and the first key an object repeats ([`duplicate_key`]).
 //!
 //! `serde_json` reports where in the text an error was found (line and column: just after the
 //! offending key or value, or after the closing brace of an object that lacks a field). Reading
@@ -90,6 +91,80 @@ pub fn path_at(json: &str, line: usize, column: usize) -> String {
     path
 }
 
+/// A key written twice in one object of a JSON text: the key, and the 1-based line and column
+/// just after it (the position [`path_at`] reads, so the error names `model.layers`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DuplicateKey {
+    /// The key, with `\"` and `\\` unescaped.
+    pub key: String,
+    /// Line of the second occurrence, from 1.
+    pub line: usize,
+    /// Bytes of that line up to the end of the second occurrence.
+    pub column: usize,
+}
+
+/// The first key that occurs twice in the same object of `json`, a text that already parsed as
+/// JSON. JSON parsers keep the last value of such a key without a word (serde_json's `Value`,
+/// the browser's `JSON.parse`), so a scenario file that sets `tp` twice would silently lose one;
+/// [`crate::scenario::parse`] reports it instead. Keys are compared as written (escapes other
+/// than `\"` and `\\` are not decoded).
+///
+/// # Example
+/// ```
+/// use paracalc::scenario::json_path::duplicate_key;
+/// let d = duplicate_key("{\"a\": {\"tp\": 1,\n \"tp\": 2}}").unwrap();
+/// assert_eq!((d.key.as_str(), d.line, d.column), ("tp", 2, 5));
+/// assert_eq!(duplicate_key("{\"a\": {\"tp\": 1}, \"b\": {\"tp\": 2}}"), None);
+/// ```
+pub fn duplicate_key(json: &str) -> Option<DuplicateKey> {
+    let bytes = json.as_bytes();
+    // The keys of each open object (`None` for an open array).
+    let mut stack: Vec<Option<Vec<String>>> = Vec::new();
+    let mut expect_key = false;
+    let (mut line, mut line_start) = (1, 0);
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                let (text, next) = string_at(bytes, i + 1, bytes.len());
+                if expect_key {
+                    if let Some(Some(keys)) = stack.last_mut() {
+                        if keys.contains(&text) {
+                            let column = next - line_start;
+                            return Some(DuplicateKey {
+                                key: text,
+                                line,
+                                column,
+                            });
+                        }
+                        keys.push(text);
+                    }
+                    expect_key = false;
+                }
+                i = next;
+                continue;
+            }
+            b'{' => {
+                stack.push(Some(Vec::new()));
+                expect_key = true;
+            }
+            b'[' => stack.push(None),
+            b'}' | b']' => {
+                stack.pop();
+                expect_key = false;
+            }
+            b',' => expect_key = matches!(stack.last(), Some(Some(_))),
+            b'\n' => {
+                line += 1;
+                line_start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 /// The string whose body starts at `from` (after its opening quote), read no further than `end`,
 /// with `\"` and `\\` unescaped (other escapes kept as written), and the index after it.
 fn string_at(bytes: &[u8], from: usize, end: usize) -> (String, usize) {
@@ -164,6 +239,27 @@ mod tests {
         );
         // Not an object at all.
         assert_eq!(path_of_error::<Outer>("[1]"), "");
+    }
+
+    #[test]
+    fn finds_a_key_written_twice_in_one_object_only() {
+        let json = "{\n  \"parallel\": {\"tp\": 2, \"pp\": 4,\n    \"tp\": 8}\n}";
+        let d = duplicate_key(json).unwrap();
+        assert_eq!((d.key.as_str(), d.line, d.column), ("tp", 3, 8));
+        // The position names the field, as for any other shape error.
+        assert_eq!(path_at(json, d.line, d.column), "parallel.tp");
+        // The same key in sibling objects, in arrays of objects, or as a value is fine.
+        for ok in [
+            r#"{"a": {"x": 1}, "b": {"x": 1}}"#,
+            r#"{"l": [{"x": 1}, {"x": 2}]}"#,
+            r#"{"x": "x", "y": ["x", "x"]}"#,
+            r#"{"a\"b": 1, "a": 2}"#,
+        ] {
+            assert_eq!(duplicate_key(ok), None, "{ok}");
+        }
+        // A key after a nested object is still compared with the keys before it.
+        let d = duplicate_key(r#"{"x": {"y": 1}, "x": 2}"#).unwrap();
+        assert_eq!((d.key.as_str(), d.line), ("x", 1));
     }
 
     #[test]
