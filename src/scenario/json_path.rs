@@ -38,39 +38,26 @@ pub fn path_at(json: &str, line: usize, column: usize) -> String {
     }
     let end = (start + column).min(bytes.len());
     let mut stack: Vec<Frame> = Vec::new();
-    let mut expect_key = false;
-    let mut i = 0;
-    while i < end {
-        match bytes[i] {
-            b'"' => {
-                let (text, next) = string_at(bytes, i + 1, end);
-                if expect_key {
-                    if let Some(Frame::Object(key)) = stack.last_mut() {
-                        *key = Some(text);
-                    }
-                    expect_key = false;
-                }
-                i = next;
-                continue;
-            }
-            b'{' => {
-                stack.push(Frame::Object(None));
-                expect_key = true;
-            }
-            b'[' => stack.push(Frame::Array(0)),
-            b'}' | b']' => {
+    scan(&bytes[..end], |token| {
+        match token {
+            Token::Open { object: true } => stack.push(Frame::Object(None)),
+            Token::Open { object: false } => stack.push(Frame::Array(0)),
+            Token::Close => {
                 stack.pop();
-                expect_key = false;
             }
-            b',' => match stack.last_mut() {
-                Some(Frame::Object(_)) => expect_key = true,
-                Some(Frame::Array(n)) => *n += 1,
-                None => {}
-            },
-            _ => {}
+            Token::Key { text, .. } => {
+                if let Some(Frame::Object(key)) = stack.last_mut() {
+                    *key = Some(text);
+                }
+            }
+            Token::NextElement => {
+                if let Some(Frame::Array(n)) = stack.last_mut() {
+                    *n += 1;
+                }
+            }
         }
-        i += 1;
-    }
+        true
+    });
     // A text that is not an object has no field names (the error is about the whole).
     if matches!(stack.first(), Some(Frame::Array(_))) {
         return String::new();
@@ -117,52 +104,111 @@ pub struct DuplicateKey {
 /// assert_eq!(duplicate_key("{\"a\": {\"tp\": 1}, \"b\": {\"tp\": 2}}"), None);
 /// ```
 pub fn duplicate_key(json: &str) -> Option<DuplicateKey> {
-    let bytes = json.as_bytes();
     // The keys of each open object (`None` for an open array).
     let mut stack: Vec<Option<Vec<String>>> = Vec::new();
+    let mut found = None;
+    scan(json.as_bytes(), |token| {
+        match token {
+            Token::Open { object } => stack.push(object.then(Vec::new)),
+            Token::Close => {
+                stack.pop();
+            }
+            Token::Key { text, after } => {
+                if let Some(Some(keys)) = stack.last_mut() {
+                    if keys.contains(&text) {
+                        found = Some((text, after));
+                        return false;
+                    }
+                    keys.push(text);
+                }
+            }
+            Token::NextElement => {}
+        }
+        true
+    });
+    let (key, after) = found?;
+    // `after` follows a closing quote (or is the end of the text): a char boundary.
+    let before = &json[..after];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    Some(DuplicateKey {
+        key,
+        line: before.matches('\n').count() + 1,
+        column: after - line_start,
+    })
+}
+
+/// What [`scan`] meets in a JSON text, in text order.
+enum Token {
+    /// `{` (an object) or `[`.
+    Open {
+        /// Whether it opens an object.
+        object: bool,
+    },
+    /// `}` or `]`.
+    Close,
+    /// An object's key, with `\"` and `\\` unescaped, and the index just after it.
+    Key {
+        /// The key.
+        text: String,
+        /// The byte index after its closing quote.
+        after: usize,
+    },
+    /// A `,` between the elements of an array.
+    NextElement,
+}
+
+/// Reads the structure of `bytes` (the whole text or the part up to an error) and hands each
+/// token to `on`, until `on` returns false. Strings that are values are skipped, braces inside
+/// strings do not count, and a text cut short is read as far as it goes: the one scan behind
+/// [`path_at`] and [`duplicate_key`].
+fn scan(bytes: &[u8], mut on: impl FnMut(Token) -> bool) {
+    // Whether each open container is an object.
+    let mut objects: Vec<bool> = Vec::new();
     let mut expect_key = false;
-    let (mut line, mut line_start) = (1, 0);
     let mut i = 0;
     while i < bytes.len() {
-        match bytes[i] {
+        let token = match bytes[i] {
             b'"' => {
-                let (text, next) = string_at(bytes, i + 1, bytes.len());
-                if expect_key {
-                    if let Some(Some(keys)) = stack.last_mut() {
-                        if keys.contains(&text) {
-                            let column = next - line_start;
-                            return Some(DuplicateKey {
-                                key: text,
-                                line,
-                                column,
-                            });
-                        }
-                        keys.push(text);
-                    }
-                    expect_key = false;
+                let (text, after) = string_at(bytes, i + 1, bytes.len());
+                i = after;
+                if !std::mem::take(&mut expect_key) {
+                    continue;
                 }
-                i = next;
+                Token::Key { text, after }
+            }
+            b'{' | b'[' => {
+                let object = bytes[i] == b'{';
+                objects.push(object);
+                expect_key |= object;
+                i += 1;
+                Token::Open { object }
+            }
+            b'}' | b']' => {
+                objects.pop();
+                expect_key = false;
+                i += 1;
+                Token::Close
+            }
+            b',' => {
+                i += 1;
+                match objects.last() {
+                    Some(true) => {
+                        expect_key = true;
+                        continue;
+                    }
+                    Some(false) => Token::NextElement,
+                    None => continue,
+                }
+            }
+            _ => {
+                i += 1;
                 continue;
             }
-            b'{' => {
-                stack.push(Some(Vec::new()));
-                expect_key = true;
-            }
-            b'[' => stack.push(None),
-            b'}' | b']' => {
-                stack.pop();
-                expect_key = false;
-            }
-            b',' => expect_key = matches!(stack.last(), Some(Some(_))),
-            b'\n' => {
-                line += 1;
-                line_start = i + 1;
-            }
-            _ => {}
+        };
+        if !on(token) {
+            return;
         }
-        i += 1;
     }
-    None
 }
 
 /// The string whose body starts at `from` (after its opening quote), read no further than `end`,
