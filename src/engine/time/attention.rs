@@ -29,6 +29,15 @@ pub(crate) fn core_s(x: &Inputs) -> (f64, f64) {
                     10.0 * d.d_attn * elements / (peak * r.1 * ramp) + dev.kernel_s,
                 )
             }
+            None if x.cf > 1.0 => {
+                // The generic rate has no sequence dependence of its own (it stands for the
+                // whole sequence); context parallelism still cuts the work into shorter blocks,
+                // slower by the published kernels' ramp relative to the whole sequence.
+                let slow = seq_ramp(d.s) / cp_ramp(d.s, x.cf);
+                let (f, b) = dev.flash_s(elements, d.d_attn);
+                let k = dev.kernel_s;
+                ((f - k) * slow + k, (b - k) * slow + k)
+            }
             None => dev.flash_s(elements, d.d_attn),
         }
     } else {
@@ -198,5 +207,41 @@ mod tests {
         // Long sequences lose little (s 131072, cp 8: 16k local tokens): 1.01847 vs 1.02660.
         let long = cp_ramp(131072.0, 8.0) / seq_ramp(131072.0);
         assert!((long - 0.99208).abs() < 5e-5, "{long}");
+    }
+
+    /// `core_s` of a GPT-3-like layer (96 heads of 128, seq 2048, micro-batch 1) on A100 with
+    /// flash attention, tensor parallel 8, context parallel `cp`.
+    fn a100_core(cp: u32) -> (f64, f64, f64) {
+        let s = crate::scenario::parse(&format!(
+            r#"{{"model": {{"name": "m", "layers": 8, "hidden": 12288, "heads": 96,
+                 "vocab": 51200, "seq_len": 2048}},
+              "training": {{"global_batch": 8, "micro_batch": 1, "precision": "bf16",
+                 "recompute": "none", "flash_attention": true}},
+              "parallel": {{"tp": 8, "pp": 1, "cp": {cp}, "dp": 1, "sp": true,
+                 "zero_stage": 1}},
+              "cluster": {{"gpu": "a100-sxm4-80gb", "num_gpus": {}}}}}"#,
+            8 * cp
+        ))
+        .unwrap();
+        let gpu = s.gpu().unwrap();
+        let worked = super::super::inputs::worked_out(&s);
+        let x = Inputs::new(&s, &gpu, &worked);
+        let (f, b) = core_s(&x);
+        (f, b, x.dev.kernel_s)
+    }
+
+    #[test]
+    fn generic_path_slows_context_parallel_blocks_by_the_ramp() {
+        // A100 has no published-rate entry, so the generic fused-attention path prices the
+        // work; CP 4 gives each rank a quarter of the (causal) work in 512-token blocks, which
+        // run at 0.70397/0.82830 = 0.84990 of the whole sequence's rate
+        // (`context_parallel_mixes_one_causal_step_with_unmasked_blocks`).
+        let (f1, b1, k) = a100_core(1);
+        let (f4, b4, _) = a100_core(4);
+        let expect = 0.82830 / 0.70397 / 4.0;
+        for (one, four) in [(f1, f4), (b1, b4)] {
+            let r = (four - k) / (one - k);
+            assert!((r - expect).abs() < 1e-4 * expect, "{r} vs {expect}");
+        }
     }
 }
