@@ -50,6 +50,13 @@ fn mechanism(style: FsdpStyle) -> FsdpMechanism {
 /// DeepSpeed's default `reduce_bucket_size`, elements (`deepspeed/runtime/zero/config.py`).
 pub const DEEPSPEED_REDUCE_BUCKET_ELEMENTS: f64 = 5e8;
 
+/// DeepSpeed's default `stage3_max_reuse_distance`, elements: a gathered parameter is kept
+/// after a module's forward only if the parameters of the modules run before its next use add
+/// up to fewer elements (`deepspeed/runtime/zero/constants.py` l. 100-102 and `stage3.py`
+/// `_keep_for_later`, `get_reuse_distance_in_numel` at v0.3.16 `a12aaedc9`; the same default
+/// today, `zero/config.py`).
+pub const DEEPSPEED_MAX_REUSE_ELEMENTS: f64 = 1e9;
+
 /// The mechanisms one scenario's stack runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Stack {
