@@ -378,8 +378,14 @@ mod tests {
         let gb = dev("gb200", Precision::Bf16);
         assert!((0.55 * gb.attn_peak_flops / 1e12 - 1292.1).abs() < 0.1);
         // B200 and Hopper: the spec peak itself.
-        assert_eq!(dev("b200-sxm-180gb", Precision::Bf16).attn_peak_flops, 2250e12);
-        assert_eq!(dev("h100-sxm5-80gb", Precision::Fp8).attn_peak_flops, 989e12);
+        assert_eq!(
+            dev("b200-sxm-180gb", Precision::Bf16).attn_peak_flops,
+            2250e12
+        );
+        assert_eq!(
+            dev("h100-sxm5-80gb", Precision::Fp8).attn_peak_flops,
+            989e12
+        );
     }
 
     #[test]
