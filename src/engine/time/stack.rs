@@ -5,6 +5,7 @@
 
 use super::attention::AttentionKernel;
 use super::compute::Generation;
+use super::moe::{Bookkeeping, FUSED_BOOKKEEPING, MEGATRON_BOOKKEEPING};
 use crate::scenario::{Framework, FsdpStyle, GpuSpec, MoeDispatcher, Scenario};
 
 /// How ZeRO-3 / FSDP gathers parameters and reduces gradients (the scenario's
@@ -58,7 +59,7 @@ pub const DEEPSPEED_REDUCE_BUCKET_ELEMENTS: f64 = 5e8;
 pub const DEEPSPEED_MAX_REUSE_ELEMENTS: f64 = 1e9;
 
 /// The mechanisms one scenario's stack runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Stack {
     /// The framework.
     pub framework: Framework,
@@ -86,6 +87,9 @@ pub struct Stack {
     /// `flex` plus `--moe-enable-deepep`; torchtitan's `expert_parallel` uses
     /// `all_to_all_single`, DeepEP through an opt-in communication backend).
     pub dispatcher: MoeDispatcher,
+    /// Kernels of the MoE router and token permutation ([`super::moe::Bookkeeping`]):
+    /// Megatron-LM's unfused defaults, else a fused few.
+    pub moe_bookkeeping: Bookkeeping,
 }
 
 impl Stack {
@@ -115,6 +119,11 @@ impl Stack {
                 .pp_comm_overlap
                 .unwrap_or(framework == Framework::Megatron && interleaved),
             dispatcher: s.parallel.moe_dispatcher.unwrap_or(MoeDispatcher::Alltoall),
+            moe_bookkeeping: if framework == Framework::Megatron {
+                MEGATRON_BOOKKEEPING
+            } else {
+                FUSED_BOOKKEEPING
+            },
             autocast_softmax: framework == Framework::Pytorch,
         }
     }
