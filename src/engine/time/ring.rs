@@ -23,7 +23,6 @@
 
 use super::comm::Group;
 use super::inputs::Inputs;
-use super::layer::sm_usage;
 use super::layer_comm::CpCosts;
 use super::stack::CpMechanism;
 use crate::scenario::Recompute;
@@ -146,21 +145,19 @@ pub(crate) fn exchange(
     }
     let gather = g.gather_s(c * kv_msg);
     let send = g.p2p_s(grad_scale * kv_msg);
-    let fwd_exp = (gather - fwd / c).max(0.0);
-    let bwd_exp = (gather - bwd / c).max(0.0) + (c - 1.0) * (send - bwd / c).max(0.0) + send;
-    let rc = if full_recompute { 1.0 } else { 0.0 };
-    let fwd_total = gather;
-    let bwd_total = gather + c * send;
-    let exp = (1.0 + rc) * fwd_exp + bwd_exp;
-    let total = (1.0 + rc) * fwd_total + bwd_total;
-    CpCosts {
+    let rotations = (c - 1.0) * kv_msg;
+    CpCosts::assemble(
+        g,
         kv_msg,
-        fwd_total,
-        bwd_total,
-        rc_total: rc * fwd_total,
-        bytes: (1.0 + rc) * (c - 1.0) * kv_msg + (c - 1.0) * kv_msg + c * grad_scale * kv_msg,
-        exposed: exp + sm_usage(g.link) * (total - exp).max(0.0),
-    }
+        (gather, (gather - fwd / c).max(0.0)),
+        (
+            gather + c * send,
+            (gather - bwd / c).max(0.0) + (c - 1.0) * (send - bwd / c).max(0.0) + send,
+        ),
+        full_recompute,
+        // An all-gather sends this rank's chunk c − 1 times: forward, recomputed, backward.
+        (if full_recompute { 3.0 } else { 2.0 }) * rotations + c * grad_scale * kv_msg,
+    )
 }
 
 #[cfg(test)]
