@@ -7,8 +7,9 @@ use serde_json::Value;
 /// The dense public step-time MAPE reached (9.23 % over the 192 timed dense cases after issue
 /// 11's collectives by algorithm, FP8 recipes, Megatron's p2p overlap and attention kernels per
 /// generation; 9.49 % before; 9.07 % with FP8 casts priced by bytes and the output layer kept
-/// 16-bit), rounded up: the test fails if a change makes it worse.
-const TIME_MAPE_CEILING_PCT: f64 = 9.10;
+/// 16-bit; 8.83 % with PyTorch's ring attention under torchtitan's context parallelism), rounded
+/// up: the test fails if a change makes it worse.
+const TIME_MAPE_CEILING_PCT: f64 = 8.85;
 /// Share of the dense timed cases predicted within ±10 % (68.8 %; 62.0 % before issue 11), as a
 /// floor.
 const WITHIN_10PCT_FLOOR: f64 = 0.685;

@@ -66,7 +66,10 @@ impl LayerCosts {
         let flash = x.s.training.flash_attention;
         let moe = MoeCosts::of(x, d);
         let (gemm_fwd, gemm_col_fwd) = layer_gemms_s(dev, d, tok, tf, moe.gemm_fwd);
-        let (attn_fwd, attn_bwd) = attention::core_s(x);
+        let (kernel_fwd, kernel_bwd) = attention::core_s(x);
+        // PyTorch's ring attention merges its steps' outputs and gradients outside the kernels.
+        let (ring_fwd, ring_bwd) = super::ring::merge_s(x);
+        let (attn_fwd, attn_bwd) = (kernel_fwd + ring_fwd, kernel_bwd + ring_bwd);
         let (ew_fwd, ew_bwd) = elementwise_s(x, d);
         let fwd = gemm_fwd + attn_fwd + ew_fwd + (moe.fwd - moe.gemm_fwd);
         let bwd = 2.0 * gemm_fwd + attn_bwd + ew_bwd + (moe.bwd - 2.0 * moe.gemm_fwd);
@@ -80,7 +83,7 @@ impl LayerCosts {
         };
         let routed = moe.gemm_fwd - moe.shared_fwd;
         let tp = TpCosts::of(x, blocks, gemm_fwd - routed, gemm_col_fwd - 0.5 * routed);
-        let cp = CpCosts::of(x, attn_fwd, attn_bwd);
+        let cp = CpCosts::of(x, kernel_fwd, kernel_bwd);
         // Dispatch and combine forward and again backward (and in the recomputed forward).
         let passes = if x.s.training.recompute == Recompute::Full {
             3.0
