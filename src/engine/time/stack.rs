@@ -68,6 +68,13 @@ pub enum CpMechanism {
 /// DeepSpeed's default `reduce_bucket_size`, elements (`deepspeed/runtime/zero/config.py`).
 pub const DEEPSPEED_REDUCE_BUCKET_ELEMENTS: f64 = 5e8;
 
+/// DeepSpeed's default `stage3_max_reuse_distance`, elements: a gathered parameter is kept
+/// after a module's forward only if the parameters of the modules run before its next use add
+/// up to fewer elements (`deepspeed/runtime/zero/constants.py` l. 100-102 and `stage3.py`
+/// `_keep_for_later`, `get_reuse_distance_in_numel` at v0.3.16 `a12aaedc9`; the same default
+/// today, `zero/config.py`).
+pub const DEEPSPEED_MAX_REUSE_ELEMENTS: f64 = 1e9;
+
 /// The mechanisms one scenario's stack runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Stack {
@@ -85,6 +92,13 @@ pub struct Stack {
     /// turns it off, `megatron/training/arguments.py`) and used by the interleaved schedule only
     /// (`megatron/core/pipeline_parallel/schedules.py`).
     pub pp_overlap: bool,
+    /// Without flash attention the softmax and its dropout run as separate fp32 kernels between
+    /// casts: eager PyTorch under `torch.autocast` (Hugging Face Trainer) runs `softmax` in
+    /// float32 ("CUDA Ops that can autocast to float32", PyTorch `amp.html`), so the 16-bit
+    /// scores are cast up, soft-maxed, dropped out in fp32 and cast back down for the next
+    /// matmul ([`super::attention::AUTOCAST_SOFTMAX_BYTES`]). Megatron-LM and Megatron-DeepSpeed
+    /// run their fused scaled-masked-softmax kernel on 16-bit scores instead.
+    pub autocast_softmax: bool,
     /// MoE token dispatch: `parallel.moe_dispatcher`, else an NCCL all-to-all in every
     /// framework (Megatron-Core recipes set `--moe-token-dispatcher-type alltoall`, DeepEP needs
     /// `flex` plus `--moe-enable-deepep`; torchtitan's `expert_parallel` uses
@@ -132,6 +146,7 @@ impl Stack {
                 _ => CpMechanism::P2pRing,
             },
             repeat_kv: framework == Framework::Torchtitan,
+            autocast_softmax: framework == Framework::Pytorch,
         }
     }
 }
