@@ -5,6 +5,7 @@
 
 use super::attention::AttentionKernel;
 use super::compute::Generation;
+use super::moe::{Bookkeeping, FUSED_BOOKKEEPING, MEGATRON_BOOKKEEPING};
 use crate::scenario::{Framework, FsdpStyle, GpuSpec, MoeDispatcher, Scenario};
 
 /// How ZeRO-3 / FSDP gathers parameters and reduces gradients (the scenario's
@@ -76,7 +77,7 @@ pub const DEEPSPEED_REDUCE_BUCKET_ELEMENTS: f64 = 5e8;
 pub const DEEPSPEED_MAX_REUSE_ELEMENTS: f64 = 1e9;
 
 /// The mechanisms one scenario's stack runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Stack {
     /// The framework.
     pub framework: Framework,
@@ -112,6 +113,9 @@ pub struct Stack {
     /// (`torchtitan/models/llama/model.py` @9dec370, `repeat_kv` before
     /// `F.scaled_dot_product_attention`, l. 201-209).
     pub repeat_kv: bool,
+    /// Kernels of the MoE router and token permutation ([`super::moe::Bookkeeping`]):
+    /// Megatron-LM's unfused defaults, else a fused few.
+    pub moe_bookkeeping: Bookkeeping,
 }
 
 impl Stack {
@@ -146,6 +150,11 @@ impl Stack {
                 _ => CpMechanism::P2pRing,
             },
             repeat_kv: framework == Framework::Torchtitan,
+            moe_bookkeeping: if framework == Framework::Megatron {
+                MEGATRON_BOOKKEEPING
+            } else {
+                FUSED_BOOKKEEPING
+            },
             autocast_softmax: framework == Framework::Pytorch,
         }
     }
