@@ -105,6 +105,9 @@ pub struct Stack {
     /// `flex` plus `--moe-enable-deepep`; torchtitan's `expert_parallel` uses
     /// `all_to_all_single`, DeepEP through an opt-in communication backend).
     pub dispatcher: MoeDispatcher,
+    /// Kernels of the MoE router and token permutation ([`super::moe::Bookkeeping`]):
+    /// Megatron-LM's unfused defaults, else a fused few.
+    pub moe_bookkeeping: Bookkeeping,
     /// Context-parallel exchange: PyTorch's `context_parallel` for torchtitan and eager
     /// PyTorch, Transformer Engine's P2P ring otherwise.
     pub cp: CpMechanism,
@@ -113,9 +116,6 @@ pub struct Stack {
     /// (`torchtitan/models/llama/model.py` @9dec370, `repeat_kv` before
     /// `F.scaled_dot_product_attention`, l. 201-209).
     pub repeat_kv: bool,
-    /// Kernels of the MoE router and token permutation ([`super::moe::Bookkeeping`]):
-    /// Megatron-LM's unfused defaults, else a fused few.
-    pub moe_bookkeeping: Bookkeeping,
 }
 
 impl Stack {
@@ -145,17 +145,17 @@ impl Stack {
                 .pp_comm_overlap
                 .unwrap_or(framework == Framework::Megatron && interleaved),
             dispatcher: s.parallel.moe_dispatcher.unwrap_or(MoeDispatcher::Alltoall),
-            cp: match framework {
-                Framework::Torchtitan | Framework::Pytorch => CpMechanism::TorchRing,
-                _ => CpMechanism::P2pRing,
-            },
-            repeat_kv: framework == Framework::Torchtitan,
             moe_bookkeeping: if framework == Framework::Megatron {
                 MEGATRON_BOOKKEEPING
             } else {
                 FUSED_BOOKKEEPING
             },
             autocast_softmax: framework == Framework::Pytorch,
+            cp: match framework {
+                Framework::Torchtitan | Framework::Pytorch => CpMechanism::TorchRing,
+                _ => CpMechanism::P2pRing,
+            },
+            repeat_kv: framework == Framework::Torchtitan,
         }
     }
 }
