@@ -256,9 +256,4 @@ impl Parallel {
     pub fn shard_ranks(&self) -> u64 {
         self.shard_ranks.unwrap_or(self.dp)
     }
-
-    /// Whether DP gradient reduction overlaps backward (default on).
-    pub fn dp_comm_overlap(&self) -> bool {
-        self.dp_comm_overlap.unwrap_or(true)
-    }
 }

@@ -142,7 +142,7 @@ impl Zero3Layer {
         let total = ag_total + ag_bwd + nl * self.rs;
         let copies = nl * (self.copy_fwd + self.copy_bwd);
         copies
-            + if x.s.parallel.dp_comm_overlap() && !self.serial {
+            + if x.s.dp_comm_overlap() && !self.serial {
                 let exposed = (fwd_exp + bwd_exp).min(total);
                 exposed + sm_usage(x.groups.shard.link) * (total - exposed)
             } else {
