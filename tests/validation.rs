@@ -10,12 +10,13 @@ use serde_json::Value;
 /// 16-bit; 8.83 % with PyTorch's ring attention under torchtitan's context parallelism; 8.74 %
 /// with eager PyTorch's fp32 autocast softmax; 8.65 % with FP8 sequence-parallel all-gathers of
 /// quantized activations; 8.59 % with FSDP2's fp32 gradient reduce-scatter; 8.60 % with
-/// DeepSpeed's defaults, 16-bit gradient reduction not overlapped below ZeRO-3), rounded up: the
+/// DeepSpeed's defaults, 16-bit gradient reduction not overlapped below ZeRO-3; 8.50 % with
+/// torchtitan's DTensor tensor parallelism not hiding its backward collectives), rounded up: the
 /// test fails if a change makes it worse.
-const TIME_MAPE_CEILING_PCT: f64 = 8.61;
-/// Share of the dense timed cases predicted within ±10 % (68.8 %; 62.0 % before issue 11), as a
+const TIME_MAPE_CEILING_PCT: f64 = 8.51;
+/// Share of the dense timed cases predicted within ±10 % (69.3 %; 62.0 % before issue 11), as a
 /// floor.
-const WITHIN_10PCT_FLOOR: f64 = 0.685;
+const WITHIN_10PCT_FLOOR: f64 = 0.692;
 /// Largest dense step-time error (HF BERT fp16 on V100, −60.8 %: eager launch overhead), as a
 /// ceiling on |error|.
 const WORST_ERROR_CEILING_PCT: f64 = 61.0;

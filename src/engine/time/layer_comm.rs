@@ -67,11 +67,13 @@ impl TpCosts {
                 (fwd_total - gemm_fwd).max(0.0),
                 (bwd_total - 2.0 * gemm_fwd).max(0.0),
             )
-        } else {
+        } else if x.stack.tp_bwd_overlap {
             (
                 fwd_total,
                 (blocks - 1.0) * coll_bwd + (coll_bwd - gemm_col_fwd).max(0.0),
             )
+        } else {
+            (fwd_total, bwd_total)
         };
         let full = x.s.training.recompute == Recompute::Full;
         let rc_exp = if full { fwd_exp } else { 0.0 };
@@ -189,5 +191,42 @@ mod tests {
         let once = CpCosts::assemble(&g, 1.0, (0.010, 0.004), (0.020, 0.001), false, 3.0);
         assert!((once.exposed - 0.00875).abs() < 1e-12, "{}", once.exposed);
         assert_eq!(once.rc_total, 0.0);
+    }
+
+    /// The TP costs of a Llama-3-70B layer (tp 8, SP, bf16, micro-batch 1, seq 8192) under
+    /// `framework`, with its forward GEMM times.
+    fn llama70b_tp(framework: &str) -> (TpCosts, f64, f64) {
+        let s = crate::scenario::parse(&format!(
+            r#"{{"model": {{"name": "m", "layers": 80, "hidden": 8192, "heads": 64, "kv_heads": 8,
+                 "ffn_hidden": 28672, "ffn_act": "swiglu", "vocab": 128256, "seq_len": 8192}},
+              "training": {{"global_batch": 64, "micro_batch": 1, "precision": "bf16",
+                 "recompute": "none", "flash_attention": true, "framework": "{framework}"}},
+              "parallel": {{"tp": 8, "pp": 1, "dp": 8, "sp": true, "zero_stage": 1}},
+              "cluster": {{"gpu": "h100-sxm5-80gb", "num_gpus": 64}}}}"#
+        ))
+        .unwrap();
+        let gpu = s.gpu().unwrap();
+        let worked = super::super::inputs::worked_out(&s);
+        let x = Inputs::new(&s, &gpu, &worked);
+        let l = super::super::layer::LayerCosts::of(&x);
+        (l.tp, l.gemm_fwd, l.gemm_col_fwd)
+    }
+
+    #[test]
+    fn only_megatron_hides_the_dgrad_reduction_under_the_wgrad_gemm() {
+        let (mega, _, col) = llama70b_tp("megatron");
+        let (titan, _, _) = llama70b_tp("torchtitan");
+        // Same collectives, same forward exposure.
+        assert_eq!(
+            (mega.fwd_total, mega.bwd_total),
+            (titan.fwd_total, titan.bwd_total)
+        );
+        assert_eq!(mega.fwd_exp, titan.fwd_exp);
+        // torchtitan's DTensor TP: every backward collective exposed. Megatron: one block's
+        // collective hides under the column-parallel weight-gradient GEMMs, up to their time.
+        assert_eq!(titan.bwd_exp, titan.bwd_total);
+        let hidden = mega.coll.min(col);
+        assert!((titan.bwd_exp - mega.bwd_exp - hidden).abs() < 1e-15);
+        assert!(hidden > 0.0);
     }
 }
