@@ -10,6 +10,18 @@ pub use crate::scenario::AttentionKernel;
 /// same tensors: softmax output, dropout mask and output).
 pub const SOFTMAX_ELEMENTS: f64 = 4.5;
 
+/// HBM bytes per attention score of the unfused softmax under `torch.autocast` (16-bit
+/// scores, fp32 softmax; [`super::stack::Stack::autocast_softmax`]), forward and backward:
+/// - forward 29: cast up (read 2, write 4), softmax (read 4, write 4), dropout (read 4, write 4,
+///   1-byte mask), cast down for the probabilities·V matmul (read 4, write 2);
+/// - backward 33: the cast's gradient up (2 + 4), dropout's (read 4 and the mask, write 4),
+///   softmax's (read the gradient and the output, 4 + 4, write 4), the cast down (4 + 2).
+///
+/// Against 9 and 18 of the fused 16-bit kernel ([`SOFTMAX_ELEMENTS`] × 2 bytes).
+pub const AUTOCAST_SOFTMAX_BYTES: (f64, f64) = (29.0, 33.0);
+/// Kernels of that chain per pass: two casts, softmax, dropout.
+pub const AUTOCAST_SOFTMAX_KERNELS: f64 = 4.0;
+
 /// Forward and backward time of the attention core, seconds. With flash attention the causal
 /// kernel skips the masked half of the score matrix; without it, two batched GEMMs and the
 /// memory-bound softmax.
@@ -29,6 +41,15 @@ pub(crate) fn core_s(x: &Inputs) -> (f64, f64) {
                     10.0 * d.d_attn * elements / (peak * r.1 * ramp) + dev.kernel_s,
                 )
             }
+            None if x.cf > 1.0 => {
+                // The generic rate has no sequence dependence of its own (it stands for the
+                // whole sequence); context parallelism still cuts the work into shorter blocks,
+                // slower by the published kernels' ramp relative to the whole sequence.
+                let slow = seq_ramp(d.s) / cp_ramp(d.s, x.cf);
+                let (f, b) = dev.flash_s(elements, d.d_attn);
+                let k = dev.kernel_s;
+                ((f - k) * slow + k, (b - k) * slow + k)
+            }
             None => dev.flash_s(elements, d.d_attn),
         }
     } else {
@@ -36,6 +57,12 @@ pub(crate) fn core_s(x: &Inputs) -> (f64, f64) {
         let mm = dev.bmm16_s(batch, sq, d.d_h, d.s); // QKᵀ
         let mm2 = dev.bmm16_s(batch, sq, d.s, 2.0 * d.d_attn - d.d_h); // attention·V (d_v)
         let scores = batch * sq * d.s;
+        if x.stack.autocast_softmax && x.ab == 2.0 {
+            let (f, b) = AUTOCAST_SOFTMAX_BYTES;
+            let sm_f = dev.memory_s(f * scores, AUTOCAST_SOFTMAX_KERNELS);
+            let sm_b = dev.memory_s(b * scores, AUTOCAST_SOFTMAX_KERNELS);
+            return (mm + mm2 + sm_f, 2.0 * (mm + mm2) + sm_b);
+        }
         let sm = dev.memory_s(SOFTMAX_ELEMENTS * x.ab * scores, 2.0);
         (mm + mm2 + sm, 2.0 * (mm + mm2) + 2.0 * sm)
     }
@@ -198,5 +225,74 @@ mod tests {
         // Long sequences lose little (s 131072, cp 8: 16k local tokens): 1.01847 vs 1.02660.
         let long = cp_ramp(131072.0, 8.0) / seq_ramp(131072.0);
         assert!((long - 0.99208).abs() < 5e-5, "{long}");
+    }
+
+    /// `core_s` and the device of a scenario given as JSON.
+    fn core_of(json: &str) -> (f64, f64, crate::engine::time::compute::Device) {
+        let s = crate::scenario::parse(json).unwrap();
+        let gpu = s.gpu().unwrap();
+        let worked = super::super::inputs::worked_out(&s);
+        let x = Inputs::new(&s, &gpu, &worked);
+        let (f, b) = core_s(&x);
+        (f, b, x.dev)
+    }
+
+    #[test]
+    fn autocast_runs_the_unfused_softmax_in_fp32() {
+        // BERT-large's attention (16 heads, seq 512, micro-batch 4) on a V100 in fp16 without
+        // flash attention: eager PyTorch (autocast) against Megatron's fused 16-bit softmax.
+        let bert = |framework: &str| {
+            core_of(&format!(
+                r#"{{"model": {{"name": "m", "layers": 24, "hidden": 1024, "heads": 16,
+                     "vocab": 30522, "seq_len": 512}},
+                  "training": {{"global_batch": 4, "micro_batch": 4, "precision": "fp16",
+                     "recompute": "none", "flash_attention": false, "framework": "{framework}"}},
+                  "parallel": {{"tp": 1, "pp": 1, "dp": 1, "zero_stage": 0}},
+                  "cluster": {{"gpu": "v100-sxm2-16gb", "num_gpus": 1}}}}"#
+            ))
+        };
+        let (pf, pb, dev) = bert("pytorch");
+        let (mf, mb, _) = bert("megatron");
+        // 4·16·512² = 16.78 M scores: forward 29 vs 9 bytes each and 4 vs 2 kernels, backward
+        // 33 vs 18 bytes and 4 vs 4 kernels.
+        let scores = 4.0 * 16.0 * 512.0 * 512.0;
+        let fwd = 20.0 * scores / dev.hbm_bps + 2.0 * dev.kernel_s;
+        let bwd = 15.0 * scores / dev.hbm_bps;
+        assert!(((pf - mf) - fwd).abs() < 1e-12, "{} vs {fwd}", pf - mf);
+        assert!(((pb - mb) - bwd).abs() < 1e-12, "{} vs {bwd}", pb - mb);
+        // 0.466 ms more forward per layer at the V100's sustained 720 GB/s (0.8 of 900).
+        assert!((dev.hbm_bps - 720e9).abs() < 1.0);
+        assert!((fwd - 2.0 * dev.kernel_s - 0.466e-3).abs() < 1e-6, "{fwd}");
+    }
+
+    /// `core_s` of a GPT-3-like layer (96 heads of 128, seq 2048, micro-batch 1) on A100 with
+    /// flash attention, tensor parallel 8, context parallel `cp`.
+    fn a100_core(cp: u32) -> (f64, f64, f64) {
+        let (f, b, dev) = core_of(&format!(
+            r#"{{"model": {{"name": "m", "layers": 8, "hidden": 12288, "heads": 96,
+                 "vocab": 51200, "seq_len": 2048}},
+              "training": {{"global_batch": 8, "micro_batch": 1, "precision": "bf16",
+                 "recompute": "none", "flash_attention": true}},
+              "parallel": {{"tp": 8, "pp": 1, "cp": {cp}, "dp": 1, "sp": true,
+                 "zero_stage": 1}},
+              "cluster": {{"gpu": "a100-sxm4-80gb", "num_gpus": {}}}}}"#,
+            8 * cp
+        ));
+        (f, b, dev.kernel_s)
+    }
+
+    #[test]
+    fn generic_path_slows_context_parallel_blocks_by_the_ramp() {
+        // A100 has no published-rate entry, so the generic fused-attention path prices the
+        // work; CP 4 gives each rank a quarter of the (causal) work in 512-token blocks, which
+        // run at 0.70397/0.82830 = 0.84990 of the whole sequence's rate
+        // (`context_parallel_mixes_one_causal_step_with_unmasked_blocks`).
+        let (f1, b1, k) = a100_core(1);
+        let (f4, b4, _) = a100_core(4);
+        let expect = 0.82830 / 0.70397 / 4.0;
+        for (one, four) in [(f1, f4), (b1, b4)] {
+            let r = (four - k) / (one - k);
+            assert!((r - expect).abs() < 1e-4 * expect, "{r} vs {expect}");
+        }
     }
 }

@@ -67,6 +67,13 @@ pub struct Stack {
     /// turns it off, `megatron/training/arguments.py`) and used by the interleaved schedule only
     /// (`megatron/core/pipeline_parallel/schedules.py`).
     pub pp_overlap: bool,
+    /// Without flash attention the softmax and its dropout run as separate fp32 kernels between
+    /// casts: eager PyTorch under `torch.autocast` (Hugging Face Trainer) runs `softmax` in
+    /// float32 ("CUDA Ops that can autocast to float32", PyTorch `amp.html`), so the 16-bit
+    /// scores are cast up, soft-maxed, dropped out in fp32 and cast back down for the next
+    /// matmul ([`super::attention::AUTOCAST_SOFTMAX_BYTES`]). Megatron-LM and Megatron-DeepSpeed
+    /// run their fused scaled-masked-softmax kernel on 16-bit scores instead.
+    pub autocast_softmax: bool,
     /// MoE token dispatch: `parallel.moe_dispatcher`, else an NCCL all-to-all in every
     /// framework (Megatron-Core recipes set `--moe-token-dispatcher-type alltoall`, DeepEP needs
     /// `flex` plus `--moe-enable-deepep`; torchtitan's `expert_parallel` uses
@@ -101,6 +108,7 @@ impl Stack {
                 .pp_comm_overlap
                 .unwrap_or(framework == Framework::Megatron && interleaved),
             dispatcher: s.parallel.moe_dispatcher.unwrap_or(MoeDispatcher::Alltoall),
+            autocast_softmax: framework == Framework::Pytorch,
         }
     }
 }
