@@ -204,6 +204,29 @@ impl<'a> StageMixer<'a> {
         self.even.is_some()
     }
 
+    /// The first rank after `stage` that may hold other layers than `stage` (its MTP modules
+    /// aside, which follow the output layer): for an every-layer MoE model split by default over
+    /// one chunk per rank of a plain pipeline, chunk sizes change only at the split's boundaries
+    /// ([`DefaultSplit::next_change`]) and, past the leading dense layers, every layer is an MoE
+    /// layer, so whole stretches of ranks hold the same; otherwise the next rank.
+    #[inline]
+    pub fn next_change(&self, stage: u64) -> u64 {
+        match &self.moe {
+            Some(mc)
+                if self.custom.is_none()
+                    && self.vp == 1
+                    && mc.v == 1
+                    && mc.every == 1
+                    && !self.schedule.v_shape()
+                    && self.schedule != Schedule::DualPipe
+                    && mc.split.start(stage) >= mc.dense_first =>
+            {
+                mc.split.next_change(stage)
+            }
+            _ => stage + 1,
+        }
+    }
+
     /// The layers of rank `stage` by kind.
     #[inline]
     pub fn mix(&self, stage: u64) -> LayerMix {
