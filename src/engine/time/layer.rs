@@ -250,9 +250,10 @@ fn op_sac_gemms_s(
     start: f64,
 ) -> f64 {
     let (gemms, n) = d.layer_gemms();
+    let attn = d.attention_gemms().min(n);
     let which = match half {
-        Half::Attention => 0..d.attention_gemms(),
-        Half::Mlp => d.attention_gemms()..n,
+        Half::Attention => 0..attn,
+        Half::Mlp => attn..n,
     };
     let n_local = if d.is_moe() {
         (d.experts / ep).max(1.0)
@@ -260,13 +261,7 @@ fn op_sac_gemms_s(
         1.0
     };
     let mut t = start;
-    for (i, g) in gemms
-        .iter()
-        .enumerate()
-        .take(n)
-        .skip(which.start)
-        .take(which.len())
-    {
+    for (i, g) in gemms.iter().enumerate().take(which.end).skip(which.start) {
         if crate::engine::memory::activations::op_sac_saves_gemm(i) {
             continue;
         }
