@@ -345,3 +345,36 @@ fn layouts_the_framework_cannot_run_are_left_out_with_the_reason() {
         .chain(&deepspeed.best)
         .all(|r| r.layout.pp == 1 || r.layout.schedule.is_none()));
 }
+
+#[test]
+fn tensor_parallelism_stays_inside_a_server() {
+    // GPT-3 175B on 1536 A100s (8 per server, NVLink domain 8): no layout with tp > 8 is
+    // evaluated (Narayanan et al. 2021 takeaway #1); they are counted under their reason.
+    let mut s = scenario::from_value(&serde_json::json!({
+        "model": {"layers": 96, "hidden": 12288, "heads": 96, "vocab": 51200, "seq_len": 2048},
+        "training": {"global_batch": 1536, "micro_batch": 1, "precision": "bf16",
+                     "recompute": "selective"},
+        "parallel": {"tp": 8, "pp": 16, "dp": 12, "sp": true, "zero_stage": 1},
+        "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 1536}
+    }))
+    .unwrap();
+    let space = SearchSpace {
+        vary_cp: false,
+        schedules: vec![None],
+        refine_splits: false,
+        ..SearchSpace::default()
+    };
+    let r = search(&s, &space);
+    assert!(r
+        .best
+        .iter()
+        .chain(r.pareto.iter())
+        .all(|c| c.layout.tp <= 8));
+    let crossing = r.rejected["tp spans more than one server or NVLink domain"];
+    assert!(crossing > 0);
+    // On a GB200 NVL72 rack (domain 72, 4 GPUs per tray) tp 16 is inside the domain.
+    s.cluster.gpu = scenario::GpuChoice::Preset("gb200".into());
+    s.cluster.gpus_per_node = 4;
+    let r = search(&s, &space);
+    assert!(r.rejected["tp spans more than one server or NVLink domain"] < crossing);
+}

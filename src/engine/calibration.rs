@@ -39,6 +39,7 @@ pub(crate) fn device(dev: Device, k: &Calibration) -> Device {
         gemm_flops: dev.gemm_flops * c,
         gemm16_flops: dev.gemm16_flops * c,
         flash_flops: dev.flash_flops * c,
+        attn_peak_flops: dev.attn_peak_flops * c,
         hbm_bps: dev.hbm_bps * c,
         exp_per_s: dev.exp_per_s * c,
         ..dev

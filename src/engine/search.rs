@@ -285,6 +285,14 @@ impl Searcher {
         let layers = m.layers;
         let gb = base.training.global_batch;
         let experts = m.moe.map(|x| x.experts);
+        // Tensor parallelism stays inside one server or NVLink domain (Narayanan et al. 2021
+        // §3.3, takeaway #1: "use tensor model parallelism up to degree g", the GPUs per
+        // server): its per-layer collectives across the slower network are never worth it.
+        let tp_domain = base
+            .gpu()
+            .map_or(1, |g| g.nvlink_domain_gpus)
+            .max(base.cluster.gpus_per_node)
+            .max(1);
         let mut outers = Vec::new();
         let reject = |report: &mut SearchReport, reason: &str, count: u64| {
             if count > 0 {
@@ -308,7 +316,13 @@ impl Searcher {
                         let all = inner_count(space, tp, dp, all_mb);
                         let chunks = pp * vp;
                         let even = layers % chunks == 0 || (layers + 2) % chunks == 0;
-                        if heads % tp != 0 || kv % tp != 0 {
+                        if tp > tp_domain {
+                            reject(
+                                &mut report,
+                                "tp spans more than one server or NVLink domain",
+                                all,
+                            );
+                        } else if heads % tp != 0 || kv % tp != 0 {
                             reject(
                                 &mut report,
                                 "tp does not divide the attention or KV heads",

@@ -33,6 +33,7 @@ pub mod offload;
 pub mod optimizer;
 pub mod pipeline;
 pub mod rates;
+pub mod ring;
 pub mod stack;
 pub mod stage;
 pub mod volumes;
@@ -128,7 +129,7 @@ fn assemble(
         dp: mf * crit.dp + dp.exposed_s,
     };
     let tp_total = mf * crit.layers * layer.tp.total;
-    let cp_total = mf * crit.layers * (layer.cp.fwd_total + layer.cp.bwd_total);
+    let cp_total = mf * crit.layers * (layer.cp.fwd_total + layer.cp.rc_total + layer.cp.bwd_total);
     time.hidden_comm_s = CommTimes {
         tp: (tp_total - time.exposed_comm_s.tp).max(0.0),
         cp: (cp_total - time.exposed_comm_s.cp).max(0.0),

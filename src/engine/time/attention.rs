@@ -34,7 +34,7 @@ pub(crate) fn core_s(x: &Inputs) -> (f64, f64) {
         // MLA: QKᵀ reduces over d_qk, attention·V produces d_v: FLOPs use their mean d_attn.
         match kernel_rates(x.gen, x.stack.attention) {
             Some(r) => {
-                let peak = x.dev.gemm16_flops / x.dev.gemm16_eff;
+                let peak = x.dev.attn_peak_flops;
                 let ramp = cp_ramp(d.s, x.cf) * head_dim_factor(d.d_h);
                 (
                     4.0 * d.d_attn * elements / (peak * r.0 * ramp) + dev.kernel_s,

@@ -133,6 +133,15 @@ impl Efficiency {
 /// reached; achieved matmul rates are only 4 % above B200's.
 pub const BLACKWELL_NVL_GEMM: (f64, f64) = (0.636, 0.642);
 
+/// Share of a GB200/GB300's 2.5 PF spec peak that the Blackwell fused-attention fractions refer
+/// to. Those fractions were measured on a B200 (2.25 PF; FA4 paper, arXiv 2603.05451: cuDNN 9.13
+/// ≈ 1605/1.3 = 1235 TFLOP/s forward), and attention is bound by the SMs' exponential units and
+/// shared memory, not by the spec peak (same paper), so a GB200 runs it at B200's absolute rate
+/// times the ratio of the two parts' measured matmul rates (MAMF 1822 vs 1745 TFLOP/s,
+/// ml-engineering `compute/accelerator/README.md` @744d01e): 2250·(1822/1745)/2500 = 0.9397
+/// **[derived]**, i.e. cuDNN forward ≈ 1290 TFLOP/s rather than 0.55·2500 = 1375.
+pub const BLACKWELL_NVL_ATTENTION_PEAK: f64 = 2250.0 * (1822.0 / 1745.0) / 2500.0;
+
 /// Reduction steps' worth of fixed work per GEMM output tile (pipeline fill + epilogue):
 /// two 64-wide k-tiles (CUTLASS/cuBLAS multistage kernels keep 2-4 k-tiles in flight and the
 /// epilogue writes a 128×256 tile, about the time of two k-tiles of MMA).
@@ -168,8 +177,10 @@ pub(crate) struct Device {
     pub gemm_flops: f64,
     /// Sustained 16-bit GEMM FLOP/s (attention core GEMMs without flash, FP8 runs keep them 16-bit).
     pub gemm16_flops: f64,
-    /// The efficiency behind [`Device::gemm16_flops`] (its peak is `gemm16_flops / gemm16_eff`).
-    pub gemm16_eff: f64,
+    /// The 16-bit peak, FLOP/s, that the published fused-attention fractions
+    /// ([`super::attention::kernel_rates`]) multiply: the dense 16-bit peak, except on the 2.5 PF
+    /// Blackwell parts ([`BLACKWELL_NVL_ATTENTION_PEAK`]).
+    pub attn_peak_flops: f64,
     /// Sustained fused-attention FLOP/s.
     pub flash_flops: f64,
     /// Sustained HBM bytes/s.
@@ -193,8 +204,10 @@ impl Device {
     pub fn new(gpu: &GpuSpec, precision: Precision, recipe: Option<Fp8Recipe>) -> Device {
         let gen = Generation::of(gpu);
         let mut e = Efficiency::of(gen);
+        let mut attn_peak_share = 1.0;
         if gen == Generation::Blackwell && sixteen_bit_tflops(gpu) >= 2400.0 {
             (e.gemm, e.gemm_fp8) = BLACKWELL_NVL_GEMM;
+            attn_peak_share = BLACKWELL_NVL_ATTENTION_PEAK;
         }
         let p = gpu.peak_tflops;
         let p16 = sixteen_bit_tflops(gpu);
@@ -227,7 +240,7 @@ impl Device {
         Device {
             gemm_flops: (gemm_flops * 1e12).max(1.0),
             gemm16_flops: (p16_eff * e.gemm * 1e12).max(1.0),
-            gemm16_eff: e.gemm,
+            attn_peak_flops: (p16_eff * attn_peak_share * 1e12).max(1.0),
             flash_flops: (p16_eff * e.flash_attention * 1e12).max(1.0),
             hbm_bps: (gpu.hbm_gbps * 1e9 * e.hbm).max(1.0),
             kernel_s: e.kernel_s,
@@ -355,6 +368,24 @@ mod tests {
         // The output layer's GEMM stays 16-bit.
         let bf = 2.0 * 8192.0 * 4096.0 * 4096.0 / (989e12 * 0.70 * 4096.0 / 4224.0) + 5e-6;
         assert!((h.gemm16_s(8192.0, 4096.0, 4096.0) - bf).abs() < 1e-12);
+    }
+
+    #[test]
+    fn gb200_attention_at_b200_absolute_rate() {
+        // The Blackwell attention fractions were measured on a B200 (2250 TFLOP/s); a GB200
+        // (2500 spec) runs attention at B200's rate × 1822/1745 (MAMF): cuDNN forward
+        // 0.55 · 2250 · 1822/1745 = 1292.1 TFLOP/s, not 0.55 · 2500 = 1375.
+        let gb = dev("gb200", Precision::Bf16);
+        assert!((0.55 * gb.attn_peak_flops / 1e12 - 1292.1).abs() < 0.1);
+        // B200 and Hopper: the spec peak itself.
+        assert_eq!(
+            dev("b200-sxm-180gb", Precision::Bf16).attn_peak_flops,
+            2250e12
+        );
+        assert_eq!(
+            dev("h100-sxm5-80gb", Precision::Fp8).attn_peak_flops,
+            989e12
+        );
     }
 
     #[test]

@@ -62,7 +62,7 @@ pub(crate) struct AttentionCosts {
     gemm_fwd: f64,
     /// Their column-parallel part.
     gemm_col_fwd: f64,
-    /// Core forward.
+    /// Core forward (the kernels, and PyTorch's ring-attention merges).
     core_fwd: f64,
     /// Core backward.
     core_bwd: f64,
@@ -78,7 +78,10 @@ impl AttentionCosts {
     pub(crate) fn of(x: &Inputs, d: &Shape) -> AttentionCosts {
         let (dev, tok, tf) = (&x.dev, x.tok, x.tf);
         let (gemm_fwd, gemm_col_fwd) = attention_gemms_s(dev, d, tok, tf);
-        let (core_fwd, core_bwd) = attention::core_s(x);
+        let (kernel_fwd, kernel_bwd) = attention::core_s(x);
+        // PyTorch's ring attention merges its steps' outputs and gradients outside the kernels.
+        let (ring_fwd, ring_bwd) = super::ring::merge_s(x);
+        let (core_fwd, core_bwd) = (kernel_fwd + ring_fwd, kernel_bwd + ring_bwd);
         let sac_gemms =
             if x.s.training.recompute == Recompute::Selective && x.s.training.flash_attention {
                 op_sac_gemms_s(dev, d, tok, tf, x.e as f64, Half::Attention, 0.0)
@@ -90,7 +93,7 @@ impl AttentionCosts {
             gemm_col_fwd,
             core_fwd,
             core_bwd,
-            cp: CpCosts::of(x, core_fwd, core_bwd),
+            cp: CpCosts::of(x, kernel_fwd, kernel_bwd),
             sac_gemms,
         }
     }

@@ -1,8 +1,10 @@
 //! Collectives inside one layer: tensor/sequence parallelism and the context-parallel K/V ring,
 //! per micro-batch, with the part that compute hides.
 
+use super::comm::Group;
 use super::inputs::Inputs;
 use super::layer::sm_usage;
+use super::stack::CpMechanism;
 use crate::scenario::Recompute;
 
 /// TP/SP collectives of one layer, seconds per micro-batch.
@@ -88,28 +90,68 @@ pub struct CpCosts {
     pub fwd_total: f64,
     /// All steps backward.
     pub bwd_total: f64,
+    /// The forward exchange again in the recomputed forward (full recomputation), else 0.
+    pub rc_total: f64,
+    /// Bytes one rank sends, forward, recomputed forward and backward.
+    pub bytes: f64,
     /// Exposed time, plus the SM share the hidden part takes from compute.
     pub exposed: f64,
 }
 
 impl CpCosts {
-    /// CP ring: (c−1) steps exchanging this rank's K and V chunk, overlapped with the attention
-    /// of the chunk already received (Megatron CP doc); backward moves K, V and their gradients.
+    /// The exchange of `x`'s stack ([`CpMechanism`]): PyTorch's ring ([`super::ring::costs`]) or
+    /// the P2P ring ([`CpCosts::p2p`]); `attn_fwd`, `attn_bwd` are the attention kernels'
+    /// times, what the exchange hides under.
     pub(crate) fn of(x: &Inputs, attn_fwd: f64, attn_bwd: f64) -> CpCosts {
+        match x.stack.cp {
+            CpMechanism::TorchRing => super::ring::costs(x, attn_fwd, attn_bwd),
+            CpMechanism::P2pRing => CpCosts::p2p(x, attn_fwd, attn_bwd),
+        }
+    }
+
+    /// P2P ring: (c−1) steps exchanging this rank's K and V chunk, overlapped with the attention
+    /// of the chunk already received (Megatron CP doc); backward moves K, V and their gradients.
+    fn p2p(x: &Inputs, attn_fwd: f64, attn_bwd: f64) -> CpCosts {
         let g = &x.groups.cp;
         let kv_msg = 2.0 * x.tok * (x.d.kv / x.tf) * x.ab;
         let step = g.p2p_s(kv_msg);
         let cpm1 = x.cf - 1.0;
-        let fwd_total = cpm1 * step;
-        let bwd_total = cpm1 * 2.0 * step;
-        let fwd_exp = cpm1 * (step - attn_fwd / x.cf).max(0.0);
-        let bwd_exp = cpm1 * (2.0 * step - attn_bwd / x.cf).max(0.0);
-        let exp = fwd_exp + bwd_exp;
+        let full = x.s.training.recompute == Recompute::Full;
+        CpCosts::assemble(
+            g,
+            kv_msg,
+            (cpm1 * step, cpm1 * (step - attn_fwd / x.cf).max(0.0)),
+            (
+                cpm1 * 2.0 * step,
+                cpm1 * (2.0 * step - attn_bwd / x.cf).max(0.0),
+            ),
+            full,
+            // K+V forward (and again recomputed), K+V and their gradients backward.
+            (if full { 4.0 } else { 3.0 }) * cpm1 * kv_msg,
+        )
+    }
+
+    /// The costs of an exchange on `g` whose forward takes `fwd` = (total, exposed) seconds and
+    /// backward `bwd`; full recomputation (`full`) runs the forward exchange again; the hidden
+    /// part takes its SM share ([`sm_usage`]). `bytes`: what one rank sends in all.
+    pub(crate) fn assemble(
+        g: &Group,
+        kv_msg: f64,
+        fwd: (f64, f64),
+        bwd: (f64, f64),
+        full: bool,
+        bytes: f64,
+    ) -> CpCosts {
+        let rc = if full { 1.0 } else { 0.0 };
+        let exp = (1.0 + rc) * fwd.1 + bwd.1;
+        let total = (1.0 + rc) * fwd.0 + bwd.0;
         CpCosts {
             kv_msg,
-            fwd_total,
-            bwd_total,
-            exposed: exp + sm_usage(g.link) * (fwd_total + bwd_total - exp).max(0.0),
+            fwd_total: fwd.0,
+            bwd_total: bwd.0,
+            rc_total: rc * fwd.0,
+            bytes,
+            exposed: exp + sm_usage(g.link) * (total - exp).max(0.0),
         }
     }
 }

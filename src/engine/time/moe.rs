@@ -16,7 +16,8 @@
 //!   whole tile (tile quantization, NVIDIA *Matrix Multiplication Background User's Guide*,
 //!   "Tile Quantization"; CUTLASS/cuBLAS Hopper GEMMs use 128-row tiles), on top of the
 //!   roofline and short-reduction penalty of [`Device::gemm_s`]; one launch per projection.
-//! - **Router, permute, unpermute** are memory-bound ([`Device::memory_s`]).
+//! - **Router, permute, unpermute** are memory-bound ([`Device::memory_s`]): their bytes are
+//!   small, their cost is the many small kernels the stack launches for them ([`Bookkeeping`]).
 //! - **All-to-all** ([`Group::all_to_all_s`] of the expert-parallel group, whose members are
 //!   `etp` ranks apart): a GPU's bytes to members in its own NVLink domain go over NVLink, the
 //!   rest through its own NIC, concurrently. With DeepEP (`parallel.moe_dispatcher`) a token
@@ -34,6 +35,68 @@ use crate::scenario::MoeDispatcher;
 
 /// Rows per tile of a grouped GEMM (module docs).
 pub const M_TILE: f64 = 128.0;
+
+/// Kernels the token bookkeeping of one MoE layer launches per micro-batch (router top-k and
+/// load-balancing loss; dispatch metadata, permutation, unpermutation and the routing weights'
+/// exchange), forward and backward. Each costs a kernel's fixed time at least
+/// ([`Device::memory_s`]); the bytes they move are small next to the token tensors'.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bookkeeping {
+    /// Router kernels forward (the gating GEMM apart).
+    pub router_fwd: f64,
+    /// Router kernels backward.
+    pub router_bwd: f64,
+    /// Dispatch-metadata, permute and unpermute kernels forward (the all-to-alls apart).
+    pub permute_fwd: f64,
+    /// The same backward.
+    pub permute_bwd: f64,
+    /// Extra kernels forward when a GPU holds several experts (sorting the received rows by
+    /// local expert and back).
+    pub sort_fwd: f64,
+    /// The same backward.
+    pub sort_bwd: f64,
+}
+
+/// Megatron-Core's unfused MoE bookkeeping (the defaults: `moe_router_fusion` and
+/// `moe_permute_fusion` off), counted from NVIDIA/Megatron-LM @09b34b1 (April 2025, the
+/// Megatron-Core of NeMo 25.04/25.05), softmax router with the auxiliary load-balancing loss,
+/// dropless all-to-all dispatcher:
+/// - router forward 18: `topk_softmax_with_capacity` (top-k, softmax, cast, two
+///   `zeros_like`+`scatter` for the gates and the map, `int`/`bool` casts, the per-expert sum:
+///   10), the aux-loss scores' softmax (1), `switch_load_balancing_loss_func` (all-reduce of the
+///   per-expert counts over the TP×CP group, sum, two products, sum: 5), the loss tracker (2)
+///   (`transformer/moe/router.py`, `moe_utils.py`); backward 7 (two softmax backwards, the cast,
+///   the scatter's gather, the loss scaler and the sum's expand-multiply);
+/// - dispatch and combine forward 24: `preprocess` (per-expert counts, input and output splits,
+///   the all-gather of the counts over the TP×EP group, four device-to-host copies: 10),
+///   `permute` (bool, transpose, `arange`, `masked_select` twice with its count, `index_select`,
+///   the routing weights' transpose: 9), the routing weights' own all-to-all and expert-tensor
+///   gather (2), `unpermute` (`zeros`, `scatter_add_`, cast: 3) (`token_dispatcher.py`
+///   `MoEAlltoAllTokenDispatcher`, `moe_utils.py` `permute`/`unpermute`); backward 7
+///   (`index_select`'s `zeros`+`index_add`, `scatter_add_`'s gather, the weights'
+///   `masked_select` backward `zeros`+`masked_scatter`, their all-to-all back);
+/// - several local experts: `sort_chunks_by_idxs` concatenates the received chunks by expert
+///   for the tokens and their weights and back (3 forward, 2 backward).
+pub const MEGATRON_BOOKKEEPING: Bookkeeping = Bookkeeping {
+    router_fwd: 18.0,
+    router_bwd: 7.0,
+    permute_fwd: 24.0,
+    permute_bwd: 7.0,
+    sort_fwd: 3.0,
+    sort_bwd: 2.0,
+};
+
+/// Fused or compiled bookkeeping (torchtitan's MoE, DeepSpeed, JAX): a few kernels each,
+/// router 3 (logits, top-k scores, their fp32 softmax), permute and unpermute 4 (gather
+/// before, scatter after, and their mirror images), sorting by local expert folded in.
+pub const FUSED_BOOKKEEPING: Bookkeeping = Bookkeeping {
+    router_fwd: 3.0,
+    router_bwd: 3.0,
+    permute_fwd: 4.0,
+    permute_bwd: 4.0,
+    sort_fwd: 0.0,
+    sort_bwd: 0.0,
+};
 
 /// Costs of one MoE MLP for one micro-batch on the busiest GPU, seconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -88,20 +151,24 @@ impl MoeCosts {
         // The router stays 16-bit under FP8 (Megatron-Core `router.py`, `moe_router_dtype`).
         let router_gemm = dev.gemm16_s(tok_sp, d.h, d.experts);
         let gemm_fwd = fc1 + fc2 + shared + router_gemm;
-        // Router: read logits, write scores and the top-k (fp32), ~3 kernels.
-        let router_mem = dev.memory_s(tok_sp * d.experts * (x.ab + 4.0 + 4.0), 3.0);
+        // Router: read logits, write scores and the top-k (fp32), in the stack's kernels.
+        let kern = x.stack.moe_bookkeeping;
+        let router_bytes = tok_sp * d.experts * (x.ab + 4.0 + 4.0);
         // Permute before dispatch (read tok·h, write k copies), sort received rows by local
         // expert (read + write), and the mirror images on the way back.
         let ab = x.ab;
-        let sort = if local > 1.0 {
-            2.0 * rows * d.h * ab
+        let (sort, sort_fwd, sort_bwd) = if local > 1.0 {
+            (2.0 * rows * d.h * ab, kern.sort_fwd, kern.sort_bwd)
         } else {
-            0.0
+            (0.0, 0.0, 0.0)
         };
         let perm_bytes = 2.0 * (tok_sp * d.h * ab + tok_sp * d.k * d.h * ab) + 2.0 * sort;
-        let permute = dev.memory_s(perm_bytes, 4.0);
-        let fwd = gemm_fwd + router_mem + permute;
-        let bwd = 2.0 * gemm_fwd + router_mem + permute;
+        let fwd = gemm_fwd
+            + dev.memory_s(router_bytes, kern.router_fwd)
+            + dev.memory_s(perm_bytes, kern.permute_fwd + sort_fwd);
+        let bwd = 2.0 * gemm_fwd
+            + dev.memory_s(router_bytes, kern.router_bwd)
+            + dev.memory_s(perm_bytes, kern.permute_bwd + sort_bwd);
         // Dispatch and combine: this GPU sends its tokens' k copies; the busiest receives
         // `imbalance ×` that. Expert-tensor gather/scatter of the received rows.
         let a2a_bytes = tok_sp * d.k * d.h * ab;
@@ -130,6 +197,47 @@ impl MoeCosts {
 mod tests {
     use super::*;
     use crate::scenario::gpu_preset;
+
+    /// An 8-expert top-2 MoE layer (hidden 4096, expert ffn 14336, seq 4096) on 8 H100s,
+    /// ep 8, one expert per GPU, bf16, under `framework`.
+    fn mixtral_like(framework: &str) -> crate::scenario::Scenario {
+        crate::scenario::parse(&format!(
+            r#"{{"model": {{"name": "8x7B", "layers": 32, "hidden": 4096, "heads": 32,
+                 "kv_heads": 8, "ffn_hidden": 14336, "ffn_act": "swiglu", "vocab": 32000,
+                 "seq_len": 4096, "moe": {{"experts": 8, "top_k": 2,
+                 "expert_ffn_hidden": 14336}}}},
+              "training": {{"global_batch": 64, "micro_batch": 1, "precision": "bf16",
+                 "recompute": "none", "framework": "{framework}"}},
+              "parallel": {{"tp": 1, "pp": 1, "dp": 8, "ep": 8, "zero_stage": 1}},
+              "cluster": {{"gpu": "h100-sxm5-80gb", "num_gpus": 8}}}}"#
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn megatron_bookkeeping_kernels_by_hand() {
+        // 4096 tokens, no TP: router bytes 4096·8·(2 + 4 + 4) = 327,680 B; permute bytes
+        // 2·(4096·4096·2 + 4096·2·4096·2) = 201,326,592 B; HBM 3350 GB/s × 0.8 = 2.68e12 B/s;
+        // 5 µs per kernel; one expert per GPU, so no sort by local expert.
+        // Megatron (18 + 24 kernels forward, 7 + 7 backward):
+        //   forward  0.1223 + 90 + 75.122 + 120 µs = 285.244 µs,
+        //   backward 0.1223 + 35 + 75.122 + 35 µs  = 145.244 µs;
+        // fused stacks (3 + 4 each way): 0.1223 + 15 + 75.122 + 20 = 110.244 µs.
+        let extra = |fw: &str| {
+            let s = mixtral_like(fw);
+            let gpu = s.gpu().unwrap();
+            let worked = super::super::inputs::worked_out(&s);
+            let x = Inputs::new(&s, &gpu, &worked);
+            let m = MoeCosts::of(&x, x.d);
+            (m.fwd - m.gemm_fwd, m.bwd - 2.0 * m.gemm_fwd)
+        };
+        let (f, b) = extra("megatron");
+        assert!((f - 285.244e-6).abs() < 1e-9, "{f}");
+        assert!((b - 145.244e-6).abs() < 1e-9, "{b}");
+        let (f, b) = extra("torchtitan");
+        assert!((f - 110.244e-6).abs() < 1e-9, "{f}");
+        assert!((b - 110.244e-6).abs() < 1e-9, "{b}");
+    }
 
     #[test]
     fn small_expert_gemms_pay_for_whole_tiles() {

@@ -5,6 +5,7 @@
 
 use super::attention::AttentionKernel;
 use super::compute::Generation;
+use super::moe::{Bookkeeping, FUSED_BOOKKEEPING, MEGATRON_BOOKKEEPING};
 use crate::scenario::{Framework, FsdpStyle, GpuSpec, MoeDispatcher, Scenario};
 
 /// How ZeRO-3 / FSDP gathers parameters and reduces gradients (the scenario's
@@ -47,11 +48,36 @@ fn mechanism(style: FsdpStyle) -> FsdpMechanism {
     }
 }
 
+/// How context parallelism exchanges K and V between the ranks of a CP group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CpMechanism {
+    /// Transformer Engine's P2P ring (`AttnFuncWithCPAndKVP2P`, Megatron-LM/NeMo; the same
+    /// pattern in other stacks): at each of the `c − 1` steps the K/V chunk goes to the next
+    /// rank while the attention of the chunk already received runs; the backward sends K, V and
+    /// their gradients the same way.
+    P2pRing,
+    /// PyTorch's `context_parallel` (`torch/distributed/tensor/experimental/_attention.py`,
+    /// pytorch/pytorch @0123248a; torchtitan's only CP, rotate method `allgather` by default,
+    /// `torchtitan/config_manager.py` @9dec370): one SDPA call per ring step, partial outputs
+    /// merged in fp32 ([`super::ring`]); the forward all-gathers every rank's K/V once, hidden
+    /// only under the first (local) step; the backward all-gathers them again and passes the
+    /// fp32 K/V gradients to the next rank after every step (all-to-all), the last one waited
+    /// for right after the loop.
+    TorchRing,
+}
+
 /// DeepSpeed's default `reduce_bucket_size`, elements (`deepspeed/runtime/zero/config.py`).
 pub const DEEPSPEED_REDUCE_BUCKET_ELEMENTS: f64 = 5e8;
 
+/// DeepSpeed's default `stage3_max_reuse_distance`, elements: a gathered parameter is kept
+/// after a module's forward only if the parameters of the modules run before its next use add
+/// up to fewer elements (`deepspeed/runtime/zero/constants.py` l. 100-102 and `stage3.py`
+/// `_keep_for_later`, `get_reuse_distance_in_numel` at v0.3.16 `a12aaedc9`; the same default
+/// today, `zero/config.py`).
+pub const DEEPSPEED_MAX_REUSE_ELEMENTS: f64 = 1e9;
+
 /// The mechanisms one scenario's stack runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Stack {
     /// The framework.
     pub framework: Framework,
@@ -79,6 +105,17 @@ pub struct Stack {
     /// `flex` plus `--moe-enable-deepep`; torchtitan's `expert_parallel` uses
     /// `all_to_all_single`, DeepEP through an opt-in communication backend).
     pub dispatcher: MoeDispatcher,
+    /// Kernels of the MoE router and token permutation ([`super::moe::Bookkeeping`]):
+    /// Megatron-LM's unfused defaults, else a fused few.
+    pub moe_bookkeeping: Bookkeeping,
+    /// Context-parallel exchange: PyTorch's `context_parallel` for torchtitan and eager
+    /// PyTorch, Transformer Engine's P2P ring otherwise.
+    pub cp: CpMechanism,
+    /// The attention repeats the K/V heads to the query heads before the kernel, so CP moves
+    /// (and merges gradients of) `heads`, not `kv_heads`, per token: torchtitan's Llama
+    /// (`torchtitan/models/llama/model.py` @9dec370, `repeat_kv` before
+    /// `F.scaled_dot_product_attention`, l. 201-209).
+    pub repeat_kv: bool,
 }
 
 impl Stack {
@@ -108,7 +145,17 @@ impl Stack {
                 .pp_comm_overlap
                 .unwrap_or(framework == Framework::Megatron && interleaved),
             dispatcher: s.parallel.moe_dispatcher.unwrap_or(MoeDispatcher::Alltoall),
+            moe_bookkeeping: if framework == Framework::Megatron {
+                MEGATRON_BOOKKEEPING
+            } else {
+                FUSED_BOOKKEEPING
+            },
             autocast_softmax: framework == Framework::Pytorch,
+            cp: match framework {
+                Framework::Torchtitan | Framework::Pytorch => CpMechanism::TorchRing,
+                _ => CpMechanism::P2pRing,
+            },
+            repeat_kv: framework == Framework::Torchtitan,
         }
     }
 }

@@ -30,7 +30,7 @@ pub(crate) fn volumes(
             x.t,
         ),
         cp: volume(
-            mf * crit.layers * 3.0 * (x.cf - 1.0) * layer.cp.kv_msg,
+            mf * crit.layers * layer.cp.bytes,
             &g.cp,
             Collective::PointToPoint,
             x.c,

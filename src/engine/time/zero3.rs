@@ -3,8 +3,10 @@
 //! DeepSpeed releases a parameter whose next use is further than `stage3_max_reuse_distance`),
 //! and its gradients reduce-scattered; only the next unit is prefetched under the current
 //! unit's compute. With full recomputation the recomputed forward and the backward of a block
-//! share one gather (FSDP's pre-backward hook gathers before the checkpointed forward reruns;
-//! DeepSpeed keeps a parameter reused within `stage3_max_reuse_distance`).
+//! share one gather under FSDP (its pre-backward hook gathers before the checkpointed forward
+//! reruns); DeepSpeed releases each module's parameters after its recomputed forward too and
+//! keeps only those reused within `stage3_max_reuse_distance` elements, so the weights of a
+//! large layer are gathered a second time for its backward ([`regathered`]).
 //!
 //! How many collectives a layer issues is the framework's ([`FsdpMechanism`]): each one is a ring
 //! whose latency grows with the shard group ([`super::comm::Group::gather_s`]) — this is why
@@ -15,13 +17,19 @@
 use super::comm::Group;
 use super::inputs::Inputs;
 use super::layer::sm_usage;
-use super::stack::{FsdpMechanism, DEEPSPEED_REDUCE_BUCKET_ELEMENTS};
+use super::stack::{FsdpMechanism, DEEPSPEED_MAX_REUSE_ELEMENTS, DEEPSPEED_REDUCE_BUCKET_ELEMENTS};
+use crate::scenario::Recompute;
 
 /// Per-layer, per-micro-batch ZeRO-3 costs on one GPU, seconds (all zero without ZeRO-3).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Zero3Layer {
     /// All-gathers of the layer's parameters (once forward, once backward).
     pub ag: f64,
+    /// The second gathers of backward: the weights DeepSpeed released after the recomputed
+    /// forward ([`regathered`]; 0 elsewhere).
+    pub ag_rc: f64,
+    /// Bytes of those second gathers.
+    pub ag_rc_bytes: f64,
     /// Reduce-scatter of the layer's gradients (and, with HSDP, the all-reduce of the shard
     /// across replicas).
     pub rs: f64,
@@ -58,6 +66,14 @@ impl Zero3Layer {
             FsdpMechanism::PerParameterSync => (tensors(), tensors()),
             FsdpMechanism::PerBlock | FsdpMechanism::PerBlockCopyOut => (1.0, 1.0),
         };
+        let (re_share, re_calls) = match x.stack.fsdp {
+            FsdpMechanism::PerParameter | FsdpMechanism::PerParameterSync
+                if x.s.training.recompute == Recompute::Full =>
+            {
+                regathered(x)
+            }
+            _ => (0.0, 0.0),
+        };
         let replicas = &x.groups.replica;
         let shard_ar = replicas.all_reduce_s(bytes / g.n.max(1.0));
         let (copy_fwd, copy_bwd) = match x.stack.fsdp {
@@ -76,12 +92,22 @@ impl Zero3Layer {
             // is the step's. Forward's gathers, then backward's gathers and reduce-scatters.
             FsdpMechanism::PerParameterSync => {
                 let per_call = 2.0 * g.n * x.dev.kernel_s;
-                (ag_calls * per_call, (ag_calls + rs_calls) * per_call)
+                (
+                    ag_calls * per_call,
+                    (ag_calls + re_calls + rs_calls) * per_call,
+                )
             }
             FsdpMechanism::PerParameter | FsdpMechanism::PerBlock => (0.0, 0.0),
         };
+        let ag_rc = if re_calls > 0.0 {
+            calls_s(g, re_calls, re_share * bytes)
+        } else {
+            0.0
+        };
         Zero3Layer {
             ag: calls_s(g, ag_calls, bytes),
+            ag_rc,
+            ag_rc_bytes: re_share * bytes,
             rs: calls_s(g, rs_calls, bytes) + shard_ar,
             ag_calls,
             copy_fwd,
@@ -97,9 +123,10 @@ impl Zero3Layer {
     /// take their SM share ([`sm_usage`]).
     pub(crate) fn stage_exposed_s(&self, x: &Inputs, nl: f64, fwd: f64, bwd: f64, rc: f64) -> f64 {
         let ag_total = nl * self.ag;
+        let ag_bwd = ag_total + nl * self.ag_rc;
         let fwd_exp = self.ag + (ag_total - self.ag - fwd).max(0.0);
-        let bwd_exp = self.rs + (ag_total + nl * self.rs - self.rs - bwd - rc).max(0.0);
-        let total = 2.0 * ag_total + nl * self.rs;
+        let bwd_exp = self.rs + (ag_bwd + nl * self.rs - self.rs - bwd - rc).max(0.0);
+        let total = ag_total + ag_bwd + nl * self.rs;
         let copies = nl * (self.copy_fwd + self.copy_bwd);
         copies
             + if x.s.parallel.dp_comm_overlap() && !self.serial {
@@ -112,11 +139,78 @@ impl Zero3Layer {
 
     /// Collective time of a stage of `nl` layers per micro-batch (hidden or not).
     pub fn stage_total_s(&self, nl: f64) -> f64 {
-        nl * (2.0 * self.ag + self.rs)
+        nl * (2.0 * self.ag + self.ag_rc + self.rs)
+    }
+}
+
+/// The share of a layer's weights, and how many weight tensors, DeepSpeed gathers again for the
+/// backward after its full recomputation. In the recomputation each weight is used in its
+/// module's forward and next in that module's backward; between the two run the recomputed
+/// forwards of the layer's later modules and their backwards, so the reuse distance of weight
+/// `i` (in forward order, sizes `n_j` of the TP rank's shards) is `2·Σ_{j>i} n_j` elements.
+/// Above [`DEEPSPEED_MAX_REUSE_ELEMENTS`] the weight is released after the recomputed forward
+/// and gathered again (`post_sub_module_forward_function` → `release_sub_module`, then
+/// `pre_sub_module_backward_function` → `fetch_sub_module`, `stage3.py` at `a12aaedc9`).
+/// GPT-3 175B without TP: FC2 (604 M) stays, FC1 (distance 1.21 G), the output projection and
+/// Q, K, V are gathered again: 67 % of the layer. The weight GEMMs of [`Shape::layer_gemms`]
+/// stand for the layer's tensors (an MoE layer's by one routed copy of its MLP).
+///
+/// [`Shape::layer_gemms`]: crate::engine::shape::Shape::layer_gemms
+pub(crate) fn regathered(x: &Inputs) -> (f64, f64) {
+    let (gemms, n) = x.d.layer_gemms();
+    let size = |i: usize| gemms[i].k * gemms[i].n / x.tf;
+    let all: f64 = (0..n).map(size).sum();
+    let (mut later, mut share, mut calls) = (0.0, 0.0, 0.0);
+    for i in (0..n).rev() {
+        if 2.0 * later >= DEEPSPEED_MAX_REUSE_ELEMENTS {
+            share += size(i);
+            calls += 1.0;
+        }
+        later += size(i);
+    }
+    if all > 0.0 {
+        (share / all, calls)
+    } else {
+        (0.0, 0.0)
     }
 }
 
 /// `calls` gathers (or reduce-scatters) that together move `bytes`, seconds.
 fn calls_s(g: &Group, calls: f64, bytes: f64) -> f64 {
     calls * g.gather_s(bytes / calls)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// [`regathered`] for GPT-3 175B under DeepSpeed ZeRO-3 with full recomputation and
+    /// tensor parallelism `tp`.
+    fn gpt3_regathered(tp: u32) -> (f64, f64) {
+        let s = crate::scenario::parse(&format!(
+            r#"{{"model": {{"name": "m", "layers": 96, "hidden": 12288, "heads": 96,
+                 "vocab": 51200, "seq_len": 2048}},
+              "training": {{"global_batch": 1536, "micro_batch": 1, "precision": "fp16",
+                 "recompute": "full", "framework": "deepspeed"}},
+              "parallel": {{"tp": {tp}, "pp": 1, "dp": 64, "zero_stage": 3}},
+              "cluster": {{"gpu": "a100-sxm4-80gb", "num_gpus": {}}}}}"#,
+            64 * tp
+        ))
+        .unwrap();
+        let gpu = s.gpu().unwrap();
+        let worked = super::super::inputs::worked_out(&s);
+        regathered(&Inputs::new(&s, &gpu, &worked))
+    }
+
+    #[test]
+    fn deepspeed_regathers_weights_beyond_the_reuse_distance() {
+        // h² = 151.0 M. Forward order Q, K, V, O (h² each), FC1, FC2 (4h² each); reuse
+        // distance 2·(later weights): FC2 0, FC1 2·4h² = 1.21 G ≥ 1 G, O 2·8h², V, K, Q more:
+        // all but FC2 are gathered again, 8h² of 12h², in 5 calls.
+        let (share, calls) = gpt3_regathered(1);
+        assert!((share - 8.0 / 12.0).abs() < 1e-12, "{share}");
+        assert_eq!(calls, 5.0);
+        // TP 8 shrinks every shard eightfold: Q's distance 2·11h²/8 = 415 M, all kept.
+        assert_eq!(gpt3_regathered(8), (0.0, 0.0));
+    }
 }
