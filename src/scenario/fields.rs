@@ -1232,6 +1232,12 @@ fn parse_real(v: &str, zero_ok: bool, hi: f64) -> Result<f64, String> {
     }
 }
 
+/// Whether [`text_problem`] finds something wrong with `v` (the test alone, for [`verdict`]).
+#[inline]
+fn is_bad_text(v: &str) -> bool {
+    v.len() > MAX_LABEL_BYTES || has_unsafe_char(v)
+}
+
 /// Why `v` is not acceptable text (too long, control characters).
 fn text_problem(v: &str) -> Option<String> {
     if v.len() > MAX_LABEL_BYTES {
@@ -1284,7 +1290,7 @@ fn verdict(kind: Kind, optional: bool, v: &Value) -> Verdict {
         (Kind::Between { min, max }, Value::Real(x)) if !(min..=max).contains(x) => {
             Verdict::Outside
         }
-        (Kind::Text, Value::Text(t)) if text_problem(t).is_some() => Verdict::BadText,
+        (Kind::Text, Value::Text(t)) if is_bad_text(t) => Verdict::BadText,
         (Kind::List { max }, Value::List(l)) => l
             .iter()
             .position(|&x| x == 0 || x > max)
