@@ -10,9 +10,11 @@ use crate::scenario::Recompute;
 /// TP/SP collectives of one layer, seconds per micro-batch.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct TpCosts {
-    /// One of the layer's activation collectives (an all-reduce of `T·h`, or with SP a
+    /// One of the layer's forward activation collectives (an all-reduce of `T·h`, or with SP a
     /// reduce-scatter + all-gather pair).
     pub coll: f64,
+    /// The same collective in 16 bits (the output layer's, which is not an FP8 module).
+    pub coll_16: f64,
     /// Activation message `T·h` bytes.
     pub msg: f64,
     /// All collectives forward.
@@ -41,16 +43,24 @@ impl TpCosts {
     /// input-gradient reduction runs under the weight-gradient GEMM (Megatron-LM
     /// `async_tensor_model_parallel_allreduce`, on by default since 2021). `gemm_fwd` and
     /// `gemm_col_fwd` are the forward GEMMs of the blocks the collectives belong to.
+    ///
+    /// Under FP8 the sequence-parallel all-gather of each pair moves what the stack quantized
+    /// before gathering ([`super::fp8::tp_gather_bytes`]); the reduce-scatter stays 16-bit.
     pub(crate) fn of(x: &Inputs, blocks: f64, gemm_fwd: f64, gemm_col_fwd: f64) -> TpCosts {
         let g = &x.groups.tp;
         let msg = x.tok * x.d.h * x.ab;
-        let coll = if x.s.parallel.sp {
-            2.0 * g.gather_s(msg)
+        let (coll, coll_bwd, coll_16) = if x.s.parallel.sp {
+            let (fwd_b, bwd_b) =
+                super::fp8::tp_gather_bytes(x.stack.framework, x.s.training.fp8_recipe(), x.ab);
+            let rs = g.gather_s(msg);
+            let ag = |b: f64| g.gather_s(x.tok * x.d.h * b);
+            (ag(fwd_b) + rs, ag(bwd_b) + rs, 2.0 * rs)
         } else {
-            g.all_reduce_s(msg)
+            let ar = g.all_reduce_s(msg);
+            (ar, ar, ar)
         };
         let fwd_total = blocks * coll;
-        let bwd_total = blocks * coll;
+        let bwd_total = blocks * coll_bwd;
         let (fwd_exp, bwd_exp) = if x.s.parallel.tp_comm_overlap() {
             // Userbuffers overlap: a collective hides under its neighbouring GEMM.
             (
@@ -60,7 +70,7 @@ impl TpCosts {
         } else {
             (
                 fwd_total,
-                (blocks - 1.0) * coll + (coll - gemm_col_fwd).max(0.0),
+                (blocks - 1.0) * coll_bwd + (coll_bwd - gemm_col_fwd).max(0.0),
             )
         };
         let full = x.s.training.recompute == Recompute::Full;
@@ -69,6 +79,7 @@ impl TpCosts {
         let exp = fwd_exp + bwd_exp + rc_exp;
         TpCosts {
             coll,
+            coll_16,
             msg,
             fwd_total,
             bwd_total,
