@@ -1169,6 +1169,10 @@ pub(crate) fn is_unsafe_char(c: char) -> bool {
 /// is checked byte by byte without decoding: its only unsafe characters are the ASCII controls,
 /// as the bidi controls lie outside ASCII.
 fn has_unsafe_char(v: &str) -> bool {
+    // Printable ASCII, the usual case, in one pass.
+    if v.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+        return false;
+    }
     if v.is_ascii() {
         v.bytes().any(|b| b.is_ascii_control())
     } else {
