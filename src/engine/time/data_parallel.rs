@@ -64,7 +64,8 @@ impl DpStep {
                 exposed_s: 0.0,
                 total_s: x.mf * z3.stage_total_s(crit.layers),
                 bytes: x.mf * (n_dp - 1.0) / n_dp
-                    * (stage_params * (2.0 * x.pbytes + x.pbytes) + crit.layers * z3.ag_rc_bytes),
+                    * (stage_params * (2.0 * x.pbytes + z3.grad_bytes)
+                        + crit.layers * z3.ag_rc_bytes),
             };
         }
         let u_dp = sm_usage(dp_g.link);
