@@ -7,15 +7,15 @@ use serde_json::Value;
 /// The dense public step-time MAPE reached (9.23 % over the 192 timed dense cases after issue
 /// 11's collectives by algorithm, FP8 recipes, Megatron's p2p overlap and attention kernels per
 /// generation; 9.49 % before; 9.07 % with FP8 casts priced by bytes and the output layer kept
-/// 16-bit; 8.83 % with PyTorch's ring attention under torchtitan's context parallelism), rounded
-/// up: the test fails if a change makes it worse.
-const TIME_MAPE_CEILING_PCT: f64 = 8.85;
+/// 16-bit; 8.83 % with PyTorch's ring attention under torchtitan's context parallelism; 8.64 %
+/// with eager PyTorch's host time), rounded up: the test fails if a change makes it worse.
+const TIME_MAPE_CEILING_PCT: f64 = 8.65;
 /// Share of the dense timed cases predicted within ±10 % (68.8 %; 62.0 % before issue 11), as a
 /// floor.
 const WITHIN_10PCT_FLOOR: f64 = 0.685;
-/// Largest dense step-time error (HF BERT fp16 on V100, −60.8 %: eager launch overhead), as a
-/// ceiling on |error|.
-const WORST_ERROR_CEILING_PCT: f64 = 61.0;
+/// Largest dense step-time error (HF BERT fp16 with gradient checkpointing on V100: −52.5 %,
+/// −47.7 % once eager PyTorch's host time is priced), as a ceiling on |error|.
+const WORST_ERROR_CEILING_PCT: f64 = 48.0;
 /// Mixture-of-experts step-time MAPE over the 45 `moe_*` cases, as a ceiling: 28.0 % with the
 /// basic MoE block; 22.4 % for that block after issue 11's collectives, FP8 recipes and
 /// attention kernels; 22.6 % with issue 12's MoE model (dense/MoE layer kinds, MLA, shared
