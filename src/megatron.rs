@@ -270,7 +270,7 @@ pub fn launch_args(s: &Scenario) -> String {
     if p.tp_comm_overlap() && p.tp > 1 {
         arg("--tp-comm-overlap".into());
     }
-    if p.dp_comm_overlap() && p.dp > 1 {
+    if s.dp_comm_overlap() && p.dp > 1 {
         arg("--overlap-grad-reduce".into());
         if p.zero_stage >= 1 {
             arg("--overlap-param-gather".into());

@@ -127,6 +127,18 @@ impl Scenario {
         }
     }
 
+    /// Whether the data-parallel gradient reduction (and ZeRO-1/2's parameter all-gather)
+    /// overlaps compute: `parallel.dp_comm_overlap`, else the framework's default. Megatron-LM
+    /// (`--overlap-grad-reduce`, on in every published recipe), FSDP and torchtitan overlap;
+    /// DeepSpeed overlaps only ZeRO-3: its `overlap_comm` defaults to `stage == 3`
+    /// (`deepspeed/runtime/zero/config.py`, `overlap_comm_valid`, at 38327e07f), and its
+    /// pipeline engine reduces after the last micro-batch (`ReduceGrads` in `TrainSchedule`).
+    pub fn dp_comm_overlap(&self) -> bool {
+        self.parallel.dp_comm_overlap.unwrap_or(
+            self.training.framework() != Framework::Deepspeed || self.parallel.zero_stage >= 3,
+        )
+    }
+
     /// The same plan without its calibration (the model's own rates and memory).
     pub fn uncalibrated(&self) -> Scenario {
         let mut u = self.clone();

@@ -612,10 +612,11 @@ async fn full_search_in_the_panel_in_slices() {
         .text_content()
         .unwrap();
     console_log!("full search in the panel: {ms:.0} ms in {slices} slices; {text}");
-    // About 217 500 candidates (the layout dimensions, the pipelined ones also with ZB-H1 and
-    // DualPipe, or ZB-V and DualPipeV); those with ZeRO-2 are left out before evaluation
-    // (Megatron-LM has no ZeRO-2, engine::support).
-    assert!(text.starts_with("Searched 1"), "{text}");
+    // 99 969 candidates (the layout dimensions, the pipelined ones also with ZB-H1 and
+    // DualPipe, or ZB-V and DualPipeV); those with ZeRO-2 (Megatron-LM has none,
+    // engine::support) or with tensor parallelism beyond the 8-GPU server are left out before
+    // evaluation.
+    assert!(text.starts_with("Searched 99 969 layouts"), "{text}");
     if !cfg!(debug_assertions) {
         assert!(ms <= 2000.0, "sliced full search took {ms:.0} ms");
     }

@@ -258,6 +258,20 @@ fn knob_fields_override_the_framework_defaults() {
         e.time.host_s
     );
     assert!((e.time.step_s - flash(s) - e.time.host_s).abs() < 1e-9);
+    // DeepSpeed overlaps the data-parallel reduction only under ZeRO-3 (`overlap_comm`
+    // defaults to `stage == 3`): with ZeRO-1 all of it is exposed, until the field says
+    // otherwise. It reduces the 16-bit gradients: half of Megatron's fp32 main-gradient bytes.
+    let mut d = gpt3(1536, "deepspeed", 8, 12, 1, 1, 1);
+    assert!(!d.dp_comm_overlap());
+    let e = estimate(&d).unwrap();
+    assert!(e.time.exposed_comm_s.dp > 0.0);
+    assert_eq!(e.time.hidden_comm_s.dp, 0.0);
+    let m = estimate(&gpt3(1536, "megatron", 8, 12, 1, 1, 1)).unwrap();
+    assert!((e.comm.dp.bytes / m.comm.dp.bytes - 2.0 / 3.0).abs() < 1e-9);
+    d.parallel.dp_comm_overlap = Some(true);
+    assert!(d.dp_comm_overlap());
+    assert!(estimate(&d).unwrap().time.exposed_comm_s.dp < e.time.exposed_comm_s.dp);
+    assert!(gpt3(1536, "deepspeed", 1, 1, 1, 3, 1).dp_comm_overlap());
     // Megatron's interleaved schedule overlaps its pipeline sends unless switched off.
     let mut p = gpt3(1536, "megatron", 8, 12, 2, 1, 1);
     let on = estimate(&p).unwrap();

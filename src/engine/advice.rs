@@ -415,7 +415,7 @@ pub fn candidates(s: &Scenario) -> Vec<Change> {
         });
         out.push(Change::Sp { on: !p.sp });
     }
-    if !p.dp_comm_overlap() {
+    if !s.dp_comm_overlap() {
         out.push(Change::DpOverlap { on: true });
     }
     // Micro-batch ×2 / ÷2 (must divide the batch per replica: validation checks).

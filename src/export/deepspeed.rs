@@ -63,7 +63,7 @@ pub fn config(s: &Scenario) -> Export {
     let mut zero = Map::new();
     zero.insert("stage".into(), json!(p.zero_stage));
     if p.zero_stage > 0 {
-        zero.insert("overlap_comm".into(), json!(p.dp_comm_overlap()));
+        zero.insert("overlap_comm".into(), json!(s.dp_comm_overlap()));
         zero.insert("contiguous_gradients".into(), json!(true));
     }
     if let Some(mb) = p.bucket_mb {

@@ -881,7 +881,7 @@ fields! {
     /// `parallel.dp_comm_overlap`.
     DpCommOverlap {
         path: "parallel.dp_comm_overlap", key: "dpov", label: "DP comm overlap", unit: "",
-        help: "Overlap gradient reduction with backward; default on.",
+        help: "Overlap gradient reduction with backward; default on (DeepSpeed: only ZeRO-3).",
         kind: Kind::Bool, optional: true,
         get: |s| opt_bit(s.parallel.dp_comm_overlap),
         set: |s, v| { s.parallel.dp_comm_overlap = v.opt_bit()?; Ok(()) },

@@ -30,7 +30,8 @@ pub struct Parallel {
     pub bucket_mb: Option<f64>,
     /// Overlap TP communication with GEMMs (Transformer Engine userbuffers). Default: off.
     pub tp_comm_overlap: Option<bool>,
-    /// Overlap DP gradient reduction with the backward pass. Default: on.
+    /// Overlap DP gradient reduction with the backward pass. Default: the framework's
+    /// ([`crate::scenario::Scenario::dp_comm_overlap`]).
     pub dp_comm_overlap: Option<bool>,
     /// Expert tensor parallel size: how many ranks split each expert's weights. Default: `tp`.
     /// Experts are spread over `ep·etp` ranks folded into `tp·cp·dp` (Megatron-Core MoE
@@ -255,10 +256,5 @@ impl Parallel {
     /// Data-parallel ranks the ZeRO/FSDP shards span (default all of `dp`).
     pub fn shard_ranks(&self) -> u64 {
         self.shard_ranks.unwrap_or(self.dp)
-    }
-
-    /// Whether DP gradient reduction overlaps backward (default on).
-    pub fn dp_comm_overlap(&self) -> bool {
-        self.dp_comm_overlap.unwrap_or(true)
     }
 }

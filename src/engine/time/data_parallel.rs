@@ -12,11 +12,13 @@ use super::zero3::Zero3Layer;
 /// `max(40_000_000, 1_000_000·dp)`).
 pub const MEGATRON_BUCKET_ELEMENTS: f64 = 4e7;
 
-/// Bytes of one reduced gradient element: ZeRO-2 (DeepSpeed) reduce-scatters the 16-bit
-/// gradients; Megatron DDP and the distributed optimizer reduce the main gradients (fp32 with
+/// Bytes of one reduced gradient element: ZeRO-2, and DeepSpeed at every stage, reduce the
+/// 16-bit gradients (DeepSpeed's `communication_data_type` defaults to the gradients' dtype,
+/// `stage_1_and_2.py` reduces the model's fp16/bf16 `.grad` buckets); Megatron DDP and the
+/// distributed optimizer reduce the main gradients (fp32 with
 /// `accumulate_allreduce_grads_in_fp32`, the parameter dtype with `grad_reduce_in_fp32` off).
 pub(crate) fn reduced_grad_bytes(x: &Inputs) -> f64 {
-    if x.s.parallel.zero_stage >= 2 {
+    if x.s.parallel.zero_stage >= 2 || x.stack.framework == crate::scenario::Framework::Deepspeed {
         x.pbytes
     } else {
         x.main_grad_bytes
@@ -64,7 +66,8 @@ impl DpStep {
                 exposed_s: 0.0,
                 total_s: x.mf * z3.stage_total_s(crit.layers),
                 bytes: x.mf * (n_dp - 1.0) / n_dp
-                    * (stage_params * (2.0 * x.pbytes + x.pbytes) + crit.layers * z3.ag_rc_bytes),
+                    * (stage_params * (2.0 * x.pbytes + z3.grad_bytes)
+                        + crit.layers * z3.ag_rc_bytes),
             };
         }
         let u_dp = sm_usage(dp_g.link);
@@ -81,7 +84,7 @@ impl DpStep {
         let t_bucket = reduce(g / k);
         let grad_total = k * t_bucket;
         let window_bwd = crit.bwd + crit.rc + crit.tp;
-        let mut exp = if par.dp_comm_overlap() {
+        let mut exp = if x.s.dp_comm_overlap() {
             let e = (t_bucket + ((k - 1.0) * t_bucket - window_bwd).max(0.0)).min(grad_total);
             e + u_dp * (grad_total - e)
         } else {
@@ -93,7 +96,7 @@ impl DpStep {
             let pbytes_total = stage_params * x.pbytes;
             let ag_b = dp_g.gather_s(pbytes_total / k);
             let ag_total = k * ag_b;
-            exp += if par.dp_comm_overlap() {
+            exp += if x.s.dp_comm_overlap() {
                 let e = (ag_b + ((k - 1.0) * ag_b - crit.fwd).max(0.0)).min(ag_total);
                 e + u_dp * (ag_total - e)
             } else {

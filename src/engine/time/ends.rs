@@ -52,7 +52,7 @@ impl EndCosts {
         // The output layer stays 16-bit under every FP8 recipe (`Device::gemm16_s`).
         let logit_gemm = dev.gemm16_s(tok, d.h, d.v / tf);
         let ce = dev.memory_s(CE_BYTES_PER_LOGIT * tok * d.v / tf, CE_KERNELS);
-        let coll = if tp_on { tp.coll } else { 0.0 };
+        let coll = if tp_on { tp.coll_16 } else { 0.0 };
         EndCosts {
             emb_fwd,
             emb_bwd,

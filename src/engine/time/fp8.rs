@@ -13,7 +13,7 @@
 //! Which GEMMs stay 16-bit: the output layer (`Device::gemm16_s`), the router, attention's core.
 
 use super::compute::Generation;
-use crate::scenario::Fp8Recipe;
+use crate::scenario::{Fp8Recipe, Framework};
 
 /// How one FP8 recipe runs linear layers on one GPU generation.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -91,6 +91,35 @@ pub fn gemms(gen: Generation, recipe: Fp8Recipe) -> Option<Fp8Gemms> {
 /// torchao rowwise GEMM rate relative to tensorwise **[derived]** (see [`gemms`]).
 pub const ROWWISE_VS_TENSORWISE: f64 = 1.20 / 1.57;
 
+/// Bytes per element that the sequence-parallel all-gathers of an FP8 linear layer move:
+/// `(forward, backward)`, the layer's input forward and its output gradient backward; `ab`
+/// (16-bit) where the stack gathers first and quantizes after. The reduce-scatters carry GEMM
+/// outputs and stay 16-bit in every stack.
+/// - Transformer Engine (`framework` megatron) quantizes before it gathers, both ways:
+///   `module/linear.py` forward `gather_along_first_dim(inputmat, tp_group, quantizer=…)`, and
+///   `module/base.py` `grad_output_preprocess` ("FP8 with all-gather": quantize, then gather),
+///   with the FP8, MXFP8 and blockwise gathers of `distributed.py` (`_all_gather_fp8`,
+///   `_all_gather_mxfp8`, …), NVIDIA/TransformerEngine @d0067d0. One byte per element plus the
+///   scales: per-tensor none, MXFP8 one E8M0 byte per 32 elements, blockwise one fp32 per 128.
+/// - torchtitan (torchao `Float8Linear`, tensorwise): "float8 all-gather … for TP (by default
+///   for `Float8Linear`)" (pytorch/torchtitan `docs/float8.md`): the input is cast before the
+///   all-gather; the backward gather is left 16-bit here (not verified in the source).
+/// - Everything else, rowwise scaling, and runs without FP8: 16-bit both ways.
+pub fn tp_gather_bytes(framework: Framework, recipe: Option<Fp8Recipe>, ab: f64) -> (f64, f64) {
+    match (framework, recipe) {
+        (Framework::Megatron, Some(Fp8Recipe::Delayed | Fp8Recipe::Tensorwise)) => (1.0, 1.0),
+        (Framework::Megatron, Some(Fp8Recipe::Mxfp8)) => (MXFP8_BYTES, MXFP8_BYTES),
+        (Framework::Megatron, Some(Fp8Recipe::Blockwise)) => (BLOCKWISE_BYTES, BLOCKWISE_BYTES),
+        (Framework::Torchtitan, Some(Fp8Recipe::Tensorwise)) => (1.0, ab),
+        _ => (ab, ab),
+    }
+}
+
+/// Bytes per MXFP8 element with its shared exponent (one byte per 32 elements, OCP MX v1.0).
+pub const MXFP8_BYTES: f64 = 1.0 + 1.0 / 32.0;
+/// Bytes per blockwise-scaled FP8 element of a 1×128 block with its fp32 scale.
+pub const BLOCKWISE_BYTES: f64 = 1.0 + 4.0 / 128.0;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,6 +166,22 @@ mod tests {
             te_5b_speedup("h100-sxm5-80gb", Fp8Recipe::Delayed)
                 < te_5b_speedup("h200-sxm-141gb", Fp8Recipe::Delayed)
         );
+    }
+
+    #[test]
+    fn transformer_engine_gathers_quantized_activations() {
+        use Framework::*;
+        let both = |f, r| tp_gather_bytes(f, r, 2.0);
+        assert_eq!(both(Megatron, Some(Fp8Recipe::Delayed)), (1.0, 1.0));
+        assert_eq!(both(Megatron, Some(Fp8Recipe::Mxfp8)), (1.03125, 1.03125));
+        assert_eq!(
+            both(Megatron, Some(Fp8Recipe::Blockwise)),
+            (1.03125, 1.03125)
+        );
+        assert_eq!(both(Torchtitan, Some(Fp8Recipe::Tensorwise)), (1.0, 2.0));
+        assert_eq!(both(Torchtitan, Some(Fp8Recipe::Rowwise)), (2.0, 2.0));
+        assert_eq!(both(Megatron, None), (2.0, 2.0));
+        assert_eq!(both(Jax, Some(Fp8Recipe::Delayed)), (2.0, 2.0));
     }
 
     #[test]

@@ -10,9 +10,11 @@ use crate::scenario::Recompute;
 /// TP/SP collectives of one layer, seconds per micro-batch.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct TpCosts {
-    /// One of the layer's activation collectives (an all-reduce of `T·h`, or with SP a
+    /// One of the layer's forward activation collectives (an all-reduce of `T·h`, or with SP a
     /// reduce-scatter + all-gather pair).
     pub coll: f64,
+    /// The same collective in 16 bits (the output layer's, which is not an FP8 module).
+    pub coll_16: f64,
     /// Activation message `T·h` bytes.
     pub msg: f64,
     /// All collectives forward.
@@ -41,27 +43,37 @@ impl TpCosts {
     /// input-gradient reduction runs under the weight-gradient GEMM (Megatron-LM
     /// `async_tensor_model_parallel_allreduce`, on by default since 2021). `gemm_fwd` and
     /// `gemm_col_fwd` are the forward GEMMs of the blocks the collectives belong to.
+    ///
+    /// Under FP8 the sequence-parallel all-gather of each pair moves what the stack quantized
+    /// before gathering ([`super::fp8::tp_gather_bytes`]); the reduce-scatter stays 16-bit.
     pub(crate) fn of(x: &Inputs, blocks: f64, gemm_fwd: f64, gemm_col_fwd: f64) -> TpCosts {
         let g = &x.groups.tp;
         let msg = x.tok * x.d.h * x.ab;
-        let coll = if x.s.parallel.sp {
-            2.0 * g.gather_s(msg)
+        let (coll, coll_bwd, coll_16) = if x.s.parallel.sp {
+            let (fwd_b, bwd_b) =
+                super::fp8::tp_gather_bytes(x.stack.framework, x.s.training.fp8_recipe(), x.ab);
+            let rs = g.gather_s(msg);
+            let ag = |b: f64| g.gather_s(x.tok * x.d.h * b);
+            (ag(fwd_b) + rs, ag(bwd_b) + rs, 2.0 * rs)
         } else {
-            g.all_reduce_s(msg)
+            let ar = g.all_reduce_s(msg);
+            (ar, ar, ar)
         };
         let fwd_total = blocks * coll;
-        let bwd_total = blocks * coll;
+        let bwd_total = blocks * coll_bwd;
         let (fwd_exp, bwd_exp) = if x.s.parallel.tp_comm_overlap() {
             // Userbuffers overlap: a collective hides under its neighbouring GEMM.
             (
                 (fwd_total - gemm_fwd).max(0.0),
                 (bwd_total - 2.0 * gemm_fwd).max(0.0),
             )
-        } else {
+        } else if x.stack.tp_bwd_overlap {
             (
                 fwd_total,
-                (blocks - 1.0) * coll + (coll - gemm_col_fwd).max(0.0),
+                (blocks - 1.0) * coll_bwd + (coll_bwd - gemm_col_fwd).max(0.0),
             )
+        } else {
+            (fwd_total, bwd_total)
         };
         let full = x.s.training.recompute == Recompute::Full;
         let rc_exp = if full { fwd_exp } else { 0.0 };
@@ -69,6 +81,7 @@ impl TpCosts {
         let exp = fwd_exp + bwd_exp + rc_exp;
         TpCosts {
             coll,
+            coll_16,
             msg,
             fwd_total,
             bwd_total,
@@ -153,5 +166,67 @@ impl CpCosts {
             bytes,
             exposed: exp + sm_usage(g.link) * (total - exp).max(0.0),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::gpu_preset;
+
+    #[test]
+    fn full_recomputation_runs_the_forward_exchange_again() {
+        // Forward exchange 10 ms (4 ms exposed), backward 20 ms (1 ms exposed), on NVLink
+        // (hidden collectives take 0.15 of their time from compute).
+        let gpu = gpu_preset("h100-sxm5-96gb").unwrap().spec;
+        let g = Group::new(&gpu, 8, 1);
+        let full = CpCosts::assemble(&g, 1.0, (0.010, 0.004), (0.020, 0.001), true, 4.0);
+        // Exposed 2·4 + 1 = 9 ms, hidden 2·10 + 20 − 9 = 31 ms: 9 + 0.15·31 = 13.65 ms.
+        assert!((full.exposed - 0.01365).abs() < 1e-12, "{}", full.exposed);
+        assert_eq!(
+            (full.fwd_total, full.rc_total, full.bwd_total),
+            (0.010, 0.010, 0.020)
+        );
+        // Without it: 5 + 0.15·(30 − 5) = 8.75 ms, nothing recomputed.
+        let once = CpCosts::assemble(&g, 1.0, (0.010, 0.004), (0.020, 0.001), false, 3.0);
+        assert!((once.exposed - 0.00875).abs() < 1e-12, "{}", once.exposed);
+        assert_eq!(once.rc_total, 0.0);
+    }
+
+    /// The TP costs of a Llama-3-70B layer (tp 8, SP, bf16, micro-batch 1, seq 8192) under
+    /// `framework`, with its forward GEMM times.
+    fn llama70b_tp(framework: &str) -> (TpCosts, f64, f64) {
+        let s = crate::scenario::parse(&format!(
+            r#"{{"model": {{"name": "m", "layers": 80, "hidden": 8192, "heads": 64, "kv_heads": 8,
+                 "ffn_hidden": 28672, "ffn_act": "swiglu", "vocab": 128256, "seq_len": 8192}},
+              "training": {{"global_batch": 64, "micro_batch": 1, "precision": "bf16",
+                 "recompute": "none", "flash_attention": true, "framework": "{framework}"}},
+              "parallel": {{"tp": 8, "pp": 1, "dp": 8, "sp": true, "zero_stage": 1}},
+              "cluster": {{"gpu": "h100-sxm5-80gb", "num_gpus": 64}}}}"#
+        ))
+        .unwrap();
+        let gpu = s.gpu().unwrap();
+        let worked = super::super::inputs::worked_out(&s);
+        let x = Inputs::new(&s, &gpu, &worked);
+        let l = super::super::layer::LayerCosts::of(&x);
+        (l.tp, l.gemm_fwd, l.gemm_col_fwd)
+    }
+
+    #[test]
+    fn only_megatron_hides_the_dgrad_reduction_under_the_wgrad_gemm() {
+        let (mega, _, col) = llama70b_tp("megatron");
+        let (titan, _, _) = llama70b_tp("torchtitan");
+        // Same collectives, same forward exposure.
+        assert_eq!(
+            (mega.fwd_total, mega.bwd_total),
+            (titan.fwd_total, titan.bwd_total)
+        );
+        assert_eq!(mega.fwd_exp, titan.fwd_exp);
+        // torchtitan's DTensor TP: every backward collective exposed. Megatron: one block's
+        // collective hides under the column-parallel weight-gradient GEMMs, up to their time.
+        assert_eq!(titan.bwd_exp, titan.bwd_total);
+        let hidden = mega.coll.min(col);
+        assert!((titan.bwd_exp - mega.bwd_exp - hidden).abs() < 1e-15);
+        assert!(hidden > 0.0);
     }
 }

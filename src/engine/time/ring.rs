@@ -62,8 +62,14 @@ pub const BWD_FIXED_PER_KV: f64 = 8.0 + 20.0 + 16.0 + 12.0;
 
 /// Backward bytes per query element per ring step after the first, averaged over the group:
 /// the fp32 dQ `+=` (read 4 + 2, write 4 = 10) on a full step, on half the rows plus the
-/// concatenation (5 + 8 = 13) on a half step: 11.5.
-pub const BWD_STEP_PER_Q: f64 = 11.5;
+/// concatenation (5 + 8 = 13) on a half step: 11.5; and the passes every FlashAttention-2
+/// backward call makes around its kernel, once per call instead of once per layer: `dot(dO, O)`
+/// reads dO and O and zero-fills the fp32 dQ accumulator (2 + 2 + 4), the conversion reads it
+/// and writes dQ (4 + 2), 14 bytes per query of the call (flash-attention
+/// `csrc/flash_attn/flash_api.cpp` `mha_bwd`, `src/flash_bwd_launch_template.h`
+/// `flash_bwd_dot_do_o_kernel<Clear_dQaccum>`, `flash_bwd_convert_dq_kernel` @0251105), a call
+/// holding all the queries on a full step and half on a half step: `0.75·14 = 10.5`.
+pub const BWD_STEP_PER_Q: f64 = 11.5 + 10.5;
 
 /// Backward bytes per query element outside the loop: zero-filling dQ (4), step 0's `+=` (10),
 /// the cast back to 16 bits (4 + 2).
@@ -168,10 +174,10 @@ mod tests {
     #[test]
     fn merge_bytes_count_the_eager_passes() {
         // c 8, 1e6 output and 1e6 K (or V) elements: forward 7·(32.5 + 8)·1e6 + 12·1e6 =
-        // 295.5e6 bytes; backward 7·(11.5 + 47)·1e6 + 20·1e6 + 56·1e6 = 485.5e6.
+        // 295.5e6 bytes; backward 7·(22 + 47)·1e6 + 20·1e6 + 56·1e6 = 559e6.
         let (f, b) = merge_bytes(8.0, 1e6, 1e6);
         assert!((f - 295.5e6).abs() < 1.0, "{f}");
-        assert!((b - 485.5e6).abs() < 1.0, "{b}");
+        assert!((b - 559e6).abs() < 1.0, "{b}");
         // Without CP there is no ring.
         assert_eq!(merge_bytes(1.0, 1e6, 1e6), (0.0, 0.0));
         // Llama-3 8B, cp 8, 32768 local tokens, 32 repeated heads of 128: out = kv = 32768·4096
@@ -249,13 +255,13 @@ mod tests {
         // Repeated heads: K and V are as wide as the queries (32·128), not 8·128.
         assert_eq!(kv_width(&x), 4096.0);
         // 32768 local tokens · 4096 = 134,217,728 elements each for the output and K (or V):
-        // forward 7·40.5 + 12 = 295.5 bytes per element, backward 7·58.5 + 76 = 485.5, at
+        // forward 7·40.5 + 12 = 295.5 bytes per element, backward 7·69 + 76 = 559, at
         // 0.8 · 2.4 TB/s plus 8 kernels per step (5 µs each).
         let e = 32768.0 * 4096.0;
         let (f, b) = merge_s(&x);
         let k = 64.0 * 5e-6;
         assert!((f - (295.5 * e / 1.92e12 + k)).abs() < 1e-9, "{f}");
-        assert!((b - (485.5 * e / 1.92e12 + k)).abs() < 1e-9, "{b}");
+        assert!((b - (559.0 * e / 1.92e12 + k)).abs() < 1e-9, "{b}");
         // Transformer Engine's ring keeps the 8 K/V heads and merges inside its kernels.
         let m = llama8b_cp8("megatron");
         let worked = super::super::inputs::worked_out(&m);

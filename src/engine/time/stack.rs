@@ -93,6 +93,15 @@ pub struct Stack {
     /// turns it off, `megatron/training/arguments.py`) and used by the interleaved schedule only
     /// (`megatron/core/pipeline_parallel/schedules.py`).
     pub pp_overlap: bool,
+    /// The backward input-gradient reduction of a column-parallel layer runs under its
+    /// weight-gradient GEMM: Megatron-LM's `async_tensor_model_parallel_allreduce` (on by default
+    /// since 2021; Megatron-DeepSpeed inherits its layers) issues the collective before the
+    /// weight-gradient GEMM. PyTorch's DTensor tensor parallelism (torchtitan, eager PyTorch)
+    /// does not: `nn.Linear`'s backward computes the input and weight gradients in one autograd
+    /// node, and the redistribution's collective runs after it (`torch/distributed/tensor/
+    /// parallel/style.py`); only torchtitan's opt-in async TP overlaps, which
+    /// `parallel.tp_comm_overlap` states.
+    pub tp_bwd_overlap: bool,
     /// Without flash attention the softmax and its dropout run as separate fp32 kernels between
     /// casts: eager PyTorch under `torch.autocast` (Hugging Face Trainer) runs `softmax` in
     /// float32 ("CUDA Ops that can autocast to float32", PyTorch `amp.html`), so the 16-bit
@@ -157,6 +166,7 @@ impl Stack {
                 FUSED_BOOKKEEPING
             },
             autocast_softmax: framework == Framework::Pytorch,
+            tp_bwd_overlap: !matches!(framework, Framework::Torchtitan | Framework::Pytorch),
             cp: match framework {
                 Framework::Torchtitan | Framework::Pytorch => CpMechanism::TorchRing,
                 _ => CpMechanism::P2pRing,

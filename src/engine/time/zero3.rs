@@ -35,6 +35,8 @@ pub struct Zero3Layer {
     pub rs: f64,
     /// All-gather calls per layer.
     pub ag_calls: f64,
+    /// Bytes per parameter of the reduced gradients.
+    pub grad_bytes: f64,
     /// Copy-out of the gathered buffer forward.
     pub copy_fwd: f64,
     /// Copy-out backward and gradient copy-in.
@@ -74,14 +76,24 @@ impl Zero3Layer {
             }
             _ => (0.0, 0.0),
         };
+        // FSDP2 reduces in `MixedPrecisionPolicy.reduce_dtype`, fp32 in torchtitan
+        // (`training.mixed_precision_reduce` default "float32", `torchtitan/config_manager.py`
+        // and `parallelisms/parallelize_llama.py` @9dec370): the 16-bit gradients are cast into an
+        // fp32 reduce-scatter input (`foreach_reduce`), so the reduction moves the main-gradient
+        // bytes (`training.grad_reduce_in_fp32`, default true). The other styles reduce the
+        // gradients in the parameter dtype.
+        let grad_bytes = match x.stack.fsdp {
+            FsdpMechanism::PerBlockCopyOut => params * x.main_grad_bytes,
+            _ => bytes,
+        };
         let replicas = &x.groups.replica;
-        let shard_ar = replicas.all_reduce_s(bytes / g.n.max(1.0));
+        let shard_ar = replicas.all_reduce_s(grad_bytes / g.n.max(1.0));
         let (copy_fwd, copy_bwd) = match x.stack.fsdp {
-            // Read + write the gathered buffer forward and backward, and the gradients into
-            // the reduce-scatter input.
+            // Read + write the gathered buffer forward and backward; read the gradients and
+            // write them into the reduce-scatter input (in the reduce dtype).
             FsdpMechanism::PerBlockCopyOut => (
                 x.dev.memory_s(2.0 * bytes, 1.0),
-                x.dev.memory_s(4.0 * bytes, 2.0),
+                x.dev.memory_s(3.0 * bytes + grad_bytes, 2.0),
             ),
             // Per rank and call, two eager PyTorch ops on the host: DeepSpeed's Python loop
             // cuts the rank's slice (`narrow`, `partition_parameters.py` l. 810-814 and
@@ -108,8 +120,9 @@ impl Zero3Layer {
             ag: calls_s(g, ag_calls, bytes),
             ag_rc,
             ag_rc_bytes: re_share * bytes,
-            rs: calls_s(g, rs_calls, bytes) + shard_ar,
+            rs: calls_s(g, rs_calls, grad_bytes) + shard_ar,
             ag_calls,
+            grad_bytes: grad_bytes / params.max(1.0),
             copy_fwd,
             copy_bwd,
             serial: x.stack.fsdp == FsdpMechanism::PerParameterSync,
@@ -129,7 +142,7 @@ impl Zero3Layer {
         let total = ag_total + ag_bwd + nl * self.rs;
         let copies = nl * (self.copy_fwd + self.copy_bwd);
         copies
-            + if x.s.parallel.dp_comm_overlap() && !self.serial {
+            + if x.s.dp_comm_overlap() && !self.serial {
                 let exposed = (fwd_exp + bwd_exp).min(total);
                 exposed + sm_usage(x.groups.shard.link) * (total - exposed)
             } else {
@@ -200,6 +213,37 @@ mod tests {
         let gpu = s.gpu().unwrap();
         let worked = super::super::inputs::worked_out(&s);
         regathered(&Inputs::new(&s, &gpu, &worked))
+    }
+
+    /// The ZeRO-3 layer costs of a Llama-3-8B-like model under `framework` (bf16, FSDP over 64).
+    fn llama_layer(framework: &str) -> (Zero3Layer, f64) {
+        let s = crate::scenario::parse(&format!(
+            r#"{{"model": {{"name": "m", "layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8,
+                 "ffn_hidden": 14336, "ffn_act": "swiglu", "vocab": 128256, "seq_len": 8192}},
+              "training": {{"global_batch": 64, "micro_batch": 1, "precision": "bf16",
+                 "recompute": "none", "flash_attention": true, "framework": "{framework}"}},
+              "parallel": {{"tp": 1, "pp": 1, "dp": 64, "zero_stage": 3}},
+              "cluster": {{"gpu": "h100-sxm5-80gb", "num_gpus": 64}}}}"#
+        ))
+        .unwrap();
+        let gpu = s.gpu().unwrap();
+        let worked = super::super::inputs::worked_out(&s);
+        let x = Inputs::new(&s, &gpu, &worked);
+        (Zero3Layer::of(&x), x.sharded.layer())
+    }
+
+    #[test]
+    fn fsdp2_reduces_gradients_in_fp32() {
+        // torchtitan (FSDP2, reduce_dtype fp32) reduce-scatters 4 bytes per parameter, FSDP1
+        // under eager PyTorch 2 (the parameter dtype); both gather 2.
+        let (tt, params) = llama_layer("torchtitan");
+        let (pt, _) = llama_layer("pytorch");
+        assert_eq!((tt.grad_bytes, pt.grad_bytes), (4.0, 2.0));
+        assert_eq!(tt.ag, pt.ag);
+        // 218 M parameters a layer: twice the bytes; the ring latency does not double (1.86×).
+        assert!(params > 2.1e8 && params < 2.3e8, "{params}");
+        let r = tt.rs / pt.rs;
+        assert!(r > 1.8 && r < 2.0, "{r}");
     }
 
     #[test]
