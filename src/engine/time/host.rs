@@ -27,8 +27,8 @@ use crate::scenario::{Precision, Recompute};
 
 /// Host time of one operator called from Python while autograd records it, s: 6.8 s for 10⁶
 /// `y = 2*x` on a one-element tensor with `requires_grad=True` (pytorch/pytorch issue #41383,
-/// "Large overhead (7 microseconds) for PyTorch operation", 2020; PyTorch 1.5/1.6, the
-/// generation of the Hugging Face runs).
+/// "Large overhead (7 microseconds) for PyTorch operation", July 2020, PyTorch 1.5; the issue
+/// is still open, and issue #44484 measured autograd's overhead growing after 1.6).
 pub const PY_OP_S: f64 = 7e-6;
 /// Host time of one operator called from Python without autograd, s: "still 5 microseconds per
 /// operation" with `requires_grad=False` (same issue #41383).
