@@ -16,7 +16,7 @@
 //! O(vp) per stage, no allocation.
 
 use super::layout::{chunk_layers, chunk_start, DefaultSplit};
-use crate::scenario::{Model, Scenario, Schedule};
+use crate::scenario::{Model, Moe, Scenario, Schedule};
 
 /// Layers of each kind in one pipeline stage (or the whole model).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -111,13 +111,18 @@ struct MoeChunks {
     split: DefaultSplit,
     /// Whether the model's last layer, and so each MTP module's, is an MoE layer.
     mtp_moe: bool,
+    /// The model's leading dense layers ([`crate::scenario::Moe::dense_layers`]).
+    dense_first: u64,
+    /// Its MoE layer frequency ([`crate::scenario::Moe::moe_every`]).
+    every: u64,
 }
 
 impl MoeChunks {
     /// The numbering of `m`'s chunks on `pp` ranks of `vp` chunks under `schedule` (`custom`:
-    /// with `layers_per_stage`). Out of line: a dense model's mixer does without it.
+    /// with `layers_per_stage`), for `m`'s MoE block `moe`. Out of line: a dense model's mixer
+    /// does without it.
     #[inline(never)]
-    fn of(m: &Model, pp: u64, vp: u64, custom: bool, schedule: Schedule) -> MoeChunks {
+    fn of(m: &Model, moe: &Moe, pp: u64, vp: u64, custom: bool, schedule: Schedule) -> MoeChunks {
         let v = match schedule {
             Schedule::DualPipe => 1,
             sc if sc.v_shape() && !custom => 2,
@@ -127,7 +132,28 @@ impl MoeChunks {
             v,
             split: DefaultSplit::new(m.layers, pp, v),
             mtp_moe: last_layer_is_moe(m),
+            dense_first: moe.dense_layers(),
+            every: moe.moe_every(),
         }
+    }
+
+    /// MoE layers among the `n` layers from layer `lo` (model order): [`moe_layers_between`]
+    /// with the model's MoE fields read once.
+    #[inline]
+    fn moe_among(&self, lo: u64, n: u64) -> u64 {
+        // MoE layers among the first `layers` ([`crate::scenario::Moe::moe_layers`]).
+        // (No division for the usual every-layer MoE.)
+        let before = |layers: u64| {
+            let after = layers.saturating_sub(self.dense_first);
+            if self.every == 1 {
+                after
+            } else {
+                after.div_ceil(self.every)
+            }
+        };
+        before(lo.saturating_add(n))
+            .saturating_sub(before(lo))
+            .min(n)
     }
 }
 
@@ -150,7 +176,7 @@ impl<'a> StageMixer<'a> {
             .then_some(m.layers / pp);
         let moe = m
             .moe
-            .map(|_| MoeChunks::of(m, pp, vp, custom.is_some(), schedule));
+            .map(|moe| MoeChunks::of(m, &moe, pp, vp, custom.is_some(), schedule));
         StageMixer {
             m,
             pp,
@@ -178,6 +204,29 @@ impl<'a> StageMixer<'a> {
         self.even.is_some()
     }
 
+    /// The first rank after `stage` that may hold other layers than `stage` (its MTP modules
+    /// aside, which follow the output layer): for an every-layer MoE model split by default over
+    /// one chunk per rank of a plain pipeline, chunk sizes change only at the split's boundaries
+    /// ([`DefaultSplit::next_change`]) and, past the leading dense layers, every layer is an MoE
+    /// layer, so whole stretches of ranks hold the same; otherwise the next rank.
+    #[inline]
+    pub fn next_change(&self, stage: u64) -> u64 {
+        match &self.moe {
+            Some(mc)
+                if self.custom.is_none()
+                    && self.vp == 1
+                    && mc.v == 1
+                    && mc.every == 1
+                    && !self.schedule.v_shape()
+                    && self.schedule != Schedule::DualPipe
+                    && mc.split.start(stage) >= mc.dense_first =>
+            {
+                mc.split.next_change(stage)
+            }
+            _ => stage + 1,
+        }
+    }
+
     /// The layers of rank `stage` by kind.
     #[inline]
     pub fn mix(&self, stage: u64) -> LayerMix {
@@ -202,36 +251,37 @@ impl<'a> StageMixer<'a> {
     /// [`StageMixer::mix`] of an MoE model: each chunk's layers by kind.
     #[inline(never)]
     fn moe_mix(&self, moe_chunks: &MoeChunks, stage: u64, mtp: u64) -> LayerMix {
-        let (m, pp, vp, custom, v) = (self.m, self.pp, self.vp, self.custom, moe_chunks.v);
+        let pp = self.pp;
         let r = stage.min(pp - 1);
-        let chunks: [u64; 2] = match self.schedule {
-            Schedule::DualPipe => [r, pp - 1 - r],
-            sc if sc.v_shape() && custom.is_none() => [r, 2 * pp - 1 - r],
-            _ => [r, u64::MAX],
-        };
         let (mut dense, mut moe) = (0, 0);
-        let split = &moe_chunks.split;
-        let mut add = |chunk: u64, v: u64| {
-            let (n, lo) = match custom {
-                None => (split.layers(chunk), split.start(chunk)),
-                Some(_) => (
-                    chunk_layers(m.layers, pp, v, custom, chunk),
-                    chunk_start(m.layers, pp, v, custom, chunk),
+        let mut add = |chunk: u64| {
+            let (n, lo) = match self.custom {
+                None => (
+                    moe_chunks.split.layers(chunk),
+                    moe_chunks.split.start(chunk),
                 ),
+                Some(_) => self.custom_chunk(moe_chunks.v, chunk),
             };
-            let e = moe_layers_between(m, lo, lo.saturating_add(n)).min(n);
+            let e = moe_chunks.moe_among(lo, n);
             moe += e;
             dense += n - e;
         };
-        if chunks[1] == u64::MAX {
-            for k in 0..vp {
-                add(r + k * pp, vp);
+        match self.schedule {
+            Schedule::DualPipe => {
+                add(r);
+                if pp - 1 - r != r {
+                    add(pp - 1 - r);
+                }
             }
-        } else if chunks[0] == chunks[1] {
-            add(chunks[0], v);
-        } else {
-            add(chunks[0], v);
-            add(chunks[1], v);
+            sc if sc.v_shape() && self.custom.is_none() => {
+                add(r);
+                add(2 * pp - 1 - r);
+            }
+            _ => {
+                for k in 0..self.vp {
+                    add(r + k * pp);
+                }
+            }
         }
         LayerMix {
             dense,
@@ -239,6 +289,16 @@ impl<'a> StageMixer<'a> {
             mtp,
             mtp_moe: moe_chunks.mtp_moe,
         }
+    }
+
+    /// Layers and first layer of chunk `chunk` (of `v` per rank) with `layers_per_stage`.
+    #[inline(never)]
+    fn custom_chunk(&self, v: u64, chunk: u64) -> (u64, u64) {
+        let (layers, pp, custom) = (self.m.layers, self.pp, self.custom);
+        (
+            chunk_layers(layers, pp, v, custom, chunk),
+            chunk_start(layers, pp, v, custom, chunk),
+        )
     }
 }
 

@@ -83,6 +83,24 @@ impl DefaultSplit {
         self.base + u64::from(chunk >= self.start && chunk < self.start + self.extra)
     }
 
+    /// The first chunk after `chunk` whose layer count may differ from `chunk`'s (the chunk
+    /// count when none does): counts change only at the short ends (rule 2) or where the extra
+    /// layers begin and end (rule 3).
+    #[inline]
+    pub fn next_change(&self, chunk: u64) -> u64 {
+        let bounds = if self.ends_short {
+            [1, self.chunks.saturating_sub(1)]
+        } else {
+            [self.start, self.start + self.extra]
+        };
+        bounds
+            .into_iter()
+            .filter(|&b| b > chunk)
+            .min()
+            .unwrap_or(self.chunks)
+            .min(self.chunks)
+    }
+
     /// First layer of chunk `chunk`: the layers of all earlier chunks.
     #[inline]
     pub fn start(&self, chunk: u64) -> u64 {

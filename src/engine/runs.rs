@@ -10,7 +10,9 @@
 //! output layer; DualPipe puts both on both). When every rank that holds no end holds the same
 //! layers (a dense model split evenly, [`StageMixer::uniform`]), the ranks between the two ends
 //! form one run without looking at each: an even split of `pp` ranks is at most three runs in
-//! O(1). Otherwise neighbours are compared, O(pp). No allocation.
+//! O(1). Otherwise neighbours are compared, O(pp), jumping over the stretches of ranks whose
+//! layers cannot change ([`StageMixer::next_change`]: an every-layer MoE model's default split,
+//! past its dense layers, is at most a few runs too). No allocation.
 
 use super::layers::{LayerMix, StageMixer};
 use super::layout::{holds_embedding, holds_output};
@@ -39,7 +41,9 @@ pub struct Run {
 
 /// The runs of one scenario's pipeline, in rank order ([`Runs::new`]).
 #[derive(Clone, Debug)]
-pub struct Runs<F> {
+pub struct Runs<'a, F> {
+    /// Where a rank's layers may change ([`StageMixer::next_change`]).
+    mixer: &'a StageMixer<'a>,
     pp: u64,
     schedule: Schedule,
     uniform: bool,
@@ -51,11 +55,12 @@ pub struct Runs<F> {
     pending: Option<Holds>,
 }
 
-impl<F: Fn(u64) -> LayerMix> Runs<F> {
+impl<'a, F: Fn(u64) -> LayerMix> Runs<'a, F> {
     /// The runs of `mixer`'s pipeline, reading a rank's layers from `mix` (the mixer itself, or
     /// the layers an earlier step of the same estimate worked out).
-    pub fn new(mixer: &StageMixer, mix: F) -> Runs<F> {
+    pub fn new(mixer: &'a StageMixer<'a>, mix: F) -> Runs<'a, F> {
         Runs {
+            mixer,
             pp: mixer.pp(),
             schedule: mixer.schedule(),
             uniform: mixer.uniform(),
@@ -75,6 +80,19 @@ impl<F: Fn(u64) -> LayerMix> Runs<F> {
         }
     }
 
+    /// The first rank after `r` that may hold something else than `r`: the next rank after the
+    /// ranks that may hold an end of the model (0, `pp − 1`), else where its layers may change
+    /// ([`StageMixer::next_change`]) but no further than the last rank.
+    #[inline]
+    fn next_change(&self, r: u64) -> u64 {
+        let last = self.pp - 1;
+        if r == 0 || r >= last {
+            r + 1
+        } else {
+            self.mixer.next_change(r).min(last)
+        }
+    }
+
     /// The end of the run that starts at `first`, a rank holding no end in a uniform pipeline:
     /// the last rank when it holds an end, else the end of the pipeline.
     fn uniform_end(&self, first: u64) -> u64 {
@@ -89,7 +107,7 @@ impl<F: Fn(u64) -> LayerMix> Runs<F> {
     }
 }
 
-impl<F: Fn(u64) -> LayerMix> Iterator for Runs<F> {
+impl<F: Fn(u64) -> LayerMix> Iterator for Runs<'_, F> {
     type Item = Run;
 
     #[inline]
@@ -99,17 +117,18 @@ impl<F: Fn(u64) -> LayerMix> Iterator for Runs<F> {
             return None;
         }
         let holds = self.pending.take().unwrap_or_else(|| self.holds(first));
-        let mut end = first + 1;
+        let mut end;
         if self.uniform && !holds.embedding && !holds.output {
             end = self.uniform_end(first);
         } else {
+            end = self.next_change(first);
             while end < self.pp {
                 let h = self.holds(end);
                 if h != holds {
                     self.pending = Some(h);
                     break;
                 }
-                end += 1;
+                end = self.next_change(end);
             }
         }
         self.next = end;
@@ -186,7 +205,31 @@ mod tests {
         assert!(runs[2].holds.output && !runs[1].holds.embedding && !runs[1].holds.output);
     }
 
-    const CASES: [(u64, u64, u64, &str, bool); 11] = [
+    #[test]
+    fn an_every_layer_moe_split_looks_at_few_ranks() {
+        // 61 layers (the first dense) on 16 ranks: chunks 2-14 hold 4 layers, 0, 1 and 15
+        // hold 3 (the default split's centred extras). Past rank 1 every layer is an MoE layer,
+        // so the runs look at ranks 0, 1, 2 and 15 only, and the last rank (the MTP module's
+        // and the output layer's) is a run of its own.
+        let s = scen(61, 16, 1, "", true);
+        let mixer = StageMixer::new(&s);
+        let looked = std::cell::Cell::new(0);
+        let runs: Vec<Run> = Runs::new(&mixer, |r| {
+            looked.set(looked.get() + 1);
+            mixer.mix(r)
+        })
+        .collect();
+        let ranks: Vec<Range<u64>> = runs.iter().map(|r| r.ranks.clone()).collect();
+        assert_eq!(ranks, vec![0..1, 1..2, 2..15, 15..16]);
+        assert_eq!((runs[2].holds.mix.moe, runs[2].holds.mix.dense), (4, 0));
+        assert_eq!(looked.get(), 4);
+    }
+
+    const CASES: [(u64, u64, u64, &str, bool); 15] = [
+        (64, 8, 1, "", true),
+        (62, 8, 1, "", true),
+        (30, 4, 1, "", true),
+        (13, 8, 1, "", true),
         (96, 16, 1, "", false),
         (96, 2, 1, "", false),
         (96, 1, 1, "", false),

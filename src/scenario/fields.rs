@@ -1177,6 +1177,10 @@ pub(crate) fn is_unsafe_char(c: char) -> bool {
 /// is checked byte by byte without decoding: its only unsafe characters are the ASCII controls,
 /// as the bidi controls lie outside ASCII.
 fn has_unsafe_char(v: &str) -> bool {
+    // Printable ASCII, the usual case, in one pass.
+    if v.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+        return false;
+    }
     if v.is_ascii() {
         v.bytes().any(|b| b.is_ascii_control())
     } else {
@@ -1240,6 +1244,12 @@ fn parse_real(v: &str, zero_ok: bool, hi: f64) -> Result<f64, String> {
     }
 }
 
+/// Whether [`text_problem`] finds something wrong with `v` (the test alone, for [`verdict`]).
+#[inline]
+fn is_bad_text(v: &str) -> bool {
+    v.len() > MAX_LABEL_BYTES || has_unsafe_char(v)
+}
+
 /// Why `v` is not acceptable text (too long, control characters).
 fn text_problem(v: &str) -> Option<String> {
     if v.len() > MAX_LABEL_BYTES {
@@ -1292,7 +1302,7 @@ fn verdict(kind: Kind, optional: bool, v: &Value) -> Verdict {
         (Kind::Between { min, max }, Value::Real(x)) if !(min..=max).contains(x) => {
             Verdict::Outside
         }
-        (Kind::Text, Value::Text(t)) if text_problem(t).is_some() => Verdict::BadText,
+        (Kind::Text, Value::Text(t)) if is_bad_text(t) => Verdict::BadText,
         (Kind::List { max }, Value::List(l)) => l
             .iter()
             .position(|&x| x == 0 || x > max)

@@ -261,7 +261,9 @@ impl Group {
         let nodes = if one_domain {
             1.0
         } else {
-            (n as f64 / k as f64).ceil()
+            // ⌈n/k⌉ in integers: the same value as the float ceiling below 2⁵³ ranks, without
+            // a libm call.
+            n.div_ceil(k) as f64
         };
         Group {
             n: n as f64,

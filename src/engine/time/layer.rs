@@ -11,7 +11,7 @@ use super::compute::Device;
 use super::inputs::Inputs;
 use super::layer_comm::{CpCosts, TpCosts};
 use super::moe::MoeCosts;
-use crate::engine::shape::{LayerGemm, Shape, MAX_LAYER_GEMMS};
+use crate::engine::shape::Shape;
 use crate::scenario::Recompute;
 
 /// Element-wise bytes per token per layer in the forward pass, in units of one activation
@@ -53,23 +53,68 @@ pub struct LayerCosts {
     pub ep: f64,
 }
 
-impl LayerCosts {
-    /// The layer costs of `x`.
-    pub(crate) fn of(x: &Inputs) -> LayerCosts {
-        LayerCosts::of_shape(x, x.d)
-    }
+/// The attention half of a layer, the same in a dense-MLP and an MoE layer (only the MLP
+/// differs, [`crate::engine::shape::Shape::dense_layer`]), so both kinds share one computation
+/// ([`super::stage::LayerKinds`]): its projection GEMMs, its core and its context-parallel ring.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct AttentionCosts {
+    /// Forward projection GEMMs (QKV and output, or MLA's).
+    gemm_fwd: f64,
+    /// Their column-parallel part.
+    gemm_col_fwd: f64,
+    /// Core forward (the kernels, and PyTorch's ring-attention merges).
+    core_fwd: f64,
+    /// Core backward.
+    core_bwd: f64,
+    /// Context-parallel K/V ring.
+    cp: CpCosts,
+    /// The projection GEMMs per-op selective recomputation repeats (0 unless selective with
+    /// flash attention).
+    sac_gemms: f64,
+}
 
-    /// The costs of a layer of shape `d`: the model's MoE layer or its dense layer
-    /// ([`Shape::dense_layer`]). An MoE layer's MLP is priced by [`MoeCosts`].
-    pub(crate) fn of_shape(x: &Inputs, d: &Shape) -> LayerCosts {
+impl AttentionCosts {
+    /// The attention half of a layer of shape `d` (of the model `x` reads).
+    pub(crate) fn of(x: &Inputs, d: &Shape) -> AttentionCosts {
         let (dev, tok, tf) = (&x.dev, x.tok, x.tf);
-        let flash = x.s.training.flash_attention;
-        let moe = MoeCosts::of(x, d);
-        let (gemm_fwd, gemm_col_fwd) = layer_gemms_s(dev, d, tok, tf, moe.gemm_fwd);
+        let (gemm_fwd, gemm_col_fwd) = attention_gemms_s(dev, d, tok, tf);
         let (kernel_fwd, kernel_bwd) = attention::core_s(x);
         // PyTorch's ring attention merges its steps' outputs and gradients outside the kernels.
         let (ring_fwd, ring_bwd) = super::ring::merge_s(x);
-        let (attn_fwd, attn_bwd) = (kernel_fwd + ring_fwd, kernel_bwd + ring_bwd);
+        let (core_fwd, core_bwd) = (kernel_fwd + ring_fwd, kernel_bwd + ring_bwd);
+        let sac_gemms =
+            if x.s.training.recompute == Recompute::Selective && x.s.training.flash_attention {
+                op_sac_gemms_s(dev, d, tok, tf, x.e as f64, Half::Attention, 0.0)
+            } else {
+                0.0
+            };
+        AttentionCosts {
+            gemm_fwd,
+            gemm_col_fwd,
+            core_fwd,
+            core_bwd,
+            cp: CpCosts::of(x, kernel_fwd, kernel_bwd),
+            sac_gemms,
+        }
+    }
+}
+
+impl LayerCosts {
+    /// The costs of the model's layer in `x` (its MoE layer for an MoE model).
+    #[cfg(test)]
+    pub(crate) fn of(x: &Inputs) -> LayerCosts {
+        LayerCosts::with_attention(x, x.d, &AttentionCosts::of(x, x.d))
+    }
+
+    /// The costs of a layer of shape `d`, the model's MoE layer or its dense layer
+    /// ([`Shape::dense_layer`]), whose attention half is `attn` ([`AttentionCosts::of`]). An
+    /// MoE layer's MLP is priced by [`MoeCosts`].
+    pub(crate) fn with_attention(x: &Inputs, d: &Shape, attn: &AttentionCosts) -> LayerCosts {
+        let (dev, tok, tf) = (&x.dev, x.tok, x.tf);
+        let flash = x.s.training.flash_attention;
+        let moe = MoeCosts::of(x, d);
+        let (gemm_fwd, gemm_col_fwd) = layer_gemms_s(dev, d, tok, tf, attn, moe.gemm_fwd);
+        let (attn_fwd, attn_bwd) = (attn.core_fwd, attn.core_bwd);
         let (ew_fwd, ew_bwd) = elementwise_s(x, d);
         let fwd = gemm_fwd + attn_fwd + ew_fwd + (moe.fwd - moe.gemm_fwd);
         let bwd = 2.0 * gemm_fwd + attn_bwd + ew_bwd + (moe.bwd - 2.0 * moe.gemm_fwd);
@@ -83,7 +128,7 @@ impl LayerCosts {
         };
         let routed = moe.gemm_fwd - moe.shared_fwd;
         let tp = TpCosts::of(x, blocks, gemm_fwd - routed, gemm_col_fwd - 0.5 * routed);
-        let cp = CpCosts::of(x, kernel_fwd, kernel_bwd);
+        let cp = attn.cp;
         // Dispatch and combine forward and again backward (and in the recomputed forward).
         let passes = if x.s.training.recompute == Recompute::Full {
             3.0
@@ -96,7 +141,9 @@ impl LayerCosts {
             // Per-op selective checkpointing (with flash attention; memory::activations): every
             // other weight GEMM and the element-wise ops are recomputed, the attention kernel's
             // output and the reduce-scatter outputs are saved (no collective is repeated).
-            Recompute::Selective if flash => op_sac_gemms_s(dev, d, tok, tf, x.e as f64) + ew_fwd,
+            Recompute::Selective if flash => {
+                op_sac_gemms_s(dev, d, tok, tf, x.e as f64, Half::Mlp, attn.sac_gemms) + ew_fwd
+            }
             Recompute::Full => fwd,
             Recompute::Selective => attn_fwd,
         };
@@ -140,39 +187,18 @@ fn elementwise_s(x: &Inputs, d: &Shape) -> (f64, f64) {
 
 /// Forward GEMM time of one layer for one micro-batch of `tok` tokens on one TP rank, and the
 /// part in column-parallel GEMMs (the attention input projections, FC1), whose weight-gradient
-/// GEMMs hide the backward input-gradient reduction. Attention: the fused QKV GEMM and the
-/// output projection, or MLA's projections from [`Shape::layer_gemms`] (column-parallel split
-/// their output by `t`, row-parallel their input); a dense MLP's FC1 (gate and up fused) and FC2; an MoE layer's MLP GEMMs are
-/// `moe_gemm_fwd` ([`MoeCosts::gemm_fwd`]).
-pub(crate) fn layer_gemms_s(
+/// GEMMs hide the backward input-gradient reduction: the attention projections `attn`
+/// ([`attention_gemms_s`]), then a dense MLP's FC1 (gate and up fused) and FC2, or an MoE
+/// layer's MLP GEMMs `moe_gemm_fwd` ([`MoeCosts::gemm_fwd`]).
+fn layer_gemms_s(
     dev: &Device,
     d: &Shape,
     tok: f64,
     tf: f64,
+    attn: &AttentionCosts,
     moe_gemm_fwd: f64,
 ) -> (f64, f64) {
-    let (gemms, n) = if d.is_mla() {
-        d.layer_gemms()
-    } else {
-        ([LayerGemm::default(); MAX_LAYER_GEMMS], 0)
-    };
-    let attn = d.attention_gemms().min(n);
-    let (mut all, mut col) = if d.is_mla() {
-        (0.0, 0.0)
-    } else {
-        // Q, K and V as one fused GEMM (Megatron's `linear_qkv`), then the output projection.
-        let qkv = dev.gemm_s(tok, d.h, (d.q + 2.0 * d.kv) / tf);
-        (qkv + dev.gemm_s(tok, d.o / tf, d.h), qkv)
-    };
-    for g in gemms.iter().take(attn) {
-        if g.row_parallel {
-            all += dev.gemm_s(tok, g.k / tf, g.n);
-        } else {
-            let t = dev.gemm_s(tok, g.k, g.n / tf);
-            all += t;
-            col += t;
-        }
-    }
+    let (all, col) = (attn.gemm_fwd, attn.gemm_col_fwd);
     if d.is_moe() {
         // The router and grouped GEMMs; count FC1's share as column-parallel.
         return (all + moe_gemm_fwd, col + 0.5 * moe_gemm_fwd);
@@ -182,15 +208,63 @@ pub(crate) fn layer_gemms_s(
     (all + fc1 + fc2, col + fc1)
 }
 
-fn op_sac_gemms_s(dev: &Device, d: &Shape, tok: f64, tf: f64, ep: f64) -> f64 {
+/// The attention projections' forward GEMM time for one micro-batch of `tok` tokens on one TP
+/// rank, and its column-parallel part: the fused QKV GEMM and the output projection, or MLA's
+/// projections from [`Shape::layer_gemms`] (column-parallel split their output by `t`,
+/// row-parallel their input).
+fn attention_gemms_s(dev: &Device, d: &Shape, tok: f64, tf: f64) -> (f64, f64) {
+    if !d.is_mla() {
+        // Q, K and V as one fused GEMM (Megatron's `linear_qkv`), then the output projection.
+        let qkv = dev.gemm_s(tok, d.h, (d.q + 2.0 * d.kv) / tf);
+        return (qkv + dev.gemm_s(tok, d.o / tf, d.h), qkv);
+    }
     let (gemms, n) = d.layer_gemms();
+    let (mut all, mut col) = (0.0, 0.0);
+    for g in gemms.iter().take(d.attention_gemms().min(n)) {
+        if g.row_parallel {
+            all += dev.gemm_s(tok, g.k / tf, g.n);
+        } else {
+            let t = dev.gemm_s(tok, g.k, g.n / tf);
+            all += t;
+            col += t;
+        }
+    }
+    (all, col)
+}
+
+/// The GEMMs of one half of a layer ([`Shape::layer_gemms`]: the attention projections first,
+/// then the MLP).
+#[derive(Clone, Copy, PartialEq)]
+enum Half {
+    Attention,
+    Mlp,
+}
+
+/// Per-op selective recomputation: `start` plus the forward time of the GEMMs of `half` that
+/// the checkpointing does not save ([`crate::engine::memory::activations::op_sac_saves_gemm`]),
+/// in [`Shape::layer_gemms`] order (the attention half's sum is the MLP half's `start`).
+fn op_sac_gemms_s(
+    dev: &Device,
+    d: &Shape,
+    tok: f64,
+    tf: f64,
+    ep: f64,
+    half: Half,
+    start: f64,
+) -> f64 {
+    let (gemms, n) = d.layer_gemms();
+    let attn = d.attention_gemms().min(n);
+    let which = match half {
+        Half::Attention => 0..attn,
+        Half::Mlp => attn..n,
+    };
     let n_local = if d.is_moe() {
         (d.experts / ep).max(1.0)
     } else {
         1.0
     };
-    let mut t = 0.0;
-    for (i, g) in gemms.iter().take(n).enumerate() {
+    let mut t = start;
+    for (i, g) in gemms.iter().enumerate().take(which.end).skip(which.start) {
         if crate::engine::memory::activations::op_sac_saves_gemm(i) {
             continue;
         }

@@ -53,7 +53,15 @@ impl TpCosts {
             let (fwd_b, bwd_b) =
                 super::fp8::tp_gather_bytes(x.stack.framework, x.s.training.fp8_recipe(), x.ab);
             let rs = g.gather_s(msg);
-            let ag = |b: f64| g.gather_s(x.tok * x.d.h * b);
+            // An all-gather of 16-bit activations moves what the reduce-scatter moves: the
+            // same collective, priced once.
+            let ag = |b: f64| {
+                if b == x.ab {
+                    rs
+                } else {
+                    g.gather_s(x.tok * x.d.h * b)
+                }
+            };
             (ag(fwd_b) + rs, ag(bwd_b) + rs, 2.0 * rs)
         } else {
             let ar = g.all_reduce_s(msg);

@@ -23,8 +23,12 @@ use crate::scenario::GpuSpec;
 pub(crate) fn offload_s(x: &Inputs, gpu: &GpuSpec, crit: &StageTimes, stage_params: f64) -> f64 {
     let bps = gpu.host_link_gbps() * 1e9 * super::comm::PCIE_EFFICIENCY;
     let f = x.s.training.optimizer_offload();
-    let grad_bytes = super::data_parallel::reduced_grad_bytes(x);
-    let opt = f * local_params(x, stage_params) * (grad_bytes + x.pbytes) / bps;
+    let opt = if f > 0.0 {
+        let grad_bytes = super::data_parallel::reduced_grad_bytes(x);
+        f * local_params(x, stage_params) * (grad_bytes + x.pbytes) / bps
+    } else {
+        0.0
+    };
     let a = x.s.training.activation_offload();
     let act = if a > 0.0 {
         let bytes = a * crit.layers * crate::engine::memory::activations::layer_bytes(x.s);

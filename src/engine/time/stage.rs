@@ -3,7 +3,7 @@
 
 use super::ends::EndCosts;
 use super::inputs::Inputs;
-use super::layer::{sm_usage, LayerCosts};
+use super::layer::{sm_usage, AttentionCosts, LayerCosts};
 use super::zero3::Zero3Layer;
 use crate::engine::estimate::MemoryEstimate;
 use crate::engine::layers::StageMixer;
@@ -23,9 +23,12 @@ pub struct LayerKinds {
 impl LayerKinds {
     /// Both kinds for `x`.
     pub(crate) fn of(x: &Inputs) -> LayerKinds {
-        let dense = LayerCosts::of_shape(x, &x.d.dense_layer());
+        // Their attention is the same; only the MLP differs.
+        let dense_shape = x.d.dense_layer();
+        let attn = AttentionCosts::of(x, &dense_shape);
+        let dense = LayerCosts::with_attention(x, &dense_shape, &attn);
         let moe = if x.d.is_moe() {
-            LayerCosts::of(x)
+            LayerCosts::with_attention(x, x.d, &attn)
         } else {
             dense
         };
