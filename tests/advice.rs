@@ -236,3 +236,27 @@ fn a_step_that_is_all_compute_says_so() {
         sentence(&v)
     );
 }
+
+/// Hugging Face BERT-large in fp16 on one V100 (transformers `perf_train_gpu_one.md`): the eager
+/// host's wait (its optimizer loop over 387 tensors, 36.8 ms, beyond the 17.6 ms update: 19.1 ms;
+/// nothing per micro-batch) is the largest exposed cost, and is named as such.
+#[test]
+fn the_eager_host_wait_is_a_part_of_the_verdict() {
+    let s = paracalc::scenario::parse(
+        r#"{"model": {"name": "bert-large", "layers": 24, "hidden": 1024, "heads": 16,
+             "ffn_hidden": 4096, "ffn_act": "gelu", "vocab": 30522, "seq_len": 512,
+             "tied_embeddings": true},
+          "training": {"global_batch": 4, "micro_batch": 4, "precision": "fp16",
+             "recompute": "none", "flash_attention": false, "framework": "pytorch"},
+          "parallel": {"tp": 1, "pp": 1, "dp": 1},
+          "cluster": {"gpu": "v100-sxm2-16gb", "num_gpus": 1}}"#,
+    )
+    .unwrap();
+    let e = estimate(&s).unwrap();
+    assert!(e.time.host_s > e.time.optimizer_s, "{:?}", e.time);
+    let v = verdict(&s, &e);
+    let (part, sec, _) = v.largest_exposed.unwrap();
+    assert_eq!(part, Part::Host);
+    assert_eq!(sec, e.time.host_s);
+    assert!(sentence(&v).contains("eager host"), "{}", sentence(&v));
+}

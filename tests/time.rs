@@ -368,3 +368,48 @@ proptest! {
         }
     }
 }
+
+/// A Hugging Face-style BERT on one GPU, eager PyTorch (`framework` pytorch).
+fn eager_bert(layers: u64, hidden: u64, seq: u64, micro: u64, gbs: u64, gpu: &str) -> Scenario {
+    scenario::parse(&format!(
+        r#"{{"model": {{"name": "bert", "layers": {layers}, "hidden": {hidden}, "heads": 16,
+             "ffn_hidden": {f}, "ffn_act": "gelu", "vocab": 30522, "seq_len": {seq},
+             "tied_embeddings": true}},
+          "training": {{"global_batch": {gbs}, "micro_batch": {micro}, "precision": "fp16",
+             "recompute": "none", "flash_attention": false, "framework": "pytorch"}},
+          "parallel": {{"tp": 1, "pp": 1, "dp": 1}},
+          "cluster": {{"gpu": "{gpu}", "num_gpus": 1}}}}"#,
+        f = 4 * hidden
+    ))
+    .unwrap()
+}
+
+#[test]
+fn eager_host_wait_adds_to_the_step() {
+    // BERT-large fp16, batch 4 on a V100 (transformers perf_train_gpu_one.md): the GPU hides
+    // the 15.6 ms of host time per micro-batch (engine/time/host.rs: 24·(335 + 317) µs); the
+    // optimizer loop, 387 tensors · 95 µs = 36.765 ms, waits beyond the update.
+    let e = estimate(&eager_bert(24, 1024, 512, 4, 4, "v100-sxm2-16gb")).unwrap();
+    assert_breakdown(&e);
+    let t = &e.time;
+    assert!(
+        (t.host_s - (387.0 * 95e-6 - t.optimizer_s)).abs() < 1e-12,
+        "{t:?}"
+    );
+    // The same run with the field off: no wait, everything else equal.
+    let mut off = eager_bert(24, 1024, 512, 4, 4, "v100-sxm2-16gb");
+    off.training.eager = Some(false);
+    let o = estimate(&off).unwrap().time;
+    assert_eq!(o.host_s, 0.0);
+    assert!((t.step_s - o.step_s - t.host_s).abs() < 1e-12);
+    // A small model on an H100 (2 layers, 128 tokens per micro-batch, 8 micro-batches): the
+    // GPU runs a micro-batch in far less than its 2·652 µs of host time, so every micro-batch
+    // waits `H_mb − T_mb` and the optimizer `35·95 µs − T_opt` (2·16 + 1 + 2 = 35 tensors).
+    let e = estimate(&eager_bert(2, 1024, 128, 1, 8, "h100-sxm5-80gb")).unwrap();
+    assert_breakdown(&e);
+    let t = &e.time;
+    let gpu_mb = (t.compute_s + t.recompute_s + t.exposed_comm_s.total()) / 8.0;
+    assert!(gpu_mb < 2.0 * 652e-6, "{gpu_mb}");
+    let want = 8.0 * (2.0 * 652e-6 - gpu_mb) + (35.0 * 95e-6 - t.optimizer_s).max(0.0);
+    assert!((t.host_s - want).abs() < 1e-12, "{} vs {want}", t.host_s);
+}

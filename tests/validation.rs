@@ -11,15 +11,15 @@ use serde_json::Value;
 /// with eager PyTorch's fp32 autocast softmax; 8.65 % with FP8 sequence-parallel all-gathers of
 /// quantized activations; 8.59 % with FSDP2's fp32 gradient reduce-scatter; 8.60 % with
 /// DeepSpeed's defaults, 16-bit gradient reduction not overlapped below ZeRO-3; 8.50 % with
-/// torchtitan's DTensor tensor parallelism not hiding its backward collectives), rounded up: the
-/// test fails if a change makes it worse.
-const TIME_MAPE_CEILING_PCT: f64 = 8.51;
+/// torchtitan's DTensor tensor parallelism not hiding its backward collectives; 8.40 % with
+/// eager PyTorch's host time), rounded up: the test fails if a change makes it worse.
+const TIME_MAPE_CEILING_PCT: f64 = 8.41;
 /// Share of the dense timed cases predicted within ±10 % (69.3 %; 62.0 % before issue 11), as a
 /// floor.
 const WITHIN_10PCT_FLOOR: f64 = 0.692;
-/// Largest dense step-time error (HF BERT fp16 on V100, −60.8 %: eager launch overhead), as a
-/// ceiling on |error|.
-const WORST_ERROR_CEILING_PCT: f64 = 61.0;
+/// Largest dense step-time error (HF BERT fp16 with gradient checkpointing on V100: −52.5 %,
+/// −47.7 % once eager PyTorch's host time is priced), as a ceiling on |error|.
+const WORST_ERROR_CEILING_PCT: f64 = 48.0;
 /// Mixture-of-experts step-time MAPE over the 45 `moe_*` cases, as a ceiling: 28.0 % with the
 /// basic MoE block; 22.4 % for that block after issue 11's collectives, FP8 recipes and
 /// attention kernels; 22.6 % with issue 12's MoE model (dense/MoE layer kinds, MLA, shared

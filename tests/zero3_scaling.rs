@@ -234,14 +234,30 @@ fn hsdp_trades_ring_latency_for_network_bytes() {
 fn knob_fields_override_the_framework_defaults() {
     use paracalc::scenario::FsdpStyle;
     // DeepSpeed with FSDP1-style block gathers prices exactly as the pytorch stack's ZeRO-3
-    // (with flash attention, so that eager PyTorch's fp32 autocast softmax does not apply).
+    // (with flash attention, so that eager PyTorch's fp32 autocast softmax does not apply, and
+    // the eager host switched off).
     let flash = |mut s: Scenario| {
         s.training.flash_attention = true;
         estimate(&s).unwrap().time.step_s
     };
     let mut s = gpt3(1536, "deepspeed", 1, 1, 1, 3, 1);
     s.parallel.fsdp_style = Some(FsdpStyle::PerBlock);
-    assert_eq!(flash(s), flash(gpt3(1536, "pytorch", 1, 1, 1, 3, 1)));
+    let mut eager = gpt3(1536, "pytorch", 1, 1, 1, 3, 1);
+    eager.training.eager = Some(false);
+    assert_eq!(flash(s.clone()), flash(eager.clone()));
+    // Eager, the host loops over the 96·16 + 3 = 1539 parameter tensors in the optimizer phase
+    // (95 µs each, engine/time/host.rs): 146.2 ms against a 1536-way-sharded update.
+    eager.training.eager = None;
+    let e = {
+        eager.training.flash_attention = true;
+        estimate(&eager).unwrap()
+    };
+    assert!(
+        e.time.host_s > 0.13 && e.time.host_s < 1539.0 * 95e-6,
+        "{}",
+        e.time.host_s
+    );
+    assert!((e.time.step_s - flash(s) - e.time.host_s).abs() < 1e-9);
     // DeepSpeed overlaps the data-parallel reduction only under ZeRO-3 (`overlap_comm`
     // defaults to `stage == 3`): with ZeRO-1 all of it is exposed, until the field says
     // otherwise. It reduces the 16-bit gradients: half of Megatron's fp32 main-gradient bytes.

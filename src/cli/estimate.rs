@@ -175,7 +175,7 @@ pub fn render(s: &Scenario, e: &Estimate) -> String {
     let _ = writeln!(o, "Step time (s)");
     let _ = writeln!(
         o,
-        "  step {:.4} = compute {:.4} (forward {:.4}, backward {:.4}) + recompute {:.4} + bubble {:.4} + optimizer {:.4} + offload {:.4} + exposed comm {:.4}",
+        "  step {:.4} = compute {:.4} (forward {:.4}, backward {:.4}) + recompute {:.4} + bubble {:.4} + optimizer {:.4} + offload {:.4} + host-bound {:.4} + exposed comm {:.4}",
         t.step_s,
         t.compute_s,
         t.forward_s,
@@ -184,6 +184,7 @@ pub fn render(s: &Scenario, e: &Estimate) -> String {
         t.bubble_s,
         t.optimizer_s,
         t.offload_s,
+        t.host_s,
         c.total()
     );
     let _ = writeln!(

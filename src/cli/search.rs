@@ -134,7 +134,7 @@ fn breakdown(label: &str, e: &Estimate) -> String {
     let t = &e.time;
     let x = &t.exposed_comm_s;
     format!(
-        "  {label}: step {:.3} = compute {:.3} + recompute {:.3} + bubble {:.3} + optimizer {:.3}{} + exposed comm {:.3} (tp {:.3}, cp {:.3}, ep {:.3}, pp {:.3}, dp {:.3}; hidden {:.3}){}\n",
+        "  {label}: step {:.3} = compute {:.3} + recompute {:.3} + bubble {:.3} + optimizer {:.3}{}{} + exposed comm {:.3} (tp {:.3}, cp {:.3}, ep {:.3}, pp {:.3}, dp {:.3}; hidden {:.3}){}\n",
         t.step_s,
         t.compute_s,
         t.recompute_s,
@@ -142,6 +142,11 @@ fn breakdown(label: &str, e: &Estimate) -> String {
         t.optimizer_s,
         if t.offload_s > 0.0 {
             format!(" + host offload {:.3}", t.offload_s)
+        } else {
+            String::new()
+        },
+        if t.host_s > 0.0 {
+            format!(" + host-bound {:.3}", t.host_s)
         } else {
             String::new()
         },

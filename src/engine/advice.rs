@@ -23,7 +23,7 @@ use crate::scenario::{Recompute, Scenario};
 use serde::Serialize;
 
 /// A part of the step time, as in [`TimeEstimate`]: `step = compute + recompute + bubble +
-/// optimizer + exposed tp + cp + ep + pp + dp`.
+/// optimizer + host + exposed tp + cp + ep + pp + dp` (+ offload, not advised on).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Part {
@@ -35,6 +35,8 @@ pub enum Part {
     Bubble,
     /// Optimizer step.
     Optimizer,
+    /// The GPU waiting for eager PyTorch's host ([`TimeEstimate::host_s`]).
+    Host,
     /// Exposed tensor-parallel communication.
     Tp,
     /// Exposed context-parallel communication.
@@ -49,11 +51,12 @@ pub enum Part {
 
 impl Part {
     /// Every part, in the order of [`TimeEstimate`]'s sum.
-    pub const ALL: [Part; 9] = [
+    pub const ALL: [Part; 10] = [
         Part::Compute,
         Part::Recompute,
         Part::Bubble,
         Part::Optimizer,
+        Part::Host,
         Part::Tp,
         Part::Cp,
         Part::Ep,
@@ -69,6 +72,7 @@ impl Part {
             Part::Recompute => t.recompute_s,
             Part::Bubble => t.bubble_s,
             Part::Optimizer => t.optimizer_s,
+            Part::Host => t.host_s,
             Part::Tp => c.tp,
             Part::Cp => c.cp,
             Part::Ep => c.ep,
@@ -84,6 +88,7 @@ impl Part {
             Part::Recompute => "activation recomputation",
             Part::Bubble => "the pipeline bubble",
             Part::Optimizer => "the optimizer step",
+            Part::Host => "waiting for the eager host (CPU) to issue operators",
             Part::Tp => "exposed tensor-parallel communication",
             Part::Cp => "exposed context-parallel communication",
             Part::Ep => "exposed expert-parallel all-to-all",
@@ -256,7 +261,7 @@ impl Change {
             Change::Tp { .. } | Change::TpOverlap { .. } | Change::Sp { .. } => &[Part::Tp],
             Change::Cp { .. } => &[Part::Cp],
             Change::Recompute { .. } => &[Part::Recompute],
-            Change::MicroBatch { .. } => &[Part::Bubble, Part::Compute],
+            Change::MicroBatch { .. } => &[Part::Bubble, Part::Compute, Part::Host],
         }
     }
 }

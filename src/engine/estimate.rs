@@ -124,7 +124,7 @@ impl CommTimes {
 }
 
 /// One optimizer step, seconds.
-/// `step_s = compute_s + recompute_s + bubble_s + optimizer_s + offload_s + exposed_comm_s.total()`,
+/// `step_s = compute_s + recompute_s + bubble_s + optimizer_s + offload_s + host_s + exposed_comm_s.total()`,
 /// with `compute_s = forward_s + backward_s`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct TimeEstimate {
@@ -154,6 +154,10 @@ pub struct TimeEstimate {
     /// Host-link (PCIe / NVLink-C2C) transfers of offloaded optimizer states and activations
     /// that compute does not hide, s.
     pub offload_s: f64,
+    /// Time the GPU waits for the host to issue eager PyTorch's operators: per micro-batch and
+    /// in the optimizer phase, the host time beyond the GPU time of the same work
+    /// ([`crate::engine::time::host`]), s.
+    pub host_s: f64,
     /// Gradient bucket of the data-parallel reduction, bytes: `parallel.bucket_mb`, else the
     /// framework default for the DP group `dp·cp` and the reduced gradient type (the bucket-size
     /// chart marks it).

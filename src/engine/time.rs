@@ -2,7 +2,8 @@
 //!
 //! One step = the pipeline schedule over `m = B/(b·d)` micro-batches, then the exposed tail of
 //! the data-parallel gradient reduction, then the optimizer:
-//! `step = compute + recompute + bubble + optimizer + offload + exposed comm (tp, cp, ep, pp, dp)`.
+//! `step = compute + recompute + bubble + optimizer + offload + host + exposed comm (tp, cp, ep,
+//! pp, dp)`.
 //!
 //! The model runs in named steps, each in its own file and testable alone:
 //! 1. [`layer`]: one layer, one micro-batch, one GPU — GEMMs ([`compute`]), the attention core
@@ -13,7 +14,9 @@
 //! 3. [`pipeline`]: the bubble of the schedule.
 //! 4. [`data_parallel`] and [`optimizer`]: the per-step gradient reduction tail and the update;
 //!    [`offload`]: host-link transfers of offloaded optimizer states and activations.
-//! 5. [`rates`]: FLOPs, tokens/s, MFU/HFU; [`volumes`]: bytes per step per GPU.
+//! 5. [`host`]: eager PyTorch's host time per micro-batch and optimizer phase, and how long the
+//!    GPU waits for it.
+//! 6. [`rates`]: FLOPs, tokens/s, MFU/HFU; [`volumes`]: bytes per step per GPU.
 //!
 //! Closed forms only, O(pp·vp) work, no allocation.
 
@@ -25,6 +28,7 @@ pub mod ends;
 pub mod flops;
 pub mod fp8;
 pub mod groups;
+pub mod host;
 pub(crate) mod inputs;
 pub mod layer;
 pub mod layer_comm;
@@ -90,12 +94,17 @@ pub fn fill(
     let dp = DpStep::of(&x, &crit, stage_params, &z3);
     let optimizer = optimizer::optimizer_s(&x, stage_params);
     let offload = offload::offload_s(&x, gpu, &crit, stage_params);
+    // 5. The eager host: per micro-batch against the critical stage's GPU time, and the
+    // optimizer phase against the update.
+    let tensors = host::stage_tensors(&x, crit.layers, held.embedding, held.output);
+    let stall = host::HostStall::of(&x, crit.layers, tensors, crit.total(), optimizer);
     // Assemble.
     assemble(&x, &crit, &layer, &dp, bubble, optimizer, time);
     time.offload_s = offload;
-    time.step_s += offload;
+    time.host_s = stall.step_s(x.mf);
+    time.step_s += offload + time.host_s;
     *comm_out = volumes::volumes(&x, &crit, &layer, &dp);
-    // 5. Rates.
+    // 6. Rates.
     rates::fill(s, gpu, x.d, time.step_s, flops, throughput);
 }
 

@@ -769,6 +769,14 @@ fields! {
         get: |s| opt_choice(s.training.attention_kernel, AttentionKernel::as_str),
         set: |s, v| { s.training.attention_kernel = v.opt_choice(AttentionKernel::ALL, AttentionKernel::as_str)?; Ok(()) },
     }
+    /// `training.eager`.
+    Eager {
+        path: "training.eager", key: "eager", label: "Eager host", unit: "",
+        help: "The CPU issues every operator from Python (eager PyTorch), and the GPU waits when the host is slower; empty = on for the pytorch framework only.",
+        kind: Kind::Bool, optional: true,
+        get: |s| opt_bit(s.training.eager),
+        set: |s, v| { s.training.eager = v.opt_bit()?; Ok(()) },
+    }
     // --- parallel ---
     /// `parallel.tp`.
     Tp {

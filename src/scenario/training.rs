@@ -43,6 +43,13 @@ pub struct Training {
     /// framework's (cuDNN for Megatron-LM/NeMo and JAX on Hopper and Blackwell, else
     /// FlashAttention-2).
     pub attention_kernel: Option<AttentionKernel>,
+    /// Whether the CPU issues every operator one by one from Python (eager PyTorch: the Hugging
+    /// Face Trainer, Composer), so that the GPU waits whenever the host takes longer to issue
+    /// a phase's operators than the GPU takes to run them ([`crate::engine::time::host`]).
+    /// Optional; `None` means the framework's: yes for `pytorch`, no for the others (JAX and
+    /// `torch.compile` run compiled graphs; Megatron-LM and DeepSpeed launch few, fused kernels
+    /// per layer, whose host time this model does not price).
+    pub eager: Option<bool>,
 }
 
 impl Default for Training {
@@ -64,6 +71,7 @@ impl Default for Training {
             attention_kernel: None,
             optimizer_offload: None,
             activation_offload: None,
+            eager: None,
         }
     }
 }

@@ -33,6 +33,7 @@ pub fn assert_breakdown(e: &paracalc::engine::Estimate) {
         + t.bubble_s
         + t.optimizer_s
         + t.offload_s
+        + t.host_s
         + t.exposed_comm_s.total();
     assert!((t.step_s - sum).abs() <= 1e-12 * t.step_s.max(1.0), "{t:?}");
     assert!((t.compute_s - (t.forward_s + t.backward_s)).abs() <= 1e-12 * t.step_s.max(1.0));
@@ -42,6 +43,7 @@ pub fn assert_breakdown(e: &paracalc::engine::Estimate) {
         t.bubble_s,
         t.optimizer_s,
         t.offload_s,
+        t.host_s,
         t.exposed_comm_s.tp,
         t.exposed_comm_s.cp,
         t.exposed_comm_s.ep,

@@ -49,6 +49,8 @@ pub struct Palette {
     pub wgrad: RGBColor,
     /// Time: host-link transfers of offloaded optimizer states and activations.
     pub offload: RGBColor,
+    /// Time: the GPU waiting for the eager host.
+    pub host: RGBColor,
     /// Time: recomputation.
     pub recompute: RGBColor,
     /// Tensor-parallel communication.
@@ -98,6 +100,7 @@ impl Palette {
         backward: c(0x59A14F),
         wgrad: c(0x1F5E2A),
         offload: c(0x6B6ECF),
+        host: c(0x7F6A5A),
         recompute: c(0x9DC3E6),
         tp: c(0xF28E2B),
         cp: c(0xFFBE7D),
@@ -137,6 +140,7 @@ impl Palette {
         backward: c(0x7CC46F),
         wgrad: c(0xC7EBB9),
         offload: c(0x9C9EDE),
+        host: c(0xB8A595),
         recompute: c(0xA9CBEA),
         tp: c(0xF7A154),
         cp: c(0xFFCC99),

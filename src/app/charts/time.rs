@@ -58,6 +58,8 @@ pub enum Part {
     Optimizer,
     /// Host-link transfers of offloaded optimizer states and activations.
     Offload,
+    /// The GPU waiting for the eager host to issue operators.
+    Host,
 }
 
 impl Part {
@@ -76,6 +78,7 @@ impl Part {
             Part::Bubble => "Bubble",
             Part::Optimizer => "Optimizer",
             Part::Offload => "Host offload",
+            Part::Host => "Host-bound wait",
         }
     }
 
@@ -93,6 +96,7 @@ impl Part {
             Part::Bubble => p.bubble,
             Part::Optimizer => p.optimizer,
             Part::Offload => p.offload,
+            Part::Host => p.host,
         }
     }
 }
@@ -136,6 +140,7 @@ fn parts(t: &TimeEstimate) -> (Parts, Parts) {
     step.push((Part::Bubble, clean(t.bubble_s)));
     step.push((Part::Optimizer, clean(t.optimizer_s)));
     step.push((Part::Offload, clean(t.offload_s)));
+    step.push((Part::Host, clean(t.host_s)));
     step.retain(|&(_, s)| s > 0.0);
     let mut hidden = comm(&t.hidden_comm_s).to_vec();
     hidden.retain(|&(_, s)| s > 0.0);
@@ -392,7 +397,7 @@ pub fn tooltip(d: &TimeData<'_>, width: u32, height: u32, x: f64, y: f64) -> Opt
 pub fn summary(d: &TimeData<'_>) -> String {
     let t = d.time;
     format!(
-        "Step time {}{}: compute {}, recompute {}, exposed communication {}, bubble {}, optimizer {}{}; hidden communication {}. MFU {}, {}.",
+        "Step time {}{}: compute {}, recompute {}, exposed communication {}, bubble {}, optimizer {}{}{}; hidden communication {}. MFU {}, {}.",
         fmt_seconds(t.step_s),
         match d.uncalibrated_s {
             Some(u) => format!(" (calibrated; {} uncalibrated)", fmt_seconds(u)),
@@ -405,6 +410,11 @@ pub fn summary(d: &TimeData<'_>) -> String {
         fmt_seconds(t.optimizer_s),
         if t.offload_s > 0.0 {
             format!(", host offload {}", fmt_seconds(t.offload_s))
+        } else {
+            String::new()
+        },
+        if t.host_s > 0.0 {
+            format!(", waiting for the host {}", fmt_seconds(t.host_s))
         } else {
             String::new()
         },

@@ -61,6 +61,9 @@ pub fn training_form(props: &FormProps) -> Html {
                 { select_field(FieldId::AttentionKernel, props,
                     choice_options(FieldId::AttentionKernel, "framework's"),
                     t.attention_kernel.map_or("", |k| k.as_str())) }
+                { select_field(FieldId::Eager, props,
+                    vec![Opt::new("", "framework's"), Opt::new("on", "eager (host per operator)"), Opt::new("off", "compiled / fused")],
+                    opt_bool_value(t.eager)) }
             </div>
         </fieldset>
     }

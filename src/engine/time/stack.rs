@@ -125,6 +125,12 @@ pub struct Stack {
     /// (`torchtitan/models/llama/model.py` @9dec370, `repeat_kv` before
     /// `F.scaled_dot_product_attention`, l. 201-209).
     pub repeat_kv: bool,
+    /// The CPU issues every operator from Python, one by one, and the GPU waits when the host
+    /// is slower ([`super::host`]): `training.eager`, else eager PyTorch (the Hugging Face
+    /// Trainer, llm-foundry/Composer). JAX and `torch.compile` (torchtitan) run compiled graphs;
+    /// Megatron-LM and DeepSpeed's fused layers launch few kernels, whose host time is not
+    /// priced.
+    pub eager: bool,
 }
 
 impl Stack {
@@ -166,6 +172,7 @@ impl Stack {
                 _ => CpMechanism::P2pRing,
             },
             repeat_kv: framework == Framework::Torchtitan,
+            eager: s.training.eager.unwrap_or(framework == Framework::Pytorch),
         }
     }
 }
