@@ -230,11 +230,10 @@ mod tests {
     /// `core_s` and the device of a scenario given as JSON.
     fn core_of(json: &str) -> (f64, f64, crate::engine::time::compute::Device) {
         let s = crate::scenario::parse(json).unwrap();
-        let gpu = s.gpu().unwrap();
-        let worked = super::super::inputs::worked_out(&s);
-        let x = Inputs::new(&s, &gpu, &worked);
-        let (f, b) = core_s(&x);
-        (f, b, x.dev)
+        super::super::inputs::with_inputs(&s, |x| {
+            let (f, b) = core_s(x);
+            (f, b, x.dev)
+        })
     }
 
     #[test]

@@ -113,3 +113,12 @@ impl<'a> Inputs<'a> {
         }
     }
 }
+
+/// Runs `f` on the time-model inputs of `s` (tests of the time model's steps build them this
+/// way; `s` must be valid).
+#[cfg(test)]
+pub(crate) fn with_inputs<R>(s: &Scenario, f: impl FnOnce(&Inputs) -> R) -> R {
+    let gpu = s.gpu().expect("a known GPU");
+    let worked = worked_out(s);
+    f(&Inputs::new(s, &gpu, &worked))
+}

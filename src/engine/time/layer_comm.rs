@@ -213,11 +213,10 @@ mod tests {
               "cluster": {{"gpu": "h100-sxm5-80gb", "num_gpus": 64}}}}"#
         ))
         .unwrap();
-        let gpu = s.gpu().unwrap();
-        let worked = super::super::inputs::worked_out(&s);
-        let x = Inputs::new(&s, &gpu, &worked);
-        let l = super::super::layer::LayerCosts::of(&x);
-        (l.tp, l.gemm_fwd, l.gemm_col_fwd)
+        super::super::inputs::with_inputs(&s, |x| {
+            let l = super::super::layer::LayerCosts::of(x);
+            (l.tp, l.gemm_fwd, l.gemm_col_fwd)
+        })
     }
 
     #[test]

@@ -224,12 +224,10 @@ mod tests {
         //   backward 0.1223 + 35 + 75.122 + 35 µs  = 145.244 µs;
         // fused stacks (3 + 4 each way): 0.1223 + 15 + 75.122 + 20 = 110.244 µs.
         let extra = |fw: &str| {
-            let s = mixtral_like(fw);
-            let gpu = s.gpu().unwrap();
-            let worked = super::super::inputs::worked_out(&s);
-            let x = Inputs::new(&s, &gpu, &worked);
-            let m = MoeCosts::of(&x, x.d);
-            (m.fwd - m.gemm_fwd, m.bwd - 2.0 * m.gemm_fwd)
+            super::super::inputs::with_inputs(&mixtral_like(fw), |x| {
+                let m = MoeCosts::of(x, x.d);
+                (m.fwd - m.gemm_fwd, m.bwd - 2.0 * m.gemm_fwd)
+            })
         };
         let (f, b) = extra("megatron");
         assert!((f - 285.244e-6).abs() < 1e-9, "{f}");

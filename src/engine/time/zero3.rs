@@ -210,9 +210,7 @@ mod tests {
             64 * tp
         ))
         .unwrap();
-        let gpu = s.gpu().unwrap();
-        let worked = super::super::inputs::worked_out(&s);
-        regathered(&Inputs::new(&s, &gpu, &worked))
+        super::super::inputs::with_inputs(&s, regathered)
     }
 
     /// The ZeRO-3 layer costs of a Llama-3-8B-like model under `framework` (bf16, FSDP over 64).
@@ -226,10 +224,7 @@ mod tests {
               "cluster": {{"gpu": "h100-sxm5-80gb", "num_gpus": 64}}}}"#
         ))
         .unwrap();
-        let gpu = s.gpu().unwrap();
-        let worked = super::super::inputs::worked_out(&s);
-        let x = Inputs::new(&s, &gpu, &worked);
-        (Zero3Layer::of(&x), x.sharded.layer())
+        super::super::inputs::with_inputs(&s, |x| (Zero3Layer::of(x), x.sharded.layer()))
     }
 
     #[test]
