@@ -259,4 +259,10 @@ fn the_eager_host_wait_is_a_part_of_the_verdict() {
     assert_eq!(part, Part::Host);
     assert_eq!(sec, e.time.host_s);
     assert!(sentence(&v).contains("eager host"), "{}", sentence(&v));
+    // The way out is named: a compiled graph with a fused optimizer (eager off) removes the
+    // host's wait and nothing else, so the step shortens by exactly host_s.
+    let first = &v.suggestions[0];
+    assert_eq!(first.changes, vec![Change::Eager { on: false }]);
+    assert!((e.time.step_s - first.step_s - e.time.host_s).abs() < 1e-12);
+    assert!(first.changes[0].describe(&s).contains("torch.compile"));
 }

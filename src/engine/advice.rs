@@ -163,6 +163,12 @@ pub enum Change {
         /// On or off.
         on: bool,
     },
+    /// `training.eager`: off stands for a compiled graph (`torch.compile`) with a fused
+    /// optimizer, whose host time is not the step's.
+    Eager {
+        /// On or off.
+        on: bool,
+    },
 }
 
 impl Change {
@@ -201,6 +207,7 @@ impl Change {
             Change::MicroBatch { b } => s.training.micro_batch = b,
             Change::Zero { stage } => p.zero_stage = stage,
             Change::Sp { on } => p.sp = on,
+            Change::Eager { on } => s.training.eager = Some(on),
         }
     }
 
@@ -218,6 +225,7 @@ impl Change {
             Change::MicroBatch { .. } => "micro-batch",
             Change::Zero { .. } => "zero",
             Change::Sp { .. } => "sp",
+            Change::Eager { .. } => "eager",
         }
     }
 
@@ -246,6 +254,10 @@ impl Change {
             Change::MicroBatch { b } => format!("micro-batch {} → {b}", s.training.micro_batch),
             Change::Zero { stage } => format!("ZeRO stage {} → {stage}", p.zero_stage),
             Change::Sp { on } => format!("sequence parallel {}", on_off(on)),
+            Change::Eager { on: false } => {
+                "compiled graph and fused optimizer (torch.compile, eager off)".to_string()
+            }
+            Change::Eager { on: true } => "eager operator dispatch".to_string(),
         }
     }
 
@@ -262,6 +274,7 @@ impl Change {
             Change::Cp { .. } => &[Part::Cp],
             Change::Recompute { .. } => &[Part::Recompute],
             Change::MicroBatch { .. } => &[Part::Bubble, Part::Compute, Part::Host],
+            Change::Eager { .. } => &[Part::Host],
         }
     }
 }
@@ -422,6 +435,9 @@ pub fn candidates(s: &Scenario) -> Vec<Change> {
     }
     if !s.dp_comm_overlap() {
         out.push(Change::DpOverlap { on: true });
+    }
+    if t.eager() {
+        out.push(Change::Eager { on: false });
     }
     // Micro-batch ×2 / ÷2 (must divide the batch per replica: validation checks).
     out.push(Change::MicroBatch {

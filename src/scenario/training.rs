@@ -92,6 +92,12 @@ impl Training {
         self.grad_reduce_in_fp32.unwrap_or(true)
     }
 
+    /// Whether the host issues every operator eagerly: `training.eager`, else yes for eager
+    /// PyTorch (`framework` pytorch) only (see the field).
+    pub fn eager(&self) -> bool {
+        self.eager.unwrap_or(self.framework() == Framework::Pytorch)
+    }
+
     /// Offloaded fraction of the optimizer states, 0..1 (default 0).
     pub fn optimizer_offload(&self) -> f64 {
         self.optimizer_offload.unwrap_or(0.0).clamp(0.0, 1.0)

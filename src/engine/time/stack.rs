@@ -172,7 +172,7 @@ impl Stack {
                 _ => CpMechanism::P2pRing,
             },
             repeat_kv: framework == Framework::Torchtitan,
-            eager: s.training.eager.unwrap_or(framework == Framework::Pytorch),
+            eager: s.training.eager(),
         }
     }
 }
