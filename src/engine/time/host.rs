@@ -265,12 +265,7 @@ mod tests {
         .unwrap()
     }
 
-    fn with<T>(s: &scenario::Scenario, f: impl FnOnce(&Inputs) -> T) -> T {
-        let gpu = s.gpu().unwrap();
-        let worked = super::super::inputs::worked_out(s);
-        let x = Inputs::new(s, &gpu, &worked);
-        f(&x)
-    }
+    use super::super::inputs::with_inputs as with;
 
     #[test]
     fn bert_layer_host_time_by_hand() {

@@ -312,11 +312,7 @@ mod tests {
 
     #[test]
     fn layer_sums_its_parts() {
-        let s = gpt3();
-        let gpu = s.gpu().unwrap();
-        let worked = super::super::inputs::worked_out(&s);
-        let x = Inputs::new(&s, &gpu, &worked);
-        let l = LayerCosts::of(&x);
+        let l = super::super::inputs::with_inputs(&gpt3(), LayerCosts::of);
         assert!((l.fwd - (l.gemm_fwd + l.attn_fwd + l.ew_fwd)).abs() < 1e-15);
         assert!((l.bwd - (2.0 * l.gemm_fwd + l.attn_bwd + l.ew_bwd)).abs() < 1e-15);
         // Full recomputation repeats the whole forward.

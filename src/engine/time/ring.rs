@@ -247,27 +247,25 @@ mod tests {
 
     #[test]
     fn torchtitan_merges_repeated_heads_megatron_does_not_merge() {
-        let s = llama8b_cp8("torchtitan");
-        let gpu = s.gpu().unwrap();
-        let worked = super::super::inputs::worked_out(&s);
-        let x = Inputs::new(&s, &gpu, &worked);
-        assert_eq!(x.stack.cp, CpMechanism::TorchRing);
-        // Repeated heads: K and V are as wide as the queries (32·128), not 8·128.
-        assert_eq!(kv_width(&x), 4096.0);
-        // 32768 local tokens · 4096 = 134,217,728 elements each for the output and K (or V):
-        // forward 7·40.5 + 12 = 295.5 bytes per element, backward 7·69 + 76 = 559, at
-        // 0.8 · 2.4 TB/s plus 8 kernels per step (5 µs each).
-        let e = 32768.0 * 4096.0;
-        let (f, b) = merge_s(&x);
-        let k = 64.0 * 5e-6;
-        assert!((f - (295.5 * e / 1.92e12 + k)).abs() < 1e-9, "{f}");
-        assert!((b - (559.0 * e / 1.92e12 + k)).abs() < 1e-9, "{b}");
+        use super::super::inputs::with_inputs;
+        with_inputs(&llama8b_cp8("torchtitan"), |x| {
+            assert_eq!(x.stack.cp, CpMechanism::TorchRing);
+            // Repeated heads: K and V are as wide as the queries (32·128), not 8·128.
+            assert_eq!(kv_width(x), 4096.0);
+            // 32768 local tokens · 4096 = 134,217,728 elements each for the output and K (or
+            // V): forward 7·40.5 + 12 = 295.5 bytes per element, backward 7·69 + 76 = 559, at
+            // 0.8 · 2.4 TB/s plus 8 kernels per step (5 µs each).
+            let e = 32768.0 * 4096.0;
+            let (f, b) = merge_s(x);
+            let k = 64.0 * 5e-6;
+            assert!((f - (295.5 * e / 1.92e12 + k)).abs() < 1e-9, "{f}");
+            assert!((b - (559.0 * e / 1.92e12 + k)).abs() < 1e-9, "{b}");
+        });
         // Transformer Engine's ring keeps the 8 K/V heads and merges inside its kernels.
-        let m = llama8b_cp8("megatron");
-        let worked = super::super::inputs::worked_out(&m);
-        let x = Inputs::new(&m, &gpu, &worked);
-        assert_eq!(x.stack.cp, CpMechanism::P2pRing);
-        assert_eq!(kv_width(&x), 1024.0);
-        assert_eq!(merge_s(&x), (0.0, 0.0));
+        with_inputs(&llama8b_cp8("megatron"), |x| {
+            assert_eq!(x.stack.cp, CpMechanism::P2pRing);
+            assert_eq!(kv_width(x), 1024.0);
+            assert_eq!(merge_s(x), (0.0, 0.0));
+        });
     }
 }
