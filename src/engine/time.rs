@@ -96,8 +96,13 @@ pub fn fill(
     let offload = offload::offload_s(&x, gpu, &crit, stage_params);
     // 5. The eager host: per micro-batch against the critical stage's GPU time, and the
     // optimizer phase against the update.
-    let tensors = host::stage_tensors(&x, crit.layers, held.embedding, held.output);
-    let stall = host::HostStall::of(&x, crit.layers, tensors, crit.total(), optimizer);
+    let stall = host::HostStall::of(
+        &x,
+        crit.layers,
+        (held.embedding, held.output),
+        crit.total(),
+        optimizer,
+    );
     // Assemble.
     assemble(&x, &crit, &layer, &dp, bubble, optimizer, time);
     time.offload_s = offload;

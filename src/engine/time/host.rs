@@ -212,17 +212,21 @@ pub struct HostStall {
 }
 
 impl HostStall {
-    /// The stall of a stage of `layers` layers and `tensors` parameter tensors whose GPU takes
-    /// `gpu_micro_batch_s` per micro-batch and `gpu_optimizer_s` for the update.
+    /// The stall of a stage of `layers` layers (and the embedding, the output layer where it
+    /// holds them, [`stage_tensors`]) whose GPU takes `gpu_micro_batch_s` per micro-batch and
+    /// `gpu_optimizer_s` for the update; nothing is worked out for a stack that is not eager.
     pub(crate) fn of(
         x: &Inputs,
         layers: f64,
-        tensors: f64,
+        (embedding, output): (bool, bool),
         gpu_micro_batch_s: f64,
         gpu_optimizer_s: f64,
     ) -> HostStall {
+        if !x.stack.eager {
+            return HostStall::default();
+        }
         let mb = micro_batch_host_s(x, layers);
-        let opt = optimizer_host_s(x, tensors);
+        let opt = optimizer_host_s(x, stage_tensors(x, layers, embedding, output));
         HostStall {
             micro_batch_host_s: mb,
             optimizer_host_s: opt,
@@ -301,13 +305,13 @@ mod tests {
             // 24 layers (16 tensors each) + embedding (1) + tied output's LayerNorm (2) = 387.
             let tensors = stage_tensors(x, 24.0, true, true);
             assert_eq!(tensors, 387.0);
-            let st = HostStall::of(x, 24.0, tensors, 0.010, 0.020);
+            let st = HostStall::of(x, 24.0, (true, true), 0.010, 0.020);
             // 15.648 ms host vs 10 ms GPU; 387·95 µs = 36.765 ms vs 20 ms.
             assert!((st.micro_batch_s - (24.0 * 652e-6 - 0.010)).abs() < 1e-12);
             assert!((st.optimizer_s - (387.0 * 95e-6 - 0.020)).abs() < 1e-12);
             assert!((st.step_s(4.0) - (4.0 * st.micro_batch_s + st.optimizer_s)).abs() < 1e-15);
             // A GPU slower than the host: no wait.
-            let slow = HostStall::of(x, 24.0, tensors, 1.0, 1.0);
+            let slow = HostStall::of(x, 24.0, (true, true), 1.0, 1.0);
             assert_eq!(slow.step_s(4.0), 0.0);
         });
     }
