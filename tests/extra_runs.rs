@@ -37,7 +37,11 @@ fn time_rows(v: &Value) -> Vec<&Value> {
 fn every_extra_run_is_predicted_within_its_tolerance() {
     let v = validate("tests/data/extra.json");
     let rows = time_rows(&v);
-    assert_eq!(rows.len(), TOLERANCE_PCT.len(), "one tolerance per timed run");
+    assert_eq!(
+        rows.len(),
+        TOLERANCE_PCT.len(),
+        "one tolerance per timed run"
+    );
     for (id, tol) in TOLERANCE_PCT {
         let row = rows
             .iter()
