@@ -14,13 +14,17 @@ use serde_json::Value;
 ///   stated recipe, but the model runs 11-12 % (bf16) and 14-18 % (FP8) faster than measured, an
 ///   offset the same release's Grok-1 runs share and the later NeMo 2 releases do not (DGX Cloud
 ///   Llama 3.1, 3.6 % MAPE): 18 %, the honest bound today.
-const TOLERANCE_PCT: [(&str, f64); 3] = [
+/// - DGX Cloud v25.04.01 MaxText (JAX) Llama 3 70B, FSDP/HSDP on 128-2048 H100s: bf16 within 2 %,
+///   FP8 predicted 7-12 % slow (its `save_qkv_proj` rematerialisation is mapped to full
+///   recomputation, which also repeats the QKV GEMMs): 15 %.
+const TOLERANCE_PCT: [(&str, f64); 4] = [
     ("moe_deepseek_v3_report", 15.0),
     ("automodel_h100_dense", 10.0),
     ("dgxc2504_gpt3_175b_h100", 18.0),
+    ("dgxc2504_maxtext_llama3_70b_h100", 15.0),
 ];
 /// Timed runs in `tests/data/extra.json`.
-const TIMED_RUNS: usize = 12;
+const TIMED_RUNS: usize = 22;
 
 fn validate(path: &str) -> Value {
     let args: Vec<String> = ["validate", path, "--json"]
