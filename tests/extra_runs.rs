@@ -17,14 +17,17 @@ use serde_json::Value;
 /// - DGX Cloud v25.04.01 MaxText (JAX) Llama 3 70B, FSDP/HSDP on 128-2048 H100s: bf16 within 2 %,
 ///   FP8 predicted 7-12 % slow (its `save_qkv_proj` rematerialisation is mapped to full
 ///   recomputation, which also repeats the QKV GEMMs): 15 %.
-const TOLERANCE_PCT: [(&str, f64); 4] = [
+/// - DGX Cloud v25.04.01 Nemotron-4 15B and 340B on 16-2048 H100s (NeMo 25.02.01): 15B 5-13 %
+///   fast, 340B bf16 within 3 %, FP8 4-8 % slow: 15 %.
+const TOLERANCE_PCT: [(&str, f64); 5] = [
     ("moe_deepseek_v3_report", 15.0),
     ("automodel_h100_dense", 10.0),
     ("dgxc2504_gpt3_175b_h100", 18.0),
     ("dgxc2504_maxtext_llama3_70b_h100", 15.0),
+    ("dgxc2504_nemotron4_h100", 15.0),
 ];
 /// Timed runs in `tests/data/extra.json`.
-const TIMED_RUNS: usize = 22;
+const TIMED_RUNS: usize = 46;
 
 fn validate(path: &str) -> Value {
     let args: Vec<String> = ["validate", path, "--json"]
