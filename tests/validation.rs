@@ -37,8 +37,9 @@ const WORST_ERROR_CEILING_PCT: f64 = 48.0;
 /// which moves Automodel's gpt-oss-120b from +140 % to +210 %: that case assumes ep 1 where
 /// the source's recipe and its "TE + DeepEP" kernels say expert parallelism ran, so all 117 B
 /// expert weights are priced as FSDP-gathered. Without it the MoE MAPE is 18.3 % (19.2 % at
-/// the start of this change set).
-const MOE_TIME_MAPE_CEILING_PCT: f64 = 22.55;
+/// the start of this change set); 22.34 % with Transformer Engine's userbuffers TP overlap priced
+/// by its split GEMMs, SM margins and exposed tails (the Grok-1 H100 runs with TP overlap on).
+const MOE_TIME_MAPE_CEILING_PCT: f64 = 22.35;
 /// Cases in `tests/data/public.json`: 195 dense and 45 mixture-of-experts runs.
 const CASES: u64 = 240;
 /// Cases with a measured step time: 192 dense, 45 MoE.

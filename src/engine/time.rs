@@ -40,6 +40,7 @@ pub mod rates;
 pub mod ring;
 pub mod stack;
 pub mod stage;
+pub mod userbuffers;
 pub mod volumes;
 pub mod zero3;
 
