@@ -14,6 +14,7 @@
 //! 3. [`pipeline`]: the bubble of the schedule.
 //! 4. [`data_parallel`] and [`optimizer`]: the per-step gradient reduction tail and the update;
 //!    [`tied`]: the all-reduce of a tied embedding's gradient between the pipeline's ends;
+//!    [`bf16_optimizer`]: DeepSpeed's fp32 gradient accumulation per micro-batch;
 //!    [`offload`]: host-link transfers of offloaded optimizer states and activations.
 //! 5. [`host`]: eager PyTorch's host time per micro-batch and optimizer phase, and how long the
 //!    GPU waits for it.
@@ -22,6 +23,7 @@
 //! Closed forms only, O(pp·vp) work, no allocation.
 
 pub mod attention;
+pub(crate) mod bf16_optimizer;
 pub mod comm;
 pub mod compute;
 pub mod data_parallel;

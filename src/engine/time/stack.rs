@@ -131,6 +131,14 @@ pub struct Stack {
     /// Megatron-LM and DeepSpeed's fused layers launch few kernels, whose host time is not
     /// priced.
     pub eager: bool,
+    /// DeepSpeed's `BF16_Optimizer` runs the step ([`super::bf16_optimizer`]): bf16 training
+    /// through DeepSpeed's pipeline engine (`p > 1`) at ZeRO ≤ 1 with gradients accumulated and
+    /// reduced in fp32 (`training.grad_reduce_in_fp32`, on by default). Its pipeline engine has
+    /// no other bf16 path: `_exec_reduce_grads` raises `NotImplementedError` for bf16 with ZeRO-1
+    /// (`deepspeed/runtime/pipe/engine.py`, v0.6.3), so BLOOM-176B ran ZeRO stage 0, whose
+    /// `BF16_Optimizer` "implements its own zero stage 1 equivalent" (bigscience-workshop/
+    /// bigscience `train/tr11-176B-ml/tr11-176B-ml.slurm`).
+    pub bf16_optimizer: bool,
 }
 
 impl Stack {
@@ -173,6 +181,11 @@ impl Stack {
             },
             repeat_kv: framework == Framework::Torchtitan,
             eager: s.training.eager(),
+            bf16_optimizer: framework == Framework::Deepspeed
+                && s.training.precision == crate::scenario::Precision::Bf16
+                && s.parallel.pp > 1
+                && s.parallel.zero_stage <= 1
+                && s.training.grad_reduce_in_fp32(),
         }
     }
 }

@@ -13,12 +13,15 @@
 //! - DeepSpeed's `PipelineEngine`: the training schedule ends each step with `ReduceTiedGrads`,
 //!   `ReduceGrads`, `OptimizerStep` (`deepspeed/runtime/pipe/schedule.py` `TrainSchedule`,
 //!   v0.5.10), and `ReduceTiedGrads` calls `PipelineModule.allreduce_tied_weight_gradients`,
-//!   a `dist.all_reduce(weight.grad)` over the tied stages (`pipe/module.py`).
+//!   a `dist.all_reduce(weight.grad)` over the tied stages (`pipe/module.py`); from v0.6.3 the
+//!   engine reduces `weight._hp_grad`, the fp32 accumulator, under bf16
+//!   ([`super::bf16_optimizer`]; `_exec_reduce_tied_grads` in `pipe/engine.py`).
 //!
 //! Both run after the last backward and outside any overlap, so the whole collective is exposed.
 //! Its buffer is the vocab-parallel table `V·h/t` in the bytes of the reduced gradient
 //! ([`super::data_parallel::reduced_grad_bytes`]: the fp32 main gradient in Megatron-LM with
-//! `grad_reduce_in_fp32`, the 16-bit `.grad` in DeepSpeed); it crosses the link between the first
+//! `grad_reduce_in_fp32`, the 16-bit `.grad` in DeepSpeed, its fp32 accumulator under
+//! `BF16_Optimizer`); it crosses the link between the first
 //! and the last stage ([`super::groups::Groups::embd`]).
 
 use super::data_parallel::reduced_grad_bytes;
