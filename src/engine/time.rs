@@ -14,7 +14,7 @@
 //! 3. [`pipeline`]: the bubble of the schedule.
 //! 4. [`data_parallel`] and [`optimizer`]: the per-step gradient reduction tail and the update;
 //!    [`tied`]: the all-reduce of a tied embedding's gradient between the pipeline's ends;
-//!    [`bf16_optimizer`]: DeepSpeed's fp32 gradient accumulation per micro-batch;
+//!    [`grad_accumulation`]: DeepSpeed's gradient accumulation across micro-batches;
 //!    [`offload`]: host-link transfers of offloaded optimizer states and activations.
 //! 5. [`host`]: eager PyTorch's host time per micro-batch and optimizer phase, and how long the
 //!    GPU waits for it.
@@ -23,13 +23,13 @@
 //! Closed forms only, O(pp·vp) work, no allocation.
 
 pub mod attention;
-pub(crate) mod bf16_optimizer;
 pub mod comm;
 pub mod compute;
 pub mod data_parallel;
 pub mod ends;
 pub mod flops;
 pub mod fp8;
+pub(crate) mod grad_accumulation;
 pub mod groups;
 pub mod host;
 pub(crate) mod inputs;

@@ -15,7 +15,7 @@ pub const MEGATRON_BUCKET_ELEMENTS: f64 = 4e7;
 /// Bytes of one reduced gradient element: ZeRO-2, and DeepSpeed at every stage, reduce the
 /// 16-bit gradients (DeepSpeed's `communication_data_type` defaults to the gradients' dtype,
 /// `stage_1_and_2.py` reduces the model's fp16/bf16 `.grad` buckets), except its
-/// `BF16_Optimizer`, which all-reduces its fp32 accumulators ([`super::bf16_optimizer`]);
+/// `BF16_Optimizer`, which all-reduces its fp32 accumulators ([`super::grad_accumulation`]);
 /// Megatron DDP and the
 /// distributed optimizer reduce the main gradients (fp32 with
 /// `accumulate_allreduce_grads_in_fp32`, the parameter dtype with `grad_reduce_in_fp32` off).

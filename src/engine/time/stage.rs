@@ -172,12 +172,11 @@ pub(crate) fn stage_times(
         st.fwd += n * (proj + ends.out_fwd);
         st.bwd += n * (2.0 * proj + ends.out_bwd);
     }
-    if x.stack.bf16_optimizer {
-        // DeepSpeed's fp32 accumulation of every micro-batch's bf16 gradients, after its
-        // backward on the compute stream.
+    if x.stack.framework == crate::scenario::Framework::Deepspeed {
+        // DeepSpeed's accumulation of each micro-batch's gradients after its backward.
         let params = x.sharded.placed(mix, holds.embedding, holds.output).total();
         st.bwd += share
-            * super::bf16_optimizer::accumulate_s(
+            * super::grad_accumulation::accumulate_s(
                 x,
                 params,
                 nl_u as f64,

@@ -15,7 +15,7 @@
 //!   v0.5.10), and `ReduceTiedGrads` calls `PipelineModule.allreduce_tied_weight_gradients`,
 //!   a `dist.all_reduce(weight.grad)` over the tied stages (`pipe/module.py`); from v0.6.3 the
 //!   engine reduces `weight._hp_grad`, the fp32 accumulator, under bf16
-//!   ([`super::bf16_optimizer`]; `_exec_reduce_tied_grads` in `pipe/engine.py`).
+//!   ([`super::grad_accumulation`]; `_exec_reduce_tied_grads` in `pipe/engine.py`).
 //!
 //! Both run after the last backward and outside any overlap, so the whole collective is exposed.
 //! Its buffer is the vocab-parallel table `V·h/t` in the bytes of the reduced gradient
