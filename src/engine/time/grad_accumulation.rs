@@ -87,22 +87,13 @@ fn stage_tensors(x: &Inputs, layers: f64, embedding: bool, output: bool) -> f64 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::time::inputs::with_inputs;
+    use crate::engine::time::inputs::{bloom_176b, with_inputs};
     use crate::scenario::{Framework, Precision, Scenario};
 
-    /// BLOOM-176B's production layout (DeepSpeed, bf16, tp 4, pp 12, dp 8).
+    /// BLOOM-176B's production layout ([`bloom_176b`]) in `precision` under `framework` with
+    /// `pp` stages.
     fn bloom(precision: Precision, framework: Framework, pp: u64) -> Scenario {
-        let mut s: Scenario = crate::scenario::parse(
-            r#"{"model": {"name": "b", "layers": 70, "hidden": 14336, "heads": 112,
-                 "ffn_hidden": 57344, "ffn_act": "gelu", "vocab": 250880, "seq_len": 2048,
-                 "tied_embeddings": true},
-                "training": {"global_batch": 2048, "micro_batch": 2, "precision": "bf16",
-                 "optimizer": "adam", "recompute": "full", "framework": "deepspeed"},
-                "parallel": {"tp": 4, "pp": 12, "dp": 8, "zero_stage": 1},
-                "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 384, "gpus_per_node": 8,
-                 "inter_node_gbps": 6.25}}"#,
-        )
-        .expect("valid scenario");
+        let mut s = bloom_176b();
         s.training.precision = precision;
         s.training.framework = Some(framework);
         s.parallel.pp = pp;

@@ -41,24 +41,14 @@ pub(crate) fn tied_embedding_sync_s(x: &Inputs) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::time::inputs::with_inputs;
+    use crate::engine::time::inputs::{bloom_176b, with_inputs};
     use crate::scenario::Scenario;
 
-    /// BLOOM's 2022-02-25 candidate (vocab 250 000, hidden 14336) on A100s with 6.25 GB/s per
-    /// GPU between nodes, DeepSpeed fp16: the first and last stage of a `tp·dp = 64`-rank
-    /// stage sit on different nodes.
+    /// BLOOM-176B ([`bloom_176b`]) in fp16 with `tp`, `pp`, `dp` (tp·pp·dp = 384): the first
+    /// and the last stage of a 32- or 64-rank stage sit on different nodes.
     fn bloom(tp: u64, pp: u64, dp: u64, tied: bool) -> Scenario {
-        let mut s: Scenario = crate::scenario::parse(
-            r#"{"model": {"name": "b", "layers": 72, "hidden": 14336, "heads": 64,
-                 "ffn_hidden": 57344, "ffn_act": "gelu", "vocab": 250000, "seq_len": 2048,
-                 "tied_embeddings": true},
-                "training": {"global_batch": 2048, "micro_batch": 2, "precision": "fp16",
-                 "optimizer": "adam", "recompute": "full", "framework": "deepspeed"},
-                "parallel": {"tp": 8, "pp": 6, "dp": 8, "zero_stage": 1},
-                "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 384, "gpus_per_node": 8,
-                 "inter_node_gbps": 6.25}}"#,
-        )
-        .expect("valid scenario");
+        let mut s = bloom_176b();
+        s.training.precision = crate::scenario::Precision::Fp16;
         // Each layout below keeps tp·pp·dp = 384.
         s.parallel.tp = tp;
         s.parallel.pp = pp;
@@ -69,12 +59,12 @@ mod tests {
 
     #[test]
     fn two_rank_all_reduce_of_the_vocab_parallel_table() {
-        // tp 8: 250 000 · 14336 / 8 = 448 M elements · 2 B (DeepSpeed fp16 `.grad`) = 896 MB.
+        // tp 8: 250 880 · 14336 / 8 = 450 M elements · 2 B (DeepSpeed fp16 `.grad`) = 899 MB.
         // A two-rank ring all-reduce moves 2·(2−1)/2 = 1 buffer over the 6.25 GB/s link at
-        // NCCL's network efficiency (`comm::NIC_EFFICIENCY`, 0.85): 0.896 / 5.3125 = 0.1687 s,
+        // NCCL's network efficiency (`comm::NIC_EFFICIENCY`, 0.85): 0.899 / 5.3125 = 0.1693 s,
         // plus a few hop latencies (< 1 ms).
         let t = with_inputs(&bloom(8, 6, 8, true), tied_embedding_sync_s);
-        let bw = 250_000.0 * 14336.0 / 8.0 * 2.0 / (6.25e9 * 0.85);
+        let bw = 250_880.0 * 14336.0 / 8.0 * 2.0 / (6.25e9 * 0.85);
         assert!(t >= bw && t < bw + 1e-3, "{t} vs {bw}");
         // tp 4: twice the table per GPU, twice the time.
         let t4 = with_inputs(&bloom(4, 12, 8, true), tied_embedding_sync_s);
