@@ -26,7 +26,13 @@ use serde_json::Value;
 ///   runs: 7 %; GB200 Llama 3.1 405B and Nemotron-4 340B 20-28 % too fast, 16-24 % with
 ///   userbuffers priced: 25 %, the honest bound today — the GB200 miss issue 11 names, now
 ///   measured on dense runs.
-const TOLERANCE_PCT: [(&str, f64); 7] = [
+/// - torchtitan's June 2025 async-TP benchmark, Llama 3 8B and 70B on 64/256 H100s (500 W),
+///   FSDP × TP 8, bf16 and torchao float8 tensorwise/rowwise, vanilla and async TP: 9-37 % too
+///   fast with vanilla TP, 15-47 % with async TP (encoded as TP overlap): 50 %, the honest bound
+///   today — tensor parallelism under torchtitan is the weakest part of the model.
+/// - Trainy's torchtitan Llama 3.1 8B on 32/64 H200s (FSDP, float8 tensorwise): 11-13 % fast:
+///   15 %.
+const TOLERANCE_PCT: [(&str, f64); 9] = [
     ("moe_deepseek_v3_report", 15.0),
     ("automodel_h100_dense", 10.0),
     ("dgxc2504_gpt3_175b_h100", 13.0),
@@ -34,9 +40,11 @@ const TOLERANCE_PCT: [(&str, f64); 7] = [
     ("dgxc2504_nemotron4_h100", 15.0),
     ("dgxc2505_dense_h100", 7.0),
     ("dgxc2505_dense_gb200", 25.0),
+    ("torchtitan_h100_2506", 50.0),
+    ("torchtitan_h200_2506", 15.0),
 ];
 /// Timed runs in `tests/data/extra.json`.
-const TIMED_RUNS: usize = 70;
+const TIMED_RUNS: usize = 84;
 
 fn validate(path: &str) -> Value {
     let args: Vec<String> = ["validate", path, "--json"]
