@@ -66,9 +66,13 @@ use overhead::GIB;
 pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
     out.stages.clear();
     out.runs.clear();
-    // The model's layer shape, resolved once for the activations and the parameter counts.
+    // The model's layer shape and per-GPU parameters, resolved once for the activations and the
+    // parameter counts, and kept in `out.model` for the time model (built in place: no copy).
     let shape = Shape::of(&s.model);
-    let layer_bytes = activations::LayerBytes::with_shape(s, &shape);
+    let (shape, sharded) = &*out
+        .model
+        .insert((shape, params::ShardedParams::with_shape(s, &shape)));
+    let layer_bytes = activations::LayerBytes::with_shape(s, shape);
     let embedding = activations::embedding_bytes(s);
     let output = activations::output_bytes(s);
     let logits = activations::logits_transient_bytes(s);
@@ -77,7 +81,6 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
     let reserve = s.overhead.allocator_reserve_pct() / 100.0;
     let calibration_offset = s.calibration.memory_gib() * GIB;
     let capacity = gpu.capacity_gib() * GIB;
-    let sharded = params::ShardedParams::with_shape(s, &shape);
     let schedule = s.parallel.schedule();
     let opt_off = s.training.optimizer_offload();
     let act_off = s.training.activation_offload();
@@ -89,7 +92,7 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
     let mixer = layers::StageMixer::new(s);
     let flight = activations::InFlight::of(s);
     for run in Runs::new(&mixer, |r| mixer.mix(r)) {
-        let h = Held::of(s, &sharded, &layer_bytes, run.holds, opt_off);
+        let h = Held::of(s, sharded, &layer_bytes, run.holds, opt_off);
         let (mix, has_emb, has_out) = (run.holds.mix, run.holds.embedding, run.holds.output);
         let (gp, st, experts, opt_host) = (h.gp, h.st, h.experts, h.opt_host);
         out.runs.push(run.clone());
@@ -163,7 +166,6 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
     out.capacity_bytes = capacity;
     out.headroom_bytes = capacity - peak;
     out.fits = peak <= capacity;
-    out.model = Some((shape, sharded));
 }
 
 /// The part of a stage's memory that follows from what it holds (its layers, the embedding, the
