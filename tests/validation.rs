@@ -12,11 +12,12 @@ use serde_json::Value;
 /// quantized activations; 8.59 % with FSDP2's fp32 gradient reduce-scatter; 8.60 % with
 /// DeepSpeed's defaults, 16-bit gradient reduction not overlapped below ZeRO-3; 8.50 % with
 /// torchtitan's DTensor tensor parallelism not hiding its backward collectives; 8.40 % with
-/// eager PyTorch's host time), rounded up: the test fails if a change makes it worse.
-const TIME_MAPE_CEILING_PCT: f64 = 8.41;
-/// Share of the dense timed cases predicted within ±10 % (69.3 %; 62.0 % before issue 11), as a
-/// floor.
-const WITHIN_10PCT_FLOOR: f64 = 0.692;
+/// eager PyTorch's host time; 8.13 % with llm-foundry's early-stopping recomputation, which
+/// does not rerun the MLP output GEMM), rounded up: the test fails if a change makes it worse.
+const TIME_MAPE_CEILING_PCT: f64 = 8.14;
+/// Share of the dense timed cases predicted within ±10 % (71.9 %; 69.3 % before the
+/// early-stopping recomputation; 62.0 % before issue 11), as a floor.
+const WITHIN_10PCT_FLOOR: f64 = 0.718;
 /// Largest dense step-time error (HF BERT fp16 with gradient checkpointing on V100: −52.5 %,
 /// −47.7 % once eager PyTorch's host time is priced), as a ceiling on |error|.
 const WORST_ERROR_CEILING_PCT: f64 = 48.0;

@@ -131,6 +131,10 @@ pub struct Stack {
     /// Megatron-LM and DeepSpeed's fused layers launch few kernels, whose host time is not
     /// priced.
     pub eager: bool,
+    /// Full recomputation stops once the backward's saved tensors are rebuilt, before a dense
+    /// layer's MLP output GEMM: `training.recompute_early_stop`
+    /// ([`crate::scenario::Training::recompute_early_stop`]; PyTorch's non-reentrant checkpoint).
+    pub recompute_early_stop: bool,
 }
 
 impl Stack {
@@ -173,6 +177,7 @@ impl Stack {
             },
             repeat_kv: framework == Framework::Torchtitan,
             eager: s.training.eager(),
+            recompute_early_stop: s.training.recompute_early_stop(),
         }
     }
 }
