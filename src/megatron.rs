@@ -130,11 +130,23 @@ pub fn launch_args(s: &Scenario) -> String {
                 _ => {}
             }
         }
+        // Megatron-LM `--fp4-format e2m1` with `--fp4-recipe nvfp4` (TransformerConfig `fp4`,
+        // `fp4_recipe`; Transformer Engine's `NVFP4BlockScaling`).
+        Precision::Nvfp4 => {
+            arg("--bf16".into());
+            arg("--fp4-format e2m1".into());
+            arg("--fp4-recipe nvfp4".into());
+        }
     }
     // A 16-bit gradient buffer (`training.grad_reduce_in_fp32 = false`): Megatron-LM's
     // `--grad-reduce-in-bf16` (arguments.py, since 2025-02; without it bf16 training forces
     // `accumulate_allreduce_grads_in_fp32`). fp16 keeps fp16 gradients by default.
-    if !t.grad_reduce_in_fp32() && matches!(t.precision, Precision::Bf16 | Precision::Fp8) {
+    if !t.grad_reduce_in_fp32()
+        && matches!(
+            t.precision,
+            Precision::Bf16 | Precision::Fp8 | Precision::Nvfp4
+        )
+    {
         arg("--grad-reduce-in-bf16".into());
     }
     match t.recompute {

@@ -268,6 +268,18 @@ fn impossible_modern_settings_name_their_field() {
             "has no fp8 tensor-core peak",
         ),
         (
+            "training.precision",
+            serde_json::json!({"training": {"precision": "nvfp4"},
+                               "cluster": {"gpu": "h100-sxm5-80gb"}}),
+            "NVIDIA H100 SXM5 80GB (700 W) has no nvfp4 tensor-core peak; choose another precision.",
+        ),
+        (
+            "training.fp8_recipe",
+            serde_json::json!({"training": {"precision": "nvfp4", "fp8_recipe": "mxfp8"},
+                               "cluster": {"gpu": "gb200"}}),
+            "the FP8 recipe mxfp8 only applies with precision fp8, not nvfp4.",
+        ),
+        (
             "training.attention_kernel",
             serde_json::json!({"training": {"flash_attention": true, "attention_kernel": "fa3"},
                                "cluster": {"gpu": "a100-sxm4-80gb"}}),

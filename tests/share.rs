@@ -65,6 +65,7 @@ fn arb_custom_gpu() -> BoxedStrategy<CustomGpu> {
             opt(pos(1e7)),
             opt(pos(1e7)),
             opt(pos(1e7)),
+            opt(pos(1e7)),
         ),
         (pos(1e6), opt(pos(1e6)), pos(1e6)),
         (
@@ -77,7 +78,7 @@ fn arb_custom_gpu() -> BoxedStrategy<CustomGpu> {
         .prop_map(
             |(
                 (id, name),
-                (fp32, tf32, fp16, bf16, fp8),
+                (fp32, tf32, fp16, bf16, fp8, fp4),
                 (hbm, usable, hbm_bw),
                 (nv, dom, nic, pcie),
             )| {
@@ -90,6 +91,7 @@ fn arb_custom_gpu() -> BoxedStrategy<CustomGpu> {
                         fp16,
                         bf16,
                         fp8,
+                        fp4,
                     },
                     hbm_gib: hbm,
                     usable_gib: usable,

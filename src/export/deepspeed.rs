@@ -44,9 +44,9 @@ pub fn config(s: &Scenario) -> Export {
         Precision::Bf16 => {
             c.insert("bf16".into(), json!({"enabled": true}));
         }
-        Precision::Fp8 => {
+        Precision::Fp8 | Precision::Nvfp4 => {
             c.insert("bf16".into(), json!({"enabled": true}));
-            no.push("FP8 GEMMs: DeepSpeed's config has no FP8 switch (Transformer Engine is enabled in the model code).".into());
+            no.push(format!("{} GEMMs: DeepSpeed's config has no such switch (Transformer Engine is enabled in the model code).", t.precision.as_str()));
         }
     }
     if !t.grad_reduce_in_fp32() && t.precision != Precision::Fp32 {

@@ -66,6 +66,9 @@ pub fn job_config(s: &Scenario) -> Export {
     if t.precision == Precision::Fp16 {
         no.push("fp16 with loss scaling: torchtitan trains in bf16 or fp32; written as float16 parameters without a loss scaler.".into());
     }
+    if t.precision == Precision::Nvfp4 {
+        no.push("NVFP4 GEMMs: torchtitan's converters have no NVFP4 recipe (float8 and MXFP8 only); written as bf16.".into());
+    }
 
     let line = |o: &mut String, l: String| {
         o.push_str(&l);
@@ -120,7 +123,7 @@ pub fn job_config(s: &Scenario) -> Export {
     let param = match t.precision {
         Precision::Fp32 => "float32",
         Precision::Fp16 => "float16",
-        Precision::Bf16 | Precision::Fp8 => "bfloat16",
+        Precision::Bf16 | Precision::Fp8 | Precision::Nvfp4 => "bfloat16",
     };
     line(&mut o, format!("mixed_precision_param = {}", quote(param)));
     let reduce = if t.grad_reduce_in_fp32() || t.precision == Precision::Fp32 {

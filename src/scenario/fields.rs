@@ -683,8 +683,8 @@ fields! {
     /// `training.precision`.
     Precision {
         path: "training.precision", key: "prec", label: "Precision", unit: "",
-        help: "Number format of GEMMs (mixed precision keeps fp32 master weights).",
-        kind: Kind::Choice(&["fp32", "fp16", "bf16", "fp8"]), optional: false,
+        help: "Number format of GEMMs (mixed precision keeps fp32 master weights; nvfp4 needs Blackwell).",
+        kind: Kind::Choice(&["fp32", "fp16", "bf16", "fp8", "nvfp4"]), optional: false,
         get: |s| text(s.training.precision.as_str()),
         set: |s, v| { s.training.precision = v.choice(Precision::ALL, Precision::as_str)?; Ok(()) },
     }
@@ -1054,6 +1054,14 @@ fields! {
         kind: PEAK, optional: true,
         get: |s| custom_ref(s).and_then(|c| opt_real(c.peak_tflops.fp8)),
         set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.peak_tflops.fp8 = x); Ok(()) },
+    }
+    /// A custom GPU's FP4 (NVFP4) peak.
+    GpuFp4 {
+        path: "cluster.gpu.peak_tflops.fp4", key: "gpu.fp4", label: "Peak fp4", unit: "TFLOP/s",
+        help: "Dense FP4 (NVFP4) tensor-core peak, Blackwell; empty = none.",
+        kind: PEAK, optional: true,
+        get: |s| custom_ref(s).and_then(|c| opt_real(c.peak_tflops.fp4)),
+        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.peak_tflops.fp4 = x); Ok(()) },
     }
     /// A custom GPU's HBM capacity.
     GpuHbm {

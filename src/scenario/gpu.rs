@@ -17,6 +17,8 @@ pub struct PeakTflops {
     pub bf16: Option<f64>,
     /// FP8 tensor-core peak.
     pub fp8: Option<f64>,
+    /// FP4 (NVFP4) tensor-core peak, dense (Blackwell).
+    pub fp4: Option<f64>,
 }
 
 /// The numbers of one GPU that the engine uses. `Copy`, so the hot path never allocates.
@@ -101,7 +103,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
         id: "v100-sxm2-16gb",
         name: "NVIDIA V100 SXM2 16GB",
         spec: GpuSpec {
-            peak_tflops: PeakTflops { fp32: Some(15.7), tf32: None, fp16: Some(125.0), bf16: None, fp8: None },
+            peak_tflops: PeakTflops { fp32: Some(15.7), tf32: None, fp16: Some(125.0), bf16: None, fp8: None, fp4: None },
             hbm_gib: 16.0,
             usable_gib: Some(15.78),
             hbm_gbps: 900.0,
@@ -120,7 +122,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
         id: "v100-sxm2-32gb",
         name: "NVIDIA V100 SXM2/SXM3 32GB (DGX-1V / DGX-2)",
         spec: GpuSpec {
-            peak_tflops: PeakTflops { fp32: Some(15.7), tf32: None, fp16: Some(125.0), bf16: None, fp8: None },
+            peak_tflops: PeakTflops { fp32: Some(15.7), tf32: None, fp16: Some(125.0), bf16: None, fp8: None, fp4: None },
             hbm_gib: 32.0,
             usable_gib: None,
             hbm_gbps: 900.0,
@@ -139,7 +141,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
         id: "a100-sxm4-40gb",
         name: "NVIDIA A100 SXM4 40GB",
         spec: GpuSpec {
-            peak_tflops: PeakTflops { fp32: Some(19.5), tf32: Some(156.0), fp16: Some(312.0), bf16: Some(312.0), fp8: None },
+            peak_tflops: PeakTflops { fp32: Some(19.5), tf32: Some(156.0), fp16: Some(312.0), bf16: Some(312.0), fp8: None, fp4: None },
             hbm_gib: 40.0,
             usable_gib: None,
             hbm_gbps: 1555.0,
@@ -158,7 +160,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
         id: "a100-sxm4-80gb",
         name: "NVIDIA A100 SXM4 80GB",
         spec: GpuSpec {
-            peak_tflops: PeakTflops { fp32: Some(19.5), tf32: Some(156.0), fp16: Some(312.0), bf16: Some(312.0), fp8: None },
+            peak_tflops: PeakTflops { fp32: Some(19.5), tf32: Some(156.0), fp16: Some(312.0), bf16: Some(312.0), fp8: None, fp4: None },
             hbm_gib: 80.0,
             usable_gib: Some(80.0),
             hbm_gbps: 2039.0,
@@ -177,7 +179,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
         id: "h100-sxm5-80gb",
         name: "NVIDIA H100 SXM5 80GB (700 W)",
         spec: GpuSpec {
-            peak_tflops: PeakTflops { fp32: Some(67.0), tf32: Some(494.5), fp16: Some(989.0), bf16: Some(989.0), fp8: Some(1979.0) },
+            peak_tflops: PeakTflops { fp32: Some(67.0), tf32: Some(494.5), fp16: Some(989.0), bf16: Some(989.0), fp8: Some(1979.0), fp4: None },
             hbm_gib: 80.0,
             usable_gib: Some(79.65),
             hbm_gbps: 3350.0,
@@ -196,7 +198,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
         id: "h800-sxm5-80gb",
         name: "NVIDIA H800 SXM5 80GB (export H100, reduced NVLink)",
         spec: GpuSpec {
-            peak_tflops: PeakTflops { fp32: Some(67.0), tf32: Some(494.5), fp16: Some(989.0), bf16: Some(989.0), fp8: Some(1979.0) },
+            peak_tflops: PeakTflops { fp32: Some(67.0), tf32: Some(494.5), fp16: Some(989.0), bf16: Some(989.0), fp8: Some(1979.0), fp4: None },
             hbm_gib: 80.0,
             usable_gib: Some(79.65),
             hbm_gbps: 3350.0,
@@ -215,7 +217,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
         id: "h100-pcie-80gb",
         name: "NVIDIA H100 PCIe 80GB",
         spec: GpuSpec {
-            peak_tflops: PeakTflops { fp32: Some(51.0), tf32: Some(378.0), fp16: Some(756.0), bf16: Some(756.0), fp8: Some(1513.0) },
+            peak_tflops: PeakTflops { fp32: Some(51.0), tf32: Some(378.0), fp16: Some(756.0), bf16: Some(756.0), fp8: Some(1513.0), fp4: None },
             hbm_gib: 80.0,
             usable_gib: None,
             hbm_gbps: 2000.0,
@@ -234,7 +236,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
         id: "h100-sxm5-96gb",
         name: "NVIDIA H100 96GB HBM2e, 500 W (Meta Grand Teton, torchtitan benchmarks)",
         spec: GpuSpec {
-            peak_tflops: PeakTflops { fp32: None, tf32: None, fp16: Some(912.0), bf16: Some(912.0), fp8: Some(1824.5) },
+            peak_tflops: PeakTflops { fp32: None, tf32: None, fp16: Some(912.0), bf16: Some(912.0), fp8: Some(1824.5), fp4: None },
             hbm_gib: 96.0,
             usable_gib: None,
             hbm_gbps: 2400.0,
@@ -253,7 +255,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
         id: "h200-sxm-141gb",
         name: "NVIDIA H200 SXM 141GB",
         spec: GpuSpec {
-            peak_tflops: PeakTflops { fp32: Some(67.0), tf32: Some(494.5), fp16: Some(989.0), bf16: Some(989.0), fp8: Some(1979.0) },
+            peak_tflops: PeakTflops { fp32: Some(67.0), tf32: Some(494.5), fp16: Some(989.0), bf16: Some(989.0), fp8: Some(1979.0), fp4: None },
             hbm_gib: 141.0,
             usable_gib: Some(140.4),
             hbm_gbps: 4800.0,
@@ -272,7 +274,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
         id: "b200-sxm-180gb",
         name: "NVIDIA B200 (DGX B200, 180GB)",
         spec: GpuSpec {
-            peak_tflops: PeakTflops { fp32: Some(80.0), tf32: Some(1125.0), fp16: Some(2250.0), bf16: Some(2250.0), fp8: Some(4500.0) },
+            peak_tflops: PeakTflops { fp32: Some(80.0), tf32: Some(1125.0), fp16: Some(2250.0), bf16: Some(2250.0), fp8: Some(4500.0), fp4: Some(9000.0) },
             hbm_gib: 180.0,
             usable_gib: Some(179.06),
             hbm_gbps: 8000.0,
@@ -285,13 +287,13 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
         source: "stas00/ml-engineering compute/accelerator/README.md ('TFLOPS comparison table' dense/no-sparsity, memory table), which cites vendor spec pages (note 20: NVIDIA DGX B200 datasheet); stas00/ml-engineering network/README.md (intra-node NVLink/XGMI tables and inter-node table), which cites vendor docs",
-        notes: "DGX B200 dense figures; other NVIDIA pages quote 192 GB / 2.5 PF for some B200 SKUs. fp16 set equal to bf16. nic_gbps: DGX B200 ships 8x 400 Gb/s ConnectX-7 (standard figure, not re-read). usable_gib from nvidia-smi (183359 MiB). Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell. Also: fp4 9000 TFLOP/s dense.",
+        notes: "fp4 9000 TFLOP/s: the dense NVFP4 peak of the same TFLOPS table (the validation gpus.json has no fp4 column). DGX B200 dense figures; other NVIDIA pages quote 192 GB / 2.5 PF for some B200 SKUs. fp16 set equal to bf16. nic_gbps: DGX B200 ships 8x 400 Gb/s ConnectX-7 (standard figure, not re-read). usable_gib from nvidia-smi (183359 MiB). Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell. Also: fp4 9000 TFLOP/s dense.",
     },
     GpuPreset {
         id: "gb200",
         name: "NVIDIA GB200 NVL72 (per Blackwell GPU)",
         spec: GpuSpec {
-            peak_tflops: PeakTflops { fp32: Some(80.0), tf32: Some(1250.0), fp16: Some(2500.0), bf16: Some(2500.0), fp8: Some(5000.0) },
+            peak_tflops: PeakTflops { fp32: Some(80.0), tf32: Some(1250.0), fp16: Some(2500.0), bf16: Some(2500.0), fp8: Some(5000.0), fp4: Some(10000.0) },
             hbm_gib: 186.0,
             usable_gib: None,
             hbm_gbps: 8000.0,
@@ -304,13 +306,13 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: Some(2450.0),
         source: "stas00/ml-engineering compute/accelerator/README.md ('TFLOPS comparison table' dense/no-sparsity, memory table), which cites vendor spec pages (note 23: per-chip GB200 NVL72 spec); NVIDIA/dgxc-benchmarking v25.05 llama3.1/README.md: 'peak theoretical throughput for GB200 FP8 is 4.9 PFLOPS and for GB200 BF16 is 2.45 PFLOPS'",
-        notes: "4 GPUs per compute tray (gpus_per_node 4 in the cases) but one NVLink5 domain of 72 GPUs (nvlink_domain_gpus): traffic between trays of the same rack stays on NVLink. NVIDIA's benchmark MFU uses 2.45 / 4.9 PFLOP/s. nic_gbps: one 400 Gb/s ConnectX-7 per GPU (standard figure, not re-read; the benchmark pages do not describe the network). Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell. Also: fp4 10000 TFLOP/s dense.",
+        notes: "fp4 10000 TFLOP/s: the dense NVFP4 peak of the same TFLOPS table (the validation gpus.json has no fp4 column). 4 GPUs per compute tray (gpus_per_node 4 in the cases) but one NVLink5 domain of 72 GPUs (nvlink_domain_gpus): traffic between trays of the same rack stays on NVLink. NVIDIA's benchmark MFU uses 2.45 / 4.9 PFLOP/s. nic_gbps: one 400 Gb/s ConnectX-7 per GPU (standard figure, not re-read; the benchmark pages do not describe the network). Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell. Also: fp4 10000 TFLOP/s dense.",
     },
     GpuPreset {
         id: "gb300",
         name: "NVIDIA GB300 NVL72 (per Blackwell Ultra GPU)",
         spec: GpuSpec {
-            peak_tflops: PeakTflops { fp32: Some(80.0), tf32: Some(1250.0), fp16: Some(2500.0), bf16: Some(2500.0), fp8: Some(5000.0) },
+            peak_tflops: PeakTflops { fp32: Some(80.0), tf32: Some(1250.0), fp16: Some(2500.0), bf16: Some(2500.0), fp8: Some(5000.0), fp4: Some(15000.0) },
             hbm_gib: 288.0,
             usable_gib: None,
             hbm_gbps: 8000.0,
@@ -323,13 +325,13 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
         source: "stas00/ml-engineering compute/accelerator/README.md ('TFLOPS comparison table' dense/no-sparsity, memory table), which cites vendor spec pages; HBM from the B300-SXM entry",
-        notes: "hardware.json has no HBM figure for GB300; 288 GB HBM3e / 8 TB/s are the B300-SXM entry's. NVLink5 (900 GB/s per direction per GPU), 72-GPU domain, 4 GPUs per tray. nic_gbps: one 800 Gb/s ConnectX-8 per GPU (standard figure, not re-read). Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell. Also: fp4 15000 TFLOP/s dense.",
+        notes: "fp4 15000 TFLOP/s: the dense NVFP4 peak of the same TFLOPS table (the validation gpus.json has no fp4 column). hardware.json has no HBM figure for GB300; 288 GB HBM3e / 8 TB/s are the B300-SXM entry's. NVLink5 (900 GB/s per direction per GPU), 72-GPU domain, 4 GPUs per tray. nic_gbps: one 800 Gb/s ConnectX-8 per GPU (standard figure, not re-read). Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell. Also: fp4 15000 TFLOP/s dense.",
     },
     GpuPreset {
         id: "mi300x",
         name: "AMD Instinct MI300X",
         spec: GpuSpec {
-            peak_tflops: PeakTflops { fp32: Some(163.4), tf32: Some(653.7), fp16: Some(1300.0), bf16: Some(1300.0), fp8: Some(2610.0) },
+            peak_tflops: PeakTflops { fp32: Some(163.4), tf32: Some(653.7), fp16: Some(1300.0), bf16: Some(1300.0), fp8: Some(2610.0), fp4: None },
             hbm_gib: 192.0,
             usable_gib: None,
             hbm_gbps: 5300.0,

@@ -201,7 +201,7 @@ mod tests {
             &actoff=0.25&fw=deepspeed&fp8=mxfp8&attk=fa3&eager=1&rcstop=1&hdim=64&mtp=1&shexp=2&shffn=512&dense=1\
             &moeevery=2&imbalance=1.5&sched=gpipe&lps=31,30&bucket=40&tpov=1&dpov=0&etp=1\
             &shard=2&ppov=1&fsdp=per_block&disp=deepep&intra=100&inter=50&price=2.5&gpu=custom\
-            &gpu.id=x&gpu.name=X&gpu.fp32=1&gpu.tf32=2&gpu.fp16=3&gpu.bf16=4&gpu.fp8=5\
+            &gpu.id=x&gpu.name=X&gpu.fp32=1&gpu.tf32=2&gpu.fp16=3&gpu.bf16=4&gpu.fp8=5&gpu.fp4=6\
             &gpu.usable=70&gpu.nvlink=400&gpu.nic=50&gpu.pcie=60&gpu.host=70&ctx=1&commbuf=0.5\
             &reserve=4&cal.compute=0.9&cal.network=0.8&cal.mem=-1";
         let d = crate::share::decode(link).unwrap();
@@ -298,7 +298,7 @@ mod tests {
                 "/training/precision",
                 json!("fp4"),
                 "training.precision",
-                "unknown variant `fp4`, expected one of `fp32`, `fp16`, `bf16`, `fp8`.",
+                "unknown variant `fp4`, expected one of `fp32`, `fp16`, `bf16`, `fp8`, `nvfp4`.",
             ),
             (
                 "/model/moe",

@@ -259,7 +259,8 @@ impl Fp8Recipe {
 }
 
 /// Training precision. `fp16`/`bf16` are mixed precision with fp32 master weights; `fp8` is
-/// Transformer-Engine-style FP8 GEMMs with bf16 weights kept as well.
+/// Transformer-Engine-style FP8 GEMMs with bf16 weights kept as well; `nvfp4` is the same with
+/// NVFP4 GEMMs (Blackwell; TE `NVFP4BlockScaling`, Megatron-LM `--fp4-format e2m1`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Precision {
     /// Full fp32 training.
@@ -270,6 +271,9 @@ pub enum Precision {
     Bf16,
     /// FP8 GEMMs (Transformer Engine), bf16 elsewhere.
     Fp8,
+    /// NVFP4 GEMMs (4-bit E2M1 values, an E4M3 scale per 16 elements and an fp32 scale per
+    /// tensor; Transformer Engine), bf16 elsewhere. Blackwell only.
+    Nvfp4,
 }
 
 impl Precision {
@@ -279,6 +283,7 @@ impl Precision {
         Precision::Fp16,
         Precision::Bf16,
         Precision::Fp8,
+        Precision::Nvfp4,
     ];
 
     /// The JSON spelling.
@@ -288,7 +293,14 @@ impl Precision {
             Precision::Fp16 => "fp16",
             Precision::Bf16 => "bf16",
             Precision::Fp8 => "fp8",
+            Precision::Nvfp4 => "nvfp4",
         }
+    }
+
+    /// Whether the linear layers' GEMMs run in a quantized format (fp8, nvfp4) whose weight
+    /// copies and input casts Transformer Engine adds to the 16-bit training state.
+    pub fn quantized(self) -> bool {
+        matches!(self, Precision::Fp8 | Precision::Nvfp4)
     }
 }
 

@@ -449,6 +449,7 @@ fn gpu_rules(c: &mut Checker, s: &Scenario, spec: Option<&GpuSpec>) {
             Precision::Fp16 => pk.fp16,
             Precision::Bf16 => pk.bf16,
             Precision::Fp8 => pk.fp8,
+            Precision::Nvfp4 => pk.fp4,
         };
         if peak.is_none() {
             c.push(

@@ -37,7 +37,7 @@ pub fn training_form(props: &FormProps) -> Html {
             <div class="grid">
                 { select_field(FieldId::Precision, props,
                     Precision::ALL.iter().map(|p| Opt::new(p.as_str(), match p {
-                        Precision::Fp32 => "fp32", Precision::Fp16 => "fp16 mixed", Precision::Bf16 => "bf16 mixed", Precision::Fp8 => "FP8 (TE)" })).collect(),
+                        Precision::Fp32 => "fp32", Precision::Fp16 => "fp16 mixed", Precision::Bf16 => "bf16 mixed", Precision::Fp8 => "FP8 (TE)", Precision::Nvfp4 => "NVFP4 (TE, Blackwell)" })).collect(),
                     t.precision.as_str()) }
                 { select_field(FieldId::Recompute, props,
                     Recompute::ALL.iter().map(|r| Opt::new(r.as_str(), r.as_str())).collect(),

@@ -3,7 +3,7 @@
 //! [`crate::scenario::Overhead`].
 
 use super::params::GpuParams;
-use crate::scenario::{Precision, Scenario};
+use crate::scenario::Scenario;
 
 /// Bytes in a GiB.
 pub const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
@@ -43,11 +43,7 @@ pub fn default_bucket_params(dp: u64) -> f64 {
 /// - **ZeRO 0/1**: none (Megatron's gradient buckets are views into the fp32 gradient buffer).
 pub fn other_buffers_bytes(s: &Scenario, p: &GpuParams) -> f64 {
     let (w, g, _) = super::states::scenario_bytes_per_param(s);
-    let fp8 = if s.training.precision == Precision::Fp8 {
-        2.0
-    } else {
-        0.0
-    };
+    let fp8 = super::states::quantized_copy_bytes(s.training.precision);
     match s.parallel.zero_stage {
         3 if s.parallel.pp > 1 => (w + g + fp8) * p.total(),
         3 => (3.0 * w + fp8) * p.largest_module,

@@ -51,7 +51,7 @@ use crate::scenario::{Precision, Scenario};
 pub fn bytes_per_param(precision: Precision) -> (f64, f64, f64) {
     match precision {
         Precision::Fp32 => (4.0, 4.0, 8.0),
-        Precision::Fp16 | Precision::Bf16 | Precision::Fp8 => (2.0, 4.0, 12.0),
+        Precision::Fp16 | Precision::Bf16 | Precision::Fp8 | Precision::Nvfp4 => (2.0, 4.0, 12.0),
     }
 }
 
@@ -75,6 +75,23 @@ pub fn scenario_bytes_per_param(s: &Scenario) -> (f64, f64, f64) {
 /// FP8 (Transformer Engine): an FP8 copy of each GEMM weight and of its transpose, 1 B each,
 /// cached across the micro-batches of a step.
 pub const FP8_EXTRA_BYTES_PER_MATRIX_PARAM: f64 = 2.0;
+
+/// NVFP4 (Transformer Engine `NVFP4BlockScaling`): a row-wise and a column-wise NVFP4 copy of
+/// each GEMM weight (the forward and the data-gradient GEMM read it along different axes), each
+/// 4-bit E2M1 values with one E4M3 scale byte per 16-element block: 2 × (0.5 + 1/16) B
+/// (NVIDIA, "Pretraining Large Language Models with NVFP4", arXiv 2509.25149 §2; TE
+/// `NVFP4Quantizer` rowwise/columnwise usages).
+pub const NVFP4_EXTRA_BYTES_PER_MATRIX_PARAM: f64 = 2.0 * (0.5 + 1.0 / 16.0);
+
+/// Bytes per GEMM-weight parameter of the quantized weight copies that `precision` caches:
+/// [`FP8_EXTRA_BYTES_PER_MATRIX_PARAM`], [`NVFP4_EXTRA_BYTES_PER_MATRIX_PARAM`], else none.
+pub fn quantized_copy_bytes(precision: Precision) -> f64 {
+    match precision {
+        Precision::Fp8 => FP8_EXTRA_BYTES_PER_MATRIX_PARAM,
+        Precision::Nvfp4 => NVFP4_EXTRA_BYTES_PER_MATRIX_PARAM,
+        _ => 0.0,
+    }
+}
 
 /// FP8 delayed-scaling amax history per GEMM: 1024 entries × 3 tensors (input, weight,
 /// output gradient) × 4 B (TE `DelayedScaling` default `amax_history_len = 1024`).
@@ -137,9 +154,12 @@ pub fn model_states(s: &Scenario, p: &GpuParams, layers: u64) -> ModelStates {
         }
     };
     let mut weights = shard(w, 3);
+    if s.training.precision.quantized() && zero < 3 {
+        weights += quantized_copy_bytes(s.training.precision) * p.matrices;
+    }
+    // Delayed scaling's amax history; NVFP4 and the other FP8 recipes keep none worth counting.
     if s.training.precision == Precision::Fp8 && zero < 3 {
-        weights += FP8_EXTRA_BYTES_PER_MATRIX_PARAM * p.matrices
-            + FP8_AMAX_HISTORY_BYTES_PER_GEMM * gemms_per_layer(s) * layers as f64;
+        weights += FP8_AMAX_HISTORY_BYTES_PER_GEMM * gemms_per_layer(s) * layers as f64;
     }
     ModelStates {
         weights,

@@ -167,6 +167,7 @@ pub fn peak_tflops(gpu: &GpuSpec, precision: Precision) -> f64 {
         Precision::Fp16 => p.fp16.unwrap_or(p16),
         Precision::Bf16 => p16,
         Precision::Fp8 => p.fp8.unwrap_or(p16),
+        Precision::Nvfp4 => p.fp4.or(p.fp8).unwrap_or(p16),
     }
 }
 
@@ -219,17 +220,25 @@ impl Device {
         // FP8 recipe for this GPU the GEMMs run 16-bit.
         let fp8 = match (precision, p.fp8) {
             (Precision::Fp8, Some(_)) => super::fp8::gemms(gen, recipe.unwrap_or_default()),
+            (Precision::Nvfp4, _) => {
+                super::fp8::nvfp4_speedup(gpu).map(|speedup| Fp8Gemms::Autocast { speedup })
+            }
             _ => None,
+        };
+        let quantized_bytes = if precision == Precision::Nvfp4 {
+            super::fp8::NVFP4_BYTES
+        } else {
+            1.0
         };
         let (gemm_flops, gemm_bytes, cast_bytes) = match (precision, fp8) {
             (Precision::Fp32, _) => (peak * e.gemm, 4.0, 0.0),
-            (Precision::Fp8, Some(Fp8Gemms::Casts { kernel, cast_bytes })) => {
-                (peak * e.gemm_fp8 * kernel, 1.0, cast_bytes)
+            (Precision::Fp8 | Precision::Nvfp4, Some(Fp8Gemms::Casts { kernel, cast_bytes })) => {
+                (peak * e.gemm_fp8 * kernel, quantized_bytes, cast_bytes)
             }
-            (Precision::Fp8, Some(Fp8Gemms::Autocast { speedup })) => {
-                (p16 * e.gemm * speedup, 1.0, 0.0)
+            (Precision::Fp8 | Precision::Nvfp4, Some(Fp8Gemms::Autocast { speedup })) => {
+                (p16 * e.gemm * speedup, quantized_bytes, 0.0)
             }
-            (Precision::Fp8, None) => (p16 * e.gemm, 2.0, 0.0),
+            (Precision::Fp8 | Precision::Nvfp4, None) => (p16 * e.gemm, 2.0, 0.0),
             _ => (peak * e.gemm, 2.0, 0.0),
         };
         let p16_eff = if precision == Precision::Fp32 {

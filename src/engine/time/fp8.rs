@@ -13,7 +13,7 @@
 //! Which GEMMs stay 16-bit: the output layer (`Device::gemm16_s`), the router, attention's core.
 
 use super::compute::Generation;
-use crate::scenario::{Fp8Recipe, Framework};
+use crate::scenario::{Fp8Recipe, Framework, GpuSpec, Precision};
 
 /// How one FP8 recipe runs linear layers on one GPU generation.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -88,6 +88,43 @@ pub fn gemms(gen: Generation, recipe: Fp8Recipe) -> Option<Fp8Gemms> {
     }
 }
 
+/// NVFP4 over bf16 on TE's 5B-model GEMMs on a B300, quantization included ("autocast"):
+/// 2.03× (TransformerEngine `docs/features/low_precision_training/speedups.rst` @d0067d0da).
+pub const TE_B300_NVFP4_AUTOCAST: f64 = 2.03;
+/// The same with inputs already quantized ("pre-quantized"), the kernels alone: 3.55× (same).
+pub const TE_B300_NVFP4_KERNELS: f64 = 3.55;
+/// A B300's dense FP4 peak over its bf16 peak: 12600 / 2250 TFLOP/s (HGX B300; ml-engineering
+/// `compute/accelerator/README.md` TFLOPS table, as in `PHYSICS.md` §e.1).
+pub const B300_FP4_OVER_BF16: f64 = 12600.0 / 2250.0;
+
+/// NVFP4's linear-layer GEMMs on `gpu` as a speedup over its bf16 GEMMs, quantization included
+/// (all 12 GEMMs of a layer, forward, data and weight gradients, in NVFP4 as TE's recipe runs
+/// them), **[derived]** from TE's B300 measurements; `None` without an FP4 peak:
+/// - the kernels: 3.55× bf16 on a part whose FP4 peak is 5.6× its bf16 peak, so NVFP4 GEMMs
+///   reach `3.55/5.6` = 63 % of the peak ratio; another part reaches the same share of its own
+///   ratio `fp4/bf16`;
+/// - the quantization (two-level scales, the random Hadamard transform of the weight-gradient
+///   inputs, both layouts of every operand): `1/2.03 − 1/3.55` = 0.211 of the bf16 GEMM time on
+///   the B300, work for the CUDA cores and HBM, which all Blackwell parts have alike, so it is
+///   kept as that share;
+/// - so `speedup = 1 / (1/(0.63·fp4/bf16) + 0.211)`: B200 and GB200 (FP4 = 4 × bf16) 1.65×,
+///   GB300 (6 ×) 2.11×, B300 2.03× by construction.
+pub fn nvfp4_speedup(gpu: &GpuSpec) -> Option<f64> {
+    let p = gpu.peak_tflops;
+    let bf16 = p.bf16.or(p.fp16)?;
+    let ratio = p.fp4? / bf16;
+    if !(ratio > 0.0 && ratio.is_finite()) {
+        return None;
+    }
+    let share = TE_B300_NVFP4_KERNELS / B300_FP4_OVER_BF16;
+    let quantize = 1.0 / TE_B300_NVFP4_AUTOCAST - 1.0 / TE_B300_NVFP4_KERNELS;
+    Some(1.0 / (1.0 / (share * ratio) + quantize))
+}
+
+/// Bytes per NVFP4 element with its block scale: 4 bits plus one E4M3 byte per 16 elements
+/// (arXiv 2509.25149 §2).
+pub const NVFP4_BYTES: f64 = 0.5 + 1.0 / 16.0;
+
 /// torchao rowwise GEMM rate relative to tensorwise **[derived]** (see [`gemms`]).
 pub const ROWWISE_VS_TENSORWISE: f64 = 1.20 / 1.57;
 
@@ -104,8 +141,18 @@ pub const ROWWISE_VS_TENSORWISE: f64 = 1.20 / 1.57;
 /// - torchtitan (torchao `Float8Linear`, tensorwise): "float8 all-gather … for TP (by default
 ///   for `Float8Linear`)" (pytorch/torchtitan `docs/float8.md`): the input is cast before the
 ///   all-gather; the backward gather is left 16-bit here (not verified in the source).
+/// - NVFP4 under Transformer Engine: the same, 4-bit values with their block scales
+///   ([`NVFP4_BYTES`]; `distributed.py` `_all_gather_nvfp4`, same commit).
 /// - Everything else, rowwise scaling, and runs without FP8: 16-bit both ways.
-pub fn tp_gather_bytes(framework: Framework, recipe: Option<Fp8Recipe>, ab: f64) -> (f64, f64) {
+pub fn tp_gather_bytes(
+    framework: Framework,
+    precision: Precision,
+    recipe: Option<Fp8Recipe>,
+    ab: f64,
+) -> (f64, f64) {
+    if precision == Precision::Nvfp4 && framework == Framework::Megatron {
+        return (NVFP4_BYTES, NVFP4_BYTES);
+    }
     match (framework, recipe) {
         (Framework::Megatron, Some(Fp8Recipe::Delayed | Fp8Recipe::Tensorwise)) => (1.0, 1.0),
         (Framework::Megatron, Some(Fp8Recipe::Mxfp8)) => (MXFP8_BYTES, MXFP8_BYTES),
@@ -171,7 +218,7 @@ mod tests {
     #[test]
     fn transformer_engine_gathers_quantized_activations() {
         use Framework::*;
-        let both = |f, r| tp_gather_bytes(f, r, 2.0);
+        let both = |f, r| tp_gather_bytes(f, Precision::Fp8, r, 2.0);
         assert_eq!(both(Megatron, Some(Fp8Recipe::Delayed)), (1.0, 1.0));
         assert_eq!(both(Megatron, Some(Fp8Recipe::Mxfp8)), (1.03125, 1.03125));
         assert_eq!(
@@ -182,6 +229,44 @@ mod tests {
         assert_eq!(both(Torchtitan, Some(Fp8Recipe::Rowwise)), (2.0, 2.0));
         assert_eq!(both(Megatron, None), (2.0, 2.0));
         assert_eq!(both(Jax, Some(Fp8Recipe::Delayed)), (2.0, 2.0));
+        // NVFP4: 0.5 B + one E4M3 scale per 16 elements under TE, 16-bit elsewhere.
+        let fp4 = |f| tp_gather_bytes(f, Precision::Nvfp4, None, 2.0);
+        assert_eq!(fp4(Megatron), (0.5625, 0.5625));
+        assert_eq!(fp4(Torchtitan), (2.0, 2.0));
+    }
+
+    #[test]
+    fn nvfp4_speedups_by_hand() {
+        // share = 3.55 / (12600/2250) = 0.633929; quantize = 1/2.03 − 1/3.55 = 0.210928.
+        // B200 (9000/2250 = 4) and GB200 (10000/2500 = 4): 1/(1/2.535714 + 0.210928) = 1.6519.
+        // GB300 (15000/2500 = 6): 1/(1/3.803571 + 0.210928) = 2.1103.
+        let s = |id: &str| nvfp4_speedup(&gpu_preset(id).unwrap().spec);
+        for (id, want) in [
+            ("b200-sxm-180gb", 1.6519),
+            ("gb200", 1.6519),
+            ("gb300", 2.1103),
+        ] {
+            let got = s(id).unwrap();
+            assert!((got - want).abs() < 1e-3, "{id}: {got}");
+        }
+        // A part with B300's ratio reproduces TE's measured 2.03× exactly.
+        let mut b300 = gpu_preset("b200-sxm-180gb").unwrap().spec;
+        b300.peak_tflops.fp4 = Some(12600.0);
+        assert!((nvfp4_speedup(&b300).unwrap() - 2.03).abs() < 1e-12);
+        // No FP4 tensor cores, no NVFP4.
+        assert_eq!(s("h100-sxm5-80gb"), None);
+        assert_eq!(s("a100-sxm4-80gb"), None);
+    }
+
+    #[test]
+    fn nvfp4_gemms_run_at_the_derived_speedup() {
+        let spec = gpu_preset("gb200").unwrap().spec;
+        let bf = Device::new(&spec, Precision::Bf16, None);
+        let f4 = Device::new(&spec, Precision::Nvfp4, None);
+        assert!((f4.gemm_flops / bf.gemm_flops - nvfp4_speedup(&spec).unwrap()).abs() < 1e-9);
+        assert_eq!(f4.gemm_bytes, NVFP4_BYTES);
+        // The 16-bit GEMMs (output layer, router, attention) keep their rate.
+        assert_eq!(f4.gemm16_flops, bf.gemm16_flops);
     }
 
     #[test]

@@ -50,8 +50,12 @@ impl TpCosts {
         let g = &x.groups.tp;
         let msg = x.tok * x.d.h * x.ab;
         let (coll, coll_bwd, coll_16) = if x.s.parallel.sp {
-            let (fwd_b, bwd_b) =
-                super::fp8::tp_gather_bytes(x.stack.framework, x.s.training.fp8_recipe(), x.ab);
+            let (fwd_b, bwd_b) = super::fp8::tp_gather_bytes(
+                x.stack.framework,
+                x.s.training.precision,
+                x.s.training.fp8_recipe(),
+                x.ab,
+            );
             let rs = g.gather_s(msg);
             // An all-gather of 16-bit activations moves what the reduce-scatter moves: the
             // same collective, priced once.

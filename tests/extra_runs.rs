@@ -1,0 +1,80 @@
+//! Published runs the project found beyond the shared validation set (`tests/data/extra.json`,
+//! each case with its source and how its step time was derived): predictions checked against
+//! them with a tolerance stated per source. They are not part of the public MAPE and no constant
+//! was chosen with them in view.
+#![cfg(not(target_arch = "wasm32"))]
+
+use serde_json::Value;
+
+/// Step-time tolerance per group, percent, with the reason.
+/// - DeepSeek-V3's technical report gives a whole-pre-training average (GPU hours per token),
+///   not a logged step, and leaves the micro-batch and the exact recomputation unstated: 15 %.
+/// - AutoModel's Llama-3.1 70B row is a logged step of a stated recipe: 10 %.
+/// - DGX Cloud v25.04.01 GPT-3 175B on 128-2048 H100s (NeMo 24.12 container): logged steps of a
+///   stated recipe, but the model runs 11-12 % (bf16) and 14-18 % (FP8) faster than measured, an
+///   offset the same release's Grok-1 runs share and the later NeMo 2 releases do not (DGX Cloud
+///   Llama 3.1, 3.6 % MAPE): 18 %, the honest bound today.
+/// - DGX Cloud v25.04.01 MaxText (JAX) Llama 3 70B, FSDP/HSDP on 128-2048 H100s: bf16 within 2 %,
+///   FP8 predicted 7-12 % slow (its `save_qkv_proj` rematerialisation is mapped to full
+///   recomputation, which also repeats the QKV GEMMs): 15 %.
+/// - DGX Cloud v25.04.01 Nemotron-4 15B and 340B on 16-2048 H100s (NeMo 25.02.01): 15B 5-13 %
+///   fast, 340B bf16 within 3 %, FP8 4-8 % slow: 15 %.
+const TOLERANCE_PCT: [(&str, f64); 5] = [
+    ("moe_deepseek_v3_report", 15.0),
+    ("automodel_h100_dense", 10.0),
+    ("dgxc2504_gpt3_175b_h100", 18.0),
+    ("dgxc2504_maxtext_llama3_70b_h100", 15.0),
+    ("dgxc2504_nemotron4_h100", 15.0),
+];
+/// Timed runs in `tests/data/extra.json`.
+const TIMED_RUNS: usize = 46;
+
+fn validate(path: &str) -> Value {
+    let args: Vec<String> = ["validate", path, "--json"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let out = paracalc::cli::run(&args).expect("validate reads the file");
+    serde_json::from_str(&out).expect("validate --json prints JSON")
+}
+
+fn time_rows(v: &Value) -> Vec<&Value> {
+    v["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .filter(|r| r["metric"] == "time")
+        .collect()
+}
+
+#[test]
+fn every_extra_run_is_predicted_within_its_tolerance() {
+    let v = validate("tests/data/extra.json");
+    let rows = time_rows(&v);
+    assert_eq!(rows.len(), TIMED_RUNS, "extra.json's timed runs");
+    for row in rows {
+        let (id, group) = (&row["id"], row["group"].as_str().unwrap_or(""));
+        let tol = TOLERANCE_PCT
+            .iter()
+            .find(|(g, _)| *g == group)
+            .unwrap_or_else(|| panic!("{id}: no tolerance for group {group}"))
+            .1;
+        let err = row["error_pct"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{id} is evaluated, not rejected: {row}"));
+        assert!(err.abs() <= tol, "{id}: {err:+.1} % (tolerance {tol} %)");
+    }
+}
+
+#[test]
+fn extra_runs_are_not_copies_of_public_ones() {
+    let public = validate("tests/data/public.json");
+    let extra = validate("tests/data/extra.json");
+    for row in time_rows(&extra) {
+        let id = &row["id"];
+        assert!(
+            time_rows(&public).iter().all(|p| &p["id"] != id),
+            "{id} is already in public.json"
+        );
+    }
+}
