@@ -19,15 +19,29 @@ use serde_json::Value;
 ///   recomputation, which also repeats the QKV GEMMs): 15 %.
 /// - DGX Cloud v25.04.01 Nemotron-4 15B and 340B on 16-2048 H100s (NeMo 25.02.01): 15B 5-13 %
 ///   fast, 340B bf16 within 3 %, FP8 4-8 % slow: 15 %.
-const TOLERANCE_PCT: [(&str, f64); 5] = [
+/// - DGX Cloud v25.05.05 dense runs (NeMo 25.04, TP overlap on as the perf scripts require):
+///   H100 Llama 3.1 405B and Nemotron-4 within 11 %: 12 %; GB200 Llama 3.1 405B and Nemotron-4
+///   340B 20-28 % too fast (13-18 % with TP overlap off): 30 %, the honest bound today — the
+///   GB200 miss issue 11 names, now measured on dense runs.
+/// - torchtitan's June 2025 async-TP benchmark, Llama 3 8B and 70B on 64/256 H100s (500 W),
+///   FSDP × TP 8, bf16 and torchao float8 tensorwise/rowwise, vanilla and async TP: 9-37 % too
+///   fast with vanilla TP, 15-47 % with async TP (encoded as TP overlap): 50 %, the honest bound
+///   today — tensor parallelism under torchtitan is the weakest part of the model.
+/// - Trainy's torchtitan Llama 3.1 8B on 32/64 H200s (FSDP, float8 tensorwise): 11-13 % fast:
+///   15 %.
+const TOLERANCE_PCT: [(&str, f64); 9] = [
     ("moe_deepseek_v3_report", 15.0),
     ("automodel_h100_dense", 10.0),
     ("dgxc2504_gpt3_175b_h100", 18.0),
     ("dgxc2504_maxtext_llama3_70b_h100", 15.0),
     ("dgxc2504_nemotron4_h100", 15.0),
+    ("dgxc2505_dense_h100", 12.0),
+    ("dgxc2505_dense_gb200", 30.0),
+    ("torchtitan_h100_2506", 50.0),
+    ("torchtitan_h200_2506", 15.0),
 ];
 /// Timed runs in `tests/data/extra.json`.
-const TIMED_RUNS: usize = 46;
+const TIMED_RUNS: usize = 84;
 
 fn validate(path: &str) -> Value {
     let args: Vec<String> = ["validate", path, "--json"]
