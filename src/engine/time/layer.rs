@@ -127,7 +127,14 @@ impl LayerCosts {
             2.0
         };
         let routed = moe.gemm_fwd - moe.shared_fwd;
-        let tp = TpCosts::of(x, blocks, gemm_fwd - routed, gemm_col_fwd - 0.5 * routed);
+        let stops_early = early_stop_skipped_s(x, d) > 0.0;
+        let tp = TpCosts::of(
+            x,
+            blocks,
+            gemm_fwd - routed,
+            gemm_col_fwd - 0.5 * routed,
+            stops_early,
+        );
         let cp = attn.cp;
         // Dispatch and combine forward and again backward (and in the recomputed forward).
         let passes = if x.s.training.recompute == Recompute::Full {
