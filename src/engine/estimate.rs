@@ -110,7 +110,8 @@ pub struct CommTimes {
     pub cp: f64,
     /// Expert-parallel all-to-all.
     pub ep: f64,
-    /// Pipeline point-to-point.
+    /// Pipeline point-to-point, and the step-end all-reduce of a tied embedding's gradient
+    /// between the first and the last stage.
     pub pp: f64,
     /// Data-parallel / ZeRO gradient reduction and parameter gathers.
     pub dp: f64,

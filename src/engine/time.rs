@@ -13,6 +13,8 @@
 //! 2. [`stage`]: `layers ×` the layer costs plus the ends, per stage; the slowest stage.
 //! 3. [`pipeline`]: the bubble of the schedule.
 //! 4. [`data_parallel`] and [`optimizer`]: the per-step gradient reduction tail and the update;
+//!    [`tied`]: the all-reduce of a tied embedding's gradient between the pipeline's ends;
+//!    [`grad_accumulation`]: DeepSpeed's gradient accumulation across micro-batches;
 //!    [`offload`]: host-link transfers of offloaded optimizer states and activations.
 //! 5. [`host`]: eager PyTorch's host time per micro-batch and optimizer phase, and how long the
 //!    GPU waits for it.
@@ -27,6 +29,7 @@ pub mod data_parallel;
 pub mod ends;
 pub mod flops;
 pub mod fp8;
+pub(crate) mod grad_accumulation;
 pub mod groups;
 pub mod host;
 pub(crate) mod inputs;
@@ -40,6 +43,7 @@ pub mod rates;
 pub mod ring;
 pub mod stack;
 pub mod stage;
+pub(crate) mod tied;
 pub mod volumes;
 pub mod zero3;
 
@@ -114,8 +118,8 @@ pub fn fill(
 }
 
 /// Writes the step breakdown: `m ×` the critical stage's per-micro-batch terms, the bubble, the
-/// DP tail and the optimizer; hidden communication is each dimension's total minus its exposed
-/// part.
+/// DP tail, the tied-embedding all-reduce ([`tied`], counted with the pipeline's communication)
+/// and the optimizer; hidden communication is each dimension's total minus its exposed part.
 fn assemble(
     x: &Inputs,
     crit: &stage::StageTimes,
@@ -126,6 +130,7 @@ fn assemble(
     time: &mut TimeEstimate,
 ) {
     let mf = x.mf;
+    let tied = tied::tied_embedding_sync_s(x);
     time.micro_batches = x.m;
     time.weight_grad_s = mf * crit.wgrad;
     time.dp_bucket_bytes = data_parallel::bucket_bytes(x);
@@ -139,7 +144,7 @@ fn assemble(
         tp: mf * crit.tp,
         cp: mf * crit.cp,
         ep: mf * crit.ep,
-        pp: mf * crit.pp,
+        pp: mf * crit.pp + tied,
         dp: mf * crit.dp + dp.exposed_s,
     };
     let tp_total = mf * crit.layers * layer.tp.total;

@@ -97,6 +97,7 @@ pub fn cluster_form(props: &FormProps) -> Html {
                         { num_field(FieldId::GpuBf16, props, "none") }
                         { num_field(FieldId::GpuFp16, props, "none") }
                         { num_field(FieldId::GpuFp8, props, "none") }
+                        { num_field(FieldId::GpuFp4, props, "none") }
                         { num_field(FieldId::GpuTf32, props, "none") }
                         { num_field(FieldId::GpuFp32, props, "none") }
                         { num_field(FieldId::GpuNvlink, props, "none") }

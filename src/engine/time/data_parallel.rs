@@ -14,11 +14,17 @@ pub const MEGATRON_BUCKET_ELEMENTS: f64 = 4e7;
 
 /// Bytes of one reduced gradient element: ZeRO-2, and DeepSpeed at every stage, reduce the
 /// 16-bit gradients (DeepSpeed's `communication_data_type` defaults to the gradients' dtype,
-/// `stage_1_and_2.py` reduces the model's fp16/bf16 `.grad` buckets); Megatron DDP and the
+/// `stage_1_and_2.py` reduces the model's fp16/bf16 `.grad` buckets), except its
+/// `BF16_Optimizer`, which all-reduces its fp32 accumulators ([`super::grad_accumulation`]);
+/// Megatron DDP and the
 /// distributed optimizer reduce the main gradients (fp32 with
 /// `accumulate_allreduce_grads_in_fp32`, the parameter dtype with `grad_reduce_in_fp32` off).
 pub(crate) fn reduced_grad_bytes(x: &Inputs) -> f64 {
-    if x.s.parallel.zero_stage >= 2 || x.stack.framework == crate::scenario::Framework::Deepspeed {
+    if x.stack.bf16_optimizer {
+        x.main_grad_bytes
+    } else if x.s.parallel.zero_stage >= 2
+        || x.stack.framework == crate::scenario::Framework::Deepspeed
+    {
         x.pbytes
     } else {
         x.main_grad_bytes
@@ -74,8 +80,11 @@ impl DpStep {
         let g = stage_params * reduced_grad_bytes(x);
         let bucket = bucket_bytes(x);
         let k = (g / bucket).ceil().max(1.0);
+        // ZeRO-0 and DeepSpeed's `BF16_Optimizer` all-reduce the gradients; ZeRO-1/2
+        // reduce-scatter them.
+        let all_reduce = par.zero_stage == 0 || x.stack.bf16_optimizer;
         let reduce = |bytes: f64| {
-            if par.zero_stage == 0 {
+            if all_reduce {
                 dp_g.all_reduce_s(bytes)
             } else {
                 dp_g.gather_s(bytes)
@@ -91,7 +100,7 @@ impl DpStep {
             grad_total
         };
         let mut total_s = grad_total;
-        let mut bytes = if par.zero_stage == 0 { 2.0 } else { 1.0 } * (n_dp - 1.0) / n_dp * g;
+        let mut bytes = if all_reduce { 2.0 } else { 1.0 } * (n_dp - 1.0) / n_dp * g;
         if par.zero_stage >= 1 {
             let pbytes_total = stage_params * x.pbytes;
             let ag_b = dp_g.gather_s(pbytes_total / k);

@@ -21,6 +21,10 @@ pub struct Groups {
     pub ep: Group,
     /// Pipeline neighbours: two ranks `t·c·d` apart (none without PP).
     pub pp: Group,
+    /// Embedding group of a tied embedding: the first and the last pipeline rank, `t·c·d·(p−1)`
+    /// apart (Megatron-LM `megatron/core/parallel_state.py` `default_embedding_ranks`, commit
+    /// d98e8a64: the first and the last rank of each pipeline group; none without PP).
+    pub embd: Group,
     /// ZeRO/FSDP shard group: `shard_ranks·c` ranks `t` apart (all of `d·c` without HSDP).
     pub shard: Group,
     /// HSDP replicas of one shard: `d/shard_ranks` ranks `t·c·shard_ranks` apart.
@@ -52,6 +56,13 @@ impl Groups {
                 f,
                 if p > 1 { 2 } else { 1 },
                 t.saturating_mul(c).saturating_mul(dp),
+            ),
+            embd: Group::on(
+                f,
+                if p > 1 { 2 } else { 1 },
+                t.saturating_mul(c)
+                    .saturating_mul(dp)
+                    .saturating_mul(p.saturating_sub(1).max(1)),
             ),
             // Without HSDP the shard group is the DP group.
             shard: if shard == dp {

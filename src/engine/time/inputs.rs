@@ -122,3 +122,21 @@ pub(crate) fn with_inputs<R>(s: &Scenario, f: impl FnOnce(&Inputs) -> R) -> R {
     let worked = worked_out(s);
     f(&Inputs::new(s, &gpu, &worked))
 }
+
+/// BLOOM-176B as BigScience trained it (70 layers, hidden 14336, 112 heads, vocab 250 880,
+/// tied embeddings; DeepSpeed bf16, tp 4, pp 12, dp 8, micro-batch 2, global batch 2048 on 384
+/// A100s, 6.25 GB/s per GPU between nodes), the base of the DeepSpeed tests.
+#[cfg(test)]
+pub(crate) fn bloom_176b() -> Scenario {
+    crate::scenario::parse(
+        r#"{"model": {"name": "BLOOM-176B", "layers": 70, "hidden": 14336, "heads": 112,
+             "ffn_hidden": 57344, "ffn_act": "gelu", "vocab": 250880, "seq_len": 2048,
+             "tied_embeddings": true},
+            "training": {"global_batch": 2048, "micro_batch": 2, "precision": "bf16",
+             "optimizer": "adam", "recompute": "full", "framework": "deepspeed"},
+            "parallel": {"tp": 4, "pp": 12, "dp": 8, "zero_stage": 1},
+            "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 384, "gpus_per_node": 8,
+             "inter_node_gbps": 6.25}}"#,
+    )
+    .expect("valid scenario")
+}

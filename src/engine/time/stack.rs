@@ -95,12 +95,16 @@ pub struct Stack {
     pub pp_overlap: bool,
     /// The backward input-gradient reduction of a column-parallel layer runs under its
     /// weight-gradient GEMM: Megatron-LM's `async_tensor_model_parallel_allreduce` (on by default
-    /// since 2021; Megatron-DeepSpeed inherits its layers) issues the collective before the
-    /// weight-gradient GEMM. PyTorch's DTensor tensor parallelism (torchtitan, eager PyTorch)
-    /// does not: `nn.Linear`'s backward computes the input and weight gradients in one autograd
-    /// node, and the redistribution's collective runs after it (`torch/distributed/tensor/
-    /// parallel/style.py`); only torchtitan's opt-in async TP overlaps, which
-    /// `parallel.tp_comm_overlap` states.
+    /// since 2021) issues the collective before the weight-gradient GEMM. PyTorch's DTensor
+    /// tensor parallelism (torchtitan, eager PyTorch) does not: `nn.Linear`'s backward computes
+    /// the input and weight gradients in one autograd node, and the redistribution's collective
+    /// runs after it (`torch/distributed/tensor/parallel/style.py`); nor do DeepSpeed stacks:
+    /// BigScience's Megatron-DeepSpeed fork (BLOOM, 2022) runs `copy_to_tensor_model_parallel_
+    /// region` then a plain `F.linear` (`megatron/mpu/layers.py` @119a0d2), whose backward
+    /// all-reduce waits for both gradients, and Hugging Face models under DeepSpeed use
+    /// `nn.Linear`. Only torchtitan's opt-in async TP and Transformer Engine's userbuffers
+    /// overlap, which `parallel.tp_comm_overlap` states (also for later Megatron-DeepSpeed
+    /// versions that took Megatron-LM's asynchronous layers).
     pub tp_bwd_overlap: bool,
     /// Without flash attention the softmax and its dropout run as separate fp32 kernels between
     /// casts: eager PyTorch under `torch.autocast` (Hugging Face Trainer) runs `softmax` in
@@ -135,6 +139,14 @@ pub struct Stack {
     /// layer's MLP output GEMM: `training.recompute_early_stop`
     /// ([`crate::scenario::Training::recompute_early_stop`]; PyTorch's non-reentrant checkpoint).
     pub recompute_early_stop: bool,
+    /// DeepSpeed's `BF16_Optimizer` runs the step ([`super::grad_accumulation`]): bf16 training
+    /// through DeepSpeed's pipeline engine (`p > 1`) at ZeRO ≤ 1 with gradients accumulated and
+    /// reduced in fp32 (`training.grad_reduce_in_fp32`, on by default). Its pipeline engine has
+    /// no other bf16 path: `_exec_reduce_grads` raises `NotImplementedError` for bf16 with ZeRO-1
+    /// (`deepspeed/runtime/pipe/engine.py`, v0.6.3), so BLOOM-176B ran ZeRO stage 0, whose
+    /// `BF16_Optimizer` "implements its own zero stage 1 equivalent" (bigscience-workshop/
+    /// bigscience `train/tr11-176B-ml/tr11-176B-ml.slurm`).
+    pub bf16_optimizer: bool,
 }
 
 impl Stack {
@@ -170,7 +182,10 @@ impl Stack {
                 FUSED_BOOKKEEPING
             },
             autocast_softmax: framework == Framework::Pytorch,
-            tp_bwd_overlap: !matches!(framework, Framework::Torchtitan | Framework::Pytorch),
+            tp_bwd_overlap: !matches!(
+                framework,
+                Framework::Torchtitan | Framework::Pytorch | Framework::Deepspeed
+            ),
             cp: match framework {
                 Framework::Torchtitan | Framework::Pytorch => CpMechanism::TorchRing,
                 _ => CpMechanism::P2pRing,
@@ -178,6 +193,11 @@ impl Stack {
             repeat_kv: framework == Framework::Torchtitan,
             eager: s.training.eager(),
             recompute_early_stop: s.training.recompute_early_stop(),
+            bf16_optimizer: framework == Framework::Deepspeed
+                && s.training.precision == crate::scenario::Precision::Bf16
+                && s.parallel.pp > 1
+                && s.parallel.zero_stage <= 1
+                && s.training.grad_reduce_in_fp32(),
         }
     }
 }

@@ -172,6 +172,18 @@ pub(crate) fn stage_times(
         st.fwd += n * (proj + ends.out_fwd);
         st.bwd += n * (2.0 * proj + ends.out_bwd);
     }
+    if x.stack.framework == crate::scenario::Framework::Deepspeed {
+        // DeepSpeed's accumulation of each micro-batch's gradients after its backward.
+        let params = x.sharded.placed(mix, holds.embedding, holds.output).total();
+        st.bwd += share
+            * super::grad_accumulation::accumulate_s(
+                x,
+                params,
+                nl_u as f64,
+                holds.embedding,
+                holds.output,
+            );
+    }
     if holds.embedding {
         st.fwd += share * ends.emb_fwd;
         st.bwd += share * ends.emb_bwd;
