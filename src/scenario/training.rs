@@ -52,8 +52,8 @@ pub struct Training {
     pub eager: Option<bool>,
     /// Whether full recomputation stops as soon as it has rebuilt every tensor the layer's
     /// backward needs, so the layer's last weight GEMM (the MLP output projection, whose output
-    /// nothing saves) is not run again ([`Training::recompute_early_stop`]). Optional; `None`
-    /// means no: the whole checkpointed layer is rerun.
+    /// nothing saves) is not run again. Optional; `None` means the stack's default
+    /// ([`crate::scenario::Scenario::recompute_early_stop`]).
     pub recompute_early_stop: Option<bool>,
 }
 
@@ -102,27 +102,6 @@ impl Training {
     /// PyTorch (`framework` pytorch) only (see the field).
     pub fn eager(&self) -> bool {
         self.eager.unwrap_or(self.framework() == Framework::Pytorch)
-    }
-
-    /// Whether full recomputation skips the layer's last weight GEMM: `training.recompute_early_stop`,
-    /// default no.
-    ///
-    /// PyTorch's non-reentrant `torch.utils.checkpoint` (the implementation since PyTorch 2.1,
-    /// pytorch/pytorch PR #90105) "stops recomputation as soon as we've recomputed the saved
-    /// tensors we know we need" (`torch/utils/checkpoint.py`, Rule 5 and
-    /// `set_checkpoint_early_stop`, default on): its pack hook raises once the last tensor the
-    /// forward saved has been saved again. An operator saves its inputs before it runs (the
-    /// autograd kernels record `SavedVariable`s, then call the operator), so in a pre-norm
-    /// block whose MLP output projection is followed only by a residual add (no dropout mask,
-    /// no norm) the recomputation stops inside that GEMM, before its kernel: e.g. MPT under
-    /// llm-foundry (`attn_config` without dropout, `resid_pdrop` 0;
-    /// `fsdp_config.activation_checkpointing_reentrant: false`, `scripts/train/yamls/pretrain`).
-    /// It is no by default because the other stacks rerun the whole layer: Megatron-LM's and
-    /// DeepSpeed's reentrant checkpoint functions call the layer's forward again in full, and
-    /// the Hugging Face Trainer's default checkpoint is reentrant (`use_reentrant=True`) around
-    /// post-norm layers with dropout, whose last saved tensors come after the GEMM anyway.
-    pub fn recompute_early_stop(&self) -> bool {
-        self.recompute_early_stop.unwrap_or(false)
     }
 
     /// Offloaded fraction of the optimizer states, 0..1 (default 0).

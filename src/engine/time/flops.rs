@@ -84,7 +84,7 @@ pub fn op_sac_recompute_flops_per_token(d: &Shape) -> f64 {
 /// `4·q·s` per token per layer (the literal count, [FORMULAS.md](crate::docs::formulas) §10.2); with flash attention
 /// (per-op checkpointing, [`op_sac_recompute_flops_per_token`]) the recomputed GEMMs. None: 0.
 /// A full recomputation that stops early (`early_stop`,
-/// [`crate::scenario::Training::recompute_early_stop`]) leaves out each dense layer's MLP
+/// [`crate::scenario::Scenario::recompute_early_stop`]) leaves out each dense layer's MLP
 /// output GEMM, `2·f·h` per token (an MoE layer reruns whole).
 pub(crate) fn recompute_flops(
     d: &Shape,

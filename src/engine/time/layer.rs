@@ -193,7 +193,7 @@ fn elementwise_s(x: &Inputs, d: &Shape) -> (f64, f64) {
 }
 
 /// The forward work a full recomputation of a layer of shape `d` leaves out when it stops
-/// early ([`crate::scenario::Training::recompute_early_stop`]), seconds: a dense layer's MLP
+/// early ([`crate::scenario::Scenario::recompute_early_stop`]), seconds: a dense layer's MLP
 /// output GEMM (FC2), whose input is the last tensor the layer saves for its backward, so the
 /// recomputation stops while saving it, before the GEMM runs. An MoE layer ends in the
 /// router-weighted combine of the experts' outputs, which saves those outputs: nothing is

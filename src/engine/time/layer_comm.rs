@@ -49,7 +49,7 @@ impl TpCosts {
     /// before gathering ([`super::fp8::tp_gather_bytes`]); the reduce-scatter stays 16-bit.
     ///
     /// A full recomputation repeats the forward collectives; one that stops early
-    /// (`stops_early`, [`crate::scenario::Training::recompute_early_stop`]) stops before the
+    /// (`stops_early`, [`crate::scenario::Scenario::recompute_early_stop`]) stops before the
     /// MLP's output GEMM and so never issues the collective that closes the layer (the
     /// all-reduce after FC2, or with SP its reduce-scatter); the exposed share of the rest is
     /// the forward's.

@@ -26,7 +26,7 @@ pub(crate) fn fill(
             global_batch,
             recompute,
             s.training.flash_attention,
-            s.training.recompute_early_stop(),
+            s.recompute_early_stop(),
         );
     let n_gpus = s.cluster.num_gpus as f64;
     let peak = peak_flops(gpu, s.training.precision);

@@ -137,7 +137,7 @@ pub struct Stack {
     pub eager: bool,
     /// Full recomputation stops once the backward's saved tensors are rebuilt, before a dense
     /// layer's MLP output GEMM: `training.recompute_early_stop`
-    /// ([`crate::scenario::Training::recompute_early_stop`]; PyTorch's non-reentrant checkpoint).
+    /// ([`crate::scenario::Scenario::recompute_early_stop`]; PyTorch's non-reentrant checkpoint).
     pub recompute_early_stop: bool,
     /// DeepSpeed's `BF16_Optimizer` runs the step ([`super::grad_accumulation`]): bf16 training
     /// through DeepSpeed's pipeline engine (`p > 1`) at ZeRO ≤ 1 with gradients accumulated and
@@ -192,7 +192,7 @@ impl Stack {
             },
             repeat_kv: framework == Framework::Torchtitan,
             eager: s.training.eager(),
-            recompute_early_stop: s.training.recompute_early_stop(),
+            recompute_early_stop: s.recompute_early_stop(),
             bf16_optimizer: framework == Framework::Deepspeed
                 && s.training.precision == crate::scenario::Precision::Bf16
                 && s.parallel.pp > 1
