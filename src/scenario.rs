@@ -139,6 +139,32 @@ impl Scenario {
         )
     }
 
+    /// Whether full recomputation skips each dense layer's last weight GEMM:
+    /// `training.recompute_early_stop`, else yes for PyTorch FSDP (framework `pytorch` with
+    /// ZeRO-3) and no for every other stack.
+    ///
+    /// PyTorch's non-reentrant `torch.utils.checkpoint` (since PyTorch 2.1, pytorch/pytorch PR
+    /// #90105) "stops recomputation as soon as we've recomputed the saved tensors we know we
+    /// need" (`torch/utils/checkpoint.py`, Rule 5; `set_checkpoint_early_stop`, default on): its
+    /// pack hook raises once the last tensor the forward saved has been saved again. An operator
+    /// saves its inputs before it runs, so in a pre-norm block that ends in the MLP output
+    /// projection and a residual add the rerun stops before that GEMM's kernel.
+    /// - PyTorch FSDP checkpoints through `checkpoint_wrapper`, whose default is the
+    ///   non-reentrant implementation (`torch/distributed/algorithms/_checkpoint/
+    ///   checkpoint_wrapper.py`, `CheckpointImpl.NO_REENTRANT`), e.g. MPT under llm-foundry
+    ///   (`fsdp_config.activation_checkpointing_reentrant: false`; blocks end in the down
+    ///   projection and a dropout-free residual add).
+    /// - torchtitan turns it off: `early_stop: bool = False` in its activation-checkpointing
+    ///   config, passed to `checkpoint_wrapper` (pytorch/torchtitan 25413d224, 2025-08-29).
+    /// - Megatron-LM's and DeepSpeed's reentrant checkpoint functions rerun the whole layer, and
+    ///   the Hugging Face Trainer's checkpoint is reentrant by default (`use_reentrant=True`)
+    ///   around post-norm layers with dropout.
+    pub fn recompute_early_stop(&self) -> bool {
+        self.training.recompute_early_stop.unwrap_or(
+            self.training.framework() == Framework::Pytorch && self.parallel.zero_stage >= 3,
+        )
+    }
+
     /// The same plan without its calibration (the model's own rates and memory).
     pub fn uncalibrated(&self) -> Scenario {
         let mut u = self.clone();

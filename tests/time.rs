@@ -91,6 +91,34 @@ fn full_recompute_hardware_flops_are_the_96_factor() {
 }
 
 #[test]
+fn early_stopping_recompute_skips_the_mlp_output_gemm() {
+    // GPT-3 175B with full recomputation that stops early (PyTorch's non-reentrant
+    // checkpoint): the recomputed forward leaves out each layer's FC2, 2·f·h = 2·49152·12288
+    // FLOPs per token per layer, i.e. 8h² of the 24h² linear FLOPs:
+    // 96·B·s·L·h²·(1 + s/(6h) + V/(16·L·h)) − 8·B·s·L·h².
+    let (b, s, l, h, v) = (1536.0, 2048.0, 96.0, 12288.0, 51200.0);
+    let mut sc = gpt3("full");
+    sc.training.recompute_early_stop = Some(true);
+    let e = estimate(&sc).unwrap();
+    assert_breakdown(&e);
+    let full = 96.0 * b * s * l * h * h * (1.0 + s / (6.0 * h) + v / (16.0 * l * h));
+    let want = full - 8.0 * b * s * l * h * h;
+    assert!(rel(e.flops.hardware_flops, want) < 1e-12);
+    // Less recomputation time than the whole layer's, and the same forward and backward.
+    let whole = estimate(&gpt3("full")).unwrap();
+    assert!(e.time.recompute_s < whole.time.recompute_s);
+    assert_eq!(e.time.forward_s, whole.time.forward_s);
+    assert_eq!(e.time.backward_s, whole.time.backward_s);
+    // Without full recomputation the switch does nothing.
+    let mut sel = gpt3("selective");
+    sel.training.recompute_early_stop = Some(true);
+    assert_eq!(
+        estimate(&sel).unwrap().time.step_s,
+        estimate(&gpt3("selective")).unwrap().time.step_s
+    );
+}
+
+#[test]
 fn per_op_selective_recompute_flops_and_time() {
     // Selective + flash attention = per-op SAC: every other weight GEMM is recomputed (Llama
     // order wq, wk, wv, wo, w1, w3, w2 → wk, wo, w3), the attention kernel is not.

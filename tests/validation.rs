@@ -14,12 +14,14 @@ use serde_json::Value;
 /// torchtitan's DTensor tensor parallelism not hiding its backward collectives; 8.40 % with
 /// eager PyTorch's host time; 8.37 % with the tied embedding's gradient all-reduce between the
 /// pipeline's ends; 8.33 % with DeepSpeed's BF16_Optimizer; 8.13 % with DeepSpeed's autograd
-/// gradient accumulation and its TP backward all-reduce not overlapped), rounded up: the test
-/// fails if a change makes it worse.
-const TIME_MAPE_CEILING_PCT: f64 = 8.14;
-/// Share of the dense timed cases predicted within ±10 % (71.4 %; 62.0 % before issue 11), as a
-/// floor.
-const WITHIN_10PCT_FLOOR: f64 = 0.713;
+/// gradient accumulation and its TP backward all-reduce not overlapped; 7.87 % with
+/// PyTorch FSDP's early-stopping recomputation, which does not rerun the MLP output GEMM: the
+/// llm-foundry runs),
+/// rounded up: the test fails if a change makes it worse.
+const TIME_MAPE_CEILING_PCT: f64 = 7.88;
+/// Share of the dense timed cases predicted within ±10 % (74.0 %; 71.4 % before the
+/// early-stopping recomputation; 62.0 % before issue 11), as a floor.
+const WITHIN_10PCT_FLOOR: f64 = 0.739;
 /// Largest dense step-time error (HF BERT fp16 with gradient checkpointing on V100: −52.5 %,
 /// −47.7 % once eager PyTorch's host time is priced), as a ceiling on |error|.
 const WORST_ERROR_CEILING_PCT: f64 = 48.0;

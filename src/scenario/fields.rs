@@ -777,6 +777,14 @@ fields! {
         get: |s| opt_bit(s.training.eager),
         set: |s, v| { s.training.eager = v.opt_bit()?; Ok(()) },
     }
+    /// `training.recompute_early_stop`.
+    RecomputeEarlyStop {
+        path: "training.recompute_early_stop", key: "rcstop", label: "Recompute stops early", unit: "",
+        help: "Full recomputation stops once the backward's saved tensors are rebuilt, skipping the layer's last GEMM (PyTorch's non-reentrant checkpoint, pre-norm layer without dropout); empty = on for PyTorch FSDP (framework pytorch, ZeRO-3), off for the other stacks.",
+        kind: Kind::Bool, optional: true,
+        get: |s| opt_bit(s.training.recompute_early_stop),
+        set: |s, v| { s.training.recompute_early_stop = v.opt_bit()?; Ok(()) },
+    }
     // --- parallel ---
     /// `parallel.tp`.
     Tp {

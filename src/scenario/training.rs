@@ -50,6 +50,11 @@ pub struct Training {
     /// `torch.compile` run compiled graphs; Megatron-LM and DeepSpeed launch few, fused kernels
     /// per layer, whose host time this model does not price).
     pub eager: Option<bool>,
+    /// Whether full recomputation stops as soon as it has rebuilt every tensor the layer's
+    /// backward needs, so the layer's last weight GEMM (the MLP output projection, whose output
+    /// nothing saves) is not run again. Optional; `None` means the stack's default
+    /// ([`crate::scenario::Scenario::recompute_early_stop`]).
+    pub recompute_early_stop: Option<bool>,
 }
 
 impl Default for Training {
@@ -72,6 +77,7 @@ impl Default for Training {
             optimizer_offload: None,
             activation_offload: None,
             eager: None,
+            recompute_early_stop: None,
         }
     }
 }

@@ -64,6 +64,9 @@ pub fn training_form(props: &FormProps) -> Html {
                 { select_field(FieldId::Eager, props,
                     vec![Opt::new("", "framework's"), Opt::new("on", "eager (host per operator)"), Opt::new("off", "compiled / fused")],
                     opt_bool_value(t.eager)) }
+                { select_field(FieldId::RecomputeEarlyStop, props,
+                    vec![Opt::new("", "off (rerun the layer)"), Opt::new("on", "on (skip the last GEMM)"), Opt::new("off", "off")],
+                    opt_bool_value(t.recompute_early_stop)) }
             </div>
         </fieldset>
     }

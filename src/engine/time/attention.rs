@@ -82,7 +82,15 @@ pub(crate) fn core_s(x: &Inputs) -> (f64, f64) {
 ///   cuDNN backward/forward ratio 0.52/0.55 is kept, 0.52 **[derived]**.
 /// - Ampere: FlashAttention-2's published 0.61 (fwd+bwd, causal, d 128, flash-attention
 ///   `assets/flash2_a100_fwd_bwd_benchmark.png`) is not reached by the A100 training runs of the
-///   validation set; the generic model stays in use there (`None`).
+///   validation set; the generic model stays in use there (`None`). Nor are the slower
+///   first-generation kernels an entry: llm-foundry's A100 table ran MPT's Triton kernel
+///   (`attn_impl: triton`, the default of `scripts/train/benchmarking/submit_benchmarks.py` at
+///   `b2a43a147`; Tri Dao's `flash_attn_triton.py`, "overall slightly slower than" the CUDA
+///   FlashAttention-1), and the published A100 rates of that class (FlashAttention-1 causal
+///   fwd+bwd at 16k: 97 TFLOP/s at head dim 64, 83 at 128; the Triton bars 80 and 80; same
+///   figure) would make those runs' long sequences 20-25 % slow (the group's MAPE 6.8 → 16 %),
+///   where the generic model (≈ 112-118 TFLOP/s) leaves them 8-14 % fast: the kernel that ran
+///   reached ≈ 100 TFLOP/s, between the two, and no published figure measures it.
 pub fn kernel_rates(gen: Generation, kernel: AttentionKernel) -> Option<(f64, f64)> {
     match (gen, kernel) {
         (Generation::Hopper, AttentionKernel::Fa2) => Some((0.34, 0.33)),

@@ -83,11 +83,15 @@ pub fn op_sac_recompute_flops_per_token(d: &Shape) -> f64 {
 /// logits are not recomputed). Selective without flash attention: the attention core forward,
 /// `4·q·s` per token per layer (the literal count, [FORMULAS.md](crate::docs::formulas) §10.2); with flash attention
 /// (per-op checkpointing, [`op_sac_recompute_flops_per_token`]) the recomputed GEMMs. None: 0.
+/// A full recomputation that stops early (`early_stop`,
+/// [`crate::scenario::Scenario::recompute_early_stop`]) leaves out each dense layer's MLP
+/// output GEMM, `2·f·h` per token (an MoE layer reruns whole).
 pub(crate) fn recompute_flops(
     d: &Shape,
     global_batch: f64,
     recompute: crate::scenario::Recompute,
     flash_attention: bool,
+    early_stop: bool,
 ) -> f64 {
     use crate::scenario::Recompute;
     let tokens = global_batch * d.s;
@@ -97,6 +101,10 @@ pub(crate) fn recompute_flops(
             tokens * d.layers * op_sac_recompute_flops_per_token(d)
         }
         Recompute::Selective => tokens * d.layers * layer_attention_flops_per_token(d),
+        Recompute::Full if early_stop => {
+            let dense_layers = d.layers - d.moe_layers;
+            tokens * (layers_flops_per_token(d, 1.0) - dense_layers * 2.0 * d.f_dense * d.h)
+        }
         Recompute::Full => tokens * layers_flops_per_token(d, 1.0),
     }
 }

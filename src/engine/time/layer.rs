@@ -127,7 +127,14 @@ impl LayerCosts {
             2.0
         };
         let routed = moe.gemm_fwd - moe.shared_fwd;
-        let tp = TpCosts::of(x, blocks, gemm_fwd - routed, gemm_col_fwd - 0.5 * routed);
+        let stops_early = early_stop_skipped_s(x, d) > 0.0;
+        let tp = TpCosts::of(
+            x,
+            blocks,
+            gemm_fwd - routed,
+            gemm_col_fwd - 0.5 * routed,
+            stops_early,
+        );
         let cp = attn.cp;
         // Dispatch and combine forward and again backward (and in the recomputed forward).
         let passes = if x.s.training.recompute == Recompute::Full {
@@ -144,7 +151,7 @@ impl LayerCosts {
             Recompute::Selective if flash => {
                 op_sac_gemms_s(dev, d, tok, tf, x.e as f64, Half::Mlp, attn.sac_gemms) + ew_fwd
             }
-            Recompute::Full => fwd,
+            Recompute::Full => fwd - early_stop_skipped_s(x, d),
             Recompute::Selective => attn_fwd,
         };
         LayerCosts {
@@ -183,6 +190,19 @@ fn elementwise_s(x: &Inputs, d: &Shape) -> (f64, f64) {
         x.dev
             .memory_s(2.0 * ew_fwd_bytes, 2.0 * ELEMENTWISE_KERNELS),
     )
+}
+
+/// The forward work a full recomputation of a layer of shape `d` leaves out when it stops
+/// early ([`crate::scenario::Scenario::recompute_early_stop`]), seconds: a dense layer's MLP
+/// output GEMM (FC2), whose input is the last tensor the layer saves for its backward, so the
+/// recomputation stops while saving it, before the GEMM runs. An MoE layer ends in the
+/// router-weighted combine of the experts' outputs, which saves those outputs: nothing is
+/// skipped there. 0 unless the stack stops early.
+fn early_stop_skipped_s(x: &Inputs, d: &Shape) -> f64 {
+    if !x.stack.recompute_early_stop || d.is_moe() {
+        return 0.0;
+    }
+    x.dev.gemm_s(x.tok, d.f_dense / x.tf, d.h)
 }
 
 /// Forward GEMM time of one layer for one micro-batch of `tok` tokens on one TP rank, and the
@@ -308,6 +328,52 @@ mod tests {
               "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 1024}}"#,
         )
         .unwrap()
+    }
+
+    /// MPT-7B-like layer (h 4096, FFN 16384, 32 heads) under eager PyTorch FSDP on 8 A100s,
+    /// micro-batch 8 × 2048 tokens, full recomputation; `early` sets
+    /// `training.recompute_early_stop`, `moe` makes it an MoE model (8 experts, top 2).
+    fn mpt_layer(early: bool, moe: bool) -> LayerCosts {
+        let moe = if moe {
+            r#"{"experts": 8, "top_k": 2, "expert_ffn_hidden": 16384}"#
+        } else {
+            "null"
+        };
+        let s = scenario::parse(&format!(
+            r#"{{"model": {{"name": "m", "layers": 32, "hidden": 4096, "heads": 32,
+                 "vocab": 50368, "seq_len": 2048, "moe": {moe}}},
+              "training": {{"global_batch": 128, "micro_batch": 8, "precision": "bf16",
+                 "recompute": "full", "flash_attention": true, "framework": "pytorch",
+                 "recompute_early_stop": {early}}},
+              "parallel": {{"tp": 1, "pp": 1, "dp": 8, "zero_stage": 3}},
+              "cluster": {{"gpu": "a100-sxm4-80gb", "num_gpus": 8}}}}"#
+        ))
+        .unwrap();
+        super::super::inputs::with_inputs(&s, LayerCosts::of)
+    }
+
+    #[test]
+    fn early_stop_skips_the_mlp_output_gemm() {
+        let (on, off) = (mpt_layer(true, false), mpt_layer(false, false));
+        // Forward and backward are untouched; the whole forward is recomputed without it.
+        assert_eq!((on.fwd, on.bwd), (off.fwd, off.bwd));
+        assert_eq!(off.rc, off.fwd);
+        // FC2 of 16384 tokens, [16384×16384]·[16384×4096]: 2.1990e12 FLOP at
+        // 312 TFLOP/s × 0.72 × 16384/16512 = 222.90 TFLOP/s → 9.8656 ms, + 5 µs launch
+        // (its 805 MB of operands take 0.49 ms at 0.8 × 2039 GB/s: compute-bound).
+        let fc2: f64 =
+            2.0 * 16384.0 * 16384.0 * 4096.0 / (312e12 * 0.72 * 16384.0 / 16512.0) + 5e-6;
+        assert!((fc2 - 9.8706e-3).abs() < 1e-7, "{fc2}");
+        assert!(
+            (off.rc - on.rc - fc2).abs() < 1e-12,
+            "{} vs {fc2}",
+            off.rc - on.rc
+        );
+        // An MoE layer ends in the weighted combine, which saves the experts' outputs: the
+        // recomputation runs whole.
+        let (moe_on, moe_off) = (mpt_layer(true, true), mpt_layer(false, true));
+        assert_eq!(moe_on.rc, moe_off.rc);
+        assert_eq!(moe_on.rc, moe_on.fwd);
     }
 
     #[test]

@@ -47,10 +47,22 @@ impl TpCosts {
     ///
     /// Under FP8 the sequence-parallel all-gather of each pair moves what the stack quantized
     /// before gathering ([`super::fp8::tp_gather_bytes`]); the reduce-scatter stays 16-bit.
-    pub(crate) fn of(x: &Inputs, blocks: f64, gemm_fwd: f64, gemm_col_fwd: f64) -> TpCosts {
+    ///
+    /// A full recomputation repeats the forward collectives; one that stops early
+    /// (`stops_early`, [`crate::scenario::Scenario::recompute_early_stop`]) stops before the
+    /// MLP's output GEMM and so never issues the collective that closes the layer (the
+    /// all-reduce after FC2, or with SP its reduce-scatter); the exposed share of the rest is
+    /// the forward's.
+    pub(crate) fn of(
+        x: &Inputs,
+        blocks: f64,
+        gemm_fwd: f64,
+        gemm_col_fwd: f64,
+        stops_early: bool,
+    ) -> TpCosts {
         let g = &x.groups.tp;
         let msg = x.tok * x.d.h * x.ab;
-        let (coll, coll_bwd, coll_16) = if x.s.parallel.sp {
+        let (coll, coll_bwd, coll_16, closing) = if x.s.parallel.sp {
             let (fwd_b, bwd_b) = super::fp8::tp_gather_bytes(
                 x.stack.framework,
                 x.s.training.precision,
@@ -67,10 +79,10 @@ impl TpCosts {
                     g.gather_s(x.tok * x.d.h * b)
                 }
             };
-            (ag(fwd_b) + rs, ag(bwd_b) + rs, 2.0 * rs)
+            (ag(fwd_b) + rs, ag(bwd_b) + rs, 2.0 * rs, rs)
         } else {
             let ar = g.all_reduce_s(msg);
-            (ar, ar, ar)
+            (ar, ar, ar, ar)
         };
         let fwd_total = blocks * coll;
         let mut bwd_total = blocks * coll_bwd;
@@ -109,8 +121,18 @@ impl TpCosts {
             (fwd_total, bwd_total)
         };
         let full = x.s.training.recompute == Recompute::Full;
-        let rc_exp = if full { fwd_exp } else { 0.0 };
-        let total = fwd_total + bwd_total + if full { fwd_total } else { 0.0 };
+        let rc_total = match (full, stops_early) {
+            (false, _) => 0.0,
+            (true, false) => fwd_total,
+            (true, true) => (fwd_total - closing).max(0.0),
+        };
+        let rc_exp = match (full, stops_early) {
+            (false, _) => 0.0,
+            (true, false) => fwd_exp,
+            (true, true) if fwd_total > 0.0 => fwd_exp * rc_total / fwd_total,
+            (true, true) => 0.0,
+        };
+        let total = fwd_total + bwd_total + rc_total;
         let exp = fwd_exp + bwd_exp + rc_exp;
         TpCosts {
             coll,
@@ -254,6 +276,43 @@ mod tests {
             let l = super::super::layer::LayerCosts::of(x);
             (l.tp, l.gemm_fwd, l.gemm_col_fwd)
         })
+    }
+
+    /// The TP costs of a GPT-like layer (h 4096, tp 2 without SP, bf16, 8 × 2048 tokens) under
+    /// eager PyTorch with full recomputation; `early` sets `training.recompute_early_stop`.
+    fn eager_tp2(early: bool) -> TpCosts {
+        let s = crate::scenario::parse(&format!(
+            r#"{{"model": {{"name": "m", "layers": 32, "hidden": 4096, "heads": 32,
+                 "vocab": 50368, "seq_len": 2048}},
+              "training": {{"global_batch": 64, "micro_batch": 8, "precision": "bf16",
+                 "recompute": "full", "flash_attention": true, "framework": "pytorch",
+                 "recompute_early_stop": {early}}},
+              "parallel": {{"tp": 2, "pp": 1, "dp": 4, "zero_stage": 1}},
+              "cluster": {{"gpu": "a100-sxm4-80gb", "num_gpus": 8}}}}"#
+        ))
+        .unwrap();
+        super::super::inputs::with_inputs(&s, |x| super::super::layer::LayerCosts::of(x).tp)
+    }
+
+    #[test]
+    fn early_stopping_recomputation_skips_the_closing_all_reduce() {
+        let (on, off) = (eager_tp2(true), eager_tp2(false));
+        // Two all-reduces per block pair forward (after the attention and the MLP output
+        // projections), the same backward; eager PyTorch hides none of them. The whole
+        // recomputation repeats both; stopping early before FC2 leaves out the second.
+        assert_eq!((on.fwd_total, on.bwd_total), (off.fwd_total, off.bwd_total));
+        assert_eq!(off.rc_exp, off.fwd_exp);
+        assert!((off.total - (2.0 * off.fwd_total + off.bwd_total)).abs() < 1e-15);
+        assert!((off.fwd_total - 2.0 * off.coll).abs() < 1e-15);
+        assert!((off.total - on.total - on.coll).abs() < 1e-15);
+        // Nothing is hidden here, so the recomputed exchange is exposed whole: one collective.
+        assert_eq!(off.fwd_exp, off.fwd_total);
+        assert!(
+            (on.rc_exp - on.coll).abs() < 1e-15,
+            "{} vs {}",
+            on.rc_exp,
+            on.coll
+        );
     }
 
     #[test]

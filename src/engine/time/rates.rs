@@ -21,7 +21,13 @@ pub(crate) fn fill(
     flops.model_flops = flops::model_flops(d, global_batch);
     flops.model_flops_causal = flops::model_flops_causal(d, global_batch);
     flops.hardware_flops = flops.model_flops
-        + flops::recompute_flops(d, global_batch, recompute, s.training.flash_attention);
+        + flops::recompute_flops(
+            d,
+            global_batch,
+            recompute,
+            s.training.flash_attention,
+            s.recompute_early_stop(),
+        );
     let n_gpus = s.cluster.num_gpus as f64;
     let peak = peak_flops(gpu, s.training.precision);
     let step = step_s;

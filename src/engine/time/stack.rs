@@ -135,6 +135,10 @@ pub struct Stack {
     /// Megatron-LM and DeepSpeed's fused layers launch few kernels, whose host time is not
     /// priced.
     pub eager: bool,
+    /// Full recomputation stops once the backward's saved tensors are rebuilt, before a dense
+    /// layer's MLP output GEMM: `training.recompute_early_stop`
+    /// ([`crate::scenario::Scenario::recompute_early_stop`]; PyTorch's non-reentrant checkpoint).
+    pub recompute_early_stop: bool,
     /// DeepSpeed's `BF16_Optimizer` runs the step ([`super::grad_accumulation`]): bf16 training
     /// through DeepSpeed's pipeline engine (`p > 1`) at ZeRO ≤ 1 with gradients accumulated and
     /// reduced in fp32 (`training.grad_reduce_in_fp32`, on by default). Its pipeline engine has
@@ -188,6 +192,7 @@ impl Stack {
             },
             repeat_kv: framework == Framework::Torchtitan,
             eager: s.training.eager(),
+            recompute_early_stop: s.recompute_early_stop(),
             bf16_optimizer: framework == Framework::Deepspeed
                 && s.training.precision == crate::scenario::Precision::Bf16
                 && s.parallel.pp > 1
