@@ -277,36 +277,34 @@ impl Shape {
             row_parallel: true,
         };
         let (h, f) = (self.h, self.f_token);
-        // Built where it is returned (no closure borrows it, so no copy on return).
-        let mut out = ([LayerGemm::default(); MAX_LAYER_GEMMS], 0);
-        fn push(out: &mut ([LayerGemm; MAX_LAYER_GEMMS], usize), x: LayerGemm) {
-            if let Some(slot) = out.0.get_mut(out.1) {
-                *slot = x;
-                out.1 += 1;
-            }
-        }
+        let mut g = [LayerGemm::default(); MAX_LAYER_GEMMS];
+        let mut n = 0;
+        let mut push = |x: LayerGemm| {
+            g[n] = x;
+            n += 1;
+        };
         if self.is_mla() {
             if self.q_lora > 0.0 {
-                push(&mut out, col(h, self.q_lora));
-                push(&mut out, col(self.q_lora, self.q));
+                push(col(h, self.q_lora));
+                push(col(self.q_lora, self.q));
             } else {
-                push(&mut out, col(h, self.q));
+                push(col(h, self.q));
             }
-            push(&mut out, col(h, self.kv_lora + self.k_rope));
+            push(col(h, self.kv_lora + self.k_rope));
             // Up projection: per head the non-rotary key and the value,
             // a·(d_qk − d_rope + d_v) = 2·kv − a·d_rope.
-            push(&mut out, col(self.kv_lora, 2.0 * self.kv - self.heads * self.k_rope));
+            push(col(self.kv_lora, 2.0 * self.kv - self.heads * self.k_rope));
         } else {
-            push(&mut out, col(h, self.q));
-            push(&mut out, col(h, self.kv));
-            push(&mut out, col(h, self.kv));
+            push(col(h, self.q));
+            push(col(h, self.kv));
+            push(col(h, self.kv));
         }
-        push(&mut out, row(self.o, h));
+        push(row(self.o, h));
         for _ in 1..(self.c_ffn as usize).clamp(2, 3) {
-            push(&mut out, col(h, f));
+            push(col(h, f));
         }
-        push(&mut out, row(f, h));
-        out
+        push(row(f, h));
+        (g, n)
     }
 }
 
