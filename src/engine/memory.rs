@@ -96,50 +96,51 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
         let (mix, has_emb, has_out) = (run.holds.mix, run.holds.embedding, run.holds.output);
         let (gp, st, experts, opt_host) = (h.gp, h.st, h.experts, h.opt_host);
         out.runs.push(run.clone());
-        for r in run.ranks {
+        // Per run: what every rank of it shares.
+        let (layers, params, stored, working, other_buffers) =
+            (mix.layers(), gp.total(), h.stored, h.working, h.other_buffers);
+        let states = st.total();
+        let states_parts = st.weights + st.gradients + st.optimizer;
+        // Where the output layer ends a path through a rank that holds other stages too
+        // (DualPipe's two directions, the V of zb-v and dualpipev), its backward follows its
+        // forward at once, as on 1F1B's last stage: one micro-batch of it is alive.
+        let out_once = schedule.v_shape() || schedule == crate::scenario::Schedule::DualPipe;
+        let heads = 1.0 + mix.mtp as f64;
+        // Rank by rank, only what follows from its in-flight micro-batches.
+        out.stages.extend(run.ranks.map(|r| {
             let in_flight = flight.at(r);
             // Activation offload: the offloaded share of every in-flight micro-batch's layer
             // activations waits in host memory; one micro-batch's share stays on the GPU while
             // it is copied out or back in (double buffering).
-            let stored = h.stored;
             let act_host = stored * act_off * (in_flight - 1.0).max(0.0);
             let mut act = stored * in_flight - act_host;
             if has_emb {
                 act += embedding * in_flight;
             }
-            let mut transient = h.working;
+            let mut transient = working;
             if has_out {
                 // The output layer, and each MTP module's pass through the shared head.
-                // Where the output layer ends a path through a rank that holds other stages too
-                // (DualPipe's two directions, the V of zb-v and dualpipev), its backward follows
-                // its forward at once, as on 1F1B's last stage: one micro-batch of it is alive.
-                let out_in_flight =
-                    if schedule.v_shape() || schedule == crate::scenario::Schedule::DualPipe {
-                        1.0
-                    } else {
-                        in_flight
-                    };
-                act += (1.0 + mix.mtp as f64) * output * out_in_flight;
+                let out_in_flight = if out_once { 1.0 } else { in_flight };
+                act += heads * output * out_in_flight;
                 // The loss's logits copy and a layer's recompute working set are not alive
                 // together.
                 transient = transient.max(logits);
             }
             act += transient;
-            let other_buffers = h.other_buffers;
-            let allocated = st.total() + act + other_buffers;
+            let allocated = states + act + other_buffers;
             // The calibration's memory offset (scenario::calibration) is reserve the model does
             // not count; a negative one never takes the stage below its CUDA context and buffers.
             let allocator_reserve = (reserve * allocated + calibration_offset).max(-allocated);
             let other = cuda_context + comm_buffers + allocator_reserve + other_buffers;
-            let total = st.weights + st.gradients + st.optimizer + act + other;
+            let total = states_parts + act + other;
             if total > peak {
                 peak = total;
                 peak_stage = r;
             }
-            out.stages.push(StageMemory {
+            StageMemory {
                 stage: r,
-                layers: mix.layers(),
-                params: gp.total(),
+                layers,
+                params,
                 weights_bytes: st.weights,
                 gradients_bytes: st.gradients,
                 optimizer_bytes: st.optimizer,
@@ -155,8 +156,8 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
                 in_flight_micro_batches: in_flight,
                 host_bytes: opt_host + act_host,
                 total_bytes: total,
-            });
-        }
+            }
+        }));
     }
     if !peak.is_finite() {
         peak = 0.0;
