@@ -97,8 +97,13 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
         let (gp, st, experts, opt_host) = (h.gp, h.st, h.experts, h.opt_host);
         out.runs.push(run.clone());
         // Per run: what every rank of it shares.
-        let (layers, params, stored, working, other_buffers) =
-            (mix.layers(), gp.total(), h.stored, h.working, h.other_buffers);
+        let (layers, params, stored, working, other_buffers) = (
+            mix.layers(),
+            gp.total(),
+            h.stored,
+            h.working,
+            h.other_buffers,
+        );
         let states = st.total();
         let states_parts = st.weights + st.gradients + st.optimizer;
         // Where the output layer ends a path through a rank that holds other stages too
