@@ -49,6 +49,8 @@ impl TpCosts {
     pub(crate) fn of(x: &Inputs, blocks: f64, gemm_fwd: f64, gemm_col_fwd: f64) -> TpCosts {
         let g = &x.groups.tp;
         let msg = x.tok * x.d.h * x.ab;
+        // The forward all-gathers of all blocks (0 without SP).
+        let mut gathers = 0.0;
         let (coll, coll_bwd, coll_16) = if x.s.parallel.sp {
             let (fwd_b, bwd_b) = super::fp8::tp_gather_bytes(
                 x.stack.framework,
@@ -66,6 +68,7 @@ impl TpCosts {
                     g.gather_s(x.tok * x.d.h * b)
                 }
             };
+            gathers = blocks * ag(fwd_b);
             (ag(fwd_b) + rs, ag(bwd_b) + rs, 2.0 * rs)
         } else {
             let ar = g.all_reduce_s(msg);
@@ -88,8 +91,27 @@ impl TpCosts {
             (fwd_total, bwd_total)
         };
         let full = x.s.training.recompute == Recompute::Full;
-        let rc_exp = if full { fwd_exp } else { 0.0 };
-        let total = fwd_total + bwd_total + if full { fwd_total } else { 0.0 };
+        // Full recomputation repeats every forward collective; per-op selective checkpointing
+        // (with flash attention) of a stack that recomputes the all-gathers
+        // ([`super::stack::Stack::sac_regathers`]) repeats those, saving the reduce-scatters.
+        let op_sac = x.s.training.recompute == Recompute::Selective
+            && x.s.training.flash_attention
+            && x.stack.sac_regathers;
+        let rc_total = if full {
+            fwd_total
+        } else if op_sac {
+            gathers
+        } else {
+            0.0
+        };
+        let rc_exp = if full {
+            fwd_exp
+        } else if x.s.parallel.tp_comm_overlap() {
+            (rc_total - gemm_fwd).max(0.0)
+        } else {
+            rc_total
+        };
+        let total = fwd_total + bwd_total + rc_total;
         let exp = fwd_exp + bwd_exp + rc_exp;
         TpCosts {
             coll,
@@ -206,13 +228,13 @@ mod tests {
     }
 
     /// The TP costs of a Llama-3-70B layer (tp 8, SP, bf16, micro-batch 1, seq 8192) under
-    /// `framework`, with its forward GEMM times.
-    fn llama70b_tp(framework: &str) -> (TpCosts, f64, f64) {
+    /// `framework` and `recompute`, with its forward GEMM times.
+    fn llama70b_tp_rc(framework: &str, recompute: &str) -> (TpCosts, f64, f64) {
         let s = crate::scenario::parse(&format!(
             r#"{{"model": {{"name": "m", "layers": 80, "hidden": 8192, "heads": 64, "kv_heads": 8,
                  "ffn_hidden": 28672, "ffn_act": "swiglu", "vocab": 128256, "seq_len": 8192}},
               "training": {{"global_batch": 64, "micro_batch": 1, "precision": "bf16",
-                 "recompute": "none", "flash_attention": true, "framework": "{framework}"}},
+                 "recompute": "{recompute}", "flash_attention": true, "framework": "{framework}"}},
               "parallel": {{"tp": 8, "pp": 1, "dp": 8, "sp": true, "zero_stage": 1}},
               "cluster": {{"gpu": "h100-sxm5-80gb", "num_gpus": 64}}}}"#
         ))
@@ -221,6 +243,34 @@ mod tests {
             let l = super::super::layer::LayerCosts::of(x);
             (l.tp, l.gemm_fwd, l.gemm_col_fwd)
         })
+    }
+
+    /// [`llama70b_tp_rc`] without recomputation.
+    fn llama70b_tp(framework: &str) -> (TpCosts, f64, f64) {
+        llama70b_tp_rc(framework, "none")
+    }
+
+    #[test]
+    fn torchtitan_op_sac_gathers_the_block_inputs_again() {
+        let (none, _, _) = llama70b_tp("torchtitan");
+        let (titan, _, _) = llama70b_tp_rc("torchtitan", "selective");
+        let (mega, _, _) = llama70b_tp_rc("megatron", "selective");
+        // bf16: each block's SP pair is an all-gather and a reduce-scatter of the same T·h
+        // message, priced alike, so one all-gather is coll/2; the recomputed forward repeats
+        // the two blocks' all-gathers (not the saved reduce-scatters): 2·coll/2 = coll, exposed
+        // (vanilla DTensor TP overlaps nothing).
+        assert!(
+            (titan.rc_exp - titan.coll).abs() < 1e-15,
+            "{}",
+            titan.rc_exp
+        );
+        assert!(titan.coll > 0.0);
+        let collectives = titan.fwd_total + titan.bwd_total + titan.coll;
+        assert!((titan.total - collectives).abs() < 1e-15);
+        assert_eq!((titan.fwd_exp, titan.bwd_exp), (none.fwd_exp, none.bwd_exp));
+        // Megatron's selective recomputation (the attention core) runs no collective.
+        assert_eq!(mega.rc_exp, 0.0);
+        assert_eq!(mega.total, mega.fwd_total + mega.bwd_total);
     }
 
     #[test]
