@@ -14,9 +14,10 @@ use serde_json::Value;
 /// torchtitan's DTensor tensor parallelism not hiding its backward collectives; 8.40 % with
 /// eager PyTorch's host time; 8.37 % with the tied embedding's gradient all-reduce between the
 /// pipeline's ends; 8.33 % with DeepSpeed's BF16_Optimizer; 8.13 % with DeepSpeed's autograd
-/// gradient accumulation and its TP backward all-reduce not overlapped), rounded up: the test
-/// fails if a change makes it worse.
-const TIME_MAPE_CEILING_PCT: f64 = 8.14;
+/// gradient accumulation and its TP backward all-reduce not overlapped; 8.09 % with the FSDP2
+/// root unit's exposed gather and reduce-scatter of the embedding and output layer), rounded
+/// up: the test fails if a change makes it worse.
+const TIME_MAPE_CEILING_PCT: f64 = 8.09;
 /// Share of the dense timed cases predicted within ±10 % (71.4 %; 62.0 % before issue 11), as a
 /// floor.
 const WITHIN_10PCT_FLOOR: f64 = 0.713;

@@ -150,6 +150,37 @@ impl Zero3Layer {
             }
     }
 
+    /// The FSDP2 root unit's collectives, seconds, exposed: the parameters outside the
+    /// Transformer blocks (`params`: the input embedding, the final norm and the output layer a
+    /// GPU holds) are one FSDP unit, the root (torchtitan `apply_fsdp`,
+    /// `torchtitan/parallelisms/parallelize_llama.py` @9dec370: `fully_shard` on each block,
+    /// then on the whole model). The root gathers before the embedding, first in the forward,
+    /// with nothing to hide under, and keeps its parameters until the backward (PyTorch
+    /// `fully_shard` docstring: the root's `reshard_after_forward` is set to `False`, "since
+    /// its parameters would typically be immediately all-gathered for backward"); its
+    /// gradients are complete only when the embedding's, the last of the backward, are, so its
+    /// reduce-scatter (in the reduce dtype) ends the backward, exposed too. Only for FSDP2
+    /// ([`FsdpMechanism::PerBlockCopyOut`]); the other styles' end parameters are not priced
+    /// (FSDP1 wrapping and XLA's sharding were not checked; DeepSpeed reduces in buckets
+    /// spanning modules). 0 without ZeRO-3.
+    pub(crate) fn root_unit_s(&self, x: &Inputs, params: f64) -> f64 {
+        if !x.zero3 || params <= 0.0 {
+            return 0.0;
+        }
+        match x.stack.fsdp {
+            FsdpMechanism::PerBlockCopyOut => {
+                let g = &x.groups.shard;
+                let grad = params * self.grad_bytes;
+                g.gather_s(params * x.pbytes)
+                    + g.gather_s(grad)
+                    + x.groups.replica.all_reduce_s(grad / g.n.max(1.0))
+            }
+            FsdpMechanism::PerBlock
+            | FsdpMechanism::PerParameter
+            | FsdpMechanism::PerParameterSync => 0.0,
+        }
+    }
+
     /// Collective time of a stage of `nl` layers per micro-batch (hidden or not).
     pub fn stage_total_s(&self, nl: f64) -> f64 {
         nl * (2.0 * self.ag + self.ag_rc + self.rs)
@@ -239,6 +270,46 @@ mod tests {
         assert!(params > 2.1e8 && params < 2.3e8, "{params}");
         let r = tt.rs / pt.rs;
         assert!(r > 1.8 && r < 2.0, "{r}");
+    }
+
+    #[test]
+    fn the_fsdp2_root_unit_gathers_and_reduces_the_ends_exposed() {
+        // Llama-3-8B (untied): the root holds the embedding and the output layer, 128256·4096
+        // each, and the final norm, 4096: P = 1 050 677 248 + 4096 parameters, gathered in
+        // bf16 (2 B) and reduce-scattered in fp32 (4 B) over the 64-GPU shard group.
+        let p = 2.0 * 128_256.0 * 4096.0 + 4096.0;
+        let s = |framework: &str| {
+            crate::scenario::parse(&format!(
+                r#"{{"model": {{"name": "m", "layers": 32, "hidden": 4096, "heads": 32,
+                     "kv_heads": 8, "ffn_hidden": 14336, "ffn_act": "swiglu", "vocab": 128256,
+                     "seq_len": 8192}},
+                  "training": {{"global_batch": 64, "micro_batch": 1, "precision": "bf16",
+                     "recompute": "none", "flash_attention": true, "framework": "{framework}"}},
+                  "parallel": {{"tp": 1, "pp": 1, "dp": 64, "zero_stage": 3}},
+                  "cluster": {{"gpu": "h100-sxm5-80gb", "num_gpus": 64}}}}"#
+            ))
+            .unwrap()
+        };
+        let (root, expected) = super::super::inputs::with_inputs(&s("torchtitan"), |x| {
+            let held = x
+                .sharded
+                .placed(crate::engine::layers::LayerMix::default(), true, true)
+                .total();
+            assert!((held - p).abs() < 1.0, "{held}");
+            let g = &x.groups.shard;
+            (
+                Zero3Layer::of(x).root_unit_s(x, held),
+                g.gather_s(2.0 * p) + g.gather_s(4.0 * p),
+            )
+        });
+        assert!((root - expected).abs() < 1e-15, "{root} vs {expected}");
+        // 6.3 GB through the 64-GPU ring: tens of milliseconds, not nothing.
+        assert!(root > 0.01 && root < 0.2, "{root}");
+        // FSDP1 (eager PyTorch's style) does not price it.
+        let fsdp1 = super::super::inputs::with_inputs(&s("pytorch"), |x| {
+            Zero3Layer::of(x).root_unit_s(x, p)
+        });
+        assert_eq!(fsdp1, 0.0);
     }
 
     #[test]
