@@ -86,14 +86,19 @@ impl Case {
     }
 }
 
-/// The evidence file's text for a validation data file (a JSON array of cases): every case with
-/// a measured step time and a scenario paracalc reads, in file order, one JSON object per line.
+/// The evidence file's text for validation data files (each a JSON array of cases): every case
+/// with a measured step time and a scenario paracalc reads, file by file in file order, one JSON
+/// object per line.
 ///
 /// # Errors
-/// The text is not a JSON array.
-pub fn generate(public_json: &str) -> Result<String, String> {
-    let cases: Vec<Value> =
-        serde_json::from_str(public_json).map_err(|e| format!("validation data: {e}"))?;
+/// A text is not a JSON array.
+pub fn generate(files: &[&str]) -> Result<String, String> {
+    let mut cases: Vec<Value> = Vec::new();
+    for text in files {
+        let more: Vec<Value> =
+            serde_json::from_str(text).map_err(|e| format!("validation data: {e}"))?;
+        cases.extend(more);
+    }
     let mut out = String::from("[\n");
     let mut first = true;
     for c in &cases {

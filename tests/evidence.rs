@@ -1,5 +1,6 @@
 //! The evidence file shipped to the browser (`static/evidence.json`) is exactly what
-//! `paracalc::evidence::generate` makes from the validation data, so it never drifts.
+//! `paracalc::evidence::generate` makes from the validation data — the shared public runs and the
+//! repository's own further published runs (`tests/data/extra.json`) — so it never drifts.
 //!
 //! Regenerate: `PARACALC_WRITE_EVIDENCE=1 cargo test --test evidence`.
 #![cfg(not(target_arch = "wasm32"))]
@@ -8,10 +9,13 @@ use paracalc::evidence::{self, generate};
 use paracalc::presets::model_preset;
 
 const PUBLIC: &str = include_str!("data/public.json");
+const EXTRA: &str = include_str!("data/extra.json");
+/// What the evidence file is made from.
+const FILES: [&str; 2] = [PUBLIC, EXTRA];
 
 #[test]
 fn shipped_file_matches_the_generator() {
-    let want = generate(PUBLIC).expect("public.json reads");
+    let want = generate(&FILES).expect("public.json reads");
     if std::env::var_os("PARACALC_WRITE_EVIDENCE").is_some() {
         std::fs::write("static/evidence.json", &want).expect("write static/evidence.json");
     }
@@ -24,10 +28,10 @@ fn shipped_file_matches_the_generator() {
 
 #[test]
 fn every_timed_case_is_shipped_and_predictable() {
-    let cases = evidence::parse(&generate(PUBLIC).unwrap()).unwrap();
+    let cases = evidence::parse(&generate(&FILES).unwrap()).unwrap();
     // public.json has 237 cases with a measured step time, 45 of them MoE
-    // (tests/validation.rs counts the same).
-    assert_eq!(cases.len(), 237);
+    // (tests/validation.rs counts the same); extra.json 84 (tests/extra_runs.rs).
+    assert_eq!(cases.len(), 237 + 84);
     let mut ok = 0;
     for c in &cases {
         assert!(c.step_s > 0.0, "{}", c.id);
@@ -40,7 +44,7 @@ fn every_timed_case_is_shipped_and_predictable() {
 
 #[test]
 fn nearest_runs_are_the_same_model_and_gpu() {
-    let cases = evidence::parse(&generate(PUBLIC).unwrap()).unwrap();
+    let cases = evidence::parse(&generate(&FILES).unwrap()).unwrap();
     // GPT-3 175B on A100s: the nearest published runs are 175B-class runs on A100s
     // (Narayanan et al. 2021 Table 1 and Korthikanti et al. 2022 rows).
     let s = model_preset("gpt3-175b").unwrap().scenario();
@@ -65,7 +69,7 @@ fn nearest_runs_are_the_same_model_and_gpu() {
 #[test]
 fn bands_come_from_the_runs_most_like_the_plan() {
     use paracalc::evidence::band::{band, calibrated, Basis, MIN_RUNS};
-    let cases = evidence::parse(&generate(PUBLIC).unwrap()).unwrap();
+    let cases = evidence::parse(&generate(&FILES).unwrap()).unwrap();
     // Llama 3.1 405B on H100s with Megatron, pipeline parallel: the dgxc runs are its peers.
     let s = model_preset("llama3-70b").unwrap().scenario();
     let b = band(&cases, &s).expect("a band");
@@ -117,7 +121,7 @@ fn bands_come_from_the_runs_most_like_the_plan() {
 #[test]
 fn the_memory_band_widens_until_runs_report_memory() {
     use paracalc::evidence::band::{band, MIN_MEMORY_RUNS};
-    let cases = evidence::parse(&generate(PUBLIC).unwrap()).unwrap();
+    let cases = evidence::parse(&generate(&FILES).unwrap()).unwrap();
     let s = model_preset("llama3-8b").unwrap().scenario();
     let b = band(&cases, &s).unwrap();
     let (pct, n, basis) = b.memory.expect("some published runs report memory");
@@ -134,7 +138,7 @@ fn the_memory_band_widens_until_runs_report_memory() {
 
 #[test]
 fn a_long_sequence_or_moe_plan_is_not_matched_to_dense_8k_runs() {
-    let cases = evidence::parse(&generate(PUBLIC).unwrap()).unwrap();
+    let cases = evidence::parse(&generate(&FILES).unwrap()).unwrap();
     // Llama 3 70B at 8K tokens on H100s has similar published runs.
     let s = model_preset("llama3-70b").unwrap().scenario();
     let near = evidence::nearest(&cases, &s, 6);
@@ -188,7 +192,7 @@ fn a_long_sequence_or_moe_plan_is_not_matched_to_dense_8k_runs() {
 
 #[test]
 fn published_like_requires_gpu_generation_framework_and_parallel_style() {
-    let cases = evidence::parse(&generate(PUBLIC).unwrap()).unwrap();
+    let cases = evidence::parse(&generate(&FILES).unwrap()).unwrap();
     let s = model_preset("llama3-70b").unwrap().scenario();
     let like = evidence::published_like(&cases, &s).expect("NeMo Llama 3 70B runs on H100s");
     let r = &like.scenario;
@@ -223,7 +227,7 @@ fn published_like_requires_gpu_generation_framework_and_parallel_style() {
 #[test]
 fn a_long_context_band_comes_from_long_context_runs() {
     use paracalc::evidence::band::{band, Basis};
-    let cases = evidence::parse(&generate(PUBLIC).unwrap()).unwrap();
+    let cases = evidence::parse(&generate(&FILES).unwrap()).unwrap();
     let long = cases
         .iter()
         .find(|c| c.id == "torchtitan-h100-t2-5")

@@ -14,8 +14,9 @@ use serde_json::Value;
 /// torchtitan's DTensor tensor parallelism not hiding its backward collectives; 8.40 % with
 /// eager PyTorch's host time; 8.37 % with the tied embedding's gradient all-reduce between the
 /// pipeline's ends; 8.33 % with DeepSpeed's BF16_Optimizer; 8.13 % with DeepSpeed's autograd
-/// gradient accumulation and its TP backward all-reduce not overlapped; 8.09 % with the FSDP2
-/// root unit's exposed gather and reduce-scatter of the embedding and output layer), rounded
+/// gradient accumulation and its TP backward all-reduce not overlapped; 8.09 % with torchtitan's
+/// FSDP2 root unit, the exposed gather and reduce-scatter of the embedding and output layer, and
+/// its last block kept gathered for the backward), rounded
 /// up: the test fails if a change makes it worse.
 const TIME_MAPE_CEILING_PCT: f64 = 8.09;
 /// Share of the dense timed cases predicted within ±10 % (71.4 %; 62.0 % before issue 11), as a
@@ -41,8 +42,12 @@ const WORST_ERROR_CEILING_PCT: f64 = 48.0;
 /// which moves Automodel's gpt-oss-120b from +140 % to +210 %: that case assumes ep 1 where
 /// the source's recipe and its "TE + DeepEP" kernels say expert parallelism ran, so all 117 B
 /// expert weights are priced as FSDP-gathered. Without it the MoE MAPE is 18.3 % (19.2 % at
-/// the start of this change set).
-const MOE_TIME_MAPE_CEILING_PCT: f64 = 22.55;
+/// the start of this change set); 22.34 % with Transformer Engine's userbuffers TP overlap priced
+/// by its split GEMMs, SM margins and exposed tails (the Grok-1 H100 runs with TP overlap on);
+/// 22.31 % with torchtitan's FSDP2 wrapping (the root unit's exposed gather and
+/// reduce-scatter of the ends, the last block kept gathered for its backward; the Automodel
+/// runs are encoded as torchtitan).
+const MOE_TIME_MAPE_CEILING_PCT: f64 = 22.31;
 /// Cases in `tests/data/public.json`: 195 dense and 45 mixture-of-experts runs.
 const CASES: u64 = 240;
 /// Cases with a measured step time: 192 dense, 45 MoE.

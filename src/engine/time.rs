@@ -44,6 +44,7 @@ pub mod ring;
 pub mod stack;
 pub mod stage;
 pub(crate) mod tied;
+pub mod userbuffers;
 pub mod volumes;
 pub mod zero3;
 

@@ -84,7 +84,7 @@ impl DpStep {
             let root = per_step * z3.root_unit_s(x, ends_params);
             return DpStep {
                 exposed_s: root,
-                total_s: x.mf * z3.stage_total_s(crit.layers) + root,
+                total_s: x.mf * (z3.stage_total_s(crit.layers) - z3.kept_last_s(x)) + root,
                 bytes: x.mf * (n_dp - 1.0) / n_dp
                     * (stage_params * (2.0 * x.pbytes + z3.grad_bytes)
                         + crit.layers * z3.ag_rc_bytes),

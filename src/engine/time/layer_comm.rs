@@ -5,7 +5,8 @@ use super::comm::Group;
 use super::inputs::Inputs;
 use super::layer::sm_usage;
 use super::stack::CpMechanism;
-use crate::scenario::Recompute;
+use super::userbuffers::{sm_count, UbLayer};
+use crate::scenario::{Framework, Recompute};
 
 /// TP/SP collectives of one layer, seconds per micro-batch.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -75,9 +76,29 @@ impl TpCosts {
             (ar, ar, ar)
         };
         let fwd_total = blocks * coll;
-        let bwd_total = blocks * coll_bwd;
-        let (fwd_exp, bwd_exp) = if x.s.parallel.tp_comm_overlap() {
-            // Userbuffers overlap: a collective hides under its neighbouring GEMM.
+        let mut bwd_total = blocks * coll_bwd;
+        let overlap = x.s.parallel.tp_comm_overlap();
+        let userbuffers = overlap && x.s.parallel.sp && x.stack.framework == Framework::Megatron;
+        let (fwd_exp, bwd_exp) = if userbuffers {
+            // Transformer Engine's userbuffers: split GEMMs, SM margins, exposed tails.
+            let rs = g.gather_s(msg);
+            let ub = UbLayer {
+                blocks,
+                tp: x.tf,
+                ag_fwd: coll - rs,
+                ag_bwd: coll_bwd - rs,
+                rs,
+                gemm_col: gemm_col_fwd,
+                gemm_row: gemm_fwd - gemm_col_fwd,
+                kernel_s: x.dev.kernel_s,
+                sms: sm_count(x.gen),
+            }
+            .costs();
+            bwd_total = ub.bwd_total;
+            (ub.fwd, ub.bwd)
+        } else if overlap {
+            // Other stacks' overlap (torchtitan's async TP): a collective hides under its
+            // neighbouring GEMM.
             (
                 (fwd_total - gemm_fwd).max(0.0),
                 (bwd_total - 2.0 * gemm_fwd).max(0.0),
@@ -123,7 +144,13 @@ impl TpCosts {
             bwd_exp,
             rc_exp,
             total,
-            exposed: exp + sm_usage(g.link) * (total - exp).max(0.0),
+            // Userbuffers' SM cost is its margins, already in `exp`; NCCL collectives take
+            // their SM share of the hidden time.
+            exposed: if userbuffers {
+                exp
+            } else {
+                exp + sm_usage(g.link) * (total - exp).max(0.0)
+            },
         }
     }
 }
@@ -228,14 +255,30 @@ mod tests {
     }
 
     /// The TP costs of a Llama-3-70B layer (tp 8, SP, bf16, micro-batch 1, seq 8192) under
-    /// `framework` and `recompute`, with its forward GEMM times.
+    /// `framework`, with its forward GEMM times.
+    fn llama70b_tp(framework: &str) -> (TpCosts, f64, f64) {
+        llama70b_tp_with(framework, false, "none")
+    }
+
+    /// [`llama70b_tp`] with `parallel.tp_comm_overlap` set to `overlap`.
+    fn llama70b_tp_overlap(framework: &str, overlap: bool) -> (TpCosts, f64, f64) {
+        llama70b_tp_with(framework, overlap, "none")
+    }
+
+    /// [`llama70b_tp`] with `training.recompute` set to `recompute`.
     fn llama70b_tp_rc(framework: &str, recompute: &str) -> (TpCosts, f64, f64) {
+        llama70b_tp_with(framework, false, recompute)
+    }
+
+    /// [`llama70b_tp`] with TP overlap `overlap` and recomputation `recompute`.
+    fn llama70b_tp_with(framework: &str, overlap: bool, recompute: &str) -> (TpCosts, f64, f64) {
         let s = crate::scenario::parse(&format!(
             r#"{{"model": {{"name": "m", "layers": 80, "hidden": 8192, "heads": 64, "kv_heads": 8,
                  "ffn_hidden": 28672, "ffn_act": "swiglu", "vocab": 128256, "seq_len": 8192}},
               "training": {{"global_batch": 64, "micro_batch": 1, "precision": "bf16",
                  "recompute": "{recompute}", "flash_attention": true, "framework": "{framework}"}},
-              "parallel": {{"tp": 8, "pp": 1, "dp": 8, "sp": true, "zero_stage": 1}},
+              "parallel": {{"tp": 8, "pp": 1, "dp": 8, "sp": true, "zero_stage": 1,
+                 "tp_comm_overlap": {overlap}}},
               "cluster": {{"gpu": "h100-sxm5-80gb", "num_gpus": 64}}}}"#
         ))
         .unwrap();
@@ -243,11 +286,6 @@ mod tests {
             let l = super::super::layer::LayerCosts::of(x);
             (l.tp, l.gemm_fwd, l.gemm_col_fwd)
         })
-    }
-
-    /// [`llama70b_tp_rc`] without recomputation.
-    fn llama70b_tp(framework: &str) -> (TpCosts, f64, f64) {
-        llama70b_tp_rc(framework, "none")
     }
 
     #[test]
@@ -289,5 +327,35 @@ mod tests {
         let hidden = mega.coll.min(col);
         assert!((titan.bwd_exp - mega.bwd_exp - hidden).abs() < 1e-15);
         assert!(hidden > 0.0);
+    }
+
+    #[test]
+    fn megatron_tp_overlap_is_priced_as_userbuffers_runs_it() {
+        let (ub, gemm, col) = llama70b_tp_overlap("megatron", true);
+        let (plain, _, _) = llama70b_tp_overlap("megatron", false);
+        // 16-bit: each block's all-gather costs what its reduce-scatter does, coll = 2·rs.
+        let rs = ub.coll / 2.0;
+        let want = UbLayer {
+            blocks: 2.0,
+            tp: 8.0,
+            ag_fwd: rs,
+            ag_bwd: rs,
+            rs,
+            gemm_col: col,
+            gemm_row: gemm - col,
+            kernel_s: 5e-6,
+            sms: 132.0,
+        }
+        .costs();
+        assert_eq!((ub.fwd_exp, ub.bwd_exp), (want.fwd, want.bwd));
+        // No NCCL SM share on top: the margins are the SM cost.
+        assert_eq!(ub.exposed, want.fwd + want.bwd);
+        // Backward re-gathers the input for the weight gradient: three collectives per block.
+        assert!((ub.bwd_total - 6.0 * rs).abs() < 1e-15);
+        // Cheaper than the plain exchange, dearer than hiding every collective for free.
+        assert!(ub.exposed < plain.exposed && ub.exposed > 0.0);
+        // torchtitan's async TP keeps the hide-under-the-GEMM model.
+        let (titan, g, _) = llama70b_tp_overlap("torchtitan", true);
+        assert_eq!(titan.fwd_exp, (titan.fwd_total - g).max(0.0));
     }
 }

@@ -153,6 +153,13 @@ pub struct Stack {
     /// recomputed wk/wv and w3 GEMMs need the gathered block input again. Megatron's
     /// `selective` recomputes only the attention core, with no collective.
     pub sac_regathers: bool,
+    /// The embedding, final norm and output layer are FSDP2's root unit, gathered first in the
+    /// forward and reduce-scattered last in the backward ([`super::zero3::Zero3Layer::root_unit_s`]):
+    /// torchtitan's `apply_fsdp` shards each block and then the whole model
+    /// (`torchtitan/parallelisms/parallelize_llama.py` @9dec370). Other FSDP2 stacks wrap the
+    /// ends differently (NeMo Automodel shards `embed_tokens` and `lm_head` as units of their
+    /// own, `nemo_automodel/components/moe/parallelizer.py`), not priced here.
+    pub fsdp_root_ends: bool,
 }
 
 impl Stack {
@@ -204,6 +211,7 @@ impl Stack {
                 && s.parallel.zero_stage <= 1
                 && s.training.grad_reduce_in_fp32(),
             sac_regathers: framework == Framework::Torchtitan,
+            fsdp_root_ends: framework == Framework::Torchtitan,
         }
     }
 }

@@ -136,7 +136,7 @@ impl Zero3Layer {
     /// take their SM share ([`sm_usage`]).
     pub(crate) fn stage_exposed_s(&self, x: &Inputs, nl: f64, fwd: f64, bwd: f64, rc: f64) -> f64 {
         let ag_total = nl * self.ag;
-        let ag_bwd = ag_total + nl * self.ag_rc;
+        let ag_bwd = ag_total + nl * self.ag_rc - self.kept_last_s(x);
         let fwd_exp = self.ag + (ag_total - self.ag - fwd).max(0.0);
         let bwd_exp = self.rs + (ag_bwd + nl * self.rs - self.rs - bwd - rc).max(0.0);
         let total = ag_total + ag_bwd + nl * self.rs;
@@ -160,11 +160,12 @@ impl Zero3Layer {
     /// its parameters would typically be immediately all-gathered for backward"); its
     /// gradients are complete only when the embedding's, the last of the backward, are, so its
     /// reduce-scatter (in the reduce dtype) ends the backward, exposed too. Only for FSDP2
-    /// ([`FsdpMechanism::PerBlockCopyOut`]); the other styles' end parameters are not priced
-    /// (FSDP1 wrapping and XLA's sharding were not checked; DeepSpeed reduces in buckets
+    /// ([`FsdpMechanism::PerBlockCopyOut`]) in a stack that wraps the ends so
+    /// ([`super::stack::Stack::fsdp_root_ends`]); the other styles' end parameters are not
+    /// priced (FSDP1 wrapping and XLA's sharding were not checked; DeepSpeed reduces in buckets
     /// spanning modules). 0 without ZeRO-3.
     pub(crate) fn root_unit_s(&self, x: &Inputs, params: f64) -> f64 {
-        if !x.zero3 || params <= 0.0 {
+        if !x.zero3 || params <= 0.0 || !x.stack.fsdp_root_ends {
             return 0.0;
         }
         match x.stack.fsdp {
@@ -178,6 +179,20 @@ impl Zero3Layer {
             FsdpMechanism::PerBlock
             | FsdpMechanism::PerParameter
             | FsdpMechanism::PerParameterSync => 0.0,
+        }
+    }
+
+    /// The backward gather the last block skips, seconds: torchtitan does not reshard the last
+    /// Transformer block after its forward without pipeline parallelism, "since FSDP would
+    /// prefetch it immediately" (`apply_fsdp`, `torchtitan/parallelisms/parallelize_llama.py`
+    /// @9dec370: `reshard_after_forward = int(layer_id) < len(model.layers) - 1`), so its
+    /// parameters stay gathered for its backward ([`super::stack::Stack::fsdp_root_ends`], the
+    /// same wrapping). With PP torchtitan reshards no block after forward; not priced here.
+    pub(crate) fn kept_last_s(&self, x: &Inputs) -> f64 {
+        if x.stack.fsdp_root_ends && x.p == 1 && x.stack.fsdp == FsdpMechanism::PerBlockCopyOut {
+            self.ag
+        } else {
+            0.0
         }
     }
 
@@ -273,7 +288,7 @@ mod tests {
     }
 
     #[test]
-    fn the_fsdp2_root_unit_gathers_and_reduces_the_ends_exposed() {
+    fn torchtitan_fsdp2_wrapping_root_unit_and_last_block() {
         // Llama-3-8B (untied): the root holds the embedding and the output layer, 128256·4096
         // each, and the final norm, 4096: P = 1 050 677 248 + 4096 parameters, gathered in
         // bf16 (2 B) and reduce-scattered in fp32 (4 B) over the 64-GPU shard group.
@@ -305,11 +320,19 @@ mod tests {
         assert!((root - expected).abs() < 1e-15, "{root} vs {expected}");
         // 6.3 GB through the 64-GPU ring: tens of milliseconds, not nothing.
         assert!(root > 0.01 && root < 0.2, "{root}");
+        // The last block stays gathered for its backward (pp 1): one layer's gather fewer.
+        let (kept, ag) = super::super::inputs::with_inputs(&s("torchtitan"), |x| {
+            let z = Zero3Layer::of(x);
+            (z.kept_last_s(x), z.ag)
+        });
+        assert!(ag > 0.0);
+        assert_eq!(kept, ag);
         // FSDP1 (eager PyTorch's style) does not price it.
         let fsdp1 = super::super::inputs::with_inputs(&s("pytorch"), |x| {
-            Zero3Layer::of(x).root_unit_s(x, p)
+            let z = Zero3Layer::of(x);
+            (z.root_unit_s(x, p), z.kept_last_s(x))
         });
-        assert_eq!(fsdp1, 0.0);
+        assert_eq!(fsdp1, (0.0, 0.0));
     }
 
     #[test]
