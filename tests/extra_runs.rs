@@ -27,11 +27,11 @@ use serde_json::Value;
 ///   userbuffers priced: 25 %, the honest bound today — the GB200 miss issue 11 names, now
 ///   measured on dense runs.
 /// - torchtitan's June 2025 async-TP benchmark, Llama 3 8B and 70B on 64/256 H100s (500 W),
-///   FSDP × TP 8, bf16 and torchao float8 tensorwise/rowwise, vanilla and async TP: 9-37 % too
-///   fast with vanilla TP, 15-47 % with async TP (encoded as TP overlap): 50 %, the honest bound
+///   FSDP × TP 8, bf16 and torchao float8 tensorwise/rowwise, vanilla and async TP: 9-32 % too
+///   fast with vanilla TP, 15-46 % with async TP (encoded as TP overlap): 50 %, the honest bound
 ///   today — tensor parallelism under torchtitan is the weakest part of the model.
-/// - Trainy's torchtitan Llama 3.1 8B on 32/64 H200s (FSDP, float8 tensorwise): 11-13 % fast:
-///   15 %.
+/// - Trainy's torchtitan Llama 3.1 8B on 32/64 H200s (FSDP, float8 tensorwise): 10-11.5 % fast
+///   (11-13 % before the FSDP2 root unit was priced): 12 %.
 const TOLERANCE_PCT: [(&str, f64); 9] = [
     ("moe_deepseek_v3_report", 15.0),
     ("automodel_h100_dense", 10.0),
@@ -41,7 +41,7 @@ const TOLERANCE_PCT: [(&str, f64); 9] = [
     ("dgxc2505_dense_h100", 7.0),
     ("dgxc2505_dense_gb200", 25.0),
     ("torchtitan_h100_2506", 50.0),
-    ("torchtitan_h200_2506", 15.0),
+    ("torchtitan_h200_2506", 12.0),
 ];
 /// Timed runs in `tests/data/extra.json`.
 const TIMED_RUNS: usize = 84;

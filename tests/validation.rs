@@ -16,9 +16,10 @@ use serde_json::Value;
 /// pipeline's ends; 8.33 % with DeepSpeed's BF16_Optimizer; 8.13 % with DeepSpeed's autograd
 /// gradient accumulation and its TP backward all-reduce not overlapped; 7.87 % with
 /// PyTorch FSDP's early-stopping recomputation, which does not rerun the MLP output GEMM: the
-/// llm-foundry runs),
-/// rounded up: the test fails if a change makes it worse.
-const TIME_MAPE_CEILING_PCT: f64 = 7.88;
+/// llm-foundry runs; 7.82 % with torchtitan's FSDP2 root unit, the exposed gather and
+/// reduce-scatter of the embedding and output layer, and its last block kept gathered for the
+/// backward), rounded up: the test fails if a change makes it worse.
+const TIME_MAPE_CEILING_PCT: f64 = 7.83;
 /// Share of the dense timed cases predicted within ±10 % (74.0 %; 71.4 % before the
 /// early-stopping recomputation; 62.0 % before issue 11), as a floor.
 const WITHIN_10PCT_FLOOR: f64 = 0.739;
@@ -43,8 +44,11 @@ const WORST_ERROR_CEILING_PCT: f64 = 48.0;
 /// the source's recipe and its "TE + DeepEP" kernels say expert parallelism ran, so all 117 B
 /// expert weights are priced as FSDP-gathered. Without it the MoE MAPE is 18.3 % (19.2 % at
 /// the start of this change set); 22.34 % with Transformer Engine's userbuffers TP overlap priced
-/// by its split GEMMs, SM margins and exposed tails (the Grok-1 H100 runs with TP overlap on).
-const MOE_TIME_MAPE_CEILING_PCT: f64 = 22.35;
+/// by its split GEMMs, SM margins and exposed tails (the Grok-1 H100 runs with TP overlap on);
+/// 22.31 % with torchtitan's FSDP2 wrapping (the root unit's exposed gather and
+/// reduce-scatter of the ends, the last block kept gathered for its backward; the Automodel
+/// runs are encoded as torchtitan).
+const MOE_TIME_MAPE_CEILING_PCT: f64 = 22.31;
 /// Cases in `tests/data/public.json`: 195 dense and 45 mixture-of-experts runs.
 const CASES: u64 = 240;
 /// Cases with a measured step time: 192 dense, 45 MoE.
