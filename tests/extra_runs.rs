@@ -4,6 +4,8 @@
 //! was chosen with them in view.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
 use serde_json::Value;
 
 /// Step-time tolerance per group, percent, with the reason.
@@ -46,15 +48,6 @@ const TOLERANCE_PCT: [(&str, f64); 9] = [
 /// Timed runs in `tests/data/extra.json`.
 const TIMED_RUNS: usize = 84;
 
-fn validate(path: &str) -> Value {
-    let args: Vec<String> = ["validate", path, "--json"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    let out = paracalc::cli::run(&args).expect("validate reads the file");
-    serde_json::from_str(&out).expect("validate --json prints JSON")
-}
-
 fn time_rows(v: &Value) -> Vec<&Value> {
     v["cases"]
         .as_array()
@@ -66,7 +59,7 @@ fn time_rows(v: &Value) -> Vec<&Value> {
 
 #[test]
 fn every_extra_run_is_predicted_within_its_tolerance() {
-    let v = validate("tests/data/extra.json");
+    let v = common::validate_json("tests/data/extra.json");
     let rows = time_rows(&v);
     assert_eq!(rows.len(), TIMED_RUNS, "extra.json's timed runs");
     for row in rows {
@@ -85,8 +78,8 @@ fn every_extra_run_is_predicted_within_its_tolerance() {
 
 #[test]
 fn extra_runs_are_not_copies_of_public_ones() {
-    let public = validate("tests/data/public.json");
-    let extra = validate("tests/data/extra.json");
+    let public = common::validate_json("tests/data/public.json");
+    let extra = common::validate_json("tests/data/extra.json");
     for row in time_rows(&extra) {
         let id = &row["id"];
         assert!(

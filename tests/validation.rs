@@ -2,6 +2,8 @@
 //! `tests/data/public.json` (a copy of the project's validation data).
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
 use serde_json::Value;
 
 /// The dense public step-time MAPE reached (9.23 % over the 192 timed dense cases after issue
@@ -54,17 +56,8 @@ const CASES: u64 = 240;
 /// Cases with a measured step time: 192 dense, 45 MoE.
 const TIMED_CASES: usize = 237;
 
-fn run_json(path: &str) -> Value {
-    let args: Vec<String> = ["validate", path, "--json"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    let out = paracalc::cli::run(&args).expect("validate reads the file");
-    serde_json::from_str(&out).expect("validate --json prints JSON")
-}
-
 fn public() -> Value {
-    run_json("tests/data/public.json")
+    common::validate_json("tests/data/public.json")
 }
 
 #[test]
@@ -219,7 +212,7 @@ fn rejected_cases_are_rows_with_an_error() {
        "measured": {"iteration_time_s": 1.0}}
     ]}"#;
     std::fs::write(&path, bad).unwrap();
-    let v = run_json(path.to_str().unwrap());
+    let v = common::validate_json(path.to_str().unwrap());
     let rows = v["cases"].as_array().unwrap();
     assert_eq!(v["summary"]["cases"], 3);
     assert_eq!(v["summary"]["time_cases"], 1);
