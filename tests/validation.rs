@@ -2,6 +2,8 @@
 //! `tests/data/public.json` (a copy of the project's validation data).
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
 use serde_json::Value;
 
 /// The dense public step-time MAPE reached (9.23 % over the 192 timed dense cases after issue
@@ -16,9 +18,10 @@ use serde_json::Value;
 /// pipeline's ends; 8.33 % with DeepSpeed's BF16_Optimizer; 8.13 % with DeepSpeed's autograd
 /// gradient accumulation and its TP backward all-reduce not overlapped; 7.87 % with
 /// PyTorch FSDP's early-stopping recomputation, which does not rerun the MLP output GEMM: the
-/// llm-foundry runs),
-/// rounded up: the test fails if a change makes it worse.
-const TIME_MAPE_CEILING_PCT: f64 = 7.88;
+/// llm-foundry runs; 7.82 % with torchtitan's FSDP2 root unit, the exposed gather and
+/// reduce-scatter of the embedding and output layer, and its last block kept gathered for the
+/// backward), rounded up: the test fails if a change makes it worse.
+const TIME_MAPE_CEILING_PCT: f64 = 7.83;
 /// Share of the dense timed cases predicted within ±10 % (74.0 %; 71.4 % before the
 /// early-stopping recomputation; 62.0 % before issue 11), as a floor.
 const WITHIN_10PCT_FLOOR: f64 = 0.739;
@@ -43,24 +46,18 @@ const WORST_ERROR_CEILING_PCT: f64 = 48.0;
 /// the source's recipe and its "TE + DeepEP" kernels say expert parallelism ran, so all 117 B
 /// expert weights are priced as FSDP-gathered. Without it the MoE MAPE is 18.3 % (19.2 % at
 /// the start of this change set); 22.34 % with Transformer Engine's userbuffers TP overlap priced
-/// by its split GEMMs, SM margins and exposed tails (the Grok-1 H100 runs with TP overlap on).
-const MOE_TIME_MAPE_CEILING_PCT: f64 = 22.35;
+/// by its split GEMMs, SM margins and exposed tails (the Grok-1 H100 runs with TP overlap on);
+/// 22.31 % with torchtitan's FSDP2 wrapping (the root unit's exposed gather and
+/// reduce-scatter of the ends, the last block kept gathered for its backward; the Automodel
+/// runs are encoded as torchtitan).
+const MOE_TIME_MAPE_CEILING_PCT: f64 = 22.31;
 /// Cases in `tests/data/public.json`: 195 dense and 45 mixture-of-experts runs.
 const CASES: u64 = 240;
 /// Cases with a measured step time: 192 dense, 45 MoE.
 const TIMED_CASES: usize = 237;
 
-fn run_json(path: &str) -> Value {
-    let args: Vec<String> = ["validate", path, "--json"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    let out = paracalc::cli::run(&args).expect("validate reads the file");
-    serde_json::from_str(&out).expect("validate --json prints JSON")
-}
-
 fn public() -> Value {
-    run_json("tests/data/public.json")
+    common::validate_json("tests/data/public.json")
 }
 
 #[test]
@@ -215,7 +212,7 @@ fn rejected_cases_are_rows_with_an_error() {
        "measured": {"iteration_time_s": 1.0}}
     ]}"#;
     std::fs::write(&path, bad).unwrap();
-    let v = run_json(path.to_str().unwrap());
+    let v = common::validate_json(path.to_str().unwrap());
     let rows = v["cases"].as_array().unwrap();
     assert_eq!(v["summary"]["cases"], 3);
     assert_eq!(v["summary"]["time_cases"], 1);

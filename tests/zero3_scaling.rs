@@ -234,8 +234,8 @@ fn hsdp_trades_ring_latency_for_network_bytes() {
 fn knob_fields_override_the_framework_defaults() {
     use paracalc::scenario::FsdpStyle;
     // DeepSpeed with FSDP1-style block gathers prices exactly as the pytorch stack's ZeRO-3
-    // (with flash attention, so that eager PyTorch's fp32 autocast softmax does not apply, and
-    // the eager host switched off).
+    // (with flash attention, so that eager PyTorch's fp32 autocast softmax does not apply, the
+    // eager host switched off, and PyTorch FSDP's early-stopping recomputation too).
     let flash = |mut s: Scenario| {
         s.training.flash_attention = true;
         estimate(&s).unwrap().time.step_s
@@ -244,6 +244,7 @@ fn knob_fields_override_the_framework_defaults() {
     s.parallel.fsdp_style = Some(FsdpStyle::PerBlock);
     let mut eager = gpt3(1536, "pytorch", 1, 1, 1, 3, 1);
     eager.training.eager = Some(false);
+    eager.training.recompute_early_stop = Some(false);
     assert_eq!(flash(s.clone()), flash(eager.clone()));
     // Eager, the host loops over the 96·16 + 3 = 1539 parameter tensors in the optimizer phase
     // (95 µs each, engine/time/host.rs): 146.2 ms against a 1536-way-sharded update.

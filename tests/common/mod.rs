@@ -60,3 +60,13 @@ pub fn assert_breakdown(e: &paracalc::engine::Estimate) {
 pub fn json_of(s: &Scenario) -> serde_json::Value {
     serde_json::from_str(&s.to_json_pretty()).expect("a scenario writes JSON")
 }
+
+/// `paracalc validate PATH --json`, parsed.
+pub fn validate_json(path: &str) -> serde_json::Value {
+    let args: Vec<String> = ["validate", path, "--json"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let out = paracalc::cli::run(&args).expect("validate reads the file");
+    serde_json::from_str(&out).expect("validate --json prints JSON")
+}

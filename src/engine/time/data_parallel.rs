@@ -59,8 +59,15 @@ pub struct DpStep {
 }
 
 impl DpStep {
-    /// The DP step of `x` whose slowest stage is `crit` holding `stage_params` parameters.
-    pub(crate) fn of(x: &Inputs, crit: &StageTimes, stage_params: f64, z3: &Zero3Layer) -> DpStep {
+    /// The DP step of `x` whose slowest stage is `crit` holding `stage_params` parameters, of
+    /// which `ends_params` are outside the Transformer layers (embedding, final norm, output).
+    pub(crate) fn of(
+        x: &Inputs,
+        crit: &StageTimes,
+        stage_params: f64,
+        ends_params: f64,
+        z3: &Zero3Layer,
+    ) -> DpStep {
         let par = &x.s.parallel;
         let dp_g = &x.groups.dp;
         let n_dp = dp_g.n;
@@ -68,9 +75,16 @@ impl DpStep {
             return DpStep::default();
         }
         if x.zero3 {
+            // The root unit ([`Zero3Layer::root_unit_s`]) every micro-batch; under pipeline
+            // parallelism once per step: the pipeline stage syncs gradients only in the last
+            // backward (`torch/distributed/pipelining/stage.py`, `backward_maybe_with_nosync`)
+            // and torchtitan keeps the parameters gathered (`reshard_after_forward = not
+            // pp_enabled`).
+            let per_step = if x.p > 1 { 1.0 } else { x.mf };
+            let root = per_step * z3.root_unit_s(x, ends_params);
             return DpStep {
-                exposed_s: 0.0,
-                total_s: x.mf * z3.stage_total_s(crit.layers),
+                exposed_s: root,
+                total_s: x.mf * (z3.stage_total_s(crit.layers) - z3.kept_last_s(x)) + root,
                 bytes: x.mf * (n_dp - 1.0) / n_dp
                     * (stage_params * (2.0 * x.pbytes + z3.grad_bytes)
                         + crit.layers * z3.ag_rc_bytes),

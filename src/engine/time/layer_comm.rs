@@ -62,6 +62,8 @@ impl TpCosts {
     ) -> TpCosts {
         let g = &x.groups.tp;
         let msg = x.tok * x.d.h * x.ab;
+        // The forward all-gathers of all blocks (0 without SP).
+        let mut gathers = 0.0;
         let (coll, coll_bwd, coll_16, closing) = if x.s.parallel.sp {
             let (fwd_b, bwd_b) = super::fp8::tp_gather_bytes(
                 x.stack.framework,
@@ -79,6 +81,7 @@ impl TpCosts {
                     g.gather_s(x.tok * x.d.h * b)
                 }
             };
+            gathers = blocks * ag(fwd_b);
             (ag(fwd_b) + rs, ag(bwd_b) + rs, 2.0 * rs, rs)
         } else {
             let ar = g.all_reduce_s(msg);
@@ -121,16 +124,25 @@ impl TpCosts {
             (fwd_total, bwd_total)
         };
         let full = x.s.training.recompute == Recompute::Full;
+        // Full recomputation repeats every forward collective (but the one that closes the
+        // layer when it stops early); per-op selective checkpointing (with flash attention) of a
+        // stack that recomputes the all-gathers ([`super::stack::Stack::sac_regathers`]) repeats
+        // those, saving the reduce-scatters.
+        let op_sac = x.s.training.recompute == Recompute::Selective
+            && x.s.training.flash_attention
+            && x.stack.sac_regathers;
         let rc_total = match (full, stops_early) {
-            (false, _) => 0.0,
             (true, false) => fwd_total,
             (true, true) => (fwd_total - closing).max(0.0),
+            (false, _) if op_sac => gathers,
+            (false, _) => 0.0,
         };
         let rc_exp = match (full, stops_early) {
-            (false, _) => 0.0,
             (true, false) => fwd_exp,
             (true, true) if fwd_total > 0.0 => fwd_exp * rc_total / fwd_total,
             (true, true) => 0.0,
+            (false, _) if x.s.parallel.tp_comm_overlap() => (rc_total - gemm_fwd).max(0.0),
+            (false, _) => rc_total,
         };
         let total = fwd_total + bwd_total + rc_total;
         let exp = fwd_exp + bwd_exp + rc_exp;
@@ -257,16 +269,26 @@ mod tests {
     /// The TP costs of a Llama-3-70B layer (tp 8, SP, bf16, micro-batch 1, seq 8192) under
     /// `framework`, with its forward GEMM times.
     fn llama70b_tp(framework: &str) -> (TpCosts, f64, f64) {
-        llama70b_tp_overlap(framework, false)
+        llama70b_tp_with(framework, false, "none")
     }
 
     /// [`llama70b_tp`] with `parallel.tp_comm_overlap` set to `overlap`.
     fn llama70b_tp_overlap(framework: &str, overlap: bool) -> (TpCosts, f64, f64) {
+        llama70b_tp_with(framework, overlap, "none")
+    }
+
+    /// [`llama70b_tp`] with `training.recompute` set to `recompute`.
+    fn llama70b_tp_rc(framework: &str, recompute: &str) -> (TpCosts, f64, f64) {
+        llama70b_tp_with(framework, false, recompute)
+    }
+
+    /// [`llama70b_tp`] with TP overlap `overlap` and recomputation `recompute`.
+    fn llama70b_tp_with(framework: &str, overlap: bool, recompute: &str) -> (TpCosts, f64, f64) {
         let s = crate::scenario::parse(&format!(
             r#"{{"model": {{"name": "m", "layers": 80, "hidden": 8192, "heads": 64, "kv_heads": 8,
                  "ffn_hidden": 28672, "ffn_act": "swiglu", "vocab": 128256, "seq_len": 8192}},
               "training": {{"global_batch": 64, "micro_batch": 1, "precision": "bf16",
-                 "recompute": "none", "flash_attention": true, "framework": "{framework}"}},
+                 "recompute": "{recompute}", "flash_attention": true, "framework": "{framework}"}},
               "parallel": {{"tp": 8, "pp": 1, "dp": 8, "sp": true, "zero_stage": 1,
                  "tp_comm_overlap": {overlap}}},
               "cluster": {{"gpu": "h100-sxm5-80gb", "num_gpus": 64}}}}"#
@@ -313,6 +335,29 @@ mod tests {
             on.rc_exp,
             on.coll
         );
+    }
+
+    #[test]
+    fn torchtitan_op_sac_gathers_the_block_inputs_again() {
+        let (none, _, _) = llama70b_tp("torchtitan");
+        let (titan, _, _) = llama70b_tp_rc("torchtitan", "selective");
+        let (mega, _, _) = llama70b_tp_rc("megatron", "selective");
+        // bf16: each block's SP pair is an all-gather and a reduce-scatter of the same T·h
+        // message, priced alike, so one all-gather is coll/2; the recomputed forward repeats
+        // the two blocks' all-gathers (not the saved reduce-scatters): 2·coll/2 = coll, exposed
+        // (vanilla DTensor TP overlaps nothing).
+        assert!(
+            (titan.rc_exp - titan.coll).abs() < 1e-15,
+            "{}",
+            titan.rc_exp
+        );
+        assert!(titan.coll > 0.0);
+        let collectives = titan.fwd_total + titan.bwd_total + titan.coll;
+        assert!((titan.total - collectives).abs() < 1e-15);
+        assert_eq!((titan.fwd_exp, titan.bwd_exp), (none.fwd_exp, none.bwd_exp));
+        // Megatron's selective recomputation (the attention core) runs no collective.
+        assert_eq!(mega.rc_exp, 0.0);
+        assert_eq!(mega.total, mega.fwd_total + mega.bwd_total);
     }
 
     #[test]

@@ -147,6 +147,23 @@ pub struct Stack {
     /// `BF16_Optimizer` "implements its own zero stage 1 equivalent" (bigscience-workshop/
     /// bigscience `train/tr11-176B-ml/tr11-176B-ml.slurm`).
     pub bf16_optimizer: bool,
+    /// Per-op selective checkpointing repeats the sequence-parallel all-gathers in the
+    /// backward: torchtitan's op policy saves `mm` (every other one), the SDPA outputs,
+    /// `max` and `_c10d_functional.reduce_scatter_tensor`, and marks every other op, the
+    /// all-gather included, `PREFER_RECOMPUTE` (`torchtitan/models/llama3/parallelize_llama.py`
+    /// `_save_list` and `_custom_policy` @820504e); eagerly the checkpoint replays the
+    /// forward, and under `torch.compile` the partitioner treats `PREFER_RECOMPUTE` as
+    /// must-recompute (pytorch `torch/_functorch/partitioners.py` `must_recompute`). The
+    /// recomputed wk/wv and w3 GEMMs need the gathered block input again. Megatron's
+    /// `selective` recomputes only the attention core, with no collective.
+    pub sac_regathers: bool,
+    /// The embedding, final norm and output layer are FSDP2's root unit, gathered first in the
+    /// forward and reduce-scattered last in the backward ([`super::zero3::Zero3Layer::root_unit_s`]):
+    /// torchtitan's `apply_fsdp` shards each block and then the whole model
+    /// (`torchtitan/parallelisms/parallelize_llama.py` @9dec370). Other FSDP2 stacks wrap the
+    /// ends differently (NeMo Automodel shards `embed_tokens` and `lm_head` as units of their
+    /// own, `nemo_automodel/components/moe/parallelizer.py`), not priced here.
+    pub fsdp_root_ends: bool,
 }
 
 impl Stack {
@@ -198,6 +215,8 @@ impl Stack {
                 && s.parallel.pp > 1
                 && s.parallel.zero_stage <= 1
                 && s.training.grad_reduce_in_fp32(),
+            sac_regathers: framework == Framework::Torchtitan,
+            fsdp_root_ends: framework == Framework::Torchtitan,
         }
     }
 }

@@ -136,7 +136,7 @@ impl Zero3Layer {
     /// take their SM share ([`sm_usage`]).
     pub(crate) fn stage_exposed_s(&self, x: &Inputs, nl: f64, fwd: f64, bwd: f64, rc: f64) -> f64 {
         let ag_total = nl * self.ag;
-        let ag_bwd = ag_total + nl * self.ag_rc;
+        let ag_bwd = ag_total + nl * self.ag_rc - self.kept_last_s(x);
         let fwd_exp = self.ag + (ag_total - self.ag - fwd).max(0.0);
         let bwd_exp = self.rs + (ag_bwd + nl * self.rs - self.rs - bwd - rc).max(0.0);
         let total = ag_total + ag_bwd + nl * self.rs;
@@ -148,6 +148,52 @@ impl Zero3Layer {
             } else {
                 total
             }
+    }
+
+    /// The FSDP2 root unit's collectives, seconds, exposed: the parameters outside the
+    /// Transformer blocks (`params`: the input embedding, the final norm and the output layer a
+    /// GPU holds) are one FSDP unit, the root (torchtitan `apply_fsdp`,
+    /// `torchtitan/parallelisms/parallelize_llama.py` @9dec370: `fully_shard` on each block,
+    /// then on the whole model). The root gathers before the embedding, first in the forward,
+    /// with nothing to hide under, and keeps its parameters until the backward (PyTorch
+    /// `fully_shard` docstring: the root's `reshard_after_forward` is set to `False`, "since
+    /// its parameters would typically be immediately all-gathered for backward"); its
+    /// gradients are complete only when the embedding's, the last of the backward, are, so its
+    /// reduce-scatter (in the reduce dtype) ends the backward, exposed too. Only for FSDP2
+    /// ([`FsdpMechanism::PerBlockCopyOut`]) in a stack that wraps the ends so
+    /// ([`super::stack::Stack::fsdp_root_ends`]); the other styles' end parameters are not
+    /// priced (FSDP1 wrapping and XLA's sharding were not checked; DeepSpeed reduces in buckets
+    /// spanning modules). 0 without ZeRO-3.
+    pub(crate) fn root_unit_s(&self, x: &Inputs, params: f64) -> f64 {
+        if !x.zero3 || params <= 0.0 || !x.stack.fsdp_root_ends {
+            return 0.0;
+        }
+        match x.stack.fsdp {
+            FsdpMechanism::PerBlockCopyOut => {
+                let g = &x.groups.shard;
+                let grad = params * self.grad_bytes;
+                g.gather_s(params * x.pbytes)
+                    + g.gather_s(grad)
+                    + x.groups.replica.all_reduce_s(grad / g.n.max(1.0))
+            }
+            FsdpMechanism::PerBlock
+            | FsdpMechanism::PerParameter
+            | FsdpMechanism::PerParameterSync => 0.0,
+        }
+    }
+
+    /// The backward gather the last block skips, seconds: torchtitan does not reshard the last
+    /// Transformer block after its forward without pipeline parallelism, "since FSDP would
+    /// prefetch it immediately" (`apply_fsdp`, `torchtitan/parallelisms/parallelize_llama.py`
+    /// @9dec370: `reshard_after_forward = int(layer_id) < len(model.layers) - 1`), so its
+    /// parameters stay gathered for its backward ([`super::stack::Stack::fsdp_root_ends`], the
+    /// same wrapping). With PP torchtitan reshards no block after forward; not priced here.
+    pub(crate) fn kept_last_s(&self, x: &Inputs) -> f64 {
+        if x.stack.fsdp_root_ends && x.p == 1 && x.stack.fsdp == FsdpMechanism::PerBlockCopyOut {
+            self.ag
+        } else {
+            0.0
+        }
     }
 
     /// Collective time of a stage of `nl` layers per micro-batch (hidden or not).
@@ -239,6 +285,54 @@ mod tests {
         assert!(params > 2.1e8 && params < 2.3e8, "{params}");
         let r = tt.rs / pt.rs;
         assert!(r > 1.8 && r < 2.0, "{r}");
+    }
+
+    #[test]
+    fn torchtitan_fsdp2_wrapping_root_unit_and_last_block() {
+        // Llama-3-8B (untied): the root holds the embedding and the output layer, 128256·4096
+        // each, and the final norm, 4096: P = 1 050 677 248 + 4096 parameters, gathered in
+        // bf16 (2 B) and reduce-scattered in fp32 (4 B) over the 64-GPU shard group.
+        let p = 2.0 * 128_256.0 * 4096.0 + 4096.0;
+        let s = |framework: &str| {
+            crate::scenario::parse(&format!(
+                r#"{{"model": {{"name": "m", "layers": 32, "hidden": 4096, "heads": 32,
+                     "kv_heads": 8, "ffn_hidden": 14336, "ffn_act": "swiglu", "vocab": 128256,
+                     "seq_len": 8192}},
+                  "training": {{"global_batch": 64, "micro_batch": 1, "precision": "bf16",
+                     "recompute": "none", "flash_attention": true, "framework": "{framework}"}},
+                  "parallel": {{"tp": 1, "pp": 1, "dp": 64, "zero_stage": 3}},
+                  "cluster": {{"gpu": "h100-sxm5-80gb", "num_gpus": 64}}}}"#
+            ))
+            .unwrap()
+        };
+        let (root, expected) = super::super::inputs::with_inputs(&s("torchtitan"), |x| {
+            let held = x
+                .sharded
+                .placed(crate::engine::layers::LayerMix::default(), true, true)
+                .total();
+            assert!((held - p).abs() < 1.0, "{held}");
+            let g = &x.groups.shard;
+            (
+                Zero3Layer::of(x).root_unit_s(x, held),
+                g.gather_s(2.0 * p) + g.gather_s(4.0 * p),
+            )
+        });
+        assert!((root - expected).abs() < 1e-15, "{root} vs {expected}");
+        // 6.3 GB through the 64-GPU ring: tens of milliseconds, not nothing.
+        assert!(root > 0.01 && root < 0.2, "{root}");
+        // The last block stays gathered for its backward (pp 1): one layer's gather fewer.
+        let (kept, ag) = super::super::inputs::with_inputs(&s("torchtitan"), |x| {
+            let z = Zero3Layer::of(x);
+            (z.kept_last_s(x), z.ag)
+        });
+        assert!(ag > 0.0);
+        assert_eq!(kept, ag);
+        // FSDP1 (eager PyTorch's style) does not price it.
+        let fsdp1 = super::super::inputs::with_inputs(&s("pytorch"), |x| {
+            let z = Zero3Layer::of(x);
+            (z.root_unit_s(x, p), z.kept_last_s(x))
+        });
+        assert_eq!(fsdp1, (0.0, 0.0));
     }
 
     #[test]
