@@ -83,7 +83,7 @@ pub fn fill(
     let x = Inputs::new(s, gpu, worked);
     // 1. One layer, the pipeline's ends, ZeRO-3 per layer.
     let kinds = stage::LayerKinds::of(&x);
-    let layer = kinds.moe;
+    let layer = &kinds.moe;
     let ends = EndCosts::of(&x, &layer.tp);
     let z3 = Zero3Layer::of(&x);
     // 2. Stages; 3. the pipeline bubble.
@@ -114,11 +114,11 @@ pub fn fill(
         optimizer,
     );
     // Assemble.
-    assemble(&x, &crit, &layer, &dp, bubble, optimizer, time);
+    assemble(&x, &crit, layer, &dp, bubble, optimizer, time);
     time.offload_s = offload;
     time.host_s = stall.step_s(x.mf);
     time.step_s += offload + time.host_s;
-    *comm_out = volumes::volumes(&x, &crit, &layer, &dp);
+    *comm_out = volumes::volumes(&x, &crit, layer, &dp);
     // 6. Rates.
     rates::fill(s, gpu, x.d, time.step_s, flops, throughput);
 }

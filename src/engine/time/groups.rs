@@ -32,7 +32,8 @@ pub struct Groups {
 }
 
 impl Groups {
-    /// The groups of `par` on `gpu`.
+    /// The groups of `par` on `gpu` (inlined: built in place in the time model's inputs).
+    #[inline]
     pub fn of(gpu: &GpuSpec, par: &Parallel) -> Groups {
         let (t, p, dp, c, e) = (
             par.tp.max(1),
