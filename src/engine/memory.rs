@@ -105,7 +105,6 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
             h.other_buffers,
         );
         let states = st.total();
-        let states_parts = st.weights + st.gradients + st.optimizer;
         // Where the output layer ends a path through a rank that holds other stages too
         // (DualPipe's two directions, the V of zb-v and dualpipev), its backward follows its
         // forward at once, as on 1F1B's last stage: one micro-batch of it is alive.
@@ -137,7 +136,7 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
             // not count; a negative one never takes the stage below its CUDA context and buffers.
             let allocator_reserve = (reserve * allocated + calibration_offset).max(-allocated);
             let other = cuda_context + comm_buffers + allocator_reserve + other_buffers;
-            let total = states_parts + act + other;
+            let total = states + act + other;
             if total > peak {
                 peak = total;
                 peak_stage = r;

@@ -49,7 +49,6 @@ pub mod volumes;
 pub mod zero3;
 
 use super::estimate::{CommTimes, FlopsEstimate, MemoryEstimate, Throughput, TimeEstimate};
-use crate::engine::layers::LayerMix;
 use crate::scenario::{GpuSpec, Scenario};
 use comm::CommBreakdown;
 use data_parallel::DpStep;
@@ -97,11 +96,7 @@ pub fn fill(
         .sharded
         .placed(held.mix, held.embedding, held.output)
         .total();
-    let ends_params = x
-        .sharded
-        .placed(LayerMix::default(), held.embedding, held.output)
-        .total();
-    let dp = DpStep::of(&x, &crit, stage_params, ends_params, &z3);
+    let dp = DpStep::of(&x, &crit, stage_params, (held.embedding, held.output), &z3);
     let optimizer = optimizer::optimizer_s(&x, stage_params);
     let offload = offload::offload_s(&x, gpu, &crit, stage_params);
     // 5. The eager host: per micro-batch against the critical stage's GPU time, and the

@@ -275,12 +275,6 @@ impl Precision {
             Precision::Nvfp4 => "nvfp4",
         }
     }
-
-    /// Whether the linear layers' GEMMs run in a quantized format (fp8, nvfp4) whose weight
-    /// copies and input casts Transformer Engine adds to the 16-bit training state.
-    pub fn quantized(self) -> bool {
-        matches!(self, Precision::Fp8 | Precision::Nvfp4)
-    }
 }
 
 /// The optimizer. Only Adam(W) is modelled (two fp32 moments per parameter).

@@ -33,6 +33,19 @@ pub fn has_biases(m: &Model) -> bool {
     m.ffn_act == FfnAct::Gelu
 }
 
+/// Parameter tensors of one layer whose attention has `attention_linears` weight matrices (4 as
+/// separate query, key, value and output projections, 2 with a fused QKV) and whose MLP has
+/// `c_ffn`: a bias for each and two LayerNorms of weight and bias for GELU models, bias-free with
+/// two RMSNorm weights otherwise ([`has_biases`]).
+pub fn layer_tensors(m: &Model, attention_linears: f64, c_ffn: f64) -> f64 {
+    let linears = attention_linears + c_ffn;
+    if has_biases(m) {
+        2.0 * linears + 4.0
+    } else {
+        linears + 2.0
+    }
+}
+
 /// Parameters of one norm: LayerNorm `2h` (weight + bias) for GELU models, RMSNorm `h` for SwiGLU.
 pub fn norm_params(m: &Model) -> f64 {
     let h = m.hidden as f64;

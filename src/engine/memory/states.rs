@@ -154,12 +154,13 @@ pub fn model_states(s: &Scenario, p: &GpuParams, layers: u64) -> ModelStates {
         }
     };
     let mut weights = shard(w, 3);
-    if s.training.precision.quantized() && zero < 3 {
+    if zero < 3 {
         weights += quantized_copy_bytes(s.training.precision) * p.matrices;
-    }
-    // Delayed scaling's amax history; NVFP4 and the other FP8 recipes keep none worth counting.
-    if s.training.precision == Precision::Fp8 && zero < 3 {
-        weights += FP8_AMAX_HISTORY_BYTES_PER_GEMM * gemms_per_layer(s) * layers as f64;
+        // Transformer Engine's FP8 amax history; NVFP4 scales from the current amax and keeps
+        // none.
+        if s.training.precision == Precision::Fp8 {
+            weights += FP8_AMAX_HISTORY_BYTES_PER_GEMM * gemms_per_layer(s) * layers as f64;
+        }
     }
     ModelStates {
         weights,

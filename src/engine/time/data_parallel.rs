@@ -59,13 +59,13 @@ pub struct DpStep {
 }
 
 impl DpStep {
-    /// The DP step of `x` whose slowest stage is `crit` holding `stage_params` parameters, of
-    /// which `ends_params` are outside the Transformer layers (embedding, final norm, output).
+    /// The DP step of `x` whose slowest stage is `crit` holding `stage_params` parameters and
+    /// `ends`: whether it holds the embedding and the output layer.
     pub(crate) fn of(
         x: &Inputs,
         crit: &StageTimes,
         stage_params: f64,
-        ends_params: f64,
+        ends: (bool, bool),
         z3: &Zero3Layer,
     ) -> DpStep {
         let par = &x.s.parallel;
@@ -81,7 +81,7 @@ impl DpStep {
             // and torchtitan keeps the parameters gathered (`reshard_after_forward = not
             // pp_enabled`).
             let per_step = if x.p > 1 { 1.0 } else { x.mf };
-            let root = per_step * z3.root_unit_s(x, ends_params);
+            let root = per_step * z3.root_unit_s(x, ends);
             return DpStep {
                 exposed_s: root,
                 total_s: x.mf * (z3.stage_total_s(crit.layers) - z3.kept_last_s(x)) + root,

@@ -31,7 +31,7 @@
 //!   [`super::data_parallel::reduced_grad_bytes`] = the fp32 main gradient, then the all-gather).
 
 use super::inputs::Inputs;
-use crate::engine::memory::params::has_biases;
+use crate::engine::memory::params::{has_biases, layer_tensors};
 use crate::scenario::Framework;
 
 /// HBM bytes per parameter of one fp32 accumulation of a bf16 gradient (module docs): upcast
@@ -75,12 +75,8 @@ pub(crate) fn accumulate_s(
 /// LayerNorms of weight and bias (GELU: 12); bias-free with two RMSNorm weights otherwise
 /// ([`has_biases`]); the embedding table on the first stage, the final norm on the last.
 fn stage_tensors(x: &Inputs, layers: f64, embedding: bool, output: bool) -> f64 {
-    let linears = 2.0 + x.d.c_ffn;
-    let (per_layer, norm) = if has_biases(&x.s.model) {
-        (2.0 * linears + 4.0, 2.0)
-    } else {
-        (linears + 2.0, 1.0)
-    };
+    let per_layer = layer_tensors(&x.s.model, 2.0, x.d.c_ffn);
+    let norm = if has_biases(&x.s.model) { 2.0 } else { 1.0 };
     layers * per_layer + if embedding { 1.0 } else { 0.0 } + if output { norm } else { 0.0 }
 }
 

@@ -122,12 +122,7 @@ pub const HF_ADAMW: EagerOptimizer = EagerOptimizer {
 /// of weight and bias for GELU models (BERT: 16), bias-free with two RMSNorm weights for
 /// SwiGLU models (Llama: 9) ([`has_biases`]).
 pub(crate) fn layer_tensors(x: &Inputs) -> f64 {
-    let linears = 4.0 + x.d.c_ffn;
-    if has_biases(&x.s.model) {
-        2.0 * linears + 4.0
-    } else {
-        linears + 2.0
-    }
+    crate::engine::memory::params::layer_tensors(&x.s.model, 4.0, x.d.c_ffn)
 }
 
 /// The eager layer of `x`: [`BERT_LAYER`], less [`FLASH_SAVES`] with flash attention, without

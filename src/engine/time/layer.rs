@@ -127,7 +127,8 @@ impl LayerCosts {
             2.0
         };
         let routed = moe.gemm_fwd - moe.shared_fwd;
-        let stops_early = early_stop_skipped_s(x, d) > 0.0;
+        let skipped = early_stop_skipped_s(x, d);
+        let stops_early = skipped > 0.0;
         let tp = TpCosts::of(
             x,
             blocks,
@@ -151,7 +152,7 @@ impl LayerCosts {
             Recompute::Selective if flash => {
                 op_sac_gemms_s(dev, d, tok, tf, x.e as f64, Half::Mlp, attn.sac_gemms) + ew_fwd
             }
-            Recompute::Full => fwd - early_stop_skipped_s(x, d),
+            Recompute::Full => fwd - skipped,
             Recompute::Selective => attn_fwd,
         };
         LayerCosts {

@@ -81,8 +81,9 @@ impl TpCosts {
                     g.gather_s(x.tok * x.d.h * b)
                 }
             };
-            gathers = blocks * ag(fwd_b);
-            (ag(fwd_b) + rs, ag(bwd_b) + rs, 2.0 * rs, rs)
+            let ag_fwd = ag(fwd_b);
+            gathers = blocks * ag_fwd;
+            (ag_fwd + rs, ag(bwd_b) + rs, 2.0 * rs, rs)
         } else {
             let ar = g.all_reduce_s(msg);
             (ar, ar, ar, ar)
@@ -92,8 +93,9 @@ impl TpCosts {
         let overlap = x.s.parallel.tp_comm_overlap();
         let userbuffers = overlap && x.s.parallel.sp && x.stack.framework == Framework::Megatron;
         let (fwd_exp, bwd_exp) = if userbuffers {
-            // Transformer Engine's userbuffers: split GEMMs, SM margins, exposed tails.
-            let rs = g.gather_s(msg);
+            // Transformer Engine's userbuffers: split GEMMs, SM margins, exposed tails. With SP
+            // the collective that closes a block is its reduce-scatter.
+            let rs = closing;
             let ub = UbLayer {
                 blocks,
                 tp: x.tf,
@@ -141,7 +143,7 @@ impl TpCosts {
             (true, false) => fwd_exp,
             (true, true) if fwd_total > 0.0 => fwd_exp * rc_total / fwd_total,
             (true, true) => 0.0,
-            (false, _) if x.s.parallel.tp_comm_overlap() => (rc_total - gemm_fwd).max(0.0),
+            (false, _) if overlap => (rc_total - gemm_fwd).max(0.0),
             (false, _) => rc_total,
         };
         let total = fwd_total + bwd_total + rc_total;

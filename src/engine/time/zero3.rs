@@ -151,8 +151,8 @@ impl Zero3Layer {
     }
 
     /// The FSDP2 root unit's collectives, seconds, exposed: the parameters outside the
-    /// Transformer blocks (`params`: the input embedding, the final norm and the output layer a
-    /// GPU holds) are one FSDP unit, the root (torchtitan `apply_fsdp`,
+    /// Transformer blocks (the input embedding, the final norm and the output layer a GPU
+    /// holds, as `ends` says: embedding, output) are one FSDP unit, the root (torchtitan `apply_fsdp`,
     /// `torchtitan/parallelisms/parallelize_llama.py` @9dec370: `fully_shard` on each block,
     /// then on the whole model). The root gathers before the embedding, first in the forward,
     /// with nothing to hide under, and keeps its parameters until the backward (PyTorch
@@ -164,12 +164,19 @@ impl Zero3Layer {
     /// ([`super::stack::Stack::fsdp_root_ends`]); the other styles' end parameters are not
     /// priced (FSDP1 wrapping and XLA's sharding were not checked; DeepSpeed reduces in buckets
     /// spanning modules). 0 without ZeRO-3.
-    pub(crate) fn root_unit_s(&self, x: &Inputs, params: f64) -> f64 {
-        if !x.zero3 || params <= 0.0 || !x.stack.fsdp_root_ends {
+    pub(crate) fn root_unit_s(&self, x: &Inputs, ends: (bool, bool)) -> f64 {
+        if !x.zero3 || !x.stack.fsdp_root_ends {
             return 0.0;
         }
         match x.stack.fsdp {
             FsdpMechanism::PerBlockCopyOut => {
+                let params = x
+                    .sharded
+                    .placed(crate::engine::layers::LayerMix::default(), ends.0, ends.1)
+                    .total();
+                if params <= 0.0 {
+                    return 0.0;
+                }
                 let g = &x.groups.shard;
                 let grad = params * self.grad_bytes;
                 g.gather_s(params * x.pbytes)
@@ -313,7 +320,7 @@ mod tests {
             assert!((held - p).abs() < 1.0, "{held}");
             let g = &x.groups.shard;
             (
-                Zero3Layer::of(x).root_unit_s(x, held),
+                Zero3Layer::of(x).root_unit_s(x, (true, true)),
                 g.gather_s(2.0 * p) + g.gather_s(4.0 * p),
             )
         });
@@ -330,7 +337,7 @@ mod tests {
         // FSDP1 (eager PyTorch's style) does not price it.
         let fsdp1 = super::super::inputs::with_inputs(&s("pytorch"), |x| {
             let z = Zero3Layer::of(x);
-            (z.root_unit_s(x, p), z.kept_last_s(x))
+            (z.root_unit_s(x, (true, true)), z.kept_last_s(x))
         });
         assert_eq!(fsdp1, (0.0, 0.0));
     }
