@@ -285,16 +285,17 @@ fn op_sac_gemms_s(
         1.0
     };
     let mut t = start;
-    for (i, g) in gemms.iter().enumerate().take(which.end).skip(which.start) {
+    for i in which {
         if crate::engine::memory::activations::op_sac_saves_gemm(i) {
             continue;
         }
+        let g = gemms[i];
         let (k, nn) = if g.row_parallel {
             (g.k / tf, g.n)
         } else {
             (g.k, g.n / tf)
         };
-        t += if i >= d.attention_gemms() && d.is_moe() {
+        t += if i >= attn && d.is_moe() {
             n_local * dev.gemm_s(tok * d.k / n_local, k, nn)
         } else {
             dev.gemm_s(tok, k, nn)
