@@ -77,14 +77,16 @@ impl AttentionCosts {
     /// The attention half of a layer of shape `d` (of the model `x` reads).
     pub(crate) fn of(x: &Inputs, d: &Shape) -> AttentionCosts {
         let (dev, tok, tf) = (&x.dev, x.tok, x.tf);
-        let (gemm_fwd, gemm_col_fwd) = attention_gemms_s(dev, d, tok, tf);
+        let (gemm_fwd, gemm_col_fwd, priced_sac) = attention_gemms_s(dev, d, tok, tf);
         let (kernel_fwd, kernel_bwd) = attention::core_s(x);
         // PyTorch's ring attention merges its steps' outputs and gradients outside the kernels.
         let (ring_fwd, ring_bwd) = super::ring::merge_s(x);
         let (core_fwd, core_bwd) = (kernel_fwd + ring_fwd, kernel_bwd + ring_bwd);
         let sac_gemms =
             if x.s.training.recompute == Recompute::Selective && x.s.training.flash_attention {
-                op_sac_gemms_s(dev, d, tok, tf, x.e as f64, Half::Attention, 0.0)
+                priced_sac.unwrap_or_else(|| {
+                    op_sac_gemms_s(dev, d, tok, tf, x.e as f64, Half::Attention, 0.0)
+                })
             } else {
                 0.0
             };
@@ -230,27 +232,34 @@ fn layer_gemms_s(
 }
 
 /// The attention projections' forward GEMM time for one micro-batch of `tok` tokens on one TP
-/// rank, and its column-parallel part: the fused QKV GEMM and the output projection, or MLA's
+/// rank, its column-parallel part, and the part per-op selective recomputation repeats when
+/// the same GEMMs were priced one by one: the fused QKV GEMM and the output projection (no
+/// such part: op SAC's GEMMs are the separate Q, K and V, [`op_sac_gemms_s`]), or MLA's
 /// projections from [`Shape::layer_gemms`] (column-parallel split their output by `t`,
-/// row-parallel their input).
-fn attention_gemms_s(dev: &Device, d: &Shape, tok: f64, tf: f64) -> (f64, f64) {
+/// row-parallel their input), whose unsaved ones ([`op_sac_gemms_s`]'s attention half, same
+/// GEMMs in the same order) are summed on the way rather than priced again.
+fn attention_gemms_s(dev: &Device, d: &Shape, tok: f64, tf: f64) -> (f64, f64, Option<f64>) {
     if !d.is_mla() {
         // Q, K and V as one fused GEMM (Megatron's `linear_qkv`), then the output projection.
         let qkv = dev.gemm_s(tok, d.h, (d.q + 2.0 * d.kv) / tf);
-        return (qkv + dev.gemm_s(tok, d.o / tf, d.h), qkv);
+        return (qkv + dev.gemm_s(tok, d.o / tf, d.h), qkv, None);
     }
     let (gemms, n) = d.layer_gemms();
-    let (mut all, mut col) = (0.0, 0.0);
-    for g in gemms.iter().take(d.attention_gemms().min(n)) {
-        if g.row_parallel {
-            all += dev.gemm_s(tok, g.k / tf, g.n);
+    let (mut all, mut col, mut sac) = (0.0, 0.0, 0.0);
+    for (i, g) in gemms.iter().enumerate().take(d.attention_gemms().min(n)) {
+        let t = if g.row_parallel {
+            dev.gemm_s(tok, g.k / tf, g.n)
         } else {
             let t = dev.gemm_s(tok, g.k, g.n / tf);
-            all += t;
             col += t;
+            t
+        };
+        all += t;
+        if !crate::engine::memory::activations::op_sac_saves_gemm(i) {
+            sac += t;
         }
     }
-    (all, col)
+    (all, col, Some(sac))
 }
 
 /// The GEMMs of one half of a layer ([`Shape::layer_gemms`]: the attention projections first,
