@@ -264,9 +264,9 @@ impl Shape {
     /// `kv_lora→a·(d_nope + d_v)`, output `a·d_v→h`. Then the MLP of one routed token copy,
     /// FC1 `h→f` (SwiGLU: gate `h→f` and up `h→f`) and FC2 `f→h`; [`Shape::attention_gemms`]
     /// tells where the MLP starts. The MLA down projections are treated as column-parallel.
-    /// Returns a fixed array and the number of entries used; no allocation. Inlined: its callers
-    /// read a few entries, and a call would copy the whole array out.
-    #[inline]
+    /// Returns a fixed array and the number of entries used; no allocation. Always inlined: its
+    /// callers read a few entries, and a call would copy the whole array out.
+    #[inline(always)]
     pub fn layer_gemms(&self) -> ([LayerGemm; MAX_LAYER_GEMMS], usize) {
         let col = |k: f64, n: f64| LayerGemm {
             k,
