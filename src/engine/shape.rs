@@ -253,6 +253,8 @@ pub struct LayerGemm {
 
 /// Most weight GEMMs one layer has ([`Shape::layer_gemms`]): MLA's five plus SwiGLU's three.
 pub const MAX_LAYER_GEMMS: usize = 8;
+/// Most weight GEMMs one MLP has ([`Shape::mlp_gemms`]): SwiGLU's three.
+pub const MAX_MLP_GEMMS: usize = 3;
 
 impl Shape {
     /// The weight GEMMs of one layer in forward order. Standard attention has separate Q, K and
@@ -278,7 +280,7 @@ impl Shape {
             n,
             row_parallel: true,
         };
-        let (h, f) = (self.h, self.f_token);
+        let h = self.h;
         let mut g = [LayerGemm::default(); MAX_LAYER_GEMMS];
         let mut n = 0;
         let mut push = |x: LayerGemm| {
@@ -302,11 +304,34 @@ impl Shape {
             push(col(h, self.kv));
         }
         push(row(self.o, h));
-        for _ in 1..(self.c_ffn as usize).clamp(2, 3) {
-            push(col(h, f));
+        let (mlp, m) = self.mlp_gemms();
+        for x in mlp.into_iter().take(m) {
+            push(x);
         }
-        push(row(f, h));
         (g, n)
+    }
+
+    /// The MLP's part of [`Shape::layer_gemms`] (from index [`Shape::attention_gemms`] on), of
+    /// one routed token copy: FC1 `h→f` (SwiGLU: gate `h→f` and up `h→f`), column-parallel,
+    /// then FC2 `f→h`, row-parallel. Returns a fixed array and the number of entries used.
+    #[inline(always)]
+    pub fn mlp_gemms(&self) -> ([LayerGemm; MAX_MLP_GEMMS], usize) {
+        let (h, f) = (self.h, self.f_token);
+        let fc1 = LayerGemm {
+            k: h,
+            n: f,
+            row_parallel: false,
+        };
+        let fc2 = LayerGemm {
+            k: f,
+            n: h,
+            row_parallel: true,
+        };
+        if (self.c_ffn as usize).clamp(2, 3) == 3 {
+            ([fc1, fc1, fc2], 3)
+        } else {
+            ([fc1, fc2, fc2], 2)
+        }
     }
 }
 

@@ -11,7 +11,7 @@ use super::compute::Device;
 use super::inputs::Inputs;
 use super::layer_comm::{CpCosts, TpCosts};
 use super::moe::MoeCosts;
-use crate::engine::shape::Shape;
+use crate::engine::shape::{LayerGemm, Shape};
 use crate::scenario::Recompute;
 
 /// Element-wise bytes per token per layer in the forward pass, in units of one activation
@@ -272,7 +272,9 @@ enum Half {
 
 /// Per-op selective recomputation: `start` plus the forward time of the GEMMs of `half` that
 /// the checkpointing does not save ([`crate::engine::memory::activations::op_sac_saves_gemm`]),
-/// in [`Shape::layer_gemms`] order (the attention half's sum is the MLP half's `start`).
+/// in [`Shape::layer_gemms`] order (the attention half's sum is the MLP half's `start`). The MLP
+/// half reads only the MLP's GEMMs ([`Shape::mlp_gemms`]), numbered from
+/// [`Shape::attention_gemms`] on.
 fn op_sac_gemms_s(
     dev: &Device,
     d: &Shape,
@@ -282,33 +284,40 @@ fn op_sac_gemms_s(
     half: Half,
     start: f64,
 ) -> f64 {
-    let (gemms, n) = d.layer_gemms();
-    let attn = d.attention_gemms().min(n);
-    let which = match half {
-        Half::Attention => 0..attn,
-        Half::Mlp => attn..n,
-    };
     let n_local = if d.is_moe() {
         (d.experts / ep).max(1.0)
     } else {
         1.0
     };
     let mut t = start;
-    for i in which {
+    let mut add = |i: usize, g: &LayerGemm| {
         if crate::engine::memory::activations::op_sac_saves_gemm(i) {
-            continue;
+            return;
         }
-        let g = gemms[i];
         let (k, nn) = if g.row_parallel {
             (g.k / tf, g.n)
         } else {
             (g.k, g.n / tf)
         };
-        t += if i >= attn && d.is_moe() {
+        t += if half == Half::Mlp && d.is_moe() {
             n_local * dev.gemm_s(tok * d.k / n_local, k, nn)
         } else {
             dev.gemm_s(tok, k, nn)
         };
+    };
+    match half {
+        Half::Attention => {
+            let (gemms, n) = d.layer_gemms();
+            for (i, g) in gemms.iter().enumerate().take(d.attention_gemms().min(n)) {
+                add(i, g);
+            }
+        }
+        Half::Mlp => {
+            let (gemms, n) = d.mlp_gemms();
+            for (j, g) in gemms.iter().enumerate().take(n) {
+                add(d.attention_gemms() + j, g);
+            }
+        }
     }
     t
 }
