@@ -282,33 +282,34 @@ impl Shape {
         };
         let h = self.h;
         let mut g = [LayerGemm::default(); MAX_LAYER_GEMMS];
-        let mut n = 0;
-        let mut push = |x: LayerGemm| {
-            g[n] = x;
-            n += 1;
-        };
-        if self.is_mla() {
-            if self.q_lora > 0.0 {
-                push(col(h, self.q_lora));
-                push(col(self.q_lora, self.q));
+        // The input projections, in fixed slots; `a` of them.
+        let a = if !self.is_mla() {
+            g[0] = col(h, self.q);
+            g[1] = col(h, self.kv);
+            g[2] = col(h, self.kv);
+            3
+        } else {
+            let i = if self.q_lora > 0.0 {
+                g[0] = col(h, self.q_lora);
+                g[1] = col(self.q_lora, self.q);
+                2
             } else {
-                push(col(h, self.q));
-            }
-            push(col(h, self.kv_lora + self.k_rope));
+                g[0] = col(h, self.q);
+                1
+            };
+            g[i] = col(h, self.kv_lora + self.k_rope);
             // Up projection: per head the non-rotary key and the value,
             // a·(d_qk − d_rope + d_v) = 2·kv − a·d_rope.
-            push(col(self.kv_lora, 2.0 * self.kv - self.heads * self.k_rope));
-        } else {
-            push(col(h, self.q));
-            push(col(h, self.kv));
-            push(col(h, self.kv));
-        }
-        push(row(self.o, h));
+            g[i + 1] = col(self.kv_lora, 2.0 * self.kv - self.heads * self.k_rope);
+            i + 2
+        };
+        g[a] = row(self.o, h);
+        // The MLP's (all three slots written; the entries past the count are not read).
         let (mlp, m) = self.mlp_gemms();
-        for x in mlp.into_iter().take(m) {
-            push(x);
-        }
-        (g, n)
+        g[a + 1] = mlp[0];
+        g[a + 2] = mlp[1];
+        g[a + 3] = mlp[2];
+        (g, a + 1 + m)
     }
 
     /// The MLP's part of [`Shape::layer_gemms`] (from index [`Shape::attention_gemms`] on), of
@@ -327,7 +328,8 @@ impl Shape {
             n: h,
             row_parallel: true,
         };
-        if (self.c_ffn as usize).clamp(2, 3) == 3 {
+        // `c_ffn` is 2 or 3 (at least 3: SwiGLU's three GEMMs).
+        if self.c_ffn >= 3.0 {
             ([fc1, fc1, fc2], 3)
         } else {
             ([fc1, fc2, fc2], 2)
