@@ -110,25 +110,43 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
         // forward at once, as on 1F1B's last stage: one micro-batch of it is alive.
         let out_once = schedule.v_shape() || schedule == crate::scenario::Schedule::DualPipe;
         let heads = 1.0 + mix.mtp as f64;
+        // The parts of a row every rank of the run shares.
+        let shared = StageMemory {
+            stage: 0,
+            layers,
+            params,
+            weights_bytes: st.weights,
+            gradients_bytes: st.gradients,
+            optimizer_bytes: st.optimizer,
+            cuda_context_bytes: cuda_context,
+            comm_buffers_bytes: comm_buffers,
+            other_buffers_bytes: other_buffers,
+            expert_weights_bytes: experts.weights,
+            expert_gradients_bytes: experts.gradients,
+            expert_optimizer_bytes: experts.optimizer,
+            ..StageMemory::default()
+        };
+        // The loss's logits copy and a layer's recompute working set are not alive together.
+        let transient = if has_out { working.max(logits) } else { working };
         // Rank by rank, only what follows from its in-flight micro-batches.
         out.stages.extend(run.ranks.map(|r| {
             let in_flight = flight.at(r);
             // Activation offload: the offloaded share of every in-flight micro-batch's layer
             // activations waits in host memory; one micro-batch's share stays on the GPU while
-            // it is copied out or back in (double buffering).
-            let act_host = stored * act_off * (in_flight - 1.0).max(0.0);
+            // it is copied out or back in (double buffering). Nothing without offload.
+            let act_host = if act_off > 0.0 {
+                stored * act_off * (in_flight - 1.0).max(0.0)
+            } else {
+                0.0
+            };
             let mut act = stored * in_flight - act_host;
             if has_emb {
                 act += embedding * in_flight;
             }
-            let mut transient = working;
             if has_out {
                 // The output layer, and each MTP module's pass through the shared head.
                 let out_in_flight = if out_once { 1.0 } else { in_flight };
                 act += heads * output * out_in_flight;
-                // The loss's logits copy and a layer's recompute working set are not alive
-                // together.
-                transient = transient.max(logits);
             }
             act += transient;
             let allocated = states + act + other_buffers;
@@ -143,23 +161,13 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
             }
             StageMemory {
                 stage: r,
-                layers,
-                params,
-                weights_bytes: st.weights,
-                gradients_bytes: st.gradients,
-                optimizer_bytes: st.optimizer,
                 activations_bytes: act,
                 other_bytes: other,
-                cuda_context_bytes: cuda_context,
-                comm_buffers_bytes: comm_buffers,
                 allocator_reserve_bytes: allocator_reserve,
-                other_buffers_bytes: other_buffers,
-                expert_weights_bytes: experts.weights,
-                expert_gradients_bytes: experts.gradients,
-                expert_optimizer_bytes: experts.optimizer,
                 in_flight_micro_batches: in_flight,
                 host_bytes: opt_host + act_host,
                 total_bytes: total,
+                ..shared
             }
         }));
     }
