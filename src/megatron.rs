@@ -151,7 +151,16 @@ pub fn launch_args(s: &Scenario) -> String {
     }
     match t.recompute {
         Recompute::None => {}
-        Recompute::Selective => arg("--recompute-granularity selective".into()),
+        Recompute::Selective => {
+            arg("--recompute-granularity selective".into());
+            // Only when the scenario names modules (Megatron-LM's default is core_attn).
+            if let Some(m) = t.recompute_modules.filter(|m| !m.is_empty()) {
+                arg(format!(
+                    "--recompute-modules {}",
+                    m.names().collect::<Vec<_>>().join(" ")
+                ));
+            }
+        }
         Recompute::Full => {
             arg("--recompute-granularity full".into());
             arg("--recompute-method uniform".into());

@@ -33,6 +33,7 @@ pub mod json_path;
 mod model;
 mod overhead;
 mod parallel;
+mod recompute_modules;
 mod training;
 pub(crate) mod validate;
 
@@ -44,6 +45,7 @@ pub use gpu::{gpu_preset, GpuPreset, GpuSpec, PeakTflops, GPU_PRESETS, HOST_LINK
 pub use model::{FfnAct, Mla, Model, Moe};
 pub use overhead::Overhead;
 pub use parallel::{FsdpStyle, MoeDispatcher, Parallel, Schedule};
+pub use recompute_modules::RecomputeModules;
 pub use training::{
     AttentionKernel, Fp8Recipe, Framework, Optimizer, Precision, Recompute, Training,
 };
@@ -163,6 +165,29 @@ impl Scenario {
         self.training.recompute_early_stop.unwrap_or(
             self.training.framework() == Framework::Pytorch && self.parallel.zero_stage >= 3,
         )
+    }
+
+    /// The modules selective recomputation reruns, Megatron-LM's way
+    /// ([`RecomputeModules`]), or `None` where the stack checkpoints per operator instead.
+    /// - `training.recompute_modules` when given (Megatron-LM only, validation says so);
+    /// - else Megatron-LM's default `["core_attn"]` (`transformer_config.py`) for the Megatron
+    ///   stack, with or without flash attention;
+    /// - else `None`: the other stacks' `selective` with flash attention is per-operator
+    ///   selective checkpointing (torchtitan's op policy, [`crate::engine::memory::activations`]),
+    ///   and without flash attention the attention core, which is `core_attn`.
+    ///
+    /// Always `None` unless `training.recompute` is selective.
+    pub fn recompute_modules(&self) -> Option<RecomputeModules> {
+        let t = &self.training;
+        if t.recompute != Recompute::Selective {
+            return None;
+        }
+        match (t.recompute_modules, t.framework()) {
+            (Some(m), _) => Some(m),
+            (None, Framework::Megatron) => Some(RecomputeModules::CORE_ATTN),
+            (None, _) if !t.flash_attention => Some(RecomputeModules::CORE_ATTN),
+            (None, _) => None,
+        }
     }
 
     /// The same plan without its calibration (the model's own rates and memory).

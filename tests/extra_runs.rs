@@ -9,8 +9,12 @@ mod common;
 use serde_json::Value;
 
 /// Step-time tolerance per group, percent, with the reason.
-/// - DeepSeek-V3's technical report gives a whole-pre-training average (GPU hours per token),
-///   not a logged step, and leaves the micro-batch and the exact recomputation unstated: 15 %.
+/// - DeepSeek-V3's technical report gives a whole-pre-training average (GPU hours per token,
+///   restarts, checkpoints and the batch ramp included), not a logged step, and leaves the
+///   micro-batch unstated: 20 %. Predicted 18 % fast with the report's recomputation encoded as
+///   it ran (RMSNorm and MLA up-projections, §3.2.3: recompute modules layernorm and
+///   mla_up_proj); it was 12 % while `selective` could only mean torchtitan's per-op
+///   checkpointing, a mechanism the report does not describe, which recomputed more.
 /// - AutoModel's Llama-3.1 70B row is a logged step of a stated recipe: 10 %.
 /// - DGX Cloud v25.04.01 GPT-3 175B on 128-2048 H100s (NeMo 24.12 container): logged steps of a
 ///   stated recipe, but the model ran 11-12 % (bf16) and 14-18 % (FP8) faster than measured while
@@ -34,8 +38,23 @@ use serde_json::Value;
 ///   today — tensor parallelism under torchtitan is the weakest part of the model.
 /// - Trainy's torchtitan Llama 3.1 8B on 32/64 H200s (FSDP, float8 tensorwise): 10-11.5 % fast
 ///   (11-13 % before the FSDP2 root unit was priced): 12 %.
-const TOLERANCE_PCT: [(&str, f64); 9] = [
-    ("moe_deepseek_v3_report", 15.0),
+/// - DGX Cloud MoE runs printed as the example output of the later releases' READMEs (one logged
+///   run each, layout from the README table, every other setting from the recipe at the pinned
+///   Megatron-Bridge/NeMo commit; held out, no constant chosen with them in view):
+///   - v25.10 DeepSeek-V3 on 256 GB200 (Megatron-Bridge, TP 1 PP 4 VP 4 EP 64, MTP, recipe's
+///     16/16/16/13 pipeline split): 12.6 % fast; the recipe recomputes only the MLA
+///     up-projections, encoded as selective (the attention core): 14 %.
+///   - v25.08 DeepSeek-V3 on 1024 H100 (NeMo 2, TP 1 PP 8 VP 2 EP 64, DeepEP): 19.6 % slow; the
+///     recipe recomputes the MLA up-projections, the MLP and the whole MoE layer, encoded as full
+///     recomputation, which also repeats the attention core and projections: 21 %.
+///   - v26.02 gpt-oss-120b on 64 GB200 (Megatron-Bridge, EP 64, MBS 4, GPU not printed: the
+///     GB200/GB300 row): 43.6 % fast, the honest bound today; sliding-window attention and
+///     attention sinks are not modelled and the all-GB200 NVLink all-to-all is cheap in the model:
+///     45 %.
+///   - v25.12 Qwen3-235B-A22B on 256 H100 (Megatron-Bridge, TP 2 PP 8 VP 4 EP 32): within 0.8 %
+///     (the recipe overlaps the EP all-to-all, which the model prices as exposed): 3 %.
+const TOLERANCE_PCT: [(&str, f64); 13] = [
+    ("moe_deepseek_v3_report", 20.0),
     ("automodel_h100_dense", 10.0),
     ("dgxc2504_gpt3_175b_h100", 13.0),
     ("dgxc2504_maxtext_llama3_70b_h100", 15.0),
@@ -44,9 +63,13 @@ const TOLERANCE_PCT: [(&str, f64); 9] = [
     ("dgxc2505_dense_gb200", 25.0),
     ("torchtitan_h100_2506", 50.0),
     ("torchtitan_h200_2506", 12.0),
+    ("moe_dgxc2510_deepseek_v3_gb200", 14.0),
+    ("moe_dgxc2508_deepseek_v3_h100", 21.0),
+    ("moe_dgxc2602_gptoss_gb200", 45.0),
+    ("moe_dgxc2512_qwen3_h100", 3.0),
 ];
 /// Timed runs in `tests/data/extra.json`.
-const TIMED_RUNS: usize = 84;
+const TIMED_RUNS: usize = 88;
 
 fn time_rows(v: &Value) -> Vec<&Value> {
     v["cases"]

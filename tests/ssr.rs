@@ -277,7 +277,7 @@ fn the_verdict_and_the_fixes_render_from_the_engine() {
 fn every_field_of_the_table_has_a_form_input() {
     // Every optional section on: MoE, MLA, FP8, flash attention (its kernel), ZeRO, a custom GPU.
     let html = render(
-        "?v=1&model=gpt3-175b&experts=8&ep=8&mla.kv=512&prec=fp8&flash=1&zero=1&gpu=h100-sxm5-80gb&gpu.mem=96",
+        "?v=1&model=gpt3-175b&experts=8&ep=8&mla.kv=512&prec=fp8&flash=1&zero=1&gpu=h100-sxm5-80gb&gpu.mem=96&recompute=selective",
     );
     // Fields a form does not edit: the optimizer has a fixed select; a custom GPU's id, name and
     // PCIe figure are carried by links and JSON only.

@@ -35,8 +35,8 @@
 
 use super::{
     gpu_preset, AttentionKernel, Calibration, CustomGpu, FfnAct, Fp8Recipe, Framework, FsdpStyle,
-    GpuChoice, GpuSpec, Mla, Moe, MoeDispatcher, Precision, Recompute, Scenario, Schedule,
-    GPU_PRESETS,
+    GpuChoice, GpuSpec, Mla, Moe, MoeDispatcher, Precision, Recompute, RecomputeModules, Scenario,
+    Schedule, GPU_PRESETS,
 };
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -105,6 +105,9 @@ pub enum Kind {
     },
     /// A GPU preset id, or `custom`.
     Gpu,
+    /// Some of these ids (bit `i` of [`Value::Set`] is the `i`-th): comma-separated in a link,
+    /// a list of strings in JSON.
+    Set(&'static [&'static str]),
 }
 
 /// A field's value, as the table reads and writes it. Text and lists borrow from the scenario
@@ -123,6 +126,8 @@ pub enum Value<'a> {
     Text(Cow<'a, str>),
     /// A list of whole numbers.
     List(Cow<'a, [u64]>),
+    /// Some of a [`Kind::Set`]'s ids, as bits.
+    Set(u8),
 }
 
 impl Value<'_> {
@@ -135,6 +140,7 @@ impl Value<'_> {
             Value::Bool(b) => Value::Bool(b),
             Value::Text(t) => Value::Text(Cow::Owned(t.into_owned())),
             Value::List(l) => Value::List(Cow::Owned(l.into_owned())),
+            Value::Set(b) => Value::Set(b),
         }
     }
 
@@ -201,6 +207,13 @@ impl Value<'_> {
             _ => Err("expected text".into()),
         }
     }
+    fn opt_set(self) -> Result<Option<u8>, String> {
+        match self {
+            Value::Set(b) => Ok(Some(b)),
+            Value::Unset => Ok(None),
+            _ => Err("expected some of the choices".into()),
+        }
+    }
     fn opt_list(self) -> Result<Option<Vec<u64>>, String> {
         match self {
             Value::List(l) => Ok(Some(l.into_owned())),
@@ -262,6 +275,35 @@ fn opt_choice<T: Copy>(v: Option<T>, id: fn(T) -> &'static str) -> Option<Value<
 #[inline(always)]
 fn text(v: &str) -> Option<Value<'_>> {
     Some(Value::Text(Cow::Borrowed(v)))
+}
+
+#[inline(always)]
+fn opt_set(v: Option<u8>) -> Option<Value<'static>> {
+    Some(v.map_or(Value::Unset, Value::Set))
+}
+
+/// The ids of `all` whose bits are set in `bits`, in `all`'s order.
+pub fn set_names(bits: u8, all: &'static [&'static str]) -> impl Iterator<Item = &'static str> {
+    all.iter()
+        .enumerate()
+        .filter(move |(i, _)| *i < 8 && bits & (1 << i) != 0)
+        .map(|(_, x)| *x)
+}
+
+/// The bit of `id` in `all` (ASCII case-insensitive), or a phrase naming the unknown id.
+pub fn set_bit(id: &str, all: &[&str]) -> Result<u8, String> {
+    all.iter()
+        .take(8)
+        .position(|x| x.eq_ignore_ascii_case(id.trim()))
+        .map(|i| 1 << i)
+        .ok_or_else(|| format!("expected some of {}, got {}", all.join(", "), shown(id)))
+}
+
+/// A comma-separated list of ids of `all` as bits (blank entries ignored).
+fn parse_set(v: &str, all: &[&str]) -> Result<u8, String> {
+    v.split(',')
+        .filter(|x| !x.trim().is_empty())
+        .try_fold(0u8, |bits, x| set_bit(x, all).map(|b| bits | b))
 }
 
 /// The custom GPU of `s`, if it has one.
@@ -784,6 +826,14 @@ fields! {
         kind: Kind::Bool, optional: true,
         get: |s| opt_bit(s.training.recompute_early_stop),
         set: |s, v| { s.training.recompute_early_stop = v.opt_bit()?; Ok(()) },
+    }
+    /// `training.recompute_modules`.
+    RecomputeModules {
+        path: "training.recompute_modules", key: "rcmod", label: "Recompute modules", unit: "",
+        help: "Megatron-LM's --recompute-modules under selective recompute: core_attn, mla_up_proj, layernorm, moe_act, mlp, shared_experts; empty = core_attn for Megatron-LM, per-op checkpointing (torchtitan's policy) for the other stacks with flash attention.",
+        kind: Kind::Set(RecomputeModules::IDS), optional: true,
+        get: |s| opt_set(s.training.recompute_modules.map(|m| m.bits())),
+        set: |s, v| { s.training.recompute_modules = v.opt_set()?.map(RecomputeModules::from_bits); Ok(()) },
     }
     // --- parallel ---
     /// `parallel.tp`.
@@ -1372,6 +1422,7 @@ impl FieldDef {
                 .collect::<Result<Vec<u64>, String>>()
                 .map(|l| Value::List(Cow::Owned(l))),
             Kind::Gpu => Ok(Value::Text(Cow::Borrowed(v))),
+            Kind::Set(all) => parse_set(v, all).map(Value::Set),
         }
     }
 
@@ -1383,6 +1434,10 @@ impl FieldDef {
             Value::Real(x) => fmt_f64(*x),
             Value::Bool(b) => if *b { "1" } else { "0" }.to_string(),
             Value::Text(t) => t.to_string(),
+            Value::Set(b) => match self.kind {
+                Kind::Set(all) => set_names(*b, all).collect::<Vec<_>>().join(","),
+                _ => String::new(),
+            },
             Value::List(l) => {
                 let mut out = String::new();
                 for (i, x) in l.iter().enumerate() {
@@ -1511,6 +1566,13 @@ impl FieldDef {
             Kind::Text => format!("text, at most {MAX_LABEL_BYTES} bytes"),
             Kind::List { max } => format!("comma-separated whole numbers 1..{max}"),
             Kind::Gpu => "a GPU preset id, or `custom`".to_string(),
+            Kind::Set(all) => format!(
+                "comma-separated, some of {}",
+                all.iter()
+                    .map(|x| format!("`{x}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         };
         format!("{body}{empty}")
     }

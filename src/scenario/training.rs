@@ -55,6 +55,10 @@ pub struct Training {
     /// nothing saves) is not run again. Optional; `None` means the stack's default
     /// ([`crate::scenario::Scenario::recompute_early_stop`]).
     pub recompute_early_stop: Option<bool>,
+    /// Megatron-LM's `--recompute-modules` under selective recomputation: which submodules are
+    /// recomputed. Optional; `None` means the stack's choice
+    /// ([`crate::scenario::Scenario::recompute_modules`]).
+    pub recompute_modules: Option<super::RecomputeModules>,
 }
 
 impl Default for Training {
@@ -78,6 +82,7 @@ impl Default for Training {
             activation_offload: None,
             eager: None,
             recompute_early_stop: None,
+            recompute_modules: None,
         }
     }
 }

@@ -250,6 +250,9 @@ fn training_stack(c: &mut Checker, s: &Scenario) {
             );
         }
     }
+    if let Some(m) = t.recompute_modules {
+        recompute_module_rules(c, s, m);
+    }
     if let (Some(r), false) = (t.fp8_recipe, t.precision == Precision::Fp8) {
         c.push(
             FieldId::Fp8Recipe,
@@ -259,6 +262,42 @@ fn training_stack(c: &mut Checker, s: &Scenario) {
                 t.precision.as_str()
             ),
         );
+    }
+}
+
+/// Megatron-LM's recompute modules: selective recomputation under Megatron-LM, at least one
+/// module, and each module's block in the model.
+fn recompute_module_rules(c: &mut Checker, s: &Scenario, m: super::RecomputeModules) {
+    use super::RecomputeModules as M;
+    let t = &s.training;
+    let mut why = |message: String| c.push(FieldId::RecomputeModules, message);
+    if t.recompute != super::Recompute::Selective {
+        why(format!(
+            "recompute modules choose what selective recomputation reruns; training.recompute is {}, not selective.",
+            t.recompute.as_str()
+        ));
+    }
+    if t.framework() != super::Framework::Megatron {
+        why(format!(
+            "recompute modules are Megatron-LM's --recompute-modules; training.framework is {} (its selective recomputation checkpoints per operator).",
+            t.framework().as_str()
+        ));
+    }
+    if m.is_empty() {
+        why("lists no module; leave it out for Megatron-LM's default (core_attn).".to_string());
+    }
+    let moe = s.model.moe.as_ref();
+    if m.has(M::MLA_UP_PROJ) && s.model.mla.is_none() {
+        why("mla_up_proj recomputes multi-head latent attention's up projections; the model has no model.mla.".to_string());
+    }
+    if m.has(M::MOE_ACT) && moe.is_none() {
+        why(
+            "moe_act recomputes the experts' activation; the model has no experts (model.moe)."
+                .to_string(),
+        );
+    }
+    if m.has(M::SHARED_EXPERTS) && moe.is_none_or(|x| x.shared_experts.unwrap_or(0) == 0) {
+        why("shared_experts recomputes the shared experts; the model has none (model.moe.shared_experts).".to_string());
     }
 }
 

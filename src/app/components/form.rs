@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::app::components::num_field::{checkbox, select, NumField, Opt};
+use crate::app::components::num_field::{checkbox, hint, select, NumField, Opt};
 use crate::app::state::Action;
 use crate::scenario::{FieldId, FieldRef, Issue, Kind, Scenario, Value};
 
@@ -74,6 +74,44 @@ pub fn switch_field(id: FieldId, props: &FormProps, checked: bool) -> Html {
     let on_change = Callback::from(move |b: bool| on_action.emit(Action::Set(id, Value::Bool(b))));
     let errors = errors_for(&props.issues, id);
     checkbox(def.path, def.label, def.help, checked, &errors, on_change)
+}
+
+/// One checkbox per id of the set field `id` ([`Kind::Set`]) in a fieldset whose id is the
+/// field's input id; `bits` is the field's value (0: unset, the default applies). Ticking or
+/// clearing a box dispatches the new set; clearing the last one unsets the field.
+pub fn set_field(id: FieldId, props: &FormProps, bits: u8) -> Html {
+    let def = id.def();
+    let Kind::Set(all) = def.kind else {
+        return Html::default();
+    };
+    let group = def.input_id();
+    let hint_id = format!("{group}-hint");
+    let errors = errors_for(&props.issues, id);
+    let boxes: Vec<Html> = all.iter().enumerate().take(8).map(|(i, name)| {
+        let bit = 1u8 << i;
+        let box_id = format!("{group}-{name}");
+        let on_action = props.on_action.clone();
+        let onchange = Callback::from(move |e: Event| {
+            let el: web_sys::HtmlInputElement = e.target_unchecked_into();
+            let next = if el.checked() { bits | bit } else { bits & !bit };
+            let v = if next == 0 { Value::Unset } else { Value::Set(next) };
+            on_action.emit(Action::Set(id, v));
+        });
+        html! {
+            <span class="check">
+                <input type="checkbox" id={box_id.clone()} checked={bits & bit != 0} {onchange} />
+                <label for={box_id}>{ *name }</label>
+            </span>
+        }
+    }).collect();
+    html! {
+        <fieldset id={group} class={classes!("field", "wide", "set", (!errors.is_empty()).then_some("invalid"))}
+            aria-describedby={hint_id.clone()}>
+            <legend>{ def.label }</legend>
+            { for boxes }
+            { hint(hint_id, def.help, &errors) }
+        </fieldset>
+    }
 }
 
 /// The select options of an optional choice field: the default (named), then every id of its

@@ -162,7 +162,7 @@ fn field_ids(path: &str) -> (String, String) {
 }
 
 /// The hint under a [`select`] or [`checkbox`]: the engine's errors, else the help text.
-fn hint(hint_id: String, help: &str, errors: &[String]) -> Html {
+pub(crate) fn hint(hint_id: String, help: &str, errors: &[String]) -> Html {
     html! {
         <p id={hint_id} class="hint">
             if errors.is_empty() {

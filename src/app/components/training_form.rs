@@ -4,7 +4,8 @@ use yew::prelude::*;
 
 use crate::app::click::emit_on_click;
 use crate::app::components::form::{
-    choice_options, errors_for, num_field, opt_bool_value, select_field, switch_field, FormProps,
+    choice_options, errors_for, num_field, opt_bool_value, select_field, set_field, switch_field,
+    FormProps,
 };
 use crate::app::components::num_field::Opt;
 use crate::app::state::{fitting_global_batch, Action};
@@ -68,6 +69,9 @@ pub fn training_form(props: &FormProps) -> Html {
                     vec![Opt::new("", "off (rerun the layer)"), Opt::new("on", "on (skip the last GEMM)"), Opt::new("off", "off")],
                     opt_bool_value(t.recompute_early_stop)) }
             </div>
+            if t.recompute == Recompute::Selective || t.recompute_modules.is_some() {
+                { set_field(FieldId::RecomputeModules, props, t.recompute_modules.map_or(0, |m| m.bits())) }
+            }
         </fieldset>
     }
 }

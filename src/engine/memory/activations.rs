@@ -39,7 +39,7 @@
 //! output layer and logits on the last stage (Megatron `compute_activation_memory`).
 
 use crate::engine::shape::Shape;
-use crate::scenario::{Precision, Recompute, Scenario, Schedule};
+use crate::scenario::{Precision, Recompute, RecomputeModules, Scenario, Schedule};
 
 /// Bytes of one stored activation element: 4 for fp32 training, 2 otherwise (16-bit activations;
 /// FP8 training keeps bf16 activations outside the GEMMs).
@@ -160,10 +160,9 @@ pub fn layer_activations_of(s: &Scenario, d: &Shape) -> LayerActivations {
 fn stored_of(s: &Scenario, d: &Shape, full: LayerActivations) -> LayerActivations {
     match s.training.recompute {
         Recompute::None => full,
-        Recompute::Selective if s.training.flash_attention => selective_flash(s, d, full),
-        Recompute::Selective => LayerActivations {
-            scores: 0.0,
-            ..full
+        Recompute::Selective => match s.recompute_modules() {
+            Some(m) => by_module(s, d, full, m),
+            None => selective_flash(s, d, full),
         },
         Recompute::Full => {
             let t = s.parallel.tp.max(1) as f64;
@@ -175,6 +174,51 @@ fn stored_of(s: &Scenario, d: &Shape, full: LayerActivations) -> LayerActivation
             }
         }
     }
+}
+
+/// Megatron-LM's selective recomputation by module ([`RecomputeModules`], whose docs cite what
+/// each module discards): the layer's activations without recomputation `full`, less, per
+/// token, what the modules in `m` free:
+/// - `core_attn`: the `scores` term (Korthikanti §4.3; with flash attention its log-sum-exp,
+///   the checkpoint keeping Q, K and V as its inputs);
+/// - `mla_up_proj` (MLA layers): the full-width Q, K and V, `e·(q + 2kv)/t`;
+/// - `layernorm`: the two norm outputs (QKV and MLP inputs), `2·e·h` (÷t with SP);
+/// - `moe_act` (MoE layers): each routed row's activation output `e·f_e/etp`
+///   ([`super::experts::rows_per_token`] rows);
+/// - `mlp` (dense layers): the MLP's intermediates `c_ffn·e·f/t`;
+/// - `shared_experts` (MoE layers): theirs, `c_ffn·e·f_shared/t`.
+fn by_module(
+    s: &Scenario,
+    d: &Shape,
+    full: LayerActivations,
+    m: RecomputeModules,
+) -> LayerActivations {
+    let e = element_bytes(s);
+    let tok = tokens_per_gpu(s);
+    let t = s.parallel.tp.max(1) as f64;
+    let sp_div = if s.parallel.sp { t } else { 1.0 };
+    let mut a = full;
+    if m.has(RecomputeModules::CORE_ATTN) {
+        a.scores = 0.0;
+    }
+    if m.has(RecomputeModules::MLA_UP_PROJ) && d.is_mla() {
+        a.sharded -= tok * e * (d.q + 2.0 * d.kv) / t;
+    }
+    if m.has(RecomputeModules::LAYERNORM) {
+        a.replicated -= tok * e * 2.0 * d.h / sp_div;
+    }
+    if d.is_moe() {
+        if m.has(RecomputeModules::MOE_ACT) {
+            let etp = s.parallel.etp().max(1) as f64;
+            a.sharded -= tok * super::experts::rows_per_token(s, d) * e * d.f_expert / etp;
+        }
+        if m.has(RecomputeModules::SHARED_EXPERTS) {
+            a.sharded -= tok * d.c_ffn * e * d.f_shared / t;
+        }
+    } else if m.has(RecomputeModules::MLP) {
+        a.sharded -= tok * d.c_ffn * e * d.f_dense / t;
+    }
+    a
 }
 
 /// Whether per-op selective activation checkpointing saves the output of the layer's

@@ -14,6 +14,7 @@
 //! since 2025-03 halves it (`model_flops_causal`).
 
 use crate::engine::shape::Shape;
+use crate::scenario::RecomputeModules;
 
 /// Forward FLOPs per token of one layer's weight GEMMs (no attention core):
 /// `2·(attention weights) + 2·c_ffn·h·(f_active + f_shared)` (+ router `2hE` for MoE). For
@@ -90,21 +91,44 @@ pub(crate) fn recompute_flops(
     d: &Shape,
     global_batch: f64,
     recompute: crate::scenario::Recompute,
-    flash_attention: bool,
+    modules: Option<RecomputeModules>,
     early_stop: bool,
 ) -> f64 {
     use crate::scenario::Recompute;
     let tokens = global_batch * d.s;
-    match recompute {
-        Recompute::None => 0.0,
-        Recompute::Selective if flash_attention => {
-            tokens * d.layers * op_sac_recompute_flops_per_token(d)
-        }
-        Recompute::Selective => tokens * d.layers * layer_attention_flops_per_token(d),
-        Recompute::Full if early_stop => {
+    match (recompute, modules) {
+        (Recompute::None, _) => 0.0,
+        (Recompute::Selective, Some(m)) => modules_flops(d, tokens, m),
+        (Recompute::Selective, None) => tokens * d.layers * op_sac_recompute_flops_per_token(d),
+        (Recompute::Full, _) if early_stop => {
             let dense_layers = d.layers - d.moe_layers;
             tokens * (layers_flops_per_token(d, 1.0) - dense_layers * 2.0 * d.f_dense * d.h)
         }
-        Recompute::Full => tokens * layers_flops_per_token(d, 1.0),
+        (Recompute::Full, _) => tokens * layers_flops_per_token(d, 1.0),
     }
+}
+
+/// Matmul FLOPs that Megatron-LM's recompute modules `m` rerun for `tokens` tokens over all layers
+/// ([`RecomputeModules`]; norms and activations add none): `core_attn` the attention core
+/// `4·a·d_attn·s` per layer, `mla_up_proj` the two up projections
+/// `2·(q_in·q + kv_lora·(2kv − a·d_rope))` per layer, `mlp` the dense layers' MLP `2·c_ffn·f·h`,
+/// `shared_experts` the MoE layers' shared experts `2·c_ffn·f_shared·h`. The MTP modules'
+/// layers are not counted.
+fn modules_flops(d: &Shape, tokens: f64, m: RecomputeModules) -> f64 {
+    let dense_layers = d.layers - d.moe_layers;
+    let mut f = 0.0;
+    if m.has(RecomputeModules::CORE_ATTN) {
+        f += tokens * d.layers * layer_attention_flops_per_token(d);
+    }
+    if m.has(RecomputeModules::MLA_UP_PROJ) && d.is_mla() {
+        let q_in = if d.q_lora > 0.0 { d.q_lora } else { d.h };
+        f += tokens * d.layers * 2.0 * (q_in * d.q + d.kv_lora * (2.0 * d.kv - d.heads * d.k_rope));
+    }
+    if m.has(RecomputeModules::MLP) {
+        f += tokens * dense_layers * 2.0 * d.c_ffn * d.f_dense * d.h;
+    }
+    if m.has(RecomputeModules::SHARED_EXPERTS) {
+        f += tokens * d.moe_layers * 2.0 * d.c_ffn * d.f_shared * d.h;
+    }
+    f
 }

@@ -12,7 +12,7 @@ use super::inputs::Inputs;
 use super::layer_comm::{CpCosts, TpCosts};
 use super::moe::MoeCosts;
 use crate::engine::shape::{LayerGemm, Shape};
-use crate::scenario::Recompute;
+use crate::scenario::{Recompute, RecomputeModules};
 
 /// Element-wise bytes per token per layer in the forward pass, in units of one activation
 /// element per hidden unit: two norms (read + write, 2 each), two fused bias-dropout-residual
@@ -68,9 +68,12 @@ pub(crate) struct AttentionCosts {
     core_bwd: f64,
     /// Context-parallel K/V ring.
     cp: CpCosts,
-    /// The projection GEMMs per-op selective recomputation repeats (0 unless selective with
-    /// flash attention).
+    /// The projection GEMMs per-op selective recomputation repeats (0 unless the stack
+    /// checkpoints per operator, [`crate::scenario::Scenario::recompute_modules`]).
     sac_gemms: f64,
+    /// What Megatron-LM's recompute modules rerun of the attention half (core, MLA up
+    /// projections, norms; [`attention_modules_rc_s`]); 0 without them.
+    modules_rc: f64,
 }
 
 impl AttentionCosts {
@@ -82,14 +85,17 @@ impl AttentionCosts {
         // PyTorch's ring attention merges its steps' outputs and gradients outside the kernels.
         let (ring_fwd, ring_bwd) = super::ring::merge_s(x);
         let (core_fwd, core_bwd) = (kernel_fwd + ring_fwd, kernel_bwd + ring_bwd);
-        let sac_gemms =
-            if x.s.training.recompute == Recompute::Selective && x.s.training.flash_attention {
+        let selective = x.s.training.recompute == Recompute::Selective;
+        let (sac_gemms, modules_rc) = match x.s.recompute_modules() {
+            Some(m) => (0.0, attention_modules_rc_s(x, d, m, core_fwd)),
+            None if selective => (
                 priced_sac.unwrap_or_else(|| {
                     op_sac_gemms_s(dev, d, tok, tf, x.e as f64, Half::Attention, 0.0)
-                })
-            } else {
-                0.0
-            };
+                }),
+                0.0,
+            ),
+            None => (0.0, 0.0),
+        };
         AttentionCosts {
             gemm_fwd,
             gemm_col_fwd,
@@ -97,6 +103,7 @@ impl AttentionCosts {
             core_bwd,
             cp: CpCosts::of(x, kernel_fwd, kernel_bwd),
             sac_gemms,
+            modules_rc,
         }
     }
 }
@@ -113,7 +120,6 @@ impl LayerCosts {
     /// MoE layer's MLP is priced by [`MoeCosts`].
     pub(crate) fn with_attention(x: &Inputs, d: &Shape, attn: &AttentionCosts) -> LayerCosts {
         let (dev, tok, tf) = (&x.dev, x.tok, x.tf);
-        let flash = x.s.training.flash_attention;
         let moe = MoeCosts::of(x, d);
         let (gemm_fwd, gemm_col_fwd) = layer_gemms_s(dev, d, tok, tf, attn, moe.gemm_fwd);
         let (attn_fwd, attn_bwd) = (attn.core_fwd, attn.core_bwd);
@@ -148,14 +154,17 @@ impl LayerCosts {
         let ep = passes * moe.comm_pass;
         let rc = match x.s.training.recompute {
             Recompute::None => 0.0,
-            // Per-op selective checkpointing (with flash attention; memory::activations): every
-            // other weight GEMM and the element-wise ops are recomputed, the attention kernel's
-            // output and the reduce-scatter outputs are saved (no collective is repeated).
-            Recompute::Selective if flash => {
-                op_sac_gemms_s(dev, d, tok, tf, x.e as f64, Half::Mlp, attn.sac_gemms) + ew_fwd
-            }
+            Recompute::Selective => match x.s.recompute_modules() {
+                // Megatron-LM's modules: the attention half's and the MLP's.
+                Some(m) => attn.modules_rc + mlp_modules_rc_s(x, d, m, &moe),
+                // Per-op selective checkpointing (memory::activations): every other weight GEMM
+                // and the element-wise ops are recomputed, the attention kernel's output and the
+                // reduce-scatter outputs are saved (no collective is repeated).
+                None => {
+                    op_sac_gemms_s(dev, d, tok, tf, x.e as f64, Half::Mlp, attn.sac_gemms) + ew_fwd
+                }
+            },
             Recompute::Full => fwd - skipped,
-            Recompute::Selective => attn_fwd,
         };
         LayerCosts {
             gemm_fwd,
@@ -174,16 +183,68 @@ impl LayerCosts {
     }
 }
 
+/// The forward work Megatron-LM's recompute modules `m` rerun in the attention half of a layer
+/// of shape `d` ([`RecomputeModules`] says what each discards), seconds: `core_attn` the core's
+/// forward `core_fwd`; `mla_up_proj` MLA's two up-projection GEMMs (queries from their latent,
+/// or from the hidden state without query compression, and the non-rotary keys with the values
+/// from theirs; column-parallel); `layernorm` the two norms (read and write `h` each, ÷t with
+/// SP).
+fn attention_modules_rc_s(x: &Inputs, d: &Shape, m: RecomputeModules, core_fwd: f64) -> f64 {
+    let (dev, tok, tf) = (&x.dev, x.tok, x.tf);
+    let mut rc = 0.0;
+    if m.has(RecomputeModules::CORE_ATTN) {
+        rc += core_fwd;
+    }
+    if m.has(RecomputeModules::MLA_UP_PROJ) && d.is_mla() {
+        let q_in = if d.q_lora > 0.0 { d.q_lora } else { d.h };
+        rc += dev.gemm_s(tok, q_in, d.q / tf)
+            + dev.gemm_s(tok, d.kv_lora, (2.0 * d.kv - d.heads * d.k_rope) / tf);
+    }
+    if m.has(RecomputeModules::LAYERNORM) {
+        rc += dev.memory_s(x.ab * tok * 4.0 * sp_width(x, d), 2.0);
+    }
+    rc
+}
+
+/// The forward work the MLP-half modules rerun, seconds: `moe_act` the routed experts'
+/// activation (read the `c_ffn − 1` FC1 outputs, write the product, on the busiest rank's rows;
+/// MoE layers), `shared_experts` the shared experts' GEMMs ([`MoeCosts::shared_fwd`]; MoE
+/// layers), `mlp` a dense layer's FC1 and FC2 and its activation.
+fn mlp_modules_rc_s(x: &Inputs, d: &Shape, m: RecomputeModules, moe: &MoeCosts) -> f64 {
+    let (dev, tok, tf) = (&x.dev, x.tok, x.tf);
+    let mut rc = 0.0;
+    if d.is_moe() {
+        if m.has(RecomputeModules::MOE_ACT) {
+            let f_local = d.f_active * d.imbalance / tf;
+            rc += dev.memory_s(x.ab * tok * d.c_ffn * f_local, 1.0);
+        }
+        if m.has(RecomputeModules::SHARED_EXPERTS) {
+            rc += moe.shared_fwd;
+        }
+    } else if m.has(RecomputeModules::MLP) {
+        let f = d.f_dense / tf;
+        rc += dev.gemm_s(tok, d.h, (d.c_ffn - 1.0) * f)
+            + dev.gemm_s(tok, f, d.h)
+            + dev.memory_s(x.ab * tok * d.c_ffn * f, 1.0);
+    }
+    rc
+}
+
+/// The hidden width one GPU's element-wise work spans: `h/t` with sequence parallelism, else `h`.
+fn sp_width(x: &Inputs, d: &Shape) -> f64 {
+    if x.s.parallel.sp && x.t > 1 {
+        d.h / x.tf
+    } else {
+        d.h
+    }
+}
+
 /// Element-wise work of one layer of shape `d` forward and backward (norms, residuals,
 /// activation, rotary), seconds. FP8 quantization is priced inside the recipe's GEMM speedup
 /// ([`super::fp8`]).
 fn elementwise_s(x: &Inputs, d: &Shape) -> (f64, f64) {
     let (tok, tf, ab) = (x.tok, x.tf, x.ab);
-    let h_sp = if x.s.parallel.sp && x.t > 1 {
-        d.h / tf
-    } else {
-        d.h
-    };
+    let h_sp = sp_width(x, d);
     // MoE: the busiest rank's routed rows and the shared experts.
     let f_local = (d.f_active * d.imbalance + d.f_shared) / tf;
     let ew_fwd_bytes =

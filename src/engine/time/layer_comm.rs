@@ -131,7 +131,7 @@ impl TpCosts {
         // stack that recomputes the all-gathers ([`super::stack::Stack::sac_regathers`]) repeats
         // those, saving the reduce-scatters.
         let op_sac = x.s.training.recompute == Recompute::Selective
-            && x.s.training.flash_attention
+            && x.s.recompute_modules().is_none()
             && x.stack.sac_regathers;
         let rc_total = match (full, stops_early) {
             (true, false) => fwd_total,

@@ -25,7 +25,7 @@ pub(crate) fn fill(
             d,
             global_batch,
             recompute,
-            s.training.flash_attention,
+            s.recompute_modules(),
             s.recompute_early_stop(),
         );
     let n_gpus = s.cluster.num_gpus as f64;

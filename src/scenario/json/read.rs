@@ -8,7 +8,7 @@
 //! gathers every problem with the values).
 
 use super::{child, nested, required, Nested, GPU_BOOKKEEPING};
-use crate::scenario::fields::{FieldDef, FieldId, Kind, Value, FIELDS};
+use crate::scenario::fields::{set_bit, FieldDef, FieldId, Kind, Value, FIELDS};
 use crate::scenario::{
     Calibration, Cluster, GpuChoice, Model, Overhead, Parallel, Scenario, ScenarioError, Training,
 };
@@ -155,6 +155,7 @@ fn value<'a>(def: &FieldDef, path: &str, json: &'a Json) -> Result<Value<'a>, Sc
         Kind::Bool => "a boolean",
         Kind::Choice(_) | Kind::Text | Kind::Gpu => "a string",
         Kind::List { .. } => "a list of whole numbers",
+        Kind::Set(_) => "a list of strings",
     };
     let v = match (def.kind, json) {
         (Kind::Text, Json::Null) => None,
@@ -182,6 +183,17 @@ fn value<'a>(def: &FieldDef, path: &str, json: &'a Json) -> Result<Value<'a>, Sc
                 }
             }
             Some(Value::List(Cow::Owned(list)))
+        }
+        (Kind::Set(all), Json::Array(items)) => {
+            let mut bits = 0u8;
+            for (i, x) in items.iter().enumerate() {
+                let at = format!("{path}[{i}]");
+                match x {
+                    Json::String(t) => bits |= set_bit(t, all).map_err(|why| error(&at, why))?,
+                    _ => return Err(invalid_type(&at, x, "a string")),
+                }
+            }
+            Some(Value::Set(bits))
         }
         _ => None,
     };

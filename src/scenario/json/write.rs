@@ -6,7 +6,7 @@
 
 use super::nested;
 use super::text::Node;
-use crate::scenario::fields::{Value, FIELDS};
+use crate::scenario::fields::{set_names, Kind, Value, FIELDS};
 use crate::scenario::Scenario;
 use std::borrow::Cow;
 
@@ -26,7 +26,7 @@ pub(crate) fn scenario(s: &Scenario) -> Node<'_> {
                 Some(n) if (n.present)(s) => at = member(at, key, || Node::Object(Vec::new())),
                 // The field of an absent object's own path: `cluster.gpu` as a preset id.
                 None | Some(_) if last => {
-                    if let Some(leaf) = leaf(v) {
+                    if let Some(leaf) = leaf(f.kind, v) {
                         member(at, key, || leaf);
                     }
                     continue 'fields;
@@ -65,7 +65,7 @@ fn member<'n, 'a>(
 }
 
 /// The JSON of a field's value (`None`: unset, left out).
-fn leaf(v: Value<'_>) -> Option<Node<'_>> {
+fn leaf(kind: Kind, v: Value<'_>) -> Option<Node<'_>> {
     Some(match v {
         Value::Unset => return None,
         Value::Count(x) => Node::Int(x),
@@ -73,5 +73,13 @@ fn leaf(v: Value<'_>) -> Option<Node<'_>> {
         Value::Bool(b) => Node::Bool(b),
         Value::Text(t) => Node::Str(t),
         Value::List(l) => Node::List(l.iter().map(|&x| Node::Int(x)).collect()),
+        Value::Set(b) => match kind {
+            Kind::Set(all) => Node::List(
+                set_names(b, all)
+                    .map(|x| Node::Str(Cow::Borrowed(x)))
+                    .collect(),
+            ),
+            _ => return None,
+        },
     })
 }

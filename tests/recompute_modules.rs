@@ -1,0 +1,180 @@
+//! Megatron-LM's selective recomputation by module (`training.recompute_modules`): what each
+//! module frees per layer (by hand from the shapes), what it reruns, the FLOPs HFU counts, the
+//! field's errors, and the round trips through JSON, the share link and the Megatron export.
+
+use paracalc::engine::estimate::estimate;
+use paracalc::engine::memory::activations::layer_activations_of;
+use paracalc::engine::shape::Shape;
+use paracalc::scenario::{self, Scenario};
+use serde_json::{json, Value};
+
+/// DeepSeek-V3's MoE layer: b 1, s 4096, tp 2 with SP, etp 1, ep 64, bf16, flash attention,
+/// selective recompute with `modules` (`None`: the field left out).
+fn dsv3(modules: Option<&[&str]>) -> Value {
+    let mut v = json!({
+        "model": {"layers": 61, "hidden": 7168, "heads": 128, "ffn_hidden": 18432,
+                  "ffn_act": "swiglu", "vocab": 129280, "seq_len": 4096,
+                  "moe": {"experts": 256, "top_k": 8, "expert_ffn_hidden": 2048,
+                          "shared_experts": 1, "shared_expert_ffn_hidden": 2048, "dense_layers": 3},
+                  "mla": {"q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
+                          "qk_rope_head_dim": 64, "v_head_dim": 128}},
+        "training": {"global_batch": 4096, "micro_batch": 1, "precision": "bf16",
+                     "recompute": "selective", "flash_attention": true},
+        "parallel": {"tp": 2, "pp": 8, "dp": 32, "ep": 64, "etp": 1, "sp": true},
+        "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 512}
+    });
+    if let Some(m) = modules {
+        v["training"]["recompute_modules"] = json!(m);
+    }
+    v
+}
+
+fn parsed(v: &Value) -> Scenario {
+    scenario::from_value(v).unwrap()
+}
+
+/// Stored bytes of one MoE layer for one micro-batch under `modules`.
+fn moe_layer_bytes(modules: &[&str]) -> f64 {
+    let s = parsed(&dsv3(Some(modules)));
+    layer_activations_of(&s, &Shape::of(&s.model)).total()
+}
+
+#[test]
+fn each_module_frees_its_tensors_by_hand() {
+    // Per token, tok = 4096, e = 2, t = 2 (SP):
+    // - core_attn: flash attention's log-sum-exp 4·a/t = 4·128/2 = 256 B → 1,048,576 B;
+    // - mla_up_proj: Q, K, V = e·(a·d_qk + a·(d_qk + d_v))/t = 2·(24576 + 40960)/2 = 65,536 B
+    //   → 268,435,456 B;
+    // - layernorm: two norm outputs e·2h/t = 2·2·7168/2 = 14,336 B → 58,720,256 B;
+    // - moe_act: rows k·etp/t = 4 per token, each e·f_e = 4096 B → 67,108,864 B;
+    // - shared_experts: c_ffn·e·f_shared/t = 3·2·2048/2 = 6,144 B → 25,165,824 B.
+    let core = moe_layer_bytes(&["core_attn"]);
+    let cases: [(&str, f64); 4] = [
+        ("mla_up_proj", 268_435_456.0),
+        ("layernorm", 58_720_256.0),
+        ("moe_act", 67_108_864.0),
+        ("shared_experts", 25_165_824.0),
+    ];
+    for (m, freed) in cases {
+        assert_eq!(core - moe_layer_bytes(&["core_attn", m]), freed, "{m}");
+    }
+    // Without core_attn the log-sum-exp stays.
+    assert_eq!(
+        moe_layer_bytes(&["mla_up_proj"]) - moe_layer_bytes(&["core_attn", "mla_up_proj"]),
+        1_048_576.0
+    );
+    // The modules add up: all four on top of core_attn free the sum.
+    let all = moe_layer_bytes(&[
+        "core_attn",
+        "mla_up_proj",
+        "layernorm",
+        "moe_act",
+        "shared_experts",
+    ]);
+    assert_eq!(core - all, cases.iter().map(|c| c.1).sum::<f64>());
+    // mlp reaches the dense layers only: the MoE layer is unchanged.
+    assert_eq!(moe_layer_bytes(&["core_attn", "mlp"]), core);
+}
+
+#[test]
+fn megatron_default_is_core_attn_and_other_stacks_checkpoint_per_operator() {
+    let none = parsed(&dsv3(None));
+    let core = parsed(&dsv3(Some(&["core_attn"])));
+    assert_eq!(
+        none.recompute_modules(),
+        Some(paracalc::scenario::RecomputeModules::CORE_ATTN)
+    );
+    assert_eq!(estimate(&none).unwrap(), estimate(&core).unwrap());
+    let mut tt = dsv3(None);
+    tt["training"]["framework"] = json!("torchtitan");
+    assert_eq!(parsed(&tt).recompute_modules(), None);
+    // Without flash attention every stack's selective is the attention core.
+    tt["training"]["flash_attention"] = json!(false);
+    assert_eq!(
+        parsed(&tt).recompute_modules(),
+        Some(paracalc::scenario::RecomputeModules::CORE_ATTN)
+    );
+}
+
+#[test]
+fn rerun_work_and_hardware_flops() {
+    let est = |m: &[&str]| estimate(&parsed(&dsv3(Some(m)))).unwrap();
+    let core = est(&["core_attn"]);
+    let up = est(&["core_attn", "mla_up_proj"]);
+    // The up projections' FLOPs per token per layer: 2·(q_lora·a·d_qk + kv_lora·a·(d_nope + d_v))
+    // = 2·(1536·24576 + 512·32768) = 109,051,904; × 61 layers × 4096 × 4096 tokens.
+    let by_hand = 109_051_904.0 * 61.0 * 4096.0 * 4096.0;
+    let added = up.flops.hardware_flops - core.flops.hardware_flops;
+    assert!(
+        (added / by_hand - 1.0).abs() < 1e-12,
+        "{added} vs {by_hand}"
+    );
+    assert_eq!(up.flops.model_flops, core.flops.model_flops);
+    // Rerunning more costs time and saves memory; the norms and the activation add no FLOPs.
+    assert!(up.time.recompute_s > core.time.recompute_s);
+    assert!(up.memory.peak_bytes < core.memory.peak_bytes);
+    let ln = est(&["core_attn", "layernorm", "moe_act"]);
+    assert_eq!(ln.flops.hardware_flops, core.flops.hardware_flops);
+    assert!(ln.time.recompute_s > core.time.recompute_s);
+}
+
+#[test]
+fn field_errors_name_the_field_and_the_reason() {
+    let err = |v: &Value| parsed(v).validate().unwrap_err().to_string();
+    let mut full = dsv3(Some(&["mla_up_proj"]));
+    full["training"]["recompute"] = json!("full");
+    let e = err(&full);
+    assert!(
+        e.contains("training.recompute_modules") && e.contains("not selective"),
+        "{e}"
+    );
+    let mut tt = dsv3(Some(&["core_attn"]));
+    tt["training"]["framework"] = json!("torchtitan");
+    assert!(
+        err(&tt).contains("Megatron-LM's --recompute-modules"),
+        "{}",
+        err(&tt)
+    );
+    let mut no_mla = dsv3(Some(&["mla_up_proj"]));
+    no_mla["model"]["mla"] = Value::Null;
+    assert!(err(&no_mla).contains("no model.mla"), "{}", err(&no_mla));
+    let mut dense = dsv3(Some(&["moe_act"]));
+    dense["model"]["moe"] = Value::Null;
+    assert!(err(&dense).contains("no experts"), "{}", err(&dense));
+    assert!(err(&dsv3(Some(&[]))).contains("lists no module"));
+    // An unknown module is a parse error at its index.
+    let e = scenario::from_value(&dsv3(Some(&["core_attn", "attn"])))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("training.recompute_modules[1]") && e.contains("\"attn\""),
+        "{e}"
+    );
+}
+
+#[test]
+fn json_link_and_megatron_round_trips() {
+    let s = parsed(&dsv3(Some(&["layernorm", "mla_up_proj"])));
+    // JSON: a list in canonical order.
+    let v: Value = serde_json::from_str(&s.to_json_pretty()).unwrap();
+    assert_eq!(
+        v["training"]["recompute_modules"],
+        json!(["mla_up_proj", "layernorm"])
+    );
+    assert_eq!(parsed(&v), s);
+    // Share link.
+    let q = paracalc::share::encode(&s, "deepseek-v3");
+    assert!(q.contains("rcmod=mla_up_proj,layernorm"), "{q}");
+    assert_eq!(paracalc::share::decode(&q).unwrap().scenario, s);
+    // Megatron-LM arguments.
+    let args = paracalc::megatron::launch_args(&s);
+    assert!(
+        args.contains("--recompute-granularity selective")
+            && args.contains("--recompute-modules mla_up_proj layernorm"),
+        "{args}"
+    );
+    // Left out, the default is not written anywhere.
+    let d = parsed(&dsv3(None));
+    assert!(!paracalc::megatron::launch_args(&d).contains("--recompute-modules"));
+    assert!(!paracalc::share::encode(&d, "deepseek-v3").contains("rcmod"));
+}
