@@ -344,6 +344,12 @@ impl Group {
             return None;
         }
         let (steps, inter) = (2.0 * (self.n - 1.0), 2.0 * (self.nodes - 1.0));
+        // The tree's levels across nodes, `log2(N)`: none inside one node (no libm call).
+        let levels = if self.multi_node() {
+            self.nodes.log2()
+        } else {
+            0.0
+        };
         let mut best: Option<Choice> = None;
         for proto in PROTOCOLS {
             // Ring.
@@ -356,7 +362,7 @@ impl Group {
             // Tree: up and down a chain inside the node and a binary tree across nodes.
             let (intra, net) = self.hop_us(false, proto);
             let lat = (nccl::TREE_BASE_US[proto as usize]
-                + 2.0 * ((self.ppn - 1.0) * intra + self.nodes.log2() * net))
+                + 2.0 * ((self.ppn - 1.0) * intra + levels * net))
                 * US;
             let tree_bw = nccl::TREE_BW * self.ring_bw(proto) * 0.5;
             best = better(best, Algorithm::Tree, proto, lat, lat + bytes / tree_bw);
