@@ -79,7 +79,8 @@ pub fn fill(
             &worked_again
         }
     };
-    let x = Inputs::new(s, gpu, worked);
+    let groups = groups::Groups::of(gpu, &s.parallel);
+    let x = Inputs::new(s, gpu, worked, &groups);
     // 1. One layer, the pipeline's ends, ZeRO-3 per layer.
     let kinds = stage::LayerKinds::of(&x);
     let layer = &kinds.moe;

@@ -23,8 +23,9 @@ pub(crate) struct Inputs<'a> {
     pub sharded: &'a ShardedParams,
     /// Sustained rates of the GPU in the training precision.
     pub dev: Device,
-    /// Communication groups.
-    pub groups: Groups,
+    /// Communication groups ([`Groups::of`] the layout on the GPU), built by the caller and
+    /// borrowed: a copy into the inputs would move every field of the eight groups.
+    pub groups: &'a Groups,
     /// Mechanisms of the software stack.
     pub stack: Stack,
     /// GPU generation.
@@ -72,11 +73,13 @@ pub(crate) fn worked_out(s: &Scenario) -> (Shape, ShardedParams) {
 
 impl<'a> Inputs<'a> {
     /// Reads `s` (already validated) for `gpu`; `worked` is the shape and the per-GPU
-    /// parameters of this same scenario ([`worked_out`]; the memory model keeps them).
+    /// parameters of this same scenario ([`worked_out`]; the memory model keeps them), `groups`
+    /// its communication groups on `gpu` ([`Groups::of`]).
     pub fn new(
         s: &'a Scenario,
         gpu: &'a GpuSpec,
         worked: &'a (Shape, ShardedParams),
+        groups: &'a Groups,
     ) -> Inputs<'a> {
         let par = &s.parallel;
         let (pbytes, main_grad_bytes, _) = scenario_bytes_per_param(s);
@@ -91,7 +94,7 @@ impl<'a> Inputs<'a> {
                 Device::new(gpu, s.training.precision, s.training.fp8_recipe()),
                 &s.calibration,
             ),
-            groups: Groups::of(gpu, par),
+            groups,
             stack: Stack::of(s, gpu),
             gen: Generation::of(gpu),
             t: par.tp.max(1),
@@ -120,7 +123,8 @@ impl<'a> Inputs<'a> {
 pub(crate) fn with_inputs<R>(s: &Scenario, f: impl FnOnce(&Inputs) -> R) -> R {
     let gpu = s.gpu().expect("a known GPU");
     let worked = worked_out(s);
-    f(&Inputs::new(s, &gpu, &worked))
+    let groups = Groups::of(&gpu, &s.parallel);
+    f(&Inputs::new(s, &gpu, &worked, &groups))
 }
 
 /// BLOOM-176B as BigScience trained it (70 layers, hidden 14336, 112 heads, vocab 250 880,
