@@ -121,12 +121,13 @@ impl Scenario {
     /// [`Scenario::validate`], then the GPU's numbers ([`Scenario::gpu`]): validation resolves
     /// them anyway, so an estimate looks the preset up once.
     pub fn validated_gpu(&self) -> Result<GpuSpec, ScenarioError> {
-        match validate::issues(self) {
-            (issues, _) if !issues.is_empty() => Err(ScenarioError { issues }),
-            (_, Some(gpu)) => Ok(gpu),
-            // Validation reports an unknown preset; this only guards the invariant.
-            (_, None) => Err(ScenarioError::single("cluster.gpu", "unknown GPU.")),
+        let gpu = self.cluster.gpu_spec();
+        let issues = validate::issues(self, gpu.as_ref());
+        if !issues.is_empty() {
+            return Err(ScenarioError { issues });
         }
+        // Validation reports an unknown preset; this only guards the invariant.
+        gpu.ok_or_else(|| ScenarioError::single("cluster.gpu", "unknown GPU."))
     }
 
     /// Whether the data-parallel gradient reduction (and ZeRO-1/2's parameter all-gather)

@@ -27,15 +27,14 @@ impl Checker {
     }
 }
 
-/// Every problem of `s`, in the order of the field table, and the GPU's numbers
+/// Every problem of `s`, in the order of the field table; `gpu` is its GPU's numbers
 /// ([`Cluster::gpu_spec`](super::Cluster::gpu_spec), `None` for an unknown preset), which the
-/// GPU rules resolve anyway and an estimate reads next.
-pub(crate) fn issues(s: &Scenario) -> (Vec<Issue>, Option<GpuSpec>) {
+/// caller resolves once for the GPU rules and for the estimate that reads them next.
+pub(crate) fn issues(s: &Scenario, gpu: Option<&GpuSpec>) -> Vec<Issue> {
     let mut c = Checker {
         issues: Vec::new(),
         out_of_range: Vec::new(),
     };
-    let gpu = s.cluster.gpu_spec();
     ranges(&mut c, s);
     model_rules(&mut c, s);
     moe_rules(&mut c, s);
@@ -46,12 +45,12 @@ pub(crate) fn issues(s: &Scenario) -> (Vec<Issue>, Option<GpuSpec>) {
     stage_rules(&mut c, s);
     batch_rule(&mut c, s);
     gpu_count_rule(&mut c, s);
-    gpu_rules(&mut c, s, gpu.as_ref());
+    gpu_rules(&mut c, s, gpu);
     // Field order (stable: a field's own issues keep the order they were found in).
     crate::sort::sort_by_key(&mut c.issues, |i| {
         i.field.id().map_or(usize::MAX, |id| id as usize)
     });
-    (c.issues, gpu)
+    c.issues
 }
 
 /// Every field's value against its kind and range (the field table): the allocation-free
