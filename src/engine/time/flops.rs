@@ -36,32 +36,66 @@ pub fn logits_flops_per_token(d: &Shape) -> f64 {
     2.0 * d.h * d.v
 }
 
-/// Forward FLOPs per token of all layers, `attention` scaling the attention-core term (1 full,
-/// 0.5 causal): dense layers with the dense MLP, MoE layers with `k` routed and the shared
-/// experts, and each MTP module's layer, `2h→h` projection and second pass through the output
-/// head (DeepSeek-V3 §2.2).
-fn layers_flops_per_token(d: &Shape, attention: f64) -> f64 {
-    let dd = d.dense_layer();
-    let one = |x: &Shape| {
-        layer_linear_flops_per_token(x) + attention * layer_attention_flops_per_token(x)
-    };
-    let mtp_layer = if d.mtp_moe { one(d) } else { one(&dd) };
-    (d.layers - d.moe_layers) * one(&dd)
-        + d.moe_layers * one(d)
-        + d.mtp * (mtp_layer + 4.0 * d.h * d.h + logits_flops_per_token(d))
+/// The model's layers for the FLOP counts: its shape and, for each kind of layer (the dense-MLP
+/// layer, the MoE layer), the forward FLOPs per token of the weight GEMMs
+/// ([`layer_linear_flops_per_token`]) and of the attention core
+/// ([`layer_attention_flops_per_token`]), worked out once: both attention conventions and the
+/// recomputation combine them ([`LayerFlops::per_token`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LayerFlops<'a> {
+    /// The model's shape (its MoE layer for an MoE model).
+    d: &'a Shape,
+    /// The dense-MLP layer's (linear, attention core).
+    dense: (f64, f64),
+    /// The MoE layer's (linear, attention core); a dense model's own layer.
+    moe: (f64, f64),
+}
+
+impl<'a> LayerFlops<'a> {
+    /// The layers of the model of shape `d`.
+    pub(crate) fn of(d: &'a Shape) -> LayerFlops<'a> {
+        let kind = |x: &Shape| {
+            (
+                layer_linear_flops_per_token(x),
+                layer_attention_flops_per_token(x),
+            )
+        };
+        LayerFlops {
+            d,
+            dense: kind(&d.dense_layer()),
+            moe: kind(d),
+        }
+    }
+
+    /// Forward FLOPs per token of all layers, `attention` scaling the attention-core term (1
+    /// full, 0.5 causal): dense layers with the dense MLP, MoE layers with `k` routed and the
+    /// shared experts, and each MTP module's layer, `2h→h` projection and second pass through
+    /// the output head (DeepSeek-V3 §2.2).
+    fn per_token(&self, attention: f64) -> f64 {
+        let d = self.d;
+        let one = |(linear, core): (f64, f64)| linear + attention * core;
+        let mtp_layer = if d.mtp_moe {
+            one(self.moe)
+        } else {
+            one(self.dense)
+        };
+        (d.layers - d.moe_layers) * one(self.dense)
+            + d.moe_layers * one(self.moe)
+            + d.mtp * (mtp_layer + 4.0 * d.h * d.h + logits_flops_per_token(d))
+    }
 }
 
 /// Model FLOPs of one step (no recomputation), full `s²` attention:
 /// `3·B·s·(Σ layers (linear + 4qs) + 2hV)`.
-pub(crate) fn model_flops(d: &Shape, global_batch: f64) -> f64 {
-    let tokens = global_batch * d.s;
-    3.0 * tokens * (layers_flops_per_token(d, 1.0) + logits_flops_per_token(d))
+pub(crate) fn model_flops(f: &LayerFlops, global_batch: f64) -> f64 {
+    let tokens = global_batch * f.d.s;
+    3.0 * tokens * (f.per_token(1.0) + logits_flops_per_token(f.d))
 }
 
 /// Model FLOPs with the causal-halved attention term (Megatron-LM since `8873b55`, 2025-03).
-pub(crate) fn model_flops_causal(d: &Shape, global_batch: f64) -> f64 {
-    let tokens = global_batch * d.s;
-    3.0 * tokens * (layers_flops_per_token(d, 0.5) + logits_flops_per_token(d))
+pub(crate) fn model_flops_causal(f: &LayerFlops, global_batch: f64) -> f64 {
+    let tokens = global_batch * f.d.s;
+    3.0 * tokens * (f.per_token(0.5) + logits_flops_per_token(f.d))
 }
 
 /// Forward FLOPs per token of the GEMMs that per-op selective checkpointing recomputes (every
@@ -88,13 +122,14 @@ pub fn op_sac_recompute_flops_per_token(d: &Shape) -> f64 {
 /// [`crate::scenario::Scenario::recompute_early_stop`]) leaves out each dense layer's MLP
 /// output GEMM, `2·f·h` per token (an MoE layer reruns whole).
 pub(crate) fn recompute_flops(
-    d: &Shape,
+    f: &LayerFlops,
     global_batch: f64,
     recompute: crate::scenario::Recompute,
     modules: Option<RecomputeModules>,
     early_stop: bool,
 ) -> f64 {
     use crate::scenario::Recompute;
+    let d = f.d;
     let tokens = global_batch * d.s;
     match (recompute, modules) {
         (Recompute::None, _) => 0.0,
@@ -102,9 +137,9 @@ pub(crate) fn recompute_flops(
         (Recompute::Selective, None) => tokens * d.layers * op_sac_recompute_flops_per_token(d),
         (Recompute::Full, _) if early_stop => {
             let dense_layers = d.layers - d.moe_layers;
-            tokens * (layers_flops_per_token(d, 1.0) - dense_layers * 2.0 * d.f_dense * d.h)
+            tokens * (f.per_token(1.0) - dense_layers * 2.0 * d.f_dense * d.h)
         }
-        (Recompute::Full, _) => tokens * layers_flops_per_token(d, 1.0),
+        (Recompute::Full, _) => tokens * f.per_token(1.0),
     }
 }
 

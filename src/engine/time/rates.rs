@@ -18,11 +18,12 @@ pub(crate) fn fill(
 ) {
     let global_batch = s.training.global_batch as f64;
     let recompute = s.training.recompute;
-    flops.model_flops = flops::model_flops(d, global_batch);
-    flops.model_flops_causal = flops::model_flops_causal(d, global_batch);
+    let layers = flops::LayerFlops::of(d);
+    flops.model_flops = flops::model_flops(&layers, global_batch);
+    flops.model_flops_causal = flops::model_flops_causal(&layers, global_batch);
     flops.hardware_flops = flops.model_flops
         + flops::recompute_flops(
-            d,
+            &layers,
             global_batch,
             recompute,
             s.recompute_modules(),
