@@ -186,7 +186,9 @@ fn stored_of(s: &Scenario, d: &Shape, full: LayerActivations) -> LayerActivation
 /// - `moe_act` (MoE layers): each routed row's activation output `e·f_e/etp`
 ///   ([`super::experts::rows_per_token`] rows);
 /// - `mlp` (dense layers): the MLP's intermediates `c_ffn·e·f/t`;
-/// - `shared_experts` (MoE layers): theirs, `c_ffn·e·f_shared/t`.
+/// - `shared_experts` (MoE layers): theirs, `c_ffn·e·f_shared/t`;
+/// - `moe` (MoE layers): the whole MoE MLP's stored activations
+///   ([`super::experts::moe_mlp_bytes`]), which include the two above.
 fn by_module(
     s: &Scenario,
     d: &Shape,
@@ -207,7 +209,11 @@ fn by_module(
     if m.has(RecomputeModules::LAYERNORM) {
         a.replicated -= tok * e * 2.0 * d.h / sp_div;
     }
-    if d.is_moe() {
+    if d.is_moe() && m.has(RecomputeModules::MOE) {
+        // The whole block: everything the MoE MLP stores but its input (the pre-MLP norm's
+        // output, counted with the layer), which covers moe_act and shared_experts.
+        a.sharded -= super::experts::moe_mlp_bytes(s, d);
+    } else if d.is_moe() {
         if m.has(RecomputeModules::MOE_ACT) {
             let etp = s.parallel.etp().max(1) as f64;
             a.sharded -= tok * super::experts::rows_per_token(s, d) * e * d.f_expert / etp;
