@@ -42,11 +42,12 @@ use serde_json::Value;
 ///   run each, layout from the README table, every other setting from the recipe at the pinned
 ///   Megatron-Bridge/NeMo commit; held out, no constant chosen with them in view):
 ///   - v25.10 DeepSeek-V3 on 256 GB200 (Megatron-Bridge, TP 1 PP 4 VP 4 EP 64, MTP, recipe's
-///     16/16/16/13 pipeline split): 12.6 % fast; the recipe recomputes only the MLA
-///     up-projections, encoded as selective (the attention core): 14 %.
-///   - v25.08 DeepSeek-V3 on 1024 H100 (NeMo 2, TP 1 PP 8 VP 2 EP 64, DeepEP): 19.6 % slow; the
-///     recipe recomputes the MLA up-projections, the MLP and the whole MoE layer, encoded as full
-///     recomputation, which also repeats the attention core and projections: 21 %.
+///     16/16/16/13 pipeline split, recompute modules mla_up_proj as the recipe sets them;
+///     memory 185.7 of 186 GiB, it ran): 19.3 % fast, the GB200 optimism of the dense GB200
+///     runs: 21 % (12.6 % fast while `selective` could only stand for the attention core).
+///   - v25.08 DeepSeek-V3 on 1024 H100 (NeMo 2, TP 1 PP 8 VP 2 EP 64, DeepEP, recompute
+///     modules mla_up_proj, mlp, moe as the recipe sets them): 14.2 % slow: 16 % (19.6 % while
+///     encoded as full recomputation).
 ///   - v26.02 gpt-oss-120b on 64 GB200 (Megatron-Bridge, EP 64, MBS 4, GPU not printed: the
 ///     GB200/GB300 row): 43.6 % fast, the honest bound today; sliding-window attention and
 ///     attention sinks are not modelled and the all-GB200 NVLink all-to-all is cheap in the model:
@@ -63,8 +64,8 @@ const TOLERANCE_PCT: [(&str, f64); 13] = [
     ("dgxc2505_dense_gb200", 25.0),
     ("torchtitan_h100_2506", 50.0),
     ("torchtitan_h200_2506", 12.0),
-    ("moe_dgxc2510_deepseek_v3_gb200", 14.0),
-    ("moe_dgxc2508_deepseek_v3_h100", 21.0),
+    ("moe_dgxc2510_deepseek_v3_gb200", 21.0),
+    ("moe_dgxc2508_deepseek_v3_h100", 16.0),
     ("moe_dgxc2602_gptoss_gb200", 45.0),
     ("moe_dgxc2512_qwen3_h100", 3.0),
 ];

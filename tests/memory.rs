@@ -225,7 +225,7 @@ fn flash_gqa_swiglu_general_form() {
 
 #[test]
 fn per_op_selective_checkpointing_with_flash() {
-    // Selective + flash attention = per-op SAC (torchtitan `selective_ac_option = "op"`): the
+    // Selective + flash attention under torchtitan = per-op SAC (`selective_ac_option = "op"`): the
     // block input, every other weight GEMM's output (Llama forward order wq, wk, wv, wo, w1, w3,
     // w2 → saved wq, wv, w1, w2) and the attention kernel's output + log-sum-exp.
     // Llama 3 8B (h = q = 4096, kv = 1024, f = 14336, a = 32), t = 1, b = 2, s = 8192:
@@ -234,7 +234,7 @@ fn per_op_selective_checkpointing_with_flash() {
     let llama8b = |tp: u64, sp: bool| {
         scen(json!({
             "model": {"layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn_hidden": 14336, "ffn_act": "swiglu", "vocab": 128256, "seq_len": 8192},
-            "training": {"global_batch": 16, "micro_batch": 2, "precision": "bf16", "recompute": "selective", "flash_attention": true},
+            "training": {"global_batch": 16, "micro_batch": 2, "precision": "bf16", "recompute": "selective", "flash_attention": true, "framework": "torchtitan"},
             "parallel": {"tp": tp, "pp": 1, "dp": 8 / tp, "sp": sp, "zero_stage": 3},
             "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 8}
         }))
@@ -965,4 +965,36 @@ fn activation_offload_moves_in_flight_activations_to_the_host() {
     assert!((b0.activations_bytes - o0.activations_bytes - moved).abs() < 1.0);
     assert!((o0.host_bytes - moved).abs() < 1.0);
     assert!(off.time.offload_s >= 0.0);
+}
+
+#[test]
+fn transformer_engine_keeps_fp8_linear_inputs() {
+    // Llama 3 8B layer (h 4096, kv 1024, f 14336, SwiGLU), b 1, s 4096, tp 1, fp8 delayed
+    // scaling under Megatron-LM: the QKV and FC1 inputs (2·h), the output projection's input
+    // (o = 4096) and FC2's input (f) are kept at 1 B instead of 2 (TE `_Linear.forward`):
+    // 4096 tokens · (2·4096 + 4096 + 14336) B = 109,051,904 B less per layer and micro-batch.
+    let layer = |precision: &str, framework: &str, recipe: Option<&str>| {
+        let mut v = json!({
+            "model": {"layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn_hidden": 14336, "ffn_act": "swiglu", "vocab": 128256, "seq_len": 4096},
+            "training": {"global_batch": 8, "micro_batch": 1, "precision": precision, "recompute": "none", "flash_attention": true, "framework": framework},
+            "parallel": {"tp": 1, "pp": 1, "dp": 8},
+            "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 8}
+        });
+        if let Some(r) = recipe {
+            v["training"]["fp8_recipe"] = json!(r);
+        }
+        activations::layer_activations_full(&scen(v)).total()
+    };
+    let bf16 = layer("bf16", "megatron", None);
+    assert_eq!(bf16 - layer("fp8", "megatron", None), 109_051_904.0);
+    // Blockwise keeps one fp32 scale per 128 elements: 1.03125 B.
+    assert_eq!(
+        bf16 - layer("fp8", "megatron", Some("blockwise")),
+        109_051_904.0 * (2.0 - 1.03125)
+    );
+    // torchao (torchtitan) is not Transformer Engine: the 16-bit inputs stay.
+    assert_eq!(
+        layer("fp8", "torchtitan", Some("tensorwise")),
+        layer("bf16", "torchtitan", None)
+    );
 }

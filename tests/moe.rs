@@ -394,22 +394,34 @@ fn megatron_theoretical_memory_for_moe_and_mla() {
 #[test]
 fn deepseek_v3_on_2048_h800s() {
     // DeepSeek-V3 report (arXiv 2412.19437) §3.1-3.3: 2048 H800, PP 16, EP 64, ZeRO-1 DP,
-    // no TP, FP8, batch 15360 × 4096.
+    // no TP, FP8, batch 15360 × 4096; recomputed in backward (§3.2.3, §3.3.3): RMSNorm, the MLA
+    // up-projections and the SwiGLU output of the experts.
     let s = scen(serde_json::json!({
         "model": model_json("deepseek-v3"),
         "training": {"global_batch": 15360, "micro_batch": 1, "precision": "fp8",
-                     "recompute": "selective", "flash_attention": true},
+                     "recompute": "selective", "flash_attention": true,
+                     "recompute_modules": ["mla_up_proj", "layernorm", "moe_act"]},
         "parallel": {"tp": 1, "pp": 16, "dp": 128, "ep": 64, "etp": 1, "zero_stage": 1},
         "cluster": {"gpu": "h800-sxm5-80gb", "num_gpus": 2048, "gpus_per_node": 8}
     }));
     let e = estimate(&s).unwrap();
     assert_eq!(e.memory.stages.len(), 16);
     // Stage 0 holds the three dense layers and the embedding; the last stage the MTP module.
+    // Transformer Engine keeps the linear layers' inputs in FP8 (as the report's §3.3.3 caches
+    // them). With the even split (3, 3, 4, …, 4, 3 layers) and 1F1B, stage 2 holds 4 layers for
+    // 14 micro-batches in flight and peaks at 89.4 GiB over the H800's 79.65; the tapered split
+    // the engine proposes (fewer layers where more micro-batches are in flight) fits, no slower.
+    let gib = |b: f64| b / 1073741824.0;
+    assert!(!e.memory.fits);
+    assert_eq!(e.memory.stages[2].layers, 4);
     assert!(
-        e.memory.fits,
-        "peak {:.1} GiB",
-        e.memory.peak_bytes / 1073741824.0
+        (gib(e.memory.peak_bytes) - 89.4).abs() < 0.1,
+        "{:.2}",
+        gib(e.memory.peak_bytes)
     );
+    let split = paracalc::engine::split::best_split(&s).unwrap().unwrap();
+    assert!(split.fits && gib(split.peak_bytes) < 75.0, "{split:?}");
+    assert!(split.step_s <= split.base_step_s * (1.0 + 1e-9));
     // The EP all-to-all crosses nodes (64 ranks, 8 per node) and is a named part of the step.
     assert!(e.time.exposed_comm_s.ep > 0.0);
     assert_eq!(e.comm.ep.group, 64);

@@ -178,3 +178,37 @@ fn json_link_and_megatron_round_trips() {
     assert!(!paracalc::megatron::launch_args(&d).contains("--recompute-modules"));
     assert!(!paracalc::share::encode(&d, "deepseek-v3").contains("rcmod"));
 }
+
+#[test]
+fn moe_module_reruns_the_whole_block_and_its_all_to_alls() {
+    let s = |m: &[&str]| parsed(&dsv3(Some(m)));
+    let bytes = |m: &[&str]| {
+        let s = s(m);
+        layer_activations_of(&s, &Shape::of(&s.model)).total()
+    };
+    // The whole MoE MLP's stored activations go: router (3·256 + 32)/2 = 400 B, shared experts
+    // 6,144 B and 4 routed rows of (2·2·7168 + 3·2·2048) = 40,960 B per token, 170,384 B per
+    // token in all, × 4096 tokens (memory::experts' hand count).
+    assert_eq!(
+        bytes(&["core_attn"]) - bytes(&["core_attn", "moe"]),
+        4096.0 * 170_384.0
+    );
+    // moe covers moe_act and shared_experts: adding them frees nothing more.
+    assert_eq!(
+        bytes(&["core_attn", "moe"]),
+        bytes(&["core_attn", "moe", "moe_act", "shared_experts"])
+    );
+    // Time: the block's forward and a third pass of dispatch + combine.
+    let core = estimate(&s(&["core_attn"])).unwrap();
+    let moe = estimate(&s(&["core_attn", "moe"])).unwrap();
+    assert!(moe.time.recompute_s > core.time.recompute_s);
+    assert!(moe.time.exposed_comm_s.ep > 1.4 * core.time.exposed_comm_s.ep);
+    // HFU: the MoE layers' MLP FLOPs per token 2·3·7168·(8·2048 + 2048) + 2·7168·256
+    // = 792,723,456 + 3,670,016 = 796,393,472, × 58 MoE layers × 4096 × 4096 tokens.
+    let by_hand = 796_393_472.0 * 58.0 * 4096.0 * 4096.0;
+    let added = moe.flops.hardware_flops - core.flops.hardware_flops;
+    assert!(
+        (added / by_hand - 1.0).abs() < 1e-12,
+        "{added} vs {by_hand}"
+    );
+}

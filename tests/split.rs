@@ -33,6 +33,8 @@ fn llama405_pp16(recompute: Recompute) -> Scenario {
 /// DeepSeek-V3 (DeepSeek-V3 technical report §2 and §3.2, `config.json` of
 /// deepseek-ai/DeepSeek-V3): 61 layers (3 dense, 58 MoE with 256 routed experts of 2048 and one
 /// shared, top-8), MLA, one MTP module; trained with pp 16, ep 64 over 2048 GPUs, DualPipe.
+/// Under torchtitan's per-operator selective checkpointing (the stacks other than Megatron-LM;
+/// Megatron-LM's own `selective` reruns the attention core only and would not fit on H200).
 fn deepseek_v3_pp16(schedule: &str) -> Scenario {
     let json = format!(
         r#"{{
@@ -44,7 +46,7 @@ fn deepseek_v3_pp16(schedule: &str) -> Scenario {
                  "dense_layers": 3}},
         "mtp_layers": 1}},
       "training": {{"global_batch": 15360, "micro_batch": 1, "precision": "bf16",
-                   "recompute": "selective", "flash_attention": true}},
+                   "recompute": "selective", "flash_attention": true, "framework": "torchtitan"}},
       "parallel": {{"tp": 1, "pp": 16, "dp": 128, "ep": 64, "zero_stage": 1, "schedule": "{schedule}"}},
       "cluster": {{"gpu": "h200-sxm-141gb", "num_gpus": 2048}}
     }}"#
@@ -250,9 +252,9 @@ fn llama_405b_on_1f1b_no_split_as_fast_as_even_is_balanced() {
 }
 
 /// The lightest split at no cost in time: DeepSeek-V3 on pp 16 with DualPipe keeps the even
-/// split's step (22.56 s against 22.60) and lowers the busiest rank from 70.7 to 63.6 GiB with
-/// the stages 5.0 GiB apart instead of 19.0, where the fastest split (1, 4, 3, 3, 4, …, 6) is
-/// 25.5 GiB apart. Under 1F1B it tapers the stages (fewer layers first, where more micro-batches
+/// split's step (22.56 s against 22.59) and lowers the busiest rank from 70.7 to 63.6 GiB with
+/// the stages 5.0 GiB apart instead of 19.0, where the fastest split (1, 5, 3, 3, 4, …, 5) is
+/// 18.7 GiB apart. Under 1F1B it tapers the stages (fewer layers first, where more micro-batches
 /// are in flight). Every preset's lightest split is no slower and no heavier than its own.
 #[test]
 fn the_lightest_split_is_no_slower_and_lighter() {
@@ -268,7 +270,7 @@ fn the_lightest_split_is_no_slower_and_lighter() {
     );
     assert!(p.spread_bytes < p.base_spread_bytes / 3.0);
     let fastest = best_split(&s).unwrap().unwrap();
-    assert!(p.spread_bytes < fastest.spread_bytes / 4.0);
+    assert!(p.spread_bytes < fastest.spread_bytes / 3.5);
     // Both are shown, fastest first.
     let shown = proposals(&s);
     assert_eq!(shown, vec![fastest.clone(), p.clone()]);

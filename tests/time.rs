@@ -120,7 +120,7 @@ fn early_stopping_recompute_skips_the_mlp_output_gemm() {
 
 #[test]
 fn per_op_selective_recompute_flops_and_time() {
-    // Selective + flash attention = per-op SAC: every other weight GEMM is recomputed (Llama
+    // Selective + flash attention under torchtitan = per-op SAC: every other weight GEMM is recomputed (Llama
     // order wq, wk, wv, wo, w1, w3, w2 → wk, wo, w3), the attention kernel is not.
     // Llama 3 8B: 2·(4096·1024 + 4096·4096 + 4096·14336) = 8,388,608 + 33,554,432 + 117,440,512
     // = 159,383,552 FLOPs per token per layer; × B·s·L = 16·8192·32.
@@ -130,7 +130,8 @@ fn per_op_selective_recompute_flops_and_time() {
           "model": {{"layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn_hidden": 14336,
                      "ffn_act": "swiglu", "vocab": 128256, "seq_len": 8192}},
           "training": {{"global_batch": 16, "micro_batch": 2, "precision": "bf16",
-                        "recompute": "{recompute}", "flash_attention": true}},
+                        "recompute": "{recompute}", "flash_attention": true,
+                        "framework": "torchtitan"}},
           "parallel": {{"tp": 1, "pp": 1, "dp": 8, "zero_stage": 3}},
           "cluster": {{"gpu": "h100-sxm5-80gb", "num_gpus": 8}}
         }}"#

@@ -242,3 +242,36 @@ fn unreadable_files_are_input_errors() {
         .collect();
     assert_eq!(paracalc::cli::run(&args).unwrap_err().code, 2);
 }
+
+/// Published runs that ran (not `oom`) but that the engine predicts do not fit, as a ceiling:
+/// 60 of the 237 with every linear input kept in 16 bits, 54 once Transformer Engine's FP8
+/// recipes keep them quantized (the Megatron/NeMo FP8 runs). Most of the rest carry an assumed
+/// recomputation ("none" where the source does not say) or a memory-saving detail the scenario
+/// cannot state; `validate` lists each with its peak.
+const RAN_BUT_PREDICTED_OOM_CEILING: usize = 54;
+
+#[test]
+fn runs_that_ran_are_predicted_to_fit() {
+    let cases: Vec<Value> =
+        serde_json::from_str(include_str!("data/public.json")).expect("public.json");
+    let mut over = Vec::new();
+    for c in &cases {
+        if c["measured"]["oom"] == true {
+            continue;
+        }
+        let Ok(s) = paracalc::scenario::from_value(&c["scenario"]) else {
+            continue;
+        };
+        let Ok(e) = paracalc::engine::estimate(&s) else {
+            continue;
+        };
+        if !e.memory.fits {
+            over.push(c["id"].as_str().unwrap_or("").to_string());
+        }
+    }
+    assert!(
+        over.len() <= RAN_BUT_PREDICTED_OOM_CEILING,
+        "{} runs that ran are predicted not to fit: {over:?}",
+        over.len()
+    );
+}

@@ -830,7 +830,7 @@ fields! {
     /// `training.recompute_modules`.
     RecomputeModules {
         path: "training.recompute_modules", key: "rcmod", label: "Recompute modules", unit: "",
-        help: "Megatron-LM's --recompute-modules under selective recompute: core_attn, mla_up_proj, layernorm, moe_act, mlp, shared_experts; empty = core_attn for Megatron-LM, per-op checkpointing (torchtitan's policy) for the other stacks with flash attention.",
+        help: "Megatron-LM's --recompute-modules under selective recompute: core_attn, mla_up_proj, layernorm, moe_act, mlp, shared_experts, moe; empty = core_attn for Megatron-LM, per-op checkpointing (torchtitan's policy) for the other stacks with flash attention.",
         kind: Kind::Set(RecomputeModules::IDS), optional: true,
         get: |s| opt_set(s.training.recompute_modules.map(|m| m.bits())),
         set: |s, v| { s.training.recompute_modules = v.opt_set()?.map(RecomputeModules::from_bits); Ok(()) },

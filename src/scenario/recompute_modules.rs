@@ -20,6 +20,8 @@
 ///   the activation function.
 /// - `mlp`: a dense layer's whole MLP (its input kept), rerun: its forward.
 /// - `shared_experts`: the shared experts' MLP likewise.
+/// - `moe`: an MoE layer's whole MLP block (router, dispatch, experts, combine; its input
+///   kept), rerun: its forward, the dispatch and combine all-to-alls included.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RecomputeModules(u8);
 
@@ -36,6 +38,8 @@ impl RecomputeModules {
     pub const MLP: RecomputeModules = RecomputeModules(16);
     /// The shared experts.
     pub const SHARED_EXPERTS: RecomputeModules = RecomputeModules(32);
+    /// An MoE layer's whole MLP block.
+    pub const MOE: RecomputeModules = RecomputeModules(64);
 
     /// The Megatron names, bit `i` of the set being `IDS[i]` (the field's choices, the order
     /// of the canonical text).
@@ -46,6 +50,7 @@ impl RecomputeModules {
         "moe_act",
         "mlp",
         "shared_experts",
+        "moe",
     ];
 
     /// The set of bits `bits` (bit `i` is [`RecomputeModules::IDS`]`[i]`; higher bits dropped).
@@ -93,7 +98,7 @@ mod tests {
         assert_eq!(m.names().collect::<Vec<_>>(), ["mla_up_proj", "moe_act"]);
         assert!(m.has(RecomputeModules::MOE_ACT) && !m.has(RecomputeModules::CORE_ATTN));
         assert_eq!(RecomputeModules::from_bits(m.bits()), m);
-        assert_eq!(RecomputeModules::from_bits(0xff).names().count(), 6);
+        assert_eq!(RecomputeModules::from_bits(0xff).names().count(), 7);
         for (i, id) in RecomputeModules::IDS.iter().enumerate() {
             let one = RecomputeModules::from_bits(1 << i);
             assert_eq!(one.names().collect::<Vec<_>>(), [*id]);

@@ -295,6 +295,12 @@ fn recompute_module_rules(c: &mut Checker, s: &Scenario, m: super::RecomputeModu
                 .to_string(),
         );
     }
+    if m.has(M::MOE) && moe.is_none() {
+        why(
+            "moe recomputes the mixture-of-experts layers; the model has no experts (model.moe)."
+                .to_string(),
+        );
+    }
     if m.has(M::SHARED_EXPERTS) && moe.is_none_or(|x| x.shared_experts.unwrap_or(0) == 0) {
         why("shared_experts recomputes the shared experts; the model has none (model.moe.shared_experts).".to_string());
     }

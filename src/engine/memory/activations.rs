@@ -136,11 +136,76 @@ pub fn layer_activations_full_of(s: &Scenario, d: &Shape) -> LayerActivations {
     } else {
         tok * (2.0 * e + 1.0) * a * s_local / t
     };
+    // Transformer Engine keeps each linear layer's input quantized for its backward.
+    let (rep_q, shard_q) = quantized_inputs_saving(s, d);
     LayerActivations {
-        replicated,
-        sharded: attention + mlp,
+        replicated: replicated - rep_q,
+        sharded: attention + mlp - shard_q,
         scores,
     }
+}
+
+/// Bytes of one element of a linear layer's input as kept for its backward: under Transformer
+/// Engine's FP8 and NVFP4 recipes (the Megatron-LM stack) the quantized copy the GEMM already
+/// made, not the 16-bit tensor — TE `module/linear.py` (`_Linear.forward`, "Prepare backward
+/// state": `saved_inputmat = inputmat`, the quantizer's output with only its column-wise data
+/// kept, NVIDIA/TransformerEngine @d0067d0): 1 B for per-tensor scaling (delayed, tensorwise,
+/// rowwise), plus the block scales for blockwise (one fp32 per 128) and MXFP8 (one byte per 32),
+/// NVFP4 0.5625 B ([`crate::engine::time::fp8`]). Other stacks and precisions: the activation
+/// element ([`element_bytes`]).
+pub fn linear_input_bytes(s: &Scenario) -> f64 {
+    use crate::engine::time::fp8::{BLOCKWISE_BYTES, MXFP8_BYTES, NVFP4_BYTES};
+    use crate::scenario::{Fp8Recipe, Framework};
+    if s.training.framework() != Framework::Megatron {
+        return element_bytes(s);
+    }
+    match (s.training.precision, s.training.fp8_recipe()) {
+        (Precision::Fp8, Some(Fp8Recipe::Blockwise)) => BLOCKWISE_BYTES,
+        (Precision::Fp8, Some(Fp8Recipe::Mxfp8)) => MXFP8_BYTES,
+        (Precision::Fp8, _) => 1.0,
+        (Precision::Nvfp4, _) => NVFP4_BYTES,
+        _ => element_bytes(s),
+    }
+}
+
+/// What [`linear_input_bytes`] saves per layer and micro-batch against 16-bit inputs,
+/// `(replicated, sharded)` bytes: `(e − l)` per element of every linear input the layer stores —
+/// the QKV input and a dense layer's FC1 input (replicated; an MoE layer's MLP input stays 16-bit,
+/// the router keeps it), the output projection's input `o/t`, MLA's query and key/value latents,
+/// the second MLP GEMM's input (`f/t` dense, `f_shared/t` shared experts) and each routed row's
+/// FC1 and FC2 inputs (`h + f_e/etp`). Zero unless the inputs are quantized.
+fn quantized_inputs_saving(s: &Scenario, d: &Shape) -> (f64, f64) {
+    let (e, l) = (element_bytes(s), linear_input_bytes(s));
+    if l >= e {
+        return (0.0, 0.0);
+    }
+    let p = &s.parallel;
+    let tok = tokens_per_gpu(s);
+    let t = p.tp.max(1) as f64;
+    let sp_div = if p.sp { t } else { 1.0 };
+    let dl = e - l;
+    let fc1_inputs = if d.is_moe() { 1.0 } else { 2.0 };
+    let replicated = tok * dl * fc1_inputs * d.h / sp_div;
+    let sharded = tok * dl * (d.o / t + d.q_lora + d.kv_lora) + quantized_mlp_saving(s, d);
+    (replicated, sharded)
+}
+
+/// The MLP's part of [`quantized_inputs_saving`] (sharded bytes): the second GEMM's input and,
+/// in an MoE layer, each routed row's FC1 input.
+fn quantized_mlp_saving(s: &Scenario, d: &Shape) -> f64 {
+    let (e, l) = (element_bytes(s), linear_input_bytes(s));
+    if l >= e {
+        return 0.0;
+    }
+    let p = &s.parallel;
+    let t = p.tp.max(1) as f64;
+    let per_token = if d.is_moe() {
+        let etp = p.etp().max(1) as f64;
+        super::experts::rows_per_token(s, d) * (d.h + d.f_expert / etp) + d.f_shared / t
+    } else {
+        d.f_dense / t
+    };
+    tokens_per_gpu(s) * (e - l) * per_token
 }
 
 /// One layer's stored activations for one micro-batch on one GPU, for the scenario's
@@ -186,7 +251,9 @@ fn stored_of(s: &Scenario, d: &Shape, full: LayerActivations) -> LayerActivation
 /// - `moe_act` (MoE layers): each routed row's activation output `e·f_e/etp`
 ///   ([`super::experts::rows_per_token`] rows);
 /// - `mlp` (dense layers): the MLP's intermediates `c_ffn·e·f/t`;
-/// - `shared_experts` (MoE layers): theirs, `c_ffn·e·f_shared/t`.
+/// - `shared_experts` (MoE layers): theirs, `c_ffn·e·f_shared/t`;
+/// - `moe` (MoE layers): the whole MoE MLP's stored activations
+///   ([`super::experts::moe_mlp_bytes`]), which include the two above.
 fn by_module(
     s: &Scenario,
     d: &Shape,
@@ -204,19 +271,27 @@ fn by_module(
     if m.has(RecomputeModules::MLA_UP_PROJ) && d.is_mla() {
         a.sharded -= tok * e * (d.q + 2.0 * d.kv) / t;
     }
+    let l = linear_input_bytes(s);
     if m.has(RecomputeModules::LAYERNORM) {
-        a.replicated -= tok * e * 2.0 * d.h / sp_div;
+        // The norm outputs are the QKV input and the MLP input (the router's 16-bit copy in an
+        // MoE layer), kept as the linear layers keep them.
+        let mlp_in = if d.is_moe() { e } else { l };
+        a.replicated -= tok * (l + mlp_in) * d.h / sp_div;
     }
-    if d.is_moe() {
+    if d.is_moe() && m.has(RecomputeModules::MOE) {
+        // The whole block: everything the MoE MLP stores but its input (the pre-MLP norm's
+        // output, counted with the layer), which covers moe_act and shared_experts.
+        a.sharded -= super::experts::moe_mlp_bytes(s, d) - quantized_mlp_saving(s, d);
+    } else if d.is_moe() {
         if m.has(RecomputeModules::MOE_ACT) {
             let etp = s.parallel.etp().max(1) as f64;
-            a.sharded -= tok * super::experts::rows_per_token(s, d) * e * d.f_expert / etp;
+            a.sharded -= tok * super::experts::rows_per_token(s, d) * l * d.f_expert / etp;
         }
         if m.has(RecomputeModules::SHARED_EXPERTS) {
-            a.sharded -= tok * d.c_ffn * e * d.f_shared / t;
+            a.sharded -= tok * ((d.c_ffn - 1.0) * e + l) * d.f_shared / t;
         }
     } else if m.has(RecomputeModules::MLP) {
-        a.sharded -= tok * d.c_ffn * e * d.f_dense / t;
+        a.sharded -= tok * ((d.c_ffn - 1.0) * e + l) * d.f_dense / t;
     }
     a
 }

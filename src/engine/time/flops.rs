@@ -147,7 +147,8 @@ pub(crate) fn recompute_flops(
 /// ([`RecomputeModules`]; norms and activations add none): `core_attn` the attention core
 /// `4·a·d_attn·s` per layer, `mla_up_proj` the two up projections
 /// `2·(q_in·q + kv_lora·(2kv − a·d_rope))` per layer, `mlp` the dense layers' MLP `2·c_ffn·f·h`,
-/// `shared_experts` the MoE layers' shared experts `2·c_ffn·f_shared·h`. The MTP modules'
+/// `shared_experts` the MoE layers' shared experts `2·c_ffn·f_shared·h`, `moe` their whole MLP
+/// `2·c_ffn·h·(k·f_e + f_shared) + 2hE` (router included). The MTP modules'
 /// layers are not counted.
 fn modules_flops(d: &Shape, tokens: f64, m: RecomputeModules) -> f64 {
     let dense_layers = d.layers - d.moe_layers;
@@ -162,7 +163,11 @@ fn modules_flops(d: &Shape, tokens: f64, m: RecomputeModules) -> f64 {
     if m.has(RecomputeModules::MLP) {
         f += tokens * dense_layers * 2.0 * d.c_ffn * d.f_dense * d.h;
     }
-    if m.has(RecomputeModules::SHARED_EXPERTS) {
+    if m.has(RecomputeModules::MOE) {
+        // Router, routed and shared experts: the MoE layer's weight GEMMs but attention's.
+        let mlp = 2.0 * d.c_ffn * d.h * (d.f_active + d.f_shared) + 2.0 * d.h * d.experts;
+        f += tokens * d.moe_layers * mlp;
+    } else if m.has(RecomputeModules::SHARED_EXPERTS) {
         f += tokens * d.moe_layers * 2.0 * d.c_ffn * d.f_shared * d.h;
     }
     f

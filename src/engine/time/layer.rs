@@ -146,11 +146,11 @@ impl LayerCosts {
         );
         let cp = attn.cp;
         // Dispatch and combine forward and again backward (and in the recomputed forward).
-        let passes = if x.s.training.recompute == Recompute::Full {
-            3.0
-        } else {
-            2.0
-        };
+        let reruns_moe = x.s.training.recompute == Recompute::Full
+            || x.s
+                .recompute_modules()
+                .is_some_and(|m| m.has(RecomputeModules::MOE));
+        let passes = if reruns_moe { 3.0 } else { 2.0 };
         let ep = passes * moe.comm_pass;
         let rc = match x.s.training.recompute {
             Recompute::None => 0.0,
@@ -209,11 +209,16 @@ fn attention_modules_rc_s(x: &Inputs, d: &Shape, m: RecomputeModules, core_fwd: 
 /// The forward work the MLP-half modules rerun, seconds: `moe_act` the routed experts'
 /// activation (read the `c_ffn − 1` FC1 outputs, write the product, on the busiest rank's rows;
 /// MoE layers), `shared_experts` the shared experts' GEMMs ([`MoeCosts::shared_fwd`]; MoE
-/// layers), `mlp` a dense layer's FC1 and FC2 and its activation.
+/// layers), `mlp` a dense layer's FC1 and FC2 and its activation, `moe` an MoE layer's whole
+/// MLP forward ([`MoeCosts::fwd`], which covers the other two; the dispatch and combine it
+/// repeats are counted as a third pass of the layer's all-to-alls).
 fn mlp_modules_rc_s(x: &Inputs, d: &Shape, m: RecomputeModules, moe: &MoeCosts) -> f64 {
     let (dev, tok, tf) = (&x.dev, x.tok, x.tf);
     let mut rc = 0.0;
-    if d.is_moe() {
+    if d.is_moe() && m.has(RecomputeModules::MOE) {
+        // The whole block's forward; its all-to-alls are priced with the layer's passes.
+        rc += moe.fwd;
+    } else if d.is_moe() {
         if m.has(RecomputeModules::MOE_ACT) {
             let f_local = d.f_active * d.imbalance / tf;
             rc += dev.memory_s(x.ab * tok * d.c_ffn * f_local, 1.0);
