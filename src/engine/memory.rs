@@ -127,7 +127,11 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
             ..StageMemory::default()
         };
         // The loss's logits copy and a layer's recompute working set are not alive together.
-        let transient = if has_out { working.max(logits) } else { working };
+        let transient = if has_out {
+            working.max(logits)
+        } else {
+            working
+        };
         // Rank by rank, only what follows from its in-flight micro-batches.
         out.stages.extend(run.ranks.map(|r| {
             let in_flight = flight.at(r);
