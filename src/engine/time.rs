@@ -93,10 +93,14 @@ pub fn fill(
     let bubble = pipeline::bubble(&stages.sums(), x.p, x.m, x.v, schedule);
     // 4. Data parallel, optimizer and offloading, for the critical stage's parameters.
     let held = stages.crit_holds;
-    let stage_params = x
-        .sharded
-        .placed(held.mix, held.embedding, held.output)
-        .total();
+    // Its parameters on one GPU: the count its memory row holds, else worked out again.
+    let stage_params = match memory.stages.get(crit.stage as usize) {
+        Some(row) => row.params,
+        None => x
+            .sharded
+            .placed(held.mix, held.embedding, held.output)
+            .total(),
+    };
     let dp = DpStep::of(&x, &crit, stage_params, (held.embedding, held.output), &z3);
     let optimizer = optimizer::optimizer_s(&x, stage_params);
     let offload = offload::offload_s(&x, gpu, &crit, stage_params);
