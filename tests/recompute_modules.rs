@@ -212,3 +212,26 @@ fn moe_module_reruns_the_whole_block_and_its_all_to_alls() {
         "{added} vs {by_hand}"
     );
 }
+
+#[test]
+fn the_search_and_the_advice_drop_the_modules_with_other_modes() {
+    // A plan with modules: every layout the search tries is valid (none is rejected for its
+    // recomputation), and the advice's "recompute → full" is a valid plan.
+    let s = parsed(&dsv3(Some(&["mla_up_proj", "layernorm"])));
+    let space = paracalc::engine::search::SearchSpace::default();
+    let r = paracalc::engine::search::search(&s, &space);
+    assert!(r.evaluated > 0);
+    assert!(
+        !r.rejected.keys().any(|k| k.contains("recompute")),
+        "{:?}",
+        r.rejected
+    );
+    let mut t = s.training.clone();
+    t.set_recompute(paracalc::scenario::Recompute::Full);
+    assert_eq!(t.recompute_modules, None);
+    t.set_recompute(paracalc::scenario::Recompute::Selective);
+    assert_eq!(t.recompute_modules, None);
+    let mut u = s.training.clone();
+    u.set_recompute(paracalc::scenario::Recompute::Selective);
+    assert_eq!(u.recompute_modules, s.training.recompute_modules);
+}

@@ -201,7 +201,7 @@ impl Change {
                 p.vp = vp;
                 p.schedule = None;
             }
-            Change::Recompute { mode } => s.training.recompute = mode,
+            Change::Recompute { mode } => s.training.set_recompute(mode),
             Change::TpOverlap { on } => p.tp_comm_overlap = Some(on),
             Change::DpOverlap { on } => p.dp_comm_overlap = Some(on),
             Change::MicroBatch { b } => s.training.micro_batch = b,
