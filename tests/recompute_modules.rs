@@ -235,3 +235,21 @@ fn the_search_and_the_advice_drop_the_modules_with_other_modes() {
     u.set_recompute(paracalc::scenario::Recompute::Selective);
     assert_eq!(u.recompute_modules, s.training.recompute_modules);
 }
+
+#[test]
+fn the_torchtitan_export_says_the_modules_have_no_equivalent() {
+    let s = parsed(&dsv3(Some(&["mla_up_proj", "layernorm"])));
+    let e = paracalc::export::torchtitan::job_config(&s);
+    assert!(
+        e.text.contains("selective_ac_option = \"op\""),
+        "{}",
+        e.text
+    );
+    assert!(
+        e.no_equivalent
+            .iter()
+            .any(|n| n.contains("recompute modules mla_up_proj, layernorm")),
+        "{:?}",
+        e.no_equivalent
+    );
+}
