@@ -253,3 +253,37 @@ fn the_torchtitan_export_says_the_modules_have_no_equivalent() {
         e.no_equivalent
     );
 }
+
+#[test]
+fn the_advice_offers_deepseeks_recompute_set_when_it_fits() {
+    // DeepSeek-V3 (Megatron-LM's selective, core_attn) on 2048 H100s of 96 GB: 126.5 GiB on
+    // stage 2, over. The modules DeepSeek recomputed (RMSNorm, MLA up-projections, SwiGLU output)
+    // bring it to 89.4 GiB, and cost less time than recomputing whole layers.
+    let s = paracalc::share::decode("v=1&model=deepseek-v3&gpu=h100-sxm5-96gb")
+        .unwrap()
+        .scenario;
+    let candidates = paracalc::engine::advice::candidates(&s);
+    let light = candidates
+        .iter()
+        .find(|c| matches!(c, paracalc::engine::advice::Change::RecomputeModules { .. }))
+        .expect("offered for an MLA + MoE model under Megatron-LM");
+    assert_eq!(
+        light.describe(&s),
+        "recompute selective (core_attn) → selective (mla_up_proj, layernorm, moe_act)"
+    );
+    let mut t = s.clone();
+    light.apply(&mut t);
+    let e = estimate(&t).unwrap();
+    assert!(e.memory.fits);
+    let mut full = s.clone();
+    full.training
+        .set_recompute(paracalc::scenario::Recompute::Full);
+    assert!(e.time.step_s < estimate(&full).unwrap().time.step_s);
+    // Not offered for a dense model, nor under another stack.
+    let dense = paracalc::share::decode("v=1&model=llama3-70b")
+        .unwrap()
+        .scenario;
+    assert!(!paracalc::engine::advice::candidates(&dense)
+        .iter()
+        .any(|c| matches!(c, paracalc::engine::advice::Change::RecomputeModules { .. })));
+}
