@@ -203,6 +203,8 @@ fn moe_module_reruns_the_whole_block_and_its_all_to_alls() {
     let moe = estimate(&s(&["core_attn", "moe"])).unwrap();
     assert!(moe.time.recompute_s > core.time.recompute_s);
     assert!(moe.time.exposed_comm_s.ep > 1.4 * core.time.exposed_comm_s.ep);
+    // The reported all-to-all bytes count the third pass as well (3 passes against 2).
+    assert!((moe.comm.ep.bytes / core.comm.ep.bytes - 1.5).abs() < 1e-12);
     // HFU: the MoE layers' MLP FLOPs per token 2·3·7168·(8·2048 + 2048) + 2·7168·256
     // = 792,723,456 + 3,670,016 = 796,393,472, × 58 MoE layers × 4096 × 4096 tokens.
     let by_hand = 796_393_472.0 * 58.0 * 4096.0 * 4096.0;
