@@ -289,3 +289,31 @@ fn the_advice_offers_deepseeks_recompute_set_when_it_fits() {
         .iter()
         .any(|c| matches!(c, paracalc::engine::advice::Change::RecomputeModules { .. })));
 }
+
+#[test]
+fn recompute_in_words() {
+    let s = parsed(&dsv3(Some(&["mla_up_proj", "layernorm"])));
+    use paracalc::scenario::Recompute;
+    assert_eq!(
+        s.recompute_label(Recompute::Selective),
+        "selective (mla_up_proj, layernorm)"
+    );
+    assert_eq!(s.recompute_label(Recompute::Full), "full");
+    assert_eq!(
+        parsed(&dsv3(None)).recompute_label(Recompute::Selective),
+        "selective (core_attn)"
+    );
+    let mut tt = dsv3(None);
+    tt["training"]["framework"] = json!("torchtitan");
+    assert_eq!(
+        parsed(&tt).recompute_label(Recompute::Selective),
+        "selective (per-op)"
+    );
+    // A plan recomputing nothing still says what its selective would be.
+    let mut none = dsv3(None);
+    none["training"]["recompute"] = json!("none");
+    assert_eq!(
+        parsed(&none).recompute_label(Recompute::Selective),
+        "selective (core_attn)"
+    );
+}
