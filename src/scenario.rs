@@ -191,6 +191,21 @@ impl Scenario {
         }
     }
 
+    /// What `mode` recomputes under this plan's stack, in words: `none`, `full`, `selective
+    /// (mla_up_proj, layernorm)` with Megatron-LM's modules ([`Scenario::recompute_modules`] for
+    /// selective), or `selective (per-op)` where the stack checkpoints per operator.
+    pub fn recompute_label(&self, mode: Recompute) -> String {
+        if mode != Recompute::Selective {
+            return mode.as_str().to_string();
+        }
+        let mut t = self.clone();
+        t.training.set_recompute(Recompute::Selective);
+        match t.recompute_modules() {
+            Some(m) => format!("selective ({})", m.names().collect::<Vec<_>>().join(", ")),
+            None => "selective (per-op)".to_string(),
+        }
+    }
+
     /// The same plan without its calibration (the model's own rates and memory).
     pub fn uncalibrated(&self) -> Scenario {
         let mut u = self.clone();

@@ -203,6 +203,8 @@ fn moe_module_reruns_the_whole_block_and_its_all_to_alls() {
     let moe = estimate(&s(&["core_attn", "moe"])).unwrap();
     assert!(moe.time.recompute_s > core.time.recompute_s);
     assert!(moe.time.exposed_comm_s.ep > 1.4 * core.time.exposed_comm_s.ep);
+    // The reported all-to-all bytes count the third pass as well (3 passes against 2).
+    assert!((moe.comm.ep.bytes / core.comm.ep.bytes - 1.5).abs() < 1e-12);
     // HFU: the MoE layers' MLP FLOPs per token 2·3·7168·(8·2048 + 2048) + 2·7168·256
     // = 792,723,456 + 3,670,016 = 796,393,472, × 58 MoE layers × 4096 × 4096 tokens.
     let by_hand = 796_393_472.0 * 58.0 * 4096.0 * 4096.0;
@@ -210,5 +212,108 @@ fn moe_module_reruns_the_whole_block_and_its_all_to_alls() {
     assert!(
         (added / by_hand - 1.0).abs() < 1e-12,
         "{added} vs {by_hand}"
+    );
+}
+
+#[test]
+fn the_search_and_the_advice_drop_the_modules_with_other_modes() {
+    // A plan with modules: every layout the search tries is valid (none is rejected for its
+    // recomputation), and the advice's "recompute → full" is a valid plan.
+    let s = parsed(&dsv3(Some(&["mla_up_proj", "layernorm"])));
+    let space = paracalc::engine::search::SearchSpace::default();
+    let r = paracalc::engine::search::search(&s, &space);
+    assert!(r.evaluated > 0);
+    assert!(
+        !r.rejected.keys().any(|k| k.contains("recompute")),
+        "{:?}",
+        r.rejected
+    );
+    let mut t = s.training.clone();
+    t.set_recompute(paracalc::scenario::Recompute::Full);
+    assert_eq!(t.recompute_modules, None);
+    t.set_recompute(paracalc::scenario::Recompute::Selective);
+    assert_eq!(t.recompute_modules, None);
+    let mut u = s.training.clone();
+    u.set_recompute(paracalc::scenario::Recompute::Selective);
+    assert_eq!(u.recompute_modules, s.training.recompute_modules);
+}
+
+#[test]
+fn the_torchtitan_export_says_the_modules_have_no_equivalent() {
+    let s = parsed(&dsv3(Some(&["mla_up_proj", "layernorm"])));
+    let e = paracalc::export::torchtitan::job_config(&s);
+    assert!(
+        e.text.contains("selective_ac_option = \"op\""),
+        "{}",
+        e.text
+    );
+    assert!(
+        e.no_equivalent
+            .iter()
+            .any(|n| n.contains("recompute modules mla_up_proj, layernorm")),
+        "{:?}",
+        e.no_equivalent
+    );
+}
+
+#[test]
+fn the_advice_offers_deepseeks_recompute_set_when_it_fits() {
+    // DeepSeek-V3 (Megatron-LM's selective, core_attn) on 2048 H100s of 96 GB: 126.5 GiB on
+    // stage 2, over. The modules DeepSeek recomputed (RMSNorm, MLA up-projections, SwiGLU output)
+    // bring it to 89.4 GiB, and cost less time than recomputing whole layers.
+    let s = paracalc::share::decode("v=1&model=deepseek-v3&gpu=h100-sxm5-96gb")
+        .unwrap()
+        .scenario;
+    let candidates = paracalc::engine::advice::candidates(&s);
+    let light = candidates
+        .iter()
+        .find(|c| matches!(c, paracalc::engine::advice::Change::RecomputeModules { .. }))
+        .expect("offered for an MLA + MoE model under Megatron-LM");
+    assert_eq!(
+        light.describe(&s),
+        "recompute selective (core_attn) → selective (mla_up_proj, layernorm, moe_act)"
+    );
+    let mut t = s.clone();
+    light.apply(&mut t);
+    let e = estimate(&t).unwrap();
+    assert!(e.memory.fits);
+    let mut full = s.clone();
+    full.training
+        .set_recompute(paracalc::scenario::Recompute::Full);
+    assert!(e.time.step_s < estimate(&full).unwrap().time.step_s);
+    // Not offered for a dense model, nor under another stack.
+    let dense = paracalc::share::decode("v=1&model=llama3-70b")
+        .unwrap()
+        .scenario;
+    assert!(!paracalc::engine::advice::candidates(&dense)
+        .iter()
+        .any(|c| matches!(c, paracalc::engine::advice::Change::RecomputeModules { .. })));
+}
+
+#[test]
+fn recompute_in_words() {
+    let s = parsed(&dsv3(Some(&["mla_up_proj", "layernorm"])));
+    use paracalc::scenario::Recompute;
+    assert_eq!(
+        s.recompute_label(Recompute::Selective),
+        "selective (mla_up_proj, layernorm)"
+    );
+    assert_eq!(s.recompute_label(Recompute::Full), "full");
+    assert_eq!(
+        parsed(&dsv3(None)).recompute_label(Recompute::Selective),
+        "selective (core_attn)"
+    );
+    let mut tt = dsv3(None);
+    tt["training"]["framework"] = json!("torchtitan");
+    assert_eq!(
+        parsed(&tt).recompute_label(Recompute::Selective),
+        "selective (per-op)"
+    );
+    // A plan recomputing nothing still says what its selective would be.
+    let mut none = dsv3(None);
+    none["training"]["recompute"] = json!("none");
+    assert_eq!(
+        parsed(&none).recompute_label(Recompute::Selective),
+        "selective (core_attn)"
     );
 }

@@ -64,7 +64,7 @@ pub fn render(s: &Scenario, e: &Estimate) -> String {
         p.zero_stage,
         p.schedule().as_str(),
         s.training.precision.as_str(),
-        recompute_text(s),
+        s.recompute_label(s.training.recompute),
         if s.training.flash_attention { "on" } else { "off" },
     );
     if !s.calibration.is_default() {
@@ -260,17 +260,4 @@ pub fn render(s: &Scenario, e: &Estimate) -> String {
         );
     }
     o
-}
-
-/// The recomputation in words: `none`, `full`, `selective (mla_up_proj, layernorm)` with
-/// Megatron-LM's modules ([`Scenario::recompute_modules`]), `selective (per-op)` where the stack
-/// checkpoints per operator.
-fn recompute_text(s: &Scenario) -> String {
-    match (s.training.recompute, s.recompute_modules()) {
-        (crate::scenario::Recompute::Selective, Some(m)) => {
-            format!("selective ({})", m.names().collect::<Vec<_>>().join(", "))
-        }
-        (crate::scenario::Recompute::Selective, None) => "selective (per-op)".to_string(),
-        (r, _) => r.as_str().to_string(),
-    }
 }

@@ -74,6 +74,10 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
             s.calibration.describe()
         ));
     }
+    out.push_str(&format!(
+        "recompute selective = {}\n\n",
+        s.recompute_label(crate::scenario::Recompute::Selective)
+    ));
     out.push_str("best layouts (by throughput)\n");
     out.push_str(&table(&report.best));
     if let Some(best) = report.best.first() {

@@ -19,7 +19,7 @@
 
 use super::estimate::{estimate_into, Estimate, MemoryEstimate, TimeEstimate};
 use super::search::Layout;
-use crate::scenario::{Recompute, Scenario};
+use crate::scenario::{Recompute, RecomputeModules, Scenario};
 use serde::Serialize;
 
 /// A part of the step time, as in [`TimeEstimate`]: `step = compute + recompute + bubble +
@@ -138,6 +138,11 @@ pub enum Change {
         /// New mode.
         mode: Recompute,
     },
+    /// `training.recompute` selective with `training.recompute_modules` (Megatron-LM).
+    RecomputeModules {
+        /// The modules' bits ([`RecomputeModules::from_bits`]).
+        bits: u8,
+    },
     /// `parallel.tp_comm_overlap`.
     TpOverlap {
         /// On or off.
@@ -201,7 +206,11 @@ impl Change {
                 p.vp = vp;
                 p.schedule = None;
             }
-            Change::Recompute { mode } => s.training.recompute = mode,
+            Change::Recompute { mode } => s.training.set_recompute(mode),
+            Change::RecomputeModules { bits } => {
+                s.training.set_recompute(Recompute::Selective);
+                s.training.recompute_modules = Some(RecomputeModules::from_bits(bits));
+            }
             Change::TpOverlap { on } => p.tp_comm_overlap = Some(on),
             Change::DpOverlap { on } => p.dp_comm_overlap = Some(on),
             Change::MicroBatch { b } => s.training.micro_batch = b,
@@ -219,7 +228,7 @@ impl Change {
             Change::Tp { .. } => "tp",
             Change::Cp { .. } => "cp",
             Change::Vp { .. } => "vp",
-            Change::Recompute { .. } => "recompute",
+            Change::Recompute { .. } | Change::RecomputeModules { .. } => "recompute",
             Change::TpOverlap { .. } => "tp overlap",
             Change::DpOverlap { .. } => "dp overlap",
             Change::MicroBatch { .. } => "micro-batch",
@@ -249,6 +258,17 @@ impl Change {
                 s.training.recompute.as_str(),
                 mode.as_str()
             ),
+            Change::RecomputeModules { bits } => {
+                let names = |m: RecomputeModules| m.names().collect::<Vec<_>>().join(", ");
+                let from = match s.recompute_modules() {
+                    Some(m) => format!("selective ({})", names(m)),
+                    None => s.training.recompute.as_str().to_string(),
+                };
+                format!(
+                    "recompute {from} → selective ({})",
+                    names(RecomputeModules::from_bits(bits))
+                )
+            }
             Change::TpOverlap { on } => format!("TP comm overlap {}", on_off(on)),
             Change::DpOverlap { on } => format!("DP comm overlap {}", on_off(on)),
             Change::MicroBatch { b } => format!("micro-batch {} → {b}", s.training.micro_batch),
@@ -272,11 +292,30 @@ impl Change {
             Change::Pp { .. } | Change::Vp { .. } => &[Part::Bubble, Part::Dp, Part::Pp],
             Change::Tp { .. } | Change::TpOverlap { .. } | Change::Sp { .. } => &[Part::Tp],
             Change::Cp { .. } => &[Part::Cp],
-            Change::Recompute { .. } => &[Part::Recompute],
+            Change::Recompute { .. } | Change::RecomputeModules { .. } => &[Part::Recompute],
             Change::MicroBatch { .. } => &[Part::Bubble, Part::Compute, Part::Host],
             Change::Eager { .. } => &[Part::Host],
         }
     }
+}
+
+/// The modules a Megatron-LM plan of an MLA or MoE model can recompute for little time and much
+/// memory, as DeepSeek-V3 did (report §3.2.3 and §3.3.3: RMSNorm, the MLA up-projections and the
+/// experts' SwiGLU output): `layernorm`, with `mla_up_proj` for MLA and `moe_act` for MoE.
+/// `None` for other stacks (no modules there) and for models with neither block.
+fn memory_light_modules(s: &Scenario) -> Option<RecomputeModules> {
+    let (mla, moe) = (s.model.mla.is_some(), s.model.moe.is_some());
+    if s.training.framework() != crate::scenario::Framework::Megatron || !(mla || moe) {
+        return None;
+    }
+    let mut m = RecomputeModules::LAYERNORM;
+    if mla {
+        m = m.with(RecomputeModules::MLA_UP_PROJ);
+    }
+    if moe {
+        m = m.with(RecomputeModules::MOE_ACT);
+    }
+    Some(m)
 }
 
 fn on_off(on: bool) -> &'static str {
@@ -425,6 +464,11 @@ pub fn candidates(s: &Scenario) -> Vec<Change> {
     for &mode in Recompute::ALL {
         if mode != t.recompute {
             out.push(Change::Recompute { mode });
+        }
+    }
+    if let Some(light) = memory_light_modules(s) {
+        if s.recompute_modules() != Some(light) {
+            out.push(Change::RecomputeModules { bits: light.bits() });
         }
     }
     if p.tp > 1 {

@@ -96,7 +96,7 @@ impl Layout {
             .and_then(|(f, l)| megatron_split(s.model.layers, self.pp, f, l));
         p.schedule = self.schedule;
         s.training.micro_batch = self.micro_batch;
-        s.training.recompute = self.recompute;
+        s.training.set_recompute(self.recompute);
     }
 }
 

@@ -198,6 +198,14 @@ pub fn job_config(s: &Scenario) -> Export {
     line(&mut o, format!("mode = {}", quote(mode)));
     if t.recompute == Recompute::Selective {
         line(&mut o, format!("selective_ac_option = {}", quote("op")));
+        // torchtitan checkpoints per operator; Megatron-LM's modules (its `selective` is
+        // core_attn) have no per-module switch there.
+        if let Some(m) = s.recompute_modules() {
+            no.push(format!(
+                "recompute modules {}: Megatron-LM's --recompute-modules; torchtitan's selective checkpointing is per operator (selective_ac_option \"op\"), which reruns every other matmul instead.",
+                m.names().collect::<Vec<_>>().join(", ")
+            ));
+        }
     }
     line(&mut o, String::new());
     line(&mut o, "[optimizer]".into());

@@ -109,6 +109,16 @@ impl Training {
         self.eager.unwrap_or(self.framework() == Framework::Pytorch)
     }
 
+    /// Switches the recomputation to `mode` as a planner does (the search, the advice): Megatron-LM's
+    /// recompute modules belong to selective recomputation and are dropped with any other mode
+    /// (a scenario that states both is an error, not this).
+    pub fn set_recompute(&mut self, mode: Recompute) {
+        self.recompute = mode;
+        if mode != Recompute::Selective {
+            self.recompute_modules = None;
+        }
+    }
+
     /// Offloaded fraction of the optimizer states, 0..1 (default 0).
     pub fn optimizer_offload(&self) -> f64 {
         self.optimizer_offload.unwrap_or(0.0).clamp(0.0, 1.0)

@@ -145,13 +145,7 @@ impl LayerCosts {
             stops_early,
         );
         let cp = attn.cp;
-        // Dispatch and combine forward and again backward (and in the recomputed forward).
-        let reruns_moe = x.s.training.recompute == Recompute::Full
-            || x.s
-                .recompute_modules()
-                .is_some_and(|m| m.has(RecomputeModules::MOE));
-        let passes = if reruns_moe { 3.0 } else { 2.0 };
-        let ep = passes * moe.comm_pass;
+        let ep = ep_passes(x.s) * moe.comm_pass;
         let rc = match x.s.training.recompute {
             Recompute::None => 0.0,
             Recompute::Selective => match x.s.recompute_modules() {
@@ -180,6 +174,19 @@ impl LayerCosts {
             cp,
             ep,
         }
+    }
+}
+
+/// Passes of an MoE layer's dispatch and combine per micro-batch: forward and backward, and a
+/// third when recomputation reruns the MoE block (full recomputation, or the `moe` module).
+pub(crate) fn ep_passes(s: &crate::scenario::Scenario) -> f64 {
+    let reruns_moe = s.training.recompute == Recompute::Full
+        || s.recompute_modules()
+            .is_some_and(|m| m.has(RecomputeModules::MOE));
+    if reruns_moe {
+        3.0
+    } else {
+        2.0
     }
 }
 

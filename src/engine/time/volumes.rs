@@ -36,7 +36,13 @@ pub(crate) fn volumes(
             x.c,
         ),
         ep: volume(
-            mf * crit.moe_layers * 4.0 * (ef - 1.0) / ef * d.k * x.tok / x.tf * d.h * x.ab,
+            // Dispatch and combine in each pass ([`super::layer::ep_passes`]).
+            mf * crit.moe_layers * 2.0 * super::layer::ep_passes(x.s) * (ef - 1.0) / ef
+                * d.k
+                * x.tok
+                / x.tf
+                * d.h
+                * x.ab,
             &g.ep,
             Collective::AllToAll,
             x.e,
