@@ -846,10 +846,11 @@ fn bf16_gradient_buffer_of_nemo_performance_recipes() {
         1e-9
     ));
     // The run did fit on its 80 GB H100s: with fp32 grads paracalc predicts it does not
-    // (85.9 GiB > 79.65 usable), with the recipe's bf16 grads it does (70.2 GiB).
+    // (82.8 GiB > 79.65 usable), with the recipe's bf16 grads it does (67.1 GiB; 70.2 before
+    // Megatron-LM's in-place cross-entropy backward, 2 B per logit at the loss instead of 8).
     assert!(!a.memory.fits);
     assert!(b.memory.fits);
-    assert!(close(b.memory.peak_bytes / GIB, 70.15, 1e-3));
+    assert!(close(b.memory.peak_bytes / GIB, 67.07, 1e-3));
     // fp32 training ignores the switch (its gradients are fp32 anyway).
     let mut f = bf16.clone();
     f.training.precision = scenario::Precision::Fp32;

@@ -151,6 +151,31 @@ pub fn compare(cases: &[Value]) -> Vec<Row> {
     rows
 }
 
+/// The runs of `cases` that ran (not `oom`) but that the engine predicts do not fit:
+/// `(id, predicted peak GiB, usable GiB)`, in file order. A prediction the public runs
+/// contradict: most carry an assumed setting (recomputation "none" where the source is silent)
+/// or a memory saving the scenario cannot state.
+pub fn ran_not_fitting(cases: &[Value]) -> Vec<(String, f64, f64)> {
+    let mut out = Vec::new();
+    for (i, case) in cases.iter().enumerate() {
+        if case.pointer("/measured/oom").and_then(Value::as_bool) == Some(true) {
+            continue;
+        }
+        let est = case
+            .get("scenario")
+            .and_then(|v| crate::scenario::from_value(v).ok())
+            .and_then(|s| estimate(&s).ok());
+        if let Some(e) = est.filter(|e| !e.memory.fits && !e.memory.stages.is_empty()) {
+            let id = case
+                .get("id")
+                .and_then(Value::as_str)
+                .map_or_else(|| format!("case {i}"), str::to_string);
+            out.push((id, e.memory.peak_bytes / GIB, e.memory.capacity_bytes / GIB));
+        }
+    }
+    out
+}
+
 /// Predicted memory in GiB for the case's `memory_kind`, the largest over stages: the whole
 /// device (`device_used`: everything incl. the CUDA context), the PyTorch allocator's reserve
 /// (`allocator_reserved`: without the CUDA context and without NCCL's buffers, which NCCL
@@ -306,10 +331,25 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
     let rows = compare(&cases);
     let summary = summarize(cases.len(), &rows);
     let cal = args.has("--calibrate").then(|| calibrated(&cases));
+    let over = ran_not_fitting(&cases);
     if args.has("--json") {
-        Ok(to_json(&summary, &rows, cal.as_ref()).to_string())
+        let mut v = to_json(&summary, &rows, cal.as_ref());
+        if let Some(Value::Object(summary)) = v.get_mut("summary") {
+            let ids: Vec<&str> = over.iter().map(|o| o.0.as_str()).collect();
+            summary.insert("ran_predicted_not_to_fit".into(), json!(ids));
+        }
+        Ok(v.to_string())
     } else {
-        Ok(to_text(&summary, &rows, cal.as_ref()))
+        let mut text = to_text(&summary, &rows, cal.as_ref());
+        let _ = writeln!(
+            text,
+            "\nran, but predicted not to fit: {} runs (peak / usable GiB)",
+            over.len()
+        );
+        for (id, peak, cap) in &over {
+            let _ = writeln!(text, "  {id:<48} {peak:>8.1} / {cap:.1}");
+        }
+        Ok(text)
     }
 }
 

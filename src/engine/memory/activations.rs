@@ -456,14 +456,25 @@ pub fn output_bytes(s: &Scenario) -> f64 {
         + tok * 4.0 * s.model.vocab as f64 / t
 }
 
-/// Transient at the loss, once per stage, on top of the saved fp32 log-softmax: when the loss
-/// backward starts, the incoming fp32 gradient of the log-probabilities and the log-softmax's
-/// input gradient (4 B each, `8·V/t` per token) coexist with it (PyTorch's unfused
-/// `cross_entropy` on fp32 logits; in forward, the 16-bit logits and their fp32 upcast take
-/// `(e + 4)·V/t`, no more). Megatron's fused vocab-parallel cross-entropy computes the gradient
-/// in place and needs about `2·V/t` here; the unfused form is the conservative choice.
+/// Transient at the loss, once per stage, on top of the saved fp32 softmax, per the stack's
+/// cross-entropy:
+/// - PyTorch's unfused `cross_entropy` on fp32 logits (the Hugging Face Trainer, torchtitan,
+///   DeepSpeed's default stacks): when the loss backward starts, the incoming fp32 gradient of
+///   the log-probabilities and the log-softmax's input gradient (4 B each, `8·V/t` per token)
+///   coexist with it (in forward the 16-bit logits and their fp32 upcast take `(e + 4)·V/t`, no
+///   more);
+/// - Megatron-LM's vocab-parallel cross-entropy: its backward turns the saved softmax into the
+///   gradient in place (`grad_input = softmax`, then `mul_`), so the peak is the forward's, the
+///   16-bit logits beside their fp32 copy, `2·V/t` (`megatron/core/tensor_parallel/
+///   cross_entropy.py`: `vocab_parallel_logits.float()`, `save_for_backward(exp_logits, …)`,
+///   NVIDIA/Megatron-LM @d98e8a64).
 pub fn logits_transient_bytes(s: &Scenario) -> f64 {
-    tokens_per_gpu(s) * 8.0 * s.model.vocab as f64 / s.parallel.tp.max(1) as f64
+    let per_token = if s.training.framework() == crate::scenario::Framework::Megatron {
+        2.0
+    } else {
+        8.0
+    };
+    tokens_per_gpu(s) * per_token * s.model.vocab as f64 / s.parallel.tp.max(1) as f64
 }
 
 /// Micro-batches whose activations pipeline stage `stage` holds at its peak ([FORMULAS.md](crate::docs::formulas) §5.3):
