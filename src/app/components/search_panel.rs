@@ -206,7 +206,7 @@ fn best_table(
                         <tr class={classes!("search-row", is_current.then_some("current"))} {onclick}>
                             <td>{ i + 1 }</td>
                             <td>{ layout_label(&layout) }{ if layout.sp { " SP" } else { "" } }</td>
-                            <td>{ layout.recompute.as_str() }</td>
+                            <td>{ base.recompute_label(layout.recompute) }</td>
                             <td>{ fmt_rate(b.tokens_per_s, "tokens/s") }</td>
                             <td>{ fmt_pct(b.mfu) }</td>
                             <td>{ fmt_seconds(b.step_s) }</td>
