@@ -188,7 +188,9 @@ fn best_table(
     if r.best.is_empty() {
         return html! { <p class="search-none">{ "No layout fits in GPU memory." }</p> };
     }
+    // Wider than a narrow screen: the table scrolls inside its box, not the page.
     html! {
+        <div class="table-wrap">
         <table class="search-best">
             <caption>{ "Fastest layouts that fit (click a row to use it)" }</caption>
             <thead>
@@ -225,6 +227,7 @@ fn best_table(
                 }) }
             </tbody>
         </table>
+        </div>
     }
 }
 
