@@ -381,6 +381,11 @@ const CHECKS = [
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       assert.ok(width <= 360, `page is ${width} px wide`);
       await ctx.screenshot(page, 'app-360.png', { fullPage: true });
+      // The search results table is wider than the screen: it scrolls in its own box.
+      const search = await ctx.open('?v=1&model=deepseek-v3&chart=search', { viewport: { width: 360, height: 800 } });
+      await search.waitForSelector('table.search-best', { timeout: 30000 });
+      const w2 = await search.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(w2 <= 360, `with search results the page is ${w2} px wide`);
     },
   },
 ];

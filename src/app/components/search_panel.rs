@@ -188,7 +188,9 @@ fn best_table(
     if r.best.is_empty() {
         return html! { <p class="search-none">{ "No layout fits in GPU memory." }</p> };
     }
+    // Wider than a narrow screen: the table scrolls inside its box, not the page.
     html! {
+        <div class="table-wrap">
         <table class="search-best">
             <caption>{ "Fastest layouts that fit (click a row to use it)" }</caption>
             <thead>
@@ -206,7 +208,7 @@ fn best_table(
                         <tr class={classes!("search-row", is_current.then_some("current"))} {onclick}>
                             <td>{ i + 1 }</td>
                             <td>{ layout_label(&layout) }{ if layout.sp { " SP" } else { "" } }</td>
-                            <td>{ layout.recompute.as_str() }</td>
+                            <td>{ base.recompute_label(layout.recompute) }</td>
                             <td>{ fmt_rate(b.tokens_per_s, "tokens/s") }</td>
                             <td>{ fmt_pct(b.mfu) }</td>
                             <td>{ fmt_seconds(b.step_s) }</td>
@@ -225,6 +227,7 @@ fn best_table(
                 }) }
             </tbody>
         </table>
+        </div>
     }
 }
 
