@@ -116,3 +116,27 @@ fn every_preset_exports_to_files_that_parse() {
         );
     }
 }
+
+#[test]
+fn a_loss_kernel_other_than_pytorchs_has_no_config_switch() {
+    let mut s = paracalc::share::decode("v=1&model=llama3-8b&loss=fused")
+        .unwrap()
+        .scenario;
+    for e in [
+        paracalc::export::torchtitan::job_config(&s),
+        paracalc::export::deepspeed::config(&s),
+    ] {
+        assert!(
+            e.no_equivalent
+                .iter()
+                .any(|n| n.starts_with("loss kernel fused")),
+            "{:?}",
+            e.no_equivalent
+        );
+    }
+    s.training.loss_kernel = Some(paracalc::scenario::LossKernel::Unfused);
+    assert!(!paracalc::export::torchtitan::job_config(&s)
+        .no_equivalent
+        .iter()
+        .any(|n| n.starts_with("loss kernel")));
+}

@@ -999,3 +999,43 @@ fn transformer_engine_keeps_fp8_linear_inputs() {
         layer("bf16", "torchtitan", None)
     );
 }
+
+#[test]
+fn the_loss_kernel_sets_what_the_loss_keeps_and_its_transient() {
+    // MPT-350m as llm-foundry benchmarked it (vocab 50368, 65,536 tokens per micro-batch on an
+    // A100, FSDP, bf16): per token and vocabulary entry the loss keeps the fp32 log-softmax
+    // (4 B, unfused and vocab-parallel) or the 16-bit logits (2 B, fused, plus a 4-B log-sum-exp
+    // per token); its backward adds 8, 2 or 2 B.
+    let s = |kernel: &str| {
+        scen(json!({
+            "model": {"layers": 24, "hidden": 1024, "heads": 16, "ffn_hidden": 4096, "vocab": 50368, "seq_len": 2048, "tied_embeddings": true},
+            "training": {"global_batch": 512, "micro_batch": 32, "precision": "bf16", "recompute": "none", "flash_attention": true, "framework": "pytorch", "loss_kernel": kernel},
+            "parallel": {"tp": 1, "pp": 1, "dp": 8, "zero_stage": 3},
+            "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 8}
+        }))
+    };
+    let tok_v = 65_536.0 * 50_368.0;
+    let (u, v, f) = (s("unfused"), s("vocab_parallel"), s("fused"));
+    assert_eq!(activations::output_bytes(&u), activations::output_bytes(&v));
+    assert_eq!(
+        activations::output_bytes(&u) - activations::output_bytes(&f),
+        2.0 * tok_v - 4.0 * 65_536.0
+    );
+    assert_eq!(activations::logits_transient_bytes(&u), 8.0 * tok_v);
+    assert_eq!(activations::logits_transient_bytes(&v), 2.0 * tok_v);
+    assert_eq!(activations::logits_transient_bytes(&f), 2.0 * tok_v);
+    // The run fitted on its 80 GB A100s: with llm-foundry's fused cross-entropy (its default,
+    // `modeling_mpt.py` @b2a43a147) the engine agrees; with the unfused default of the pytorch
+    // stack it does not.
+    assert!(!estimate(&u).unwrap().memory.fits);
+    assert!(estimate(&f).unwrap().memory.fits);
+    // Defaults: Megatron-LM's vocab-parallel kernel, PyTorch's unfused one elsewhere.
+    let mut d = f.clone();
+    d.training.loss_kernel = None;
+    assert_eq!(d.training.loss_kernel(), scenario::LossKernel::Unfused);
+    d.training.framework = Some(scenario::Framework::Megatron);
+    assert_eq!(
+        d.training.loss_kernel(),
+        scenario::LossKernel::VocabParallel
+    );
+}

@@ -49,6 +49,7 @@ pub fn config(s: &Scenario) -> Export {
             no.push(format!("{} GEMMs: DeepSpeed's config has no such switch (Transformer Engine is enabled in the model code).", t.precision.as_str()));
         }
     }
+    no.extend(super::loss_kernel_note(t, "DeepSpeed"));
     if !t.grad_reduce_in_fp32() && t.precision != Precision::Fp32 {
         c.insert(
             "communication_data_type".into(),

@@ -47,6 +47,7 @@ pub fn job_config(s: &Scenario) -> Export {
     if p.tp > 1 && !p.sp {
         no.push("sequence parallel off: torchtitan's tensor parallelism always shards the norms' activations along the sequence.".into());
     }
+    no.extend(super::loss_kernel_note(t, "torchtitan"));
     if p.layers_per_stage.is_some() {
         no.push("uneven pipeline stages: torchtitan splits layers evenly (or by module names per stage, not written here).".into());
     }

@@ -35,8 +35,8 @@
 
 use super::{
     gpu_preset, AttentionKernel, Calibration, CustomGpu, FfnAct, Fp8Recipe, Framework, FsdpStyle,
-    GpuChoice, GpuSpec, Mla, Moe, MoeDispatcher, Precision, Recompute, RecomputeModules, Scenario,
-    Schedule, GPU_PRESETS,
+    GpuChoice, GpuSpec, LossKernel, Mla, Moe, MoeDispatcher, Precision, Recompute,
+    RecomputeModules, Scenario, Schedule, GPU_PRESETS,
 };
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -826,6 +826,14 @@ fields! {
         kind: Kind::Bool, optional: true,
         get: |s| opt_bit(s.training.recompute_early_stop),
         set: |s, v| { s.training.recompute_early_stop = v.opt_bit()?; Ok(()) },
+    }
+    /// `training.loss_kernel`.
+    LossKernel {
+        path: "training.loss_kernel", key: "loss", label: "Loss kernel", unit: "",
+        help: "Cross-entropy at the loss: unfused = PyTorch on fp32 logits (HF, torchtitan), vocab_parallel = Megatron-LM's (gradient in place), fused = on the 16-bit logits (flash-attn xentropy, llm-foundry); empty = the framework's.",
+        kind: Kind::Choice(&["unfused", "vocab_parallel", "fused"]), optional: true,
+        get: |s| opt_choice(s.training.loss_kernel, LossKernel::as_str),
+        set: |s, v| { s.training.loss_kernel = v.opt_choice(LossKernel::ALL, LossKernel::as_str)?; Ok(()) },
     }
     /// `training.recompute_modules`.
     RecomputeModules {
@@ -1676,6 +1684,8 @@ mod tests {
         assert_eq!(ids(FieldId::Fp8Recipe), fp8);
         let attk: Vec<&str> = AttentionKernel::ALL.iter().map(|x| x.as_str()).collect();
         assert_eq!(ids(FieldId::AttentionKernel), attk);
+        let loss: Vec<&str> = LossKernel::ALL.iter().map(|x| x.as_str()).collect();
+        assert_eq!(ids(FieldId::LossKernel), loss);
         let fsdp: Vec<&str> = FsdpStyle::ALL.iter().map(|x| x.as_str()).collect();
         assert_eq!(ids(FieldId::FsdpStyle), fsdp);
         let disp: Vec<&str> = MoeDispatcher::ALL.iter().map(|x| x.as_str()).collect();

@@ -59,6 +59,9 @@ pub struct Training {
     /// recomputed. Optional; `None` means the stack's choice
     /// ([`crate::scenario::Scenario::recompute_modules`]).
     pub recompute_modules: Option<super::RecomputeModules>,
+    /// The cross-entropy kernel at the loss. Optional; `None` means the stack's
+    /// ([`Training::loss_kernel`]).
+    pub loss_kernel: Option<LossKernel>,
 }
 
 impl Default for Training {
@@ -83,6 +86,7 @@ impl Default for Training {
             eager: None,
             recompute_early_stop: None,
             recompute_modules: None,
+            loss_kernel: None,
         }
     }
 }
@@ -117,6 +121,17 @@ impl Training {
         if mode != Recompute::Selective {
             self.recompute_modules = None;
         }
+    }
+
+    /// The cross-entropy kernel: `training.loss_kernel`, else Megatron-LM's vocab-parallel one
+    /// under Megatron-LM and PyTorch's unfused `cross_entropy` everywhere else.
+    pub fn loss_kernel(&self) -> LossKernel {
+        self.loss_kernel
+            .unwrap_or(if self.framework() == Framework::Megatron {
+                LossKernel::VocabParallel
+            } else {
+                LossKernel::Unfused
+            })
     }
 
     /// Offloaded fraction of the optimizer states, 0..1 (default 0).
@@ -178,6 +193,40 @@ impl Framework {
             Framework::Torchtitan => "torchtitan",
             Framework::Pytorch => "pytorch",
             Framework::Jax => "jax",
+        }
+    }
+}
+
+/// How the loss is computed from the logits, which sets what the loss keeps for backward and
+/// the transient at its backward (`engine::memory::activations::output_bytes`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossKernel {
+    /// PyTorch's `cross_entropy` on fp32 logits (Hugging Face models, torchtitan): keeps the
+    /// fp32 log-softmax; its backward holds two more fp32 tensors of the logits' size.
+    Unfused,
+    /// Megatron-LM's vocab-parallel cross-entropy: keeps the fp32 softmax and turns it into the
+    /// gradient in place.
+    VocabParallel,
+    /// A fused kernel on the 16-bit logits (flash-attn's `xentropy`, llm-foundry's default
+    /// `fused_crossentropy`): keeps the logits and the per-token log-sum-exp; its backward
+    /// writes one gradient of the logits' size.
+    Fused,
+}
+
+impl LossKernel {
+    /// All values, for dropdowns.
+    pub const ALL: &'static [LossKernel] = &[
+        LossKernel::Unfused,
+        LossKernel::VocabParallel,
+        LossKernel::Fused,
+    ];
+
+    /// The JSON spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LossKernel::Unfused => "unfused",
+            LossKernel::VocabParallel => "vocab_parallel",
+            LossKernel::Fused => "fused",
         }
     }
 }

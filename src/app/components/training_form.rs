@@ -65,6 +65,8 @@ pub fn training_form(props: &FormProps) -> Html {
                 { select_field(FieldId::Eager, props,
                     vec![Opt::new("", "framework's"), Opt::new("on", "eager (host per operator)"), Opt::new("off", "compiled / fused")],
                     opt_bool_value(t.eager)) }
+                { select_field(FieldId::LossKernel, props, choice_options(FieldId::LossKernel, "framework's"),
+                    t.loss_kernel.map_or("", |k| k.as_str())) }
                 { select_field(FieldId::RecomputeEarlyStop, props,
                     vec![Opt::new("", "off (rerun the layer)"), Opt::new("on", "on (skip the last GEMM)"), Opt::new("off", "off")],
                     opt_bool_value(t.recompute_early_stop)) }

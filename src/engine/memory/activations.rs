@@ -39,7 +39,7 @@
 //! output layer and logits on the last stage (Megatron `compute_activation_memory`).
 
 use crate::engine::shape::Shape;
-use crate::scenario::{Precision, Recompute, RecomputeModules, Scenario, Schedule};
+use crate::scenario::{LossKernel, Precision, Recompute, RecomputeModules, Scenario, Schedule};
 
 /// Bytes of one stored activation element: 4 for fp32 training, 2 otherwise (16-bit activations;
 /// FP8 training keeps bf16 activations outside the GEMMs).
@@ -448,12 +448,21 @@ pub fn embedding_bytes(s: &Scenario) -> f64 {
 /// input (`e·h` each, ÷t with SP) and the fp32 log-softmax the cross-entropy keeps for
 /// backward (`4·V/t` per token, vocab-parallel). Megatron `compute_activation_memory` (p = 1):
 /// `4·s·b·h·(1 + V/h)`.
+///
+/// What the loss keeps depends on its kernel ([`crate::scenario::LossKernel`]): the fp32
+/// (log-)softmax, `4·V/t`, for PyTorch's unfused `cross_entropy` and Megatron-LM's
+/// vocab-parallel one; the 16-bit logits and a per-token fp32 log-sum-exp, `e·V/t + 4`, for a
+/// fused kernel (flash-attn `ops/triton/cross_entropy.py` @0251105a:
+/// `ctx.save_for_backward(logits, lse, labels)`).
 pub fn output_bytes(s: &Scenario) -> f64 {
     let t = s.parallel.tp.max(1) as f64;
     let sp_div = if s.parallel.sp { t } else { 1.0 };
     let tok = tokens_per_gpu(s);
-    tok * 2.0 * element_bytes(s) * s.model.hidden as f64 / sp_div
-        + tok * 4.0 * s.model.vocab as f64 / t
+    let loss = match s.training.loss_kernel() {
+        LossKernel::Fused => tok * (element_bytes(s) * s.model.vocab as f64 / t + 4.0),
+        LossKernel::Unfused | LossKernel::VocabParallel => tok * 4.0 * s.model.vocab as f64 / t,
+    };
+    tok * 2.0 * element_bytes(s) * s.model.hidden as f64 / sp_div + loss
 }
 
 /// Transient at the loss, once per stage, on top of the saved fp32 softmax, per the stack's
@@ -467,12 +476,18 @@ pub fn output_bytes(s: &Scenario) -> f64 {
 ///   gradient in place (`grad_input = softmax`, then `mul_`), so the peak is the forward's, the
 ///   16-bit logits beside their fp32 copy, `2·V/t` (`megatron/core/tensor_parallel/
 ///   cross_entropy.py`: `vocab_parallel_logits.float()`, `save_for_backward(exp_logits, …)`,
-///   NVIDIA/Megatron-LM @d98e8a64).
+///   NVIDIA/Megatron-LM @d98e8a64);
+/// - a fused kernel on the 16-bit logits writes one gradient of their size, `e·V/t`
+///   (flash-attn `ops/triton/cross_entropy.py` @0251105a: `dlogits = torch.empty_like(logits)`
+///   unless `inplace_backward`, default off).
+///
+/// The kernel is the scenario's [`crate::scenario::Training::loss_kernel`] (by default
+/// vocab-parallel under Megatron-LM, unfused elsewhere).
 pub fn logits_transient_bytes(s: &Scenario) -> f64 {
-    let per_token = if s.training.framework() == crate::scenario::Framework::Megatron {
-        2.0
-    } else {
-        8.0
+    let per_token = match s.training.loss_kernel() {
+        LossKernel::VocabParallel => 2.0,
+        LossKernel::Unfused => 8.0,
+        LossKernel::Fused => element_bytes(s),
     };
     tokens_per_gpu(s) * per_token * s.model.vocab as f64 / s.parallel.tp.max(1) as f64
 }
