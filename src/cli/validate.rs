@@ -69,9 +69,22 @@ pub struct Summary {
     pub oom_correct: usize,
 }
 
-/// Compares every case of `cases` (already parsed JSON) with the engine.
-pub fn compare(cases: &[Value]) -> Vec<Row> {
+/// What [`compare`] finds.
+#[derive(Clone, Debug, Default)]
+pub struct Comparison {
+    /// One row per measured metric of every case.
+    pub rows: Vec<Row>,
+    /// The runs that ran (not `oom`) but that the engine predicts do not fit:
+    /// `(id, predicted peak GiB, usable GiB)`, in file order. A prediction the public runs
+    /// contradict: most carry an assumed setting (recomputation "none" where the source is
+    /// silent) or a memory saving the scenario cannot state.
+    pub not_fitting: Vec<(String, f64, f64)>,
+}
+
+/// Compares every case of `cases` (already parsed JSON) with the engine, one estimate per case.
+pub fn compare(cases: &[Value]) -> Comparison {
     let mut rows = Vec::new();
+    let mut not_fitting = Vec::new();
     for (i, case) in cases.iter().enumerate() {
         let id = case
             .get("id")
@@ -100,6 +113,12 @@ pub fn compare(cases: &[Value]) -> Vec<Row> {
                 .and_then(|s| estimate(&s))
                 .map_err(|e| e.to_string()),
         };
+        if let Ok(e) = &est {
+            if !oom && !e.memory.fits && !e.memory.stages.is_empty() {
+                let (peak, cap) = (e.memory.peak_bytes / GIB, e.memory.capacity_bytes / GIB);
+                not_fitting.push((id.clone(), peak, cap));
+            }
+        }
         let mut push = |metric: &'static str, measured: f64, pred: Result<f64, String>| {
             let (predicted, error) = match pred {
                 Ok(p) if p.is_finite() => (Some(p), None),
@@ -148,32 +167,7 @@ pub fn compare(cases: &[Value]) -> Vec<Row> {
             );
         }
     }
-    rows
-}
-
-/// The runs of `cases` that ran (not `oom`) but that the engine predicts do not fit:
-/// `(id, predicted peak GiB, usable GiB)`, in file order. A prediction the public runs
-/// contradict: most carry an assumed setting (recomputation "none" where the source is silent)
-/// or a memory saving the scenario cannot state.
-pub fn ran_not_fitting(cases: &[Value]) -> Vec<(String, f64, f64)> {
-    let mut out = Vec::new();
-    for (i, case) in cases.iter().enumerate() {
-        if case.pointer("/measured/oom").and_then(Value::as_bool) == Some(true) {
-            continue;
-        }
-        let est = case
-            .get("scenario")
-            .and_then(|v| crate::scenario::from_value(v).ok())
-            .and_then(|s| estimate(&s).ok());
-        if let Some(e) = est.filter(|e| !e.memory.fits && !e.memory.stages.is_empty()) {
-            let id = case
-                .get("id")
-                .and_then(Value::as_str)
-                .map_or_else(|| format!("case {i}"), str::to_string);
-            out.push((id, e.memory.peak_bytes / GIB, e.memory.capacity_bytes / GIB));
-        }
-    }
-    out
+    Comparison { rows, not_fitting }
 }
 
 /// Predicted memory in GiB for the case's `memory_kind`, the largest over stages: the whole
@@ -328,10 +322,12 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
     let path = args.one("CASES.json")?;
     let text = read_file(path)?;
     let cases = parse_cases(&text).map_err(|e| CliError::input(format!("{path}: {e}")))?;
-    let rows = compare(&cases);
+    let Comparison {
+        rows,
+        not_fitting: over,
+    } = compare(&cases);
     let summary = summarize(cases.len(), &rows);
     let cal = args.has("--calibrate").then(|| calibrated(&cases));
-    let over = ran_not_fitting(&cases);
     if args.has("--json") {
         let mut v = to_json(&summary, &rows, cal.as_ref());
         if let Some(Value::Object(summary)) = v.get_mut("summary") {
