@@ -179,10 +179,16 @@ impl Scenario {
     ///
     /// Always `None` unless `training.recompute` is selective.
     pub fn recompute_modules(&self) -> Option<RecomputeModules> {
-        let t = &self.training;
-        if t.recompute != Recompute::Selective {
+        if self.training.recompute != Recompute::Selective {
             return None;
         }
+        self.selective_modules()
+    }
+
+    /// The modules this plan's stack reruns under selective recomputation, whatever
+    /// `training.recompute` is now ([`Scenario::recompute_modules`]'s rules).
+    fn selective_modules(&self) -> Option<RecomputeModules> {
+        let t = &self.training;
         match (t.recompute_modules, t.framework()) {
             (Some(m), _) => Some(m),
             (None, Framework::Megatron) => Some(RecomputeModules::CORE_ATTN),
@@ -198,9 +204,7 @@ impl Scenario {
         if mode != Recompute::Selective {
             return mode.as_str().to_string();
         }
-        let mut t = self.clone();
-        t.training.set_recompute(Recompute::Selective);
-        match t.recompute_modules() {
+        match self.selective_modules() {
             Some(m) => format!("selective ({})", m.names().collect::<Vec<_>>().join(", ")),
             None => "selective (per-op)".to_string(),
         }

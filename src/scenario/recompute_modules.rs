@@ -80,11 +80,7 @@ impl RecomputeModules {
 
     /// The Megatron names of the set, in [`RecomputeModules::IDS`] order.
     pub fn names(self) -> impl Iterator<Item = &'static str> {
-        Self::IDS
-            .iter()
-            .enumerate()
-            .filter(move |(i, _)| self.0 & (1 << i) != 0)
-            .map(|(_, n)| *n)
+        super::fields::set_names(self.0, Self::IDS)
     }
 }
 
