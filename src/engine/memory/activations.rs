@@ -175,37 +175,42 @@ pub fn linear_input_bytes(s: &Scenario) -> f64 {
 /// the second MLP GEMM's input (`f/t` dense, `f_shared/t` shared experts) and each routed row's
 /// FC1 and FC2 inputs (`h + f_e/etp`). Zero unless the inputs are quantized.
 fn quantized_inputs_saving(s: &Scenario, d: &Shape) -> (f64, f64) {
-    let (e, l) = (element_bytes(s), linear_input_bytes(s));
-    if l >= e {
+    let dl = quantized_saving_per_element(s);
+    if dl <= 0.0 {
         return (0.0, 0.0);
     }
     let p = &s.parallel;
     let tok = tokens_per_gpu(s);
     let t = p.tp.max(1) as f64;
     let sp_div = if p.sp { t } else { 1.0 };
-    let dl = e - l;
     let fc1_inputs = if d.is_moe() { 1.0 } else { 2.0 };
     let replicated = tok * dl * fc1_inputs * d.h / sp_div;
-    let sharded = tok * dl * (d.o / t + d.q_lora + d.kv_lora) + quantized_mlp_saving(s, d);
+    let sharded = tok * dl * (d.o / t + d.q_lora + d.kv_lora) + tok * dl * mlp_linear_inputs(s, d);
     (replicated, sharded)
 }
 
-/// The MLP's part of [`quantized_inputs_saving`] (sharded bytes): the second GEMM's input and,
-/// in an MoE layer, each routed row's FC1 input.
-fn quantized_mlp_saving(s: &Scenario, d: &Shape) -> f64 {
-    let (e, l) = (element_bytes(s), linear_input_bytes(s));
-    if l >= e {
-        return 0.0;
-    }
+/// Bytes a quantized linear input saves per element against the 16-bit tensor, `e − l`
+/// ([`linear_input_bytes`]; 0 unless the inputs are quantized).
+fn quantized_saving_per_element(s: &Scenario) -> f64 {
+    (element_bytes(s) - linear_input_bytes(s)).max(0.0)
+}
+
+/// The MLP's linear-input elements per token that [`quantized_inputs_saving`] counts (sharded):
+/// the second GEMM's input and, in an MoE layer, each routed row's FC1 input.
+fn mlp_linear_inputs(s: &Scenario, d: &Shape) -> f64 {
     let p = &s.parallel;
     let t = p.tp.max(1) as f64;
-    let per_token = if d.is_moe() {
+    if d.is_moe() {
         let etp = p.etp().max(1) as f64;
         super::experts::rows_per_token(s, d) * (d.h + d.f_expert / etp) + d.f_shared / t
     } else {
         d.f_dense / t
-    };
-    tokens_per_gpu(s) * (e - l) * per_token
+    }
+}
+
+/// The MLP's part of [`quantized_inputs_saving`], bytes per micro-batch.
+fn quantized_mlp_saving(s: &Scenario, d: &Shape) -> f64 {
+    tokens_per_gpu(s) * quantized_saving_per_element(s) * mlp_linear_inputs(s, d)
 }
 
 /// One layer's stored activations for one micro-batch on one GPU, for the scenario's
