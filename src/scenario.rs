@@ -205,7 +205,7 @@ impl Scenario {
             return mode.as_str().to_string();
         }
         match self.selective_modules() {
-            Some(m) => format!("selective ({})", m.names().collect::<Vec<_>>().join(", ")),
+            Some(m) => format!("selective ({})", m.list()),
             None => "selective (per-op)".to_string(),
         }
     }

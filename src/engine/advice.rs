@@ -258,17 +258,11 @@ impl Change {
                 s.training.recompute.as_str(),
                 mode.as_str()
             ),
-            Change::RecomputeModules { bits } => {
-                let names = |m: RecomputeModules| m.names().collect::<Vec<_>>().join(", ");
-                let from = match s.recompute_modules() {
-                    Some(m) => format!("selective ({})", names(m)),
-                    None => s.training.recompute.as_str().to_string(),
-                };
-                format!(
-                    "recompute {from} → selective ({})",
-                    names(RecomputeModules::from_bits(bits))
-                )
-            }
+            Change::RecomputeModules { bits } => format!(
+                "recompute {} → selective ({})",
+                s.recompute_label(s.training.recompute),
+                RecomputeModules::from_bits(bits).list()
+            ),
             Change::TpOverlap { on } => format!("TP comm overlap {}", on_off(on)),
             Change::DpOverlap { on } => format!("DP comm overlap {}", on_off(on)),
             Change::MicroBatch { b } => format!("micro-batch {} → {b}", s.training.micro_batch),

@@ -204,7 +204,7 @@ pub fn job_config(s: &Scenario) -> Export {
         if let Some(m) = s.recompute_modules() {
             no.push(format!(
                 "recompute modules {}: Megatron-LM's --recompute-modules; torchtitan's selective checkpointing is per operator (selective_ac_option \"op\"), which reruns every other matmul instead.",
-                m.names().collect::<Vec<_>>().join(", ")
+                m.list()
             ));
         }
     }

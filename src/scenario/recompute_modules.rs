@@ -82,6 +82,11 @@ impl RecomputeModules {
     pub fn names(self) -> impl Iterator<Item = &'static str> {
         super::fields::set_names(self.0, Self::IDS)
     }
+
+    /// The names in words, comma-separated ("mla_up_proj, layernorm").
+    pub fn list(self) -> String {
+        self.names().collect::<Vec<_>>().join(", ")
+    }
 }
 
 #[cfg(test)]

@@ -165,7 +165,7 @@ fn modules_flops(d: &Shape, tokens: f64, m: RecomputeModules) -> f64 {
     }
     if m.has(RecomputeModules::MOE) {
         // Router, routed and shared experts: the MoE layer's weight GEMMs but attention's.
-        let mlp = 2.0 * d.c_ffn * d.h * (d.f_active + d.f_shared) + 2.0 * d.h * d.experts;
+        let mlp = layer_linear_flops_per_token(d) - 2.0 * d.attention_matrix_params();
         f += tokens * d.moe_layers * mlp;
     } else if m.has(RecomputeModules::SHARED_EXPERTS) {
         f += tokens * d.moe_layers * 2.0 * d.c_ffn * d.f_shared * d.h;
