@@ -289,18 +289,17 @@ impl Shape {
             g[2] = col(h, self.kv);
             3
         } else {
+            let (q_up, kv_up) = self.mla_up_gemms();
             let i = if self.q_lora > 0.0 {
                 g[0] = col(h, self.q_lora);
-                g[1] = col(self.q_lora, self.q);
+                g[1] = q_up;
                 2
             } else {
-                g[0] = col(h, self.q);
+                g[0] = q_up;
                 1
             };
             g[i] = col(h, self.kv_lora + self.k_rope);
-            // Up projection: per head the non-rotary key and the value,
-            // a·(d_qk − d_rope + d_v) = 2·kv − a·d_rope.
-            g[i + 1] = col(self.kv_lora, 2.0 * self.kv - self.heads * self.k_rope);
+            g[i + 1] = kv_up;
             i + 2
         };
         g[a] = row(self.o, h);
@@ -310,6 +309,28 @@ impl Shape {
         g[a + 2] = mlp[1];
         g[a + 3] = mlp[2];
         (g, a + 1 + m)
+    }
+
+    /// MLA's up projections (column-parallel), in [`Shape::layer_gemms`]'s shapes: the queries
+    /// from their latent (from the hidden state without query compression), and the non-rotary
+    /// keys with the values from theirs, per head `d_qk − d_rope + d_v`, i.e. `2·kv − a·d_rope`.
+    /// What Megatron-LM's `mla_up_proj` recomputation reruns.
+    #[inline(always)]
+    pub fn mla_up_gemms(&self) -> (LayerGemm, LayerGemm) {
+        let q_in = if self.q_lora > 0.0 {
+            self.q_lora
+        } else {
+            self.h
+        };
+        let col = |k: f64, n: f64| LayerGemm {
+            k,
+            n,
+            row_parallel: false,
+        };
+        (
+            col(q_in, self.q),
+            col(self.kv_lora, 2.0 * self.kv - self.heads * self.k_rope),
+        )
     }
 
     /// The MLP's part of [`Shape::layer_gemms`] (from index [`Shape::attention_gemms`] on), of

@@ -157,8 +157,8 @@ fn modules_flops(d: &Shape, tokens: f64, m: RecomputeModules) -> f64 {
         f += tokens * d.layers * layer_attention_flops_per_token(d);
     }
     if m.has(RecomputeModules::MLA_UP_PROJ) && d.is_mla() {
-        let q_in = if d.q_lora > 0.0 { d.q_lora } else { d.h };
-        f += tokens * d.layers * 2.0 * (q_in * d.q + d.kv_lora * (2.0 * d.kv - d.heads * d.k_rope));
+        let (q, kv) = d.mla_up_gemms();
+        f += tokens * d.layers * 2.0 * (q.k * q.n + kv.k * kv.n);
     }
     if m.has(RecomputeModules::MLP) {
         f += tokens * dense_layers * 2.0 * d.c_ffn * d.f_dense * d.h;

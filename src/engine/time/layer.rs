@@ -203,9 +203,8 @@ fn attention_modules_rc_s(x: &Inputs, d: &Shape, m: RecomputeModules, core_fwd: 
         rc += core_fwd;
     }
     if m.has(RecomputeModules::MLA_UP_PROJ) && d.is_mla() {
-        let q_in = if d.q_lora > 0.0 { d.q_lora } else { d.h };
-        rc += dev.gemm_s(tok, q_in, d.q / tf)
-            + dev.gemm_s(tok, d.kv_lora, (2.0 * d.kv - d.heads * d.k_rope) / tf);
+        let (q, kv) = d.mla_up_gemms();
+        rc += dev.gemm_s(tok, q.k, q.n / tf) + dev.gemm_s(tok, kv.k, kv.n / tf);
     }
     if m.has(RecomputeModules::LAYERNORM) {
         rc += dev.memory_s(x.ab * tok * 4.0 * sp_width(x, d), 2.0);
