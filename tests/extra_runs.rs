@@ -59,8 +59,8 @@ use serde_json::Value;
 ///   time from the logged TFLOPS/GPU. The final 970 TFLOPS run (HybridEP as deepep, recompute
 ///   moe_act + mlp) is predicted 15.1 % fast (the GB200 optimism again): 18 %; the same layout's
 ///   494 TFLOPS baseline (all-to-all, recompute mlp + mla_up_proj, before the host-overhead work)
-///   56.2 % fast: 59 %, the honest bound — launch overhead is not modelled and the two runs differ
-///   almost only in it.
+///   56.2 % fast: 59 %, the honest bound — the two runs differ in host launch overhead, kernel
+///   fusion and the dispatcher, which the model prices 1 % apart.
 /// - Megatron-MoE-ModelZoo (yanring) published tables and launch-script figures (Megatron-Core,
 ///   logged step time or TFLOPS/GPU, forced-balance routing):
 ///   - Qwen3-235B-A22B on 256 H100 @c1ad0b5: TP 2 PP 8 VP 4 EP 32 DeepEP 6.9 % fast: 9 %; the same
