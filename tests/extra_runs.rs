@@ -76,7 +76,21 @@ use serde_json::Value;
 ///     all-to-all overlapped) 5.5 % slow: 8 %.
 ///   - Mixtral 8x22B on 128 H100 ('around N TFLOPS' in the launch script, TP 2 PP 8 VP 7 EP 8,
 ///     all-to-all): BF16 with TP overlap 12.6 % fast: 15 %; blockwise FP8 22.3 % fast: 25 %.
-const TOLERANCE_PCT: [(&str, f64); 29] = [
+/// - Megatron-LM's MoE recipe summary (examples/moe_recipes/README.md @9c5258f1, dev branch, figures
+///   unchanged since @e5ad0980; median logged TFLOP/s per GPU of self-contained recipes, forced
+///   balance, HybridEP/DeepEP as deepep, EP overlap and CUDA graphs not modelled). The same recipes
+///   on different GPUs miss in both directions, so each run is pinned on its own:
+///   - DeepSeek-V3 MXFP8 on 256 GPUs: B200 (PP 8 EP 32) 31.0 % slow: 33 %; GB200 (PP 4 EP 64,
+///     offloads) 1.7 % fast: 4 %; GB300 16.6 % slow: 19 % (the gb300 preset has GB200's peaks;
+///     measured 1.20x GB200's TFLOP/s).
+///   - Qwen3-235B-A22B: 256 H100 BF16 (TP 2 PP 8 EP 32, the ModelZoo layout at 214 TFLOP/s)
+///     18.8 % fast: 21 %; 128 B200 MXFP8 (TP 2 PP 4 VP 12 EP 16) 16.0 % fast: 18 %; 128 GB200
+///     MXFP8 EP 64 with a full-iteration CUDA graph 16.0 % slow: 18 %, with partial graphs 1.8 %
+///     slow: 4 %; 128 GB300 full graph 32.3 % slow: 35 %.
+///   - Qwen3-30B-A3B: 32 H100 EP 8 blockwise FP8 22.7 % fast: 25 %, BF16 21.0 % fast: 23 % (FP8
+///     measured no faster than BF16); 16 GB200 EP 16 BF16 22.1 % fast: 25 %, MXFP8 with partial
+///     graphs 31.8 % fast: 34 %, MXFP8 with a full graph and paged stash 14.1 % fast: 17 %.
+const TOLERANCE_PCT: [(&str, f64); 42] = [
     ("moe_deepseek_v3_report", 20.0),
     ("automodel_h100_dense", 10.0),
     ("dgxc2504_gpt3_175b_h100", 13.0),
@@ -106,9 +120,22 @@ const TOLERANCE_PCT: [(&str, f64); 29] = [
     ("moe_moezoo_gb300_qwen3_mxfp8", 8.0),
     ("moe_moezoo_h100_mixtral_8x22b_bf16", 15.0),
     ("moe_moezoo_h100_mixtral_8x22b_fp8", 25.0),
+    ("moe_mlmrecipe_b200_deepseek_v3_mxfp8_256gpu", 33.0),
+    ("moe_mlmrecipe_gb200_deepseek_v3_mxfp8_256gpu", 4.0),
+    ("moe_mlmrecipe_gb300_deepseek_v3_mxfp8_256gpu", 19.0),
+    ("moe_mlmrecipe_h100_qwen3_235b_bf16_256gpu", 21.0),
+    ("moe_mlmrecipe_b200_qwen3_235b_mxfp8_128gpu", 18.0),
+    ("moe_mlmrecipe_gb200_qwen3_235b_mxfp8_128gpu_fullcg", 18.0),
+    ("moe_mlmrecipe_gb200_qwen3_235b_mxfp8_128gpu_partialcg", 4.0),
+    ("moe_mlmrecipe_gb300_qwen3_235b_mxfp8_128gpu_fullcg", 35.0),
+    ("moe_mlmrecipe_h100_qwen3_30b_fp8_32gpu", 25.0),
+    ("moe_mlmrecipe_h100_qwen3_30b_bf16_32gpu", 23.0),
+    ("moe_mlmrecipe_gb200_qwen3_30b_bf16_16gpu", 25.0),
+    ("moe_mlmrecipe_gb200_qwen3_30b_mxfp8_16gpu_partialcg", 34.0),
+    ("moe_mlmrecipe_gb200_qwen3_30b_mxfp8_16gpu_pagedstash", 17.0),
 ];
 /// Timed runs in `tests/data/extra.json`.
-const TIMED_RUNS: usize = 104;
+const TIMED_RUNS: usize = 117;
 
 fn time_rows(v: &Value) -> Vec<&Value> {
     v["cases"]
