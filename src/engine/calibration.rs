@@ -42,6 +42,7 @@ pub(crate) fn device(dev: Device, k: &Calibration) -> Device {
         attn_peak_flops: dev.attn_peak_flops * c,
         hbm_bps: dev.hbm_bps * c,
         exp_per_s: dev.exp_per_s * c,
+        attn_exp_ref_per_s: dev.attn_exp_ref_per_s * c,
         ..dev
     }
 }
@@ -68,6 +69,9 @@ mod tests {
         assert!((d.gemm_flops - 0.8 * d0.gemm_flops).abs() < 1.0);
         assert!((d.hbm_bps - 0.8 * d0.hbm_bps).abs() < 1.0);
         assert_eq!(d.kernel_s, d0.kernel_s);
+        // The exponential rate and its reference scale together: a calibrated GPU is not
+        // mistaken for one with faster SFUs (`attention::faster_sfu_forward_s`).
+        assert_eq!(d.exp_per_s, d.attn_exp_ref_per_s);
         // A GEMM far from the fixed cost takes 1/0.8 as long.
         let (t0, t) = (
             d0.gemm_s(8192.0, 8192.0, 8192.0),

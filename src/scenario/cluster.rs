@@ -110,6 +110,9 @@ impl CustomGpu {
             nic_gbps: self.nic_gbps,
             pcie_gbps: self.pcie_gbps,
             host_link_gbps: self.host_link_gbps,
+            // Not a field of `gpus.json` or of the scenario contract: a custom GPU takes its
+            // generation's exponential rate (a customised GB300 loses Blackwell Ultra's SFUs).
+            sfu_exp_per_s: None,
         }
     }
 }

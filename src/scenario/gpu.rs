@@ -43,6 +43,11 @@ pub struct GpuSpec {
     /// GPU↔host-memory link per GPU per direction, GB/s (PCIe to the CPU, or NVLink-C2C on Grace
     /// systems), for optimizer and activation offloading; `None` = PCIe Gen4 x16.
     pub host_link_gbps: Option<f64>,
+    /// Exponentials per second of the special-function units (`MUFU.EX2`, the softmax inside
+    /// fused attention) where the part differs from its generation's figure
+    /// ([`crate::engine::time::compute::Efficiency::exp_per_s`]); `None` = the generation's.
+    /// Only Blackwell Ultra sets it (its SFUs run `EX2` at twice Blackwell's rate).
+    pub sfu_exp_per_s: Option<f64>,
 }
 
 impl GpuSpec {
@@ -64,6 +69,7 @@ impl GpuSpec {
             nic_gbps: None,
             pcie_gbps: None,
             host_link_gbps: None,
+            sfu_exp_per_s: None,
         }
     }
 }
@@ -112,6 +118,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             nic_gbps: Some(6.25),
             pcie_gbps: None,
             host_link_gbps: Some(15.75),
+            sfu_exp_per_s: None,
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -131,6 +138,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             nic_gbps: Some(6.25),
             pcie_gbps: None,
             host_link_gbps: Some(15.75),
+            sfu_exp_per_s: None,
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -150,6 +158,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             nic_gbps: Some(25.0),
             pcie_gbps: Some(31.0),
             host_link_gbps: Some(31.5),
+            sfu_exp_per_s: None,
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -169,6 +178,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             nic_gbps: Some(25.0),
             pcie_gbps: Some(31.0),
             host_link_gbps: Some(31.5),
+            sfu_exp_per_s: None,
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -188,6 +198,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             nic_gbps: Some(50.0),
             pcie_gbps: Some(63.0),
             host_link_gbps: Some(63.0),
+            sfu_exp_per_s: None,
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -207,6 +218,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             nic_gbps: Some(50.0),
             pcie_gbps: Some(63.0),
             host_link_gbps: Some(63.0),
+            sfu_exp_per_s: None,
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -226,6 +238,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             nic_gbps: None,
             pcie_gbps: Some(63.0),
             host_link_gbps: Some(63.0),
+            sfu_exp_per_s: None,
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -245,6 +258,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             nic_gbps: Some(50.0),
             pcie_gbps: None,
             host_link_gbps: Some(63.0),
+            sfu_exp_per_s: None,
         },
         peak_bounds_bf16: Some((835.0, 989.0)),
         peak_for_mfu_bf16: None,
@@ -264,6 +278,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             nic_gbps: Some(50.0),
             pcie_gbps: Some(63.0),
             host_link_gbps: Some(63.0),
+            sfu_exp_per_s: None,
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -283,6 +298,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             nic_gbps: Some(50.0),
             pcie_gbps: None,
             host_link_gbps: Some(63.0),
+            sfu_exp_per_s: None,
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -302,6 +318,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             nic_gbps: Some(50.0),
             pcie_gbps: None,
             host_link_gbps: Some(450.0),
+            sfu_exp_per_s: None,
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: Some(2450.0),
@@ -321,11 +338,12 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             nic_gbps: Some(100.0),
             pcie_gbps: None,
             host_link_gbps: Some(450.0),
+            sfu_exp_per_s: Some(10.0e12),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
-        source: "stas00/ml-engineering compute/accelerator/README.md ('TFLOPS comparison table' dense/no-sparsity, memory table), which cites vendor spec pages; HBM from the B300-SXM entry",
-        notes: "fp4 15000 TFLOP/s: the dense NVFP4 peak of the same TFLOPS table (the validation gpus.json has no fp4 column). hardware.json has no HBM figure for GB300; 288 GB HBM3e / 8 TB/s are the B300-SXM entry's. NVLink5 (900 GB/s per direction per GPU), 72-GPU domain, 4 GPUs per tray. nic_gbps: one 800 Gb/s ConnectX-8 per GPU (standard figure, not re-read). Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell. Also: fp4 15000 TFLOP/s dense.",
+        source: "stas00/ml-engineering compute/accelerator/README.md ('TFLOPS comparison table' dense/no-sparsity, memory table), which cites vendor spec pages; HBM from the B300-SXM entry; sfu_exp_per_s 10.0e12 = 2 x Blackwell's 5e12 [derived]: the per-SM EX2 rate doubled on the same SMs at the same clock (NVIDIA Technical Blog 'Inside NVIDIA Blackwell Ultra: The Chip Powering the AI Factory Era', 2025-08-22: attention-layer acceleration, doubled SFU throughput; 'Making Softmax More Efficient with NVIDIA Blackwell Ultra', 2026-02-25: MUFU.EX2 throughput doubled, its micro-benchmark 10,024 vs 4,943 Gop/s on GB300 vs GB200, ratio 2.03). The first blog's comparison table, row 'Attention acceleration (SFU EX2)', gives 10.7 TeraExponentials/s against Blackwell's 5: 10.7 is the full 160-SM implementation (160 x 32 x 2.09 GHz), and the micro-benchmark's 10.0e12 is what a GB300 runs (table read through verbatim copies, verda.com 'NVIDIA GB300 NVL72: GPU Architecture & Performance'; the blog itself was only readable from its beginning)",
+        notes: "fp4 15000 TFLOP/s: the dense NVFP4 peak of the same TFLOPS table (the validation gpus.json has no fp4 column). hardware.json has no HBM figure for GB300; 288 GB HBM3e / 8 TB/s are the B300-SXM entry's. NVLink5 (900 GB/s per direction per GPU), 72-GPU domain, 4 GPUs per tray. nic_gbps: one 800 Gb/s ConnectX-8 per GPU (standard figure, not re-read). Dense bf16/fp8 peaks are GB200's (GB300 NVL72 page: 360 PF FP8 for training = 5 PF per GPU; ml-engineering note 24: 'GB200 NVL72 and GB300 NVL72 seem to be the same but faster fp4 and more memory'); the part differs for training in its special-function units (sfu_exp_per_s: twice Blackwell's rate) and its power limit (1.4 kW vs GB200's 1.2 kW, NVIDIA Mission Control power FAQ via ml-engineering's power table), which no published matmul measurement turns into a rate. The Blackwell Ultra die has 160 SMs in its full implementation ('Inside NVIDIA Blackwell Ultra'), whose resources vary by product; no GB300 document found gives more enabled SMs than a GB200's 148, and NVIDIA's measured EX2 rate is twice GB200's, not 2 x 160/148 of it. Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell. Also: fp4 15000 TFLOP/s dense.",
     },
     GpuPreset {
         id: "mi300x",
@@ -340,6 +358,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             nic_gbps: Some(50.0),
             pcie_gbps: None,
             host_link_gbps: Some(63.0),
+            sfu_exp_per_s: None,
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,

@@ -36,8 +36,10 @@ pub(crate) fn core_s(x: &Inputs) -> (f64, f64) {
             Some(r) => {
                 let peak = x.dev.attn_peak_flops;
                 let ramp = cp_ramp(d.s, x.cf) * head_dim_factor(d.d_h);
+                let fwd = 4.0 * d.d_attn * elements / (peak * r.0 * ramp);
                 (
-                    4.0 * d.d_attn * elements / (peak * r.0 * ramp) + dev.kernel_s,
+                    faster_sfu_forward_s(fwd, elements, 4.0 * d.d_attn * elements / peak, dev)
+                        + dev.kernel_s,
                     10.0 * d.d_attn * elements / (peak * r.1 * ramp) + dev.kernel_s,
                 )
             }
@@ -66,6 +68,34 @@ pub(crate) fn core_s(x: &Inputs) -> (f64, f64) {
         let sm = dev.memory_s(SOFTMAX_ELEMENTS * x.ab * scores, 2.0);
         (mm + mm2 + sm, 2.0 * (mm + mm2) + 2.0 * sm)
     }
+}
+
+/// Forward time of a published fused-attention kernel, seconds, on a part whose SFUs run the
+/// softmax exponentials faster than those of the GPU the kernel's rate was measured on
+/// (Blackwell Ultra against the B200 of the FA4 paper): `fwd` (the kernel's time at the
+/// published rate) less the exponential time saved, `elements·(1/r_ref − 1/r)`, never below
+/// `floor` (the tensor-core work at the dense peak). One exponential per score element.
+///
+/// Why the whole saving shows: in the forward pass the tensor cores wait for the SFUs between
+/// the two GEMMs ("matrix engines are forced to idle while waiting for the SFU datapaths to
+/// normalize attention scores", NVIDIA blog 'Making Softmax More Efficient with NVIDIA Blackwell
+/// Ultra', 2026-02-25), and on a B200 the forward pass is bound by the SFU exponentials (FA4
+/// paper, arXiv 2603.05451, and its Together AI blog: "the main performance bottleneck lies
+/// ... (a) in the SFU units for softmax exponential during the FWD computation"). The backward
+/// pass is bound "(b) in the shared-memory traffic" (same source), which Blackwell Ultra does
+/// not change, so it keeps the published rate. On every other GPU `r = r_ref` and `fwd` is
+/// returned unchanged.
+pub(crate) fn faster_sfu_forward_s(
+    fwd: f64,
+    elements: f64,
+    floor: f64,
+    dev: &super::compute::Device,
+) -> f64 {
+    if dev.exp_per_s <= dev.attn_exp_ref_per_s {
+        return fwd;
+    }
+    let saved = elements * (1.0 / dev.attn_exp_ref_per_s - 1.0 / dev.exp_per_s);
+    (fwd - saved).max(floor.min(fwd))
 }
 
 /// Forward and backward throughput of `kernel` on `gen` as fractions of the dense 16-bit peak,
@@ -270,6 +300,50 @@ mod tests {
         // 0.466 ms more forward per layer at the V100's sustained 720 GB/s (0.8 of 900).
         assert!((dev.hbm_bps - 720e9).abs() < 1.0);
         assert!((fwd - 2.0 * dev.kernel_s - 0.466e-3).abs() < 1e-6, "{fwd}");
+    }
+
+    /// `core_s` of one Megatron-LM layer (64 heads of 128, seq 4096, micro-batch 1, cuDNN fused
+    /// attention) on `gpu`.
+    fn megatron_core(gpu: &str) -> (f64, f64, crate::engine::time::compute::Device) {
+        let model = serde_json::json!({"name": "m", "layers": 8, "hidden": 8192, "heads": 64,
+            "vocab": 32000, "seq_len": 4096});
+        let training = serde_json::json!({"global_batch": 8, "micro_batch": 1,
+            "precision": "bf16", "recompute": "none", "flash_attention": true,
+            "framework": "megatron"});
+        let scenario = serde_json::json!({"model": model, "training": training,
+            "parallel": {"tp": 1, "pp": 1, "dp": 4, "zero_stage": 1},
+            "cluster": {"gpu": gpu, "num_gpus": 4, "gpus_per_node": 4}});
+        core_of(&scenario.to_string())
+    }
+
+    #[test]
+    fn blackwell_ultra_saves_its_faster_exponentials_in_the_forward_pass() {
+        // 0.5·64·4096² = 536,870,912 causal score elements, one exponential each. A GB300's
+        // SFUs (10e12/s) against the B200 the cuDNN rate was measured on (5e12/s):
+        // 536,870,912·(1/5e12 − 1/10e12) = 53.687 µs less forward time; the backward pass,
+        // bound by shared-memory traffic, is unchanged.
+        let (f2, b2, _) = megatron_core("gb200");
+        let (f3, b3, dev) = megatron_core("gb300");
+        let saved: f64 = 536_870_912.0 * (1.0 / 5.0e12 - 1.0 / 10.0e12);
+        assert!((saved - 53.687e-6).abs() < 1e-9, "{saved}");
+        assert!(((f2 - f3) - saved).abs() < 1e-12, "{} vs {saved}", f2 - f3);
+        assert_eq!(b2, b3);
+        // The GB200's forward at the published rate: 4·128·536,870,912 FLOPs at 0.55 of
+        // 2349.3 TFLOP/s (B200's rate × MAMF 1822/1745) × the ramp at 4096 tokens
+        // (4096/4596·16884/16384 = 0.91840), + 5 µs: 236.64 µs; the GB300's is 23 % shorter.
+        let peak = 2250e12 * 1822.0 / 1745.0;
+        let ramp = 4096.0 / 4596.0 * 16884.0 / 16384.0;
+        let want = 512.0 * 536_870_912.0 / (peak * 0.55 * ramp) + dev.kernel_s;
+        assert!((f2 - want).abs() < 1e-12, "{f2} vs {want}");
+        assert!((f2 - 236.64e-6).abs() < 0.01e-6, "{f2}");
+        // Never below the tensor-core work at the dense peak: SFUs infinitely fast leave the
+        // floor.
+        let mut inf = dev;
+        inf.exp_per_s = f64::INFINITY;
+        assert_eq!(faster_sfu_forward_s(1e-4, 1e9, 5e-5, &inf), 5e-5);
+        // Same SFUs as the reference GPU: the published time, unchanged.
+        let (_, _, gb200) = megatron_core("gb200");
+        assert_eq!(faster_sfu_forward_s(1e-4, 1e9, 5e-5, &gb200), 1e-4);
     }
 
     /// `core_s` of a GPT-3-like layer (96 heads of 128, seq 2048, micro-batch 1) on A100 with

@@ -55,7 +55,14 @@ pub struct Efficiency {
     /// Exponentials per second of the special-function units (softmax inside flash attention):
     /// SMs × 16 SFU lanes × boost clock (A100 108·16·1.41 GHz = 2.4e12; H100 SXM 132·16·1.83 GHz
     /// = 3.9e12, the figure of the FlashAttention-3 paper, Shah et al. 2024 §1; V100
-    /// 80·16·1.53 GHz = 2.0e12; Blackwell: Hopper's, not re-read).
+    /// 80·16·1.53 GHz = 2.0e12; Blackwell 5e12, the 'Attention acceleration (SFU EX2)' row of
+    /// NVIDIA's Blackwell/Blackwell Ultra table, blog 'Inside NVIDIA Blackwell Ultra', 2025-08-22:
+    /// ≈ 148·16·2.1 GHz **[derived]**: 16 exponentials per clock per SM, as on H100, FA4 paper
+    /// arXiv 2603.05451 and its Together AI blog, 'both the SFU count and shared memory
+    /// bandwidth remains unchanged' from H100 to B200;
+    /// NVIDIA's `MUFU.EX2` micro-benchmark measures 4,943 Gop/s on a GB200, blog 'Making Softmax
+    /// More Efficient with NVIDIA Blackwell Ultra', 2026-02-25). A part whose SFUs differ from
+    /// its generation's says so in [`GpuSpec::sfu_exp_per_s`] (Blackwell Ultra: twice Blackwell's).
     pub exp_per_s: f64,
     /// Achievable fraction of the HBM bandwidth for streaming element-wise kernels.
     pub hbm: f64,
@@ -82,7 +89,11 @@ impl Efficiency {
     /// - V100 fp16 `gemm` 0.80: cuBLAS fp16 ≈ 95-105 of 125 TFLOP/s; V100 has no flash attention
     ///   kernels (Ampere's value is kept for custom inputs).
     /// - Blackwell: Hopper's GEMM fractions scaled by the measured matmul ceilings (MAMF,
-    ///   ml-engineering), see the constants; attention and kernel costs as Hopper.
+    ///   ml-engineering), see the constants; generic attention and kernel costs as Hopper; the
+    ///   SFU exponential rate its own (5e12, see `exp_per_s`). Blackwell Ultra (B300/GB300) has
+    ///   the same dense bf16/FP8 peaks and a matmul ceiling measured equal to B200's (MAMF B300
+    ///   bf16 1769 vs B200 1745 TFLOP/s, FP8 3353 vs 3432), so it shares these constants; it
+    ///   differs in its SFUs ([`GpuSpec::sfu_exp_per_s`]).
     /// - `kernel_s` 5 µs: CUDA launch latency ≈ 3-5 µs plus the partial last wave of a GEMM.
     /// - `hbm` 0.80: STREAM-like copy kernels reach 0.8-0.9 of the HBM bandwidth.
     pub fn of(g: Generation) -> Efficiency {
@@ -120,7 +131,7 @@ impl Efficiency {
                 gemm_fp8: 0.678,
                 flash_attention: 0.40,
                 kernel_s: 5e-6,
-                exp_per_s: 3.9e12,
+                exp_per_s: 5.0e12,
                 hbm: 0.80,
             },
         }
@@ -188,8 +199,13 @@ pub(crate) struct Device {
     pub hbm_bps: f64,
     /// Fixed cost per kernel, s.
     pub kernel_s: f64,
-    /// Exponentials per second (flash-attention softmax).
+    /// Exponentials per second (flash-attention softmax): the part's own SFU rate
+    /// ([`GpuSpec::sfu_exp_per_s`]), else its generation's.
     pub exp_per_s: f64,
+    /// Exponentials per second of the GPU the published fused-attention fractions
+    /// ([`super::attention::kernel_rates`]) were measured on: the generation's rate (H100 for
+    /// Hopper, B200 for Blackwell). Equal to `exp_per_s` except on a part with faster SFUs.
+    pub attn_exp_ref_per_s: f64,
     /// Bytes of one activation element (2 for 16-bit and FP8 runs, 4 for fp32).
     pub act_bytes: f64,
     /// Bytes of one GEMM operand element (1 for FP8).
@@ -253,7 +269,11 @@ impl Device {
             flash_flops: (p16_eff * e.flash_attention * 1e12).max(1.0),
             hbm_bps: (gpu.hbm_gbps * 1e9 * e.hbm).max(1.0),
             kernel_s: e.kernel_s,
-            exp_per_s: e.exp_per_s,
+            exp_per_s: gpu
+                .sfu_exp_per_s
+                .filter(|r| r.is_finite() && *r > 0.0)
+                .unwrap_or(e.exp_per_s),
+            attn_exp_ref_per_s: e.exp_per_s,
             act_bytes,
             gemm_bytes,
             cast_bytes,
@@ -395,6 +415,33 @@ mod tests {
             dev("h100-sxm5-80gb", Precision::Fp8).attn_peak_flops,
             989e12
         );
+    }
+
+    #[test]
+    fn blackwell_ultra_runs_its_exponentials_at_its_own_rate() {
+        // Blackwell: 5e12 exponentials/s (NVIDIA's SFU EX2 row), B200 and GB200 alike; GB300
+        // (Blackwell Ultra): twice that, 10.0e12, from its preset. The published attention fractions refer
+        // to the generation's rate (measured on a B200) on all three.
+        for (id, own) in [
+            ("b200-sxm-180gb", 5.0e12),
+            ("gb200", 5.0e12),
+            ("gb300", 10.0e12),
+            ("h100-sxm5-80gb", 3.9e12),
+        ] {
+            let d = dev(id, Precision::Bf16);
+            assert_eq!(d.exp_per_s, own, "{id}");
+            let reference = if own == 3.9e12 { 3.9e12 } else { 5.0e12 };
+            assert_eq!(d.attn_exp_ref_per_s, reference, "{id}");
+        }
+        // Only the SFUs differ: same GEMM rates and attention peak as a GB200.
+        let (gb2, gb3) = (dev("gb200", Precision::Fp8), dev("gb300", Precision::Fp8));
+        assert_eq!(gb3.gemm_flops, gb2.gemm_flops);
+        assert_eq!(gb3.attn_peak_flops, gb2.attn_peak_flops);
+        // The generic path's softmax: 1e9 exponentials take 200 µs on a GB200, 100 µs on a
+        // GB300.
+        let (f2, _) = gb2.flash_s(1e9, 128.0);
+        let (f3, _) = gb3.flash_s(1e9, 128.0);
+        assert!(((f2 - f3) - 1.0e-4).abs() < 1e-12, "{}", f2 - f3);
     }
 
     #[test]
