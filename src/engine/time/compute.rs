@@ -141,7 +141,10 @@ impl Efficiency {
 /// GB200/GB300 GEMM fractions of their 2.5 PF (bf16) / 5 PF (fp8) peaks: MAMF 72.9 % bf16,
 /// 72.3 % fp8 (ml-engineering `compute/accelerator/README.md`: 1822 / 3615.6 TFLOP/s), scaled
 /// like B200's: 0.70·0.729/0.803 = 0.636 and 0.63·0.723/0.709 = 0.642. The spec peak is not
-/// reached; achieved matmul rates are only 4 % above B200's.
+/// reached; achieved matmul rates are only 4 % above B200's. GB300 takes GB200's: the same
+/// table has no GB300 row, and its B300 row (1769 bf16 / 3353 fp8 TFLOP/s, "same as B200")
+/// shows no Blackwell Ultra matmul gain; GB300's higher power limit (1.4 vs 1.2 kW, NVIDIA
+/// Mission Control power FAQ) has no published matmul measurement.
 pub const BLACKWELL_NVL_GEMM: (f64, f64) = (0.636, 0.642);
 
 /// Share of a GB200/GB300's 2.5 PF spec peak that the Blackwell fused-attention fractions refer
