@@ -525,6 +525,29 @@ fn in_flight_per_schedule() {
     assert!(st[0].activations_bytes > st[1].activations_bytes);
     assert!(st[1].activations_bytes > st[2].activations_bytes);
     assert_eq!(st[0].in_flight_micro_batches, 4.0);
+    // The rows count a run of ranks in one pass (`InFlight::over`): rank by rank the same as the
+    // definition, for every schedule, with few and many micro-batches (the 1F1B cap `m` inside
+    // a run).
+    for (pp, vp, mb, sched) in [
+        (4, 1, 8, scenario::Schedule::OneFOneB),
+        (4, 1, 2, scenario::Schedule::OneFOneB),
+        (4, 1, 2, scenario::Schedule::ZbH1),
+        (4, 1, 8, scenario::Schedule::Gpipe),
+        (4, 2, 8, scenario::Schedule::Interleaved),
+        (4, 2, 3, scenario::Schedule::Interleaved),
+        (4, 2, 8, scenario::Schedule::ZbV),
+        (4, 1, 8, scenario::Schedule::DualPipe),
+        (4, 2, 8, scenario::Schedule::DualPipeV),
+    ] {
+        let mut s = gpt_small(pp, vp, 1, mb, false);
+        s.parallel.schedule = Some(sched);
+        let rows = estimate(&s).unwrap().memory.stages;
+        let per_rank: Vec<f64> = (0..pp)
+            .map(|r| activations::in_flight_micro_batches(&s, r))
+            .collect();
+        let from_rows: Vec<f64> = rows.iter().map(|r| r.in_flight_micro_batches).collect();
+        assert_eq!(from_rows, per_rank, "{sched:?}, m = {mb}");
+    }
 }
 
 #[test]

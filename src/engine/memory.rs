@@ -133,8 +133,7 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
             working
         };
         // Rank by rank, only what follows from its in-flight micro-batches.
-        out.stages.extend(run.ranks.map(|r| {
-            let in_flight = flight.at(r);
+        out.stages.extend(flight.over(run.ranks).map(|(r, in_flight)| {
             // Activation offload: the offloaded share of every in-flight micro-batch's layer
             // activations waits in host memory; one micro-batch's share stays on the GPU while
             // it is copied out or back in (double buffering). Nothing without offload.
