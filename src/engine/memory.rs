@@ -133,46 +133,47 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
             working
         };
         // Rank by rank, only what follows from its in-flight micro-batches.
-        out.stages.extend(flight.over(run.ranks).map(|(r, in_flight)| {
-            // Activation offload: the offloaded share of every in-flight micro-batch's layer
-            // activations waits in host memory; one micro-batch's share stays on the GPU while
-            // it is copied out or back in (double buffering). Nothing without offload.
-            let act_host = if act_off > 0.0 {
-                stored * act_off * (in_flight - 1.0).max(0.0)
-            } else {
-                0.0
-            };
-            let mut act = stored * in_flight - act_host;
-            if has_emb {
-                act += embedding * in_flight;
-            }
-            if has_out {
-                // The output layer, and each MTP module's pass through the shared head.
-                let out_in_flight = if out_once { 1.0 } else { in_flight };
-                act += heads * output * out_in_flight;
-            }
-            act += transient;
-            let allocated = states + act + other_buffers;
-            // The calibration's memory offset (scenario::calibration) is reserve the model does
-            // not count; a negative one never takes the stage below its CUDA context and buffers.
-            let allocator_reserve = (reserve * allocated + calibration_offset).max(-allocated);
-            let other = cuda_context + comm_buffers + allocator_reserve + other_buffers;
-            let total = states + act + other;
-            if total > peak {
-                peak = total;
-                peak_stage = r;
-            }
-            StageMemory {
-                stage: r,
-                activations_bytes: act,
-                other_bytes: other,
-                allocator_reserve_bytes: allocator_reserve,
-                in_flight_micro_batches: in_flight,
-                host_bytes: opt_host + act_host,
-                total_bytes: total,
-                ..shared
-            }
-        }));
+        out.stages
+            .extend(flight.over(run.ranks).map(|(r, in_flight)| {
+                // Activation offload: the offloaded share of every in-flight micro-batch's layer
+                // activations waits in host memory; one micro-batch's share stays on the GPU while
+                // it is copied out or back in (double buffering). Nothing without offload.
+                let act_host = if act_off > 0.0 {
+                    stored * act_off * (in_flight - 1.0).max(0.0)
+                } else {
+                    0.0
+                };
+                let mut act = stored * in_flight - act_host;
+                if has_emb {
+                    act += embedding * in_flight;
+                }
+                if has_out {
+                    // The output layer, and each MTP module's pass through the shared head.
+                    let out_in_flight = if out_once { 1.0 } else { in_flight };
+                    act += heads * output * out_in_flight;
+                }
+                act += transient;
+                let allocated = states + act + other_buffers;
+                // The calibration's memory offset (scenario::calibration) is reserve the model does
+                // not count; a negative one never takes the stage below its CUDA context and buffers.
+                let allocator_reserve = (reserve * allocated + calibration_offset).max(-allocated);
+                let other = cuda_context + comm_buffers + allocator_reserve + other_buffers;
+                let total = states + act + other;
+                if total > peak {
+                    peak = total;
+                    peak_stage = r;
+                }
+                StageMemory {
+                    stage: r,
+                    activations_bytes: act,
+                    other_bytes: other,
+                    allocator_reserve_bytes: allocator_reserve,
+                    in_flight_micro_batches: in_flight,
+                    host_bytes: opt_host + act_host,
+                    total_bytes: total,
+                    ..shared
+                }
+            }));
     }
     if !peak.is_finite() {
         peak = 0.0;
