@@ -26,6 +26,7 @@ pub mod attention;
 pub mod comm;
 pub mod compute;
 pub mod data_parallel;
+pub mod eager_block;
 pub mod ends;
 pub mod flops;
 pub mod fp8;

@@ -251,11 +251,15 @@ fn sp_width(x: &Inputs, d: &Shape) -> f64 {
 }
 
 /// Element-wise work of one layer of shape `d` forward and backward (norms, residuals,
-/// activation, rotary), seconds. FP8 quantization is priced inside the recipe's GEMM speedup
-/// ([`super::fp8`]).
+/// activation, rotary), seconds: fused kernels, or torchtitan's eager block operator by operator
+/// ([`super::eager_block`], [`super::stack::Stack::unfused_elementwise`]). FP8 quantization is
+/// priced inside the recipe's GEMM speedup ([`super::fp8`]).
 fn elementwise_s(x: &Inputs, d: &Shape) -> (f64, f64) {
     let (tok, tf, ab) = (x.tok, x.tf, x.ab);
     let h_sp = sp_width(x, d);
+    if x.stack.unfused_elementwise {
+        return super::eager_block::elementwise_s(x, d, h_sp);
+    }
     // MoE: the busiest rank's routed rows and the shared experts.
     let f_local = (d.f_active * d.imbalance + d.f_shared) / tf;
     let ew_fwd_bytes =

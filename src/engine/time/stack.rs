@@ -135,6 +135,12 @@ pub struct Stack {
     /// Megatron-LM and DeepSpeed's fused layers launch few kernels, whose host time is not
     /// priced.
     pub eager: bool,
+    /// The block's element-wise operators run one kernel each, in the dtypes the model code
+    /// asks for ([`super::eager_block`]): torchtitan's Llama without `torch.compile`
+    /// (`training.eager` on; torchtitan's own configs leave `training.compile = false`,
+    /// `train_configs/llama3_8b.toml` @9dec370). Other eager stacks run other model code (Hugging
+    /// Face, MPT) whose element-wise kernels are not counted; they keep the fused model.
+    pub unfused_elementwise: bool,
     /// Full recomputation stops once the backward's saved tensors are rebuilt, before a dense
     /// layer's MLP output GEMM: `training.recompute_early_stop`
     /// ([`crate::scenario::Scenario::recompute_early_stop`]; PyTorch's non-reentrant checkpoint).
@@ -209,6 +215,7 @@ impl Stack {
             },
             repeat_kv: framework == Framework::Torchtitan,
             eager: s.training.eager(),
+            unfused_elementwise: framework == Framework::Torchtitan && s.training.eager(),
             recompute_early_stop: s.recompute_early_stop(),
             bf16_optimizer: framework == Framework::Deepspeed
                 && s.training.precision == crate::scenario::Precision::Bf16
