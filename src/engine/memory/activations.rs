@@ -520,7 +520,7 @@ pub fn in_flight_micro_batches(s: &Scenario, stage: u64) -> f64 {
 
 /// [`in_flight_micro_batches`] for every stage of one scenario: the pipeline's degrees, the
 /// micro-batches and the schedule read once.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct InFlight {
     p: u64,
     v: u64,
