@@ -19,7 +19,13 @@
 //!
 //! Not priced (no cited figure): `nn.Module.__call__` overhead, Python control flow between
 //! operators, the data loader, the embedding and classifier heads (a few tens of operators per
-//! step), Megatron-LM's and torchtitan's host time (few, fused or compiled kernels).
+//! step), torchtitan's host time (compiled kernels) and Megatron-LM's. Megatron-LM's can bind:
+//! its DeepSeek-V3 GB200 guide (`docs/discussions/deepseek-v3-gb200-optimization` @402bc50b, §2)
+//! finds MXFP8 MoE layers host-bound on Grace and counts the router's kernels (72, 31 with
+//! `--moe-router-fusion`, 17 with the preprocess under DeepEP), but no source counts the rest of
+//! a Transformer Engine layer's operators, and the per-operator host cost on Grace is measured
+//! only per module (TransformerEngine issue #2053: an `nn.Linear` forward 37 µs of CPU on GB200,
+//! 13.5 µs on an x86 H100 DGX; `te.Linear` 100 µs on GB200).
 
 use super::inputs::Inputs;
 use crate::engine::memory::params::has_biases;
