@@ -74,7 +74,7 @@ impl MemoryKind {
     /// The peak over stages of this kind, bytes.
     pub fn peak_bytes(self, e: &Estimate) -> f64 {
         e.memory
-            .stages
+            .rows
             .iter()
             .map(|s| match self {
                 MemoryKind::DeviceUsed => s.total_bytes,

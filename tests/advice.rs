@@ -166,7 +166,7 @@ fn overflow_parts_add_up_per_stage() {
     let over = overflow(&e.memory);
     assert!(!over.is_empty());
     for o in &over {
-        let st = &e.memory.stages[o.stage as usize];
+        let st = &e.memory.stages()[o.stage as usize];
         let sum: f64 = o.parts.iter().map(|(_, b)| b).sum();
         assert!((sum - st.total_bytes).abs() < 1.0);
         assert!((o.over_bytes - (st.total_bytes - e.memory.capacity_bytes)).abs() < 1.0);

@@ -161,7 +161,7 @@ fn memory_offset_reproduces_the_measured_peak_and_refuses_more_than_the_gpu() {
     let e2 = estimate(&c).unwrap();
     assert!((e2.memory.peak_bytes / GIB - measured).abs() < 1e-4);
     // Every stage moved by the offset; the parts still add up.
-    for st in &e2.memory.stages {
+    for st in &e2.memory.stages() {
         let parts = st.weights_bytes
             + st.gradients_bytes
             + st.optimizer_bytes

@@ -72,7 +72,7 @@ fn memory_data() -> MemoryEstimate {
         stage(3, 12.0, 12.0, 24.0, 40.0, 5.0),
     ];
     MemoryEstimate {
-        stages,
+        rows: stages.into(),
         peak_bytes: 93.0 * GIB,
         peak_stage: 3,
         capacity_bytes: 80.0 * GIB,
@@ -119,7 +119,7 @@ fn memory_chart_has_one_segment_per_component_and_red_outlines() {
 #[test]
 fn memory_chart_fits_and_says_so() {
     let mut m = memory_data();
-    m.stages.truncate(2);
+    m.rows = m.stages()[..2].to_vec().into();
     let s = svg(&ChartData::Memory(&m));
     assert!(s.contains("peak 75.0 GiB on stage 0 of 80.0 GiB usable: fits, 5.0 GiB headroom"));
     let red = hex(style::Palette::LIGHT.danger);
@@ -130,9 +130,10 @@ fn memory_chart_fits_and_says_so() {
 fn memory_chart_stays_readable_at_pp_64() {
     let p = style::Palette::LIGHT;
     let m = MemoryEstimate {
-        stages: (0..64)
+        rows: (0..64)
             .map(|i| stage(i, 2.0, 2.0, 4.0, 10.0 + i as f64 * 0.1, 3.0))
-            .collect(),
+            .collect::<Vec<_>>()
+            .into(),
         capacity_bytes: 80.0 * GIB,
         ..MemoryEstimate::default()
     };
@@ -197,13 +198,15 @@ fn memory_degenerate_input_draws_a_message() {
     assert!(s.contains("No pipeline stages to show."));
     assert_eq!(memory::segment_at(&empty, W, H, 100.0, 100.0), None);
     let zeros = MemoryEstimate {
-        stages: vec![StageMemory::default(); 4],
+        rows: vec![StageMemory::default(); 4].into(),
         ..MemoryEstimate::default()
     };
     assert!(svg(&ChartData::Memory(&zeros)).contains("All memory figures are zero"));
     let mut nan = memory_data();
-    nan.stages[1].activations_bytes = f64::NAN;
-    nan.stages[2].weights_bytes = f64::INFINITY;
+    let mut rows = nan.stages();
+    rows[1].activations_bytes = f64::NAN;
+    rows[2].weights_bytes = f64::INFINITY;
+    nan.rows = rows.into();
     nan.capacity_bytes = f64::NAN;
     let s = svg(&ChartData::Memory(&nan));
     assert!(!s.contains("NaN") && !s.contains("inf"));
@@ -853,9 +856,10 @@ fn dump_svgs() {
     let dir = std::env::var("CHART_DUMP").unwrap_or_else(|_| "/tmp/svgs".into());
     let m = memory_data();
     let m64 = MemoryEstimate {
-        stages: (0..64)
+        rows: (0..64)
             .map(|i| stage(i, 2.0, 2.0, 4.0, 60.0 - i as f64 * 0.8, 3.0))
-            .collect(),
+            .collect::<Vec<_>>()
+            .into(),
         capacity_bytes: 64.0 * GIB,
         ..MemoryEstimate::default()
     };
@@ -1059,7 +1063,7 @@ mod never_panics {
             y in -10.0..600.0f64,
         ) {
             let m = MemoryEstimate {
-                stages: vals
+                rows: vals
                     .iter()
                     .enumerate()
                     .map(|(i, &(w, g, o, a, x))| StageMemory {
@@ -1071,7 +1075,8 @@ mod never_panics {
                         other_bytes: x,
                         ..StageMemory::default()
                     })
-                    .collect(),
+                    .collect::<Vec<_>>()
+                    .into(),
                 capacity_bytes: cap,
                 ..MemoryEstimate::default()
             };

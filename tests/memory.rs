@@ -17,7 +17,7 @@ fn cases() -> Vec<serde_json::Value> {
 /// `device_used` → the whole device (total incl. CUDA context and NCCL buffers);
 /// `allocator_reserved` → what the caching allocator holds.
 fn predicted_gib(e: &Estimate, kind: &str) -> f64 {
-    let st = &e.memory.stages;
+    let st = &e.memory.stages();
     let pick = |f: &dyn Fn(&paracalc::engine::StageMemory) -> f64| {
         st.iter().map(f).fold(0.0_f64, f64::max) / GIB
     };
@@ -53,7 +53,7 @@ fn public_memory_cases() {
         let kind = m["memory_kind"].as_str().unwrap_or("device_used");
         let pred = predicted_gib(&e, kind);
         let err = 100.0 * (pred - meas) / meas;
-        let st = &e.memory.stages[e.memory.peak_stage as usize];
+        let st = &e.memory.stages()[e.memory.peak_stage as usize];
         println!(
             "{id:55} {kind:18} meas {meas:6.1} pred {pred:6.1} err {err:+6.1}%  [stage {} w {:.1} g {:.1} o {:.1} a {:.1} buf {:.1} other {:.1}]",
             st.stage,
@@ -157,7 +157,7 @@ fn korthikanti_fig1_175b() {
     // out-proj/FC2 biases replicated) × 18 B.
     let e = estimate(&gpt175(true, "selective")).unwrap();
     let h = 12288.0_f64;
-    let st = &e.memory.stages[3];
+    let st = &e.memory.stages()[3];
     assert_eq!(st.layers, 12);
     assert_eq!(st.params, 12.0 * ((12.0 * h * h + 7.0 * h) / 8.0 + 6.0 * h));
     assert!(close(st.model_states_bytes(), 18.0 * st.params, 1e-12));
@@ -178,7 +178,7 @@ fn korthikanti_fig1_22b() {
     let hand = 18.0 * 12.0 * 48.0 * 6144.0_f64.powi(2) / 8.0 / GIB;
     assert_eq!(hand, 45.5625);
     let e = estimate(&gpt22b(true, "selective")).unwrap();
-    let st = &e.memory.stages[0];
+    let st = &e.memory.stages()[0];
     // Stage 0 = the whole model here (embedding V·h/t, biases and LayerNorms included): within
     // 2 % of the layers-only vector.
     assert!(close(st.model_states_bytes() / GIB, 45.5625, 0.02));
@@ -277,12 +277,12 @@ fn megatron_weight_and_optimizer_memory() {
     //     + 4·2048 + final norm 1024 = (45,088,768 + 65,536,000)/2 + 9,216 = 55,321,600;
     //     bytes = Ψ_first·(6 + 12/4) = 497,894,400.
     let e = estimate(&llama_small(1, 2, 4, 1, 4)).unwrap();
-    assert_eq!(e.memory.stages[0].params, 55_321_600.0);
-    assert_eq!(e.memory.stages[0].model_states_bytes(), 497_894_400.0);
+    assert_eq!(e.memory.stages()[0].params, 55_321_600.0);
+    assert_eq!(e.memory.stages()[0].model_states_bytes(), 497_894_400.0);
     // (b) p = 4, t = 1, d = 2, no distributed optimizer, 8 layers: stage 0 = 2 layers
     //     (2·11,274,240) + V·h (32,768,000) = 55,316,480 params × 18 B = 995,696,640.
     let e = estimate(&llama_small(4, 1, 2, 0, 8)).unwrap();
-    let st = &e.memory.stages;
+    let st = &e.memory.stages();
     assert_eq!(st[0].params, 55_316_480.0);
     assert_eq!(st[0].model_states_bytes(), 995_696_640.0);
     // Middle stages: layers only; the last stage: layers + the untied output layer + final norm.
@@ -290,7 +290,10 @@ fn megatron_weight_and_optimizer_memory() {
     assert_eq!(st[3].params, 22_548_480.0 + 32_768_000.0 + 1024.0);
     // (c) same with the distributed optimizer: 6 + 12/2 = 12 B/param.
     let e = estimate(&llama_small(4, 1, 2, 1, 8)).unwrap();
-    assert_eq!(e.memory.stages[0].model_states_bytes(), 55_316_480.0 * 12.0);
+    assert_eq!(
+        e.memory.stages()[0].model_states_bytes(),
+        55_316_480.0 * 12.0
+    );
 }
 
 fn gpt_small(pp: u64, vp: u64, tp: u64, m: u64, sp: bool) -> Scenario {
@@ -324,7 +327,7 @@ fn megatron_activation_memory() {
     // Ours keeps the int64 token ids whole on every TP rank (Megatron divides them by t too):
     // within 0.1 %.
     assert!(close(
-        e.memory.stages[0].activations_bytes - working,
+        e.memory.stages()[0].activations_bytes - working,
         megatron_layers + megatron_embedding,
         1e-3
     ));
@@ -373,7 +376,7 @@ fn zero_stages_model_states() {
     for (z, want) in expect.iter().enumerate() {
         let e = estimate(&zero_case(z as u8, "bf16")).unwrap();
         assert!(
-            close(e.memory.stages[0].model_states_bytes(), *want, 1e-12),
+            close(e.memory.stages()[0].model_states_bytes(), *want, 1e-12),
             "zero {z}"
         );
     }
@@ -382,15 +385,15 @@ fn zero_stages_model_states() {
         let a = estimate(&zero_case(z, "fp16")).unwrap();
         let b = estimate(&zero_case(z, "bf16")).unwrap();
         assert_eq!(
-            a.memory.stages[0].model_states_bytes(),
-            b.memory.stages[0].model_states_bytes()
+            a.memory.stages()[0].model_states_bytes(),
+            b.memory.stages()[0].model_states_bytes()
         );
     }
     // ZeRO-2 relates to DeepSpeed's `estimate_zero2_model_states_mem_needs` (2P + 18P/G): ours
     // keeps fp32 gradients only (2P + 16P/G); DeepSpeed adds a 16-bit gradient partition (2P/G).
     let e = estimate(&zero_case(2, "bf16")).unwrap();
     assert!(close(
-        e.memory.stages[0].model_states_bytes() + 2.0 * psi / n,
+        e.memory.stages()[0].model_states_bytes() + 2.0 * psi / n,
         states::deepspeed_zero2_gpu_bytes(psi, n, false),
         1e-12
     ));
@@ -405,7 +408,7 @@ fn zero_stages_model_states() {
         let e = estimate(&zero_case(z, "bf16")).unwrap();
         assert!(
             close(
-                e.memory.stages[0].model_states_bytes(),
+                e.memory.stages()[0].model_states_bytes(),
                 states::zero_paper_bytes(z, psi, n) + extra,
                 1e-12
             ),
@@ -415,7 +418,7 @@ fn zero_stages_model_states() {
     // fp32: 16Ψ, 8Ψ + 8Ψ/N (Megatron table).
     let e = estimate(&zero_case(1, "fp32")).unwrap();
     assert!(close(
-        e.memory.stages[0].model_states_bytes(),
+        e.memory.stages()[0].model_states_bytes(),
         8.0 * psi + 8.0 * psi / n,
         1e-12
     ));
@@ -425,7 +428,7 @@ fn zero_stages_model_states() {
 fn zero3_gathered_working_copy_vs_deepspeed() {
     let s = zero_case(3, "bf16");
     let e = estimate(&s).unwrap();
-    let st = &e.memory.stages[0];
+    let st = &e.memory.stages()[0];
     let psi = params::total_params(&s.model);
     // Largest module: the embedding V·h = 65,536,000 > one layer 12h² + 13h = 50,358,272.
     let largest = 32000.0 * 2048.0;
@@ -480,7 +483,7 @@ fn fp8_does_not_halve_model_states() {
         "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 8}
     }));
     let fp8 = estimate(&s).unwrap();
-    let (a, b) = (&bf16.memory.stages[0], &fp8.memory.stages[0]);
+    let (a, b) = (&bf16.memory.stages()[0], &fp8.memory.stages()[0]);
     // + FP8 weight and transpose copies of the GEMM weights (1 B each: 8·12h² params) and the
     // amax history (8 layers × 4 GEMMs × 1024 × 3 × 4 B).
     let h = 2048.0_f64;
@@ -521,10 +524,46 @@ fn in_flight_per_schedule() {
     // Stage memory follows: with 1F1B stage 0 has the most activations, with GPipe all stages
     // hold the same layer activations.
     let e = estimate(&one_f).unwrap();
-    let st = &e.memory.stages;
+    let st = &e.memory.stages();
     assert!(st[0].activations_bytes > st[1].activations_bytes);
     assert!(st[1].activations_bytes > st[2].activations_bytes);
     assert_eq!(st[0].in_flight_micro_batches, 4.0);
+    // The rows count a run of ranks in one pass (`InFlight::over`): rank by rank the same as the
+    // definition, for every schedule, with few and many micro-batches (the 1F1B cap `m` inside
+    // a run).
+    for s in every_schedule() {
+        let rows = estimate(&s).unwrap().memory.stages();
+        let per_rank: Vec<f64> = (0..s.parallel.pp)
+            .map(|r| activations::in_flight_micro_batches(&s, r))
+            .collect();
+        let from_rows: Vec<f64> = rows.iter().map(|r| r.in_flight_micro_batches).collect();
+        let (sched, mb) = (s.parallel.schedule(), s.training.global_batch / 2);
+        assert_eq!(from_rows, per_rank, "{sched:?}, m = {mb}");
+    }
+}
+
+/// [`gpt_small`] on 4 ranks under every schedule, with few and many micro-batches (the 1F1B
+/// cap `m` inside a run of ranks).
+fn every_schedule() -> Vec<Scenario> {
+    use scenario::Schedule::*;
+    [
+        (1, 8, OneFOneB),
+        (1, 2, OneFOneB),
+        (1, 2, ZbH1),
+        (1, 8, Gpipe),
+        (2, 8, Interleaved),
+        (2, 3, Interleaved),
+        (2, 8, ZbV),
+        (1, 8, DualPipe),
+        (2, 8, DualPipeV),
+    ]
+    .into_iter()
+    .map(|(vp, mb, sched)| {
+        let mut s = gpt_small(4, vp, 1, mb, false);
+        s.parallel.schedule = Some(sched);
+        s
+    })
+    .collect()
 }
 
 #[test]
@@ -535,7 +574,7 @@ fn embeddings_on_first_and_last_stage() {
     // and the final LayerNorm.
     let s = gpt_small(4, 1, 1, 8, false);
     let e = estimate(&s).unwrap();
-    let st = &e.memory.stages;
+    let st = &e.memory.stages();
     let layer = 12.0 * h * h + 13.0 * h;
     assert_eq!(st[0].params, 4.0 * layer + v * h);
     assert_eq!(st[1].params, 4.0 * layer);
@@ -544,21 +583,21 @@ fn embeddings_on_first_and_last_stage() {
     let mut tied = s.clone();
     tied.model.tied_embeddings = true;
     let e = estimate(&tied).unwrap();
-    assert_eq!(e.memory.stages[3].params, 4.0 * layer + v * h + 2.0 * h);
+    assert_eq!(e.memory.stages()[3].params, 4.0 * layer + v * h + 2.0 * h);
     // p = 1: untied holds both matrices, tied only one.
     let e = estimate(&gpt_small(1, 1, 1, 8, false)).unwrap();
     assert_eq!(
-        e.memory.stages[0].params,
+        e.memory.stages()[0].params,
         16.0 * layer + 2.0 * v * h + 2.0 * h
     );
     let mut one = gpt_small(1, 1, 1, 8, false);
     one.model.tied_embeddings = true;
     let e = estimate(&one).unwrap();
-    assert_eq!(e.memory.stages[0].params, 16.0 * layer + v * h + 2.0 * h);
+    assert_eq!(e.memory.stages()[0].params, 16.0 * layer + v * h + 2.0 * h);
     // The last stage has the logits; stage 0 the embedding terms.
     let s = gpt_small(4, 1, 1, 8, false);
     let e = estimate(&s).unwrap();
-    let st = &e.memory.stages;
+    let st = &e.memory.stages();
     let per_layer = activations::layer_bytes(&s);
     let working = activations::recompute_working_bytes(&s);
     assert!(close(
@@ -583,7 +622,7 @@ fn poor_partition_raises_stage_memory() {
     uneven.validate().unwrap();
     let a = estimate(&even).unwrap();
     let b = estimate(&uneven).unwrap();
-    assert_eq!(b.memory.stages[0].layers, 7);
+    assert_eq!(b.memory.stages()[0].layers, 7);
     assert!(b.memory.peak_bytes > a.memory.peak_bytes);
     assert_eq!(b.memory.peak_stage, 0);
 }
@@ -610,7 +649,7 @@ fn overhead_defaults_and_overrides() {
     let s = gpt_small(4, 1, 2, 8, true);
     assert_eq!(overhead::communicators(&s), 2); // TP and PP
     let e = estimate(&s).unwrap();
-    let st = &e.memory.stages[0];
+    let st = &e.memory.stages()[0];
     assert_eq!(st.cuda_context_bytes, 1.3 * GIB);
     assert_eq!(st.comm_buffers_bytes, 0.5 * GIB);
     let allocated = st.model_states_bytes() + st.activations_bytes + st.other_buffers_bytes;
@@ -620,7 +659,7 @@ fn overhead_defaults_and_overrides() {
     s2.overhead.comm_buffers_gib = Some(0.0);
     s2.overhead.allocator_reserve_pct = Some(0.0);
     let e2 = estimate(&s2).unwrap();
-    let st2 = &e2.memory.stages[0];
+    let st2 = &e2.memory.stages()[0];
     assert_eq!(st2.other_bytes, 0.5 * GIB + st2.other_buffers_bytes);
     assert_eq!(st2.allocator_reserved_bytes(), st2.total_bytes - 0.5 * GIB);
 }
@@ -698,10 +737,10 @@ proptest! {
         let s = valid(&v).expect("generator yields valid scenarios");
         let e = estimate(&s).unwrap();
         let m = &e.memory;
-        prop_assert_eq!(m.stages.len() as u64, s.parallel.pp);
+        prop_assert_eq!(m.stages().len() as u64, s.parallel.pp);
         let mut peak = 0.0_f64;
         let mut layers = 0;
-        for st in &m.stages {
+        for st in &m.stages() {
             for x in [st.weights_bytes, st.gradients_bytes, st.optimizer_bytes, st.activations_bytes,
                       st.other_bytes, st.cuda_context_bytes, st.comm_buffers_bytes,
                       st.allocator_reserve_bytes, st.other_buffers_bytes, st.total_bytes, st.params] {
@@ -716,7 +755,7 @@ proptest! {
         }
         prop_assert_eq!(layers, s.model.layers);
         prop_assert_eq!(m.peak_bytes, peak);
-        prop_assert_eq!(m.stages[m.peak_stage as usize].total_bytes, peak);
+        prop_assert_eq!(m.stages()[m.peak_stage as usize].total_bytes, peak);
         prop_assert_eq!(m.headroom_bytes, m.capacity_bytes - m.peak_bytes);
         prop_assert_eq!(m.fits, m.peak_bytes <= m.capacity_bytes);
     }
@@ -729,7 +768,7 @@ proptest! {
             let mut sz = s.clone();
             sz.parallel.zero_stage = z;
             let e = estimate(&sz).unwrap();
-            let cur: Vec<f64> = e.memory.stages.iter().map(|st| st.model_states_bytes()).collect();
+            let cur: Vec<f64> = e.memory.stages().iter().map(|st| st.model_states_bytes()).collect();
             if let Some(p) = &prev {
                 for (a, b) in p.iter().zip(&cur) {
                     prop_assert!(*b <= *a * (1.0 + 1e-12), "zero {}: {} > {}", z, b, a);
@@ -745,7 +784,7 @@ proptest! {
         let act = |r: scenario::Recompute| -> Vec<f64> {
             let mut x = s.clone();
             x.training.recompute = r;
-            estimate(&x).unwrap().memory.stages.iter().map(|st| st.activations_bytes).collect()
+            estimate(&x).unwrap().memory.stages().iter().map(|st| st.activations_bytes).collect()
         };
         let none = act(scenario::Recompute::None);
         let sel = act(scenario::Recompute::Selective);
@@ -796,7 +835,7 @@ fn fill_speed() {
     let gpu = s.gpu().unwrap();
     let mut m = paracalc::engine::MemoryEstimate::default();
     paracalc::engine::memory::fill(&s, &gpu, &mut m);
-    let cap = m.stages.capacity();
+    assert_eq!(m.rows.len(), 16);
     let n = 20_000;
     let t0 = std::time::Instant::now();
     for _ in 0..n {
@@ -804,7 +843,35 @@ fn fill_speed() {
     }
     let per = t0.elapsed().as_secs_f64() / n as f64;
     println!("memory::fill pp=16 vp=2: {:.3} µs per call", per * 1e6);
-    assert_eq!(m.stages.capacity(), cap, "fill must reuse out.stages");
+    // Reusing `m` allocates nothing (tests/alloc.rs); the rows are the same 16.
+    assert_eq!(m.rows.len(), 16);
+}
+
+/// The peak the memory model finds from the runs of ranks (only a run's first rank where the
+/// totals cannot rise along it) is the one a scan of every rank's row finds: the largest total
+/// and the first rank holding it, bit for bit, for every schedule, with activation offload and
+/// with calibration offsets of either sign (where every rank is read).
+#[test]
+fn peak_is_the_scan_of_every_row() {
+    for base in every_schedule() {
+        for (offload, offset_gib) in [(0.0, 0.0), (0.5, 0.0), (1.0, 0.0), (0.0, 2.0), (0.0, -16.0)]
+        {
+            let mut s = base.clone();
+            s.training.activation_offload = Some(offload);
+            s.calibration.memory_gib = Some(offset_gib);
+            let m = estimate(&s).unwrap().memory;
+            let (mut peak, mut at) = (f64::NEG_INFINITY, 0);
+            for row in m.stages() {
+                if row.total_bytes > peak {
+                    (peak, at) = (row.total_bytes, row.stage);
+                }
+            }
+            let sched = s.parallel.schedule();
+            let case = format!("{sched:?}, offload {offload}, offset {offset_gib} GiB");
+            assert_eq!(m.peak_bytes.to_bits(), peak.to_bits(), "{case}");
+            assert_eq!(m.peak_stage, at, "{case}");
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -827,7 +894,7 @@ fn bf16_gradient_buffer_of_nemo_performance_recipes() {
     bf16.validate().unwrap();
     let a = estimate(&fp32).unwrap();
     let b = estimate(&bf16).unwrap();
-    let (sa, sb) = (&a.memory.stages[0], &b.memory.stages[0]);
+    let (sa, sb) = (&a.memory.stages()[0], &b.memory.stages()[0]);
     // Default (Megatron-LM, NeMo's bf16_mixed): fp32 main grads, 4Ψ = 32,121,044,992 B.
     assert_eq!(sa.gradients_bytes, 4.0 * psi);
     // NeMo `pretrain_performance_optimizations` (grad_reduce_in_fp32 = False): the Megatron-Core
@@ -857,8 +924,8 @@ fn bf16_gradient_buffer_of_nemo_performance_recipes() {
     let mut g = f.clone();
     g.training.grad_reduce_in_fp32 = None;
     assert_eq!(
-        estimate(&f).unwrap().memory.stages[0].gradients_bytes,
-        estimate(&g).unwrap().memory.stages[0].gradients_bytes
+        estimate(&f).unwrap().memory.stages()[0].gradients_bytes,
+        estimate(&g).unwrap().memory.stages()[0].gradients_bytes
     );
 }
 
@@ -874,7 +941,7 @@ fn bf16_gradient_buffer_llama31_405b_stage_1() {
         .scenario();
     s.training.grad_reduce_in_fp32 = Some(false);
     let e = estimate(&s).unwrap();
-    let st = &e.memory.stages[1];
+    let st = &e.memory.stages()[1];
     assert_eq!(st.layers, 16);
     assert_eq!(st.params, 6_375_866_368.0);
     assert_eq!(st.gradients_bytes, 2.0 * 6_375_866_368.0);
@@ -903,7 +970,7 @@ fn offloading_the_whole_optimizer_makes_llama3_8b_fit_one_h100() {
     let p = 8_030_261_248.0;
     let before = estimate(&s).unwrap();
     assert!(!before.memory.fits);
-    let st = &before.memory.stages[0];
+    let st = &before.memory.stages()[0];
     assert!(
         (st.optimizer_bytes - 12.0 * p).abs() < 1.0,
         "{}",
@@ -914,7 +981,7 @@ fn offloading_the_whole_optimizer_makes_llama3_8b_fit_one_h100() {
 
     s.training.optimizer_offload = Some(1.0);
     let after = estimate(&s).unwrap();
-    let st = &after.memory.stages[0];
+    let st = &after.memory.stages()[0];
     assert!(
         after.memory.fits,
         "peak {} GiB",
@@ -938,7 +1005,7 @@ fn offloading_the_whole_optimizer_makes_llama3_8b_fit_one_h100() {
     // Half the optimizer: half the states stay, half the host traffic.
     s.training.optimizer_offload = Some(0.5);
     let half = estimate(&s).unwrap();
-    assert!((half.memory.stages[0].optimizer_bytes - 6.0 * p).abs() < 1.0);
+    assert!((half.memory.stages()[0].optimizer_bytes - 6.0 * p).abs() < 1.0);
     assert!((half.time.offload_s - want / 2.0).abs() < 1e-9);
 }
 
@@ -959,7 +1026,7 @@ fn activation_offload_moves_in_flight_activations_to_the_host() {
     s.training.activation_offload = Some(1.0);
     let off = estimate(&s).unwrap();
     let layer = paracalc::engine::memory::activations::layer_bytes(&s);
-    let (b0, o0) = (&base.memory.stages[0], &off.memory.stages[0]);
+    let (b0, o0) = (&base.memory.stages()[0], &off.memory.stages()[0]);
     // Stage 0 holds p = 4 micro-batches of its 8 layers; 3 of them go to the host.
     assert_eq!(b0.in_flight_micro_batches, 4.0);
     let moved = 3.0 * 8.0 * layer;

@@ -368,7 +368,7 @@ fn megatron_theoretical_memory_for_moe_and_mla() {
     }));
     let e = estimate(&v3).unwrap();
     within(
-        e.memory.stages[0].model_states_bytes(),
+        e.memory.stages()[0].model_states_bytes(),
         130_739_729_328.0,
         0.03,
         "DeepSeek-V3 states",
@@ -384,7 +384,7 @@ fn megatron_theoretical_memory_for_moe_and_mla() {
     }));
     let e = estimate(&mx).unwrap();
     within(
-        e.memory.stages[0].model_states_bytes(),
+        e.memory.stages()[0].model_states_bytes(),
         73_671_800_832.0,
         0.03,
         "Mixtral states",
@@ -405,7 +405,7 @@ fn deepseek_v3_on_2048_h800s() {
         "cluster": {"gpu": "h800-sxm5-80gb", "num_gpus": 2048, "gpus_per_node": 8}
     }));
     let e = estimate(&s).unwrap();
-    assert_eq!(e.memory.stages.len(), 16);
+    assert_eq!(e.memory.stages().len(), 16);
     // Stage 0 holds the three dense layers and the embedding; the last stage the MTP module.
     // Transformer Engine keeps the linear layers' inputs in FP8 (as the report's §3.3.3 caches
     // them). With the even split (3, 3, 4, …, 4, 3 layers) and 1F1B, stage 2 holds 4 layers for
@@ -413,7 +413,7 @@ fn deepseek_v3_on_2048_h800s() {
     // the engine proposes (fewer layers where more micro-batches are in flight) fits, no slower.
     let gib = |b: f64| b / 1073741824.0;
     assert!(!e.memory.fits);
-    assert_eq!(e.memory.stages[2].layers, 4);
+    assert_eq!(e.memory.stages()[2].layers, 4);
     assert!(
         (gib(e.memory.peak_bytes) - 89.4).abs() < 0.1,
         "{:.2}",
@@ -549,8 +549,8 @@ fn memory_chart_separates_expert_states() {
     }));
     let e = estimate(&s).unwrap();
     // Stage 0 holds only the three dense layers: no experts; stage 1 holds MoE layers.
-    assert_eq!(Component::ExpertStates.bytes(&e.memory.stages[0]), 0.0);
-    let st = &e.memory.stages[1];
+    assert_eq!(Component::ExpertStates.bytes(&e.memory.stages()[0]), 0.0);
+    let st = &e.memory.stages()[1];
     let experts = Component::ExpertStates.bytes(st);
     // 3 MoE layers × 4 local experts × 3·7168·2048 weights, bf16 + fp32 grads (6 B) and the
     // optimizer's 12 B over the expert-data-parallel group of 128/64 = 2.

@@ -62,8 +62,8 @@ fn check_estimate(s: &Scenario) -> Result<(), TestCaseError> {
                 return Err(TestCaseError::fail(format!("{e}\n{}", s.to_json_pretty())));
             }
             // With a memory model in place, one stage per pipeline rank.
-            if !est.memory.stages.is_empty() {
-                prop_assert_eq!(est.memory.stages.len() as u64, s.parallel.pp);
+            if !est.memory.stages().is_empty() {
+                prop_assert_eq!(est.memory.stages().len() as u64, s.parallel.pp);
             }
         }
         Err(e) => {

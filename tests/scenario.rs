@@ -434,16 +434,16 @@ fn new_schedules_move_the_bubble_and_memory_the_sources_way() {
     assert!(zb.time.weight_grad_s > 0.0 && zb.time.weight_grad_s < zb.time.backward_s);
     assert!(dual.time.bubble_s < one.time.bubble_s);
     // Same activation memory on stage 0 for ZB-H1 as for 1F1B.
-    let a = |e: &paracalc::engine::Estimate, r: usize| e.memory.stages[r].activations_bytes;
+    let a = |e: &paracalc::engine::Estimate, r: usize| e.memory.stages()[r].activations_bytes;
     assert_eq!(a(&zb, 0), a(&one, 0));
     // DualPipe rank 1 holds stages 1 and 14: 12 layers, twice the 6 of 1F1B.
-    assert_eq!(dual.memory.stages[1].layers, 12);
+    assert_eq!(dual.memory.stages()[1].layers, 12);
     assert!(
-        (dual.memory.stages[1].weights_bytes / one.memory.stages[1].weights_bytes - 2.0).abs()
+        (dual.memory.stages()[1].weights_bytes / one.memory.stages()[1].weights_bytes - 2.0).abs()
             < 1e-9
     );
-    assert_eq!(dual.memory.stages[1].in_flight_micro_batches, 8.5);
+    assert_eq!(dual.memory.stages()[1].in_flight_micro_batches, 8.5);
     // DualPipeV: rank 0 holds the embedding and the output layer.
-    assert_eq!(dualv.memory.stages[0].in_flight_micro_batches, 16.5);
-    assert!(dualv.memory.stages[0].params > dualv.memory.stages[15].params);
+    assert_eq!(dualv.memory.stages()[0].in_flight_micro_batches, 16.5);
+    assert!(dualv.memory.stages()[0].params > dualv.memory.stages()[15].params);
 }

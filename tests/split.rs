@@ -11,7 +11,7 @@ const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 /// stage, divided by its layers, the stage holding neither embedding nor output).
 fn one_layer_states(s: &Scenario) -> f64 {
     let e = estimate(s).unwrap();
-    let mid = &e.memory.stages[1];
+    let mid = &e.memory.stages()[1];
     mid.model_states_bytes() / mid.layers as f64
 }
 
@@ -172,7 +172,7 @@ fn deepseek_v3_ends_outweigh_four_layers() {
         let layer = one_layer_states(&s);
         let ends = e
             .memory
-            .stages
+            .stages()
             .iter()
             .map(|st| st.model_states_bytes() - st.layers as f64 * layer)
             .fold(0.0, f64::max);
@@ -237,7 +237,7 @@ fn llama_405b_on_1f1b_no_split_as_fast_as_even_is_balanced() {
         as_fast += 1;
         let (lo, hi) = e
             .memory
-            .stages
+            .stages()
             .iter()
             .fold((f64::INFINITY, 0.0_f64), |(lo, hi), st| {
                 (lo.min(st.total_bytes), hi.max(st.total_bytes))
@@ -312,7 +312,7 @@ fn deepseek_v3_dualpipe_cannot_be_balanced_within_one_layer() {
     let layer = one_layer_states(&s);
     let e = estimate(&s).unwrap();
     let by_layers = |n: u64| {
-        e.memory.stages[1..15]
+        e.memory.stages()[1..15]
             .iter()
             .find(|st| st.layers == n)
             .map(|st| st.total_bytes)

@@ -92,7 +92,7 @@ pub fn render(s: &Scenario, e: &Estimate) -> String {
         "in-flight",
         "headroom"
     );
-    for st in &mem.stages {
+    for st in &mem.stages() {
         let _ = writeln!(
             o,
             "{:>5} {:>6} {:>9.1} {:>8.2} {:>8.2} {:>9.2} {:>11.2} {:>7.2} {:>8.2} {:>8.2} {:>9.2}{}",
@@ -114,7 +114,7 @@ pub fn render(s: &Scenario, e: &Estimate) -> String {
             }
         );
     }
-    if let Some(st) = mem.stages.get(mem.peak_stage as usize) {
+    if let Some(st) = &mem.stage(mem.peak_stage) {
         let _ = writeln!(
             o,
             "other on stage {} (GiB): CUDA context {:.2}, NCCL buffers {:.2}, allocator reserve {:.2}, transient buffers {:.2}",
@@ -126,7 +126,7 @@ pub fn render(s: &Scenario, e: &Estimate) -> String {
         );
     }
     let host: f64 = mem
-        .stages
+        .stages()
         .iter()
         .map(|st| st.host_bytes)
         .fold(0.0, f64::max);

@@ -114,7 +114,7 @@ pub fn compare(cases: &[Value]) -> Comparison {
                 .map_err(|e| e.to_string()),
         };
         if let Ok(e) = &est {
-            if !oom && !e.memory.fits && !e.memory.stages.is_empty() {
+            if !oom && !e.memory.fits && !e.memory.rows.is_empty() {
                 let (peak, cap) = (e.memory.peak_bytes / GIB, e.memory.capacity_bytes / GIB);
                 not_fitting.push((id.clone(), peak, cap));
             }
@@ -158,7 +158,7 @@ pub fn compare(cases: &[Value]) -> Comparison {
                 "oom",
                 1.0,
                 est.as_ref().map_err(Clone::clone).and_then(|e| {
-                    if e.memory.stages.is_empty() {
+                    if e.memory.rows.is_empty() {
                         Err("the memory model gave no stages.".to_string())
                     } else {
                         Ok(if e.memory.fits { 0.0 } else { 1.0 })
@@ -182,7 +182,12 @@ fn memory_gib(e: &Estimate, kind: &str) -> Result<f64, String> {
         "allocator_peak" => |s| s.allocator_reserved_bytes() - s.allocator_reserve_bytes,
         other => return Err(format!("unknown memory_kind \"{other}\".")),
     };
-    let peak = e.memory.stages.iter().map(metric).fold(f64::NAN, f64::max);
+    let peak = e
+        .memory
+        .stages()
+        .iter()
+        .map(metric)
+        .fold(f64::NAN, f64::max);
     if peak.is_nan() {
         return Err("the memory model gave no stages.".to_string());
     }

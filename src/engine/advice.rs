@@ -698,7 +698,7 @@ pub struct Overflow {
 /// The stages of `m` that do not fit, largest overflow first, each broken down by part.
 pub fn overflow(m: &MemoryEstimate) -> Vec<Overflow> {
     let mut out: Vec<Overflow> = m
-        .stages
+        .rows
         .iter()
         .filter(|st| st.total_bytes > m.capacity_bytes)
         .map(|st| Overflow {

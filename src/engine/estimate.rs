@@ -22,7 +22,7 @@ pub struct Estimate {
 
 /// Memory of one GPU of one pipeline stage (all its `vp` chunks), in bytes.
 /// `total_bytes = weights + gradients + optimizer + activations + other`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct StageMemory {
     /// Pipeline rank, from 0.
     pub stage: u64,
@@ -79,8 +79,11 @@ impl StageMemory {
 /// Per-GPU memory for every stage, and whether the plan fits.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct MemoryEstimate {
-    /// One entry per pipeline rank, in order.
-    pub stages: Vec<StageMemory>,
+    /// One row per pipeline rank, in order, kept as runs of ranks and worked out when read
+    /// ([`MemoryEstimate::stages`], [`MemoryEstimate::stage`]; serialised as `stages`, the list
+    /// of rows).
+    #[serde(rename = "stages")]
+    pub rows: super::memory::rows::Rows,
     /// Largest stage total, bytes.
     pub peak_bytes: f64,
     /// Which stage has the peak.
@@ -99,6 +102,18 @@ pub struct MemoryEstimate {
     /// worked them out, for the time model of the same estimate (not serialised).
     #[serde(skip)]
     pub runs: Vec<super::runs::Run>,
+}
+
+impl MemoryEstimate {
+    /// Every pipeline rank's row, in order.
+    pub fn stages(&self) -> Vec<StageMemory> {
+        self.rows.iter().collect()
+    }
+
+    /// Pipeline rank `r`'s row.
+    pub fn stage(&self, r: u64) -> Option<StageMemory> {
+        self.rows.get(r)
+    }
 }
 
 /// Communication time by kind, seconds per step.

@@ -40,7 +40,7 @@
 //! }"#)?;
 //! assert_eq!(params::total_params(&s.model), 8_030_261_248.0); // Llama 3 8B
 //! let e = estimate(&s)?;
-//! let first = &e.memory.stages[0];
+//! let first = &e.memory.stages()[0];
 //! let parts = first.weights_bytes + first.gradients_bytes + first.optimizer_bytes
 //!     + first.activations_bytes + first.other_bytes;
 //! assert!((first.total_bytes - parts).abs() < 1.0);
@@ -52,6 +52,7 @@ pub mod activations;
 pub mod experts;
 pub mod overhead;
 pub mod params;
+pub mod rows;
 pub mod states;
 
 use super::estimate::{MemoryEstimate, StageMemory};
@@ -62,9 +63,10 @@ use crate::scenario::{GpuSpec, Scenario};
 use overhead::GIB;
 
 /// Fills `out` with the memory of every stage of `s` on `gpu`. `s` is already validated; the
-/// function never panics and allocates only when `out.stages` or `out.runs` must grow.
+/// function never panics and allocates only when `out.rows` or `out.runs` must grow. The
+/// per-rank rows are kept as runs ([`rows`]) and worked out when read.
 pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
-    out.stages.clear();
+    out.rows.clear();
     out.runs.clear();
     // The model's layer shape and per-GPU parameters, resolved once for the activations and the
     // parameter counts, and kept in `out.model` for the time model (built in place: no copy).
@@ -73,108 +75,70 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
         .model
         .insert((shape, params::ShardedParams::with_shape(s, &shape)));
     let layer_bytes = activations::LayerBytes::with_shape(s, shape);
-    let embedding = activations::embedding_bytes(s);
-    let output = activations::output_bytes(s);
     let logits = activations::logits_transient_bytes(s);
-    let cuda_context = s.overhead.cuda_context_gib() * GIB;
-    let comm_buffers = s.overhead.comm_buffers_gib(overhead::communicators(s)) * GIB;
-    let reserve = s.overhead.allocator_reserve_pct() / 100.0;
-    let calibration_offset = s.calibration.memory_gib() * GIB;
-    let capacity = gpu.capacity_gib() * GIB;
     let schedule = s.parallel.schedule();
     let opt_off = s.training.optimizer_offload();
-    let act_off = s.training.activation_offload();
-
-    let mut peak = f64::NEG_INFINITY;
-    let mut peak_stage = 0;
-    // What a stage holds depends only on its layers and whether it holds the embedding or the
-    // output layer, so the ranks of one run ([`runs`]) share one computation.
-    let mixer = layers::StageMixer::new(s);
-    let flight = activations::InFlight::of(s);
-    for run in Runs::new(&mixer, |r| mixer.mix(r)) {
-        let h = Held::of(s, sharded, &layer_bytes, run.holds, opt_off);
-        let (mix, has_emb, has_out) = (run.holds.mix, run.holds.embedding, run.holds.output);
-        let (gp, st, experts, opt_host) = (h.gp, h.st, h.experts, h.opt_host);
-        out.runs.push(run.clone());
-        // Per run: what every rank of it shares.
-        let (layers, params, stored, working, other_buffers) = (
-            mix.layers(),
-            gp.total(),
-            h.stored,
-            h.working,
-            h.other_buffers,
-        );
-        let states = st.total();
+    let terms = rows::RowTerms {
+        embedding: activations::embedding_bytes(s),
+        output: activations::output_bytes(s),
+        cuda_context: s.overhead.cuda_context_gib() * GIB,
+        comm_buffers: s.overhead.comm_buffers_gib(overhead::communicators(s)) * GIB,
+        reserve: s.overhead.allocator_reserve_pct() / 100.0,
+        calibration_offset: s.calibration.memory_gib() * GIB,
+        act_off: s.training.activation_offload(),
         // Where the output layer ends a path through a rank that holds other stages too
         // (DualPipe's two directions, the V of zb-v and dualpipev), its backward follows its
         // forward at once, as on 1F1B's last stage: one micro-batch of it is alive.
-        let out_once = schedule.v_shape() || schedule == crate::scenario::Schedule::DualPipe;
-        let heads = 1.0 + mix.mtp as f64;
+        out_once: schedule.v_shape() || schedule == crate::scenario::Schedule::DualPipe,
+    };
+    let capacity = gpu.capacity_gib() * GIB;
+
+    // What a stage holds depends only on its layers and whether it holds the embedding or the
+    // output layer, so the ranks of one run ([`runs`]) share one computation.
+    let mixer = layers::StageMixer::new(s);
+    out.rows.terms = terms;
+    out.rows.flight = Some(activations::InFlight::of(s));
+    for run in Runs::new(&mixer, |r| mixer.mix(r)) {
+        let h = Held::of(s, sharded, &layer_bytes, run.holds, opt_off);
+        let (mix, has_out) = (run.holds.mix, run.holds.output);
+        let (gp, st, experts) = (h.gp, h.st, h.experts);
         // The parts of a row every rank of the run shares.
         let shared = StageMemory {
             stage: 0,
-            layers,
-            params,
+            layers: mix.layers(),
+            params: gp.total(),
             weights_bytes: st.weights,
             gradients_bytes: st.gradients,
             optimizer_bytes: st.optimizer,
-            cuda_context_bytes: cuda_context,
-            comm_buffers_bytes: comm_buffers,
-            other_buffers_bytes: other_buffers,
+            cuda_context_bytes: terms.cuda_context,
+            comm_buffers_bytes: terms.comm_buffers,
+            other_buffers_bytes: h.other_buffers,
             expert_weights_bytes: experts.weights,
             expert_gradients_bytes: experts.gradients,
             expert_optimizer_bytes: experts.optimizer,
             ..StageMemory::default()
         };
-        // The loss's logits copy and a layer's recompute working set are not alive together.
-        let transient = if has_out {
-            working.max(logits)
-        } else {
-            working
-        };
-        // Rank by rank, only what follows from its in-flight micro-batches.
-        out.stages.extend(run.ranks.map(|r| {
-            let in_flight = flight.at(r);
-            // Activation offload: the offloaded share of every in-flight micro-batch's layer
-            // activations waits in host memory; one micro-batch's share stays on the GPU while
-            // it is copied out or back in (double buffering). Nothing without offload.
-            let act_host = if act_off > 0.0 {
-                stored * act_off * (in_flight - 1.0).max(0.0)
+        out.rows.runs.push(rows::RunRows {
+            first: run.ranks.start,
+            end: run.ranks.end,
+            shared,
+            stored: h.stored,
+            // The loss's logits copy and a layer's recompute working set are not alive
+            // together.
+            transient: if has_out {
+                h.working.max(logits)
             } else {
-                0.0
-            };
-            let mut act = stored * in_flight - act_host;
-            if has_emb {
-                act += embedding * in_flight;
-            }
-            if has_out {
-                // The output layer, and each MTP module's pass through the shared head.
-                let out_in_flight = if out_once { 1.0 } else { in_flight };
-                act += heads * output * out_in_flight;
-            }
-            act += transient;
-            let allocated = states + act + other_buffers;
-            // The calibration's memory offset (scenario::calibration) is reserve the model does
-            // not count; a negative one never takes the stage below its CUDA context and buffers.
-            let allocator_reserve = (reserve * allocated + calibration_offset).max(-allocated);
-            let other = cuda_context + comm_buffers + allocator_reserve + other_buffers;
-            let total = states + act + other;
-            if total > peak {
-                peak = total;
-                peak_stage = r;
-            }
-            StageMemory {
-                stage: r,
-                activations_bytes: act,
-                other_bytes: other,
-                allocator_reserve_bytes: allocator_reserve,
-                in_flight_micro_batches: in_flight,
-                host_bytes: opt_host + act_host,
-                total_bytes: total,
-                ..shared
-            }
-        }));
+                h.working
+            },
+            states: st.total(),
+            opt_host: h.opt_host,
+            heads: 1.0 + mix.mtp as f64,
+            has_emb: run.holds.embedding,
+            has_out,
+        });
+        out.runs.push(run);
     }
+    let (mut peak, peak_stage) = out.rows.peak();
     if !peak.is_finite() {
         peak = 0.0;
     }

@@ -579,8 +579,8 @@ impl Searcher {
     /// stage holds at least their mean. When that mean alone exceeds the GPU, no split fits.
     fn split_may_fit(&self) -> bool {
         let m = &self.estimate.memory;
-        let states: f64 = m.stages.iter().map(|st| st.model_states_bytes()).sum();
-        states / (m.stages.len().max(1) as f64) <= m.capacity_bytes
+        let states: f64 = m.rows.iter().map(|st| st.model_states_bytes()).sum();
+        states / (m.rows.len().max(1) as f64) <= m.capacity_bytes
     }
 
     /// Whether a layout that does not fit may still be rescued by a better stage split (the

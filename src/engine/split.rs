@@ -136,7 +136,7 @@ impl Score {
     fn of(e: &Estimate) -> Score {
         let (lo, hi) = e
             .memory
-            .stages
+            .rows
             .iter()
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), s| {
                 (lo.min(s.total_bytes), hi.max(s.total_bytes))

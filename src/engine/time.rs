@@ -95,8 +95,8 @@ pub fn fill(
     // 4. Data parallel, optimizer and offloading, for the critical stage's parameters.
     let held = stages.crit_holds;
     // Its parameters on one GPU: the count its memory row holds, else worked out again.
-    let stage_params = match memory.stages.get(crit.stage as usize) {
-        Some(row) => row.params,
+    let stage_params = match memory.rows.run_of(crit.stage) {
+        Some(run) => run.shared.params,
         None => x
             .sharded
             .placed(held.mix, held.embedding, held.output)

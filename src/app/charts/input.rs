@@ -206,7 +206,7 @@ mod tests {
         let (x, y) = memory::segment_center(&e.memory, 800, 400, 2, memory::Component::Weights)
             .expect("stage 2 has weights");
         let tip = chart.tooltip(800, 400, x, y).expect("a segment");
-        let w = super::super::style::fmt_bytes(e.memory.stages[2].weights_bytes);
+        let w = super::super::style::fmt_bytes(e.memory.stages()[2].weights_bytes);
         assert!(
             tip.starts_with(&format!("Stage 2: Weights {w} of ")),
             "{tip}"

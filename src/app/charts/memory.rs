@@ -103,7 +103,7 @@ fn stage_total(s: &StageMemory) -> f64 {
 
 /// Whether any stage holds routed experts (the legend lists expert states only then).
 fn any_experts(data: &MemoryEstimate) -> bool {
-    data.stages
+    data.stages()
         .iter()
         .any(|s| Component::ExpertStates.bytes(s) > 0.0)
 }
@@ -136,13 +136,18 @@ struct Geometry {
 }
 
 fn geometry(data: &MemoryEstimate, width: u32, height: u32) -> Option<Geometry> {
-    let n = data.stages.len();
+    let n = data.stages().len();
     if n == 0 {
         return None;
     }
     let capacity = clean(data.capacity_bytes);
-    let any_over = capacity > 0.0 && data.stages.iter().any(|s| stage_total(s) > capacity);
-    let top = data.stages.iter().map(stage_total).fold(capacity, f64::max) / GIB;
+    let any_over = capacity > 0.0 && data.stages().iter().any(|s| stage_total(s) > capacity);
+    let top = data
+        .stages()
+        .iter()
+        .map(stage_total)
+        .fold(capacity, f64::max)
+        / GIB;
     if top <= 0.0 {
         return None;
     }
@@ -182,7 +187,7 @@ pub fn draw<DB: DrawingBackend>(
 ) -> Result<(), ChartError> {
     let (w, h) = root.dim_in_pixel();
     let Some(g) = geometry(data, w, h) else {
-        let msg = if data.stages.is_empty() {
+        let msg = if data.stages().is_empty() {
             "No pipeline stages to show."
         } else {
             "All memory figures are zero: nothing to draw yet."
@@ -191,7 +196,7 @@ pub fn draw<DB: DrawingBackend>(
     };
     let p = &style.palette;
     let capacity = clean(data.capacity_bytes);
-    let totals: Vec<f64> = data.stages.iter().map(stage_total).collect();
+    let totals: Vec<f64> = data.stages().iter().map(stage_total).collect();
     let over: Vec<bool> = totals
         .iter()
         .map(|&t| capacity > 0.0 && t > capacity)
@@ -230,7 +235,7 @@ pub fn draw<DB: DrawingBackend>(
         &legend(style, n_over > 0, any_experts(data)),
     )?;
 
-    let n = data.stages.len();
+    let n = data.stages().len();
     let mut chart = build(root, g.rect, g.x.clone(), g.y.clone())?;
     let x_fmt = |v: &f64| {
         let r = v.round();
@@ -256,7 +261,7 @@ pub fn draw<DB: DrawingBackend>(
 
     // Stacked segments, one rectangle per non-zero component.
     let mut rects = Vec::with_capacity(n * Component::ALL.len());
-    for (i, s) in data.stages.iter().enumerate() {
+    for (i, s) in data.stages().iter().enumerate() {
         let x = i as f64;
         let mut base = 0.0;
         for c in Component::ALL {
@@ -362,7 +367,7 @@ pub fn segment_at(
     if (sx - i).abs() > g.half || i < 0.0 {
         return None;
     }
-    let stage = data.stages.get(i as usize)?;
+    let stage = &data.stage(i as u64)?;
     let at = g.rect.unmap_y(y, &g.y) * GIB;
     let mut base = 0.0;
     for c in Component::ALL {
@@ -389,7 +394,7 @@ pub fn segment_center(
     component: Component,
 ) -> Option<(f64, f64)> {
     let g = geometry(data, width, height)?;
-    let s = data.stages.get(stage)?;
+    let s = &data.stage(stage as u64)?;
     let mut base = 0.0;
     for c in Component::ALL {
         let b = c.bytes(s);
@@ -423,7 +428,7 @@ pub fn tooltip(m: &MemoryEstimate, width: u32, height: u32, x: f64, y: f64) -> O
 pub fn summary(m: &MemoryEstimate) -> String {
     format!(
         "Memory per GPU for {} pipeline stages: peak {} on stage {} of {} usable; {}.",
-        m.stages.len(),
+        m.stages().len(),
         fmt_bytes(m.peak_bytes),
         m.peak_stage,
         fmt_bytes(m.capacity_bytes),

@@ -78,7 +78,7 @@ pub fn fixes(props: &FixesProps) -> Html {
         <section class="fixes card" id="fixes" aria-labelledby="fixes-title">
             <h2 id="fixes-title">{ "Does not fit: where and what to change" }</h2>
             <p>{ format!("{stages} of {} pipeline stage{} exceed{} the {} a GPU can use:",
-                m.stages.len(), if m.stages.len() == 1 { "" } else { "s" },
+                m.rows.len(), if m.rows.len() == 1 { "" } else { "s" },
                 if stages == 1 { "s" } else { "" }, format::gib(m.capacity_bytes)) }</p>
             <ul class="overflow" id="fixes-overflow">
                 { for over.iter().take(STAGES_LISTED).map(|o| {

@@ -520,7 +520,7 @@ pub fn in_flight_micro_batches(s: &Scenario, stage: u64) -> f64 {
 
 /// [`in_flight_micro_batches`] for every stage of one scenario: the pipeline's degrees, the
 /// micro-batches and the schedule read once.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct InFlight {
     p: u64,
     v: u64,
@@ -540,27 +540,44 @@ impl InFlight {
         }
     }
 
+    /// [`InFlight::at`] for the consecutive ranks `ranks`, in order: an affine count per rank,
+    /// `min(a − step·k, cap) / div` for the `k`-th of them, in exact float arithmetic (every
+    /// count is a whole number far below 2⁵³), so a run of ranks reads no schedule per rank.
+    #[inline]
+    pub fn over(&self, ranks: std::ops::Range<u64>) -> impl Iterator<Item = (u64, f64)> {
+        let (p, v, m) = (self.p, self.v, self.m);
+        let first = ranks.start.min(p - 1);
+        // (a, step, cap, div) of rank `first`.
+        let (a, step, cap, div) = if p == 1 {
+            (1.0, 0.0, f64::INFINITY, 1.0)
+        } else {
+            match self.schedule {
+                Schedule::Gpipe => (m as f64, 0.0, f64::INFINITY, 1.0),
+                Schedule::Interleaved if v > 1 => {
+                    let chunks = (p - first - 1)
+                        .saturating_mul(2)
+                        .saturating_add((v - 1).saturating_mul(p))
+                        .saturating_add(1);
+                    (chunks as f64, 2.0, m.saturating_mul(v) as f64, v as f64)
+                }
+                Schedule::ZbV => (p.min(m) as f64, 0.0, f64::INFINITY, 1.0),
+                Schedule::DualPipe => (p as f64 + 1.0, 0.0, f64::INFINITY, 2.0),
+                Schedule::DualPipeV => (2.0 * p as f64 + 1.0, 0.0, f64::INFINITY, 2.0),
+                _ => ((p - first) as f64, 1.0, m as f64, 1.0),
+            }
+        };
+        let mut next = a;
+        ranks.map(move |r| {
+            let n = next.min(cap) / div;
+            next -= step;
+            (r, n)
+        })
+    }
+
     /// Micro-batches whose activations stage `stage` holds at its peak.
     #[inline]
     pub fn at(&self, stage: u64) -> f64 {
-        let (p, v, m) = (self.p, self.v, self.m);
-        let r = stage.min(p - 1);
-        if p == 1 {
-            return 1.0;
-        }
-        match self.schedule {
-            Schedule::Gpipe => m as f64,
-            Schedule::Interleaved if v > 1 => {
-                let chunks = (p - r - 1)
-                    .saturating_mul(2)
-                    .saturating_add((v - 1).saturating_mul(p))
-                    .saturating_add(1);
-                chunks.min(m.saturating_mul(v)) as f64 / v as f64
-            }
-            Schedule::ZbV => p.min(m) as f64,
-            Schedule::DualPipe => (p as f64 + 1.0) / 2.0,
-            Schedule::DualPipeV => (2.0 * p as f64 + 1.0) / 2.0,
-            _ => (p - r).min(m) as f64,
-        }
+        let r = stage.min(self.p - 1);
+        self.over(r..r + 1).next().map_or(1.0, |(_, n)| n)
     }
 }

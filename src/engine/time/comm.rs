@@ -178,6 +178,19 @@ pub enum Algorithm {
 
 const US: f64 = 1e-6;
 
+/// `log2(n)` of a node count `n ≥ 1`: for a power of two (the usual cluster) its binary
+/// exponent, the exact value libm returns too, without the call; libm otherwise.
+#[inline]
+fn log2_nodes(n: f64) -> f64 {
+    const MANTISSA: u64 = (1 << 52) - 1;
+    let bits = n.to_bits();
+    if n >= 1.0 && bits & MANTISSA == 0 {
+        ((bits >> 52) as i64 - 1023) as f64
+    } else {
+        n.log2()
+    }
+}
+
 /// The links of one GPU type as every group of a layout sees them: the NVLink (or PCIe) domain
 /// and its bandwidth, the NIC, NVLS and the LL ceiling of its generation. Read once per layout
 /// ([`super::groups::Groups::of`]) rather than once per group.
@@ -344,9 +357,9 @@ impl Group {
             return None;
         }
         let (steps, inter) = (2.0 * (self.n - 1.0), 2.0 * (self.nodes - 1.0));
-        // The tree's levels across nodes, `log2(N)`: none inside one node (no libm call).
+        // The tree's levels across nodes, `log2(N)`: none inside one node.
         let levels = if self.multi_node() {
-            self.nodes.log2()
+            log2_nodes(self.nodes)
         } else {
             0.0
         };
@@ -632,6 +645,16 @@ mod tests {
         let ar = g.all_reduce_choice(1e6).unwrap();
         assert_eq!(ar.algorithm, Algorithm::Tree);
         assert!(ar.time_s < 1e-3, "{}", ar.time_s);
+    }
+
+    #[test]
+    fn node_levels_are_libms_log2() {
+        for n in 1..=5000_u32 {
+            let n = f64::from(n);
+            assert_eq!(log2_nodes(n).to_bits(), n.log2().to_bits(), "{n}");
+        }
+        assert_eq!(log2_nodes(1024.0), 10.0);
+        assert_eq!(log2_nodes(3.0), 3.0_f64.log2());
     }
 
     #[test]
