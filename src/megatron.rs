@@ -251,6 +251,17 @@ pub fn launch_args(s: &Scenario) -> String {
         _ => {}
     }
     let opt_off = t.optimizer_offload();
+    // Megatron-LM's precision-aware optimizer (arguments.py @d98e8a6): bf16 Adam moments
+    // (`training.optimizer_states`) are its `--exp-avg-dtype`/`--exp-avg-sq-dtype`, and
+    // `--optimizer-cpu-offload` asserts it is on.
+    let bf16_moments = t.optimizer_states() == crate::scenario::OptimizerStates::Bf16;
+    if bf16_moments || opt_off > 0.0 {
+        arg("--use-precision-aware-optimizer".into());
+    }
+    if bf16_moments {
+        arg("--exp-avg-dtype bf16".into());
+        arg("--exp-avg-sq-dtype bf16".into());
+    }
     if opt_off > 0.0 {
         arg("--optimizer-cpu-offload".into());
         arg(format!("--optimizer-offload-fraction {opt_off}"));

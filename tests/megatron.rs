@@ -195,3 +195,33 @@ fn fp8_recipe_and_attention_kernel_become_flags() {
         "{args}"
     );
 }
+
+#[test]
+fn bf16_moments_become_the_precision_aware_optimizer() {
+    use paracalc::scenario::OptimizerStates;
+    let mut s = model_preset("llama3-8b").unwrap().scenario();
+    // Default fp32 moments: no precision-aware flags.
+    let args = launch_args(&s);
+    assert!(!args.contains("--use-precision-aware-optimizer"), "{args}");
+    assert!(!args.contains("--exp-avg-dtype"));
+    // bf16 moments (Megatron-LM arguments.py @d98e8a6).
+    s.training.optimizer_states = Some(OptimizerStates::Bf16);
+    let args = launch_args(&s);
+    let l = lines(&args);
+    for flag in [
+        "--use-precision-aware-optimizer",
+        "--exp-avg-dtype bf16",
+        "--exp-avg-sq-dtype bf16",
+        "--use-distributed-optimizer",
+    ] {
+        assert!(l.contains(&flag), "{flag}: {args}");
+    }
+    // Optimizer offload asserts the precision-aware optimizer (arguments.py), emitted once.
+    s.training.optimizer_offload = Some(0.5);
+    let args = launch_args(&s);
+    assert_eq!(args.matches("--use-precision-aware-optimizer").count(), 1, "{args}");
+    s.training.optimizer_states = None;
+    let args = launch_args(&s);
+    assert!(lines(&args).contains(&"--use-precision-aware-optimizer"), "{args}");
+    assert!(!args.contains("--exp-avg-dtype"));
+}

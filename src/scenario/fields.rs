@@ -35,7 +35,7 @@
 
 use super::{
     gpu_preset, AttentionKernel, Calibration, CustomGpu, FfnAct, Fp8Recipe, Framework, FsdpStyle,
-    GpuChoice, GpuSpec, LossKernel, Mla, Moe, MoeDispatcher, Precision, Recompute,
+    GpuChoice, GpuSpec, LossKernel, Mla, Moe, MoeDispatcher, OptimizerStates, Precision, Recompute,
     RecomputeModules, Scenario, Schedule, GPU_PRESETS,
 };
 use std::borrow::Cow;
@@ -834,6 +834,14 @@ fields! {
         kind: Kind::Choice(&["unfused", "vocab_parallel", "fused"]), optional: true,
         get: |s| opt_choice(s.training.loss_kernel, LossKernel::as_str),
         set: |s, v| { s.training.loss_kernel = v.opt_choice(LossKernel::ALL, LossKernel::as_str)?; Ok(()) },
+    }
+    /// `training.optimizer_states`.
+    OptimizerStates {
+        path: "training.optimizer_states", key: "optst", label: "Adam moments", unit: "",
+        help: "Number format of Adam's two moments; master weights and gradients keep theirs (DeepSeek-V3: bf16). bf16 = Megatron --use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16 (which then also keeps a bf16 model's fp32 master as 16 remainder bits), torchtitan fused_opt_states_bf16; empty = fp32.",
+        kind: Kind::Choice(&["fp32", "bf16"]), optional: true,
+        get: |s| opt_choice(s.training.optimizer_states, OptimizerStates::as_str),
+        set: |s, v| { s.training.optimizer_states = v.opt_choice(OptimizerStates::ALL, OptimizerStates::as_str)?; Ok(()) },
     }
     /// `training.recompute_modules`.
     RecomputeModules {
@@ -1686,6 +1694,8 @@ mod tests {
         assert_eq!(ids(FieldId::AttentionKernel), attk);
         let loss: Vec<&str> = LossKernel::ALL.iter().map(|x| x.as_str()).collect();
         assert_eq!(ids(FieldId::LossKernel), loss);
+        let optst: Vec<&str> = OptimizerStates::ALL.iter().map(|x| x.as_str()).collect();
+        assert_eq!(ids(FieldId::OptimizerStates), optst);
         let fsdp: Vec<&str> = FsdpStyle::ALL.iter().map(|x| x.as_str()).collect();
         assert_eq!(ids(FieldId::FsdpStyle), fsdp);
         let disp: Vec<&str> = MoeDispatcher::ALL.iter().map(|x| x.as_str()).collect();

@@ -62,6 +62,9 @@ pub struct Training {
     /// The cross-entropy kernel at the loss. Optional; `None` means the stack's
     /// ([`Training::loss_kernel`]).
     pub loss_kernel: Option<LossKernel>,
+    /// The number format of Adam's two moments. Optional; `None` means fp32
+    /// ([`Training::optimizer_states`]).
+    pub optimizer_states: Option<OptimizerStates>,
 }
 
 impl Default for Training {
@@ -87,6 +90,7 @@ impl Default for Training {
             recompute_early_stop: None,
             recompute_modules: None,
             loss_kernel: None,
+            optimizer_states: None,
         }
     }
 }
@@ -132,6 +136,13 @@ impl Training {
             } else {
                 LossKernel::Unfused
             })
+    }
+
+    /// The moments' format: `training.optimizer_states`, else fp32 (every stack's default:
+    /// PyTorch's Adam allocates them like the fp32 master parameter, Megatron-Core's
+    /// `exp_avg_dtype` and `exp_avg_sq_dtype` default to fp32).
+    pub fn optimizer_states(&self) -> OptimizerStates {
+        self.optimizer_states.unwrap_or(OptimizerStates::Fp32)
     }
 
     /// Offloaded fraction of the optimizer states, 0..1 (default 0).
@@ -227,6 +238,45 @@ impl LossKernel {
             LossKernel::Unfused => "unfused",
             LossKernel::VocabParallel => "vocab_parallel",
             LossKernel::Fused => "fused",
+        }
+    }
+}
+
+/// The number format Adam keeps its first and second moments (`exp_avg`, `exp_avg_sq`) in;
+/// the master weights and the gradients keep theirs.
+///
+/// bf16 moments are DeepSeek-V3's recipe (arXiv 2412.19437 §3.3.3, "Low-Precision Optimizer
+/// States": the AdamW moments tracked in BF16, master weights and gradients kept in FP32).
+/// Megatron-Core runs them with its precision-aware optimizer (`--use-precision-aware-optimizer
+/// --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16`, `megatron/training/arguments.py` @d98e8a6;
+/// Transformer Engine's `FusedAdam`, distributed optimizer only), torchtitan with
+/// `optimizer.implementation = "fused_opt_states_bf16"` (`components/optimizer/optimizer.py`,
+/// since #2732, 2026-04). DeepSpeed's ZeRO optimizers keep fp32 moments (no switch).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptimizerStates {
+    /// 4 B per moment (the default).
+    Fp32,
+    /// 2 B per moment.
+    Bf16,
+}
+
+impl OptimizerStates {
+    /// All values, for dropdowns.
+    pub const ALL: &'static [OptimizerStates] = &[OptimizerStates::Fp32, OptimizerStates::Bf16];
+
+    /// The JSON spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OptimizerStates::Fp32 => "fp32",
+            OptimizerStates::Bf16 => "bf16",
+        }
+    }
+
+    /// Bytes of one moment of one parameter.
+    pub fn moment_bytes(self) -> f64 {
+        match self {
+            OptimizerStates::Fp32 => 4.0,
+            OptimizerStates::Bf16 => 2.0,
         }
     }
 }

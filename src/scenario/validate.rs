@@ -262,6 +262,30 @@ fn training_stack(c: &mut Checker, s: &Scenario) {
             ),
         );
     }
+    if t.optimizer_states() == super::OptimizerStates::Bf16 {
+        optimizer_state_rules(c, s);
+    }
+}
+
+/// bf16 Adam moments only where a stack has the switch ([`super::OptimizerStates`]):
+/// Megatron-LM (its precision-aware optimizer runs only inside the distributed optimizer:
+/// `optimizer/__init__.py` @d98e8a6, "--use-precision-aware-optimizer only supported with
+/// distributed optimizer") and torchtitan (`fused_opt_states_bf16`, Adam/AdamW).
+fn optimizer_state_rules(c: &mut Checker, s: &Scenario) {
+    use super::Framework as F;
+    let why = match s.training.framework() {
+        F::Megatron if s.parallel.zero_stage == 0 => Some(
+            "bf16 moments are Megatron-LM's precision-aware optimizer, which runs only with the distributed optimizer; parallel.zero_stage is 0 (use 1).".to_string(),
+        ),
+        F::Megatron | F::Torchtitan => None,
+        other => Some(format!(
+            "bf16 Adam moments need Megatron-LM (--use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16) or torchtitan (optimizer.implementation fused_opt_states_bf16); training.framework {} keeps fp32 moments.",
+            other.as_str()
+        )),
+    };
+    if let Some(message) = why {
+        c.push(FieldId::OptimizerStates, message);
+    }
 }
 
 /// Megatron-LM's recompute modules: selective recomputation under Megatron-LM, at least one

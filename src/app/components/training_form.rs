@@ -56,6 +56,8 @@ pub fn training_form(props: &FormProps) -> Html {
                 { select_field(FieldId::GradReduceFp32, props,
                     vec![Opt::new("", "default (fp32)"), Opt::new("on", "fp32"), Opt::new("off", "16-bit (bf16/fp16)")],
                     opt_bool_value(t.grad_reduce_in_fp32)) }
+                { select_field(FieldId::OptimizerStates, props, choice_options(FieldId::OptimizerStates, "fp32"),
+                    t.optimizer_states.map_or("", |m| m.as_str())) }
             </div>
             { switch_field(FieldId::FlashAttention, props, t.flash_attention) }
             <div class="grid">
