@@ -262,6 +262,11 @@ pub fn launch_args(s: &Scenario) -> String {
         arg("--exp-avg-dtype bf16".into());
         arg("--exp-avg-sq-dtype bf16".into());
     }
+    if t.swiglu_fp8_input() {
+        notes.push(
+            "# swiglu_fp8_input: Megatron-Core TransformerConfig.activation_func_fp8_input_store = True (no pretrain_gpt.py flag: set it in the model config, Megatron-Bridge model.activation_func_fp8_input_store)".into(),
+        );
+    }
     if opt_off > 0.0 {
         arg("--optimizer-cpu-offload".into());
         arg(format!("--optimizer-offload-fraction {opt_off}"));

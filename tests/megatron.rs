@@ -225,3 +225,17 @@ fn bf16_moments_become_the_precision_aware_optimizer() {
     assert!(lines(&args).contains(&"--use-precision-aware-optimizer"), "{args}");
     assert!(!args.contains("--exp-avg-dtype"));
 }
+
+#[test]
+fn fp8_swiglu_input_is_a_config_note() {
+    let mut s = model_preset("llama3-8b").unwrap().scenario();
+    assert!(!launch_args(&s).contains("activation_func_fp8_input_store"));
+    s.training.swiglu_fp8_input = Some(true);
+    let args = launch_args(&s);
+    // No Megatron-LM flag exists (arguments.py excludes the field): a comment, not an argument.
+    assert!(
+        args.contains("# swiglu_fp8_input: Megatron-Core TransformerConfig.activation_func_fp8_input_store = True"),
+        "{args}"
+    );
+    assert!(!lines(&args).iter().any(|l| l.starts_with("--activation-func")));
+}

@@ -326,6 +326,11 @@ fn impossible_modern_settings_name_their_field() {
             "Head dimension must be at least 1, got 0.",
         ),
         (
+            "training.swiglu_fp8_input",
+            serde_json::json!({"training": {"swiglu_fp8_input": true, "framework": "torchtitan"}}),
+            "activation_func_fp8_input_store; training.framework is torchtitan",
+        ),
+        (
             "training.optimizer_states",
             serde_json::json!({"training": {"optimizer_states": "bf16", "framework": "deepspeed"}}),
             "training.framework deepspeed keeps fp32 moments",

@@ -843,6 +843,14 @@ fields! {
         get: |s| opt_choice(s.training.optimizer_states, OptimizerStates::as_str),
         set: |s, v| { s.training.optimizer_states = v.opt_choice(OptimizerStates::ALL, OptimizerStates::as_str)?; Ok(()) },
     }
+    /// `training.swiglu_fp8_input`.
+    SwigluFp8Input {
+        path: "training.swiglu_fp8_input", key: "actfp8", label: "SwiGLU input in FP8", unit: "",
+        help: "The SwiGLU saves its input (gate and up projections) for backward as FP8, 1 B instead of 2 (Megatron-Core TransformerConfig activation_func_fp8_input_store, no Megatron-LM flag; DeepSeek-V3); empty = off.",
+        kind: Kind::Bool, optional: true,
+        get: |s| opt_bit(s.training.swiglu_fp8_input),
+        set: |s, v| { s.training.swiglu_fp8_input = v.opt_bit()?; Ok(()) },
+    }
     /// `training.recompute_modules`.
     RecomputeModules {
         path: "training.recompute_modules", key: "rcmod", label: "Recompute modules", unit: "",

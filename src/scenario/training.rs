@@ -65,6 +65,11 @@ pub struct Training {
     /// The number format of Adam's two moments. Optional; `None` means fp32
     /// ([`Training::optimizer_states`]).
     pub optimizer_states: Option<OptimizerStates>,
+    /// Whether the SwiGLU keeps its input (the gate and up projections' output) for backward as
+    /// an 8-bit float instead of the 16-bit tensor (Megatron-Core
+    /// `TransformerConfig.activation_func_fp8_input_store`, [`Training::swiglu_fp8_input`]).
+    /// Optional; `None` means no.
+    pub swiglu_fp8_input: Option<bool>,
 }
 
 impl Default for Training {
@@ -91,6 +96,7 @@ impl Default for Training {
             recompute_modules: None,
             loss_kernel: None,
             optimizer_states: None,
+            swiglu_fp8_input: None,
         }
     }
 }
@@ -143,6 +149,19 @@ impl Training {
     /// `exp_avg_dtype` and `exp_avg_sq_dtype` default to fp32).
     pub fn optimizer_states(&self) -> OptimizerStates {
         self.optimizer_states.unwrap_or(OptimizerStates::Fp32)
+    }
+
+    /// Whether the SwiGLU input is stored in FP8 for backward: `training.swiglu_fp8_input`, else
+    /// no. Megatron-Core's `TransformerConfig.activation_func_fp8_input_store` (default False;
+    /// SwiGLU only, `transformer_config.py` @d98e8a6; a config field with no `pretrain_gpt.py`
+    /// flag, `arguments.py` lists it under "no CLI argument exists for these"; Megatron-Bridge
+    /// sets it as `model.activation_func_fp8_input_store`): the fused bias-SwiGLU casts the tensor it
+    /// saves to `torch.float8_e4m3fn` and back in backward (`fusions/fused_bias_swiglu.py`),
+    /// in the dense MLP (`mlp.py`), the shared experts and the grouped routed experts
+    /// (`moe/experts.py`), whatever the GEMM precision. DeepSeek-V3 caches the same tensor in
+    /// FP8 (arXiv 2412.19437 §3.3.2, "Inputs of the SwiGLU operator in MoE").
+    pub fn swiglu_fp8_input(&self) -> bool {
+        self.swiglu_fp8_input.unwrap_or(false)
     }
 
     /// Offloaded fraction of the optimizer states, 0..1 (default 0).

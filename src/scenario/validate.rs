@@ -265,6 +265,25 @@ fn training_stack(c: &mut Checker, s: &Scenario) {
     if t.optimizer_states() == super::OptimizerStates::Bf16 {
         optimizer_state_rules(c, s);
     }
+    if t.swiglu_fp8_input() {
+        if t.framework() != super::Framework::Megatron {
+            c.push(
+                FieldId::SwigluFp8Input,
+                format!(
+                    "the FP8 SwiGLU input is Megatron-Core's activation_func_fp8_input_store; training.framework is {}.",
+                    t.framework().as_str()
+                ),
+            );
+        } else if s.model.ffn_act != super::FfnAct::Swiglu {
+            c.push(
+                FieldId::SwigluFp8Input,
+                format!(
+                    "Megatron-LM stores only a SwiGLU's input in FP8; model.ffn_act is {}.",
+                    s.model.ffn_act.as_str()
+                ),
+            );
+        }
+    }
 }
 
 /// bf16 Adam moments only where a stack has the switch ([`super::OptimizerStates`]):

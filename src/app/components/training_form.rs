@@ -69,6 +69,9 @@ pub fn training_form(props: &FormProps) -> Html {
                     opt_bool_value(t.eager)) }
                 { select_field(FieldId::LossKernel, props, choice_options(FieldId::LossKernel, "framework's"),
                     t.loss_kernel.map_or("", |k| k.as_str())) }
+                { select_field(FieldId::SwigluFp8Input, props,
+                    vec![Opt::new("", "default (off)"), Opt::new("on", "on (FP8, 1 B)"), Opt::new("off", "off (16-bit)")],
+                    opt_bool_value(t.swiglu_fp8_input)) }
                 { select_field(FieldId::RecomputeEarlyStop, props,
                     vec![Opt::new("", "off (rerun the layer)"), Opt::new("on", "on (skip the last GEMM)"), Opt::new("off", "off")],
                     opt_bool_value(t.recompute_early_stop)) }
