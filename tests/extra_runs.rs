@@ -54,7 +54,43 @@ use serde_json::Value;
 ///     45 %.
 ///   - v25.12 Qwen3-235B-A22B on 256 H100 (Megatron-Bridge, TP 2 PP 8 VP 4 EP 32): within 0.8 %
 ///     (the recipe overlaps the EP all-to-all, which the model prices as exposed): 3 %.
-const TOLERANCE_PCT: [(&str, f64); 13] = [
+/// - Megatron-LM's DeepSeek-V3 GB200 optimization guide (docs/discussions, PR #2059 @402bc50b; launch
+///   arguments of the reproduce guide @1d9edcf8): 256 GB200, MXFP8, TP 1 PP 8 VP 4 EP 32, no MTP, step
+///   time from the logged TFLOPS/GPU. The final 970 TFLOPS run (HybridEP as deepep, recompute
+///   moe_act + mlp) is predicted 15.1 % fast (the GB200 optimism again): 18 %; the same layout's
+///   494 TFLOPS baseline (all-to-all, recompute mlp + mla_up_proj, before the host-overhead work)
+///   56.2 % fast: 59 %, the honest bound — the two runs differ in host launch overhead, kernel
+///   fusion and the dispatcher, which the model prices 1 % apart.
+/// - Megatron-MoE-ModelZoo (yanring) published tables and launch-script figures (Megatron-Core,
+///   logged step time or TFLOPS/GPU, forced-balance routing):
+///   - Qwen3-235B-A22B on 256 H100 @c1ad0b5: TP 2 PP 8 VP 4 EP 32 DeepEP 6.9 % fast: 9 %; the same
+///     with the EP all-to-all overlapped (not modelled) 4.2 % slow: 7 %; Megatron-FSDP TP 2 EP 8
+///     full recompute 5.7 % fast: 8 %; TP 4 PP 8 VP 4 EP 8 no recompute 46.9 % fast: 49 %, the
+///     honest bound — the model ranks this layout fastest of the four, the run was slowest.
+///   - the same TP 2 PP 8 VP 4 EP 32 layout four months later (@1ed4179, 320 TFLOPS: EP all-to-all
+///     overlap, partial CUDA graphs, TP overlap): 20.9 % slow: 23 %.
+///   - Qwen3-235B long context on 256 H100 (TP 4 PP 8 VP 4 EP 8, CP 1/2/4/8 at 16k-128k, recompute
+///     layernorm + moe): 3.4-5.1 % fast: 8/7/6/7 %.
+///   - Qwen3-235B on Blackwell (HybridEP as deepep): 256 GB200 BF16 5.2 % fast: 8 %; 128 GB200
+///     MXFP8 at 128k (TP 4 CP 4 PP 4 VP 12 EP 32) 9.7 % slow: 12 %; 64 GB300 MXFP8 EP 64 (EP
+///     all-to-all overlapped) 5.5 % slow: 8 %.
+///   - Mixtral 8x22B on 128 H100 ('around N TFLOPS' in the launch script, TP 2 PP 8 VP 7 EP 8,
+///     all-to-all): BF16 with TP overlap 12.6 % fast: 15 %; blockwise FP8 22.3 % fast: 25 %.
+/// - Megatron-LM's MoE recipe summary (examples/moe_recipes/README.md @9c5258f1, dev branch, figures
+///   unchanged since @e5ad0980; median logged TFLOP/s per GPU of self-contained recipes, forced
+///   balance, HybridEP/DeepEP as deepep, EP overlap and CUDA graphs not modelled). The same recipes
+///   on different GPUs miss in both directions, so each run is pinned on its own:
+///   - DeepSeek-V3 MXFP8 on 256 GPUs: B200 (PP 8 EP 32) 31.0 % slow: 33 %; GB200 (PP 4 EP 64,
+///     offloads) 1.7 % fast: 4 %; GB300 16.6 % slow: 19 % (the gb300 preset has GB200's peaks;
+///     measured 1.20x GB200's TFLOP/s).
+///   - Qwen3-235B-A22B: 256 H100 BF16 (TP 2 PP 8 EP 32, the ModelZoo layout at 214 TFLOP/s)
+///     18.8 % fast: 21 %; 128 B200 MXFP8 (TP 2 PP 4 VP 12 EP 16) 16.0 % fast: 18 %; 128 GB200
+///     MXFP8 EP 64 with a full-iteration CUDA graph 16.0 % slow: 18 %, with partial graphs 1.8 %
+///     slow: 4 %; 128 GB300 full graph 32.3 % slow: 35 %.
+///   - Qwen3-30B-A3B: 32 H100 EP 8 blockwise FP8 22.7 % fast: 25 %, BF16 21.0 % fast: 23 % (FP8
+///     measured no faster than BF16); 16 GB200 EP 16 BF16 22.1 % fast: 25 %, MXFP8 with partial
+///     graphs 31.8 % fast: 34 %, MXFP8 with a full graph and paged stash 14.1 % fast: 17 %.
+const TOLERANCE_PCT: [(&str, f64); 42] = [
     ("moe_deepseek_v3_report", 20.0),
     ("automodel_h100_dense", 10.0),
     ("dgxc2504_gpt3_175b_h100", 13.0),
@@ -68,9 +104,38 @@ const TOLERANCE_PCT: [(&str, f64); 13] = [
     ("moe_dgxc2508_deepseek_v3_h100", 16.0),
     ("moe_dgxc2602_gptoss_gb200", 45.0),
     ("moe_dgxc2512_qwen3_h100", 3.0),
+    ("moe_mlm2510_dsv3_gb200_mxfp8", 18.0),
+    ("moe_mlm2510_dsv3_gb200_mxfp8_baseline", 59.0),
+    ("moe_moezoo_h100_qwen3_tp2pp8vpp4ep32", 9.0),
+    ("moe_moezoo_h100_qwen3_tp2pp8vpp4ep32_a2aoverlap", 7.0),
+    ("moe_moezoo_h100_qwen3_tp2ep8_mfsdp", 8.0),
+    ("moe_moezoo_h100_qwen3_tp4pp8vpp4ep8", 49.0),
+    ("moe_moezoo2603_h100_qwen3_tp2pp8vpp4ep32", 23.0),
+    ("moe_moezoo_h100_qwen3_seq16k_cp1", 8.0),
+    ("moe_moezoo_h100_qwen3_seq32k_cp2", 7.0),
+    ("moe_moezoo_h100_qwen3_seq64k_cp4", 6.0),
+    ("moe_moezoo_h100_qwen3_seq128k_cp8", 7.0),
+    ("moe_moezoo_gb200_qwen3_bf16", 8.0),
+    ("moe_moezoo_gb200_qwen3_mxfp8_seq128k", 12.0),
+    ("moe_moezoo_gb300_qwen3_mxfp8", 8.0),
+    ("moe_moezoo_h100_mixtral_8x22b_bf16", 15.0),
+    ("moe_moezoo_h100_mixtral_8x22b_fp8", 25.0),
+    ("moe_mlmrecipe_b200_deepseek_v3_mxfp8_256gpu", 33.0),
+    ("moe_mlmrecipe_gb200_deepseek_v3_mxfp8_256gpu", 4.0),
+    ("moe_mlmrecipe_gb300_deepseek_v3_mxfp8_256gpu", 19.0),
+    ("moe_mlmrecipe_h100_qwen3_235b_bf16_256gpu", 21.0),
+    ("moe_mlmrecipe_b200_qwen3_235b_mxfp8_128gpu", 18.0),
+    ("moe_mlmrecipe_gb200_qwen3_235b_mxfp8_128gpu_fullcg", 18.0),
+    ("moe_mlmrecipe_gb200_qwen3_235b_mxfp8_128gpu_partialcg", 4.0),
+    ("moe_mlmrecipe_gb300_qwen3_235b_mxfp8_128gpu_fullcg", 35.0),
+    ("moe_mlmrecipe_h100_qwen3_30b_fp8_32gpu", 25.0),
+    ("moe_mlmrecipe_h100_qwen3_30b_bf16_32gpu", 23.0),
+    ("moe_mlmrecipe_gb200_qwen3_30b_bf16_16gpu", 25.0),
+    ("moe_mlmrecipe_gb200_qwen3_30b_mxfp8_16gpu_partialcg", 34.0),
+    ("moe_mlmrecipe_gb200_qwen3_30b_mxfp8_16gpu_pagedstash", 17.0),
 ];
 /// Timed runs in `tests/data/extra.json`.
-const TIMED_RUNS: usize = 88;
+const TIMED_RUNS: usize = 117;
 
 fn time_rows(v: &Value) -> Vec<&Value> {
     v["cases"]
