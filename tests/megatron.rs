@@ -224,6 +224,17 @@ fn bf16_moments_become_the_precision_aware_optimizer() {
     let args = launch_args(&s);
     assert!(lines(&args).contains(&"--use-precision-aware-optimizer"), "{args}");
     assert!(!args.contains("--exp-avg-dtype"));
+    // 16-bit master remainders with fp32 moments: the precision-aware optimizer alone.
+    s.training.optimizer_offload = None;
+    s.training.master_weights = Some(paracalc::scenario::MasterWeights::Remainder);
+    let args = launch_args(&s);
+    assert!(lines(&args).contains(&"--use-precision-aware-optimizer"), "{args}");
+    assert!(!args.contains("--exp-avg-dtype"));
+    // bf16 moments with whole fp32 masters: a config field, no flag.
+    s.training.master_weights = Some(paracalc::scenario::MasterWeights::Fp32);
+    s.training.optimizer_states = Some(OptimizerStates::Bf16);
+    let args = launch_args(&s);
+    assert!(args.contains("# master_weights fp32: OptimizerConfig.store_param_remainders = False"), "{args}");
 }
 
 #[test]

@@ -326,6 +326,16 @@ fn impossible_modern_settings_name_their_field() {
             "Head dimension must be at least 1, got 0.",
         ),
         (
+            "training.master_weights",
+            serde_json::json!({"training": {"master_weights": "remainder"}}),
+            "with the FP8 recipe blockwise Megatron-LM keeps its own fp32 master weights",
+        ),
+        (
+            "training.master_weights",
+            serde_json::json!({"training": {"master_weights": "remainder", "precision": "bf16", "fp8_recipe": null, "framework": "deepspeed"}}),
+            "training.framework is deepspeed",
+        ),
+        (
             "training.swiglu_fp8_input",
             serde_json::json!({"training": {"swiglu_fp8_input": true, "framework": "torchtitan"}}),
             "activation_func_fp8_input_store; training.framework is torchtitan",

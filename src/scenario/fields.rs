@@ -35,7 +35,7 @@
 
 use super::{
     gpu_preset, AttentionKernel, Calibration, CustomGpu, FfnAct, Fp8Recipe, Framework, FsdpStyle,
-    GpuChoice, GpuSpec, LossKernel, Mla, Moe, MoeDispatcher, OptimizerStates, Precision, Recompute,
+    GpuChoice, GpuSpec, LossKernel, MasterWeights, Mla, Moe, MoeDispatcher, OptimizerStates, Precision, Recompute,
     RecomputeModules, Scenario, Schedule, GPU_PRESETS,
 };
 use std::borrow::Cow;
@@ -842,6 +842,14 @@ fields! {
         kind: Kind::Choice(&["fp32", "bf16"]), optional: true,
         get: |s| opt_choice(s.training.optimizer_states, OptimizerStates::as_str),
         set: |s, v| { s.training.optimizer_states = v.opt_choice(OptimizerStates::ALL, OptimizerStates::as_str)?; Ok(()) },
+    }
+    /// `training.master_weights`.
+    MasterWeights {
+        path: "training.master_weights", key: "master", label: "Master weights", unit: "",
+        help: "The fp32 master copy of bf16 parameters: fp32 = whole (4 B), remainder = its low 16 bits next to the bf16 weight (2 B; Megatron --use-precision-aware-optimizer, TE FusedAdam store_param_remainders, as NeMo's performance scripts run bf16); empty = remainder with bf16 moments under Megatron-LM, else fp32.",
+        kind: Kind::Choice(&["fp32", "remainder"]), optional: true,
+        get: |s| opt_choice(s.training.master_weights, MasterWeights::as_str),
+        set: |s, v| { s.training.master_weights = v.opt_choice(MasterWeights::ALL, MasterWeights::as_str)?; Ok(()) },
     }
     /// `training.swiglu_fp8_input`.
     SwigluFp8Input {
@@ -1704,6 +1712,8 @@ mod tests {
         assert_eq!(ids(FieldId::LossKernel), loss);
         let optst: Vec<&str> = OptimizerStates::ALL.iter().map(|x| x.as_str()).collect();
         assert_eq!(ids(FieldId::OptimizerStates), optst);
+        let master: Vec<&str> = MasterWeights::ALL.iter().map(|x| x.as_str()).collect();
+        assert_eq!(ids(FieldId::MasterWeights), master);
         let fsdp: Vec<&str> = FsdpStyle::ALL.iter().map(|x| x.as_str()).collect();
         assert_eq!(ids(FieldId::FsdpStyle), fsdp);
         let disp: Vec<&str> = MoeDispatcher::ALL.iter().map(|x| x.as_str()).collect();

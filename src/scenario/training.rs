@@ -70,6 +70,9 @@ pub struct Training {
     /// `TransformerConfig.activation_func_fp8_input_store`, [`Training::swiglu_fp8_input`]).
     /// Optional; `None` means no.
     pub swiglu_fp8_input: Option<bool>,
+    /// How the optimizer keeps the fp32 master weights of 16-bit parameters. Optional; `None`
+    /// means the stack's ([`Training::master_weights`]).
+    pub master_weights: Option<MasterWeights>,
 }
 
 impl Default for Training {
@@ -97,6 +100,7 @@ impl Default for Training {
             loss_kernel: None,
             optimizer_states: None,
             swiglu_fp8_input: None,
+            master_weights: None,
         }
     }
 }
@@ -162,6 +166,23 @@ impl Training {
     /// FP8 (arXiv 2412.19437 §3.3.2, "Inputs of the SwiGLU operator in MoE").
     pub fn swiglu_fp8_input(&self) -> bool {
         self.swiglu_fp8_input.unwrap_or(false)
+    }
+
+    /// How the master weights are kept: `training.master_weights`, else 16-bit remainders where
+    /// Megatron-LM's precision-aware optimizer runs (bf16 moments turn it on; its
+    /// `store_param_remainders` defaults to true and has no command-line flag) and the
+    /// parameters are bf16, whole fp32 everywhere else. Whether remainders apply to the
+    /// precision is [`crate::engine::memory::states::master_as_remainder`]'s question.
+    pub fn master_weights(&self) -> MasterWeights {
+        self.master_weights.unwrap_or(
+            if self.framework() == Framework::Megatron
+                && self.optimizer_states() == OptimizerStates::Bf16
+            {
+                MasterWeights::Remainder
+            } else {
+                MasterWeights::Fp32
+            },
+        )
     }
 
     /// Offloaded fraction of the optimizer states, 0..1 (default 0).
@@ -296,6 +317,36 @@ impl OptimizerStates {
         match self {
             OptimizerStates::Fp32 => 4.0,
             OptimizerStates::Bf16 => 2.0,
+        }
+    }
+}
+
+/// How the optimizer stores the fp32 master copy of a bf16 parameter.
+///
+/// Megatron-Core's precision-aware optimizer (`--use-precision-aware-optimizer`, distributed
+/// optimizer only) hands the master weights to Transformer Engine's `FusedAdam`, which with
+/// `store_param_remainders` (Megatron-Core `OptimizerConfig`, default true since !2611,
+/// 2025-02; TE ≥ 2.1) keeps only the low 16 bits of each fp32 master weight, the high 16 being
+/// the bf16 parameter itself (`fused_adam.py`: "Works only when param type is BF16 and master
+/// weight type is FP32"). NeMo's performance scripts turn that optimizer on for every bf16 run
+/// (`scripts/performance/utils.py` @7a8f1cc, `set_primary_perf_configs`), with fp32 moments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MasterWeights {
+    /// A whole fp32 copy, 4 B per parameter.
+    Fp32,
+    /// The low 16 bits next to the bf16 parameter, 2 B per parameter.
+    Remainder,
+}
+
+impl MasterWeights {
+    /// All values, for dropdowns.
+    pub const ALL: &'static [MasterWeights] = &[MasterWeights::Fp32, MasterWeights::Remainder];
+
+    /// The JSON spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MasterWeights::Fp32 => "fp32",
+            MasterWeights::Remainder => "remainder",
         }
     }
 }

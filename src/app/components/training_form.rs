@@ -58,6 +58,8 @@ pub fn training_form(props: &FormProps) -> Html {
                     opt_bool_value(t.grad_reduce_in_fp32)) }
                 { select_field(FieldId::OptimizerStates, props, choice_options(FieldId::OptimizerStates, "fp32"),
                     t.optimizer_states.map_or("", |m| m.as_str())) }
+                { select_field(FieldId::MasterWeights, props, choice_options(FieldId::MasterWeights, "stack's"),
+                    t.master_weights.map_or("", |m| m.as_str())) }
             </div>
             { switch_field(FieldId::FlashAttention, props, t.flash_attention) }
             <div class="grid">

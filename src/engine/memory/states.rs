@@ -42,7 +42,7 @@
 //!   gathered layers.
 
 use super::params::GpuParams;
-use crate::scenario::{Fp8Recipe, Framework, OptimizerStates, Precision, Scenario};
+use crate::scenario::{Fp8Recipe, MasterWeights, Precision, Scenario};
 
 /// Bytes per parameter before ZeRO sharding: `(weights, gradients, optimizer)` (module docs'
 /// table). The gradient bytes are also what the data-parallel reduction moves
@@ -113,10 +113,13 @@ pub fn master_bytes_per_param(s: &Scenario) -> f64 {
 /// BF16 and master weight type is FP32"; `distrib_optimizer.py` allocates
 /// `master_param` as int16 when `store_param_remainders and bf16`). Other FP8 recipes keep
 /// Megatron's own fp32 master shard; torchtitan's bf16 states leave the fp32 parameters alone.
+///
+/// Whether the optimizer runs that way at all is [`crate::scenario::Training::master_weights`]
+/// (the scenario's `training.master_weights`, else remainders with bf16 moments under
+/// Megatron-LM).
 pub fn master_as_remainder(s: &Scenario) -> bool {
     let t = &s.training;
-    t.framework() == Framework::Megatron
-        && t.optimizer_states() == OptimizerStates::Bf16
+    t.master_weights() == MasterWeights::Remainder
         && match t.precision {
             Precision::Bf16 => true,
             Precision::Fp8 => t.fp8_recipe() == Some(Fp8Recipe::Delayed),
@@ -358,6 +361,21 @@ mod tests {
         s.training.precision = Precision::Fp32;
         assert_eq!(optimizer_bytes_per_param(&s), 4.0);
         assert_eq!(scenario_bytes_per_param(&s), (4.0, 4.0, 4.0));
+        // NeMo's performance scripts: the precision-aware optimizer with fp32 moments, bf16
+        // parameters: master remainder 2 + moments 8 = 10 B; Megatron-LM with bf16 moments but
+        // whole fp32 masters: 4 + 4 = 8 B.
+        s.training.framework = None;
+        s.training.precision = Precision::Bf16;
+        s.training.optimizer_states = None;
+        s.training.master_weights = Some(crate::scenario::MasterWeights::Remainder);
+        assert_eq!(optimizer_bytes_per_param(&s), 10.0);
+        assert_eq!(model_states(&s, &p, 0).optimizer, 10.0 * 5.3125e8);
+        s.training.optimizer_states = Some(OptimizerStates::Bf16);
+        s.training.master_weights = Some(crate::scenario::MasterWeights::Fp32);
+        assert_eq!(optimizer_bytes_per_param(&s), 8.0);
+        s.training.master_weights = None;
+        s.training.framework = Some(Framework::Torchtitan);
+        s.training.precision = Precision::Fp32;
         // ZeRO-0 replicates (torchtitan allows it): 4 B × 3e9.
         s.parallel.zero_stage = 0;
         assert_eq!(model_states(&s, &p, 0).optimizer, 12e9);

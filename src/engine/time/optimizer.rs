@@ -69,5 +69,11 @@ mod tests {
         s.training.precision = Precision::Bf16;
         s.training.framework = Some(Framework::Torchtitan);
         assert_eq!(optimizer_bytes_per_param(&s), 30.0);
+        // Megatron-LM's precision-aware optimizer with fp32 moments (NeMo's bf16 performance
+        // runs): 14 + 16 + 6 = 36.
+        s.training.framework = None;
+        s.training.optimizer_states = None;
+        s.training.master_weights = Some(crate::scenario::MasterWeights::Remainder);
+        assert_eq!(optimizer_bytes_per_param(&s), 36.0);
     }
 }
