@@ -219,22 +219,35 @@ fn bf16_moments_become_the_precision_aware_optimizer() {
     // Optimizer offload asserts the precision-aware optimizer (arguments.py), emitted once.
     s.training.optimizer_offload = Some(0.5);
     let args = launch_args(&s);
-    assert_eq!(args.matches("--use-precision-aware-optimizer").count(), 1, "{args}");
+    assert_eq!(
+        args.matches("--use-precision-aware-optimizer").count(),
+        1,
+        "{args}"
+    );
     s.training.optimizer_states = None;
     let args = launch_args(&s);
-    assert!(lines(&args).contains(&"--use-precision-aware-optimizer"), "{args}");
+    assert!(
+        lines(&args).contains(&"--use-precision-aware-optimizer"),
+        "{args}"
+    );
     assert!(!args.contains("--exp-avg-dtype"));
     // 16-bit master remainders with fp32 moments: the precision-aware optimizer alone.
     s.training.optimizer_offload = None;
     s.training.master_weights = Some(paracalc::scenario::MasterWeights::Remainder);
     let args = launch_args(&s);
-    assert!(lines(&args).contains(&"--use-precision-aware-optimizer"), "{args}");
+    assert!(
+        lines(&args).contains(&"--use-precision-aware-optimizer"),
+        "{args}"
+    );
     assert!(!args.contains("--exp-avg-dtype"));
     // bf16 moments with whole fp32 masters: a config field, no flag.
     s.training.master_weights = Some(paracalc::scenario::MasterWeights::Fp32);
     s.training.optimizer_states = Some(OptimizerStates::Bf16);
     let args = launch_args(&s);
-    assert!(args.contains("# master_weights fp32: OptimizerConfig.store_param_remainders = False"), "{args}");
+    assert!(
+        args.contains("# master_weights fp32: OptimizerConfig.store_param_remainders = False"),
+        "{args}"
+    );
 }
 
 #[test]
@@ -248,5 +261,7 @@ fn fp8_swiglu_input_is_a_config_note() {
         args.contains("# swiglu_fp8_input: Megatron-Core TransformerConfig.activation_func_fp8_input_store = True"),
         "{args}"
     );
-    assert!(!lines(&args).iter().any(|l| l.starts_with("--activation-func")));
+    assert!(!lines(&args)
+        .iter()
+        .any(|l| l.starts_with("--activation-func")));
 }

@@ -214,7 +214,10 @@ pub fn job_config(s: &Scenario) -> Export {
     // bf16 Adam moments: torchtitan's `fused_opt_states_bf16` (components/optimizer/optimizer.py
     // @b5bcd76, docs/bf16_optimizer_states.md).
     if t.optimizer_states() == crate::scenario::OptimizerStates::Bf16 {
-        line(&mut o, format!("implementation = {}", quote("fused_opt_states_bf16")));
+        line(
+            &mut o,
+            format!("implementation = {}", quote("fused_opt_states_bf16")),
+        );
     }
     Export {
         text: o,

@@ -35,8 +35,8 @@
 
 use super::{
     gpu_preset, AttentionKernel, Calibration, CustomGpu, FfnAct, Fp8Recipe, Framework, FsdpStyle,
-    GpuChoice, GpuSpec, LossKernel, MasterWeights, Mla, Moe, MoeDispatcher, OptimizerStates, Precision, Recompute,
-    RecomputeModules, Scenario, Schedule, GPU_PRESETS,
+    GpuChoice, GpuSpec, LossKernel, MasterWeights, Mla, Moe, MoeDispatcher, OptimizerStates,
+    Precision, Recompute, RecomputeModules, Scenario, Schedule, GPU_PRESETS,
 };
 use std::borrow::Cow;
 use std::fmt::Write as _;
