@@ -603,19 +603,9 @@ impl InFlight {
 mod swiglu_fp8_tests {
     use super::*;
 
-    /// DeepSeek-V3 layers, b 1, s 4096, tp 2 with SP, etp 1, ep 64, bf16 (the
-    /// `experts::deepseek_v3_moe_layer_by_hand` scenario): 4 routed rows per token.
+    /// [`super::super::experts::tests::deepseek_v3_tp2`] with the SwiGLU input in FP8 or not.
     fn deepseek(fp8_input: bool) -> Scenario {
-        let mut s: Scenario = crate::scenario::from_value(&serde_json::json!({
-            "model": {"layers": 61, "hidden": 7168, "heads": 128, "ffn_hidden": 18432,
-                      "ffn_act": "swiglu", "vocab": 129280, "seq_len": 4096,
-                      "moe": {"experts": 256, "top_k": 8, "expert_ffn_hidden": 2048,
-                              "shared_experts": 1, "dense_layers": 3}},
-            "training": {"global_batch": 4096, "micro_batch": 1, "precision": "bf16", "recompute": "none"},
-            "parallel": {"tp": 2, "pp": 8, "dp": 32, "ep": 64, "etp": 1, "sp": true},
-            "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 512}
-        }))
-        .unwrap();
+        let mut s = super::super::experts::tests::deepseek_v3_tp2();
         s.training.swiglu_fp8_input = Some(fp8_input);
         s
     }
