@@ -251,6 +251,27 @@ pub fn launch_args(s: &Scenario) -> String {
         _ => {}
     }
     let opt_off = t.optimizer_offload();
+    // Megatron-LM's precision-aware optimizer (arguments.py @d98e8a6): bf16 Adam moments
+    // (`training.optimizer_states`) are its `--exp-avg-dtype`/`--exp-avg-sq-dtype`, and
+    // `--optimizer-cpu-offload` asserts it is on.
+    // 16-bit master remainders (`training.master_weights`) are that optimizer's default.
+    let bf16_moments = t.optimizer_states() == crate::scenario::OptimizerStates::Bf16;
+    let remainder = crate::engine::memory::states::master_as_remainder(s);
+    if bf16_moments || remainder || opt_off > 0.0 {
+        arg("--use-precision-aware-optimizer".into());
+    }
+    if bf16_moments {
+        arg("--exp-avg-dtype bf16".into());
+        arg("--exp-avg-sq-dtype bf16".into());
+        if t.master_weights == Some(crate::scenario::MasterWeights::Fp32) {
+            notes.push("# master_weights fp32: OptimizerConfig.store_param_remainders = False (no Megatron-LM flag; set it in the optimizer config)".into());
+        }
+    }
+    if t.swiglu_fp8_input() {
+        notes.push(
+            "# swiglu_fp8_input: Megatron-Core TransformerConfig.activation_func_fp8_input_store = True (no pretrain_gpt.py flag: set it in the model config, Megatron-Bridge model.activation_func_fp8_input_store)".into(),
+        );
+    }
     if opt_off > 0.0 {
         arg("--optimizer-cpu-offload".into());
         arg(format!("--optimizer-offload-fraction {opt_off}"));

@@ -47,7 +47,8 @@ pub use overhead::Overhead;
 pub use parallel::{FsdpStyle, MoeDispatcher, Parallel, Schedule};
 pub use recompute_modules::RecomputeModules;
 pub use training::{
-    AttentionKernel, Fp8Recipe, Framework, LossKernel, Optimizer, Precision, Recompute, Training,
+    AttentionKernel, Fp8Recipe, Framework, LossKernel, MasterWeights, Optimizer, OptimizerStates,
+    Precision, Recompute, Training,
 };
 
 /// One planned training run: what is trained, how, with which layout, on what hardware.

@@ -140,3 +140,21 @@ fn a_loss_kernel_other_than_pytorchs_has_no_config_switch() {
         .iter()
         .any(|n| n.starts_with("loss kernel")));
 }
+
+#[test]
+fn torchtitan_bf16_moments_are_its_fused_bf16_states() {
+    let mut s = model_preset("llama3-8b").unwrap().scenario();
+    s.training.framework = Some(paracalc::scenario::Framework::Torchtitan);
+    let e = torchtitan::job_config(&s);
+    let v: toml::Table = toml::from_str(&e.text).unwrap();
+    assert!(v["optimizer"].get("implementation").is_none(), "{}", e.text);
+    s.training.optimizer_states = Some(paracalc::scenario::OptimizerStates::Bf16);
+    let e = torchtitan::job_config(&s);
+    let v: toml::Table = toml::from_str(&e.text).unwrap();
+    assert_eq!(
+        v["optimizer"]["implementation"].as_str(),
+        Some("fused_opt_states_bf16"),
+        "{}",
+        e.text
+    );
+}

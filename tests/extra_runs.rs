@@ -42,8 +42,8 @@ use serde_json::Value;
 ///   run each, layout from the README table, every other setting from the recipe at the pinned
 ///   Megatron-Bridge/NeMo commit; held out, no constant chosen with them in view):
 ///   - v25.10 DeepSeek-V3 on 256 GB200 (Megatron-Bridge, TP 1 PP 4 VP 4 EP 64, MTP, recipe's
-///     16/16/16/13 pipeline split, recompute modules mla_up_proj as the recipe sets them;
-///     memory 185.7 of 186 GiB, it ran): 19.3 % fast, the GB200 optimism of the dense GB200
+///     16/16/16/13 pipeline split, recompute modules mla_up_proj and bf16 Adam moments as the
+///     recipe sets them; memory 171.8 of 186 GiB, it ran; 185.7 with fp32 moments): 19.3 % fast, the GB200 optimism of the dense GB200
 ///     runs: 21 % (12.6 % fast while `selective` could only stand for the attention core).
 ///   - v25.08 DeepSeek-V3 on 1024 H100 (NeMo 2, TP 1 PP 8 VP 2 EP 64, DeepEP, recompute
 ///     modules mla_up_proj, mlp, moe as the recipe sets them): 14.2 % slow: 16 % (19.6 % while

@@ -195,3 +195,73 @@ fn fp8_recipe_and_attention_kernel_become_flags() {
         "{args}"
     );
 }
+
+#[test]
+fn bf16_moments_become_the_precision_aware_optimizer() {
+    use paracalc::scenario::OptimizerStates;
+    let mut s = model_preset("llama3-8b").unwrap().scenario();
+    // Default fp32 moments: no precision-aware flags.
+    let args = launch_args(&s);
+    assert!(!args.contains("--use-precision-aware-optimizer"), "{args}");
+    assert!(!args.contains("--exp-avg-dtype"));
+    // bf16 moments (Megatron-LM arguments.py @d98e8a6).
+    s.training.optimizer_states = Some(OptimizerStates::Bf16);
+    let args = launch_args(&s);
+    let l = lines(&args);
+    for flag in [
+        "--use-precision-aware-optimizer",
+        "--exp-avg-dtype bf16",
+        "--exp-avg-sq-dtype bf16",
+        "--use-distributed-optimizer",
+    ] {
+        assert!(l.contains(&flag), "{flag}: {args}");
+    }
+    // Optimizer offload asserts the precision-aware optimizer (arguments.py), emitted once.
+    s.training.optimizer_offload = Some(0.5);
+    let args = launch_args(&s);
+    assert_eq!(
+        args.matches("--use-precision-aware-optimizer").count(),
+        1,
+        "{args}"
+    );
+    s.training.optimizer_states = None;
+    let args = launch_args(&s);
+    assert!(
+        lines(&args).contains(&"--use-precision-aware-optimizer"),
+        "{args}"
+    );
+    assert!(!args.contains("--exp-avg-dtype"));
+    // 16-bit master remainders with fp32 moments: the precision-aware optimizer alone.
+    s.training.optimizer_offload = None;
+    s.training.master_weights = Some(paracalc::scenario::MasterWeights::Remainder);
+    let args = launch_args(&s);
+    assert!(
+        lines(&args).contains(&"--use-precision-aware-optimizer"),
+        "{args}"
+    );
+    assert!(!args.contains("--exp-avg-dtype"));
+    // bf16 moments with whole fp32 masters: a config field, no flag.
+    s.training.master_weights = Some(paracalc::scenario::MasterWeights::Fp32);
+    s.training.optimizer_states = Some(OptimizerStates::Bf16);
+    let args = launch_args(&s);
+    assert!(
+        args.contains("# master_weights fp32: OptimizerConfig.store_param_remainders = False"),
+        "{args}"
+    );
+}
+
+#[test]
+fn fp8_swiglu_input_is_a_config_note() {
+    let mut s = model_preset("llama3-8b").unwrap().scenario();
+    assert!(!launch_args(&s).contains("activation_func_fp8_input_store"));
+    s.training.swiglu_fp8_input = Some(true);
+    let args = launch_args(&s);
+    // No Megatron-LM flag exists (arguments.py excludes the field): a comment, not an argument.
+    assert!(
+        args.contains("# swiglu_fp8_input: Megatron-Core TransformerConfig.activation_func_fp8_input_store = True"),
+        "{args}"
+    );
+    assert!(!lines(&args)
+        .iter()
+        .any(|l| l.starts_with("--activation-func")));
+}

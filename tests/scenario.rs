@@ -325,6 +325,31 @@ fn impossible_modern_settings_name_their_field() {
             serde_json::json!({"model": {"head_dim": 0}}),
             "Head dimension must be at least 1, got 0.",
         ),
+        (
+            "training.master_weights",
+            serde_json::json!({"training": {"master_weights": "remainder"}}),
+            "with the FP8 recipe blockwise Megatron-LM keeps its own fp32 master weights",
+        ),
+        (
+            "training.master_weights",
+            serde_json::json!({"training": {"master_weights": "remainder", "precision": "bf16", "fp8_recipe": null, "framework": "deepspeed"}}),
+            "training.framework is deepspeed",
+        ),
+        (
+            "training.swiglu_fp8_input",
+            serde_json::json!({"training": {"swiglu_fp8_input": true, "framework": "torchtitan"}}),
+            "activation_func_fp8_input_store; training.framework is torchtitan",
+        ),
+        (
+            "training.optimizer_states",
+            serde_json::json!({"training": {"optimizer_states": "bf16", "framework": "deepspeed"}}),
+            "training.framework deepspeed keeps fp32 moments",
+        ),
+        (
+            "training.optimizer_states",
+            serde_json::json!({"training": {"optimizer_states": "bf16"}, "parallel": {"zero_stage": 0}}),
+            "runs only with the distributed optimizer; parallel.zero_stage is 0",
+        ),
     ];
     for (field, patch, message) in cases {
         let mut v = deepseek_v3();

@@ -211,6 +211,14 @@ pub fn job_config(s: &Scenario) -> Export {
     line(&mut o, String::new());
     line(&mut o, "[optimizer]".into());
     line(&mut o, format!("name = {}", quote("AdamW")));
+    // bf16 Adam moments: torchtitan's `fused_opt_states_bf16` (components/optimizer/optimizer.py
+    // @b5bcd76, docs/bf16_optimizer_states.md).
+    if t.optimizer_states() == crate::scenario::OptimizerStates::Bf16 {
+        line(
+            &mut o,
+            format!("implementation = {}", quote("fused_opt_states_bf16")),
+        );
+    }
     Export {
         text: o,
         no_equivalent: no,

@@ -35,8 +35,8 @@
 
 use super::{
     gpu_preset, AttentionKernel, Calibration, CustomGpu, FfnAct, Fp8Recipe, Framework, FsdpStyle,
-    GpuChoice, GpuSpec, LossKernel, Mla, Moe, MoeDispatcher, Precision, Recompute,
-    RecomputeModules, Scenario, Schedule, GPU_PRESETS,
+    GpuChoice, GpuSpec, LossKernel, MasterWeights, Mla, Moe, MoeDispatcher, OptimizerStates,
+    Precision, Recompute, RecomputeModules, Scenario, Schedule, GPU_PRESETS,
 };
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -834,6 +834,30 @@ fields! {
         kind: Kind::Choice(&["unfused", "vocab_parallel", "fused"]), optional: true,
         get: |s| opt_choice(s.training.loss_kernel, LossKernel::as_str),
         set: |s, v| { s.training.loss_kernel = v.opt_choice(LossKernel::ALL, LossKernel::as_str)?; Ok(()) },
+    }
+    /// `training.optimizer_states`.
+    OptimizerStates {
+        path: "training.optimizer_states", key: "optst", label: "Adam moments", unit: "",
+        help: "Number format of Adam's two moments; master weights and gradients keep theirs (DeepSeek-V3: bf16). bf16 = Megatron --use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16 (which then also keeps a bf16 model's fp32 master as 16 remainder bits), torchtitan fused_opt_states_bf16; empty = fp32.",
+        kind: Kind::Choice(&["fp32", "bf16"]), optional: true,
+        get: |s| opt_choice(s.training.optimizer_states, OptimizerStates::as_str),
+        set: |s, v| { s.training.optimizer_states = v.opt_choice(OptimizerStates::ALL, OptimizerStates::as_str)?; Ok(()) },
+    }
+    /// `training.master_weights`.
+    MasterWeights {
+        path: "training.master_weights", key: "master", label: "Master weights", unit: "",
+        help: "The fp32 master copy of bf16 parameters: fp32 = whole (4 B), remainder = its low 16 bits next to the bf16 weight (2 B; Megatron --use-precision-aware-optimizer, TE FusedAdam store_param_remainders, as NeMo's performance scripts run bf16); empty = remainder with bf16 moments under Megatron-LM, else fp32.",
+        kind: Kind::Choice(&["fp32", "remainder"]), optional: true,
+        get: |s| opt_choice(s.training.master_weights, MasterWeights::as_str),
+        set: |s, v| { s.training.master_weights = v.opt_choice(MasterWeights::ALL, MasterWeights::as_str)?; Ok(()) },
+    }
+    /// `training.swiglu_fp8_input`.
+    SwigluFp8Input {
+        path: "training.swiglu_fp8_input", key: "actfp8", label: "SwiGLU input in FP8", unit: "",
+        help: "The SwiGLU saves its input (gate and up projections) for backward as FP8, 1 B instead of 2 (Megatron-Core TransformerConfig activation_func_fp8_input_store, no Megatron-LM flag; DeepSeek-V3); empty = off.",
+        kind: Kind::Bool, optional: true,
+        get: |s| opt_bit(s.training.swiglu_fp8_input),
+        set: |s, v| { s.training.swiglu_fp8_input = v.opt_bit()?; Ok(()) },
     }
     /// `training.recompute_modules`.
     RecomputeModules {
@@ -1686,6 +1710,10 @@ mod tests {
         assert_eq!(ids(FieldId::AttentionKernel), attk);
         let loss: Vec<&str> = LossKernel::ALL.iter().map(|x| x.as_str()).collect();
         assert_eq!(ids(FieldId::LossKernel), loss);
+        let optst: Vec<&str> = OptimizerStates::ALL.iter().map(|x| x.as_str()).collect();
+        assert_eq!(ids(FieldId::OptimizerStates), optst);
+        let master: Vec<&str> = MasterWeights::ALL.iter().map(|x| x.as_str()).collect();
+        assert_eq!(ids(FieldId::MasterWeights), master);
         let fsdp: Vec<&str> = FsdpStyle::ALL.iter().map(|x| x.as_str()).collect();
         assert_eq!(ids(FieldId::FsdpStyle), fsdp);
         let disp: Vec<&str> = MoeDispatcher::ALL.iter().map(|x| x.as_str()).collect();

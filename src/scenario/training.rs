@@ -62,6 +62,17 @@ pub struct Training {
     /// The cross-entropy kernel at the loss. Optional; `None` means the stack's
     /// ([`Training::loss_kernel`]).
     pub loss_kernel: Option<LossKernel>,
+    /// The number format of Adam's two moments. Optional; `None` means fp32
+    /// ([`Training::optimizer_states`]).
+    pub optimizer_states: Option<OptimizerStates>,
+    /// Whether the SwiGLU keeps its input (the gate and up projections' output) for backward as
+    /// an 8-bit float instead of the 16-bit tensor (Megatron-Core
+    /// `TransformerConfig.activation_func_fp8_input_store`, [`Training::swiglu_fp8_input`]).
+    /// Optional; `None` means no.
+    pub swiglu_fp8_input: Option<bool>,
+    /// How the optimizer keeps the fp32 master weights of 16-bit parameters. Optional; `None`
+    /// means the stack's ([`Training::master_weights`]).
+    pub master_weights: Option<MasterWeights>,
 }
 
 impl Default for Training {
@@ -87,6 +98,9 @@ impl Default for Training {
             recompute_early_stop: None,
             recompute_modules: None,
             loss_kernel: None,
+            optimizer_states: None,
+            swiglu_fp8_input: None,
+            master_weights: None,
         }
     }
 }
@@ -132,6 +146,43 @@ impl Training {
             } else {
                 LossKernel::Unfused
             })
+    }
+
+    /// The moments' format: `training.optimizer_states`, else fp32 (every stack's default:
+    /// PyTorch's Adam allocates them like the fp32 master parameter, Megatron-Core's
+    /// `exp_avg_dtype` and `exp_avg_sq_dtype` default to fp32).
+    pub fn optimizer_states(&self) -> OptimizerStates {
+        self.optimizer_states.unwrap_or(OptimizerStates::Fp32)
+    }
+
+    /// Whether the SwiGLU input is stored in FP8 for backward: `training.swiglu_fp8_input`, else
+    /// no. Megatron-Core's `TransformerConfig.activation_func_fp8_input_store` (default False;
+    /// SwiGLU only, `transformer_config.py` @d98e8a6; a config field with no `pretrain_gpt.py`
+    /// flag, `arguments.py` lists it under "no CLI argument exists for these"; Megatron-Bridge
+    /// sets it as `model.activation_func_fp8_input_store`): the fused bias-SwiGLU casts the tensor it
+    /// saves to `torch.float8_e4m3fn` and back in backward (`fusions/fused_bias_swiglu.py`),
+    /// in the dense MLP (`mlp.py`), the shared experts and the grouped routed experts
+    /// (`moe/experts.py`), whatever the GEMM precision. DeepSeek-V3 caches the same tensor in
+    /// FP8 (arXiv 2412.19437 §3.3.2, "Inputs of the SwiGLU operator in MoE").
+    pub fn swiglu_fp8_input(&self) -> bool {
+        self.swiglu_fp8_input.unwrap_or(false)
+    }
+
+    /// How the master weights are kept: `training.master_weights`, else 16-bit remainders where
+    /// Megatron-LM's precision-aware optimizer runs (bf16 moments turn it on; its
+    /// `store_param_remainders` defaults to true and has no command-line flag) and the
+    /// parameters are bf16, whole fp32 everywhere else. Whether remainders apply to the
+    /// precision is [`crate::engine::memory::states::master_as_remainder`]'s question.
+    pub fn master_weights(&self) -> MasterWeights {
+        self.master_weights.unwrap_or(
+            if self.framework() == Framework::Megatron
+                && self.optimizer_states() == OptimizerStates::Bf16
+            {
+                MasterWeights::Remainder
+            } else {
+                MasterWeights::Fp32
+            },
+        )
     }
 
     /// Offloaded fraction of the optimizer states, 0..1 (default 0).
@@ -227,6 +278,75 @@ impl LossKernel {
             LossKernel::Unfused => "unfused",
             LossKernel::VocabParallel => "vocab_parallel",
             LossKernel::Fused => "fused",
+        }
+    }
+}
+
+/// The number format Adam keeps its first and second moments (`exp_avg`, `exp_avg_sq`) in;
+/// the master weights and the gradients keep theirs.
+///
+/// bf16 moments are DeepSeek-V3's recipe (arXiv 2412.19437 §3.3.3, "Low-Precision Optimizer
+/// States": the AdamW moments tracked in BF16, master weights and gradients kept in FP32).
+/// Megatron-Core runs them with its precision-aware optimizer (`--use-precision-aware-optimizer
+/// --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16`, `megatron/training/arguments.py` @d98e8a6;
+/// Transformer Engine's `FusedAdam`, distributed optimizer only), torchtitan with
+/// `optimizer.implementation = "fused_opt_states_bf16"` (`components/optimizer/optimizer.py`,
+/// since #2732, 2026-04). DeepSpeed's ZeRO optimizers keep fp32 moments (no switch).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptimizerStates {
+    /// 4 B per moment (the default).
+    Fp32,
+    /// 2 B per moment.
+    Bf16,
+}
+
+impl OptimizerStates {
+    /// All values, for dropdowns.
+    pub const ALL: &'static [OptimizerStates] = &[OptimizerStates::Fp32, OptimizerStates::Bf16];
+
+    /// The JSON spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OptimizerStates::Fp32 => "fp32",
+            OptimizerStates::Bf16 => "bf16",
+        }
+    }
+
+    /// Bytes of one moment of one parameter.
+    pub fn moment_bytes(self) -> f64 {
+        match self {
+            OptimizerStates::Fp32 => 4.0,
+            OptimizerStates::Bf16 => 2.0,
+        }
+    }
+}
+
+/// How the optimizer stores the fp32 master copy of a bf16 parameter.
+///
+/// Megatron-Core's precision-aware optimizer (`--use-precision-aware-optimizer`, distributed
+/// optimizer only) hands the master weights to Transformer Engine's `FusedAdam`, which with
+/// `store_param_remainders` (Megatron-Core `OptimizerConfig`, default true since !2611,
+/// 2025-02; TE ≥ 2.1) keeps only the low 16 bits of each fp32 master weight, the high 16 being
+/// the bf16 parameter itself (`fused_adam.py`: "Works only when param type is BF16 and master
+/// weight type is FP32"). NeMo's performance scripts turn that optimizer on for every bf16 run
+/// (`scripts/performance/utils.py` @7a8f1cc, `set_primary_perf_configs`), with fp32 moments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MasterWeights {
+    /// A whole fp32 copy, 4 B per parameter.
+    Fp32,
+    /// The low 16 bits next to the bf16 parameter, 2 B per parameter.
+    Remainder,
+}
+
+impl MasterWeights {
+    /// All values, for dropdowns.
+    pub const ALL: &'static [MasterWeights] = &[MasterWeights::Fp32, MasterWeights::Remainder];
+
+    /// The JSON spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MasterWeights::Fp32 => "fp32",
+            MasterWeights::Remainder => "remainder",
         }
     }
 }

@@ -262,6 +262,84 @@ fn training_stack(c: &mut Checker, s: &Scenario) {
             ),
         );
     }
+    if t.optimizer_states() == super::OptimizerStates::Bf16 {
+        optimizer_state_rules(c, s);
+    }
+    if t.master_weights == Some(super::MasterWeights::Remainder) {
+        master_remainder_rules(c, s);
+    }
+    if t.swiglu_fp8_input() {
+        if t.framework() != super::Framework::Megatron {
+            c.push(
+                FieldId::SwigluFp8Input,
+                format!(
+                    "the FP8 SwiGLU input is Megatron-Core's activation_func_fp8_input_store; training.framework is {}.",
+                    t.framework().as_str()
+                ),
+            );
+        } else if s.model.ffn_act != super::FfnAct::Swiglu {
+            c.push(
+                FieldId::SwigluFp8Input,
+                format!(
+                    "Megatron-LM stores only a SwiGLU's input in FP8; model.ffn_act is {}.",
+                    s.model.ffn_act.as_str()
+                ),
+            );
+        }
+    }
+}
+
+/// bf16 Adam moments only where a stack has the switch ([`super::OptimizerStates`]):
+/// Megatron-LM (its precision-aware optimizer runs only inside the distributed optimizer:
+/// `optimizer/__init__.py` @d98e8a6, "--use-precision-aware-optimizer only supported with
+/// distributed optimizer") and torchtitan (`fused_opt_states_bf16`, Adam/AdamW).
+fn optimizer_state_rules(c: &mut Checker, s: &Scenario) {
+    use super::Framework as F;
+    let why = match s.training.framework() {
+        F::Megatron if s.parallel.zero_stage == 0 => Some(
+            "bf16 moments are Megatron-LM's precision-aware optimizer, which runs only with the distributed optimizer; parallel.zero_stage is 0 (use 1).".to_string(),
+        ),
+        F::Megatron | F::Torchtitan => None,
+        other => Some(format!(
+            "bf16 Adam moments need Megatron-LM (--use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16) or torchtitan (optimizer.implementation fused_opt_states_bf16); training.framework {} keeps fp32 moments.",
+            other.as_str()
+        )),
+    };
+    if let Some(message) = why {
+        c.push(FieldId::OptimizerStates, message);
+    }
+}
+
+/// 16-bit master remainders only where Transformer Engine's `FusedAdam` keeps them
+/// ([`super::MasterWeights`]): under Megatron-LM's precision-aware optimizer (distributed
+/// optimizer only), for bf16 parameters, with no FP8 recipe but delayed scaling
+/// (`optimizer_config.py` @d98e8a6, `use_precision_aware_optimizer_no_fp8_or_ds_fp8`).
+fn master_remainder_rules(c: &mut Checker, s: &Scenario) {
+    use super::Framework as F;
+    let t = &s.training;
+    let why = if t.framework() != F::Megatron {
+        Some(format!(
+            "16-bit master remainders are Megatron-LM's precision-aware optimizer (Transformer Engine FusedAdam); training.framework is {}.",
+            t.framework().as_str()
+        ))
+    } else if s.parallel.zero_stage == 0 {
+        Some("16-bit master remainders need Megatron-LM's precision-aware optimizer, which runs only with the distributed optimizer; parallel.zero_stage is 0 (use 1).".to_string())
+    } else {
+        match (t.precision, t.fp8_recipe()) {
+            (Precision::Bf16, _) | (Precision::Fp8, Some(super::Fp8Recipe::Delayed)) => None,
+            (Precision::Fp8, Some(r)) => Some(format!(
+                "with the FP8 recipe {} Megatron-LM keeps its own fp32 master weights (remainders only with bf16 or delayed scaling).",
+                r.as_str()
+            )),
+            (p, _) => Some(format!(
+                "the master remainder completes a bf16 parameter; training.precision is {}.",
+                p.as_str()
+            )),
+        }
+    };
+    if let Some(message) = why {
+        c.push(FieldId::MasterWeights, message);
+    }
 }
 
 /// Megatron-LM's recompute modules: selective recomputation under Megatron-LM, at least one

@@ -56,6 +56,10 @@ pub fn training_form(props: &FormProps) -> Html {
                 { select_field(FieldId::GradReduceFp32, props,
                     vec![Opt::new("", "default (fp32)"), Opt::new("on", "fp32"), Opt::new("off", "16-bit (bf16/fp16)")],
                     opt_bool_value(t.grad_reduce_in_fp32)) }
+                { select_field(FieldId::OptimizerStates, props, choice_options(FieldId::OptimizerStates, "fp32"),
+                    t.optimizer_states.map_or("", |m| m.as_str())) }
+                { select_field(FieldId::MasterWeights, props, choice_options(FieldId::MasterWeights, "stack's"),
+                    t.master_weights.map_or("", |m| m.as_str())) }
             </div>
             { switch_field(FieldId::FlashAttention, props, t.flash_attention) }
             <div class="grid">
@@ -67,6 +71,9 @@ pub fn training_form(props: &FormProps) -> Html {
                     opt_bool_value(t.eager)) }
                 { select_field(FieldId::LossKernel, props, choice_options(FieldId::LossKernel, "framework's"),
                     t.loss_kernel.map_or("", |k| k.as_str())) }
+                { select_field(FieldId::SwigluFp8Input, props,
+                    vec![Opt::new("", "default (off)"), Opt::new("on", "on (FP8, 1 B)"), Opt::new("off", "off (16-bit)")],
+                    opt_bool_value(t.swiglu_fp8_input)) }
                 { select_field(FieldId::RecomputeEarlyStop, props,
                     vec![Opt::new("", "off (rerun the layer)"), Opt::new("on", "on (skip the last GEMM)"), Opt::new("off", "off")],
                     opt_bool_value(t.recompute_early_stop)) }

@@ -140,9 +140,39 @@ pub fn layer_activations_full_of(s: &Scenario, d: &Shape) -> LayerActivations {
     let (rep_q, shard_q) = quantized_inputs_saving(s, d);
     LayerActivations {
         replicated: replicated - rep_q,
-        sharded: attention + mlp - shard_q,
+        sharded: attention + mlp - shard_q - swiglu_fp8_saving(s, d),
         scores,
     }
+}
+
+/// Bytes of one element of the SwiGLU input (gate and up projections' output) as kept for the
+/// activation's backward: 1 with `training.swiglu_fp8_input` (an `e4m3` cast, no scales:
+/// [`crate::scenario::Training::swiglu_fp8_input`]), else the activation element.
+fn activation_input_bytes(s: &Scenario) -> f64 {
+    if s.training.swiglu_fp8_input() {
+        1.0
+    } else {
+        element_bytes(s)
+    }
+}
+
+/// SwiGLU input elements per token that the MLP stores (sharded): gate and up, `2·f/t` dense,
+/// and in an MoE layer `2·f_e/etp` per routed row plus the shared experts' `2·f_shared/t`.
+fn swiglu_input_elements(s: &Scenario, d: &Shape) -> f64 {
+    let p = &s.parallel;
+    let t = p.tp.max(1) as f64;
+    if d.is_moe() {
+        let etp = p.etp().max(1) as f64;
+        2.0 * (super::experts::rows_per_token(s, d) * d.f_expert / etp + d.f_shared / t)
+    } else {
+        2.0 * d.f_dense / t
+    }
+}
+
+/// What storing the SwiGLU input in FP8 saves per layer and micro-batch: `(e − 1)` per element
+/// of [`swiglu_input_elements`]; zero when off.
+fn swiglu_fp8_saving(s: &Scenario, d: &Shape) -> f64 {
+    tokens_per_gpu(s) * (element_bytes(s) - activation_input_bytes(s)) * swiglu_input_elements(s, d)
 }
 
 /// Bytes of one element of a linear layer's input as kept for its backward: under Transformer
@@ -283,20 +313,24 @@ fn by_module(
         let mlp_in = if d.is_moe() { e } else { l };
         a.replicated -= tok * (l + mlp_in) * d.h / sp_div;
     }
+    // The activation's input (GELU's, or SwiGLU's gate and up) as the layer keeps it.
+    let g = activation_input_bytes(s);
     if d.is_moe() && m.has(RecomputeModules::MOE) {
         // The whole block: everything the MoE MLP stores but its input (the pre-MLP norm's
         // output, counted with the layer), which covers moe_act and shared_experts.
-        a.sharded -= super::experts::moe_mlp_bytes(s, d) - quantized_mlp_saving(s, d);
+        a.sharded -= super::experts::moe_mlp_bytes(s, d)
+            - quantized_mlp_saving(s, d)
+            - swiglu_fp8_saving(s, d);
     } else if d.is_moe() {
         if m.has(RecomputeModules::MOE_ACT) {
             let etp = s.parallel.etp().max(1) as f64;
             a.sharded -= tok * super::experts::rows_per_token(s, d) * l * d.f_expert / etp;
         }
         if m.has(RecomputeModules::SHARED_EXPERTS) {
-            a.sharded -= tok * ((d.c_ffn - 1.0) * e + l) * d.f_shared / t;
+            a.sharded -= tok * ((d.c_ffn - 1.0) * g + l) * d.f_shared / t;
         }
     } else if m.has(RecomputeModules::MLP) {
-        a.sharded -= tok * ((d.c_ffn - 1.0) * e + l) * d.f_dense / t;
+        a.sharded -= tok * ((d.c_ffn - 1.0) * g + l) * d.f_dense / t;
     }
     a
 }
@@ -579,5 +613,54 @@ impl InFlight {
     pub fn at(&self, stage: u64) -> f64 {
         let r = stage.min(self.p - 1);
         self.over(r..r + 1).next().map_or(1.0, |(_, n)| n)
+    }
+}
+
+#[cfg(test)]
+mod swiglu_fp8_tests {
+    use super::*;
+
+    /// [`super::super::experts::tests::deepseek_v3_tp2`] with the SwiGLU input in FP8 or not.
+    fn deepseek(fp8_input: bool) -> Scenario {
+        let mut s = super::super::experts::tests::deepseek_v3_tp2();
+        s.training.swiglu_fp8_input = Some(fp8_input);
+        s
+    }
+
+    #[test]
+    fn fp8_swiglu_input_saves_one_byte_per_gate_and_up_element() {
+        let (on, off) = (deepseek(true), deepseek(false));
+        let d = Shape::of(&on.model);
+        // MoE layer: gate + up of 4 rows × 2048 and of the shared expert's 2048/2 per token:
+        // 2·(4·2048 + 1024) = 18432 elements, 1 B saved each; × 4096 tokens.
+        let moe = layer_activations_full_of(&off, &d).sharded
+            - layer_activations_full_of(&on, &d).sharded;
+        assert_eq!(moe, 4096.0 * 18432.0);
+        // Dense layer: 2·18432/2 = 18432 elements per token.
+        let dense = d.dense_layer();
+        let saved = layer_activations_full_of(&off, &dense).sharded
+            - layer_activations_full_of(&on, &dense).sharded;
+        assert_eq!(saved, 4096.0 * 18432.0);
+        // Recomputing the whole MLP discards the input either way: no double count.
+        for (modules, shape) in [
+            (RecomputeModules::MOE, d),
+            (RecomputeModules::MLP, dense),
+            (RecomputeModules::SHARED_EXPERTS, d),
+        ] {
+            let stored = |s: &Scenario| {
+                let mut s = s.clone();
+                s.training.recompute = Recompute::Selective;
+                s.training.recompute_modules = Some(modules);
+                layer_activations_of(&s, &shape).sharded
+            };
+            let gap = stored(&off) - stored(&on);
+            // With shared_experts recomputed only the routed rows' 2·4·2048 remain saved.
+            let want = if modules == RecomputeModules::SHARED_EXPERTS {
+                4096.0 * 16384.0
+            } else {
+                0.0
+            };
+            assert!((gap - want).abs() < 1e-3, "{modules:?}: {gap}");
+        }
     }
 }

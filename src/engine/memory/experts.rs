@@ -45,15 +45,13 @@ pub fn moe_mlp_bytes(s: &Scenario, d: &Shape) -> f64 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
-    fn deepseek_v3_moe_layer_by_hand() {
-        // DeepSeek-V3 MoE layer, b 1, s 4096, tp 2 (SP), etp 1, ep 64, bf16: tok 4096;
-        // router (3·256 + 32)/2 = 400; shared 3·2·2048/2 = 6144; rows 8·1/2 = 4 per token of
-        // (4·7168 + 3·2·2048) = 40960 → 163840. Per token 170384 B; × 4096 = 697,892,864 B.
-        let s: Scenario = crate::scenario::from_value(&serde_json::json!({
+    /// DeepSeek-V3 layers, b 1, s 4096, tp 2 (SP), etp 1, ep 64, bf16 on 512 H100s: 4 routed
+    /// rows per token (also the activations' FP8 SwiGLU-input test).
+    pub(crate) fn deepseek_v3_tp2() -> Scenario {
+        crate::scenario::from_value(&serde_json::json!({
             "model": {"layers": 61, "hidden": 7168, "heads": 128, "ffn_hidden": 18432,
                       "ffn_act": "swiglu", "vocab": 129280, "seq_len": 4096,
                       "moe": {"experts": 256, "top_k": 8, "expert_ffn_hidden": 2048,
@@ -62,7 +60,15 @@ mod tests {
             "parallel": {"tp": 2, "pp": 8, "dp": 32, "ep": 64, "etp": 1, "sp": true},
             "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 512}
         }))
-        .unwrap();
+        .unwrap()
+    }
+
+    #[test]
+    fn deepseek_v3_moe_layer_by_hand() {
+        // DeepSeek-V3 MoE layer, b 1, s 4096, tp 2 (SP), etp 1, ep 64, bf16: tok 4096;
+        // router (3·256 + 32)/2 = 400; shared 3·2·2048/2 = 6144; rows 8·1/2 = 4 per token of
+        // (4·7168 + 3·2·2048) = 40960 → 163840. Per token 170384 B; × 4096 = 697,892,864 B.
+        let s = deepseek_v3_tp2();
         let d = Shape::of(&s.model);
         assert_eq!(rows_per_token(&s, &d), 4.0);
         assert_eq!(moe_mlp_bytes(&s, &d), 4096.0 * 170_384.0);

@@ -42,7 +42,7 @@
 //!   gathered layers.
 
 use super::params::GpuParams;
-use crate::scenario::{Precision, Scenario};
+use crate::scenario::{Fp8Recipe, MasterWeights, Precision, Scenario};
 
 /// Bytes per parameter before ZeRO sharding: `(weights, gradients, optimizer)` (module docs'
 /// table). The gradient bytes are also what the data-parallel reduction moves
@@ -55,21 +55,76 @@ pub fn bytes_per_param(precision: Precision) -> (f64, f64, f64) {
     }
 }
 
-/// [`bytes_per_param`] for a scenario: the same, except that 16-bit training with
-/// `training.grad_reduce_in_fp32 = false` keeps its gradients in the 16-bit parameter dtype
-/// (2 B instead of the fp32 main grads' 4 B). That is Megatron-Core's gradient buffer with
-/// `grad_reduce_in_fp32 = False` (`param_and_grad_buffer.py`: `grad_dtype = param.dtype`); the
-/// distributed optimizer then upcasts only its own shard for the step
-/// (`distrib_optimizer.py`: `shard_main_param.grad = shard_model_grad.float()`, `4/d` B per
-/// parameter after the backward pass, when activations are freed, so not at the peak). fp32
-/// training is unaffected. [`crate::scenario::Training::grad_reduce_in_fp32`] cites the recipes.
+/// [`bytes_per_param`] for a scenario: the same, except that
+/// - 16-bit training with `training.grad_reduce_in_fp32 = false` keeps its gradients in the
+///   16-bit parameter dtype (2 B instead of the fp32 main grads' 4 B). That is Megatron-Core's
+///   gradient buffer with `grad_reduce_in_fp32 = False` (`param_and_grad_buffer.py`:
+///   `grad_dtype = param.dtype`); the distributed optimizer then upcasts only its own shard for
+///   the step (`distrib_optimizer.py`: `shard_main_param.grad = shard_model_grad.float()`, `4/d`
+///   B per parameter after the backward pass, when activations are freed, so not at the peak).
+///   fp32 training is unaffected. [`crate::scenario::Training::grad_reduce_in_fp32`] cites the
+///   recipes.
+/// - the optimizer holds [`optimizer_bytes_per_param`] (bf16 moments, remainder master weights).
 pub fn scenario_bytes_per_param(s: &Scenario) -> (f64, f64, f64) {
-    let (w, g, o) = bytes_per_param(s.training.precision);
+    let (w, g, _) = bytes_per_param(s.training.precision);
+    let o = optimizer_bytes_per_param(s);
     if s.training.precision != Precision::Fp32 && !s.training.grad_reduce_in_fp32() {
         (w, 2.0, o)
     } else {
         (w, g, o)
     }
+}
+
+/// Optimizer-state bytes per parameter before ZeRO sharding: Adam's two moments at
+/// [`crate::scenario::OptimizerStates::moment_bytes`] each, plus the master weights of 16-bit
+/// training ([`master_bytes_per_param`]; fp32 training updates its fp32 weights in place).
+///
+/// | precision | moments fp32 | moments bf16 |
+/// |---|---|---|
+/// | fp32 | 0 + 8 = 8 | 0 + 4 = 4 |
+/// | 16-bit (fp32 master) | 4 + 8 = 12 | 4 + 4 = 8 (DeepSeek-V3 §3.3.3) |
+/// | bf16 under Megatron-LM (master as 16 remainder bits) | — | 2 + 4 = 6 |
+pub fn optimizer_bytes_per_param(s: &Scenario) -> f64 {
+    2.0 * s.training.optimizer_states().moment_bytes() + master_bytes_per_param(s)
+}
+
+/// Bytes per parameter of the optimizer's master weights: none for fp32 training, else fp32
+/// (4 B), except where Megatron-LM's precision-aware optimizer (which bf16 moments switch on)
+/// keeps only the low 16 bits of each fp32 master weight, the high 16 being the bf16 parameter
+/// itself: 2 B ([`master_as_remainder`]).
+pub fn master_bytes_per_param(s: &Scenario) -> f64 {
+    if s.training.precision == Precision::Fp32 {
+        0.0
+    } else if master_as_remainder(s) {
+        2.0
+    } else {
+        4.0
+    }
+}
+
+/// Whether the fp32 master weights are stored as 16-bit remainders next to bf16 parameters.
+///
+/// Megatron-Core: `OptimizerConfig.store_param_remainders` defaults to true (with Transformer
+/// Engine ≥ 2.1, `optimizer_config.py` @d98e8a6); the precision-aware optimizer then hands the
+/// master weights to TE's `FusedAdam` with `store_param_remainders` and `master_weights`
+/// (`optimizer/__init__.py`) when `use_precision_aware_optimizer_no_fp8_or_ds_fp8` holds, i.e.
+/// fp32 main params and an FP8 recipe that is none or delayed scaling; TE stores an int16
+/// remainder only for bf16 parameters (`fused_adam.py` @d0067d0: "Works only when param type is
+/// BF16 and master weight type is FP32"; `distrib_optimizer.py` allocates
+/// `master_param` as int16 when `store_param_remainders and bf16`). Other FP8 recipes keep
+/// Megatron's own fp32 master shard; torchtitan's bf16 states leave the fp32 parameters alone.
+///
+/// Whether the optimizer runs that way at all is [`crate::scenario::Training::master_weights`]
+/// (the scenario's `training.master_weights`, else remainders with bf16 moments under
+/// Megatron-LM).
+pub fn master_as_remainder(s: &Scenario) -> bool {
+    let t = &s.training;
+    t.master_weights() == MasterWeights::Remainder
+        && match t.precision {
+            Precision::Bf16 => true,
+            Precision::Fp8 => t.fp8_recipe() == Some(Fp8Recipe::Delayed),
+            Precision::Fp32 | Precision::Fp16 | Precision::Nvfp4 => false,
+        }
 }
 
 /// FP8 (Transformer Engine): an FP8 copy of each GEMM weight and of its transpose, 1 B each,
@@ -110,7 +165,7 @@ pub struct ModelStates {
     pub weights: f64,
     /// Gradients (fp32 accumulation buffer).
     pub gradients: f64,
-    /// fp32 master weights and Adam moments.
+    /// Master weights and Adam moments ([`optimizer_bytes_per_param`]).
     pub optimizer: f64,
 }
 
@@ -259,6 +314,71 @@ mod tests {
         assert!((zero_paper_bytes(1, psi, 64.0) / 1e9 - 31.4).abs() < 0.05);
         assert!((zero_paper_bytes(2, psi, 64.0) / 1e9 - 16.6).abs() < 0.05);
         assert!((zero_paper_bytes(3, psi, 64.0) / 1e9 - 1.875).abs() < 1e-9);
+    }
+
+    /// DeepSeek-V3 §3.3.3's states (bf16 moments, fp32 master and gradients) on a GPU with
+    /// 1e9 dense and 2e9 expert parameters, dp·cp = 32 and ep = 8 (expert shard 4), ZeRO-1:
+    /// moments 2·2 B, master 4 B.
+    #[test]
+    fn bf16_moments_by_hand() {
+        use crate::scenario::{Fp8Recipe, Framework, OptimizerStates};
+        let mut s = crate::presets::default_model_preset().scenario();
+        (s.parallel.tp, s.parallel.cp, s.parallel.dp, s.parallel.ep) = (1, 1, 32, 8);
+        s.parallel.etp = None;
+        s.parallel.zero_stage = 1;
+        s.training.grad_reduce_in_fp32 = None;
+        s.training.precision = Precision::Fp8;
+        s.training.fp8_recipe = Some(Fp8Recipe::Blockwise);
+        let p = GpuParams {
+            dense: 1e9,
+            experts: 2e9,
+            matrices: 0.0,
+            largest_module: 0.0,
+        };
+        // fp32 moments: 12 B sharded: 12·(1e9/32 + 2e9/4) = 6.375e9.
+        assert_eq!(model_states(&s, &p, 0).optimizer, 6.375e9);
+        s.training.optimizer_states = Some(OptimizerStates::Bf16);
+        // 4 + 2 + 2 = 8 B: 8·(1e9/32 + 2e9/4) = 4.25e9; weights 2·3e9 and fp32 grads 4·3e9
+        // unchanged.
+        let st = model_states(&s, &p, 0);
+        assert_eq!(st.optimizer, 4.25e9);
+        assert_eq!((st.weights, st.gradients), (6e9, 12e9));
+        assert_eq!(expert_states(&s, &p).optimizer, 8.0 * 2e9 / 4.0);
+        // bf16 training under Megatron-LM: the precision-aware optimizer keeps the master as a
+        // 16-bit remainder: 2 + 2 + 2 = 6 B: 6·5.3125e8 = 3.1875e9.
+        s.training.precision = Precision::Bf16;
+        s.training.fp8_recipe = None;
+        assert_eq!(optimizer_bytes_per_param(&s), 6.0);
+        assert_eq!(model_states(&s, &p, 0).optimizer, 3.1875e9);
+        // ... and with FP8 delayed scaling (TE's FusedAdam casts in the kernel).
+        s.training.precision = Precision::Fp8;
+        assert_eq!(optimizer_bytes_per_param(&s), 6.0);
+        // torchtitan's bf16 states leave the fp32 master: 8 B.
+        s.training.precision = Precision::Bf16;
+        s.training.framework = Some(Framework::Torchtitan);
+        assert_eq!(optimizer_bytes_per_param(&s), 8.0);
+        // fp32 training: the weights are the master; bf16 moments only: 4 B.
+        s.training.precision = Precision::Fp32;
+        assert_eq!(optimizer_bytes_per_param(&s), 4.0);
+        assert_eq!(scenario_bytes_per_param(&s), (4.0, 4.0, 4.0));
+        // NeMo's performance scripts: the precision-aware optimizer with fp32 moments, bf16
+        // parameters: master remainder 2 + moments 8 = 10 B; Megatron-LM with bf16 moments but
+        // whole fp32 masters: 4 + 4 = 8 B.
+        s.training.framework = None;
+        s.training.precision = Precision::Bf16;
+        s.training.optimizer_states = None;
+        s.training.master_weights = Some(crate::scenario::MasterWeights::Remainder);
+        assert_eq!(optimizer_bytes_per_param(&s), 10.0);
+        assert_eq!(model_states(&s, &p, 0).optimizer, 10.0 * 5.3125e8);
+        s.training.optimizer_states = Some(OptimizerStates::Bf16);
+        s.training.master_weights = Some(crate::scenario::MasterWeights::Fp32);
+        assert_eq!(optimizer_bytes_per_param(&s), 8.0);
+        s.training.master_weights = None;
+        s.training.framework = Some(Framework::Torchtitan);
+        s.training.precision = Precision::Fp32;
+        // ZeRO-0 replicates (torchtitan allows it): 4 B × 3e9.
+        s.parallel.zero_stage = 0;
+        assert_eq!(model_states(&s, &p, 0).optimizer, 12e9);
     }
 
     #[test]
