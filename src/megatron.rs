@@ -267,6 +267,11 @@ pub fn launch_args(s: &Scenario) -> String {
             notes.push("# master_weights fp32: OptimizerConfig.store_param_remainders = False (no Megatron-LM flag; set it in the optimizer config)".into());
         }
     }
+    if s.model.moe.is_some() && !t.moe_probs_in_experts() {
+        notes.push(
+            "# moe_probs_in_experts off: the combine weights by the routing probabilities as Megatron-Core 0.12 and older did (no flag: 0.13+ weights inside the experts' activation, !2668)".into(),
+        );
+    }
     if t.swiglu_fp8_input() {
         notes.push(
             "# swiglu_fp8_input: Megatron-Core TransformerConfig.activation_func_fp8_input_store = True (no pretrain_gpt.py flag: set it in the model config, Megatron-Bridge model.activation_func_fp8_input_store)".into(),

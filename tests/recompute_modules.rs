@@ -77,6 +77,30 @@ fn each_module_frees_its_tensors_by_hand() {
 }
 
 #[test]
+fn moe_act_frees_what_the_weighted_gelu_keeps() {
+    // Non-gated (GELU) experts under Megatron-Core: the unfused `activation · probs` keeps the
+    // activation's output, e·f_e = 4096 B per routed row, 4 rows per token (memory::experts);
+    // moe_act checkpoints that function, so it frees the output FC2 reads (4096 B per row) and
+    // that copy: 2 · 4 · 4096 · 4096 tokens = 134,217,728 B. Weighted at the combine instead,
+    // only the first.
+    let layer = |modules: &[&str], in_experts: bool| {
+        let mut v = dsv3(Some(modules));
+        v["model"]["ffn_act"] = json!("gelu");
+        v["training"]["moe_probs_in_experts"] = json!(in_experts);
+        let s = parsed(&v);
+        layer_activations_of(&s, &Shape::of(&s.model)).total()
+    };
+    assert_eq!(
+        layer(&["core_attn"], true) - layer(&["core_attn", "moe_act"], true),
+        134_217_728.0
+    );
+    assert_eq!(
+        layer(&["core_attn"], false) - layer(&["core_attn", "moe_act"], false),
+        67_108_864.0
+    );
+}
+
+#[test]
 fn megatron_default_is_core_attn_and_other_stacks_checkpoint_per_operator() {
     let none = parsed(&dsv3(None));
     let core = parsed(&dsv3(Some(&["core_attn"])));
@@ -187,11 +211,12 @@ fn moe_module_reruns_the_whole_block_and_its_all_to_alls() {
         layer_activations_of(&s, &Shape::of(&s.model)).total()
     };
     // The whole MoE MLP's stored activations go: router (3·256 + 32)/2 = 400 B, shared experts
-    // 6,144 B and 4 routed rows of (2·2·7168 + 3·2·2048) = 40,960 B per token, 170,384 B per
+    // 6,144 B and 4 routed rows of (2·7168 + 3·2·2048) = 26,624 B per token (Megatron-Core
+    // weights by the probabilities inside the experts: no expert output kept), 113,040 B per
     // token in all, × 4096 tokens (memory::experts' hand count).
     assert_eq!(
         bytes(&["core_attn"]) - bytes(&["core_attn", "moe"]),
-        4096.0 * 170_384.0
+        4096.0 * 113_040.0
     );
     // moe covers moe_act and shared_experts: adding them frees nothing more.
     assert_eq!(

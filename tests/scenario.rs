@@ -341,6 +341,11 @@ fn impossible_modern_settings_name_their_field() {
             "activation_func_fp8_input_store; training.framework is torchtitan",
         ),
         (
+            "training.moe_probs_in_experts",
+            serde_json::json!({"training": {"moe_probs_in_experts": true, "framework": "torchtitan"}}),
+            "only Megatron-Core (0.13 and later) applies the routing probabilities inside the experts' activation; training.framework is torchtitan",
+        ),
+        (
             "training.optimizer_states",
             serde_json::json!({"training": {"optimizer_states": "bf16", "framework": "deepspeed"}}),
             "training.framework deepspeed keeps fp32 moments",
@@ -379,6 +384,25 @@ fn impossible_modern_settings_name_their_field() {
             issue.message
         );
     }
+}
+
+#[test]
+fn routing_probabilities_belong_to_an_moe_model() {
+    // Set on a dense model, either way, the field is named; off is valid for any MoE stack
+    // (Megatron-Core 0.12 and older, torchtitan).
+    for on in [true, false] {
+        let mut v = base();
+        v["training"]["moe_probs_in_experts"] = serde_json::json!(on);
+        let e = scenario::from_value(&v).unwrap().validate().unwrap_err();
+        assert_eq!(e.issues.len(), 1, "{e}");
+        assert_eq!(e.issues[0].field, "training.moe_probs_in_experts");
+        assert!(e.issues[0].message.contains("model.moe is absent"), "{e}");
+    }
+    let mut v = deepseek_v3();
+    v["training"]["moe_probs_in_experts"] = serde_json::json!(false);
+    scenario::from_value(&v).unwrap().validate().unwrap();
+    v["training"]["framework"] = serde_json::json!("torchtitan");
+    scenario::from_value(&v).unwrap().validate().unwrap();
 }
 
 /// The field each rule names for a schedule it cannot run (deepseek-ai/DualPipe `step`

@@ -73,6 +73,10 @@ pub struct Training {
     /// How the optimizer keeps the fp32 master weights of 16-bit parameters. Optional; `None`
     /// means the stack's ([`Training::master_weights`]).
     pub master_weights: Option<MasterWeights>,
+    /// Whether the routed experts apply the routing probabilities inside their activation, so
+    /// that the combine keeps no expert output for backward. Optional; `None` means the stack's
+    /// ([`Training::moe_probs_in_experts`]).
+    pub moe_probs_in_experts: Option<bool>,
 }
 
 impl Default for Training {
@@ -100,6 +104,7 @@ impl Default for Training {
             loss_kernel: None,
             optimizer_states: None,
             swiglu_fp8_input: None,
+            moe_probs_in_experts: None,
             master_weights: None,
         }
     }
@@ -166,6 +171,23 @@ impl Training {
     /// FP8 (arXiv 2412.19437 §3.3.2, "Inputs of the SwiGLU operator in MoE").
     pub fn swiglu_fp8_input(&self) -> bool {
         self.swiglu_fp8_input.unwrap_or(false)
+    }
+
+    /// Whether the routed experts weight their rows by the routing probabilities inside the
+    /// activation: `training.moe_probs_in_experts`, else yes under Megatron-LM, no elsewhere.
+    /// Megatron-Core applies the probabilities in the experts' activation since !2668
+    /// ("Memory efficient token permutation", commit `2659630`, 2025-04-09; first released in
+    /// core 0.13.0, 2025-07; not in core 0.12.x): `moe/experts.py` computes
+    /// `activation(fc1) · probs` (SwiGLU fused: `weighted_bias_swiglu_impl`, which saves only
+    /// its input and the probabilities), and the token dispatcher's unpermute no longer
+    /// multiplies by the probabilities, so the combine saves no expert output. Without it (core
+    /// ≤ 0.12; torchtitan's MoE, which multiplies the routed output by the scores after the
+    /// experts, or the routed input before them with `score_before_experts`) one `e·h` tensor
+    /// per routed row is kept to form the probabilities' gradient
+    /// ([`crate::engine::memory::experts`]).
+    pub fn moe_probs_in_experts(&self) -> bool {
+        self.moe_probs_in_experts
+            .unwrap_or(self.framework() == Framework::Megatron)
     }
 
     /// How the master weights are kept: `training.master_weights`, else 16-bit remainders where

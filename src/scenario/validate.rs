@@ -287,6 +287,23 @@ fn training_stack(c: &mut Checker, s: &Scenario) {
             );
         }
     }
+    if let Some(on) = t.moe_probs_in_experts {
+        if s.model.moe.is_none() {
+            c.push(
+                FieldId::MoeProbsInExperts,
+                "the routing probabilities belong to a mixture-of-experts model; model.moe is absent."
+                    .to_string(),
+            );
+        } else if on && t.framework() != super::Framework::Megatron {
+            c.push(
+                FieldId::MoeProbsInExperts,
+                format!(
+                    "only Megatron-Core (0.13 and later) applies the routing probabilities inside the experts' activation; training.framework is {}.",
+                    t.framework().as_str()
+                ),
+            );
+        }
+    }
 }
 
 /// bf16 Adam moments only where a stack has the switch ([`super::OptimizerStates`]):

@@ -78,6 +78,13 @@ pub fn training_form(props: &FormProps) -> Html {
                     vec![Opt::new("", "off (rerun the layer)"), Opt::new("on", "on (skip the last GEMM)"), Opt::new("off", "off")],
                     opt_bool_value(t.recompute_early_stop)) }
             </div>
+            if props.scenario.model.moe.is_some() {
+                <div class="grid">
+                    { select_field(FieldId::MoeProbsInExperts, props,
+                        vec![Opt::new("", "framework's (Megatron-LM: on)"), Opt::new("on", "on (combine keeps nothing)"), Opt::new("off", "off (combine keeps a row per copy)")],
+                        opt_bool_value(t.moe_probs_in_experts)) }
+                </div>
+            }
             if t.recompute == Recompute::Selective || t.recompute_modules.is_some() {
                 { set_field(FieldId::RecomputeModules, props, t.recompute_modules.map_or(0, |m| m.bits())) }
             }

@@ -284,7 +284,9 @@ fn stored_of(s: &Scenario, d: &Shape, full: LayerActivations) -> LayerActivation
 /// - `mla_up_proj` (MLA layers): the full-width Q, K and V, `e·(q + 2kv)/t`;
 /// - `layernorm`: the two norm outputs (QKV and MLP inputs), `2·e·h` (÷t with SP);
 /// - `moe_act` (MoE layers): each routed row's activation output `e·f_e/etp`
-///   ([`super::experts::rows_per_token`] rows);
+///   ([`super::experts::rows_per_token`] rows), and with the probabilities applied inside the
+///   activation what their multiplication keeps, which the checkpointed function holds
+///   ([`super::experts::combine_bytes_per_row`]);
 /// - `mlp` (dense layers): the MLP's intermediates `c_ffn·e·f/t`;
 /// - `shared_experts` (MoE layers): theirs, `c_ffn·e·f_shared/t`;
 /// - `moe` (MoE layers): the whole MoE MLP's stored activations
@@ -324,7 +326,13 @@ fn by_module(
     } else if d.is_moe() {
         if m.has(RecomputeModules::MOE_ACT) {
             let etp = s.parallel.etp().max(1) as f64;
-            a.sharded -= tok * super::experts::rows_per_token(s, d) * l * d.f_expert / etp;
+            let weighting = if s.training.moe_probs_in_experts() {
+                super::experts::combine_bytes_per_row(s, d)
+            } else {
+                0.0
+            };
+            a.sharded -=
+                tok * super::experts::rows_per_token(s, d) * (l * d.f_expert / etp + weighting);
         }
         if m.has(RecomputeModules::SHARED_EXPERTS) {
             a.sharded -= tok * ((d.c_ffn - 1.0) * g + l) * d.f_shared / t;

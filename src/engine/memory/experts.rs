@@ -17,8 +17,8 @@
 //! - shared experts: their intermediates `c_ffn·e·f_shared/t` per token (their input is the
 //!   pre-MLP norm output, counted with the layer);
 //! - per dispatched row: the FC1 input `e·h`, the intermediates `c_ffn·e·f_e/etp` (GELU input
-//!   and output, or SwiGLU gate, up and product), and the expert output `e·h` that the
-//!   probability-weighted unpermute keeps to form the gradient of the routing probabilities.
+//!   and output, or SwiGLU gate, up and product), and what the probability weighting keeps to
+//!   form the gradient of the routing probabilities ([`combine_bytes_per_row`]).
 
 use super::activations::{element_bytes, tokens_per_gpu};
 use crate::engine::shape::Shape;
@@ -40,8 +40,31 @@ pub fn moe_mlp_bytes(s: &Scenario, d: &Shape) -> f64 {
     let sp_div = if p.sp { t } else { 1.0 };
     let router = ((e + 1.0) * d.experts + 4.0 * d.k) / sp_div;
     let shared = d.c_ffn * e * d.f_shared / t;
-    let routed = rows_per_token(s, d) * (2.0 * e * d.h + d.c_ffn * e * d.f_expert / etp);
+    let routed = rows_per_token(s, d)
+        * (e * d.h + d.c_ffn * e * d.f_expert / etp + combine_bytes_per_row(s, d));
     tok * (router + shared + routed)
+}
+
+/// Bytes per routed row that the probability weighting keeps for backward, the gradient of a
+/// routing probability being the dot product of its row's incoming gradient with what it
+/// multiplied:
+/// - weighting after the experts (the probability-weighted unpermute of Megatron-Core ≤ 0.12,
+///   torchtitan's MoE; or before them on the routed input, torchtitan's `score_before_experts`):
+///   one hidden-size row, `e·h`;
+/// - weighting inside the experts' activation ([`crate::scenario::Training::moe_probs_in_experts`],
+///   Megatron-Core since !2668): nothing for gated experts, whose fused weighted SwiGLU
+///   (`weighted_bias_swiglu_impl`, `fusions/fused_bias_swiglu.py`) saves only its input, which
+///   the intermediates already count; for non-gated experts the unfused `activation(x) · probs`
+///   keeps the activation's output, `e·f_e/etp` (`moe/experts.py`, `bias_act_func`).
+pub fn combine_bytes_per_row(s: &Scenario, d: &Shape) -> f64 {
+    let e = element_bytes(s);
+    if !s.training.moe_probs_in_experts() {
+        e * d.h
+    } else if d.c_ffn >= 3.0 {
+        0.0
+    } else {
+        e * d.f_expert / s.parallel.etp().max(1) as f64
+    }
 }
 
 #[cfg(test)]
@@ -65,20 +88,39 @@ pub(crate) mod tests {
 
     #[test]
     fn deepseek_v3_moe_layer_by_hand() {
-        // DeepSeek-V3 MoE layer, b 1, s 4096, tp 2 (SP), etp 1, ep 64, bf16: tok 4096;
-        // router (3·256 + 32)/2 = 400; shared 3·2·2048/2 = 6144; rows 8·1/2 = 4 per token of
-        // (4·7168 + 3·2·2048) = 40960 → 163840. Per token 170384 B; × 4096 = 697,892,864 B.
+        // DeepSeek-V3 MoE layer, b 1, s 4096, tp 2 (SP), etp 1, ep 64, bf16, Megatron-LM (the
+        // probabilities weighted inside the experts): tok 4096; router (3·256 + 32)/2 = 400;
+        // shared 3·2·2048/2 = 6144; rows 8·1/2 = 4 per token of (2·7168 + 3·2·2048) = 26624
+        // → 106496. Per token 113040 B; × 4096 = 463,011,840 B.
         let s = deepseek_v3_tp2();
         let d = Shape::of(&s.model);
         assert_eq!(rows_per_token(&s, &d), 4.0);
-        assert_eq!(moe_mlp_bytes(&s, &d), 4096.0 * 170_384.0);
+        assert_eq!(combine_bytes_per_row(&s, &d), 0.0);
+        assert_eq!(moe_mlp_bytes(&s, &d), 4096.0 * 113_040.0);
+        // Weighted at the combine (Megatron-Core 0.12): each row also keeps its expert output,
+        // 2·7168 = 14336 B: rows of 40960 → 163840, per token 170384 B.
+        let mut old = s.clone();
+        old.training.moe_probs_in_experts = Some(false);
+        assert_eq!(combine_bytes_per_row(&old, &d), 14336.0);
+        assert_eq!(moe_mlp_bytes(&old, &d), 4096.0 * 170_384.0);
+        // torchtitan weights outside the experts by default.
+        let mut tt = s.clone();
+        tt.training.framework = Some(crate::scenario::Framework::Torchtitan);
+        assert_eq!(moe_mlp_bytes(&tt, &d), 4096.0 * 170_384.0);
+        // Non-gated experts under Megatron-Core: the unfused `activation · probs` keeps the
+        // activation output, 2·2048 = 4096 B per row (GELU: c_ffn 2, rows of 2·7168 + 2·2·2048
+        // + 4096 = 26624 B).
+        let mut gelu = s.clone();
+        gelu.model.ffn_act = crate::scenario::FfnAct::Gelu;
+        let dg = Shape::of(&gelu.model);
+        assert_eq!(combine_bytes_per_row(&gelu, &dg), 4096.0);
         // Imbalance scales the routed rows only.
         let mut s2 = s.clone();
         s2.model.moe.as_mut().unwrap().imbalance = Some(1.5);
         let d2 = Shape::of(&s2.model);
         assert_eq!(
             moe_mlp_bytes(&s2, &d2) - moe_mlp_bytes(&s, &d),
-            4096.0 * 0.5 * 163_840.0
+            4096.0 * 0.5 * 106_496.0
         );
     }
 }
