@@ -81,7 +81,7 @@ pub fn training_form(props: &FormProps) -> Html {
             if props.scenario.model.moe.is_some() {
                 <div class="grid">
                     { select_field(FieldId::MoeProbsInExperts, props,
-                        vec![Opt::new("", "framework's (Megatron-LM: on)"), Opt::new("on", "on (combine keeps nothing)"), Opt::new("off", "off (combine keeps a row per copy)")],
+                        vec![Opt::new("", "framework's"), Opt::new("on", "on (keeps nothing)"), Opt::new("off", "off (keeps a row)")],
                         opt_bool_value(t.moe_probs_in_experts)) }
                 </div>
             }
