@@ -31,6 +31,7 @@ pub fn rows_per_token(s: &Scenario, d: &Shape) -> f64 {
 }
 
 /// Bytes of one MoE MLP's stored activations for one micro-batch on one GPU (module docs).
+#[inline]
 pub fn moe_mlp_bytes(s: &Scenario, d: &Shape) -> f64 {
     let p = &s.parallel;
     let e = element_bytes(s);
@@ -56,6 +57,7 @@ pub fn moe_mlp_bytes(s: &Scenario, d: &Shape) -> f64 {
 ///   (`weighted_bias_swiglu_impl`, `fusions/fused_bias_swiglu.py`) saves only its input, which
 ///   the intermediates already count; for non-gated experts the unfused `activation(x) · probs`
 ///   keeps the activation's output, `e·f_e/etp` (`moe/experts.py`, `bias_act_func`).
+#[inline]
 pub fn combine_bytes_per_row(s: &Scenario, d: &Shape) -> f64 {
     let e = element_bytes(s);
     if !s.training.moe_probs_in_experts() {
