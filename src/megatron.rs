@@ -269,7 +269,7 @@ pub fn launch_args(s: &Scenario) -> String {
     }
     if s.model.moe.is_some() && !t.moe_probs_in_experts() {
         notes.push(
-            "# moe_probs_in_experts off: the combine weights by the routing probabilities as Megatron-Core 0.12 and older did (no flag: 0.13+ weights inside the experts' activation, !2668)".into(),
+            "# moe_probs_in_experts off: the combine weights by the routing probabilities as Megatron-Core 0.12.0 and older did (no flag: 0.12.1+ weights inside the experts' activation, !2668)".into(),
         );
     }
     if t.swiglu_fp8_input() {

@@ -189,7 +189,7 @@ fn held_out_runs_that_ran_are_predicted_to_fit() {
         "{} held-out runs that ran are predicted not to fit: {over:?}",
         over.len()
     );
-    // The Megatron-Core 0.13+ MoE recipes (MXFP8 DeepSeek-V3 and Qwen3-235B on B200/GB200) fit.
+    // The Megatron-Core 0.13+ MoE recipes (2025-10 and later) (MXFP8 DeepSeek-V3 and Qwen3-235B on B200/GB200) fit.
     for id in [
         "mlm2510-gb200-deepseek_v3_mxfp8-256gpu",
         "mlmrecipe2608-b200-deepseek_v3_mxfp8-256gpu",

@@ -252,14 +252,14 @@ fn bf16_moments_become_the_precision_aware_optimizer() {
 
 #[test]
 fn combine_weighting_is_a_version_note() {
-    // Megatron-Core 0.13+ weights inside the experts (no flag); a plan that states the older
+    // Megatron-Core 0.12.1+ weights inside the experts (no flag); a plan that states the older
     // combine weighting gets a comment saying which versions ran it.
     let mut s = model_preset("mixtral-8x7b").unwrap().scenario();
     assert!(!launch_args(&s).contains("moe_probs_in_experts"));
     s.training.moe_probs_in_experts = Some(false);
     let args = launch_args(&s);
     assert!(
-        args.contains("# moe_probs_in_experts off: the combine weights by the routing probabilities as Megatron-Core 0.12 and older did"),
+        args.contains("# moe_probs_in_experts off: the combine weights by the routing probabilities as Megatron-Core 0.12.0 and older did"),
         "{args}"
     );
     assert!(!lines(&args)

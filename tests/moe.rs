@@ -419,7 +419,7 @@ fn deepseek_v3_on_2048_h800s() {
         "{:.2}",
         gib(e.memory.peak_bytes)
     );
-    // Weighted at the combine instead (Megatron-Core 0.12), each of stage 2's 4 layers × 14
+    // Weighted at the combine instead (Megatron-Core 0.12.0 and older), each of stage 2's 4 layers × 14
     // micro-batches also keeps 8 routed rows of 2·7168 B per token, 4096 tokens: 470 MB each,
     // 24.5 GiB and the allocator's 5 % on it, 25.7 GiB more, 89.4 GiB, over the H800; the
     // tapered split the engine proposes (fewer layers where more micro-batches are in flight)

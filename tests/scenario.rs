@@ -343,7 +343,7 @@ fn impossible_modern_settings_name_their_field() {
         (
             "training.moe_probs_in_experts",
             serde_json::json!({"training": {"moe_probs_in_experts": true, "framework": "torchtitan"}}),
-            "only Megatron-Core (0.13 and later) applies the routing probabilities inside the experts' activation; training.framework is torchtitan",
+            "only Megatron-Core (0.12.1 and later) applies the routing probabilities inside the experts' activation; training.framework is torchtitan",
         ),
         (
             "training.optimizer_states",
@@ -389,7 +389,7 @@ fn impossible_modern_settings_name_their_field() {
 #[test]
 fn routing_probabilities_belong_to_an_moe_model() {
     // Set on a dense model, either way, the field is named; off is valid for any MoE stack
-    // (Megatron-Core 0.12 and older, torchtitan).
+    // (Megatron-Core 0.12.0 and older, torchtitan).
     for on in [true, false] {
         let mut v = base();
         v["training"]["moe_probs_in_experts"] = serde_json::json!(on);

@@ -862,7 +862,7 @@ fields! {
     /// `training.moe_probs_in_experts`.
     MoeProbsInExperts {
         path: "training.moe_probs_in_experts", key: "mprob", label: "Routing probabilities in experts", unit: "",
-        help: "The routed experts multiply their rows by the routing probabilities inside the activation, so the combine keeps no expert output for backward (Megatron-Core 0.13+, !2668); off = the combine keeps one hidden-size row per routed token copy (Megatron-Core 0.12 and older, torchtitan); empty = on for Megatron-LM, off for the other stacks.",
+        help: "The routed experts multiply their rows by the routing probabilities inside the activation, so the combine keeps no expert output for backward (Megatron-Core 0.12.1+, !2668); off = the combine keeps one hidden-size row per routed token copy (Megatron-Core 0.12.0 and older, torchtitan); empty = on for Megatron-LM, off for the other stacks.",
         kind: Kind::Bool, optional: true,
         get: |s| opt_bit(s.training.moe_probs_in_experts),
         set: |s, v| { s.training.moe_probs_in_experts = v.opt_bit()?; Ok(()) },

@@ -176,12 +176,13 @@ impl Training {
     /// Whether the routed experts weight their rows by the routing probabilities inside the
     /// activation: `training.moe_probs_in_experts`, else yes under Megatron-LM, no elsewhere.
     /// Megatron-Core applies the probabilities in the experts' activation since !2668
-    /// ("Memory efficient token permutation", commit `2659630`, 2025-04-09; first released in
-    /// core 0.13.0, 2025-07; not in core 0.12.x): `moe/experts.py` computes
+    /// ("Memory efficient token permutation", commit `2659630`, 2025-04-09; cherry-picked into
+    /// the 0.12 branch as !3310, `d5d00fd`, 2025-05-16, so in core 0.12.1 and later, not in
+    /// 0.12.0 and older): `moe/experts.py` computes
     /// `activation(fc1) · probs` (SwiGLU fused: `weighted_bias_swiglu_impl`, which saves only
     /// its input and the probabilities), and the token dispatcher's unpermute no longer
     /// multiplies by the probabilities, so the combine saves no expert output. Without it (core
-    /// ≤ 0.12; torchtitan's MoE, which multiplies the routed output by the scores after the
+    /// ≤ 0.12.0; torchtitan's MoE, which multiplies the routed output by the scores after the
     /// experts, or the routed input before them with `score_before_experts`) one `e·h` tensor
     /// per routed row is kept to form the probabilities' gradient
     /// ([`crate::engine::memory::experts`]).

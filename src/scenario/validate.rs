@@ -298,7 +298,7 @@ fn training_stack(c: &mut Checker, s: &Scenario) {
             c.push(
                 FieldId::MoeProbsInExperts,
                 format!(
-                    "only Megatron-Core (0.13 and later) applies the routing probabilities inside the experts' activation; training.framework is {}.",
+                    "only Megatron-Core (0.12.1 and later) applies the routing probabilities inside the experts' activation; training.framework is {}.",
                     t.framework().as_str()
                 ),
             );

@@ -287,7 +287,7 @@ const CHECKS = [
     name: 'split proposals: the faster and the lighter split, each applied in one click; preset and GPU sources',
     run: async (ctx) => {
       // DeepSeek-V3 with the report's recomputation (RMSNorm, MLA up-projections, SwiGLU output)
-      // and a combine that keeps each routed row's expert output (mprob=0, Megatron-Core 0.12):
+      // and a combine that keeps each routed row's expert output (mprob=0, Megatron-Core 0.12.0 and older):
       // the even split does not fit on the H800s (89.4 GiB); the faster split fits.
       const page = await ctx.open('?v=1&model=deepseek-v3&rcmod=mla_up_proj,layernorm,moe_act&mprob=0', { viewport: { width: 1280, height: 900 } });
       const faster = (await page.textContent('#better-split')).trim();

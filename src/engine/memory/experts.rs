@@ -49,7 +49,7 @@ pub fn moe_mlp_bytes(s: &Scenario, d: &Shape) -> f64 {
 /// Bytes per routed row that the probability weighting keeps for backward, the gradient of a
 /// routing probability being the dot product of its row's incoming gradient with what it
 /// multiplied:
-/// - weighting after the experts (the probability-weighted unpermute of Megatron-Core ≤ 0.12,
+/// - weighting after the experts (the probability-weighted unpermute of Megatron-Core ≤ 0.12.0,
 ///   torchtitan's MoE; or before them on the routed input, torchtitan's `score_before_experts`):
 ///   one hidden-size row, `e·h`;
 /// - weighting inside the experts' activation ([`crate::scenario::Training::moe_probs_in_experts`],
@@ -99,7 +99,7 @@ pub(crate) mod tests {
         assert_eq!(rows_per_token(&s, &d), 4.0);
         assert_eq!(combine_bytes_per_row(&s, &d), 0.0);
         assert_eq!(moe_mlp_bytes(&s, &d), 4096.0 * 113_040.0);
-        // Weighted at the combine (Megatron-Core 0.12): each row also keeps its expert output,
+        // Weighted at the combine (Megatron-Core 0.12.0 and older): each row also keeps its expert output,
         // 2·7168 = 14336 B: rows of 40960 → 163840, per token 170384 B.
         let mut old = s.clone();
         old.training.moe_probs_in_experts = Some(false);
