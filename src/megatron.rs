@@ -129,6 +129,9 @@ pub fn launch_args(s: &Scenario) -> String {
                 Some(r) if t.fp8_recipe.is_some() => arg(format!("--fp8-recipe {}", r.as_str())),
                 _ => {}
             }
+            if t.fp8_params() {
+                arg("--fp8-param-gather".into());
+            }
         }
         // Megatron-LM `--fp4-format e2m1` with `--fp4-recipe nvfp4` (TransformerConfig `fp4`,
         // `fp4_recipe`; Transformer Engine's `NVFP4BlockScaling`).

@@ -19,8 +19,9 @@ use serde_json::Value;
 /// - DGX Cloud v25.04.01 GPT-3 175B on 128-2048 H100s (NeMo 24.12 container): logged steps of a
 ///   stated recipe, but the model ran 11-12 % (bf16) and 14-18 % (FP8) faster than measured while
 ///   it hid every TP collective under its GEMM for free; with Transformer Engine's userbuffers
-///   priced as it runs (split GEMMs, SM margins, exposed tails) 5-6 % (bf16) and 9-13 % (FP8):
-///   13 %.
+///   priced as it runs (split GEMMs, SM margins, exposed tails) 5-6 % (bf16) and 9-13 % (FP8);
+///   with the recipe's FP8 primary weights stated (`fp8_params`, gathered in FP8) FP8 10-14 %:
+///   14 %.
 /// - DGX Cloud v25.04.01 MaxText (JAX) Llama 3 70B, FSDP/HSDP on 128-2048 H100s: bf16 within 2 %,
 ///   FP8 predicted 7-12 % slow (its `save_qkv_proj` rematerialisation is mapped to full
 ///   recomputation, which also repeats the QKV GEMMs): 15 %.
@@ -33,7 +34,8 @@ use serde_json::Value;
 ///   H100 Llama 3.1 405B and Nemotron-4 within 11 %, within 6.1 % with userbuffers priced as it
 ///   runs; with the recipes' bf16 gradient buffer stated (NeMo @6f2c6fda / @b4148d21
 ///   `performance_mode`: `grad_reduce_in_fp32` false) 4-9 % fast: 9 %; GB200 Llama 3.1 405B and
-///   Nemotron-4 340B 20-28 % too fast, 16-24 % with userbuffers priced: 25 %, the honest bound
+///   Nemotron-4 340B 20-28 % too fast, 16-24 % with userbuffers priced, 16-26 % with the
+///   recipes' FP8 primary weights stated (NeMo's `bf16_with_fp8_mixed`): 26 %, the honest bound
 ///   today — the GB200 miss issue 11 names, now measured on dense runs.
 /// - torchtitan's June 2025 async-TP benchmark, Llama 3 8B and 70B on 64/256 H100s (500 W),
 ///   FSDP × TP 8, bf16 and torchao float8 tensorwise/rowwise, vanilla and async TP: 9-32 % too
@@ -96,11 +98,11 @@ use serde_json::Value;
 const TOLERANCE_PCT: [(&str, f64); 42] = [
     ("moe_deepseek_v3_report", 20.0),
     ("automodel_h100_dense", 10.0),
-    ("dgxc2504_gpt3_175b_h100", 13.0),
+    ("dgxc2504_gpt3_175b_h100", 14.0),
     ("dgxc2504_maxtext_llama3_70b_h100", 15.0),
     ("dgxc2504_nemotron4_h100", 15.0),
     ("dgxc2505_dense_h100", 9.0),
-    ("dgxc2505_dense_gb200", 25.0),
+    ("dgxc2505_dense_gb200", 26.0),
     ("torchtitan_h100_2506", 50.0),
     ("torchtitan_h200_2506", 12.0),
     ("moe_dgxc2510_deepseek_v3_gb200", 21.0),
@@ -171,9 +173,9 @@ fn every_extra_run_is_predicted_within_its_tolerance() {
 /// Held-out runs that ran but are predicted not to fit, at most (`validate` lists each with its
 /// peak): 30 before Megatron-Core's weighting of the routed rows inside the experts was priced
 /// (`training.moe_probs_in_experts`), 22 since, 4 once the NeMo 2 dense recipes' bf16 gradient
-/// buffer is stated (`grad_reduce_in_fp32` false): DeepSeek-V3's report run (82.8 of 79.7 GiB)
-/// and three FP8 H100 runs (Nemotron-4 15B on 16 GPUs, both releases; Llama 3.1 405B on 512).
-const RAN_BUT_PREDICTED_OOM_CEILING: usize = 4;
+/// buffer is stated (`grad_reduce_in_fp32` false), 1 once the FP8 recipes' primary weights in
+/// FP8 are (`fp8_params`): DeepSeek-V3's report run (82.8 of 79.7 GiB).
+const RAN_BUT_PREDICTED_OOM_CEILING: usize = 1;
 
 #[test]
 fn held_out_runs_that_ran_are_predicted_to_fit() {

@@ -102,7 +102,21 @@ pub fn fill(
             .placed(held.mix, held.embedding, held.output)
             .total(),
     };
-    let dp = DpStep::of(&x, &crit, stage_params, (held.embedding, held.output), &z3);
+    // FP8 primary weights are gathered in FP8: the stage's GEMM weights on one GPU.
+    let fp8_gathered = if s.training.fp8_params() {
+        x.sharded
+            .placed(held.mix, held.embedding, held.output)
+            .matrices
+    } else {
+        0.0
+    };
+    let dp = DpStep::of(
+        &x,
+        &crit,
+        (stage_params, fp8_gathered),
+        (held.embedding, held.output),
+        &z3,
+    );
     let optimizer = optimizer::optimizer_s(&x, stage_params);
     let offload = offload::offload_s(&x, gpu, &crit, stage_params);
     // 5. The eager host: per micro-batch against the critical stage's GPU time, and the

@@ -867,6 +867,14 @@ fields! {
         get: |s| opt_bit(s.training.moe_probs_in_experts),
         set: |s, v| { s.training.moe_probs_in_experts = v.opt_bit()?; Ok(()) },
     }
+    /// `training.fp8_params`.
+    Fp8Params {
+        path: "training.fp8_params", key: "fp8w", label: "FP8 primary weights", unit: "",
+        help: "The GEMM weights are kept as FP8 tensors (data and transpose, no 16-bit copy) and the distributed optimizer gathers them in FP8 (Megatron --fp8-param-gather, NeMo fp8_params; precision fp8, ZeRO 1); empty = off.",
+        kind: Kind::Bool, optional: true,
+        get: |s| opt_bit(s.training.fp8_params),
+        set: |s, v| { s.training.fp8_params = v.opt_bit()?; Ok(()) },
+    }
     /// `training.recompute_modules`.
     RecomputeModules {
         path: "training.recompute_modules", key: "rcmod", label: "Recompute modules", unit: "",

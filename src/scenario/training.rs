@@ -77,6 +77,10 @@ pub struct Training {
     /// that the combine keeps no expert output for backward. Optional; `None` means the stack's
     /// ([`Training::moe_probs_in_experts`]).
     pub moe_probs_in_experts: Option<bool>,
+    /// Whether the GEMM weights are kept as FP8 tensors, with no 16-bit copy, and gathered in
+    /// FP8 by the distributed optimizer (Megatron-LM `--fp8-param-gather`). Optional; `None`
+    /// means no ([`Training::fp8_params`]).
+    pub fp8_params: Option<bool>,
 }
 
 impl Default for Training {
@@ -105,6 +109,7 @@ impl Default for Training {
             optimizer_states: None,
             swiglu_fp8_input: None,
             moe_probs_in_experts: None,
+            fp8_params: None,
             master_weights: None,
         }
     }
@@ -189,6 +194,22 @@ impl Training {
     pub fn moe_probs_in_experts(&self) -> bool {
         self.moe_probs_in_experts
             .unwrap_or(self.framework() == Framework::Megatron)
+    }
+
+    /// Whether the GEMM weights are FP8 tensors: `training.fp8_params`, else no (Megatron-LM's
+    /// default). Megatron-LM `--fp8-param-gather` ("Keep the compute param in fp8 (do not use
+    /// any other intermediate dtype) and perform the param all-gather in fp8",
+    /// `megatron/training/arguments.py` @d98e8a6; only with the distributed optimizer or FSDP,
+    /// the same file) builds the model under Transformer Engine's `fp8_model_init`: each GEMM
+    /// weight is a `Float8Tensor` whose FP8 data (and the transposed copy Hopper's backward
+    /// GEMMs read) replace both the 16-bit weight and the FP8 cache of the default path; the
+    /// fp32 master stays in the optimizer, which casts the updated shard to FP8 before the
+    /// all-gather. NeMo 2's FP8 precision plugins set it (`bf16_with_fp8_mixed`:
+    /// `fp8_params = True` → `fp8_param_gather`, `nemo/collections/llm/recipes/precision/
+    /// mixed_precision.py` and `nemo/lightning/pytorch/plugins/mixed_precision.py` @81d94d1501);
+    /// Megatron-LM's DeepSeek-V3 GB200 guide lists it as "Primary weights in FP8".
+    pub fn fp8_params(&self) -> bool {
+        self.fp8_params.unwrap_or(false)
     }
 
     /// How the master weights are kept: `training.master_weights`, else 16-bit remainders where

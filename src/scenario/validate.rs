@@ -287,6 +287,29 @@ fn training_stack(c: &mut Checker, s: &Scenario) {
             );
         }
     }
+    if t.fp8_params() {
+        let why = if t.precision != Precision::Fp8 {
+            Some(format!(
+                "FP8 primary weights need precision fp8, not {}.",
+                t.precision.as_str()
+            ))
+        } else if t.framework() != super::Framework::Megatron {
+            Some(format!(
+                "FP8 primary weights are Megatron-LM's --fp8-param-gather; training.framework is {}.",
+                t.framework().as_str()
+            ))
+        } else if s.parallel.zero_stage != 1 {
+            Some(format!(
+                "--fp8-param-gather runs with the distributed optimizer, modelled at parallel.zero_stage 1; it is {}.",
+                s.parallel.zero_stage
+            ))
+        } else {
+            None
+        };
+        if let Some(m) = why {
+            c.push(FieldId::Fp8Params, m);
+        }
+    }
     if let Some(on) = t.moe_probs_in_experts {
         if s.model.moe.is_none() {
             c.push(

@@ -53,6 +53,11 @@ pub fn training_form(props: &FormProps) -> Html {
                     { select_field(FieldId::Fp8Recipe, props, choice_options(FieldId::Fp8Recipe, "delayed"),
                         t.fp8_recipe.map_or("", |r| r.as_str())) }
                 }
+                if t.precision == Precision::Fp8 || t.fp8_params.is_some() {
+                    { select_field(FieldId::Fp8Params, props,
+                        vec![Opt::new("", "default (off)"), Opt::new("on", "on (FP8 only)"), Opt::new("off", "off (16-bit + FP8)")],
+                        opt_bool_value(t.fp8_params)) }
+                }
                 { select_field(FieldId::GradReduceFp32, props,
                     vec![Opt::new("", "default (fp32)"), Opt::new("on", "fp32"), Opt::new("off", "16-bit (bf16/fp16)")],
                     opt_bool_value(t.grad_reduce_in_fp32)) }

@@ -210,6 +210,11 @@ pub fn model_states(s: &Scenario, p: &GpuParams, layers: u64) -> ModelStates {
     };
     let mut weights = shard(w, 3);
     if zero < 3 {
+        if s.training.fp8_params() {
+            // FP8 primary weights ([`crate::scenario::Training::fp8_params`]): the GEMM
+            // weights' FP8 data and transpose are the weights; no 16-bit copy of them is kept.
+            weights -= w * p.matrices;
+        }
         weights += quantized_copy_bytes(s.training.precision) * p.matrices;
         // Transformer Engine's FP8 amax history; NVFP4 scales from the current amax and keeps
         // none.
@@ -225,8 +230,9 @@ pub fn model_states(s: &Scenario, p: &GpuParams, layers: u64) -> ModelStates {
 }
 
 /// The routed experts' part of [`model_states`] (the same bytes per parameter and ZeRO sharding
-/// over the expert-data-parallel ranks; FP8 weight copies are left in the total only): what the
-/// memory chart shows as expert states.
+/// over the expert-data-parallel ranks; FP8 weight copies are left in the total only, except
+/// that FP8 primary weights are the experts' weights): what the memory chart shows as expert
+/// states.
 #[inline]
 pub fn expert_states(s: &Scenario, p: &GpuParams) -> ModelStates {
     if p.experts <= 0.0 {
@@ -242,8 +248,13 @@ pub fn expert_states(s: &Scenario, p: &GpuParams) -> ModelStates {
             bytes * p.experts
         }
     };
+    let weights = if s.training.fp8_params() && zero < 3 {
+        quantized_copy_bytes(s.training.precision) * p.experts
+    } else {
+        shard(w, 3)
+    };
     ModelStates {
-        weights: shard(w, 3),
+        weights,
         gradients: shard(g, 2),
         optimizer: shard(o, 1),
     }

@@ -59,15 +59,19 @@ pub struct DpStep {
 }
 
 impl DpStep {
-    /// The DP step of `x` whose slowest stage is `crit` holding `stage_params` parameters and
-    /// `ends`: whether it holds the embedding and the output layer.
+    /// The DP step of `x` whose slowest stage is `crit` holding `params.0` parameters, of which
+    /// `params.1` are gathered as FP8 (FP8 primary weights,
+    /// [`crate::scenario::Training::fp8_params`]: the distributed optimizer all-gathers their
+    /// 1-byte data, the transpose is made locally; 0 otherwise), and `ends`: whether it holds
+    /// the embedding and the output layer.
     pub(crate) fn of(
         x: &Inputs,
         crit: &StageTimes,
-        stage_params: f64,
+        params: (f64, f64),
         ends: (bool, bool),
         z3: &Zero3Layer,
     ) -> DpStep {
+        let (stage_params, fp8_gathered) = params;
         let par = &x.s.parallel;
         let dp_g = &x.groups.dp;
         let n_dp = dp_g.n;
@@ -116,7 +120,7 @@ impl DpStep {
         let mut total_s = grad_total;
         let mut bytes = if all_reduce { 2.0 } else { 1.0 } * (n_dp - 1.0) / n_dp * g;
         if par.zero_stage >= 1 {
-            let pbytes_total = stage_params * x.pbytes;
+            let pbytes_total = (stage_params - fp8_gathered) * x.pbytes + fp8_gathered;
             let ag_b = dp_g.gather_s(pbytes_total / k);
             let ag_total = k * ag_b;
             exp += if x.s.dp_comm_overlap() {
