@@ -16,7 +16,8 @@ mod common;
 use paracalc::engine;
 use paracalc::presets::MODEL_PRESETS;
 use paracalc::scenario::{
-    self, gpu_preset, GpuChoice, Moe, Precision, Recompute, Scenario, GPU_PRESETS,
+    self, gpu_preset, FfnAct, GpuChoice, Moe, OptimizerStates, Precision, Recompute, Scenario,
+    GPU_PRESETS,
 };
 use paracalc::share;
 use proptest::prelude::*;
@@ -135,7 +136,7 @@ fn gbps() -> BoxedStrategy<f64> {
 
 /// Valid scenarios spanning the extremes.
 fn arb_extreme() -> BoxedStrategy<Scenario> {
-    (
+    let base = (
         // layout: tp = 2^a, cp = 2^c, pp, dp, vp
         (0u32..=6, 0u32..=4, log_u(256), log_u(1_000_000), 1u64..=4),
         // model: heads per tp, head dim, GQA, layers per chunk, vocab, moe
@@ -221,6 +222,42 @@ fn arb_extreme() -> BoxedStrategy<Scenario> {
             s.cluster.inter_node_gbps = Some(inter);
             s.training.train_tokens = Some(1e13);
             s.cluster.price_per_gpu_hour = Some(2.0);
+            s
+        });
+    // The stack's memory knobs where they are valid: FP8 where the GPU has an FP8 peak, FP8
+    // primary weights and bf16 moments with the distributed optimizer, the routing-probability
+    // weighting on MoE models, the FP8 SwiGLU input on SwiGLU models.
+    let knobs = (
+        any::<bool>(),
+        prop::option::of(any::<bool>()),
+        prop::option::of(any::<bool>()),
+        prop::option::of(any::<bool>()),
+        any::<bool>(),
+    );
+    (base, knobs)
+        .prop_map(|(mut s, (fp8, fp8w, mprob, actfp8, bf16m))| {
+            let has_fp8 = match &s.cluster.gpu {
+                GpuChoice::Preset(id) => GPU_PRESETS
+                    .iter()
+                    .any(|g| g.id == id && g.spec.peak_tflops.fp8.is_some()),
+                _ => false,
+            };
+            if fp8 && has_fp8 {
+                s.training.precision = Precision::Fp8;
+            }
+            let zero1 = s.parallel.zero_stage == 1;
+            if s.training.precision == Precision::Fp8 && zero1 {
+                s.training.fp8_params = fp8w;
+            }
+            if s.model.moe.is_some() {
+                s.training.moe_probs_in_experts = mprob;
+            }
+            if s.model.ffn_act == FfnAct::Swiglu || actfp8 != Some(true) {
+                s.training.swiglu_fp8_input = actfp8;
+            }
+            if bf16m && zero1 {
+                s.training.optimizer_states = Some(OptimizerStates::Bf16);
+            }
             s
         })
         .boxed()
