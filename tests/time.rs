@@ -431,10 +431,11 @@ fn eager_host_wait_adds_to_the_step() {
     let o = estimate(&off).unwrap().time;
     assert_eq!(o.host_s, 0.0);
     assert!((t.step_s - o.step_s - t.host_s).abs() < 1e-12);
-    // A small model on an H100 (2 layers, 128 tokens per micro-batch, 8 micro-batches): the
-    // GPU runs a micro-batch in far less than its 2·652 µs of host time, so every micro-batch
-    // waits `H_mb − T_mb` and the optimizer `35·95 µs − T_opt` (2·16 + 1 + 2 = 35 tensors).
-    let e = estimate(&eager_bert(2, 1024, 128, 1, 8, "h100-sxm5-80gb")).unwrap();
+    // A small model on an H100 (2 layers of hidden 512, 128 tokens per micro-batch, 8
+    // micro-batches): the GPU runs a micro-batch, its gradient accumulation and weight casts
+    // included, in far less than its 2·652 µs of host time, so every micro-batch waits
+    // `H_mb − T_mb` and the optimizer `35·95 µs − T_opt` (2·16 + 1 + 2 = 35 tensors).
+    let e = estimate(&eager_bert(2, 512, 128, 1, 8, "h100-sxm5-80gb")).unwrap();
     assert_breakdown(&e);
     let t = &e.time;
     let gpu_mb = (t.compute_s + t.recompute_s + t.exposed_comm_s.total()) / 8.0;

@@ -70,6 +70,83 @@ pub(crate) fn accumulate_s(
     (x.mf - 1.0) / x.mf * x.dev.memory_s(AUTOGRAD_PASSES * x.pbytes * params, tensors)
 }
 
+/// Bytes per parameter of `torch.autocast`'s 16-bit copy of an fp32 weight or bias: read 4,
+/// write 2; the same for its backward (`_to_copy`'s gradient, the 16-bit weight gradient cast
+/// back up to the fp32 parameter: read 2, write 4).
+pub const AUTOCAST_CAST_BYTES_PER_PARAM: f64 = 6.0;
+
+/// Bytes per parameter of autograd's in-place accumulation of an fp32 `.grad`
+/// ([`AUTOGRAD_PASSES`] × 4): eager PyTorch keeps fp32 parameters and gradients in fp32 and in
+/// mixed precision alike (`torch.autocast` casts inside the operators, PyTorch `amp.html`).
+pub const EAGER_ACCUMULATE_BYTES_PER_PARAM: f64 = AUTOGRAD_PASSES * 4.0;
+
+/// Per micro-batch GPU time of unsharded PyTorch's parameter-sized passes on a stage of
+/// `layers` layers holding `params` parameters, seconds, as (forward, backward, recomputation)
+/// ([FORMULAS.md](crate::docs::formulas) §8.5). Only for framework `pytorch` at ZeRO 0 (a plain
+/// module or DDP: one `.grad` per parameter tensor); 0 otherwise. Eager or compiled alike:
+/// `AccumulateGrad` runs outside a compiled graph, and the graph still reads each fp32 weight to
+/// make its 16-bit copy, so `training.eager` (the host's wait) does not turn these off.
+/// - Backward, every precision: `AccumulateGrad` adds each new gradient into the existing fp32
+///   `.grad` in place (`variable_grad += new_grad`, `torch/csrc/autograd/functions/
+///   accumulate_grad.h`, PyTorch 1.10), [`EAGER_ACCUMULATE_BYTES_PER_PARAM`] per parameter and
+///   one kernel per tensor, on every micro-batch: the Hugging Face Trainer clears the gradients
+///   with `model.zero_grad()` (transformers v4.16 `trainer.py`), which in PyTorch 1.x zeroes
+///   them instead of setting them to `None` (`set_to_none=False`), so `.grad` always exists.
+/// - 16-bit (`torch.autocast`): `linear` is on autocast's fp16 list, so every forward casts each
+///   linear layer's fp32 weight and bias to 16 bits (`cached_cast` in `aten/src/ATen/
+///   autocast_mode.cpp`, PyTorch 1.10: cached only within one autocast region, the cache cleared
+///   when the outermost region exits), [`AUTOCAST_CAST_BYTES_PER_PARAM`] per parameter and one
+///   kernel per tensor, and the backward casts each 16-bit gradient back up (the same bytes
+///   and kernels). With full recomputation the recomputed forward casts them again:
+///   `torch.utils.checkpoint`'s backward (PyTorch 1.10, re-entrant) reruns the layer under a
+///   fresh `torch.cuda.amp.autocast(ctx.had_autocast_in_fwd)` region, outside the Trainer's
+///   `with autocast()` of the forward, whose exit already cleared the cache. LayerNorm
+///   (fp32 list) and the embedding (on no list) keep their fp32 parameters uncast.
+pub(crate) fn pytorch_param_passes_s(
+    x: &Inputs,
+    params: f64,
+    layers: f64,
+    embedding: bool,
+    output: bool,
+) -> (f64, f64, f64) {
+    if x.stack.framework != Framework::Pytorch || x.s.parallel.zero_stage != 0 || layers == 0.0 {
+        return (0.0, 0.0, 0.0);
+    }
+    let tensors = super::host::stage_tensors(x, layers, embedding, output);
+    let accumulate = x
+        .dev
+        .memory_s(EAGER_ACCUMULATE_BYTES_PER_PARAM * params, tensors);
+    if x.s.training.precision == crate::scenario::Precision::Fp32 {
+        return (0.0, accumulate, 0.0);
+    }
+    let m = &x.s.model;
+    let linear_params = layers
+        * (crate::engine::memory::params::attention_params_of(m, x.d)
+            + crate::engine::memory::params::mlp_params_of(m, m.ffn_hidden()))
+        / x.tf;
+    let linear_tensors = layers * (layer_tensors(m, 4.0, x.d.c_ffn) - norm_tensors(m));
+    let cast = x.dev.memory_s(
+        AUTOCAST_CAST_BYTES_PER_PARAM * linear_params,
+        linear_tensors,
+    );
+    let rc = if x.s.training.recompute == crate::scenario::Recompute::Full {
+        cast
+    } else {
+        0.0
+    };
+    (cast, accumulate + cast, rc)
+}
+
+/// Parameter tensors of a layer's two norms: weight and bias each (LayerNorm, GELU models) or a
+/// weight each (RMSNorm).
+fn norm_tensors(m: &crate::scenario::Model) -> f64 {
+    if has_biases(m) {
+        4.0
+    } else {
+        2.0
+    }
+}
+
 /// Parameter tensors of a stage as Megatron-DeepSpeed's layers hold them: per layer the fused
 /// QKV, the attention projection and the `c_ffn` MLP matrices, each with a bias, and two
 /// LayerNorms of weight and bias (GELU: 12); bias-free with two RMSNorm weights otherwise
@@ -137,6 +214,69 @@ mod tests {
             with_inputs(&megatron, |x| accumulate_s(x, 1e9, 6.0, false, false)),
             0.0
         );
+    }
+
+    /// BERT-large (24 layers, h 1024, FFN 4096, GELU) on one V100 under `framework`.
+    fn bert(precision: &str, recompute: &str, framework: &str, zero: u64) -> Scenario {
+        crate::scenario::parse(&format!(
+            r#"{{"model": {{"name": "bert-large", "layers": 24, "hidden": 1024, "heads": 16,
+                 "ffn_hidden": 4096, "ffn_act": "gelu", "vocab": 30522, "seq_len": 512,
+                 "tied_embeddings": true}},
+              "training": {{"global_batch": 4, "micro_batch": 1, "precision": "{precision}",
+                 "recompute": "{recompute}", "flash_attention": false, "framework": "{framework}"}},
+              "parallel": {{"tp": 1, "pp": 1, "dp": 1, "zero_stage": {zero}}},
+              "cluster": {{"gpu": "v100-sxm2-16gb", "num_gpus": 1}}}}"#
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn pytorch_casts_and_accumulation_by_hand() {
+        // V100: 720 GB/s sustained (0.8 of 900), 5 µs per kernel.
+        let s = bert("fp16", "full", "pytorch", 0);
+        with_inputs(&s, |x| {
+            assert!((x.dev.hbm_bps - 720e9).abs() < 1.0);
+            assert!((x.dev.kernel_s - 5e-6).abs() < 1e-15);
+            let (f, b, rc) = pytorch_param_passes_s(x, 1e9, 24.0, false, false);
+            // Linear parameters per layer: attention 4·1024² + 4·1024 = 4 198 400, MLP
+            // 2·1024·4096 + 4096 + 1024 = 8 393 728: 12 592 128, 24 layers 302 211 072, in 12
+            // tensors each (288). Cast: 6·302 211 072 / 720e9 + 288·5 µs = 2.518 + 1.440 ms.
+            let cast = 6.0 * 302_211_072.0 / 720e9 + 288.0 * 5e-6;
+            assert!((f - cast).abs() < 1e-12, "{f} vs {cast}");
+            assert!((rc - cast).abs() < 1e-12);
+            // Accumulation: 12 B × 1e9 / 720e9 + 24·16 tensors · 5 µs = 16.667 + 1.920 ms.
+            let acc = 12e9 / 720e9 + 384.0 * 5e-6;
+            assert!((b - (acc + cast)).abs() < 1e-12, "{b}");
+        });
+        // fp32: no casts, the accumulation alone; no recomputed casts without recomputation.
+        let s = bert("fp32", "full", "pytorch", 0);
+        with_inputs(&s, |x| {
+            let (f, b, rc) = pytorch_param_passes_s(x, 1e9, 24.0, false, false);
+            assert_eq!((f, rc), (0.0, 0.0));
+            assert!((b - (12e9 / 720e9 + 384.0 * 5e-6)).abs() < 1e-12);
+        });
+        let s = bert("fp16", "none", "pytorch", 0);
+        with_inputs(&s, |x| {
+            let (f, _, rc) = pytorch_param_passes_s(x, 1e9, 24.0, false, false);
+            assert!(f > 0.0);
+            assert_eq!(rc, 0.0);
+        });
+        // Sharded (FSDP) or non-PyTorch stacks: not this mechanism.
+        for (fw, zero) in [
+            ("pytorch", 3),
+            ("megatron", 0),
+            ("torchtitan", 0),
+            ("deepspeed", 0),
+        ] {
+            let s = bert("fp16", "full", fw, zero);
+            with_inputs(&s, |x| {
+                assert_eq!(
+                    pytorch_param_passes_s(x, 1e9, 24.0, false, false),
+                    (0.0, 0.0, 0.0),
+                    "{fw} {zero}"
+                );
+            });
+        }
     }
 
     #[test]

@@ -184,6 +184,20 @@ pub(crate) fn stage_times(
                 holds.output,
             );
     }
+    if x.stack.framework == crate::scenario::Framework::Pytorch {
+        // PyTorch's autocast weight casts and gradient accumulation, per micro-batch.
+        let params = x.sharded.placed(mix, holds.embedding, holds.output).total();
+        let (f, b, rc) = super::grad_accumulation::pytorch_param_passes_s(
+            x,
+            params,
+            nl_u as f64,
+            holds.embedding,
+            holds.output,
+        );
+        st.fwd += share * f;
+        st.bwd += share * b;
+        st.rc += share * rc;
+    }
     if holds.embedding {
         st.fwd += share * ends.emb_fwd;
         st.bwd += share * ends.emb_bwd;
