@@ -266,3 +266,47 @@ fn the_eager_host_wait_is_a_part_of_the_verdict() {
     assert!((e.time.step_s - first.step_s - e.time.host_s).abs() < 1e-12);
     assert!(first.changes[0].describe(&s).contains("torch.compile"));
 }
+
+#[test]
+fn an_fp8_megatron_plan_is_offered_fp8_primary_weights() {
+    // Llama 3 8B in FP8 on 8 GPUs, data parallel with the distributed optimizer: the 16-bit
+    // copy of the GEMM weights is memory the plan can drop (Megatron-LM --fp8-param-gather).
+    let mut s = preset("llama3-8b");
+    s.training.precision = paracalc::scenario::Precision::Fp8;
+    s.parallel.cp = 1;
+    s.parallel.dp = 8;
+    s.parallel.zero_stage = 1;
+    let e = estimate(&s).unwrap();
+    let v = verdict(&s, &e);
+    let mut offered = v
+        .suggestions
+        .iter()
+        .chain(closest_fitting(&s, 20).iter())
+        .filter(|x| x.changes.contains(&Change::Fp8Params { on: true }))
+        .cloned()
+        .collect::<Vec<_>>();
+    assert!(!offered.is_empty(), "FP8 primary weights are offered");
+    // What it says is what the estimate gives: 2 B less per GEMM weight.
+    let sug = offered.remove(0);
+    let mut after = s.clone();
+    sug.apply(&mut after);
+    assert_eq!(after.training.fp8_params, Some(true));
+    let ea = estimate(&after).unwrap();
+    assert_eq!(ea.memory.peak_bytes, sug.peak_bytes);
+    assert!(sug.peak_bytes < e.memory.peak_bytes);
+    assert_eq!(
+        Change::Fp8Params { on: true }.describe(&s),
+        "FP8 primary weights on (--fp8-param-gather)"
+    );
+    // Not offered where Megatron-LM cannot run it: bf16, another stack, no distributed
+    // optimizer.
+    for change in [
+        |s: &mut Scenario| s.training.precision = paracalc::scenario::Precision::Bf16,
+        |s: &mut Scenario| s.training.framework = Some(paracalc::scenario::Framework::Torchtitan),
+        |s: &mut Scenario| s.parallel.zero_stage = 0,
+    ] {
+        let mut t = s.clone();
+        change(&mut t);
+        assert!(!paracalc::engine::advice::candidates(&t).contains(&Change::Fp8Params { on: true }));
+    }
+}

@@ -174,6 +174,12 @@ pub enum Change {
         /// On or off.
         on: bool,
     },
+    /// `training.fp8_params`: FP8 primary weights (Megatron-LM `--fp8-param-gather`), no 16-bit
+    /// copy of the GEMM weights and their all-gather in FP8.
+    Fp8Params {
+        /// On or off.
+        on: bool,
+    },
 }
 
 impl Change {
@@ -217,6 +223,7 @@ impl Change {
             Change::Zero { stage } => p.zero_stage = stage,
             Change::Sp { on } => p.sp = on,
             Change::Eager { on } => s.training.eager = Some(on),
+            Change::Fp8Params { on } => s.training.fp8_params = Some(on),
         }
     }
 
@@ -235,6 +242,7 @@ impl Change {
             Change::Zero { .. } => "zero",
             Change::Sp { .. } => "sp",
             Change::Eager { .. } => "eager",
+            Change::Fp8Params { .. } => "fp8 weights",
         }
     }
 
@@ -272,6 +280,9 @@ impl Change {
                 "compiled graph and fused optimizer (torch.compile, eager off)".to_string()
             }
             Change::Eager { on: true } => "eager operator dispatch".to_string(),
+            Change::Fp8Params { on } => {
+                format!("FP8 primary weights {} (--fp8-param-gather)", on_off(on))
+            }
         }
     }
 
@@ -289,6 +300,7 @@ impl Change {
             Change::Recompute { .. } | Change::RecomputeModules { .. } => &[Part::Recompute],
             Change::MicroBatch { .. } => &[Part::Bubble, Part::Compute, Part::Host],
             Change::Eager { .. } => &[Part::Host],
+            Change::Fp8Params { .. } => &[Part::Dp],
         }
     }
 }
@@ -476,6 +488,14 @@ pub fn candidates(s: &Scenario) -> Vec<Change> {
     }
     if t.eager() {
         out.push(Change::Eager { on: false });
+    }
+    // FP8 primary weights where Megatron-LM runs them: FP8 GEMMs with the distributed optimizer.
+    if t.precision == crate::scenario::Precision::Fp8
+        && t.framework() == crate::scenario::Framework::Megatron
+        && p.zero_stage == 1
+        && !t.fp8_params()
+    {
+        out.push(Change::Fp8Params { on: true });
     }
     // Micro-batch ×2 / ÷2 (must divide the batch per replica: validation checks).
     out.push(Change::MicroBatch {
