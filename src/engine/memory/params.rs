@@ -33,17 +33,23 @@ pub fn has_biases(m: &Model) -> bool {
     m.ffn_act == FfnAct::Gelu
 }
 
-/// Parameter tensors of one layer whose attention has `attention_linears` weight matrices (4 as
-/// separate query, key, value and output projections, 2 with a fused QKV) and whose MLP has
-/// `c_ffn`: a bias for each and two LayerNorms of weight and bias for GELU models, bias-free with
-/// two RMSNorm weights otherwise ([`has_biases`]).
-pub fn layer_tensors(m: &Model, attention_linears: f64, c_ffn: f64) -> f64 {
+/// Parameter tensors of one layer's linear layers, `attention_linears` weight matrices in its
+/// attention (4 as separate query, key, value and output projections, 2 with a fused QKV) and
+/// `c_ffn` in its MLP: with a bias each for GELU models, bias-free otherwise ([`has_biases`]).
+pub fn linear_tensors(m: &Model, attention_linears: f64, c_ffn: f64) -> f64 {
     let linears = attention_linears + c_ffn;
     if has_biases(m) {
-        2.0 * linears + 4.0
+        2.0 * linears
     } else {
-        linears + 2.0
+        linears
     }
+}
+
+/// Parameter tensors of one layer: its [`linear_tensors`] and two norms, LayerNorms of weight
+/// and bias for GELU models, RMSNorm weights otherwise ([`has_biases`]).
+pub fn layer_tensors(m: &Model, attention_linears: f64, c_ffn: f64) -> f64 {
+    let norms = if has_biases(m) { 4.0 } else { 2.0 };
+    linear_tensors(m, attention_linears, c_ffn) + norms
 }
 
 /// Parameters of one norm: LayerNorm `2h` (weight + bias) for GELU models, RMSNorm `h` for SwiGLU.

@@ -31,7 +31,7 @@
 //!   [`super::data_parallel::reduced_grad_bytes`] = the fp32 main gradient, then the all-gather).
 
 use super::inputs::Inputs;
-use crate::engine::memory::params::{has_biases, layer_tensors};
+use crate::engine::memory::params::{has_biases, layer_tensors, linear_tensors};
 use crate::scenario::Framework;
 
 /// HBM bytes per parameter of one fp32 accumulation of a bf16 gradient (module docs): upcast
@@ -68,6 +68,32 @@ pub(crate) fn accumulate_s(
         return 0.0;
     }
     (x.mf - 1.0) / x.mf * x.dev.memory_s(AUTOGRAD_PASSES * x.pbytes * params, tensors)
+}
+
+/// Per micro-batch GPU time of the stack's passes over a stage's parameters besides its layers'
+/// GEMMs, seconds, as (forward, backward, recomputation), for a stage of `layers` layers of
+/// `mix` (and the embedding / output layer where it holds them): DeepSpeed's gradient
+/// accumulation after the backward ([`accumulate_s`]), unsharded PyTorch's autocast casts and
+/// accumulation ([`pytorch_param_passes_s`]); `None` for the other stacks, whose parameters
+/// are not counted then.
+pub(crate) fn param_passes_s(
+    x: &Inputs,
+    mix: crate::engine::layers::LayerMix,
+    layers: f64,
+    embedding: bool,
+    output: bool,
+) -> Option<(f64, f64, f64)> {
+    let pytorch = match x.stack.framework {
+        Framework::Deepspeed => false,
+        Framework::Pytorch => true,
+        _ => return None,
+    };
+    let params = x.sharded.placed(mix, embedding, output).total();
+    Some(if pytorch {
+        pytorch_param_passes_s(x, params, layers, embedding, output)
+    } else {
+        (0.0, accumulate_s(x, params, layers, embedding, output), 0.0)
+    })
 }
 
 /// Bytes per parameter of `torch.autocast`'s 16-bit copy of an fp32 weight or bias: read 4,
@@ -124,27 +150,16 @@ pub(crate) fn pytorch_param_passes_s(
         * (crate::engine::memory::params::attention_params_of(m, x.d)
             + crate::engine::memory::params::mlp_params_of(m, m.ffn_hidden()))
         / x.tf;
-    let linear_tensors = layers * (layer_tensors(m, 4.0, x.d.c_ffn) - norm_tensors(m));
-    let cast = x.dev.memory_s(
-        AUTOCAST_CAST_BYTES_PER_PARAM * linear_params,
-        linear_tensors,
-    );
+    let cast_tensors = layers * linear_tensors(m, 4.0, x.d.c_ffn);
+    let cast = x
+        .dev
+        .memory_s(AUTOCAST_CAST_BYTES_PER_PARAM * linear_params, cast_tensors);
     let rc = if x.s.training.recompute == crate::scenario::Recompute::Full {
         cast
     } else {
         0.0
     };
     (cast, accumulate + cast, rc)
-}
-
-/// Parameter tensors of a layer's two norms: weight and bias each (LayerNorm, GELU models) or a
-/// weight each (RMSNorm).
-fn norm_tensors(m: &crate::scenario::Model) -> f64 {
-    if has_biases(m) {
-        4.0
-    } else {
-        2.0
-    }
 }
 
 /// Parameter tensors of a stage as Megatron-DeepSpeed's layers hold them: per layer the fused

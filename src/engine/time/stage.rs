@@ -172,28 +172,11 @@ pub(crate) fn stage_times(
         st.fwd += n * (proj + ends.out_fwd);
         st.bwd += n * (2.0 * proj + ends.out_bwd);
     }
-    if x.stack.framework == crate::scenario::Framework::Deepspeed {
-        // DeepSpeed's accumulation of each micro-batch's gradients after its backward.
-        let params = x.sharded.placed(mix, holds.embedding, holds.output).total();
-        st.bwd += share
-            * super::grad_accumulation::accumulate_s(
-                x,
-                params,
-                nl_u as f64,
-                holds.embedding,
-                holds.output,
-            );
-    }
-    if x.stack.framework == crate::scenario::Framework::Pytorch {
-        // PyTorch's autocast weight casts and gradient accumulation, per micro-batch.
-        let params = x.sharded.placed(mix, holds.embedding, holds.output).total();
-        let (f, b, rc) = super::grad_accumulation::pytorch_param_passes_s(
-            x,
-            params,
-            nl_u as f64,
-            holds.embedding,
-            holds.output,
-        );
+    // The stack's passes over the stage's parameters per micro-batch (DeepSpeed's gradient
+    // accumulation; unsharded PyTorch's autocast casts and accumulation).
+    if let Some((f, b, rc)) =
+        super::grad_accumulation::param_passes_s(x, mix, nl_u as f64, holds.embedding, holds.output)
+    {
         st.fwd += share * f;
         st.bwd += share * b;
         st.rc += share * rc;
