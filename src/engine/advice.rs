@@ -489,12 +489,8 @@ pub fn candidates(s: &Scenario) -> Vec<Change> {
     if t.eager() {
         out.push(Change::Eager { on: false });
     }
-    // FP8 primary weights where Megatron-LM runs them: FP8 GEMMs with the distributed optimizer.
-    if t.precision == crate::scenario::Precision::Fp8
-        && t.framework() == crate::scenario::Framework::Megatron
-        && p.zero_stage == 1
-        && !t.fp8_params()
-    {
+    // FP8 primary weights where Megatron-LM runs them (the validation's rule).
+    if !t.fp8_params() && crate::scenario::validate::fp8_params_unsupported(s).is_none() {
         out.push(Change::Fp8Params { on: true });
     }
     // Micro-batch ×2 / ÷2 (must divide the batch per replica: validation checks).

@@ -94,19 +94,15 @@ pub fn fill(
     let bubble = pipeline::bubble(&stages.sums(), x.p, x.m, x.v, schedule);
     // 4. Data parallel, optimizer and offloading, for the critical stage's parameters.
     let held = stages.crit_holds;
+    let placed = || x.sharded.placed(held.mix, held.embedding, held.output);
     // Its parameters on one GPU: the count its memory row holds, else worked out again.
     let stage_params = match memory.rows.run_of(crit.stage) {
         Some(run) => run.shared.params,
-        None => x
-            .sharded
-            .placed(held.mix, held.embedding, held.output)
-            .total(),
+        None => placed().total(),
     };
     // FP8 primary weights are gathered in FP8: the stage's GEMM weights on one GPU.
     let fp8_gathered = if s.training.fp8_params() {
-        x.sharded
-            .placed(held.mix, held.embedding, held.output)
-            .matrices
+        placed().matrices
     } else {
         0.0
     };

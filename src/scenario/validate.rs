@@ -288,26 +288,8 @@ fn training_stack(c: &mut Checker, s: &Scenario) {
         }
     }
     if t.fp8_params() {
-        let why = if t.precision != Precision::Fp8 {
-            Some(format!(
-                "FP8 primary weights need precision fp8, not {}.",
-                t.precision.as_str()
-            ))
-        } else if t.framework() != super::Framework::Megatron {
-            Some(format!(
-                "FP8 primary weights are Megatron-LM's --fp8-param-gather; training.framework is {}.",
-                t.framework().as_str()
-            ))
-        } else if s.parallel.zero_stage != 1 {
-            Some(format!(
-                "--fp8-param-gather runs with the distributed optimizer, modelled at parallel.zero_stage 1; it is {}.",
-                s.parallel.zero_stage
-            ))
-        } else {
-            None
-        };
-        if let Some(m) = why {
-            c.push(FieldId::Fp8Params, m);
+        if let Some(why) = fp8_params_unsupported(s) {
+            c.push(FieldId::Fp8Params, why);
         }
     }
     if let Some(on) = t.moe_probs_in_experts {
@@ -326,6 +308,32 @@ fn training_stack(c: &mut Checker, s: &Scenario) {
                 ),
             );
         }
+    }
+}
+
+/// Why the plan `s` cannot keep FP8 primary weights (`training.fp8_params`), or `None` where
+/// Megatron-LM runs them: FP8 GEMMs, the Megatron-LM stack, and its distributed optimizer
+/// (`--fp8-param-gather` asserts it, `megatron/training/arguments.py` @d98e8a6), modelled at
+/// ZeRO 1. The validation's rule, and the advice's test for offering the change.
+pub(crate) fn fp8_params_unsupported(s: &Scenario) -> Option<String> {
+    let t = &s.training;
+    if t.precision != Precision::Fp8 {
+        Some(format!(
+            "FP8 primary weights need precision fp8, not {}.",
+            t.precision.as_str()
+        ))
+    } else if t.framework() != super::Framework::Megatron {
+        Some(format!(
+            "FP8 primary weights are Megatron-LM's --fp8-param-gather; training.framework is {}.",
+            t.framework().as_str()
+        ))
+    } else if s.parallel.zero_stage != 1 {
+        Some(format!(
+            "--fp8-param-gather runs with the distributed optimizer, modelled at parallel.zero_stage 1; it is {}.",
+            s.parallel.zero_stage
+        ))
+    } else {
+        None
     }
 }
 
