@@ -20,9 +20,10 @@ use serde_json::Value;
 /// PyTorch FSDP's early-stopping recomputation, which does not rerun the MLP output GEMM: the
 /// llm-foundry runs; 7.82 % with torchtitan's FSDP2 root unit, the exposed gather and
 /// reduce-scatter of the embedding and output layer, and its last block kept gathered for the
-/// backward; 7.74 % with unsharded PyTorch's autocast weight casts and `AccumulateGrad`), rounded
+/// backward; 7.74 % with unsharded PyTorch's autocast weight casts and `AccumulateGrad`; 7.71 %
+/// with Megatron-LM's embedding gradient passed through autograd and the DDP hook), rounded
 /// up: the test fails if a change makes it worse.
-const TIME_MAPE_CEILING_PCT: f64 = 7.75;
+const TIME_MAPE_CEILING_PCT: f64 = 7.72;
 /// Share of the dense timed cases predicted within ±10 % (74.0 %; 71.4 % before the
 /// early-stopping recomputation; 62.0 % before issue 11), as a floor.
 const WITHIN_10PCT_FLOOR: f64 = 0.739;
@@ -52,8 +53,10 @@ const WORST_ERROR_CEILING_PCT: f64 = 46.5;
 /// by its split GEMMs, SM margins and exposed tails (the Grok-1 H100 runs with TP overlap on);
 /// 22.31 % with torchtitan's FSDP2 wrapping (the root unit's exposed gather and
 /// reduce-scatter of the ends, the last block kept gathered for its backward; the Automodel
-/// runs are encoded as torchtitan).
-const MOE_TIME_MAPE_CEILING_PCT: f64 = 22.31;
+/// runs are encoded as torchtitan); 22.08 % with Megatron-Core's routing weights sent in their
+/// own all-to-all (and expert-tensor gather) beside the tokens', priced as collectives; 21.93 %
+/// with Megatron-LM's embedding gradient passed through autograd and the DDP hook.
+const MOE_TIME_MAPE_CEILING_PCT: f64 = 21.93;
 /// Cases in `tests/data/public.json`: 195 dense and 45 mixture-of-experts runs.
 const CASES: u64 = 240;
 /// Cases with a measured step time: 192 dense, 45 MoE.

@@ -16,7 +16,7 @@ pub const CE_BYTES_PER_LOGIT: f64 = 40.0;
 pub const CE_KERNELS: f64 = 10.0;
 /// fp32 bytes per embedding-table element touched in the embedding backward: the dense
 /// gradient of the (vocab-parallel) table `V·h/t` is written in fp32 main-grad precision
-/// (`memory::states`: 4 B gradients).
+/// (`memory::states`: 4 B gradients). Megatron-LM's passes: [`embedding_grad_bytes`].
 pub const EMBEDDING_GRAD_BYTES: f64 = 4.0;
 
 /// Per-micro-batch times of the embedding and the output layer + loss, seconds.
@@ -46,7 +46,7 @@ impl EndCosts {
                 0.0
             };
         let emb_bwd = dev.memory_s(
-            2.0 * tok * d.h * ab + EMBEDDING_GRAD_BYTES * d.v * d.h / tf,
+            2.0 * tok * d.h * ab + embedding_grad_bytes(x) * d.v * d.h / tf,
             2.0,
         );
         // The output layer stays 16-bit under every FP8 recipe (`Device::gemm16_s`).
@@ -60,5 +60,63 @@ impl EndCosts {
             out_bwd: 2.0 * logit_gemm + 0.5 * ce + coll,
             out_wgrad: logit_gemm,
         }
+    }
+}
+
+/// HBM bytes per embedding-table element (`V·h/t` on the stage holding the embedding) of one
+/// micro-batch's embedding backward. Megatron-LM: the table's gradient goes through autograd,
+/// not a fused weight-gradient GEMM: `F.embedding`'s dense backward zero-fills a gradient of the
+/// table's size in the weight's dtype and scatters the rows into it, then the data-parallel
+/// wrapper's backward hook adds it into the main gradient, `param.main_grad.add_(param.grad)`,
+/// every micro-batch (`megatron/core/tensor_parallel/layers.py` l. 257-260 and
+/// `distributed/distributed_data_parallel.py` l. 377 at core_v0.10.0; l. 415 at 7094270):
+/// `2·e + 2·g` (write and read the 16-bit gradient, read and write the main gradient), 12 B in
+/// bf16 with fp32 main gradients. Other stacks: [`EMBEDDING_GRAD_BYTES`].
+pub(crate) fn embedding_grad_bytes(x: &Inputs) -> f64 {
+    if x.stack.framework == crate::scenario::Framework::Megatron {
+        2.0 * x.ab + 2.0 * x.main_grad_bytes
+    } else {
+        EMBEDDING_GRAD_BYTES
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A Llama-like model (vocab 32000, hidden 4096) on one H100, bf16, under `framework`.
+    fn scenario(framework: &str, grad_reduce_in_fp32: bool) -> crate::scenario::Scenario {
+        crate::scenario::parse(&format!(
+            r#"{{"model": {{"name": "7B", "layers": 32, "hidden": 4096, "heads": 32,
+                 "ffn_hidden": 11008, "ffn_act": "swiglu", "vocab": 32000, "seq_len": 4096}},
+              "training": {{"global_batch": 8, "micro_batch": 1, "precision": "bf16",
+                 "recompute": "none", "framework": "{framework}",
+                 "grad_reduce_in_fp32": {grad_reduce_in_fp32}}},
+              "parallel": {{"tp": 1, "pp": 1, "dp": 1}},
+              "cluster": {{"gpu": "h100-sxm5-80gb", "num_gpus": 1}}}}"#
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn megatron_embedding_gradient_passes_by_hand() {
+        let bytes = |fw: &str, fp32: bool| {
+            super::super::inputs::with_inputs(&scenario(fw, fp32), embedding_grad_bytes)
+        };
+        // Megatron, bf16 weights, fp32 main gradients: zero-fill 2 + read 2 of the autograd
+        // gradient, read 4 + write 4 of the main gradient = 12 B per table element; with 16-bit
+        // main gradients 2 + 2 + 2 + 2 = 8 B; other stacks the fp32 write alone, 4 B.
+        assert_eq!(bytes("megatron", true), 12.0);
+        assert_eq!(bytes("megatron", false), 8.0);
+        assert_eq!(bytes("torchtitan", true), EMBEDDING_GRAD_BYTES);
+        // The table is 32000 × 4096 = 131,072,000 elements: Megatron's backward moves
+        // 8 B × 131,072,000 = 1,048,576,000 B more than the fp32 write alone, at
+        // 3350 GB/s × 0.8 = 2.68e12 B/s 391.259 µs more per micro-batch.
+        let extra = super::super::inputs::with_inputs(&scenario("megatron", true), |x| {
+            let n = x.d.v * x.d.h / x.tf;
+            x.dev.memory_s(embedding_grad_bytes(x) * n, 2.0)
+                - x.dev.memory_s(EMBEDDING_GRAD_BYTES * n, 2.0)
+        });
+        assert!((extra - 1_048_576_000.0 / 2.68e12).abs() < 1e-12, "{extra}");
     }
 }

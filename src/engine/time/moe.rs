@@ -55,6 +55,14 @@ pub struct Bookkeeping {
     pub sort_fwd: f64,
     /// The same backward.
     pub sort_bwd: f64,
+    /// Kernels forward of the routing weights' own exchange beside the tokens' (their
+    /// all-to-all and expert-tensor gather). Where the weights travel to the experts (the NCCL
+    /// all-to-all dispatcher with the weighting inside the experts,
+    /// [`crate::scenario::Training::moe_probs_in_experts`]) these are collectives and are
+    /// priced as such ([`probs_exchange_s`]) instead of as kernels.
+    pub probs_fwd: f64,
+    /// The same backward (the weights' gradients sent back).
+    pub probs_bwd: f64,
 }
 
 /// Megatron-Core's unfused MoE bookkeeping (the defaults: `moe_router_fusion` and
@@ -70,20 +78,23 @@ pub struct Bookkeeping {
 /// - dispatch and combine forward 24: `preprocess` (per-expert counts, input and output splits,
 ///   the all-gather of the counts over the TP×EP group, four device-to-host copies: 10),
 ///   `permute` (bool, transpose, `arange`, `masked_select` twice with its count, `index_select`,
-///   the routing weights' transpose: 9), the routing weights' own all-to-all and expert-tensor
-///   gather (2), `unpermute` (`zeros`, `scatter_add_`, cast: 3) (`token_dispatcher.py`
-///   `MoEAlltoAllTokenDispatcher`, `moe_utils.py` `permute`/`unpermute`); backward 7
-///   (`index_select`'s `zeros`+`index_add`, `scatter_add_`'s gather, the weights'
-///   `masked_select` backward `zeros`+`masked_scatter`, their all-to-all back);
+///   the routing weights' transpose: 9), `unpermute` (`zeros`, `scatter_add_`, cast: 3)
+///   (`token_dispatcher.py` `MoEAlltoAllTokenDispatcher`, `moe_utils.py`
+///   `permute`/`unpermute`), and the routing weights' own all-to-all and expert-tensor gather
+///   (2, `probs_fwd`); backward 6 (`index_select`'s `zeros`+`index_add`, `scatter_add_`'s
+///   gather, the weights' `masked_select` backward `zeros`+`masked_scatter`) and the weights'
+///   all-to-all back (1, `probs_bwd`);
 /// - several local experts: `sort_chunks_by_idxs` concatenates the received chunks by expert
 ///   for the tokens and their weights and back (3 forward, 2 backward).
 pub const MEGATRON_BOOKKEEPING: Bookkeeping = Bookkeeping {
     router_fwd: 18.0,
     router_bwd: 7.0,
-    permute_fwd: 24.0,
-    permute_bwd: 7.0,
+    permute_fwd: 22.0,
+    permute_bwd: 6.0,
     sort_fwd: 3.0,
     sort_bwd: 2.0,
+    probs_fwd: 2.0,
+    probs_bwd: 1.0,
 };
 
 /// Fused or compiled bookkeeping (torchtitan's MoE, DeepSpeed, JAX): a few kernels each,
@@ -96,6 +107,8 @@ pub const FUSED_BOOKKEEPING: Bookkeeping = Bookkeeping {
     permute_bwd: 4.0,
     sort_fwd: 0.0,
     sort_bwd: 0.0,
+    probs_fwd: 0.0,
+    probs_bwd: 0.0,
 };
 
 /// Costs of one MoE MLP for one micro-batch on the busiest GPU, seconds.
@@ -124,6 +137,23 @@ pub(crate) fn grouped_gemm_s(dev: &Device, groups: f64, m: f64, k: f64, n: f64) 
     let m_tiles = (m / M_TILE).ceil().max(1.0) * M_TILE;
     // Each group reads its own weights (the roofline of `gemm_s` counts them).
     groups * (dev.gemm_s(m_tiles, k, n) - dev.kernel_s) + dev.kernel_s
+}
+
+/// The routing weights' own exchange in one pass, seconds. Megatron-Core's all-to-all
+/// dispatcher sends each routed row's weight to its expert's GPU in a second all-to-all over
+/// the expert-parallel group right after the tokens' (`all_to_all(self.ep_group,
+/// permuted_probs, …)`) and, with expert-tensor parallelism, gathers them over the
+/// expert-tensor group (`gather_from_sequence_parallel_region(global_probs, …)`)
+/// (`megatron/core/transformer/moe/token_dispatcher.py` l. 515 and 529 at NVIDIA/Megatron-LM
+/// 7094270, `core_r0.12.0`, the commit the DGX Cloud v25.05 DeepSeek-V3 and Llama 4 recipes
+/// run; there since the weighting moved into the experts, Megatron-Core !2668). Backward runs
+/// their mirror images (the all-to-all back, a reduce-scatter), so a pass costs the same
+/// either way. One weight per routed row in the logits' dtype (`type_as(logits)`,
+/// `moe_utils.py` l. 539-545): `a2a_bytes` per GPU, `1/h` of the tokens', so each call costs
+/// the collective's latency, an NCCL grouped send/receive to every peer
+/// ([`Group::all_to_all_s`]).
+pub(crate) fn probs_exchange_s(ep: &Group, etp: &Group, a2a_bytes: f64, gather_bytes: f64) -> f64 {
+    ep.all_to_all_s(a2a_bytes) + etp.gather_s(gather_bytes)
 }
 
 impl MoeCosts {
@@ -163,12 +193,22 @@ impl MoeCosts {
             (0.0, 0.0, 0.0)
         };
         let perm_bytes = 2.0 * (tok_sp * d.h * ab + tok_sp * d.k * d.h * ab) + 2.0 * sort;
+        // The routing weights' own exchange: collectives where they travel to the experts
+        // (priced below), else the stack's kernels.
+        let probs_travel = kern.probs_fwd > 0.0
+            && x.stack.dispatcher == MoeDispatcher::Alltoall
+            && x.s.training.moe_probs_in_experts();
+        let (probs_fwd, probs_bwd) = if probs_travel {
+            (0.0, 0.0)
+        } else {
+            (kern.probs_fwd, kern.probs_bwd)
+        };
         let fwd = gemm_fwd
             + dev.memory_s(router_bytes, kern.router_fwd)
-            + dev.memory_s(perm_bytes, kern.permute_fwd + sort_fwd);
+            + dev.memory_s(perm_bytes, kern.permute_fwd + sort_fwd + probs_fwd);
         let bwd = 2.0 * gemm_fwd
             + dev.memory_s(router_bytes, kern.router_bwd)
-            + dev.memory_s(perm_bytes, kern.permute_bwd + sort_bwd);
+            + dev.memory_s(perm_bytes, kern.permute_bwd + sort_bwd + probs_bwd);
         // Dispatch and combine: this GPU sends its tokens' k copies; the busiest receives
         // `imbalance ×` that. Expert-tensor gather/scatter of the received rows.
         let a2a_bytes = tok_sp * d.k * d.h * ab;
@@ -182,12 +222,22 @@ impl MoeCosts {
         };
         let etp_g = Group::new(x.gpu, par.etp().max(1), 1);
         let gather = etp_g.gather_s(rows * d.h * ab);
+        let probs = if probs_travel {
+            probs_exchange_s(
+                &x.groups.ep,
+                &etp_g,
+                tok_sp * d.k * ab * d.imbalance,
+                rows * ab,
+            )
+        } else {
+            0.0
+        };
         MoeCosts {
             fwd,
             bwd,
             gemm_fwd,
             shared_fwd: shared,
-            comm_pass: 2.0 * (a2a + gather),
+            comm_pass: 2.0 * (a2a + gather) + probs,
             a2a_bytes,
         }
     }
@@ -219,9 +269,10 @@ mod tests {
         // 4096 tokens, no TP: router bytes 4096·8·(2 + 4 + 4) = 327,680 B; permute bytes
         // 2·(4096·4096·2 + 4096·2·4096·2) = 201,326,592 B; HBM 3350 GB/s × 0.8 = 2.68e12 B/s;
         // 5 µs per kernel; one expert per GPU, so no sort by local expert.
-        // Megatron (18 + 24 kernels forward, 7 + 7 backward):
-        //   forward  0.1223 + 90 + 75.122 + 120 µs = 285.244 µs,
-        //   backward 0.1223 + 35 + 75.122 + 35 µs  = 145.244 µs;
+        // Megatron (18 + 22 kernels forward, 7 + 6 backward; the routing weights' exchange is
+        // priced as collectives, `probs_exchange_s`):
+        //   forward  0.1223 + 90 + 75.122 + 110 µs = 275.244 µs,
+        //   backward 0.1223 + 35 + 75.122 + 30 µs  = 140.244 µs;
         // fused stacks (3 + 4 each way): 0.1223 + 15 + 75.122 + 20 = 110.244 µs.
         let extra = |fw: &str| {
             super::super::inputs::with_inputs(&mixtral_like(fw), |x| {
@@ -230,11 +281,43 @@ mod tests {
             })
         };
         let (f, b) = extra("megatron");
-        assert!((f - 285.244e-6).abs() < 1e-9, "{f}");
-        assert!((b - 145.244e-6).abs() < 1e-9, "{b}");
+        assert!((f - 275.244e-6).abs() < 1e-9, "{f}");
+        assert!((b - 140.244e-6).abs() < 1e-9, "{b}");
         let (f, b) = extra("torchtitan");
         assert!((f - 110.244e-6).abs() < 1e-9, "{f}");
         assert!((b - 110.244e-6).abs() < 1e-9, "{b}");
+    }
+
+    #[test]
+    fn routing_weights_travel_in_their_own_all_to_all() {
+        // Megatron, 8 H100s of one node, ep 8, tp = etp = 1. Per pass the weights' all-to-all
+        // carries 4096·2 rows × 2 B = 16,384 B: Simple base 8.4 µs + NVLink hop 3.4 µs, and 7
+        // local peers × 2,048 B at 450 GB/s × 0.78 = 351 GB/s = 0.040843 µs; no expert-tensor
+        // gather (etp 1). The tokens' own passes are unchanged, so the pass costs 11.840843 µs
+        // more than before, and the three kernels (2 forward, 1 backward) leave the compute.
+        let pass = |moe_probs_in_experts: bool| {
+            let mut s = mixtral_like("megatron");
+            s.training.moe_probs_in_experts = Some(moe_probs_in_experts);
+            super::super::inputs::with_inputs(&s, |x| {
+                let m = MoeCosts::of(x, x.d);
+                (m.comm_pass, m.fwd - m.gemm_fwd, m.bwd - 2.0 * m.gemm_fwd)
+            })
+        };
+        let (travel, f, b) = pass(true);
+        let (kept, f_old, b_old) = pass(false);
+        let want = (8.4 + 3.4 + 7.0 * 2048.0 / 351e3) * 1e-6;
+        assert!((travel - kept - want).abs() < 1e-12, "{}", travel - kept);
+        // Weighted in the combine (Megatron-Core 0.12.0 and older): the kernels stay.
+        assert!((f_old - f - 10e-6).abs() < 1e-12, "{f_old} {f}");
+        assert!((b_old - b - 5e-6).abs() < 1e-12, "{b_old} {b}");
+        // DeepEP carries the weights inside its own dispatch: no second collective.
+        let mut s = mixtral_like("megatron");
+        s.parallel.moe_dispatcher = Some(MoeDispatcher::Deepep);
+        let (deepep_f, deepep_b) = super::super::inputs::with_inputs(&s, |x| {
+            let m = MoeCosts::of(x, x.d);
+            (m.fwd - m.gemm_fwd, m.bwd - 2.0 * m.gemm_fwd)
+        });
+        assert!((deepep_f - f_old).abs() < 1e-12 && (deepep_b - b_old).abs() < 1e-12);
     }
 
     #[test]
