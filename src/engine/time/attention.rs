@@ -1,5 +1,6 @@
 //! The attention core (scores, softmax, weighted sum) of one layer, one micro-batch, one GPU.
 
+use super::blackwell_cudnn::{CudnnTable, B200_CUDNN_9_13};
 use super::compute::Generation;
 use super::inputs::Inputs;
 pub use crate::scenario::AttentionKernel;
@@ -36,11 +37,15 @@ pub(crate) fn core_s(x: &Inputs) -> (f64, f64) {
             Some(r) => {
                 let peak = x.dev.attn_peak_flops;
                 let hd = head_dim_factor(d.d_h);
-                let (ramp_f, ramp_b) = kernel_cp_ramps(x.gen, x.stack.attention, d.s, x.cf);
-                let fwd = 4.0 * d.d_attn * elements / (peak * r.0 * ramp_f * hd);
+                // Blackwell cuDNN: the measured part's own table (GB300's, with Blackwell
+                // Ultra's faster exponentials, or B200's).
+                let table = CudnnTable::of(dev);
+                let blackwell =
+                    x.gen == Generation::Blackwell && x.stack.attention == AttentionKernel::Cudnn;
+                let r = if blackwell { table.rates_16k() } else { r };
+                let (ramp_f, ramp_b) = kernel_cp_ramps(x.gen, x.stack.attention, table, d.s, x.cf);
                 (
-                    faster_sfu_forward_s(fwd, elements, 4.0 * d.d_attn * elements / peak, dev)
-                        + dev.kernel_s,
+                    4.0 * d.d_attn * elements / (peak * r.0 * ramp_f * hd) + dev.kernel_s,
                     10.0 * d.d_attn * elements / (peak * r.1 * ramp_b * hd) + dev.kernel_s,
                 )
             }
@@ -71,34 +76,6 @@ pub(crate) fn core_s(x: &Inputs) -> (f64, f64) {
     }
 }
 
-/// Forward time of a published fused-attention kernel, seconds, on a part whose SFUs run the
-/// softmax exponentials faster than those of the GPU the kernel's rate was measured on
-/// (Blackwell Ultra against the B200 of the FA4 paper): `fwd` (the kernel's time at the
-/// published rate) less the exponential time saved, `elements·(1/r_ref − 1/r)`, never below
-/// `floor` (the tensor-core work at the dense peak). One exponential per score element.
-///
-/// Why the whole saving shows: in the forward pass the tensor cores wait for the SFUs between
-/// the two GEMMs ("matrix engines are forced to idle while waiting for the SFU datapaths to
-/// normalize attention scores", NVIDIA blog 'Making Softmax More Efficient with NVIDIA Blackwell
-/// Ultra', 2026-02-25), and on a B200 the forward pass is bound by the SFU exponentials (FA4
-/// paper, arXiv 2603.05451, and its Together AI blog: "the main performance bottleneck lies
-/// ... (a) in the SFU units for softmax exponential during the FWD computation"). The backward
-/// pass is bound "(b) in the shared-memory traffic" (same source), which Blackwell Ultra does
-/// not change, so it keeps the published rate. On every other GPU `r = r_ref` and `fwd` is
-/// returned unchanged.
-pub(crate) fn faster_sfu_forward_s(
-    fwd: f64,
-    elements: f64,
-    floor: f64,
-    dev: &super::compute::Device,
-) -> f64 {
-    if dev.exp_per_s <= dev.attn_exp_ref_per_s {
-        return fwd;
-    }
-    let saved = elements * (1.0 / dev.attn_exp_ref_per_s - 1.0 / dev.exp_per_s);
-    (fwd - saved).max(floor.min(fwd))
-}
-
 /// Forward and backward throughput of `kernel` on `gen` as fractions of the dense 16-bit peak,
 /// causal, head dim 128, long sequences (16k), softmax included — FLOPs counted as the
 /// kernels' authors do (`4·s²·d·h` forward non-causal, halved causal, backward 2.5× forward).
@@ -110,10 +87,10 @@ pub(crate) fn faster_sfu_forward_s(
 /// - Hopper FA3: forward 616/989 = 0.62, backward 561/989 = 0.57 (same figures).
 /// - Blackwell cuDNN 9.13: forward 1332.4/2250 = 0.592, backward 1074.8/2250 = 0.478, NVIDIA's
 ///   own measurement on a B200 (cuDNN 9.13.1, causal, head dim 128, 128 query / 8 KV heads, 16k
-///   tokens; [`BLACKWELL_CUDNN_CAUSAL`]). (The FA4 paper, arXiv 2603.05451, gives cuDNN 9.13's
+///   tokens; [`B200_CUDNN_9_13`]; a GB300 uses its own table, [`CudnnTable::of`]). (The FA4 paper, arXiv 2603.05451, gives cuDNN 9.13's
 ///   forward only as a ratio, FA4's 1605 TFLOP/s "up to 1.3×" it, and no backward; the engine
 ///   used 0.55 and Hopper's backward/forward ratio, 0.52, before.) Its sequence dependence is
-///   its own ([`blackwell_cudnn_ramps`]), not the FlashAttention-2 ramp.
+///   its own ([`CudnnTable::ramps`]), not the FlashAttention-2 ramp.
 /// - Ampere: FlashAttention-2's published 0.61 (fwd+bwd, causal, d 128, flash-attention
 ///   `assets/flash2_a100_fwd_bwd_benchmark.png`) is not reached by the A100 training runs of the
 ///   validation set; the generic model stays in use there (`None`). Nor are the slower
@@ -130,76 +107,26 @@ pub fn kernel_rates(gen: Generation, kernel: AttentionKernel) -> Option<(f64, f6
         (Generation::Hopper, AttentionKernel::Fa2) => Some((0.34, 0.33)),
         (Generation::Hopper, AttentionKernel::Cudnn) => Some((0.55, 0.52)),
         (Generation::Hopper, AttentionKernel::Fa3) => Some((0.62, 0.57)),
-        (Generation::Blackwell, AttentionKernel::Cudnn) => {
-            let (f, b) = blackwell_cudnn_tflops(16384.0);
-            Some((f / BLACKWELL_CUDNN_PEAK, b / BLACKWELL_CUDNN_PEAK))
-        }
+        (Generation::Blackwell, AttentionKernel::Cudnn) => Some(B200_CUDNN_9_13.rates_16k()),
         _ => None,
     }
 }
 
-/// cuDNN fused attention on a B200, bf16, causal, head dim 128, 128 query heads and 8 KV heads,
-/// batch 1, free clocks: `(tokens, forward TFLOP/s, backward TFLOP/s)` as NVIDIA measured them
-/// with cuDNN 9.13.1 (`nvcr.io/nvidia/pytorch:25.09-py3`; NVIDIA/cudnn-frontend @0b1577c, v1.15,
-/// 2025-10-10, `benchmark/sdpa_benchmark_training/artifacts/
-/// sdpa_bf16_benchmark_results_NVIDIA_B200.csv`, rows `pyt_cudnn`; FLOPs counted as
-/// [`kernel_rates`] counts them: `4·s²·d·h/2` forward, 2.5× backward). The same file at
-/// cuDNN 9.10.2 (@9793df5, 2025-07-16) is within 3 % of it at every length from 2k to 16k, so
-/// this is the Blackwell cuDNN of 2025. Later cuDNN runs much faster on Blackwell (GB200,
-/// cuDNN 9.17.0, @b372d39: 4k 1386 / 1054, 8k 1584 / 1211, 16k 1668 / 1304 TFLOP/s), which no
-/// scenario field selects yet.
-pub const BLACKWELL_CUDNN_CAUSAL: [(f64, f64, f64); 9] = [
-    (512.0, 83.991, 134.164),
-    (1024.0, 254.501, 308.529),
-    (2048.0, 478.921, 371.486),
-    (4096.0, 855.678, 701.265),
-    (8192.0, 1171.278, 942.509),
-    (16384.0, 1332.415, 1074.776),
-    (32768.0, 1419.000, 1108.688),
-    (65536.0, 1382.330, 1073.059),
-    (131072.0, 1355.418, 1047.843),
-];
-
-/// The B200's dense bf16 peak, TFLOP/s, that the fractions of [`BLACKWELL_CUDNN_CAUSAL`] refer
-/// to (the GPU preset's spec).
-pub const BLACKWELL_CUDNN_PEAK: f64 = 2250.0;
-
-/// cuDNN's causal forward and backward TFLOP/s on a B200 at `s` tokens: [`BLACKWELL_CUDNN_CAUSAL`]
-/// interpolated linearly in `log2(s)`, held at the table's ends.
-pub fn blackwell_cudnn_tflops(s: f64) -> (f64, f64) {
-    let t = &BLACKWELL_CUDNN_CAUSAL;
-    if !(s > t[0].0) {
-        return (t[0].1, t[0].2);
-    }
-    for w in t.windows(2) {
-        let (a, b) = (w[0], w[1]);
-        if s <= b.0 {
-            let u = (s.log2() - a.0.log2()) / (b.0.log2() - a.0.log2());
-            return (a.1 + u * (b.1 - a.1), a.2 + u * (b.2 - a.2));
-        }
-    }
-    let last = t[t.len() - 1];
-    (last.1, last.2)
-}
-
-/// Blackwell cuDNN's causal sequence ramps, forward and backward, normalised to 1 at 16k tokens
-/// ([`blackwell_cudnn_tflops`] over its 16k row). Much steeper than FlashAttention-2's on H100
-/// ([`seq_ramp`]): 0.879 / 0.877 at 8k and 0.642 / 0.652 at 4k, against 0.971 and 0.918.
-pub fn blackwell_cudnn_ramps(s: f64) -> (f64, f64) {
-    let (f, b) = blackwell_cudnn_tflops(s);
-    let (f16, b16) = blackwell_cudnn_tflops(16384.0);
-    (f / f16, b / b16)
-}
-
 /// The sequence ramps (forward, backward) of a published `kernel` on `gen` for a sequence of
 /// `s` tokens split over `cp` context-parallel ranks ([`cp_ramp_with`]): Blackwell cuDNN's own
-/// causal ramps ([`blackwell_cudnn_ramps`]), every other kernel FlashAttention-2's
+/// causal ramps from `table` ([`CudnnTable::ramps`]), every other kernel FlashAttention-2's
 /// ([`seq_ramp`]) for both passes.
-pub fn kernel_cp_ramps(gen: Generation, kernel: AttentionKernel, s: f64, cp: f64) -> (f64, f64) {
+pub fn kernel_cp_ramps(
+    gen: Generation,
+    kernel: AttentionKernel,
+    table: &CudnnTable,
+    s: f64,
+    cp: f64,
+) -> (f64, f64) {
     match (gen, kernel) {
         (Generation::Blackwell, AttentionKernel::Cudnn) => (
-            cp_ramp_with(s, cp, |x| blackwell_cudnn_ramps(x).0),
-            cp_ramp_with(s, cp, |x| blackwell_cudnn_ramps(x).1),
+            cp_ramp_with(s, cp, |x| table.ramps(x).0),
+            cp_ramp_with(s, cp, |x| table.ramps(x).1),
         ),
         _ => {
             let r = cp_ramp(s, cp);
@@ -314,28 +241,23 @@ mod tests {
         // Blackwell cuDNN 9.13.1 on a B200, causal, d 128 (cudnn-frontend @0b1577c): 16k
         // forward 1332.4, backward 1074.8 TFLOP/s; at 8k 1171.3 / 942.5 and at 4k 855.7 / 701.3,
         // the table's own ramp (far steeper than FlashAttention-2's on H100, which would give
-        // 0.971 and 0.918 of the 16k rate); between rows linear in log2(s): 6k forward
-        // 855.678 + (log2 6144 − 12)·(1171.278 − 855.678) = 855.678 + 0.58496·315.6 = 1040.29.
+        // 0.971 and 0.918 of the 16k rate).
         let (f, b) = kernel_rates(Generation::Blackwell, Cudnn).unwrap();
         assert!((2250.0 * f - 1332.415).abs() < 1e-9 && (2250.0 * b - 1074.776).abs() < 1e-9);
-        let (rf, rb) = blackwell_cudnn_ramps(8192.0);
+        let (rf, rb) = B200_CUDNN_9_13.ramps(8192.0);
         assert!((2250.0 * f * rf - 1171.278).abs() < 1e-9);
         assert!((2250.0 * b * rb - 942.509).abs() < 1e-9);
-        let (f6k, _) = blackwell_cudnn_tflops(6144.0);
-        assert!((f6k - 1040.29).abs() < 0.01, "{f6k}");
-        // Held at the table's ends.
-        assert_eq!(blackwell_cudnn_tflops(256.0), (83.991, 134.164));
-        assert_eq!(blackwell_cudnn_tflops(1e6), (1355.418, 1047.843));
         // Without context parallelism both passes keep their own ramp; CP mixes each with the
         // unmasked blocks exactly as `cp_ramp` mixes FlashAttention-2's.
-        let (cf, cb) = kernel_cp_ramps(Generation::Blackwell, Cudnn, 8192.0, 1.0);
+        let t = &B200_CUDNN_9_13;
+        let (cf, cb) = kernel_cp_ramps(Generation::Blackwell, Cudnn, t, 8192.0, 1.0);
         assert_eq!((cf, cb), (rf, rb));
-        let (cf2, _) = kernel_cp_ramps(Generation::Blackwell, Cudnn, 8192.0, 2.0);
-        let local = blackwell_cudnn_ramps(4096.0).0;
+        let (cf2, _) = kernel_cp_ramps(Generation::Blackwell, Cudnn, t, 8192.0, 2.0);
+        let local = t.ramps(4096.0).0;
         let want = 1.0 / (0.5 / local + 0.5 / ramp(4096.0, UNMASKED_S_HALF));
         assert!((cf2 - want).abs() < 1e-12);
         // Hopper keeps FlashAttention-2's ramp for both passes.
-        let h = kernel_cp_ramps(Generation::Hopper, Cudnn, 8192.0, 2.0);
+        let h = kernel_cp_ramps(Generation::Hopper, Cudnn, t, 8192.0, 2.0);
         assert_eq!(h, (cp_ramp(8192.0, 2.0), cp_ramp(8192.0, 2.0)));
         // Unmasked blocks (the ring steps of context parallelism), FlashAttention-2 on H100,
         // d 128, forward + backward, relative to the causal 16k rate (328 TFLOP/s): 248 (512),
@@ -423,33 +345,33 @@ mod tests {
     }
 
     #[test]
-    fn blackwell_ultra_saves_its_faster_exponentials_in_the_forward_pass() {
-        // 0.5·64·4096² = 536,870,912 causal score elements, one exponential each. A GB300's
-        // SFUs (10e12/s) against the B200 the cuDNN rate was measured on (5e12/s):
-        // 536,870,912·(1/5e12 − 1/10e12) = 53.687 µs less forward time; the backward pass,
-        // bound by shared-memory traffic, is unchanged.
-        let (f2, b2, _) = megatron_core("gb200");
-        let (f3, b3, dev) = megatron_core("gb300");
-        let saved: f64 = 536_870_912.0 * (1.0 / 5.0e12 - 1.0 / 10.0e12);
-        assert!((saved - 53.687e-6).abs() < 1e-9, "{saved}");
-        assert!(((f2 - f3) - saved).abs() < 1e-12, "{} vs {saved}", f2 - f3);
-        assert_eq!(b2, b3);
-        // The GB200's forward at the published rate: 4·128·536,870,912 FLOPs at cuDNN 9.13's
-        // B200 rate at 4096 tokens, 855.678 of 2250 TFLOP/s (`BLACKWELL_CUDNN_CAUSAL`), on a
-        // peak of 2349.3 TFLOP/s (B200's × MAMF 1822/1745): 893.44 TFLOP/s, 307.66 µs + 5 µs =
-        // 312.66 µs; the GB300's is 17 % shorter.
+    fn blackwell_parts_run_their_measured_cudnn_tables() {
+        // 0.5·64·4096² = 536,870,912 causal score elements, 4·128 FLOPs each forward
+        // (2.7488e11), 10·128 backward (6.8719e11).
+        let (f2, b2, dev) = megatron_core("gb200");
+        let (f3, b3, _) = megatron_core("gb300");
+        let (fwd, bwd) = (512.0 * 536_870_912.0, 1280.0 * 536_870_912.0);
+        // GB200: cuDNN 9.13's B200 rates at 4096 tokens, 855.678 / 701.265 of 2250 TFLOP/s, on
+        // an attention peak of 2349.28 TFLOP/s (B200's × MAMF 1822/1745): 893.44 / 732.19
+        // TFLOP/s; forward 307.66 µs + 5 µs = 312.66 µs, backward 938.52 + 5 = 943.52 µs.
         let peak = 2250e12 * 1822.0 / 1745.0;
-        let want = 512.0 * 536_870_912.0 / (peak * 855.678 / 2250.0) + dev.kernel_s;
+        let want = fwd / (peak * 855.678 / 2250.0) + dev.kernel_s;
         assert!((f2 - want).abs() < 1e-12, "{f2} vs {want}");
         assert!((f2 - 312.66e-6).abs() < 0.01e-6, "{f2}");
-        // Never below the tensor-core work at the dense peak: SFUs infinitely fast leave the
-        // floor.
-        let mut inf = dev;
-        inf.exp_per_s = f64::INFINITY;
-        assert_eq!(faster_sfu_forward_s(1e-4, 1e9, 5e-5, &inf), 5e-5);
-        // Same SFUs as the reference GPU: the published time, unchanged.
-        let (_, _, gb200) = megatron_core("gb200");
-        assert_eq!(faster_sfu_forward_s(1e-4, 1e9, 5e-5, &gb200), 1e-4);
+        assert!((b2 - (bwd / (peak * 701.265 / 2250.0) + dev.kernel_s)).abs() < 1e-12);
+        assert!((b2 - 943.52e-6).abs() < 0.01e-6, "{b2}");
+        // GB300 (Blackwell Ultra): its own table, 1144.867 / 892.572 TFLOP/s at 4096 tokens:
+        // forward 240.10 + 5 = 245.10 µs (22 % shorter), backward 769.90 + 5 = 774.90 µs.
+        assert!(
+            (f3 - (fwd / 1144.867e12 + dev.kernel_s)).abs() < 1e-12,
+            "{f3}"
+        );
+        assert!((f3 - 245.10e-6).abs() < 0.01e-6, "{f3}");
+        assert!(
+            (b3 - (bwd / 892.572e12 + dev.kernel_s)).abs() < 1e-12,
+            "{b3}"
+        );
+        assert!((b3 - 774.90e-6).abs() < 0.01e-6, "{b3}");
     }
 
     /// `core_s` of a GPT-3-like layer (96 heads of 128, seq 2048, micro-batch 1) on A100 with

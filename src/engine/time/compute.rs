@@ -149,7 +149,7 @@ pub const BLACKWELL_NVL_GEMM: (f64, f64) = (0.636, 0.642);
 
 /// Share of a GB200/GB300's 2.5 PF spec peak that the Blackwell fused-attention fractions refer
 /// to. Those fractions were measured on a B200 (2.25 PF; cuDNN 9.13.1, 1332 TFLOP/s forward at
-/// 16k tokens, [`super::attention::BLACKWELL_CUDNN_CAUSAL`]), and attention is bound by the SMs'
+/// 16k tokens, [`super::blackwell_cudnn::B200_CUDNN_9_13`]), and attention is bound by the SMs'
 /// exponential units and shared memory, not by the spec peak (FA4 paper, arXiv 2603.05451), so
 /// a GB200 runs it at B200's absolute rate times the ratio of the two parts' measured matmul
 /// rates (MAMF 1822 vs 1745 TFLOP/s, ml-engineering `compute/accelerator/README.md` @744d01e):
