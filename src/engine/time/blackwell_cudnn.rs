@@ -67,7 +67,8 @@ impl CudnnTable {
     /// held at the table's ends.
     pub fn tflops(&self, s: f64) -> (f64, f64) {
         let t = self.rows;
-        if !(s > t[0].0) {
+        // NaN and lengths up to the first row take the first row.
+        if s.is_nan() || s <= t[0].0 {
             return (t[0].1, t[0].2);
         }
         for w in t.windows(2) {
