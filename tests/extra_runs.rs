@@ -81,6 +81,14 @@ use serde_json::Value;
 ///     all-to-all overlapped) 5.5 % slow: 8 %.
 ///   - Mixtral 8x22B on 128 H100 ('around N TFLOPS' in the launch script, TP 2 PP 8 VP 7 EP 8,
 ///     all-to-all): BF16 with TP overlap 12.6 % fast: 15 %; blockwise FP8 22.3 % fast: 25 %.
+/// - Blackwell runs of 2026 (the ModelZoo's GB200/GB300 Qwen3 rows, the Megatron-LM recipes
+///   below on `pytorch:26.03/26.04`) ran cuDNN 9.17 or later, whose Blackwell attention NVIDIA
+///   measured 1.2-1.6× faster than cuDNN 9.13 at 4k-8k tokens (cudnn-frontend @b372d39,
+///   @fb682ce); the engine prices Blackwell cuDNN from the 9.13.1 B200 and GB300 tables
+///   (@0b1577c) and no field selects the newer kernels, so these eight tolerances were raised
+///   when those tables replaced the FA4-derived rate and the GB300 SFU adjustment (seq128k
+///   12 → 14, GB300 Qwen3 64 8 → 9; recipes: B200 DeepSeek-V3 33 → 37, GB200 4 → 5, GB300
+///   19 → 20, GB200 Qwen3 235B full graphs 18 → 24, partial 4 → 9, GB300 35 → 36).
 /// - Megatron-LM's MoE recipe summary (examples/moe_recipes/README.md @9c5258f1, dev branch, figures
 ///   unchanged since @e5ad0980; median logged TFLOP/s per GPU of self-contained recipes, forced
 ///   balance, HybridEP/DeepEP as deepep, EP overlap and CUDA graphs not modelled). The same recipes
@@ -121,18 +129,18 @@ const TOLERANCE_PCT: [(&str, f64); 42] = [
     ("moe_moezoo_h100_qwen3_seq64k_cp4", 6.0),
     ("moe_moezoo_h100_qwen3_seq128k_cp8", 7.0),
     ("moe_moezoo_gb200_qwen3_bf16", 8.0),
-    ("moe_moezoo_gb200_qwen3_mxfp8_seq128k", 12.0),
-    ("moe_moezoo_gb300_qwen3_mxfp8", 8.0),
+    ("moe_moezoo_gb200_qwen3_mxfp8_seq128k", 14.0),
+    ("moe_moezoo_gb300_qwen3_mxfp8", 9.0),
     ("moe_moezoo_h100_mixtral_8x22b_bf16", 15.0),
     ("moe_moezoo_h100_mixtral_8x22b_fp8", 25.0),
-    ("moe_mlmrecipe_b200_deepseek_v3_mxfp8_256gpu", 33.0),
-    ("moe_mlmrecipe_gb200_deepseek_v3_mxfp8_256gpu", 4.0),
-    ("moe_mlmrecipe_gb300_deepseek_v3_mxfp8_256gpu", 19.0),
+    ("moe_mlmrecipe_b200_deepseek_v3_mxfp8_256gpu", 37.0),
+    ("moe_mlmrecipe_gb200_deepseek_v3_mxfp8_256gpu", 5.0),
+    ("moe_mlmrecipe_gb300_deepseek_v3_mxfp8_256gpu", 20.0),
     ("moe_mlmrecipe_h100_qwen3_235b_bf16_256gpu", 21.0),
     ("moe_mlmrecipe_b200_qwen3_235b_mxfp8_128gpu", 18.0),
-    ("moe_mlmrecipe_gb200_qwen3_235b_mxfp8_128gpu_fullcg", 18.0),
-    ("moe_mlmrecipe_gb200_qwen3_235b_mxfp8_128gpu_partialcg", 4.0),
-    ("moe_mlmrecipe_gb300_qwen3_235b_mxfp8_128gpu_fullcg", 35.0),
+    ("moe_mlmrecipe_gb200_qwen3_235b_mxfp8_128gpu_fullcg", 24.0),
+    ("moe_mlmrecipe_gb200_qwen3_235b_mxfp8_128gpu_partialcg", 9.0),
+    ("moe_mlmrecipe_gb300_qwen3_235b_mxfp8_128gpu_fullcg", 36.0),
     ("moe_mlmrecipe_h100_qwen3_30b_fp8_32gpu", 25.0),
     ("moe_mlmrecipe_h100_qwen3_30b_bf16_32gpu", 23.0),
     ("moe_mlmrecipe_gb200_qwen3_30b_bf16_16gpu", 25.0),

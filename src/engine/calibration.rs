@@ -70,7 +70,7 @@ mod tests {
         assert!((d.hbm_bps - 0.8 * d0.hbm_bps).abs() < 1.0);
         assert_eq!(d.kernel_s, d0.kernel_s);
         // The exponential rate and its reference scale together: a calibrated GPU is not
-        // mistaken for one with faster SFUs (`attention::faster_sfu_forward_s`).
+        // mistaken for one with faster SFUs (`blackwell_cudnn::CudnnTable::of`).
         assert_eq!(d.exp_per_s, d.attn_exp_ref_per_s);
         // A GEMM far from the fixed cost takes 1/0.8 as long.
         let (t0, t) = (

@@ -23,6 +23,7 @@
 //! Closed forms only, O(pp·vp) work, no allocation.
 
 pub mod attention;
+pub mod blackwell_cudnn;
 pub mod comm;
 pub mod compute;
 pub mod data_parallel;

@@ -1,5 +1,6 @@
 //! The attention core (scores, softmax, weighted sum) of one layer, one micro-batch, one GPU.
 
+use super::blackwell_cudnn::{CudnnTable, B200_CUDNN_9_13};
 use super::compute::Generation;
 use super::inputs::Inputs;
 pub use crate::scenario::AttentionKernel;
@@ -35,12 +36,17 @@ pub(crate) fn core_s(x: &Inputs) -> (f64, f64) {
         match kernel_rates(x.gen, x.stack.attention) {
             Some(r) => {
                 let peak = x.dev.attn_peak_flops;
-                let ramp = cp_ramp(d.s, x.cf) * head_dim_factor(d.d_h);
-                let fwd = 4.0 * d.d_attn * elements / (peak * r.0 * ramp);
+                let hd = head_dim_factor(d.d_h);
+                // Blackwell cuDNN: the measured part's own table (GB300's, with Blackwell
+                // Ultra's faster exponentials, or B200's).
+                let table = CudnnTable::of(dev);
+                let blackwell =
+                    x.gen == Generation::Blackwell && x.stack.attention == AttentionKernel::Cudnn;
+                let r = if blackwell { table.rates_16k() } else { r };
+                let (ramp_f, ramp_b) = kernel_cp_ramps(x.gen, x.stack.attention, table, d.s, x.cf);
                 (
-                    faster_sfu_forward_s(fwd, elements, 4.0 * d.d_attn * elements / peak, dev)
-                        + dev.kernel_s,
-                    10.0 * d.d_attn * elements / (peak * r.1 * ramp) + dev.kernel_s,
+                    4.0 * d.d_attn * elements / (peak * r.0 * ramp_f * hd) + dev.kernel_s,
+                    10.0 * d.d_attn * elements / (peak * r.1 * ramp_b * hd) + dev.kernel_s,
                 )
             }
             None if x.cf > 1.0 => {
@@ -70,34 +76,6 @@ pub(crate) fn core_s(x: &Inputs) -> (f64, f64) {
     }
 }
 
-/// Forward time of a published fused-attention kernel, seconds, on a part whose SFUs run the
-/// softmax exponentials faster than those of the GPU the kernel's rate was measured on
-/// (Blackwell Ultra against the B200 of the FA4 paper): `fwd` (the kernel's time at the
-/// published rate) less the exponential time saved, `elements·(1/r_ref − 1/r)`, never below
-/// `floor` (the tensor-core work at the dense peak). One exponential per score element.
-///
-/// Why the whole saving shows: in the forward pass the tensor cores wait for the SFUs between
-/// the two GEMMs ("matrix engines are forced to idle while waiting for the SFU datapaths to
-/// normalize attention scores", NVIDIA blog 'Making Softmax More Efficient with NVIDIA Blackwell
-/// Ultra', 2026-02-25), and on a B200 the forward pass is bound by the SFU exponentials (FA4
-/// paper, arXiv 2603.05451, and its Together AI blog: "the main performance bottleneck lies
-/// ... (a) in the SFU units for softmax exponential during the FWD computation"). The backward
-/// pass is bound "(b) in the shared-memory traffic" (same source), which Blackwell Ultra does
-/// not change, so it keeps the published rate. On every other GPU `r = r_ref` and `fwd` is
-/// returned unchanged.
-pub(crate) fn faster_sfu_forward_s(
-    fwd: f64,
-    elements: f64,
-    floor: f64,
-    dev: &super::compute::Device,
-) -> f64 {
-    if dev.exp_per_s <= dev.attn_exp_ref_per_s {
-        return fwd;
-    }
-    let saved = elements * (1.0 / dev.attn_exp_ref_per_s - 1.0 / dev.exp_per_s);
-    (fwd - saved).max(floor.min(fwd))
-}
-
 /// Forward and backward throughput of `kernel` on `gen` as fractions of the dense 16-bit peak,
 /// causal, head dim 128, long sequences (16k), softmax included — FLOPs counted as the
 /// kernels' authors do (`4·s²·d·h` forward non-causal, halved causal, backward 2.5× forward).
@@ -107,9 +85,12 @@ pub(crate) fn faster_sfu_forward_s(
 ///   128, causal", H100 SXM5), backward 322/989 = 0.33 (same paper, backward figure, d 128).
 /// - Hopper cuDNN: forward 539/989 = 0.55, backward 516/989 = 0.52 (same figures).
 /// - Hopper FA3: forward 616/989 = 0.62, backward 561/989 = 0.57 (same figures).
-/// - Blackwell cuDNN 9.13: forward ≈ 1605/1.3 = 1235 of 2250 = 0.55 (FA4 paper, arXiv
-///   2603.05451: FA4 reaches 1605 TFLOP/s, 1.3× cuDNN 9.13); backward not published: Hopper's
-///   cuDNN backward/forward ratio 0.52/0.55 is kept, 0.52 **[derived]**.
+/// - Blackwell cuDNN 9.13: forward 1332.4/2250 = 0.592, backward 1074.8/2250 = 0.478, NVIDIA's
+///   own measurement on a B200 (cuDNN 9.13.1, causal, head dim 128, 128 query / 8 KV heads, 16k
+///   tokens; [`B200_CUDNN_9_13`]; a GB300 uses its own table, [`CudnnTable::of`]). (The FA4 paper, arXiv 2603.05451, gives cuDNN 9.13's
+///   forward only as a ratio, FA4's 1605 TFLOP/s "up to 1.3×" it, and no backward; the engine
+///   used 0.55 and Hopper's backward/forward ratio, 0.52, before.) Its sequence dependence is
+///   its own ([`CudnnTable::ramps`]), not the FlashAttention-2 ramp.
 /// - Ampere: FlashAttention-2's published 0.61 (fwd+bwd, causal, d 128, flash-attention
 ///   `assets/flash2_a100_fwd_bwd_benchmark.png`) is not reached by the A100 training runs of the
 ///   validation set; the generic model stays in use there (`None`). Nor are the slower
@@ -126,8 +107,31 @@ pub fn kernel_rates(gen: Generation, kernel: AttentionKernel) -> Option<(f64, f6
         (Generation::Hopper, AttentionKernel::Fa2) => Some((0.34, 0.33)),
         (Generation::Hopper, AttentionKernel::Cudnn) => Some((0.55, 0.52)),
         (Generation::Hopper, AttentionKernel::Fa3) => Some((0.62, 0.57)),
-        (Generation::Blackwell, AttentionKernel::Cudnn) => Some((0.55, 0.52)),
+        (Generation::Blackwell, AttentionKernel::Cudnn) => Some(B200_CUDNN_9_13.rates_16k()),
         _ => None,
+    }
+}
+
+/// The sequence ramps (forward, backward) of a published `kernel` on `gen` for a sequence of
+/// `s` tokens split over `cp` context-parallel ranks ([`cp_ramp_with`]): Blackwell cuDNN's own
+/// causal ramps from `table` ([`CudnnTable::ramps`]), every other kernel FlashAttention-2's
+/// ([`seq_ramp`]) for both passes.
+pub fn kernel_cp_ramps(
+    gen: Generation,
+    kernel: AttentionKernel,
+    table: &CudnnTable,
+    s: f64,
+    cp: f64,
+) -> (f64, f64) {
+    match (gen, kernel) {
+        (Generation::Blackwell, AttentionKernel::Cudnn) => (
+            cp_ramp_with(s, cp, |x| table.ramps(x).0),
+            cp_ramp_with(s, cp, |x| table.ramps(x).1),
+        ),
+        _ => {
+            let r = cp_ramp(s, cp);
+            (r, r)
+        }
     }
 }
 
@@ -166,12 +170,18 @@ fn ramp(s: f64, half: f64) -> f64 {
 /// `i == 0` causal, `i <= rank` and `i > rank` with `causal=False`; PyTorch's
 /// `context_parallel` round-robin balancing does the same). Without CP: [`seq_ramp`] of `s`.
 pub fn cp_ramp(s: f64, cp: f64) -> f64 {
+    cp_ramp_with(s, cp, seq_ramp)
+}
+
+/// [`cp_ramp`] with the kernel's own causal ramp `causal` (the unmasked blocks keep
+/// FlashAttention-2's, the only published unmasked curve).
+pub fn cp_ramp_with(s: f64, cp: f64, causal: impl Fn(f64) -> f64) -> f64 {
     if cp <= 1.0 {
-        return seq_ramp(s);
+        return causal(s);
     }
     let local = s / cp;
     let first = 1.0 / cp;
-    1.0 / (first / seq_ramp(local) + (1.0 - first) / ramp(local, UNMASKED_S_HALF))
+    1.0 / (first / causal(local) + (1.0 - first) / ramp(local, UNMASKED_S_HALF))
 }
 
 /// Head-dimension factor, 1 at 128: `d/(d + 16)·144/128` **[derived]**: head dim 64 runs at 0.90
@@ -228,9 +238,27 @@ mod tests {
             let m = h100_tflops(k, 16384.0, d, true);
             assert!(within(m, tf), "{k:?} d {d}: {m} vs {tf}");
         }
-        // Blackwell cuDNN forward ≈ 1235 TFLOP/s of 2250 (FA4 paper: FA4 1605 = 1.3× cuDNN).
-        let (f, _) = kernel_rates(Generation::Blackwell, Cudnn).unwrap();
-        assert!(within(2250.0 * f, 1605.0 / 1.3));
+        // Blackwell cuDNN 9.13.1 on a B200, causal, d 128 (cudnn-frontend @0b1577c): 16k
+        // forward 1332.4, backward 1074.8 TFLOP/s; at 8k 1171.3 / 942.5 and at 4k 855.7 / 701.3,
+        // the table's own ramp (far steeper than FlashAttention-2's on H100, which would give
+        // 0.971 and 0.918 of the 16k rate).
+        let (f, b) = kernel_rates(Generation::Blackwell, Cudnn).unwrap();
+        assert!((2250.0 * f - 1332.415).abs() < 1e-9 && (2250.0 * b - 1074.776).abs() < 1e-9);
+        let (rf, rb) = B200_CUDNN_9_13.ramps(8192.0);
+        assert!((2250.0 * f * rf - 1171.278).abs() < 1e-9);
+        assert!((2250.0 * b * rb - 942.509).abs() < 1e-9);
+        // Without context parallelism both passes keep their own ramp; CP mixes each with the
+        // unmasked blocks exactly as `cp_ramp` mixes FlashAttention-2's.
+        let t = &B200_CUDNN_9_13;
+        let (cf, cb) = kernel_cp_ramps(Generation::Blackwell, Cudnn, t, 8192.0, 1.0);
+        assert_eq!((cf, cb), (rf, rb));
+        let (cf2, _) = kernel_cp_ramps(Generation::Blackwell, Cudnn, t, 8192.0, 2.0);
+        let local = t.ramps(4096.0).0;
+        let want = 1.0 / (0.5 / local + 0.5 / ramp(4096.0, UNMASKED_S_HALF));
+        assert!((cf2 - want).abs() < 1e-12);
+        // Hopper keeps FlashAttention-2's ramp for both passes.
+        let h = kernel_cp_ramps(Generation::Hopper, Cudnn, t, 8192.0, 2.0);
+        assert_eq!(h, (cp_ramp(8192.0, 2.0), cp_ramp(8192.0, 2.0)));
         // Unmasked blocks (the ring steps of context parallelism), FlashAttention-2 on H100,
         // d 128, forward + backward, relative to the causal 16k rate (328 TFLOP/s): 248 (512),
         // 294 (1k), 320 (2k), 338 (16k); on A100 (causal 16k: 189): 187 (2k), 203 (16k).
@@ -317,33 +345,33 @@ mod tests {
     }
 
     #[test]
-    fn blackwell_ultra_saves_its_faster_exponentials_in_the_forward_pass() {
-        // 0.5·64·4096² = 536,870,912 causal score elements, one exponential each. A GB300's
-        // SFUs (10e12/s) against the B200 the cuDNN rate was measured on (5e12/s):
-        // 536,870,912·(1/5e12 − 1/10e12) = 53.687 µs less forward time; the backward pass,
-        // bound by shared-memory traffic, is unchanged.
-        let (f2, b2, _) = megatron_core("gb200");
-        let (f3, b3, dev) = megatron_core("gb300");
-        let saved: f64 = 536_870_912.0 * (1.0 / 5.0e12 - 1.0 / 10.0e12);
-        assert!((saved - 53.687e-6).abs() < 1e-9, "{saved}");
-        assert!(((f2 - f3) - saved).abs() < 1e-12, "{} vs {saved}", f2 - f3);
-        assert_eq!(b2, b3);
-        // The GB200's forward at the published rate: 4·128·536,870,912 FLOPs at 0.55 of
-        // 2349.3 TFLOP/s (B200's rate × MAMF 1822/1745) × the ramp at 4096 tokens
-        // (4096/4596·16884/16384 = 0.91840), + 5 µs: 236.64 µs; the GB300's is 23 % shorter.
+    fn blackwell_parts_run_their_measured_cudnn_tables() {
+        // 0.5·64·4096² = 536,870,912 causal score elements, 4·128 FLOPs each forward
+        // (2.7488e11), 10·128 backward (6.8719e11).
+        let (f2, b2, dev) = megatron_core("gb200");
+        let (f3, b3, _) = megatron_core("gb300");
+        let (fwd, bwd) = (512.0 * 536_870_912.0, 1280.0 * 536_870_912.0);
+        // GB200: cuDNN 9.13's B200 rates at 4096 tokens, 855.678 / 701.265 of 2250 TFLOP/s, on
+        // an attention peak of 2349.28 TFLOP/s (B200's × MAMF 1822/1745): 893.44 / 732.19
+        // TFLOP/s; forward 307.66 µs + 5 µs = 312.66 µs, backward 938.52 + 5 = 943.52 µs.
         let peak = 2250e12 * 1822.0 / 1745.0;
-        let ramp = 4096.0 / 4596.0 * 16884.0 / 16384.0;
-        let want = 512.0 * 536_870_912.0 / (peak * 0.55 * ramp) + dev.kernel_s;
+        let want = fwd / (peak * 855.678 / 2250.0) + dev.kernel_s;
         assert!((f2 - want).abs() < 1e-12, "{f2} vs {want}");
-        assert!((f2 - 236.64e-6).abs() < 0.01e-6, "{f2}");
-        // Never below the tensor-core work at the dense peak: SFUs infinitely fast leave the
-        // floor.
-        let mut inf = dev;
-        inf.exp_per_s = f64::INFINITY;
-        assert_eq!(faster_sfu_forward_s(1e-4, 1e9, 5e-5, &inf), 5e-5);
-        // Same SFUs as the reference GPU: the published time, unchanged.
-        let (_, _, gb200) = megatron_core("gb200");
-        assert_eq!(faster_sfu_forward_s(1e-4, 1e9, 5e-5, &gb200), 1e-4);
+        assert!((f2 - 312.66e-6).abs() < 0.01e-6, "{f2}");
+        assert!((b2 - (bwd / (peak * 701.265 / 2250.0) + dev.kernel_s)).abs() < 1e-12);
+        assert!((b2 - 943.52e-6).abs() < 0.01e-6, "{b2}");
+        // GB300 (Blackwell Ultra): its own table, 1144.867 / 892.572 TFLOP/s at 4096 tokens:
+        // forward 240.10 + 5 = 245.10 µs (22 % shorter), backward 769.90 + 5 = 774.90 µs.
+        assert!(
+            (f3 - (fwd / 1144.867e12 + dev.kernel_s)).abs() < 1e-12,
+            "{f3}"
+        );
+        assert!((f3 - 245.10e-6).abs() < 0.01e-6, "{f3}");
+        assert!(
+            (b3 - (bwd / 892.572e12 + dev.kernel_s)).abs() < 1e-12,
+            "{b3}"
+        );
+        assert!((b3 - 774.90e-6).abs() < 0.01e-6, "{b3}");
     }
 
     /// `core_s` of a GPT-3-like layer (96 heads of 128, seq 2048, micro-batch 1) on A100 with

@@ -148,12 +148,13 @@ impl Efficiency {
 pub const BLACKWELL_NVL_GEMM: (f64, f64) = (0.636, 0.642);
 
 /// Share of a GB200/GB300's 2.5 PF spec peak that the Blackwell fused-attention fractions refer
-/// to. Those fractions were measured on a B200 (2.25 PF; FA4 paper, arXiv 2603.05451: cuDNN 9.13
-/// ≈ 1605/1.3 = 1235 TFLOP/s forward), and attention is bound by the SMs' exponential units and
-/// shared memory, not by the spec peak (same paper), so a GB200 runs it at B200's absolute rate
-/// times the ratio of the two parts' measured matmul rates (MAMF 1822 vs 1745 TFLOP/s,
-/// ml-engineering `compute/accelerator/README.md` @744d01e): 2250·(1822/1745)/2500 = 0.9397
-/// **[derived]**, i.e. cuDNN forward ≈ 1290 TFLOP/s rather than 0.55·2500 = 1375.
+/// to. Those fractions were measured on a B200 (2.25 PF; cuDNN 9.13.1, 1332 TFLOP/s forward at
+/// 16k tokens, [`super::blackwell_cudnn::B200_CUDNN_9_13`]), and attention is bound by the SMs'
+/// exponential units and shared memory, not by the spec peak (FA4 paper, arXiv 2603.05451), so
+/// a GB200 runs it at B200's absolute rate times the ratio of the two parts' measured matmul
+/// rates (MAMF 1822 vs 1745 TFLOP/s, ml-engineering `compute/accelerator/README.md` @744d01e):
+/// 2250·(1822/1745)/2500 = 0.9397 **[derived]**, i.e. cuDNN forward ≈ 1391 TFLOP/s at 16k
+/// rather than 0.592·2500 = 1480.
 pub const BLACKWELL_NVL_ATTENTION_PEAK: f64 = 2250.0 * (1822.0 / 1745.0) / 2500.0;
 
 /// Reduction steps' worth of fixed work per GEMM output tile (pipeline fill + epilogue):
@@ -405,10 +406,10 @@ mod tests {
     #[test]
     fn gb200_attention_at_b200_absolute_rate() {
         // The Blackwell attention fractions were measured on a B200 (2250 TFLOP/s); a GB200
-        // (2500 spec) runs attention at B200's rate × 1822/1745 (MAMF): cuDNN forward
-        // 0.55 · 2250 · 1822/1745 = 1292.1 TFLOP/s, not 0.55 · 2500 = 1375.
+        // (2500 spec) runs attention at B200's rate × 1822/1745 (MAMF): cuDNN 9.13's 16k
+        // forward 1332.415 · 1822/1745 = 1391.2 TFLOP/s, not 1332.415/2250 · 2500 = 1480.5.
         let gb = dev("gb200", Precision::Bf16);
-        assert!((0.55 * gb.attn_peak_flops / 1e12 - 1292.1).abs() < 0.1);
+        assert!((1332.415 / 2250.0 * gb.attn_peak_flops / 1e12 - 1391.2).abs() < 0.1);
         // B200 and Hopper: the spec peak itself.
         assert_eq!(
             dev("b200-sxm-180gb", Precision::Bf16).attn_peak_flops,
