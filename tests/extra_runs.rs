@@ -38,9 +38,11 @@ use serde_json::Value;
 ///   recipes' FP8 primary weights stated (NeMo's `bf16_with_fp8_mixed`): 26 %, the honest bound
 ///   today — the GB200 miss issue 11 names, now measured on dense runs.
 /// - torchtitan's June 2025 async-TP benchmark, Llama 3 8B and 70B on 64/256 H100s (500 W),
-///   FSDP × TP 8, bf16 and torchao float8 tensorwise/rowwise, vanilla and async TP: 9-32 % too
-///   fast with vanilla TP, 15-46 % with async TP (encoded as TP overlap): 50 %, the honest bound
-///   today — tensor parallelism under torchtitan is the weakest part of the model.
+///   FSDP × TP 8, bf16 and torchao float8 tensorwise/rowwise, vanilla and async TP: 3-29 % too
+///   fast with vanilla TP, 8-43 % with async TP (encoded as TP overlap), with the GEMM peak Meta
+///   states for the 500 W part (800 TF/s; 9-32 % and 15-46 % at the 912 midpoint before): 45 %,
+///   the honest bound today — tensor parallelism under torchtitan is the weakest part of the
+///   model.
 /// - Trainy's torchtitan Llama 3.1 8B on 32/64 H200s (FSDP, float8 tensorwise): 10-11.5 % fast
 ///   (11-13 % before the FSDP2 root unit was priced): 12 %.
 /// - DGX Cloud MoE runs printed as the example output of the later releases' READMEs (one logged
@@ -111,7 +113,7 @@ const TOLERANCE_PCT: [(&str, f64); 42] = [
     ("dgxc2504_nemotron4_h100", 15.0),
     ("dgxc2505_dense_h100", 9.0),
     ("dgxc2505_dense_gb200", 26.0),
-    ("torchtitan_h100_2506", 50.0),
+    ("torchtitan_h100_2506", 45.0),
     ("torchtitan_h200_2506", 12.0),
     ("moe_dgxc2510_deepseek_v3_gb200", 21.0),
     ("moe_dgxc2508_deepseek_v3_h100", 16.0),

@@ -23,6 +23,14 @@ fn presets_match_the_validation_gpus() {
         serde_json::from_str(include_str!("data/gpus.json")).unwrap();
     // Presets beyond the validation GPUs (none of its cases uses them), each with its source.
     const EXTRA: &[&str] = &["h800-sxm5-80gb"];
+    // Peaks gpus.json leaves unknown (bounds only) that a later source states, outside the
+    // bounds: the 500 W Grand Teton H100, whose bf16 peak Meta gives as 800 TF/s (Yang et al.,
+    // MLSys 2025, arXiv 2411.01783v3, App. A), below torchtitan's NVL..SXM guess; fp8 twice it.
+    const STATED: &[(&str, &str, f64)] = &[
+        ("h100-sxm5-96gb", "bf16", 800.0),
+        ("h100-sxm5-96gb", "fp16", 800.0),
+        ("h100-sxm5-96gb", "fp8", 1600.0),
+    ];
     assert_eq!(gpus.len() + EXTRA.len(), GPU_PRESETS.len());
     for id in EXTRA {
         assert!(gpu_preset(id).is_some_and(|p| !p.source.is_empty()), "{id}");
@@ -47,6 +55,15 @@ fn presets_match_the_validation_gpus() {
         ] {
             match g["peak_tflops"][k].as_f64() {
                 Some(v) => assert_eq!(ours, Some(v), "{id} {k}"),
+                // A peak stated by a later source: exactly that figure.
+                None if STATED.iter().any(|&(i, f, _)| i == id && f == k) => {
+                    let v = STATED
+                        .iter()
+                        .find(|&&(i, f, _)| i == id && f == k)
+                        .unwrap()
+                        .2;
+                    assert_eq!(ours, Some(v), "{id} {k}");
+                }
                 // Unknown peak: ours must lie inside the published bounds.
                 None => {
                     let bk = if k == "fp16" { "bf16" } else { k }; // 16-bit formats share a peak

@@ -113,6 +113,8 @@ impl CustomGpu {
             // Not a field of `gpus.json` or of the scenario contract: a custom GPU takes its
             // generation's exponential rate (a customised GB300 loses Blackwell Ultra's SFUs).
             sfu_exp_per_s: None,
+            // Preset-only too: a customised `h100-sxm5-96gb` prices attention at its GEMM peak.
+            attn_peak_tflops: None,
         }
     }
 }

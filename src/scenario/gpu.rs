@@ -48,6 +48,12 @@ pub struct GpuSpec {
     /// ([`crate::engine::time::compute::Efficiency::exp_per_s`]); `None` = the generation's.
     /// Only Blackwell Ultra sets it (its SFUs run `EX2` at twice Blackwell's rate).
     pub sfu_exp_per_s: Option<f64>,
+    /// The 16-bit peak, TFLOP/s, that the published fused-attention rates multiply, where a
+    /// power limit holds the GEMMs' clock lower than attention's
+    /// ([`crate::engine::time::compute::Device`]`::attn_peak_flops`); `None` = the 16-bit peak.
+    /// Only the 500 W `h100-sxm5-96gb` sets it: its GEMM peak is Meta's stated 800 TFLOP/s, while
+    /// FlashAttention-3 measured on the same part runs as on a 897 TFLOP/s one (its preset notes).
+    pub attn_peak_tflops: Option<f64>,
 }
 
 impl GpuSpec {
@@ -70,6 +76,7 @@ impl GpuSpec {
             pcie_gbps: None,
             host_link_gbps: None,
             sfu_exp_per_s: None,
+            attn_peak_tflops: None,
         }
     }
 }
@@ -119,6 +126,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             pcie_gbps: None,
             host_link_gbps: Some(15.75),
             sfu_exp_per_s: None,
+            attn_peak_tflops: None,
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -139,6 +147,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             pcie_gbps: None,
             host_link_gbps: Some(15.75),
             sfu_exp_per_s: None,
+            attn_peak_tflops: None,
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -159,6 +168,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             pcie_gbps: Some(31.0),
             host_link_gbps: Some(31.5),
             sfu_exp_per_s: None,
+            attn_peak_tflops: None,
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -179,6 +189,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             pcie_gbps: Some(31.0),
             host_link_gbps: Some(31.5),
             sfu_exp_per_s: None,
+            attn_peak_tflops: None,
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -199,6 +210,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             pcie_gbps: Some(63.0),
             host_link_gbps: Some(63.0),
             sfu_exp_per_s: None,
+            attn_peak_tflops: None,
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -219,6 +231,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             pcie_gbps: Some(63.0),
             host_link_gbps: Some(63.0),
             sfu_exp_per_s: None,
+            attn_peak_tflops: None,
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -239,6 +252,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             pcie_gbps: Some(63.0),
             host_link_gbps: Some(63.0),
             sfu_exp_per_s: None,
+            attn_peak_tflops: None,
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -249,7 +263,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
         id: "h100-sxm5-96gb",
         name: "NVIDIA H100 96GB HBM2e, 500 W (Meta Grand Teton, torchtitan benchmarks)",
         spec: GpuSpec {
-            peak_tflops: PeakTflops { fp32: None, tf32: None, fp16: Some(912.0), bf16: Some(912.0), fp8: Some(1824.5), fp4: None },
+            peak_tflops: PeakTflops { fp32: None, tf32: None, fp16: Some(800.0), bf16: Some(800.0), fp8: Some(1600.0), fp4: None },
             hbm_gib: 96.0,
             usable_gib: None,
             hbm_gbps: 2400.0,
@@ -259,11 +273,12 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             pcie_gbps: None,
             host_link_gbps: Some(63.0),
             sfu_exp_per_s: None,
+            attn_peak_tflops: Some(897.0),
         },
         peak_bounds_bf16: Some((835.0, 989.0)),
         peak_for_mfu_bf16: None,
-        source: "pytorch/torchtitan docs/performance.md @d4c86e37: 'Each H100 GPU is equipped with 96GB HBM2e with 2.4 TB/sec peak memory bandwidth ... default 500W power limit'; 'actual peak TFLOPs number is between SXM and NVL, and we don't know its exact value'; bounds: torchtitan utils.get_peak_flops (H100 NVL 835e12, SXM 989e12 bf16)",
-        notes: "paracalc uses the midpoint of the published bounds (bf16/fp16 912, fp8 1824.5 TFLOP/s): the 500 W part runs between H100 NVL (835) and SXM (989). torchtitan docs: 'the actual peak TFLOPs number is between SXM and NVL, and we don't know its exact value', so peaks are null and peak_tflops_bounds gives the NVL..SXM range (fp8 bounds = 2x bf16, derived). 8 GPUs per host on NVLink, 400 Gb/s RDMA per GPU. The 2024-08 torchtitan page calls the same hosts 'H100 (94GB)'; both map here. Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell.",
+        source: "pytorch/torchtitan docs/performance.md @d4c86e37: 'Each H100 GPU is equipped with 96GB HBM2e with 2.4 TB/sec peak memory bandwidth ... default 500W power limit'; 'actual peak TFLOPs number is between SXM and NVL, and we don't know its exact value'; bounds: torchtitan utils.get_peak_flops (H100 NVL 835e12, SXM 989e12 bf16). Peak: Yang et al. (Meta), 'Context Parallelism for Scalable Million-Token Inference', MLSys 2025 (arXiv 2411.01783v3), sec. 4.1 and App. A, on the same Grand Teton Training hosts (8 H100 per host on NVLink, 96GB HBM2e at 2.4 TB/sec, 400 Gb/s RDMA per GPU): 'power limited H100 GPUs (500 Watt) ... where the BF16 peak for each H100 is 800 TF/sec, instead of 989 TF/sec for H100 HBM3 with 700 Watt'; the same appendix measures 'the standalone Flash Attention v3 causal attention benchmark using 8K context length on a single H100' at 540 TF/sec",
+        notes: "bf16/fp16 800 TFLOP/s: the BF16 peak Meta states for this 500 W part (source), below torchtitan's NVL..SXM guess (peak_bounds_bf16 keeps that published range; paracalc used its midpoint, 912, until the stated figure was found). It is a peak, not a measured matmul rate (the best measured H100 SXM matmul at 700 W is 794.5 TFLOP/s, ml-engineering MAMF table), so GEMMs run at Hopper's 0.70 of it like the 700 W part's at 0.70 of 989. fp8 1600 = 2 x bf16 [derived] (Hopper's FP8 tensor-core rate is twice its bf16 rate at any clock). attn_peak_tflops 897 [derived]: the fused-attention peak that makes the FlashAttention-3 rates paracalc takes from the FA3 paper (causal, head dim 128: 0.62 of the peak forward at 16k tokens, 0.971 of that at 8k, engine/time/attention.rs) reproduce the 540 TF/sec measured on this part: 540/(0.62 x 0.9712) = 897; attention loses 9 % to the power limit against the 700 W part where GEMMs lose 19 % (800/989), as a kernel that keeps the tensor cores less busy draws less power per clock. The clock each kernel sustains under the 500 W limit is not published. 8 GPUs per host on NVLink, 400 Gb/s RDMA per GPU. The 2024-08 torchtitan page calls the same hosts 'H100 (94GB)'; both map here. Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell.",
     },
     GpuPreset {
         id: "h200-sxm-141gb",
@@ -279,6 +294,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             pcie_gbps: Some(63.0),
             host_link_gbps: Some(63.0),
             sfu_exp_per_s: None,
+            attn_peak_tflops: None,
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -299,6 +315,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             pcie_gbps: None,
             host_link_gbps: Some(63.0),
             sfu_exp_per_s: None,
+            attn_peak_tflops: None,
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -319,6 +336,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             pcie_gbps: None,
             host_link_gbps: Some(450.0),
             sfu_exp_per_s: None,
+            attn_peak_tflops: None,
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: Some(2450.0),
@@ -339,6 +357,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             pcie_gbps: None,
             host_link_gbps: Some(450.0),
             sfu_exp_per_s: Some(10.0e12),
+            attn_peak_tflops: None,
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -359,6 +378,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             pcie_gbps: None,
             host_link_gbps: Some(63.0),
             sfu_exp_per_s: None,
+            attn_peak_tflops: None,
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,

@@ -195,9 +195,11 @@ pub(crate) struct Device {
     pub gemm16_flops: f64,
     /// The 16-bit peak, FLOP/s, that the published fused-attention fractions
     /// ([`super::attention::kernel_rates`]) multiply: the dense 16-bit peak, except on the 2.5 PF
-    /// Blackwell parts ([`BLACKWELL_NVL_ATTENTION_PEAK`]).
+    /// Blackwell parts ([`BLACKWELL_NVL_ATTENTION_PEAK`]) and on a part whose power limit slows
+    /// GEMMs more than attention ([`GpuSpec::attn_peak_tflops`]).
     pub attn_peak_flops: f64,
-    /// Sustained fused-attention FLOP/s.
+    /// Sustained fused-attention FLOP/s of the generic path: the fused-attention efficiency of
+    /// the 16-bit peak, or of the part's own attention peak ([`GpuSpec::attn_peak_tflops`]).
     pub flash_flops: f64,
     /// Sustained HBM bytes/s.
     pub hbm_bps: f64,
@@ -266,11 +268,18 @@ impl Device {
         } else {
             p16
         };
+        // Fused attention's peak: the part's own where its power limit binds the GEMMs harder
+        // than attention ([`GpuSpec::attn_peak_tflops`]), else the 16-bit peak (times the
+        // Blackwell NVL share). fp32 training keeps the fp32 peak.
+        let part_attn = gpu
+            .attn_peak_tflops
+            .filter(|a| precision != Precision::Fp32 && a.is_finite() && *a > 0.0);
+        let attn_peak = part_attn.unwrap_or(p16_eff * attn_peak_share);
         Device {
             gemm_flops: (gemm_flops * 1e12).max(1.0),
             gemm16_flops: (p16_eff * e.gemm * 1e12).max(1.0),
-            attn_peak_flops: (p16_eff * attn_peak_share * 1e12).max(1.0),
-            flash_flops: (p16_eff * e.flash_attention * 1e12).max(1.0),
+            attn_peak_flops: (attn_peak * 1e12).max(1.0),
+            flash_flops: (part_attn.unwrap_or(p16_eff) * e.flash_attention * 1e12).max(1.0),
             hbm_bps: (gpu.hbm_gbps * 1e9 * e.hbm).max(1.0),
             kernel_s: e.kernel_s,
             exp_per_s: gpu
@@ -419,6 +428,34 @@ mod tests {
             dev("h100-sxm5-80gb", Precision::Fp8).attn_peak_flops,
             989e12
         );
+    }
+
+    #[test]
+    fn power_limited_h100_prices_gemms_and_attention_at_their_own_peaks() {
+        // The 500 W Grand Teton H100 (Yang et al., MLSys 2025, App. A): GEMMs at Hopper's 0.70 of
+        // the stated 800 TF/s bf16 peak = 560 TFLOP/s (bf16) and FP8 at 0.63 of 1600 = 1008.
+        let d = dev("h100-sxm5-96gb", Precision::Bf16);
+        assert!((d.gemm_flops - 560e12).abs() < 1.0);
+        let f = dev("h100-sxm5-96gb", Precision::Fp8);
+        assert!((f.gemm_flops - 1008e12).abs() < 1.0);
+        assert!((f.gemm16_flops - 560e12).abs() < 1.0);
+        // Fused attention at the part's own 897 TF/s peak: FlashAttention-3 causal, head dim 128,
+        // 8k tokens, forward = 0.62 · ramp(8192) · 897, ramp(8192) = 8192/8692 · 16884/16384
+        // = 0.97124, = 540.1 TFLOP/s against the 540 the paper measured on this part.
+        assert!((d.attn_peak_flops - 897e12).abs() < 1.0);
+        let ramp = super::super::attention::seq_ramp(8192.0);
+        assert!((ramp - 0.971238).abs() < 1e-6, "{ramp}");
+        assert!((0.62 * ramp * d.attn_peak_flops / 1e12 - 540.1).abs() < 0.1);
+        // The generic path uses the same peak: 897 · 0.40 = 358.8 TFLOP/s.
+        assert!((d.flash_flops - 897e12 * 0.40).abs() < 1.0);
+        // MFU's denominator is the stated peak.
+        assert_eq!(
+            peak_tflops(&gpu_preset("h100-sxm5-96gb").unwrap().spec, Precision::Bf16),
+            800.0
+        );
+        // fp32 training keeps the fp32 path (no part attention peak): its 16-bit peak / 8.
+        let z = dev("h100-sxm5-96gb", Precision::Fp32);
+        assert!((z.attn_peak_flops - 100e12).abs() < 1.0);
     }
 
     #[test]
