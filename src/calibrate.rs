@@ -1,37 +1,49 @@
 //! Fitting a scenario's [`Calibration`] to one measured run of the user's own cluster.
 //!
 //! # What is fitted, from what
-//! One measured step time `M` and the plan that produced it. The model predicts `T(c, n)`, the
-//! step with the compute efficiency factor `c` and the network efficiency factor `n`
-//! ([`crate::scenario::Calibration`]: meaning and bounds). One number cannot determine two
+//! One measured step time `M` and the plan that produced it. The model predicts `T(c, a, n)`,
+//! the step with the compute efficiency factor `c` (GEMMs, HBM-bound kernels), the attention
+//! efficiency factor `a` (the fused-attention kernels) and the network efficiency factor `n`
+//! ([`crate::scenario::Calibration`]: meaning and bounds). One number cannot determine three
 //! unknowns, so the fit makes the fewest assumptions that pick one answer:
 //!
 //! 1. **Each part answers for its own share of the step.** The sensitivities
-//!    `s_c = −∂ln T/∂ln c` and `s_n = −∂ln T/∂ln n` are the fractions of the step that scale with
-//!    the kernel rates (compute, recompute, the bubble that compute makes, the optimizer) and with
-//!    the link bandwidths (exposed communication). They are measured on the plan itself by
-//!    finite differences, so every mechanism of the engine counts as it should (a bubble grows
-//!    with compute, an overlapped collective counts only where it is exposed).
+//!    `s_c = −∂ln T/∂ln c`, `s_a = −∂ln T/∂ln a` and `s_n = −∂ln T/∂ln n` are the fractions of
+//!    the step that scale with the GEMM and HBM rates (compute, recompute, the bubble that
+//!    compute makes, the optimizer), with the fused-attention rates, and with the link
+//!    bandwidths (exposed communication). They are measured on the plan itself by finite
+//!    differences, so every mechanism of the engine counts as it should (a bubble grows with
+//!    compute, an overlapped collective counts only where it is exposed).
 //! 2. **The smallest change, weighed by how much each rate varies between clusters.** Among all
-//!    `(c, n)` that reproduce `M`, take the one that minimises `(ln c/σ_c)² + (ln n/σ_n)²`. To
-//!    first order the solution moves `ln c` and `ln n` in proportion to `s_c·σ_c²` and
-//!    `s_n·σ_n²`: `ln c = −λ·s_c·σ_c²`, `ln n = −λ·s_n·σ_n²`, with the one number `λ` solved
-//!    exactly (bisection on the full model, not the linearisation) so that `T = M`.
+//!    `(c, a, n)` that reproduce `M`, take the one that minimises
+//!    `(ln c/σ_c)² + (ln a/σ_a)² + (ln n/σ_n)²`. To first order the solution moves each
+//!    `ln f` in proportion to `s_f·σ_f²`: `ln c = −λ·s_c·σ_c²`, `ln a = −λ·s_a·σ_a²`,
+//!    `ln n = −λ·s_n·σ_n²`, with the one number `λ` solved exactly (bisection on the full
+//!    model, not the linearisation) so that `T = M`.
 //!    [`SIGMA_COMPUTE`] = 0.1: the same GPU sustains GEMM rates within about ±10 % across
 //!    clusters (clocks under a power cap, library versions; H100 SXM cuBLAS bf16 650-750 TFLOP/s,
-//!    `engine::time::compute`). [`SIGMA_NETWORK`] = 0.3: NCCL bus bandwidth on fabrics of one
-//!    nominal rate spreads about three times as widely (rails, adaptive routing, SHARP, NCCL
-//!    version and topology detection).
-//! 3. **Bounds are hard.** A factor that reaches its bound stays there and the other takes the
-//!    rest; if both are at their bounds and `M` is still not reached, the measurement is refused
+//!    `engine::time::compute`). [`SIGMA_ATTENTION`] = 0.3: the same GPU and shape run fused
+//!    attention at very different rates by backend and library version — H100 SXM5, forward,
+//!    causal, head dim 128, 16k tokens: FlashAttention-2 335, cuDNN 539, FlashAttention-3
+//!    616 TFLOP/s (Shah et al. 2024, arXiv 2407.08608); B200 SDPA in NVIDIA's cudnn-frontend
+//!    benchmark tables: cuDNN 9.13.1 against 9.17 and later 1.2-1.6× apart at 4k-8k tokens —
+//!    about three times GEMM's spread. [`SIGMA_NETWORK`] = 0.3: NCCL bus bandwidth on fabrics
+//!    of one nominal rate spreads about as widely (rails, adaptive routing, SHARP, NCCL version
+//!    and topology detection).
+//! 3. **Bounds are hard.** A factor that reaches its bound stays there and the others take the
+//!    rest; if all are at their bounds and `M` is still not reached, the measurement is refused
 //!    with a message naming the input (`--step-s`): faster than the hardware allows, or so slow
 //!    that the measured run cannot be the plan that was entered.
 //!
-//! **When the two cannot be separated.** A plan with (almost) no exposed communication has
+//! **When the factors cannot be separated.** A plan with (almost) no exposed communication has
 //! `s_n ≈ 0`: the network factor then stays at 1 and the report says so ("not separable from
-//! this run"); the whole difference lands on compute. A plan whose step is mostly
-//! communication moves mostly `n`. Either way the split is an assumption, not a measurement;
-//! two runs with different communication shares would separate them, which is what
+//! this run"); the whole difference lands on the kernels. A plan without fused attention
+//! (flash attention off: the attention core is batched GEMMs and an HBM-bound softmax, which
+//! are compute's) has `s_a = 0`: the attention factor is left unset, so attention follows the
+//! compute factor ([`crate::scenario::Calibration::attention`]) — in the fit and wherever the
+//! calibration is carried — and the report says so. A plan whose step is mostly communication
+//! moves mostly `n`. Either way the split is an assumption, not a measurement; runs with
+//! different attention and communication shares would separate them, which is what
 //! `validate --calibrate` tests across published runs.
 //!
 //! The memory offset is simpler: the measured peak minus the predicted peak (of the same kind),
@@ -48,10 +60,14 @@ use std::fmt;
 
 /// Assumed spread of sustained kernel rates between clusters with the same GPU (see module docs).
 pub const SIGMA_COMPUTE: f64 = 0.1;
+/// Assumed spread of fused-attention kernel rates between clusters with the same GPU (backends
+/// and library versions; see module docs).
+pub const SIGMA_ATTENTION: f64 = 0.3;
 /// Assumed spread of achieved link bandwidth between clusters of one nominal fabric.
 pub const SIGMA_NETWORK: f64 = 0.3;
 /// Below this share of the step, exposed communication does not separate the network factor
-/// from the compute factor (it is left at 1 and the report says so).
+/// from the compute factor (it is left at 1 and the report says so), nor fused attention the
+/// attention factor (it is left unset: attention follows compute).
 pub const MIN_SEPARABLE_SHARE: f64 = 0.02;
 /// Relative step-time tolerance of the fit (the round trip reproduces `M` to well within 0.5 %).
 pub const TOLERANCE: f64 = 1e-6;
@@ -136,8 +152,14 @@ impl fmt::Display for FitError {
 pub struct Fit {
     /// The fitted section (replaces the scenario's).
     pub calibration: Calibration,
-    /// Share of the uncalibrated step that scales with the kernel rates (`s_c`).
+    /// Share of the uncalibrated step that scales with the compute factor (`s_c`): the GEMM and
+    /// HBM rates, and the fused-attention rates too when attention is not separable.
     pub compute_share: f64,
+    /// Share of the uncalibrated step that scales with the fused-attention rates (`s_a`).
+    pub attention_share: f64,
+    /// Whether the run separates the attention factor (`attention_share ≥`
+    /// [`MIN_SEPARABLE_SHARE`]); if not, `attention` is left unset and follows `compute`.
+    pub attention_separable: bool,
     /// Share of the uncalibrated step that scales with the link bandwidths (`s_n`).
     pub network_share: f64,
     /// Whether the run separates the network factor from the compute factor
@@ -154,14 +176,33 @@ pub struct Fit {
 impl Fit {
     /// What was fitted, in words (for the CLI report and the app).
     pub fn explain(&self) -> String {
-        let mut o = format!(
-            "{}. The uncalibrated step was {:.4} s; {:.0} % of it scales with the GPU kernels, \
-             {:.0} % with the links.",
-            capitalize(&self.calibration.describe()),
-            self.step_before_s,
-            100.0 * self.compute_share,
-            100.0 * self.network_share
-        );
+        let mut o = if self.attention_separable {
+            format!(
+                "{}. The uncalibrated step was {:.4} s; {:.0} % of it scales with the GPU \
+                 kernels other than attention, {:.0} % with fused attention, {:.0} % with the \
+                 links.",
+                capitalize(&self.calibration.describe()),
+                self.step_before_s,
+                100.0 * self.compute_share,
+                100.0 * self.attention_share,
+                100.0 * self.network_share
+            )
+        } else {
+            format!(
+                "{}. The uncalibrated step was {:.4} s; {:.0} % of it scales with the GPU \
+                 kernels, {:.0} % with the links.",
+                capitalize(&self.calibration.describe()),
+                self.step_before_s,
+                100.0 * self.compute_share,
+                100.0 * self.network_share
+            )
+        };
+        if !self.attention_separable {
+            o.push_str(
+                " This plan runs too little fused attention to tell its rate apart: the \
+                 attention factor is left unset and follows the compute factor.",
+            );
+        }
         if !self.network_separable {
             o.push_str(
                 " Exposed communication is too small a part of this step to tell the network \
@@ -181,19 +222,17 @@ fn capitalize(s: &str) -> String {
     }
 }
 
-fn with(s: &Scenario, c: f64, n: f64) -> Scenario {
-    let mut t = s.clone();
-    t.calibration = Calibration {
-        compute: Some(c),
-        network: Some(n),
+/// The factors one evaluation of the fit uses: compute, attention (`None`: follows compute),
+/// network.
+type Factors = (f64, Option<f64>, f64);
+
+fn step(s: &mut Scenario, out: &mut Estimate, f: Factors) -> Result<f64, ScenarioError> {
+    s.calibration = Calibration {
+        compute: Some(f.0),
+        attention: f.1,
+        network: Some(f.2),
         memory_gib: None,
     };
-    t
-}
-
-fn step(s: &mut Scenario, out: &mut Estimate, c: f64, n: f64) -> Result<f64, ScenarioError> {
-    s.calibration.compute = Some(c);
-    s.calibration.network = Some(n);
     crate::engine::estimate_into(s, out)?;
     Ok(out.time.step_s)
 }
@@ -215,29 +254,43 @@ pub fn fit(s: &Scenario, m: &Measurement) -> Result<Fit, FitError> {
     let base = s.uncalibrated();
     let e0 = estimate(&base).map_err(FitError::Scenario)?;
     let t0 = e0.time.step_s;
-    let mut work = with(&base, 1.0, 1.0);
+    let mut work = base.clone();
     let mut out = Estimate::default();
-    let mut t = |c: f64, n: f64| step(&mut work, &mut out, c, n).map_err(FitError::Scenario);
+    let mut t = |f: Factors| step(&mut work, &mut out, f).map_err(FitError::Scenario);
 
-    // Sensitivities by finite differences (1 % slower rates).
+    // Sensitivities by finite differences (1 % slower rates). Attention first: when the plan
+    // runs (almost) no fused attention, compute's share is measured with attention following it.
     let eps: f64 = 0.01;
     let lr = -(1.0 - eps).ln();
-    let s_c = ((t(1.0 - eps, 1.0)? / t0).ln() / lr).max(0.0);
-    let s_n = ((t(1.0, 1.0 - eps)? / t0).ln() / lr).max(0.0);
+    let s_a = ((t((1.0, Some(1.0 - eps), 1.0))? / t0).ln() / lr).max(0.0);
+    let attn_separable = s_a >= MIN_SEPARABLE_SHARE;
+    let a1 = attn_separable.then_some(1.0);
+    let s_c = ((t((1.0 - eps, a1, 1.0))? / t0).ln() / lr).max(0.0);
+    let s_n = ((t((1.0, a1, 1.0 - eps))? / t0).ln() / lr).max(0.0);
     let separable = s_n >= MIN_SEPARABLE_SHARE;
-    let (wc, wn) = (
-        s_c * SIGMA_COMPUTE * SIGMA_COMPUTE,
-        if separable {
-            s_n * SIGMA_NETWORK * SIGMA_NETWORK
-        } else {
-            0.0
-        },
+    let weight = |on: bool, s: f64, sigma: f64| if on { s * sigma * sigma } else { 0.0 };
+    let (wc, wa, wn) = (
+        weight(true, s_c, SIGMA_COMPUTE),
+        weight(attn_separable, s_a, SIGMA_ATTENTION),
+        weight(separable, s_n, SIGMA_NETWORK),
     );
-    let clamp_c = |x: f64| x.clamp(Calibration::COMPUTE_MIN, Calibration::COMPUTE_MAX);
-    let clamp_n = |x: f64| x.clamp(Calibration::NETWORK_MIN, Calibration::NETWORK_MAX);
-    let at = |lambda: f64| (clamp_c((-lambda * wc).exp()), clamp_n((-lambda * wn).exp()));
+    let at = |lambda: f64| -> Factors {
+        (
+            (-lambda * wc)
+                .exp()
+                .clamp(Calibration::COMPUTE_MIN, Calibration::COMPUTE_MAX),
+            attn_separable.then(|| {
+                (-lambda * wa)
+                    .exp()
+                    .clamp(Calibration::ATTENTION_MIN, Calibration::ATTENTION_MAX)
+            }),
+            (-lambda * wn)
+                .exp()
+                .clamp(Calibration::NETWORK_MIN, Calibration::NETWORK_MAX),
+        )
+    };
 
-    // λ range at which both factors sit at their bounds.
+    // λ range at which every factor sits at its bounds.
     let span = |w: f64, lo: f64, hi: f64| {
         if w > 0.0 {
             (-lo.ln()).max(hi.ln()) / w
@@ -245,15 +298,15 @@ pub fn fit(s: &Scenario, m: &Measurement) -> Result<Fit, FitError> {
             0.0
         }
     };
-    let l_max = span(wc, Calibration::COMPUTE_MIN, Calibration::COMPUTE_MAX).max(span(
-        wn,
-        Calibration::NETWORK_MIN,
-        Calibration::NETWORK_MAX,
-    ));
-    let (fc, fnw) = at(-l_max);
-    let fastest = t(fc, fnw)?;
-    let (sc, snw) = at(l_max);
-    let slowest = t(sc, snw)?;
+    let l_max = span(wc, Calibration::COMPUTE_MIN, Calibration::COMPUTE_MAX)
+        .max(span(
+            wa,
+            Calibration::ATTENTION_MIN,
+            Calibration::ATTENTION_MAX,
+        ))
+        .max(span(wn, Calibration::NETWORK_MIN, Calibration::NETWORK_MAX));
+    let fastest = t(at(-l_max))?;
+    let slowest = t(at(l_max))?;
     if m.step_s < fastest * (1.0 - TOLERANCE) {
         return Err(FitError::Implausible {
             input: "step_s",
@@ -267,7 +320,7 @@ pub fn fit(s: &Scenario, m: &Measurement) -> Result<Fit, FitError> {
             ),
         });
     }
-    if wc + wn <= 0.0 || m.step_s > slowest * (1.0 + TOLERANCE) {
+    if wc + wa + wn <= 0.0 || m.step_s > slowest * (1.0 + TOLERANCE) {
         return Err(FitError::Implausible {
             input: "step_s",
             message: format!(
@@ -283,8 +336,7 @@ pub fn fit(s: &Scenario, m: &Measurement) -> Result<Fit, FitError> {
     let (mut lo, mut hi) = (-l_max, l_max);
     for _ in 0..200 {
         let mid = 0.5 * (lo + hi);
-        let (c, n) = at(mid);
-        let tm = t(c, n)?;
+        let tm = t(at(mid))?;
         if (tm / m.step_s - 1.0).abs() <= TOLERANCE {
             lo = mid;
             hi = mid;
@@ -296,11 +348,13 @@ pub fn fit(s: &Scenario, m: &Measurement) -> Result<Fit, FitError> {
             hi = mid;
         }
     }
-    let (c, n) = at(0.5 * (lo + hi));
-    let after = t(c, n)?;
+    let (c, a, n) = at(0.5 * (lo + hi));
+    let (c, a, n) = (round6(c), a.map(round6), round6(n));
+    let after = t((c, a, n))?;
     let mut k = Calibration {
-        compute: Some(round6(c)),
-        network: separable.then_some(round6(n)),
+        compute: Some(c),
+        attention: a,
+        network: separable.then_some(n),
         memory_gib: None,
     };
     let mut memory_before_gib = None;
@@ -311,6 +365,8 @@ pub fn fit(s: &Scenario, m: &Measurement) -> Result<Fit, FitError> {
     Ok(Fit {
         calibration: k,
         compute_share: s_c,
+        attention_share: s_a,
+        attention_separable: attn_separable,
         network_share: s_n,
         network_separable: separable,
         step_before_s: t0,

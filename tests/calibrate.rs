@@ -245,6 +245,7 @@ fn out_of_range_factors_are_errors_naming_the_field() {
     let mut s = model_preset("llama3-8b").unwrap().scenario();
     s.calibration = Calibration {
         compute: Some(2.0),
+        attention: Some(2.5),
         network: Some(0.01),
         memory_gib: Some(f64::NAN),
     };
@@ -254,6 +255,7 @@ fn out_of_range_factors_are_errors_naming_the_field() {
         fields,
         [
             "calibration.compute",
+            "calibration.attention",
             "calibration.network",
             "calibration.memory_gib"
         ]

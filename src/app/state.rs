@@ -531,7 +531,7 @@ mod tests {
         let k = Calibration {
             compute: Some(0.8),
             network: Some(0.7),
-            memory_gib: None,
+            ..Calibration::default()
         };
         st.apply(Action::SetCalibration(k));
         // Custom figures of the same GPU: still the measured cluster.

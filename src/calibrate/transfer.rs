@@ -48,6 +48,7 @@ pub fn transfers(runs: &[Run<'_>]) -> Vec<Transfer> {
             let error_pct = fitted.as_ref().map_err(Clone::clone).and_then(|f| {
                 let mut s = ri.scenario.clone();
                 s.calibration.compute = f.calibration.compute;
+                s.calibration.attention = f.calibration.attention;
                 s.calibration.network = f.calibration.network;
                 let e = estimate(&s).map_err(|e| e.to_string())?;
                 Ok(100.0 * (e.time.step_s - ri.step_s) / ri.step_s)

@@ -2,8 +2,10 @@
 //! (meaning and bounds of the factors: [`crate::scenario::Calibration`]; fitting them from a
 //! measured run: [`crate::calibrate`]).
 //!
-//! Both factors act on rates, never on the result: the compute factor multiplies the sustained
-//! kernel rates of [`Device`] (GEMM, fused attention, HBM streaming, the softmax exponentials),
+//! The factors act on rates, never on the result: the compute factor multiplies the sustained
+//! kernel rates of [`Device`] (GEMM, HBM streaming), the attention factor the fused-attention
+//! rates (its tensor-core rates and the softmax exponentials; the compute factor when it is not
+//! set, [`Calibration::attention`]),
 //! the network factor multiplies the bandwidth of every link tier of the GPU. So a calibrated
 //! plan still answers "what if": a layout with more exposed communication feels the network
 //! factor more, a larger GEMM share feels the compute factor more. Fixed latencies (kernel
@@ -29,20 +31,23 @@ pub fn links(gpu: &GpuSpec, k: &Calibration) -> GpuSpec {
     g
 }
 
-/// `dev` with every sustained kernel rate multiplied by the compute factor.
+/// `dev` with every sustained kernel rate multiplied by the compute factor, the fused-attention
+/// rates (`flash_flops`, `attn_peak_flops`, and the exponential rates `exp_per_s`,
+/// `attn_exp_ref_per_s` that only the fused kernel uses, [`Device::flash_s`] and
+/// `time::blackwell_cudnn`) by the attention factor.
 pub(crate) fn device(dev: Device, k: &Calibration) -> Device {
-    let c = k.compute();
-    if c == 1.0 {
+    let (c, a) = (k.compute(), k.attention());
+    if c == 1.0 && a == 1.0 {
         return dev;
     }
     Device {
         gemm_flops: dev.gemm_flops * c,
         gemm16_flops: dev.gemm16_flops * c,
-        flash_flops: dev.flash_flops * c,
-        attn_peak_flops: dev.attn_peak_flops * c,
+        flash_flops: dev.flash_flops * a,
+        attn_peak_flops: dev.attn_peak_flops * a,
         hbm_bps: dev.hbm_bps * c,
-        exp_per_s: dev.exp_per_s * c,
-        attn_exp_ref_per_s: dev.attn_exp_ref_per_s * c,
+        exp_per_s: dev.exp_per_s * a,
+        attn_exp_ref_per_s: dev.attn_exp_ref_per_s * a,
         ..dev
     }
 }
@@ -58,7 +63,7 @@ mod tests {
         let k = Calibration {
             compute: Some(0.8),
             network: Some(0.5),
-            memory_gib: None,
+            ..Calibration::default()
         };
         let g = links(&gpu, &k);
         assert_eq!(g.nvlink_gbps, gpu.nvlink_gbps.map(|b| b * 0.5));
@@ -78,6 +83,29 @@ mod tests {
             d.gemm_s(8192.0, 8192.0, 8192.0),
         );
         assert!(((t - d0.kernel_s) / (t0 - d0.kernel_s) - 1.25).abs() < 1e-9);
+        // Attention follows compute when it is not set (the rates an old calibration scaled).
+        assert_eq!(d.flash_flops, d0.flash_flops * 0.8);
+        assert_eq!(d.attn_peak_flops, d0.attn_peak_flops * 0.8);
+        // Set, it alone scales the fused-attention rates: 1.5 × the data sheet, GEMMs at 0.8.
+        let ka = Calibration {
+            attention: Some(1.5),
+            ..k
+        };
+        let da = device(d0, &ka);
+        assert_eq!(da.gemm_flops, d.gemm_flops);
+        assert_eq!(da.hbm_bps, d.hbm_bps);
+        assert_eq!(da.flash_flops, d0.flash_flops * 1.5);
+        assert_eq!(da.attn_peak_flops, d0.attn_peak_flops * 1.5);
+        assert_eq!(da.exp_per_s, d0.exp_per_s * 1.5);
+        assert_eq!(da.attn_exp_ref_per_s, d0.attn_exp_ref_per_s * 1.5);
+        // Attention alone also acts (the identity shortcut needs both at 1).
+        let only_a = Calibration {
+            attention: Some(0.5),
+            ..Calibration::default()
+        };
+        let d1 = device(d0, &only_a);
+        assert_eq!(d1.gemm_flops, d0.gemm_flops);
+        assert_eq!(d1.flash_flops, d0.flash_flops * 0.5);
         // No calibration: identity.
         assert_eq!(links(&gpu, &Calibration::default()), gpu);
     }

@@ -1,12 +1,20 @@
 //! The calibration section: how the user's own cluster differs from the model's hardware, fitted
 //! from one measured run (`paracalc calibrate`, [`crate::calibrate`]).
 //!
-//! Three physical numbers, each optional (absent = no correction):
+//! Four physical numbers, each optional (absent = no correction):
 //! - `compute`: the **compute efficiency factor** `c`. Every rate of the GPU's kernels that the
-//!   time model derives from the data sheet — tensor-core GEMMs, fused attention, the HBM-bound
-//!   element-wise kernels — is multiplied by `c` (`c < 1`: the cluster's kernels run slower than
-//!   the model assumes: lower clocks under a power cap, older cuBLAS/cuDNN, unfused kernels).
-//!   Fixed per-kernel latencies are not scaled.
+//!   time model derives from the data sheet — tensor-core GEMMs, the HBM-bound element-wise
+//!   kernels, and fused attention unless `attention` is set — is multiplied by `c` (`c < 1`: the
+//!   cluster's kernels run slower than the model assumes: lower clocks under a power cap, older
+//!   cuBLAS/cuDNN, unfused kernels). Fixed per-kernel latencies are not scaled.
+//! - `attention`: the **attention efficiency factor** `a`. The rates of the fused-attention
+//!   kernel (its tensor-core rate and the softmax exponentials it runs on the special-function
+//!   units) are multiplied by `a` instead of `c`. Absent, attention follows `c`, so a
+//!   calibration written before this factor existed predicts exactly what it did. It is
+//!   separate because the same GPU and shape run fused attention at rates that differ far more
+//!   between backends and library versions than GEMMs do ([`crate::calibrate`]); a plan
+//!   without fused attention (the unfused path runs batched GEMMs and HBM-bound softmax, which
+//!   are `c`'s) does not feel it.
 //! - `network`: the **network efficiency factor** `n`. The bandwidth of every link tier
 //!   (NVLink/PCIe inside a node, the NICs between nodes) is multiplied by `n` (`n < 1`: a slower
 //!   fabric, fewer rails, an NCCL version or topology that reaches less bus bandwidth).
@@ -22,6 +30,13 @@
 //!   1/0.74 ≈ 1.35 would mean faster than the silicon. Below 0.25 (a quarter of the modelled
 //!   rate) the run is not the plan that was entered (another precision, recomputation, a
 //!   debug build), and a factor would hide that rather than explain it.
+//! - `attention` ∈ [[`Calibration::ATTENTION_MIN`], [`Calibration::ATTENTION_MAX`]] =
+//!   [0.25, 2.0]: fused-attention kernels at one GPU and shape differ by up to ≈ 1.8× between
+//!   backends and versions (H100, forward causal, head dim 128, 16k: FlashAttention-2 335,
+//!   FlashAttention-3 616 TFLOP/s, arXiv 2407.08608), so a cluster whose kernel is a
+//!   generation ahead of (or behind) the one the model prices sits within a factor 2 of it;
+//!   beyond 2 the entered attention kernel (`training.attention_kernel`) is wrong, and a factor
+//!   would hide that. Below 0.25, as for `compute`, the run is another plan.
 //! - `network` ∈ [[`Calibration::NETWORK_MIN`], [`Calibration::NETWORK_MAX`]] = [0.1, 1.2]:
 //!   the model assumes 0.78 of the NVLink rate and 0.85 of the NIC line rate
 //!   (`engine::time::comm`); NCCL cannot exceed the line rate, 1/0.85 ≈ 1.2. 0.1 is NCCL over
@@ -33,8 +48,14 @@
 //!
 //! # Example
 //! ```
-//! let c = paracalc::scenario::Calibration { compute: Some(0.9), network: Some(0.6), memory_gib: None };
+//! let c = paracalc::scenario::Calibration {
+//!     compute: Some(0.9),
+//!     network: Some(0.6),
+//!     ..Default::default()
+//! };
 //! assert_eq!(c.compute(), 0.9);
+//! // Attention follows compute unless it is set.
+//! assert_eq!(c.attention(), 0.9);
 //! assert_eq!(c.memory_gib(), 0.0);
 //! assert!(!c.is_default());
 //! ```
@@ -43,8 +64,12 @@
 /// means no correction (see the accessors).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Calibration {
-    /// Compute efficiency factor `c`: multiplies every kernel rate (GEMM, attention, HBM).
+    /// Compute efficiency factor `c`: multiplies every kernel rate (GEMM, HBM, and fused
+    /// attention when `attention` is not set).
     pub compute: Option<f64>,
+    /// Attention efficiency factor `a`: multiplies the fused-attention kernel rates; absent,
+    /// they follow `compute`.
+    pub attention: Option<f64>,
     /// Network efficiency factor `n`: multiplies the bandwidth of every link tier.
     pub network: Option<f64>,
     /// Memory offset per GPU, GiB, added to every stage's allocator reserve.
@@ -56,6 +81,10 @@ impl Calibration {
     pub const COMPUTE_MIN: f64 = 0.25;
     /// Highest compute efficiency factor (the data-sheet peak over the model's GEMM efficiency).
     pub const COMPUTE_MAX: f64 = 1.35;
+    /// Lowest attention efficiency factor (as for compute: a quarter of the modelled rate).
+    pub const ATTENTION_MIN: f64 = 0.25;
+    /// Highest attention efficiency factor (backends at one shape differ by up to ≈ 1.8×).
+    pub const ATTENTION_MAX: f64 = 2.0;
     /// Lowest network efficiency factor (NCCL over TCP sockets).
     pub const NETWORK_MIN: f64 = 0.1;
     /// Highest network efficiency factor (the line rate over the model's NIC efficiency).
@@ -73,6 +102,12 @@ impl Calibration {
     /// The compute efficiency factor, 1 when not set.
     pub fn compute(&self) -> f64 {
         self.compute.unwrap_or(1.0)
+    }
+
+    /// The attention efficiency factor: itself when set, else the compute factor (so a
+    /// calibration without it scales attention as it always did).
+    pub fn attention(&self) -> f64 {
+        self.attention.unwrap_or_else(|| self.compute())
     }
 
     /// The network efficiency factor, 1 when not set.
@@ -97,6 +132,12 @@ impl Calibration {
             parts.push(format!(
                 "GPU kernels run at {} of the modelled rate",
                 pct(c)
+            ));
+        }
+        if let Some(a) = self.attention {
+            parts.push(format!(
+                "fused attention runs at {} of the modelled rate",
+                pct(a)
             ));
         }
         if let Some(n) = self.network {

@@ -1259,6 +1259,14 @@ fields! {
         get: |s| opt_real(s.calibration.compute),
         set: |s, v| { s.calibration.compute = v.opt_real()?; Ok(()) },
     }
+    /// `calibration.attention`.
+    CalAttention {
+        path: "calibration.attention", key: "cal.attn", label: "Attention efficiency factor", unit: "×",
+        help: "Fitted from a measured run: multiplies the fused-attention kernel rates (0.25-2: backends differ up to 1.8× at one shape); empty = the compute factor.",
+        kind: Kind::Between { min: Calibration::ATTENTION_MIN, max: Calibration::ATTENTION_MAX }, optional: true,
+        get: |s| opt_real(s.calibration.attention),
+        set: |s, v| { s.calibration.attention = v.opt_real()?; Ok(()) },
+    }
     /// `calibration.network`.
     CalNetwork {
         path: "calibration.network", key: "cal.network", label: "Network efficiency factor", unit: "×",

@@ -119,6 +119,7 @@ pub fn cluster_form(props: &FormProps) -> Html {
                 <summary>{ "Calibration (fitted from a measured run)" }</summary>
                 <div class="grid">
                     { num_field(FieldId::CalCompute, props, "1") }
+                    { num_field(FieldId::CalAttention, props, "compute factor") }
                     { num_field(FieldId::CalNetwork, props, "1") }
                     { num_field(FieldId::CalMemory, props, "0") }
                 </div>

@@ -87,9 +87,9 @@ impl Unit {
     }
 }
 
-/// The calibration of `s` after measuring `q`: speed quantities refit the two factors (the memory
-/// offset is kept), memory refits the offset (the factors are kept). Returns the new section
-/// and a sentence explaining it.
+/// The calibration of `s` after measuring `q`: speed quantities refit the compute, attention and
+/// network factors (the memory offset is kept), memory refits the offset (the factors are
+/// kept). Returns the new section and a sentence explaining it.
 ///
 /// # Errors
 /// A sentence naming the measured input when it is implausible or the plan is invalid.
