@@ -207,7 +207,7 @@ impl Fit {
             o.push_str(
                 " Exposed communication is too small a part of this step to tell the network \
                  apart from compute: the network factor stays at 1 and the whole difference is \
-                 put on compute.",
+                 put on the GPU kernels.",
             );
         }
         o

@@ -35,10 +35,15 @@ fn step(s: &Scenario) -> f64 {
 
 fn in_bounds(k: &Calibration) {
     let c = k.compute();
+    let a = k.attention();
     let n = k.network();
     assert!(
         (Calibration::COMPUTE_MIN..=Calibration::COMPUTE_MAX).contains(&c),
         "compute {c}"
+    );
+    assert!(
+        (Calibration::ATTENTION_MIN..=Calibration::ATTENTION_MAX).contains(&a),
+        "attention {a}"
     );
     assert!(
         (Calibration::NETWORK_MIN..=Calibration::NETWORK_MAX).contains(&n),
@@ -221,6 +226,139 @@ fn the_split_follows_each_part_of_the_step() {
         "{:?}",
         f.calibration
     );
+}
+
+/// Llama 3 8B on one H100 (4 layers, 8k tokens, 8 sequences): no communication, a tenth of
+/// the step in fused attention.
+fn one_gpu_llama() -> Scenario {
+    let mut s = model_preset("llama3-8b").unwrap().scenario();
+    s.parallel.tp = 1;
+    s.parallel.pp = 1;
+    s.parallel.dp = 1;
+    s.parallel.cp = 1;
+    s.parallel.sp = false;
+    s.parallel.zero_stage = 0;
+    s.cluster.num_gpus = 1;
+    s.training.global_batch = 8;
+    s.training.micro_batch = 1;
+    s.model.layers = 4;
+    s
+}
+
+#[test]
+fn attention_and_compute_move_in_proportion_to_share_times_prior() {
+    // The minimal-norm split (`calibrate` module docs): ln a / ln c = (s_a·σ_a²)/(s_c·σ_c²)
+    // exactly (one λ), and to first order s_c·ln c + s_a·ln a = −ln(M/T). On this plan the fit
+    // measures s_c ≈ 0.891, s_a ≈ 0.105 (8k tokens), so with σ_c = 0.1, σ_a = 0.3:
+    // ratio = 0.105·0.09/(0.891·0.01) ≈ 1.057, and for M = 1.1·T the linearised
+    // λ = ln 1.1/(s_c²σ_c² + s_a²σ_a²) = 0.09531/(0.007931 + 0.000985) ≈ 10.69, so
+    // ln c ≈ −10.69·0.891·0.01 = −0.0952 (c ≈ 0.909), ln a ≈ −10.69·0.105·0.09 = −0.1006
+    // (a ≈ 0.904): attention, a tenth of the step, moves as much as the rest because its
+    // prior is three times wider.
+    let s = one_gpu_llama();
+    let t = step(&s);
+    let f = fit(&s, &Measurement::step(1.1 * t)).unwrap();
+    assert!(f.attention_separable && !f.network_separable);
+    assert!((0.85..0.93).contains(&f.compute_share), "{f:?}");
+    assert!((0.08..0.13).contains(&f.attention_share), "{f:?}");
+    let (c, a) = (f.calibration.compute(), f.calibration.attention());
+    assert_eq!(f.calibration.attention, Some(a), "a fit writes the factor it moved");
+    let want = (f.attention_share * 0.3 * 0.3) / (f.compute_share * 0.1 * 0.1);
+    assert!(((a.ln() / c.ln()) / want - 1.0).abs() < 1e-4, "{a} {c} {want}");
+    // The linearised solution, from the fit's own shares.
+    let lambda = 1.1f64.ln()
+        / (f.compute_share.powi(2) * 0.01 + f.attention_share.powi(2) * 0.09);
+    let (lc, la) = (
+        -lambda * f.compute_share * 0.01,
+        -lambda * f.attention_share * 0.09,
+    );
+    assert!((c.ln() / lc - 1.0).abs() < 0.02, "c {c} vs {}", lc.exp());
+    assert!((a.ln() / la - 1.0).abs() < 0.02, "a {a} vs {}", la.exp());
+    assert!((c - 0.909).abs() < 0.01 && (a - 0.904).abs() < 0.01, "{c} {a}");
+    // Round trip.
+    let mut k = s.clone();
+    k.calibration = f.calibration;
+    assert!((step(&k) / (1.1 * t) - 1.0).abs() < 1e-4);
+    assert!(f.explain().contains("with fused attention"), "{}", f.explain());
+}
+
+#[test]
+fn an_attention_factor_at_its_bound_leaves_the_rest_to_compute() {
+    // One layer at 64k tokens: fused attention is ≈ 28 % of the step, compute ≈ 72 %, so
+    // ln a = 3.5·ln c. A measurement 30 % faster would need a ≈ 2.4 (beyond 2.0, the spread
+    // of published kernels at one shape): a stops at 2.0 and c takes the rest (≈ 1.29).
+    let mut s = one_gpu_llama();
+    s.model.seq_len = 65_536;
+    s.model.layers = 1;
+    s.training.global_batch = 1;
+    let t = step(&s);
+    let f = fit(&s, &Measurement::step(0.7 * t)).unwrap();
+    assert_eq!(f.calibration.attention, Some(Calibration::ATTENTION_MAX));
+    assert!(
+        f.calibration.compute() > 1.2 && f.calibration.compute() < Calibration::COMPUTE_MAX,
+        "{:?}",
+        f.calibration
+    );
+    let mut k = s.clone();
+    k.calibration = f.calibration;
+    assert!((step(&k) / (0.7 * t) - 1.0).abs() < 1e-4);
+    // Both at their upper bounds and still slower than measured: refused, naming the input.
+    assert!(matches!(
+        fit(&s, &Measurement::step(0.5 * t)),
+        Err(FitError::Implausible {
+            input: "step_s",
+            ..
+        })
+    ));
+}
+
+#[test]
+fn a_plan_without_fused_attention_leaves_the_attention_factor_unset() {
+    // Flash attention off: the attention core is batched GEMMs and an HBM-bound softmax, which
+    // the compute factor scales; nothing separates an attention factor.
+    let mut s = one_gpu_llama();
+    s.training.flash_attention = false;
+    let t = step(&s);
+    let f = fit(&s, &Measurement::step(1.1 * t)).unwrap();
+    assert!(!f.attention_separable);
+    assert_eq!(f.attention_share, 0.0);
+    assert_eq!(f.calibration.attention, None);
+    // The whole step scales with compute: c = 1/1.1 to first order (the fixed kernel
+    // latencies do not scale, so a little lower).
+    let c = f.calibration.compute();
+    assert!(c < 1.0 / 1.1 + 1e-3 && c > 0.88, "{c}");
+    assert!(
+        f.explain().contains("follows the compute factor"),
+        "{}",
+        f.explain()
+    );
+    let mut k = s.clone();
+    k.calibration = f.calibration;
+    assert!((step(&k) / (1.1 * t) - 1.0).abs() < 1e-4);
+}
+
+#[test]
+fn a_calibration_without_attention_predicts_as_before() {
+    // Attention follows the compute factor when it is absent: exactly the rates a calibration
+    // written before the attention factor existed scaled (bit for bit).
+    for id in ["llama3-8b", "llama3-70b", "gpt3-175b", "mixtral-8x7b"] {
+        let Some(p) = model_preset(id) else { continue };
+        let mut old = p.scenario();
+        old.calibration.compute = Some(0.85);
+        old.calibration.network = Some(0.7);
+        let mut same = old.clone();
+        same.calibration.attention = Some(0.85);
+        let (a, b) = (estimate(&old).unwrap(), estimate(&same).unwrap());
+        assert_eq!(a.time.step_s.to_bits(), b.time.step_s.to_bits(), "{id}");
+        // Set apart from compute it acts when the plan runs fused attention.
+        let mut fast = old.clone();
+        fast.calibration.attention = Some(1.3);
+        if old.training.flash_attention {
+            assert!(step(&fast) < a.time.step_s, "{id}");
+        } else {
+            assert_eq!(step(&fast), a.time.step_s, "{id}");
+        }
+    }
 }
 
 #[test]

@@ -172,6 +172,14 @@ fn arb_scenario() -> BoxedStrategy<Scenario> {
         opt(prop_oneof![Just(0.0), pos(100.0)]),
     )
         .boxed();
+    // The calibration factors within their bounds (`scenario::Calibration`).
+    let calibration = (
+        opt(0.25f64..=1.35),
+        opt(0.25f64..=2.0),
+        opt(0.1f64..=1.2),
+        opt(-16.0f64..=64.0),
+    )
+        .boxed();
     (
         0..MODEL_PRESETS.len(),
         model,
@@ -179,8 +187,9 @@ fn arb_scenario() -> BoxedStrategy<Scenario> {
         parallel,
         cluster,
         overhead,
+        calibration,
     )
-        .prop_map(|(base, m, t, p, c, o)| {
+        .prop_map(|(base, m, t, p, c, o, k)| {
             // Start from a preset so equal-to-preset values are common too.
             let mut s = MODEL_PRESETS[base].scenario();
             let ((name, layers, hidden, heads, kv, ffn), (act, vocab, seq, tied, moe)) = m;
@@ -229,6 +238,11 @@ fn arb_scenario() -> BoxedStrategy<Scenario> {
             s.overhead.cuda_context_gib = ctx;
             s.overhead.comm_buffers_gib = comm;
             s.overhead.allocator_reserve_pct = reserve;
+            let (compute, attention, network, memory_gib) = k;
+            s.calibration.compute = compute;
+            s.calibration.attention = attention;
+            s.calibration.network = network;
+            s.calibration.memory_gib = memory_gib;
             s
         })
         .boxed()
