@@ -262,24 +262,37 @@ fn attention_and_compute_move_in_proportion_to_share_times_prior() {
     assert!((0.85..0.93).contains(&f.compute_share), "{f:?}");
     assert!((0.08..0.13).contains(&f.attention_share), "{f:?}");
     let (c, a) = (f.calibration.compute(), f.calibration.attention());
-    assert_eq!(f.calibration.attention, Some(a), "a fit writes the factor it moved");
+    assert_eq!(
+        f.calibration.attention,
+        Some(a),
+        "a fit writes the factor it moved"
+    );
     let want = (f.attention_share * 0.3 * 0.3) / (f.compute_share * 0.1 * 0.1);
-    assert!(((a.ln() / c.ln()) / want - 1.0).abs() < 1e-4, "{a} {c} {want}");
+    assert!(
+        ((a.ln() / c.ln()) / want - 1.0).abs() < 1e-4,
+        "{a} {c} {want}"
+    );
     // The linearised solution, from the fit's own shares.
-    let lambda = 1.1f64.ln()
-        / (f.compute_share.powi(2) * 0.01 + f.attention_share.powi(2) * 0.09);
+    let lambda = 1.1f64.ln() / (f.compute_share.powi(2) * 0.01 + f.attention_share.powi(2) * 0.09);
     let (lc, la) = (
         -lambda * f.compute_share * 0.01,
         -lambda * f.attention_share * 0.09,
     );
     assert!((c.ln() / lc - 1.0).abs() < 0.02, "c {c} vs {}", lc.exp());
     assert!((a.ln() / la - 1.0).abs() < 0.02, "a {a} vs {}", la.exp());
-    assert!((c - 0.909).abs() < 0.01 && (a - 0.904).abs() < 0.01, "{c} {a}");
+    assert!(
+        (c - 0.909).abs() < 0.01 && (a - 0.904).abs() < 0.01,
+        "{c} {a}"
+    );
     // Round trip.
     let mut k = s.clone();
     k.calibration = f.calibration;
     assert!((step(&k) / (1.1 * t) - 1.0).abs() < 1e-4);
-    assert!(f.explain().contains("with fused attention"), "{}", f.explain());
+    assert!(
+        f.explain().contains("with fused attention"),
+        "{}",
+        f.explain()
+    );
 }
 
 #[test]

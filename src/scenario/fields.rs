@@ -1254,7 +1254,7 @@ fields! {
     /// `calibration.compute`.
     CalCompute {
         path: "calibration.compute", key: "cal.compute", label: "Compute efficiency factor", unit: "×",
-        help: "Fitted from a measured run: multiplies every GPU kernel rate (at most 1.35: no kernel beats the data-sheet peak); empty = 1.",
+        help: "Fitted from a measured run: multiplies the GPU kernel rates, fused attention too unless its own factor is set (at most 1.35: no kernel beats the data-sheet peak); empty = 1.",
         kind: Kind::Between { min: Calibration::COMPUTE_MIN, max: Calibration::COMPUTE_MAX }, optional: true,
         get: |s| opt_real(s.calibration.compute),
         set: |s, v| { s.calibration.compute = v.opt_real()?; Ok(()) },
