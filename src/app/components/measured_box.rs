@@ -316,6 +316,9 @@ mod tests {
             let got = estimate(&c).unwrap().time.step_s;
             assert!((got / t - 1.0).abs() < 0.005, "{u:?}: {got} vs {t}");
             assert!(text.contains("scales with the GPU kernels"), "{text}");
+            // Llama 3 8B runs fused attention: its own factor is fitted and shown.
+            assert!(k.attention.is_some(), "{k:?}");
+            assert!(text.contains("fused attention runs at"), "{text}");
             assert_eq!(Unit::parse(u.id()), u);
         }
     }
