@@ -25,9 +25,11 @@
 //!    `engine::time::compute`). [`SIGMA_ATTENTION`] = 0.3: the same GPU and shape run fused
 //!    attention at very different rates by backend and library version — H100 SXM5, forward,
 //!    causal, head dim 128, 16k tokens: FlashAttention-2 335, cuDNN 539, FlashAttention-3
-//!    616 TFLOP/s (Shah et al. 2024, arXiv 2407.08608); B200 SDPA in NVIDIA's cudnn-frontend
-//!    benchmark tables: cuDNN 9.13.1 against 9.17 and later 1.2-1.6× apart at 4k-8k tokens —
-//!    about three times GEMM's spread. [`SIGMA_NETWORK`] = 0.3: NCCL bus bandwidth on fabrics
+//!    616 TFLOP/s (Shah et al. 2024, arXiv 2407.08608); Blackwell SDPA in NVIDIA's
+//!    cudnn-frontend benchmark tables (causal, d 128): cuDNN 9.13.1 on a B200 (@0b1577c) against
+//!    9.17.0 on a GB200 (@b372d39), forward 856 → 1386 TFLOP/s at 4k tokens (1.6×), 1171 → 1584
+//!    at 8k (1.35×), 1332 → 1668 at 16k (1.25×; `engine::time::blackwell_cudnn`) — about three
+//!    times GEMM's spread. [`SIGMA_NETWORK`] = 0.3: NCCL bus bandwidth on fabrics
 //!    of one nominal rate spreads about as widely (rails, adaptive routing, SHARP, NCCL version
 //!    and topology detection).
 //! 3. **Bounds are hard.** A factor that reaches its bound stays there and the others take the
