@@ -425,21 +425,26 @@ fn eager_host_wait_adds_to_the_step() {
         (t.host_s - (387.0 * 95e-6 - t.optimizer_s)).abs() < 1e-12,
         "{t:?}"
     );
-    // The same run with the field off: no wait, everything else equal.
+    // The same run with the field off: no wait, and the layer's element-wise operators fused
+    // (a compiled graph; the eager BERT layer's count is for eager runs, FORMULAS.md §8.7):
+    // everything else equal.
     let mut off = eager_bert(24, 1024, 512, 4, 4, "v100-sxm2-16gb");
     off.training.eager = Some(false);
     let o = estimate(&off).unwrap().time;
     assert_eq!(o.host_s, 0.0);
-    assert!((t.step_s - o.step_s - t.host_s).abs() < 1e-12);
-    // A small model on an H100 (2 layers of hidden 512, 128 tokens per micro-batch, 8
+    let fused = t.compute_s - o.compute_s;
+    assert!(fused > 0.0, "{fused}");
+    assert!((t.step_s - o.step_s - t.host_s - fused).abs() < 1e-12);
+    // A small model on an H100 (8 layers of hidden 512, 128 tokens per micro-batch, 8
     // micro-batches): the GPU runs a micro-batch, its gradient accumulation and weight casts
-    // included, in far less than its 2·652 µs of host time, so every micro-batch waits
-    // `H_mb − T_mb` and the optimizer `35·95 µs − T_opt` (2·16 + 1 + 2 = 35 tensors).
-    let e = estimate(&eager_bert(2, 512, 128, 1, 8, "h100-sxm5-80gb")).unwrap();
+    // and the eager layer's 54 element-wise kernels included, in less than its 8·652 µs of
+    // host time, so every micro-batch waits `H_mb − T_mb` and the optimizer
+    // `131·95 µs − T_opt` (8·16 + 1 + 2 = 131 tensors).
+    let e = estimate(&eager_bert(8, 512, 128, 1, 8, "h100-sxm5-80gb")).unwrap();
     assert_breakdown(&e);
     let t = &e.time;
     let gpu_mb = (t.compute_s + t.recompute_s + t.exposed_comm_s.total()) / 8.0;
-    assert!(gpu_mb < 2.0 * 652e-6, "{gpu_mb}");
-    let want = 8.0 * (2.0 * 652e-6 - gpu_mb) + (35.0 * 95e-6 - t.optimizer_s).max(0.0);
+    assert!(gpu_mb < 8.0 * 652e-6, "{gpu_mb}");
+    let want = 8.0 * (8.0 * 652e-6 - gpu_mb) + (131.0 * 95e-6 - t.optimizer_s).max(0.0);
     assert!((t.host_s - want).abs() < 1e-12, "{} vs {want}", t.host_s);
 }

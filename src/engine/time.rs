@@ -33,6 +33,7 @@ pub mod flops;
 pub mod fp8;
 pub(crate) mod grad_accumulation;
 pub mod groups;
+pub mod hf_eager_layer;
 pub mod host;
 pub(crate) mod inputs;
 pub mod layer;

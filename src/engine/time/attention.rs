@@ -11,17 +11,29 @@ pub use crate::scenario::AttentionKernel;
 /// same tensors: softmax output, dropout mask and output).
 pub const SOFTMAX_ELEMENTS: f64 = 4.5;
 
-/// HBM bytes per attention score of the unfused softmax under `torch.autocast` (16-bit
-/// scores, fp32 softmax; [`super::stack::Stack::autocast_softmax`]), forward and backward:
-/// - forward 29: cast up (read 2, write 4), softmax (read 4, write 4), dropout (read 4, write 4,
-///   1-byte mask), cast down for the probabilities·V matmul (read 4, write 2);
-/// - backward 33: the cast's gradient up (2 + 4), dropout's (read 4 and the mask, write 4),
-///   softmax's (read the gradient and the output, 4 + 4, write 4), the cast down (4 + 2).
+/// HBM bytes per attention score of Hugging Face BERT's eager score chain under
+/// `torch.autocast` (16-bit scores, fp32 softmax; [`super::stack::Stack::autocast_softmax`]),
+/// forward and backward, as `BertSelfAttention` writes it (transformers v4.16,
+/// `models/bert/modeling_bert.py`; [`super::hf_eager_layer`]):
+/// - forward 33: `scores / sqrt(d)` (read 2, write 2); `+ attention_mask`, an fp32 tensor (the
+///   parameter dtype, `get_extended_attention_mask`), which promotes the sum to fp32 (read 2,
+///   write 4); softmax (read 4, write 4); dropout (read 4, write 4, 1-byte mask); autocast's
+///   cast down for the probabilities·V matmul (read 4, write 2);
+/// - backward 37: the cast's gradient up (2 + 4), dropout's (read 4 and the mask, write 4),
+///   softmax's (read the gradient and the output, 4 + 4, write 4), the add's gradient cast back
+///   to the 16-bit scores (4 + 2), the division's (2 + 2).
 ///
 /// Against 9 and 18 of the fused 16-bit kernel ([`SOFTMAX_ELEMENTS`] × 2 bytes).
-pub const AUTOCAST_SOFTMAX_BYTES: (f64, f64) = (29.0, 33.0);
-/// Kernels of that chain per pass: two casts, softmax, dropout.
-pub const AUTOCAST_SOFTMAX_KERNELS: f64 = 4.0;
+pub const AUTOCAST_SOFTMAX_BYTES: (f64, f64) = (33.0, 37.0);
+/// Kernels of that chain per pass: division, mask add, softmax, dropout, cast (forward); cast,
+/// dropout, softmax, cast, division (backward).
+pub const AUTOCAST_SOFTMAX_KERNELS: (f64, f64) = (5.0, 5.0);
+/// The same chain in fp32 training (no casts): forward division (4 + 4), mask add (4 + 4),
+/// softmax (4 + 4), dropout (4 + 4 + 1) = 33 bytes in 4 kernels; backward dropout (9),
+/// softmax (12), division (8) = 29 bytes in 3 kernels (the add's gradient passes through).
+pub const EAGER_FP32_SOFTMAX_BYTES: (f64, f64) = (33.0, 29.0);
+/// Kernels of the fp32 chain, forward and backward.
+pub const EAGER_FP32_SOFTMAX_KERNELS: (f64, f64) = (4.0, 3.0);
 
 /// Forward and backward time of the attention core, seconds. With flash attention the causal
 /// kernel skips the masked half of the score matrix; without it, two batched GEMMs and the
@@ -65,10 +77,14 @@ pub(crate) fn core_s(x: &Inputs) -> (f64, f64) {
         let mm = dev.bmm16_s(batch, sq, d.d_h, d.s); // QKᵀ
         let mm2 = dev.bmm16_s(batch, sq, d.s, 2.0 * d.d_attn - d.d_h); // attention·V (d_v)
         let scores = batch * sq * d.s;
-        if x.stack.autocast_softmax && x.ab == 2.0 {
-            let (f, b) = AUTOCAST_SOFTMAX_BYTES;
-            let sm_f = dev.memory_s(f * scores, AUTOCAST_SOFTMAX_KERNELS);
-            let sm_b = dev.memory_s(b * scores, AUTOCAST_SOFTMAX_KERNELS);
+        if x.stack.autocast_softmax {
+            let ((f, b), (kf, kb)) = if x.ab == 2.0 {
+                (AUTOCAST_SOFTMAX_BYTES, AUTOCAST_SOFTMAX_KERNELS)
+            } else {
+                (EAGER_FP32_SOFTMAX_BYTES, EAGER_FP32_SOFTMAX_KERNELS)
+            };
+            let sm_f = dev.memory_s(f * scores, kf);
+            let sm_b = dev.memory_s(b * scores, kb);
             return (mm + mm2 + sm_f, 2.0 * (mm + mm2) + sm_b);
         }
         let sm = dev.memory_s(SOFTMAX_ELEMENTS * x.ab * scores, 2.0);
@@ -318,16 +334,33 @@ mod tests {
         };
         let (pf, pb, dev) = bert("pytorch");
         let (mf, mb, _) = bert("megatron");
-        // 4·16·512² = 16.78 M scores: forward 29 vs 9 bytes each and 4 vs 2 kernels, backward
-        // 33 vs 18 bytes and 4 vs 4 kernels.
+        // 4·16·512² = 16.78 M scores: forward 33 vs 9 bytes each and 5 vs 2 kernels, backward
+        // 37 vs 18 bytes and 5 vs 4 kernels.
         let scores = 4.0 * 16.0 * 512.0 * 512.0;
-        let fwd = 20.0 * scores / dev.hbm_bps + 2.0 * dev.kernel_s;
-        let bwd = 15.0 * scores / dev.hbm_bps;
+        let fwd = 24.0 * scores / dev.hbm_bps + 3.0 * dev.kernel_s;
+        let bwd = 19.0 * scores / dev.hbm_bps + dev.kernel_s;
         assert!(((pf - mf) - fwd).abs() < 1e-12, "{} vs {fwd}", pf - mf);
         assert!(((pb - mb) - bwd).abs() < 1e-12, "{} vs {bwd}", pb - mb);
-        // 0.466 ms more forward per layer at the V100's sustained 720 GB/s (0.8 of 900).
+        // 0.559 ms more forward per layer at the V100's sustained 720 GB/s (0.8 of 900).
         assert!((dev.hbm_bps - 720e9).abs() < 1.0);
-        assert!((fwd - 2.0 * dev.kernel_s - 0.466e-3).abs() < 1e-6, "{fwd}");
+        assert!((fwd - 3.0 * dev.kernel_s - 0.5592e-3).abs() < 1e-6, "{fwd}");
+        // fp32 training runs the same chain without casts: forward 33 bytes in 4 kernels,
+        // backward 29 in 3, against the fused kernel's 4.5·4 = 18 and 36 in 2 and 4.
+        let fp32 = |framework: &str| {
+            core_of(&format!(
+                r#"{{"model": {{"name": "m", "layers": 24, "hidden": 1024, "heads": 16,
+                     "vocab": 30522, "seq_len": 512}},
+                  "training": {{"global_batch": 4, "micro_batch": 4, "precision": "fp32",
+                     "recompute": "none", "flash_attention": false, "framework": "{framework}"}},
+                  "parallel": {{"tp": 1, "pp": 1, "dp": 1, "zero_stage": 0}},
+                  "cluster": {{"gpu": "v100-sxm2-16gb", "num_gpus": 1}}}}"#
+            ))
+        };
+        let ((pf, pb, _), (mf, mb, _)) = (fp32("pytorch"), fp32("megatron"));
+        let fwd = 15.0 * scores / dev.hbm_bps + 2.0 * dev.kernel_s;
+        let bwd = -7.0 * scores / dev.hbm_bps - dev.kernel_s;
+        assert!(((pf - mf) - fwd).abs() < 1e-12, "{} vs {fwd}", pf - mf);
+        assert!(((pb - mb) - bwd).abs() < 1e-12, "{} vs {bwd}", pb - mb);
     }
 
     /// `core_s` of one Megatron-LM layer (64 heads of 128, seq 4096, micro-batch 1, cuDNN fused

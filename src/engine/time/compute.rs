@@ -46,6 +46,9 @@ impl Generation {
 pub struct Efficiency {
     /// Large 16-bit GEMMs: fraction of the dense tensor-core peak cuBLAS sustains.
     pub gemm: f64,
+    /// Large fp32 GEMMs (SGEMM on the CUDA cores, no TF32): fraction of the fp32 peak, with the
+    /// reduction penalty of [`fp32_k0`].
+    pub gemm_fp32: f64,
     /// Large FP8 GEMMs: fraction of the FP8 peak.
     pub gemm_fp8: f64,
     /// Fused (flash) attention, forward and backward together, fraction of the 16-bit peak.
@@ -94,12 +97,23 @@ impl Efficiency {
     ///   the same dense bf16/FP8 peaks and a matmul ceiling measured equal to B200's (MAMF B300
     ///   bf16 1769 vs B200 1745 TFLOP/s, FP8 3353 vs 3432), so it shares these constants; it
     ///   differs in its SFUs ([`GpuSpec::sfu_exp_per_s`]).
+    /// - `gemm_fp32`, V100 0.85: Baidu DeepBench's V100 training results (baidu-research/
+    ///   DeepBench `results/train/DeepBench_NV_V100.xlsx` @30c5115, sheet 'Results FP32', DGX-1,
+    ///   CUDA 10.1): the 74 dense GEMMs with `M·N ≥ 3e6` and `K ≥ 1000` sustain 12.3-14.8 of 15.7
+    ///   TFLOP/s (0.85 at K = 1024 and 2048, 0.90 at K = 4096); divided by `k/(k + K0_fp32)`
+    ///   ([`fp32_k0`], 16.1) their median is 0.851. Other generations keep their 16-bit
+    ///   fraction (no fp32 measurement read; no validation run trains in fp32 there).
+    ///   The same sheet's fp16 tensor-core rows give 0.848 with `k/(k + 128)` (0.755 of peak at
+    ///   K = 1024, 0.86 at 4096); `gemm` stays 0.80 because the same table's medium shapes
+    ///   (`M·N` 0.2-1 M, e.g. 3072×128×1024 in 24 µs, 4096×128×4096 in 67-71 µs) run 1.2-2× slower
+    ///   than this model prices them (wave quantization on 80 SMs), which 0.85 would widen.
     /// - `kernel_s` 5 µs: CUDA launch latency ≈ 3-5 µs plus the partial last wave of a GEMM.
     /// - `hbm` 0.80: STREAM-like copy kernels reach 0.8-0.9 of the HBM bandwidth.
     pub fn of(g: Generation) -> Efficiency {
         match g {
             Generation::Volta => Efficiency {
                 gemm: 0.80,
+                gemm_fp32: 0.85,
                 gemm_fp8: 0.80,
                 flash_attention: 0.40,
                 kernel_s: 5e-6,
@@ -108,6 +122,7 @@ impl Efficiency {
             },
             Generation::Ampere => Efficiency {
                 gemm: 0.72,
+                gemm_fp32: 0.72,
                 gemm_fp8: 0.72,
                 flash_attention: 0.40,
                 kernel_s: 5e-6,
@@ -116,6 +131,7 @@ impl Efficiency {
             },
             Generation::Hopper => Efficiency {
                 gemm: 0.70,
+                gemm_fp32: 0.70,
                 gemm_fp8: 0.63,
                 flash_attention: 0.40,
                 kernel_s: 5e-6,
@@ -128,6 +144,7 @@ impl Efficiency {
             // 0.63·0.763/0.709 = 0.678. GB200/GB300 (2.5 PF parts) use [`BLACKWELL_NVL_GEMM`].
             Generation::Blackwell => Efficiency {
                 gemm: 0.676,
+                gemm_fp32: 0.676,
                 gemm_fp8: 0.678,
                 flash_attention: 0.40,
                 kernel_s: 5e-6,
@@ -161,6 +178,18 @@ pub const BLACKWELL_NVL_ATTENTION_PEAK: f64 = 2250.0 * (1822.0 / 1745.0) / 2500.
 /// two 64-wide k-tiles (CUTLASS/cuBLAS multistage kernels keep 2-4 k-tiles in flight and the
 /// epilogue writes a 128×256 tile, about the time of two k-tiles of MMA).
 pub const GEMM_K0: f64 = 128.0;
+
+/// The reduction penalty's `K0` for fp32 GEMMs on the CUDA cores (no tensor cores): the fill
+/// and the epilogue of an output tile take about the same time as in a tensor-core kernel (they
+/// move the same tile through shared memory and HBM), but each step of the `k` loop takes
+/// `p16/p32` times longer, so they are worth `GEMM_K0 · p32/p16` steps: V100 128·15.7/125 =
+/// 16.1 **[derived]**. DeepBench's V100 SGEMMs bear it out: 0.85 of peak already at K = 1024,
+/// 0.90 at 4096 (see [`Efficiency::of`], `gemm_fp32`), where `k/(k + 128)` would predict a 9 %
+/// spread; the tensor-core rows of the same table spread 0.755 → 0.86.
+pub fn fp32_k0(gpu: &GpuSpec) -> f64 {
+    let p32 = peak_tflops(gpu, Precision::Fp32);
+    GEMM_K0 * (p32 / sixteen_bit_tflops(gpu)).min(1.0)
+}
 
 /// The 16-bit tensor-core peak, TFLOP/s: bf16, else fp16, else fp32 (at least 1).
 fn sixteen_bit_tflops(gpu: &GpuSpec) -> f64 {
@@ -205,6 +234,9 @@ pub(crate) struct Device {
     pub hbm_bps: f64,
     /// Fixed cost per kernel, s.
     pub kernel_s: f64,
+    /// The reduction penalty's `K0` of the precision's GEMMs: [`GEMM_K0`] on tensor cores,
+    /// [`fp32_k0`] for fp32 training.
+    pub gemm_k0: f64,
     /// Exponentials per second (flash-attention softmax): the part's own SFU rate
     /// ([`GpuSpec::sfu_exp_per_s`]), else its generation's.
     pub exp_per_s: f64,
@@ -253,7 +285,7 @@ impl Device {
             1.0
         };
         let (gemm_flops, gemm_bytes, cast_bytes) = match (precision, fp8) {
-            (Precision::Fp32, _) => (peak * e.gemm, 4.0, 0.0),
+            (Precision::Fp32, _) => (peak * e.gemm_fp32, 4.0, 0.0),
             (Precision::Fp8 | Precision::Nvfp4, Some(Fp8Gemms::Casts { kernel, cast_bytes })) => {
                 (peak * e.gemm_fp8 * kernel, quantized_bytes, cast_bytes)
             }
@@ -263,25 +295,25 @@ impl Device {
             (Precision::Fp8 | Precision::Nvfp4, None) => (p16 * e.gemm, 2.0, 0.0),
             _ => (peak * e.gemm, 2.0, 0.0),
         };
-        let p16_eff = if precision == Precision::Fp32 {
-            peak
-        } else {
-            p16
-        };
+        let fp32 = precision == Precision::Fp32;
+        let p16_eff = if fp32 { peak } else { p16 };
+        // The attention core's batched GEMMs run in the training precision's kernels too.
+        let bmm_eff = if fp32 { e.gemm_fp32 } else { e.gemm };
         // Fused attention's peak: the part's own where its power limit binds the GEMMs harder
         // than attention ([`GpuSpec::attn_peak_tflops`]), else the 16-bit peak (times the
         // Blackwell NVL share). fp32 training keeps the fp32 peak.
         let part_attn = gpu
             .attn_peak_tflops
-            .filter(|a| precision != Precision::Fp32 && a.is_finite() && *a > 0.0);
+            .filter(|a| !fp32 && a.is_finite() && *a > 0.0);
         let attn_peak = part_attn.unwrap_or(p16_eff * attn_peak_share);
         Device {
             gemm_flops: (gemm_flops * 1e12).max(1.0),
-            gemm16_flops: (p16_eff * e.gemm * 1e12).max(1.0),
+            gemm16_flops: (p16_eff * bmm_eff * 1e12).max(1.0),
             attn_peak_flops: (attn_peak * 1e12).max(1.0),
             flash_flops: (part_attn.unwrap_or(p16_eff) * e.flash_attention * 1e12).max(1.0),
             hbm_bps: (gpu.hbm_gbps * 1e9 * e.hbm).max(1.0),
             kernel_s: e.kernel_s,
+            gemm_k0: if fp32 { fp32_k0(gpu) } else { GEMM_K0 },
             exp_per_s: gpu
                 .sfu_exp_per_s
                 .filter(|r| r.is_finite() && *r > 0.0)
@@ -327,7 +359,7 @@ impl Device {
     fn gemm_at(&self, flops_per_s: f64, operand_bytes: f64, m: f64, k: f64, n: f64) -> f64 {
         let flops = 2.0 * m * k * n;
         let bytes = operand_bytes * (m * k + k * n) + self.act_bytes * m * n;
-        let rate = flops_per_s * k / (k + GEMM_K0);
+        let rate = flops_per_s * k / (k + self.gemm_k0);
         (flops / rate.max(1.0)).max(bytes / self.hbm_bps) + self.kernel_s
     }
 
@@ -351,7 +383,7 @@ impl Device {
     pub fn bmm16_s(&self, batch: f64, m: f64, k: f64, n: f64) -> f64 {
         let flops = 2.0 * batch * m * k * n;
         let bytes = self.act_bytes * batch * (m * k + k * n + m * n);
-        let rate = self.gemm16_flops * k / (k + GEMM_K0);
+        let rate = self.gemm16_flops * k / (k + self.gemm_k0);
         (flops / rate.max(1.0)).max(bytes / self.hbm_bps) + self.kernel_s
     }
 
@@ -410,6 +442,25 @@ mod tests {
         // The output layer's GEMM stays 16-bit.
         let bf = 2.0 * 8192.0 * 4096.0 * 4096.0 / (989e12 * 0.70 * 4096.0 / 4224.0) + 5e-6;
         assert!((h.gemm16_s(8192.0, 4096.0, 4096.0) - bf).abs() < 1e-12);
+    }
+
+    #[test]
+    fn v100_sgemm_by_hand() {
+        // V100 fp32: 15.7 TFLOP/s × 0.85 (DeepBench SGEMM) with K0 = 128·15.7/125 = 16.0768.
+        // BERT-large FC1 of 2048 tokens, [2048×1024]·[1024×4096]: 1.7180e10 FLOP at
+        // 13.345 TFLOP/s × 1024/1040.0768 = 13.138 TFLOP/s → 1.3076 ms, + 5 µs.
+        let d = dev("v100-sxm2-16gb", Precision::Fp32);
+        assert!((d.gemm_k0 - 16.0768).abs() < 1e-9);
+        let want = 2.0 * 2048.0 * 1024.0 * 4096.0 / (15.7e12 * 0.85 * 1024.0 / 1040.0768) + 5e-6;
+        assert!((d.gemm_s(2048.0, 1024.0, 4096.0) - want).abs() < 1e-12);
+        assert!((want - 1.3126e-3).abs() < 1e-6, "{want}");
+        // The attention core's batched GEMMs in fp32 too: QKᵀ reduces over d_h = 64, so
+        // 64/80.08 of the SGEMM rate rather than tensor cores' 64/192.
+        assert_eq!(d.gemm16_flops, d.gemm_flops);
+        // fp16 keeps the tensor-core K0 and 0.80.
+        let h = dev("v100-sxm2-16gb", Precision::Fp16);
+        assert_eq!(h.gemm_k0, GEMM_K0);
+        assert!((h.gemm_flops - 125e12 * 0.80).abs() < 1.0);
     }
 
     #[test]

@@ -260,6 +260,9 @@ fn elementwise_s(x: &Inputs, d: &Shape) -> (f64, f64) {
     if x.stack.unfused_elementwise {
         return super::eager_block::elementwise_s(x, d, h_sp);
     }
+    if x.stack.hf_eager_layer {
+        return super::hf_eager_layer::elementwise_s(x, d, h_sp);
+    }
     // MoE: the busiest rank's routed rows and the shared experts.
     let f_local = (d.f_active * d.imbalance + d.f_shared) / tf;
     let ew_fwd_bytes =

@@ -106,13 +106,21 @@ pub struct Stack {
     /// overlap, which `parallel.tp_comm_overlap` states (also for later Megatron-DeepSpeed
     /// versions that took Megatron-LM's asynchronous layers).
     pub tp_bwd_overlap: bool,
-    /// Without flash attention the softmax and its dropout run as separate fp32 kernels between
-    /// casts: eager PyTorch under `torch.autocast` (Hugging Face Trainer) runs `softmax` in
-    /// float32 ("CUDA Ops that can autocast to float32", PyTorch `amp.html`), so the 16-bit
-    /// scores are cast up, soft-maxed, dropped out in fp32 and cast back down for the next
-    /// matmul ([`super::attention::AUTOCAST_SOFTMAX_BYTES`]). Megatron-LM and Megatron-DeepSpeed
-    /// run their fused scaled-masked-softmax kernel on 16-bit scores instead.
+    /// Without flash attention the score chain runs operator by operator: eager PyTorch (the
+    /// Hugging Face Trainer's BERT) divides, adds the fp32 mask (promoting the scores to fp32),
+    /// soft-maxes and drops out in fp32 ("CUDA Ops that can autocast to float32", PyTorch
+    /// `amp.html`) and casts back down for the next matmul under `torch.autocast`
+    /// ([`super::attention::AUTOCAST_SOFTMAX_BYTES`]; fp32 training:
+    /// [`super::attention::EAGER_FP32_SOFTMAX_BYTES`]). Megatron-LM and Megatron-DeepSpeed run
+    /// their fused scaled-masked-softmax kernel on 16-bit scores instead.
     pub autocast_softmax: bool,
+    /// The layer's other element-wise work runs operator by operator as Hugging Face's eager
+    /// BERT layer under PyTorch 1.10 ([`super::hf_eager_layer`]: unfused bias adds, the
+    /// attention's reshape copies, autocast's casts into each `Linear`, the fp32 residual
+    /// stream): eager PyTorch without flash attention, the stack of the Hugging Face Trainer
+    /// runs whose operators [`super::host`] counts. With flash attention (llm-foundry's MPT,
+    /// whose model code differs) the fused model stays.
+    pub hf_eager_layer: bool,
     /// MoE token dispatch: `parallel.moe_dispatcher`, else an NCCL all-to-all in every
     /// framework (Megatron-Core recipes set `--moe-token-dispatcher-type alltoall`, DeepEP needs
     /// `flex` plus `--moe-enable-deepep`; torchtitan's `expert_parallel` uses
@@ -138,8 +146,8 @@ pub struct Stack {
     /// The block's element-wise operators run one kernel each, in the dtypes the model code
     /// asks for ([`super::eager_block`]): torchtitan's Llama without `torch.compile`
     /// (`training.eager` on; torchtitan's own configs leave `training.compile = false`,
-    /// `train_configs/llama3_8b.toml` @9dec370). Other eager stacks run other model code (Hugging
-    /// Face, MPT) whose element-wise kernels are not counted; they keep the fused model.
+    /// `train_configs/llama3_8b.toml` @9dec370). Hugging Face's eager BERT layer has its own count
+    /// ([`Stack::hf_eager_layer`]); MPT (llm-foundry) keeps the fused model.
     pub unfused_elementwise: bool,
     /// Full recomputation stops once the backward's saved tensors are rebuilt, before a dense
     /// layer's MLP output GEMM: `training.recompute_early_stop`
@@ -205,6 +213,9 @@ impl Stack {
                 FUSED_BOOKKEEPING
             },
             autocast_softmax: framework == Framework::Pytorch,
+            hf_eager_layer: framework == Framework::Pytorch
+                && s.training.eager()
+                && !s.training.flash_attention,
             tp_bwd_overlap: !matches!(
                 framework,
                 Framework::Torchtitan | Framework::Pytorch | Framework::Deepspeed
