@@ -54,6 +54,9 @@ pub struct GpuSpec {
     /// Only the 500 W `h100-sxm5-96gb` sets it: its GEMM peak is Meta's stated 800 TFLOP/s, while
     /// FlashAttention-3 measured on the same part runs as on a 897 TFLOP/s one (its preset notes).
     pub attn_peak_tflops: Option<f64>,
+    /// Streaming multiprocessors, for the wave quantization of GEMMs
+    /// ([`crate::engine::time::waves`]); `None` = unknown, no wave term (custom GPUs, MI300X).
+    pub sms: Option<u32>,
 }
 
 impl GpuSpec {
@@ -77,6 +80,7 @@ impl GpuSpec {
             host_link_gbps: None,
             sfu_exp_per_s: None,
             attn_peak_tflops: None,
+            sms: None,
         }
     }
 }
@@ -127,6 +131,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             host_link_gbps: Some(15.75),
             sfu_exp_per_s: None,
             attn_peak_tflops: None,
+            sms: Some(80),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -148,6 +153,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             host_link_gbps: Some(15.75),
             sfu_exp_per_s: None,
             attn_peak_tflops: None,
+            sms: Some(80),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -169,6 +175,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             host_link_gbps: Some(31.5),
             sfu_exp_per_s: None,
             attn_peak_tflops: None,
+            sms: Some(108),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -190,6 +197,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             host_link_gbps: Some(31.5),
             sfu_exp_per_s: None,
             attn_peak_tflops: None,
+            sms: Some(108),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -211,6 +219,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             host_link_gbps: Some(63.0),
             sfu_exp_per_s: None,
             attn_peak_tflops: None,
+            sms: Some(132),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -232,6 +241,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             host_link_gbps: Some(63.0),
             sfu_exp_per_s: None,
             attn_peak_tflops: None,
+            sms: Some(132),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -253,6 +263,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             host_link_gbps: Some(63.0),
             sfu_exp_per_s: None,
             attn_peak_tflops: None,
+            sms: Some(114),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -274,6 +285,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             host_link_gbps: Some(63.0),
             sfu_exp_per_s: None,
             attn_peak_tflops: Some(897.0),
+            sms: Some(132),
         },
         peak_bounds_bf16: Some((835.0, 989.0)),
         peak_for_mfu_bf16: None,
@@ -295,6 +307,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             host_link_gbps: Some(63.0),
             sfu_exp_per_s: None,
             attn_peak_tflops: None,
+            sms: Some(132),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -316,6 +329,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             host_link_gbps: Some(63.0),
             sfu_exp_per_s: None,
             attn_peak_tflops: None,
+            sms: Some(148),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -337,6 +351,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             host_link_gbps: Some(450.0),
             sfu_exp_per_s: None,
             attn_peak_tflops: None,
+            sms: Some(148),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: Some(2450.0),
@@ -358,6 +373,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             host_link_gbps: Some(450.0),
             sfu_exp_per_s: Some(10.0e12),
             attn_peak_tflops: None,
+            sms: None,
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -379,6 +395,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             host_link_gbps: Some(63.0),
             sfu_exp_per_s: None,
             attn_peak_tflops: None,
+            sms: None,
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,

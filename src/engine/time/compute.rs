@@ -244,6 +244,9 @@ pub(crate) struct Device {
     /// ([`super::attention::kernel_rates`]) were measured on: the generation's rate (H100 for
     /// Hopper, B200 for Blackwell). Equal to `exp_per_s` except on a part with faster SFUs.
     pub attn_exp_ref_per_s: f64,
+    /// Streaming multiprocessors for the GEMMs' wave quantization ([`super::waves`]); 0 = no
+    /// wave term (the GPU's SM count is unknown).
+    pub sms: f64,
     /// Bytes of one activation element (2 for 16-bit and FP8 runs, 4 for fp32).
     pub act_bytes: f64,
     /// Bytes of one GEMM operand element (1 for FP8).
@@ -319,6 +322,7 @@ impl Device {
                 .filter(|r| r.is_finite() && *r > 0.0)
                 .unwrap_or(e.exp_per_s),
             attn_exp_ref_per_s: e.exp_per_s,
+            sms: gpu.sms.map_or(0.0, f64::from),
             act_bytes,
             gemm_bytes,
             cast_bytes,
@@ -336,14 +340,23 @@ impl Device {
     /// its input (`m×k`) forward and its output gradient (`m×n`) backward, one kernel each;
     /// the time model counts a layer's backward as two forward GEMMs, so each of the three
     /// carries a third of the casts' bytes and kernels, and the three together carry them all.
+    ///
+    /// The rate is scaled by the fill of the SMs' waves ([`super::waves::fill`]).
     #[inline]
     pub fn gemm_s(&self, m: f64, k: f64, n: f64) -> f64 {
+        self.gemm_in_group_s(1.0, m, k, n)
+    }
+
+    /// [`Device::gemm_s`] of one of `groups` equal GEMMs that share one launch (a grouped
+    /// GEMM): the waves are filled by the tiles of all the groups together.
+    #[inline]
+    pub fn gemm_in_group_s(&self, groups: f64, m: f64, k: f64, n: f64) -> f64 {
         let casts = if self.cast_bytes > 0.0 {
             (self.cast_bytes * m * (k + n) / self.hbm_bps + 2.0 * self.kernel_s) / 3.0
         } else {
             0.0
         };
-        self.gemm_at(self.gemm_flops, self.gemm_bytes, m, k, n) + casts
+        self.gemm_at(self.gemm_flops, self.gemm_bytes, groups, m, k, n) + casts
     }
 
     /// [`Device::gemm_s`] in 16 bits whatever the training precision: the GEMMs an FP8 recipe
@@ -352,14 +365,23 @@ impl Device {
     /// reach it (`megatron/core/models/gpt/gpt_model.py`), and torchtitan's float8 converter
     /// skips it (`filter_fqns` default `["output"]`, `torchtitan/components/quantization`).
     pub fn gemm16_s(&self, m: f64, k: f64, n: f64) -> f64 {
-        self.gemm_at(self.gemm16_flops, self.act_bytes, m, k, n)
+        self.gemm_at(self.gemm16_flops, self.act_bytes, 1.0, m, k, n)
     }
 
     #[inline]
-    fn gemm_at(&self, flops_per_s: f64, operand_bytes: f64, m: f64, k: f64, n: f64) -> f64 {
+    fn gemm_at(
+        &self,
+        flops_per_s: f64,
+        operand_bytes: f64,
+        groups: f64,
+        m: f64,
+        k: f64,
+        n: f64,
+    ) -> f64 {
         let flops = 2.0 * m * k * n;
         let bytes = operand_bytes * (m * k + k * n) + self.act_bytes * m * n;
-        let rate = flops_per_s * k / (k + self.gemm_k0);
+        let fill = super::waves::fill(self.sms, groups, m, k, n, self.gemm_k0);
+        let rate = flops_per_s * k / (k + self.gemm_k0) * fill;
         (flops / rate.max(1.0)).max(bytes / self.hbm_bps) + self.kernel_s
     }
 
@@ -383,7 +405,8 @@ impl Device {
     pub fn bmm16_s(&self, batch: f64, m: f64, k: f64, n: f64) -> f64 {
         let flops = 2.0 * batch * m * k * n;
         let bytes = self.act_bytes * batch * (m * k + k * n + m * n);
-        let rate = self.gemm16_flops * k / (k + self.gemm_k0);
+        let fill = super::waves::fill(self.sms, batch, m, k, n, self.gemm_k0);
+        let rate = self.gemm16_flops * k / (k + self.gemm_k0) * fill;
         (flops / rate.max(1.0)).max(bytes / self.hbm_bps) + self.kernel_s
     }
 

@@ -136,7 +136,8 @@ pub(crate) fn grouped_gemm_s(dev: &Device, groups: f64, m: f64, k: f64, n: f64) 
     }
     let m_tiles = (m / M_TILE).ceil().max(1.0) * M_TILE;
     // Each group reads its own weights (the roofline of `gemm_s` counts them).
-    groups * (dev.gemm_s(m_tiles, k, n) - dev.kernel_s) + dev.kernel_s
+    // The groups' tiles fill the SMs' waves together (one launch).
+    groups * (dev.gemm_in_group_s(groups, m_tiles, k, n) - dev.kernel_s) + dev.kernel_s
 }
 
 /// The routing weights' own exchange in one pass, seconds. Megatron-Core's all-to-all
