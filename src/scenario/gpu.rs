@@ -55,7 +55,14 @@ pub struct GpuSpec {
     /// FlashAttention-3 measured on the same part runs as on a 897 TFLOP/s one (its preset notes).
     pub attn_peak_tflops: Option<f64>,
     /// Streaming multiprocessors, for the wave quantization of GEMMs
-    /// ([`crate::engine::time::waves`]); `None` = unknown, no wave term (custom GPUs, MI300X).
+    /// ([`crate::engine::time::waves`]); `None` = unknown, no wave term (custom GPUs, MI300X,
+    /// GB300). NVIDIA's architecture whitepapers: V100 80 (*Tesla V100 GPU Architecture*), A100
+    /// 108 (*A100 Tensor Core GPU Architecture*), H100 SXM5 132 and PCIe 114 (*H100 Tensor Core
+    /// GPU Architecture*; H800 and H200 are the SXM5 die); B200 and GB200 148 (the count
+    /// `multi_processor_count` reports, which Blackwell kernels size their grids by; the same
+    /// figure gives the 5e12 exponentials/s of `Efficiency::exp_per_s`). GB300 is left `None`:
+    /// its SM count was not read from a source here. MI300X has 304 CUs, but hipBLASLt's tiles
+    /// are not the cuBLAS list the wave term assumes.
     pub sms: Option<u32>,
 }
 

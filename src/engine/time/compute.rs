@@ -3,8 +3,9 @@
 //!
 //! A GEMM of `F` FLOPs moving `D` bytes takes (roofline plus a fixed cost per kernel)
 //! `t = max(F / (peak·e_gemm), D / (HBM·e_hbm)) + τ`.
-//! The fixed cost `τ` (launch, ramp-up, the last partial wave of tiles) makes small GEMMs run far
-//! below peak: the effective efficiency is `e_gemm · F/(F + τ·peak·e_gemm)`, the same shape as
+//! The FLOP rate is also scaled by the share of the SMs the GEMM's output tiles keep busy
+//! ([`super::waves`], wave quantization). The fixed cost `τ` (launch, ramp-up) makes small GEMMs
+//! run far below peak: the effective efficiency is `e_gemm · F/(F + τ·peak·e_gemm)`, the same shape as
 //! Calculon's step curve by GEMM size (`calculon/processor.py`, [FORMULAS.md](crate::docs::formulas) §8) but smooth. TP
 //! shrinks every GEMM by `t`, so this is where small TP shards lose efficiency.
 //!
@@ -106,8 +107,11 @@ impl Efficiency {
     ///   The same sheet's fp16 tensor-core rows give 0.848 with `k/(k + 128)` (0.755 of peak at
     ///   K = 1024, 0.86 at 4096); `gemm` stays 0.80 because the same table's medium shapes
     ///   (`M·N` 0.2-1 M, e.g. 3072×128×1024 in 24 µs, 4096×128×4096 in 67-71 µs) run 1.2-2× slower
-    ///   than this model prices them (wave quantization on 80 SMs), which 0.85 would widen.
-    /// - `kernel_s` 5 µs: CUDA launch latency ≈ 3-5 µs plus the partial last wave of a GEMM.
+    ///   than this model prices them, which 0.85 would widen. Those shapes are skinny
+    ///   (`n ≤ 128`) and priced at the HBM roof; the wave term ([`super::waves`]) explains only
+    ///   a third of their loss (3072×128×1024: −37 → −27 %).
+    /// - `kernel_s` 5 µs: CUDA launch latency ≈ 3-5 µs plus ramp-up; the partial last wave of a
+    ///   GEMM's tiles is priced separately ([`super::waves`]) where the SM count is known.
     /// - `hbm` 0.80: STREAM-like copy kernels reach 0.8-0.9 of the HBM bandwidth.
     pub fn of(g: Generation) -> Efficiency {
         match g {

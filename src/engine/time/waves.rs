@@ -108,6 +108,21 @@ mod tests {
     }
 
     #[test]
+    fn mamf_best_shapes_fill_their_waves() {
+        // The best-shape matmuls of the MAMF table (stas00/ml-engineering
+        // `compute/accelerator/README.md` @744d01e, M×N×K, bf16): A100 SXM 6912×16384×2048 is
+        // 27·128 = 3456 tiles of 256×128 = exactly 32 waves on 108 SMs (fill 1); A100 PCIe
+        // 2304×5120×1536: 64×64 gives 36·80 = 2880 tiles, 27 waves (2916), 0.9877; H100 SXM
+        // 6144×17920×2816: 128×128 gives 48·140 = 6720, 51 waves (6732), 0.9982. The measured
+        // maxima sit where the waves are (nearly) full.
+        assert_eq!(fill(108.0, 1.0, 6912.0, 2048.0, 16384.0, 128.0), 1.0);
+        let pcie = fill(108.0, 1.0, 2304.0, 1536.0, 5120.0, 128.0);
+        assert!((pcie - 2880.0 / 2916.0).abs() < 1e-12, "{pcie}");
+        let h100 = fill(132.0, 1.0, 6144.0, 2816.0, 17920.0, 128.0);
+        assert!((h100 - 6720.0 / 6732.0).abs() < 1e-12, "{h100}");
+    }
+
+    #[test]
     fn bert_large_on_a_v100() {
         // 2048×1024×1024 on 80 SMs, K0 = 128. Candidates (s = 1): 256×128 and 128×256: 64 tiles,
         // 1 wave, 0.8; 128×128: 128 tiles, 2 waves (160), 0.8; 128×64 / 64×128: 256 tiles, 4
