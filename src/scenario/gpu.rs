@@ -54,6 +54,16 @@ pub struct GpuSpec {
     /// Only the 500 W `h100-sxm5-96gb` sets it: its GEMM peak is Meta's stated 800 TFLOP/s, while
     /// FlashAttention-3 measured on the same part runs as on a 897 TFLOP/s one (its preset notes).
     pub attn_peak_tflops: Option<f64>,
+    /// Streaming multiprocessors, for the wave quantization of GEMMs
+    /// ([`crate::engine::time::waves`]); `None` = unknown, no wave term (custom GPUs, MI300X,
+    /// GB300). NVIDIA's architecture whitepapers: V100 80 (*Tesla V100 GPU Architecture*), A100
+    /// 108 (*A100 Tensor Core GPU Architecture*), H100 SXM5 132 and PCIe 114 (*H100 Tensor Core
+    /// GPU Architecture*; H800 and H200 are the SXM5 die); B200 and GB200 148 (the count
+    /// `multi_processor_count` reports, which Blackwell kernels size their grids by; the same
+    /// figure gives the 5e12 exponentials/s of `Efficiency::exp_per_s`). GB300 is left `None`:
+    /// its SM count was not read from a source here. MI300X has 304 CUs, but hipBLASLt's tiles
+    /// are not the cuBLAS list the wave term assumes.
+    pub sms: Option<u32>,
 }
 
 impl GpuSpec {
@@ -77,6 +87,7 @@ impl GpuSpec {
             host_link_gbps: None,
             sfu_exp_per_s: None,
             attn_peak_tflops: None,
+            sms: None,
         }
     }
 }
@@ -127,6 +138,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             host_link_gbps: Some(15.75),
             sfu_exp_per_s: None,
             attn_peak_tflops: None,
+            sms: Some(80),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -148,6 +160,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             host_link_gbps: Some(15.75),
             sfu_exp_per_s: None,
             attn_peak_tflops: None,
+            sms: Some(80),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -169,6 +182,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             host_link_gbps: Some(31.5),
             sfu_exp_per_s: None,
             attn_peak_tflops: None,
+            sms: Some(108),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -190,6 +204,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             host_link_gbps: Some(31.5),
             sfu_exp_per_s: None,
             attn_peak_tflops: None,
+            sms: Some(108),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -211,6 +226,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             host_link_gbps: Some(63.0),
             sfu_exp_per_s: None,
             attn_peak_tflops: None,
+            sms: Some(132),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -232,6 +248,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             host_link_gbps: Some(63.0),
             sfu_exp_per_s: None,
             attn_peak_tflops: None,
+            sms: Some(132),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -253,6 +270,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             host_link_gbps: Some(63.0),
             sfu_exp_per_s: None,
             attn_peak_tflops: None,
+            sms: Some(114),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -274,6 +292,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             host_link_gbps: Some(63.0),
             sfu_exp_per_s: None,
             attn_peak_tflops: Some(897.0),
+            sms: Some(132),
         },
         peak_bounds_bf16: Some((835.0, 989.0)),
         peak_for_mfu_bf16: None,
@@ -295,6 +314,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             host_link_gbps: Some(63.0),
             sfu_exp_per_s: None,
             attn_peak_tflops: None,
+            sms: Some(132),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -316,6 +336,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             host_link_gbps: Some(63.0),
             sfu_exp_per_s: None,
             attn_peak_tflops: None,
+            sms: Some(148),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -337,6 +358,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             host_link_gbps: Some(450.0),
             sfu_exp_per_s: None,
             attn_peak_tflops: None,
+            sms: Some(148),
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: Some(2450.0),
@@ -358,6 +380,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             host_link_gbps: Some(450.0),
             sfu_exp_per_s: Some(10.0e12),
             attn_peak_tflops: None,
+            sms: None,
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
@@ -379,6 +402,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
             host_link_gbps: Some(63.0),
             sfu_exp_per_s: None,
             attn_peak_tflops: None,
+            sms: None,
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,

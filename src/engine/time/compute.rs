@@ -3,8 +3,9 @@
 //!
 //! A GEMM of `F` FLOPs moving `D` bytes takes (roofline plus a fixed cost per kernel)
 //! `t = max(F / (peak·e_gemm), D / (HBM·e_hbm)) + τ`.
-//! The fixed cost `τ` (launch, ramp-up, the last partial wave of tiles) makes small GEMMs run far
-//! below peak: the effective efficiency is `e_gemm · F/(F + τ·peak·e_gemm)`, the same shape as
+//! The FLOP rate is also scaled by the share of the SMs the GEMM's output tiles keep busy
+//! ([`super::waves`], wave quantization). The fixed cost `τ` (launch, ramp-up) makes small GEMMs
+//! run far below peak: the effective efficiency is `e_gemm · F/(F + τ·peak·e_gemm)`, the same shape as
 //! Calculon's step curve by GEMM size (`calculon/processor.py`, [FORMULAS.md](crate::docs::formulas) §8) but smooth. TP
 //! shrinks every GEMM by `t`, so this is where small TP shards lose efficiency.
 //!
@@ -106,8 +107,11 @@ impl Efficiency {
     ///   The same sheet's fp16 tensor-core rows give 0.848 with `k/(k + 128)` (0.755 of peak at
     ///   K = 1024, 0.86 at 4096); `gemm` stays 0.80 because the same table's medium shapes
     ///   (`M·N` 0.2-1 M, e.g. 3072×128×1024 in 24 µs, 4096×128×4096 in 67-71 µs) run 1.2-2× slower
-    ///   than this model prices them (wave quantization on 80 SMs), which 0.85 would widen.
-    /// - `kernel_s` 5 µs: CUDA launch latency ≈ 3-5 µs plus the partial last wave of a GEMM.
+    ///   than this model prices them, which 0.85 would widen. Those shapes are skinny
+    ///   (`n ≤ 128`) and priced at the HBM roof; the wave term ([`super::waves`]) explains only
+    ///   a third of their loss (3072×128×1024: −37 → −27 %).
+    /// - `kernel_s` 5 µs: CUDA launch latency ≈ 3-5 µs plus ramp-up; the partial last wave of a
+    ///   GEMM's tiles is priced separately ([`super::waves`]) where the SM count is known.
     /// - `hbm` 0.80: STREAM-like copy kernels reach 0.8-0.9 of the HBM bandwidth.
     pub fn of(g: Generation) -> Efficiency {
         match g {
@@ -244,6 +248,9 @@ pub(crate) struct Device {
     /// ([`super::attention::kernel_rates`]) were measured on: the generation's rate (H100 for
     /// Hopper, B200 for Blackwell). Equal to `exp_per_s` except on a part with faster SFUs.
     pub attn_exp_ref_per_s: f64,
+    /// Streaming multiprocessors for the GEMMs' wave quantization ([`super::waves`]); 0 = no
+    /// wave term (the GPU's SM count is unknown).
+    pub sms: f64,
     /// Bytes of one activation element (2 for 16-bit and FP8 runs, 4 for fp32).
     pub act_bytes: f64,
     /// Bytes of one GEMM operand element (1 for FP8).
@@ -319,6 +326,7 @@ impl Device {
                 .filter(|r| r.is_finite() && *r > 0.0)
                 .unwrap_or(e.exp_per_s),
             attn_exp_ref_per_s: e.exp_per_s,
+            sms: gpu.sms.map_or(0.0, f64::from),
             act_bytes,
             gemm_bytes,
             cast_bytes,
@@ -336,14 +344,23 @@ impl Device {
     /// its input (`m×k`) forward and its output gradient (`m×n`) backward, one kernel each;
     /// the time model counts a layer's backward as two forward GEMMs, so each of the three
     /// carries a third of the casts' bytes and kernels, and the three together carry them all.
+    ///
+    /// The rate is scaled by the fill of the SMs' waves ([`super::waves::fill`]).
     #[inline]
     pub fn gemm_s(&self, m: f64, k: f64, n: f64) -> f64 {
+        self.gemm_in_group_s(1.0, m, k, n)
+    }
+
+    /// [`Device::gemm_s`] of one of `groups` equal GEMMs that share one launch (a grouped
+    /// GEMM): the waves are filled by the tiles of all the groups together.
+    #[inline]
+    pub fn gemm_in_group_s(&self, groups: f64, m: f64, k: f64, n: f64) -> f64 {
         let casts = if self.cast_bytes > 0.0 {
             (self.cast_bytes * m * (k + n) / self.hbm_bps + 2.0 * self.kernel_s) / 3.0
         } else {
             0.0
         };
-        self.gemm_at(self.gemm_flops, self.gemm_bytes, m, k, n) + casts
+        self.gemm_at(self.gemm_flops, self.gemm_bytes, groups, m, k, n) + casts
     }
 
     /// [`Device::gemm_s`] in 16 bits whatever the training precision: the GEMMs an FP8 recipe
@@ -352,14 +369,23 @@ impl Device {
     /// reach it (`megatron/core/models/gpt/gpt_model.py`), and torchtitan's float8 converter
     /// skips it (`filter_fqns` default `["output"]`, `torchtitan/components/quantization`).
     pub fn gemm16_s(&self, m: f64, k: f64, n: f64) -> f64 {
-        self.gemm_at(self.gemm16_flops, self.act_bytes, m, k, n)
+        self.gemm_at(self.gemm16_flops, self.act_bytes, 1.0, m, k, n)
     }
 
     #[inline]
-    fn gemm_at(&self, flops_per_s: f64, operand_bytes: f64, m: f64, k: f64, n: f64) -> f64 {
+    fn gemm_at(
+        &self,
+        flops_per_s: f64,
+        operand_bytes: f64,
+        groups: f64,
+        m: f64,
+        k: f64,
+        n: f64,
+    ) -> f64 {
         let flops = 2.0 * m * k * n;
         let bytes = operand_bytes * (m * k + k * n) + self.act_bytes * m * n;
-        let rate = flops_per_s * k / (k + self.gemm_k0);
+        let fill = super::waves::fill(self.sms, groups, m, k, n, self.gemm_k0);
+        let rate = flops_per_s * k / (k + self.gemm_k0) * fill;
         (flops / rate.max(1.0)).max(bytes / self.hbm_bps) + self.kernel_s
     }
 
@@ -383,7 +409,8 @@ impl Device {
     pub fn bmm16_s(&self, batch: f64, m: f64, k: f64, n: f64) -> f64 {
         let flops = 2.0 * batch * m * k * n;
         let bytes = self.act_bytes * batch * (m * k + k * n + m * n);
-        let rate = self.gemm16_flops * k / (k + self.gemm_k0);
+        let fill = super::waves::fill(self.sms, batch, m, k, n, self.gemm_k0);
+        let rate = self.gemm16_flops * k / (k + self.gemm_k0) * fill;
         (flops / rate.max(1.0)).max(bytes / self.hbm_bps) + self.kernel_s
     }
 
@@ -415,12 +442,14 @@ mod tests {
     #[test]
     fn gemm_time_by_hand() {
         // A100 bf16: 312 TFLOP/s × 0.72 = 224.64 TFLOP/s; k = 4096 → × 4096/4224.
-        // [8192×4096]·[4096×4096]: 2.749e11 FLOP / (2.2464e14 · 0.969697) = 1.2620 ms, + 5 µs
-        // = 1.2670 ms.
+        // [8192×4096]·[4096×4096]: 2048 tiles of 128×128 on 108 SMs, 19 waves (2052): wave fill
+        // 2048/2052 (128×64, 64×64 give the same; split-k's penalty 4224/4352 is lower).
+        // 2.749e11 FLOP / (2.2464e14 · 0.969697 · 0.998051) = 1.2645 ms, + 5 µs = 1.2695 ms.
         let d = dev("a100-sxm4-80gb", Precision::Bf16);
-        let want = 2.0 * 8192.0 * 4096.0 * 4096.0 / (312e12 * 0.72 * 4096.0 / 4224.0) + 5e-6;
+        let fill = 2048.0 / 2052.0;
+        let want = 2.0 * 8192.0 * 4096.0 * 4096.0 / (312e12 * 0.72 * 4096.0 / 4224.0 * fill) + 5e-6;
         assert!((d.gemm_s(8192.0, 4096.0, 4096.0) - want).abs() < 1e-12);
-        assert!((want - 1.2670e-3).abs() < 1e-6);
+        assert!((want - 1.2695e-3).abs() < 1e-6, "{want}");
         // A skinny GEMM is memory-bound: [1×4096]·[4096×4096] moves 2·4096² bytes of weights
         // at 2039 GB/s × 0.8: 20.57 µs + 5 µs.
         let t = d.gemm_s(1.0, 4096.0, 4096.0);
@@ -431,16 +460,20 @@ mod tests {
         // FP8 on H100 (delayed scaling): the FP8 kernel at 1979 TFLOP/s × 0.63 = 1246.77 TFLOP/s,
         // plus the casts of the input (8192×4096) and the output gradient (8192×4096) at
         // 4 B/element, a third per GEMM: 4·8192·8192/3 B at 3350 GB/s × 0.8 = 33.38 µs, plus
-        // two thirds of a 5 µs kernel. Operands 1 B, output 2 B: compute-bound.
+        // two thirds of a 5 µs kernel. Operands 1 B, output 2 B: compute-bound. On 132 SMs the
+        // best tile is 64×64: 8192 tiles, 63 waves (8316), fill 8192/8316 = 0.98509 (128×128:
+        // 2048 in 16 waves, 0.9697).
         let h = dev("h100-sxm5-80gb", Precision::Fp8);
         assert!((h.gemm_flops - 1979e12 * 0.63).abs() < 1.0);
         assert!((h.gemm16_flops - 989e12 * 0.70).abs() < 1.0);
-        let gemm = 2.0 * 8192.0 * 4096.0 * 4096.0 / (1979e12 * 0.63 * 4096.0 / 4224.0) + 5e-6;
+        let hfill = 8192.0 / 8316.0;
+        let gemm =
+            2.0 * 8192.0 * 4096.0 * 4096.0 / (1979e12 * 0.63 * 4096.0 / 4224.0 * hfill) + 5e-6;
         let casts = (4.0 * 8192.0 * 8192.0 / (3350e9 * 0.8) + 2.0 * 5e-6) / 3.0;
         assert!((h.gemm_s(8192.0, 4096.0, 4096.0) - (gemm + casts)).abs() < 1e-12);
         assert!((casts - 3.672e-5).abs() < 1e-7, "{casts}");
         // The output layer's GEMM stays 16-bit.
-        let bf = 2.0 * 8192.0 * 4096.0 * 4096.0 / (989e12 * 0.70 * 4096.0 / 4224.0) + 5e-6;
+        let bf = 2.0 * 8192.0 * 4096.0 * 4096.0 / (989e12 * 0.70 * 4096.0 / 4224.0 * hfill) + 5e-6;
         assert!((h.gemm16_s(8192.0, 4096.0, 4096.0) - bf).abs() < 1e-12);
     }
 
@@ -448,12 +481,17 @@ mod tests {
     fn v100_sgemm_by_hand() {
         // V100 fp32: 15.7 TFLOP/s × 0.85 (DeepBench SGEMM) with K0 = 128·15.7/125 = 16.0768.
         // BERT-large FC1 of 2048 tokens, [2048×1024]·[1024×4096]: 1.7180e10 FLOP at
-        // 13.345 TFLOP/s × 1024/1040.0768 = 13.138 TFLOP/s → 1.3076 ms, + 5 µs.
+        // 13.345 TFLOP/s × 1024/1040.0768 = 13.138 TFLOP/s → 1.3076 ms; on 80 SMs the best
+        // tile is 64×64 (or 128×64): 2048 tiles, 26 waves (2080), fill 0.98462 (128×128: 512
+        // in 7 waves, 0.914; split-k 2 of 64×64: 0.98462 × 1040.08/1056.15 = 0.9696)
+        // → 1.3280 ms, + 5 µs.
         let d = dev("v100-sxm2-16gb", Precision::Fp32);
         assert!((d.gemm_k0 - 16.0768).abs() < 1e-9);
-        let want = 2.0 * 2048.0 * 1024.0 * 4096.0 / (15.7e12 * 0.85 * 1024.0 / 1040.0768) + 5e-6;
+        let fill = 2048.0 / 2080.0;
+        let want =
+            2.0 * 2048.0 * 1024.0 * 4096.0 / (15.7e12 * 0.85 * 1024.0 / 1040.0768 * fill) + 5e-6;
         assert!((d.gemm_s(2048.0, 1024.0, 4096.0) - want).abs() < 1e-12);
-        assert!((want - 1.3126e-3).abs() < 1e-6, "{want}");
+        assert!((want - 1.3330e-3).abs() < 1e-6, "{want}");
         // The attention core's batched GEMMs in fp32 too: QKᵀ reduces over d_h = 64, so
         // 64/80.08 of the SGEMM rate rather than tensor cores' 64/192.
         assert_eq!(d.gemm16_flops, d.gemm_flops);

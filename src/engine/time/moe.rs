@@ -136,7 +136,8 @@ pub(crate) fn grouped_gemm_s(dev: &Device, groups: f64, m: f64, k: f64, n: f64) 
     }
     let m_tiles = (m / M_TILE).ceil().max(1.0) * M_TILE;
     // Each group reads its own weights (the roofline of `gemm_s` counts them).
-    groups * (dev.gemm_s(m_tiles, k, n) - dev.kernel_s) + dev.kernel_s
+    // The groups' tiles fill the SMs' waves together (one launch).
+    groups * (dev.gemm_in_group_s(groups, m_tiles, k, n) - dev.kernel_s) + dev.kernel_s
 }
 
 /// The routing weights' own exchange in one pass, seconds. Megatron-Core's all-to-all
@@ -332,12 +333,35 @@ mod tests {
         let b = grouped_gemm_s(&dev, 8.0, 128.0, 7168.0, 4096.0);
         assert_eq!(a, b);
         let k = dev.kernel_s;
-        assert!((b - (8.0 * (dev.gemm_s(128.0, 7168.0, 4096.0) - k) + k)).abs() < 1e-15);
+        assert!(
+            (b - (8.0 * (dev.gemm_in_group_s(8.0, 128.0, 7168.0, 4096.0) - k) + k)).abs() < 1e-15
+        );
         // 128-row experts are memory-bound (each reads its own 7168×4096 weights): far slower
         // than one 1024-row GEMM sharing one weight matrix.
         assert!(b > 1.5 * dev.gemm_s(1024.0, 7168.0, 4096.0));
         // Large experts run near the dense rate.
         let big = grouped_gemm_s(&dev, 4.0, 8192.0, 7168.0, 4096.0);
         assert!(big < 1.05 * 4.0 * dev.gemm_s(8192.0, 7168.0, 4096.0));
+    }
+
+    #[test]
+    fn grouped_gemm_tiles_fill_the_waves_together() {
+        // V100 fp16 (80 SMs, 100 TFLOP/s sustained, K0 128): 4 experts of [128×1024]·[1024×1024].
+        // One expert alone: 64×64 gives 2·16 = 32 tiles (0.4); split-k 2 of them 64 blocks,
+        // 0.8 × 1152/1280 = 0.72, the best. The four in one launch: 128 tiles of 64×64, 2 waves
+        // (160), fill 0.8. Per expert 2.684e8 FLOP at 100e12 × 1024/1152 × 0.8 = 3.775 µs
+        // (its 2.36 MB at 720 GB/s take 3.28 µs: compute-bound), so 4 × 3.775 + 5 = 20.10 µs
+        // rather than 4 × 4.194 + 5 = 21.78 µs at the lone expert's fill.
+        let dev = Device::new(
+            &gpu_preset("v100-sxm2-16gb").unwrap().spec,
+            crate::scenario::Precision::Fp16,
+            None,
+        );
+        let t = grouped_gemm_s(&dev, 4.0, 128.0, 1024.0, 1024.0);
+        let member = 2.0 * 128.0 * 1024.0 * 1024.0 / (100e12 * 1024.0 / 1152.0 * 0.8);
+        assert!((t - (4.0 * member + 5e-6)).abs() < 1e-12, "{t}");
+        assert!((t - 20.10e-6).abs() < 1e-8, "{t}");
+        let alone = dev.gemm_s(128.0, 1024.0, 1024.0) - 5e-6;
+        assert!((alone - member * 0.8 / 0.72).abs() < 1e-12, "{alone}");
     }
 }

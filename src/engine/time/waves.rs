@@ -1,0 +1,169 @@
+//! Wave quantization of GEMMs: the share of the SMs a GEMM's output tiles keep busy.
+//!
+//! cuBLAS and CUTLASS give each thread block one output tile of `Tm × Tn` elements and loop it
+//! over the reduction `k`; the GPU runs the tiles in waves of one block per SM. A GEMM of
+//! `T = ⌈m/Tm⌉·⌈n/Tn⌉` tiles on `S` SMs takes `⌈T/S⌉` waves, so it runs at
+//! `u = T/(⌈T/S⌉·S)` of the rate a full wave sustains (NVIDIA, *Matrix Multiplication
+//! Background User's Guide*, DU-09799-001, §3.2 "Wave Quantization", and §2.3 "Typical Tile
+//! Dimensions in cuBLAS": 256×128 and 128×256 the most efficient, then 128×128, 128×64,
+//! 64×128 and 64×64).
+//!
+//! The library picks the tile, and may split `k` across `s` blocks (split-k: `s·T` blocks, each
+//! reducing `k/s`), to fill the machine. The fill of a GEMM is therefore the best of those
+//! candidates, each counted with the engine's reduction penalty `k/(k + K0)` at its own
+//! reduction length ([`super::compute::GEMM_K0`]):
+//! `fill = max over (Tm, Tn, s) of u(s·T) · [(k/s)/(k/s + K0)] / [k/(k + K0)]`, at most 1.
+//! Every tile runs at the same per-SM rate here (the guide's smaller tiles are less efficient,
+//! so this errs fast), and the partial sums of split-k cost no extra traffic.
+//!
+//! Checked against Baidu DeepBench's V100 training GEMMs (baidu-research/DeepBench
+//! `results/train/DeepBench_NV_V100.xlsx` @30c5115, 80 SMs, CUDA 10.1; 160 fp16 and 160 fp32
+//! rows): mean |error| of the engine's GEMM time 16.9 → 16.5 % (fp16) and 14.8 → 13.5 % (fp32).
+//! Without split-k the fp32 rows get worse (19.4 %): cuBLAS's SGEMMs of 14-32 tiles
+//! (e.g. 2560×128×2560, 20 tiles of 128×128) run at the full-wave rate, which only split-k
+//! explains.
+//!
+//! A GPU without a known SM count ([`crate::scenario::GpuSpec::sms`]: custom GPUs, MI300X)
+//! has no wave term (fill 1).
+
+/// Output tile shapes `(Tm, Tn)` cuBLAS chooses among (the guide's §2.3 list).
+pub const TILES: [(f64, f64); 6] = [
+    (256.0, 128.0),
+    (128.0, 256.0),
+    (128.0, 128.0),
+    (128.0, 64.0),
+    (64.0, 128.0),
+    (64.0, 64.0),
+];
+
+/// Split-k factors considered (1 = no split).
+pub const SPLITS: [f64; 3] = [1.0, 2.0, 4.0];
+
+/// Fraction of the full-wave GEMM rate that `batch` GEMMs of `[m×k]·[k×n]` run at when their
+/// tiles share one launch on `sms` SMs, with reduction penalty `k0`; 1 when `sms` is 0.
+///
+/// No allocation and few divisions: tile counts by exact power-of-two scaling, waves by one
+/// multiplication (`⌈(T − ½)/S⌉ = ⌈T/S⌉` for whole `T`, `S`), the split-k penalty as
+/// `(k + K0)/(k + s·K0)`; the tile shapes are those of [`TILES`] and the splits [`SPLITS`].
+#[inline]
+pub fn fill(sms: f64, batch: f64, m: f64, k: f64, n: f64, k0: f64) -> f64 {
+    if sms < 1.0 || m <= 0.0 || n <= 0.0 || k <= 0.0 {
+        return 1.0;
+    }
+    let inv_sms = 1.0 / sms;
+    let b = batch.max(1.0).ceil();
+    // ⌈m/64⌉, ⌈m/128⌉, ⌈m/256⌉ (multiplying by 2⁻ⁿ is exact).
+    let (m64, m128, m256) = (
+        (m * 0.015625).ceil(),
+        (m * 0.0078125).ceil(),
+        (m * 0.00390625).ceil(),
+    );
+    let (n64, n128, n256) = (
+        (n * 0.015625).ceil(),
+        (n * 0.0078125).ceil(),
+        (n * 0.00390625).ceil(),
+    );
+    // The same order as [`TILES`].
+    let tiles = [
+        m256 * n128,
+        m128 * n256,
+        m128 * n128,
+        m128 * n64,
+        m64 * n128,
+        m64 * n64,
+    ];
+    let mut best: f64 = 0.0;
+    for &s in &SPLITS {
+        // (k/s)/(k/s + K0) over k/(k + K0): no candidate with this split beats it, so once the
+        // best fill so far reaches it the larger splits are skipped (most GEMMs stop at s = 1).
+        let penalty = if s == 1.0 {
+            1.0
+        } else {
+            (k + k0) / (k + s * k0)
+        };
+        if best >= penalty {
+            break;
+        }
+        for &t in &tiles {
+            let blocks = t * b * s;
+            let waves = ((blocks - 0.5) * inv_sms).ceil();
+            best = best.max(penalty * blocks * inv_sms / waves);
+        }
+    }
+    best.min(1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn large_gemms_fill_the_machine() {
+        // 8192×8192 at 128×128: 4096 tiles on 132 SMs = 31.03 → 32 waves, u = 0.970; 64×64:
+        // 16384 tiles, 125 waves (16500), u = 0.993; 256×128 … the best of them is ≥ 0.99.
+        let f = fill(132.0, 1.0, 8192.0, 8192.0, 8192.0, 128.0);
+        assert!(f > 0.99 && f <= 1.0, "{f}");
+        // Without an SM count: no wave term.
+        assert_eq!(fill(0.0, 1.0, 64.0, 64.0, 64.0, 128.0), 1.0);
+    }
+
+    #[test]
+    fn mamf_best_shapes_fill_their_waves() {
+        // The best-shape matmuls of the MAMF table (stas00/ml-engineering
+        // `compute/accelerator/README.md` @744d01e, M×N×K, bf16): A100 SXM 6912×16384×2048 is
+        // 27·128 = 3456 tiles of 256×128 = exactly 32 waves on 108 SMs (fill 1); A100 PCIe
+        // 2304×5120×1536: 64×64 gives 36·80 = 2880 tiles, 27 waves (2916), 0.9877; H100 SXM
+        // 6144×17920×2816: 128×128 gives 48·140 = 6720, 51 waves (6732), 0.9982. The measured
+        // maxima sit where the waves are (nearly) full.
+        assert_eq!(fill(108.0, 1.0, 6912.0, 2048.0, 16384.0, 128.0), 1.0);
+        let pcie = fill(108.0, 1.0, 2304.0, 1536.0, 5120.0, 128.0);
+        assert!((pcie - 2880.0 / 2916.0).abs() < 1e-12, "{pcie}");
+        let h100 = fill(132.0, 1.0, 6144.0, 2816.0, 17920.0, 128.0);
+        assert!((h100 - 6720.0 / 6732.0).abs() < 1e-12, "{h100}");
+    }
+
+    #[test]
+    fn bert_large_on_a_v100() {
+        // 2048×1024×1024 on 80 SMs, K0 = 128. Candidates (s = 1): 256×128 and 128×256: 64 tiles,
+        // 1 wave, 0.8; 128×128: 128 tiles, 2 waves (160), 0.8; 128×64 / 64×128: 256 tiles, 4
+        // waves (320), 0.8; 64×64: 512 tiles, 7 waves (560), 0.9143. Split-k 2 of 128×64: 512
+        // blocks = 0.9143 of the slots, times (512/640)/(1024/1152) = 0.9 → 0.823. Best 0.9143.
+        let f = fill(80.0, 1.0, 2048.0, 1024.0, 1024.0, 128.0);
+        assert!((f - 512.0 / 560.0).abs() < 1e-12, "{f}");
+        // Micro-batch 1: 512×1024×1024. 64×64: 128 tiles, 2 waves, 0.8; split 2: 256 blocks,
+        // 4 waves (320), 0.8 × 0.9 = 0.72; 128×128 split 4: 128 blocks, 0.8 × (256/384)/(1024/
+        // 1152) = 0.6. 64×64 split-k 4: 512 blocks, 0.9143 × 0.75 = 0.686. Best 0.8.
+        let f1 = fill(80.0, 1.0, 512.0, 1024.0, 1024.0, 128.0);
+        assert!((f1 - 0.8).abs() < 1e-12, "{f1}");
+    }
+
+    #[test]
+    fn deepbench_v100_medium_gemm() {
+        // DeepBench V100 fp16 (@30c5115, 'Results - FP16 ip, Mixed math'): 1024×700×512 NN in
+        // 0.018 ms. Tiles: 64×64 → 16·11 = 176 blocks, 3 waves (240), 0.733; 128×64 → 8·11 =
+        // 88, 2 waves (160), 0.55; 64×128 → 16·6 = 96, 0.6; split 2 of 64×128: 192 blocks,
+        // 0.8 × (256/384)/(512/640) = 0.667. Best 0.7333. Engine time: 2·1024·700·512 =
+        // 734.0 MFLOP at 100 TFLOP/s × 512/640 = 80 TFLOP/s → 9.175 µs; / 0.7333 = 12.51 µs;
+        // + 5 µs = 17.5 µs against 18 measured (−2.8 %; without the wave term 14.2, −21 %).
+        let f = fill(80.0, 1.0, 1024.0, 512.0, 700.0, 128.0);
+        assert!((f - 176.0 / 240.0).abs() < 1e-12, "{f}");
+        let t = 2.0 * 1024.0 * 700.0 * 512.0 / (100e12 * 512.0 / 640.0) / f + 5e-6;
+        assert!(((t - 18e-6) / 18e-6).abs() < 0.15, "{t}");
+    }
+
+    #[test]
+    fn deepbench_v100_sgemm_needs_split_k() {
+        // DeepBench V100 fp32 ('Results FP32'): 2560×128×2560 NN in 0.128 ms, 20 tiles of
+        // 128×128 on 80 SMs. K0 = 16.08 (fp32). 64×64: 40·2 = 80 tiles, 1 wave, u = 1 → fill 1:
+        // the engine's full-wave time 2·2560·128·2560/(15.7e12·0.85·2560/2576.08) = 0.1259 ms
+        // + 5 µs = 0.131 ms (+2.3 %).
+        let f = fill(80.0, 1.0, 2560.0, 2560.0, 128.0, 128.0 * 15.7 / 125.0);
+        assert_eq!(f, 1.0);
+        // 1760×64×1760 NN (0.056 ms): 64×64 gives 28 tiles; split-k 2: 56 blocks (0.7), split 4:
+        // 112 blocks, 2 waves (160), 0.7; fill = 0.7 × (880/896.08)/(1760/1776.08) = 0.6937.
+        let k0 = 128.0 * 15.7 / 125.0;
+        let g = fill(80.0, 1.0, 1760.0, 1760.0, 64.0, k0);
+        let want = 0.7 * (880.0 / (880.0 + k0)) / (1760.0 / (1760.0 + k0));
+        assert!((g - want).abs() < 1e-12, "{g} {want}");
+    }
+}
