@@ -43,25 +43,27 @@ pub const SPLITS: [f64; 3] = [1.0, 2.0, 4.0];
 /// tiles share one launch on `sms` SMs, with reduction penalty `k0`; 1 when `sms` is 0.
 ///
 /// No allocation and few divisions: tile counts by exact power-of-two scaling, waves by one
-/// multiplication (`⌈(T − ½)/S⌉ = ⌈T/S⌉` for whole `T`, `S`), the split-k penalty as
-/// `(k + K0)/(k + s·K0)`; the tile shapes are those of [`TILES`] and the splits [`SPLITS`].
+/// multiplication (`⌈(T − ½)/S⌉ = ⌈T/S⌉` for whole `T`, `S`), candidates compared by
+/// cross-multiplication, the split-k penalty as `(k + K0)/(k + s·K0)`; the tile shapes are those
+/// of [`TILES`] and the splits [`SPLITS`].
 #[inline]
 pub fn fill(sms: f64, batch: f64, m: f64, k: f64, n: f64, k0: f64) -> f64 {
-    if sms < 1.0 || m <= 0.0 || n <= 0.0 || k <= 0.0 {
+    let finite = m.is_finite() && n.is_finite() && k.is_finite() && batch.is_finite();
+    if !finite || sms < 1.0 || m <= 0.0 || n <= 0.0 || k <= 0.0 {
         return 1.0;
     }
     let inv_sms = 1.0 / sms;
-    let b = batch.max(1.0).ceil();
+    let b = ceil_pos(batch.max(1.0));
     // ⌈m/64⌉, ⌈m/128⌉, ⌈m/256⌉ (multiplying by 2⁻ⁿ is exact).
     let (m64, m128, m256) = (
-        (m * 0.015625).ceil(),
-        (m * 0.0078125).ceil(),
-        (m * 0.00390625).ceil(),
+        ceil_pos(m * 0.015625),
+        ceil_pos(m * 0.0078125),
+        ceil_pos(m * 0.00390625),
     );
     let (n64, n128, n256) = (
-        (n * 0.015625).ceil(),
-        (n * 0.0078125).ceil(),
-        (n * 0.00390625).ceil(),
+        ceil_pos(n * 0.015625),
+        ceil_pos(n * 0.0078125),
+        ceil_pos(n * 0.00390625),
     );
     // The same order as [`TILES`].
     let tiles = [
@@ -72,7 +74,14 @@ pub fn fill(sms: f64, batch: f64, m: f64, k: f64, n: f64, k0: f64) -> f64 {
         m64 * n128,
         m64 * n64,
     ];
-    let mut best: f64 = 0.0;
+    // The best candidate as a fraction `num/den` (`penalty·blocks` over `waves`), compared by
+    // cross-multiplication so that the loop divides nowhere; fill = num/(den·S).
+    let (mut num, mut den) = (0.0_f64, 1.0_f64);
+    // With `m` and `n` whole multiples of 256, a split of any tile but 64×64 has exactly the
+    // blocks of an unsplit (or less split) tile half its size, without the split's reduction
+    // penalty, so it never wins: only 64×64 is split then (same result, a third of the work).
+    let aligned = m256 * 256.0 == m && n256 * 256.0 == n;
+    let split_tiles = if aligned { &tiles[5..] } else { &tiles[..] };
     for &s in &SPLITS {
         // (k/s)/(k/s + K0) over k/(k + K0): no candidate with this split beats it, so once the
         // best fill so far reaches it the larger splits are skipped (most GEMMs stop at s = 1).
@@ -81,21 +90,97 @@ pub fn fill(sms: f64, batch: f64, m: f64, k: f64, n: f64, k0: f64) -> f64 {
         } else {
             (k + k0) / (k + s * k0)
         };
-        if best >= penalty {
+        if num * inv_sms >= penalty * den {
             break;
         }
-        for &t in &tiles {
+        let candidates = if s == 1.0 { &tiles[..] } else { split_tiles };
+        for &t in candidates {
             let blocks = t * b * s;
-            let waves = ((blocks - 0.5) * inv_sms).ceil();
-            best = best.max(penalty * blocks * inv_sms / waves);
+            let waves = ceil_pos((blocks - 0.5) * inv_sms);
+            let cand = penalty * blocks;
+            if cand * den > num * waves {
+                (num, den) = (cand, waves);
+            }
         }
     }
-    best.min(1.0)
+    (num * inv_sms / den).min(1.0)
+}
+
+/// `⌈x⌉` for `0 ≤ x < 2⁵¹` in plain floating-point arithmetic: adding and subtracting 2⁵² rounds
+/// `x` to the nearest whole number (the sum has no fraction bits left), then one step up if that
+/// fell below `x`. `f64::ceil` is a call into libm on the baseline x86-64 target (no SSE4.1
+/// rounding instruction), and a float-to-integer cast carries saturation checks; this is four
+/// instructions and vectorises.
+#[inline(always)]
+fn ceil_pos(x: f64) -> f64 {
+    const TWO_52: f64 = 4_503_599_627_370_496.0;
+    let r = (x + TWO_52) - TWO_52;
+    if r < x {
+        r + 1.0
+    } else {
+        r
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The plain definition: every tile × every split, `f64::ceil`, division per candidate.
+    fn fill_by_definition(sms: f64, batch: f64, m: f64, k: f64, n: f64, k0: f64) -> f64 {
+        let mut best: f64 = 0.0;
+        for &s in &SPLITS {
+            let penalty = (k / s) / (k / s + k0) / (k / (k + k0));
+            for &(tm, tn) in &TILES {
+                let blocks = (m / tm).ceil() * (n / tn).ceil() * batch.max(1.0).ceil() * s;
+                best = best.max(penalty * blocks / ((blocks / sms).ceil() * sms));
+            }
+        }
+        best.min(1.0)
+    }
+
+    #[test]
+    fn pruned_search_equals_the_definition() {
+        // Aligned and unaligned shapes, small and large, on every SM count of the presets.
+        for sms in [80.0, 108.0, 114.0, 132.0, 148.0] {
+            for m in [
+                64.0, 200.0, 256.0, 512.0, 1000.0, 2048.0, 4096.0, 8192.0, 12288.0, 16384.0,
+            ] {
+                for n in [64.0, 128.0, 384.0, 512.0, 700.0, 1536.0, 4608.0, 14336.0] {
+                    for (k, b) in [(128.0, 1.0), (1024.0, 1.0), (4096.0, 3.0), (12288.0, 1.0)] {
+                        let (got, want) = (
+                            fill(sms, b, m, k, n, 128.0),
+                            fill_by_definition(sms, b, m, k, n, 128.0),
+                        );
+                        assert!(
+                            (got - want).abs() < 1e-12,
+                            "{sms} {m}x{k}x{n}: {got} vs {want}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ceil_without_libm() {
+        let xs = [
+            0.0,
+            0.25,
+            0.5,
+            0.75,
+            1.0,
+            1.5,
+            2.5,
+            3.0,
+            127.999,
+            1e6 + 0.5,
+            1125899906842625.0,
+        ];
+        for x in xs {
+            assert_eq!(ceil_pos(x), x.ceil(), "{x}");
+        }
+    }
 
     #[test]
     fn large_gemms_fill_the_machine() {
