@@ -37,6 +37,7 @@ pub mod hf_eager_layer;
 pub mod host;
 pub(crate) mod inputs;
 pub mod layer;
+pub mod async_tp;
 pub mod layer_comm;
 pub mod moe;
 pub mod offload;

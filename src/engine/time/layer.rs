@@ -5,6 +5,7 @@
 //! and the forward work recomputation repeats. Everything a stage needs is `layers ×` these
 //! numbers ([`super::stage`]). New per-layer terms (e.g. MoE routing) extend [`LayerCosts`].
 
+use super::async_tp::BlockGemms;
 use super::attention;
 use super::comm::Link;
 use super::compute::Device;
@@ -137,13 +138,29 @@ impl LayerCosts {
         let routed = moe.gemm_fwd - moe.shared_fwd;
         let skipped = early_stop_skipped_s(x, d);
         let stops_early = skipped > 0.0;
-        let tp = TpCosts::of(
-            x,
-            blocks,
-            gemm_fwd - routed,
-            gemm_col_fwd - 0.5 * routed,
-            stops_early,
-        );
+        let (tp_gemm, tp_col) = (gemm_fwd - routed, gemm_col_fwd - 0.5 * routed);
+        let (attn_col, attn_row) = (attn.gemm_col_fwd, attn.gemm_fwd - attn.gemm_col_fwd);
+        let mlp_col = (tp_col - attn_col).max(0.0);
+        let (rc_attn, rc_mlp) = if x.s.training.recompute == Recompute::Selective
+            && x.s.recompute_modules().is_none()
+        {
+            op_sac_col_gemms_s(dev, d, tok, tf)
+        } else {
+            (0.0, 0.0)
+        };
+        let per_block = [
+            BlockGemms {
+                col: attn_col,
+                row: attn_row,
+                col_rc: rc_attn,
+            },
+            BlockGemms {
+                col: mlp_col,
+                row: (tp_gemm - attn.gemm_fwd - mlp_col).max(0.0),
+                col_rc: rc_mlp,
+            },
+        ];
+        let tp = TpCosts::of(x, blocks, tp_gemm, tp_col, per_block, stops_early);
         let cp = attn.cp;
         let ep = ep_passes(x.s) * moe.comm_pass;
         let rc = match x.s.training.recompute {
@@ -339,6 +356,35 @@ fn attention_gemms_s(dev: &Device, d: &Shape, tok: f64, tf: f64) -> (f64, f64, O
         }
     }
     (all, col, Some(sac))
+}
+
+/// The column-parallel GEMMs per-op selective checkpointing recomputes, forward seconds, of the
+/// attention half and of a dense MLP (0 for an MoE layer's): those
+/// [`crate::engine::memory::activations::op_sac_saves_gemm`] does not save, in
+/// [`Shape::layer_gemms`] order (for Llama the K projection and the MLP's second input
+/// projection). What async TP fuses a regather with ([`super::async_tp`]).
+fn op_sac_col_gemms_s(dev: &Device, d: &Shape, tok: f64, tf: f64) -> (f64, f64) {
+    let (gemms, n) = d.layer_gemms();
+    let a = d.attention_gemms().min(n);
+    let col = |i: usize, g: &LayerGemm| {
+        if g.row_parallel || crate::engine::memory::activations::op_sac_saves_gemm(i) {
+            0.0
+        } else {
+            dev.gemm_s(tok, g.k, g.n / tf)
+        }
+    };
+    let attn = gemms.iter().enumerate().take(a).map(|(i, g)| col(i, g)).sum();
+    if d.is_moe() {
+        return (attn, 0.0);
+    }
+    let (mlp, m) = d.mlp_gemms();
+    let mlp = mlp
+        .iter()
+        .enumerate()
+        .take(m)
+        .map(|(j, g)| col(a + j, g))
+        .sum();
+    (attn, mlp)
 }
 
 /// The GEMMs of one half of a layer ([`Shape::layer_gemms`]: the attention projections first,
