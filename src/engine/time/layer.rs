@@ -81,7 +81,8 @@ impl AttentionCosts {
     /// The attention half of a layer of shape `d` (of the model `x` reads).
     pub(crate) fn of(x: &Inputs, d: &Shape) -> AttentionCosts {
         let (dev, tok, tf) = (&x.dev, x.tok, x.tf);
-        let (gemm_fwd, gemm_col_fwd, priced_sac) = attention_gemms_s(dev, d, tok, tf);
+        let (gemm_fwd, gemm_col_fwd, priced_sac) =
+            attention_gemms_s(dev, d, tok, tf, per_module(x));
         let (kernel_fwd, kernel_bwd) = attention::core_s(x);
         // PyTorch's ring attention merges its steps' outputs and gradients outside the kernels.
         let (ring_fwd, ring_bwd) = super::ring::merge_s(x);
@@ -122,7 +123,8 @@ impl LayerCosts {
     pub(crate) fn with_attention(x: &Inputs, d: &Shape, attn: &AttentionCosts) -> LayerCosts {
         let (dev, tok, tf) = (&x.dev, x.tok, x.tf);
         let moe = MoeCosts::of(x, d);
-        let (gemm_fwd, gemm_col_fwd) = layer_gemms_s(dev, d, tok, tf, attn, moe.gemm_fwd);
+        let (gemm_fwd, gemm_col_fwd) =
+            layer_gemms_s(dev, d, tok, tf, attn, moe.gemm_fwd, per_module(x));
         let (attn_fwd, attn_bwd) = (attn.core_fwd, attn.core_bwd);
         let (ew_fwd, ew_bwd) = elementwise_s(x, d);
         let fwd = gemm_fwd + attn_fwd + ew_fwd + (moe.fwd - moe.gemm_fwd);
@@ -316,13 +318,18 @@ fn layer_gemms_s(
     tf: f64,
     attn: &AttentionCosts,
     moe_gemm_fwd: f64,
+    per_module: bool,
 ) -> (f64, f64) {
     let (all, col) = (attn.gemm_fwd, attn.gemm_col_fwd);
     if d.is_moe() {
         // The router and grouped GEMMs; count FC1's share as column-parallel.
         return (all + moe_gemm_fwd, col + 0.5 * moe_gemm_fwd);
     }
-    let fc1 = dev.gemm_s(tok, d.h, (d.c_ffn - 1.0) * d.f_dense / tf);
+    let fc1 = if per_module {
+        (d.c_ffn - 1.0) * dev.gemm_s(tok, d.h, d.f_dense / tf)
+    } else {
+        dev.gemm_s(tok, d.h, (d.c_ffn - 1.0) * d.f_dense / tf)
+    };
     let fc2 = dev.gemm_s(tok, d.f_dense / tf, d.h);
     (all + fc1 + fc2, col + fc1)
 }
@@ -334,10 +341,21 @@ fn layer_gemms_s(
 /// projections from [`Shape::layer_gemms`] (column-parallel split their output by `t`,
 /// row-parallel their input), whose unsaved ones ([`op_sac_gemms_s`]'s attention half, same
 /// GEMMs in the same order) are summed on the way rather than priced again.
-fn attention_gemms_s(dev: &Device, d: &Shape, tok: f64, tf: f64) -> (f64, f64, Option<f64>) {
+fn attention_gemms_s(
+    dev: &Device,
+    d: &Shape,
+    tok: f64,
+    tf: f64,
+    per_module: bool,
+) -> (f64, f64, Option<f64>) {
     if !d.is_mla() {
-        // Q, K and V as one fused GEMM (Megatron's `linear_qkv`), then the output projection.
-        let qkv = dev.gemm_s(tok, d.h, (d.q + 2.0 * d.kv) / tf);
+        // Q, K and V as one fused GEMM (Megatron's `linear_qkv`), or as their own modules,
+        // then the output projection.
+        let qkv = if per_module {
+            dev.gemm_s(tok, d.h, d.q / tf) + 2.0 * dev.gemm_s(tok, d.h, d.kv / tf)
+        } else {
+            dev.gemm_s(tok, d.h, (d.q + 2.0 * d.kv) / tf)
+        };
         return (qkv + dev.gemm_s(tok, d.o / tf, d.h), qkv, None);
     }
     let (gemms, n) = d.layer_gemms();
@@ -358,6 +376,16 @@ fn attention_gemms_s(dev: &Device, d: &Shape, tok: f64, tf: f64) -> (f64, f64, O
     (all, col, Some(sac))
 }
 
+/// Whether the layer's input projections are priced module by module (Q, K, V; the MLP's
+/// FC1 and gate) rather than as one fused GEMM each: where the price of a GEMM depends on its
+/// own shape beyond its FLOPs, torchao's rowwise table ([`super::rowwise`], measured per
+/// `nn.Linear`), under a stack whose model keeps them apart (torchtitan's Llama: `wq`, `wk`,
+/// `wv`, `w1`, `w3` are separate `nn.Linear`s, `models/llama3/model.py` @820504e). Elsewhere
+/// fused and separate cost the same FLOPs, and per-tensor casts of a shared input are one cast.
+fn per_module(x: &Inputs) -> bool {
+    x.dev.rowwise_table && x.stack.framework == crate::scenario::Framework::Torchtitan
+}
+
 /// The column-parallel GEMMs per-op selective checkpointing recomputes, forward seconds, of the
 /// attention half and of a dense MLP (0 for an MoE layer's): those
 /// [`crate::engine::memory::activations::op_sac_saves_gemm`] does not save, in
@@ -373,7 +401,12 @@ fn op_sac_col_gemms_s(dev: &Device, d: &Shape, tok: f64, tf: f64) -> (f64, f64) 
             dev.gemm_s(tok, g.k, g.n / tf)
         }
     };
-    let attn = gemms.iter().enumerate().take(a).map(|(i, g)| col(i, g)).sum();
+    let attn = gemms
+        .iter()
+        .enumerate()
+        .take(a)
+        .map(|(i, g)| col(i, g))
+        .sum();
     if d.is_moe() {
         return (attn, 0.0);
     }
