@@ -145,8 +145,14 @@ pub const ROWWISE_VS_TENSORWISE: f64 = 1.20 / 1.57;
 ///   `_all_gather_mxfp8`, …), NVIDIA/TransformerEngine @d0067d0. One byte per element plus the
 ///   scales: per-tensor none, MXFP8 one E8M0 byte per 32 elements, blockwise one fp32 per 128.
 /// - torchtitan (torchao `Float8Linear`, tensorwise): "float8 all-gather … for TP (by default
-///   for `Float8Linear`)" (pytorch/torchtitan `docs/float8.md`): the input is cast before the
-///   all-gather; the backward gather is left 16-bit here (not verified in the source).
+///   for `Float8Linear`)" (pytorch/torchtitan `docs/float8.md`): both ways. Forward,
+///   `PrepareFloat8ModuleInput` and `Float8ColwiseParallel._prepare_input_fn` cast the input
+///   before they redistribute it; backward, `Float8RowwiseParallel._prepare_output_fn` wraps its
+///   reduce-scattered output in `NoopFwToFloat8BwDynamic`, which casts the incoming gradient
+///   before it reaches the reduce-scatter's backward, the all-gather (pytorch/ao
+///   `torchao/float8/float8_tensor_parallel.py` @6243040, the torchao of torchtitan's June 2025
+///   runs). torchtitan uses these classes only for tensorwise (`parallelize_llama.py`
+///   `enable_float8_tensorwise_tp` @820504e); rowwise gathers bf16 both ways.
 /// - NVFP4 under Transformer Engine: the same, 4-bit values with their block scales
 ///   ([`NVFP4_BYTES`]; `distributed.py` `_all_gather_nvfp4`, same commit).
 /// - Everything else, rowwise scaling, and runs without FP8: 16-bit both ways.
@@ -163,7 +169,7 @@ pub fn tp_gather_bytes(
         (Framework::Megatron, Some(Fp8Recipe::Delayed | Fp8Recipe::Tensorwise)) => (1.0, 1.0),
         (Framework::Megatron, Some(Fp8Recipe::Mxfp8)) => (MXFP8_BYTES, MXFP8_BYTES),
         (Framework::Megatron, Some(Fp8Recipe::Blockwise)) => (BLOCKWISE_BYTES, BLOCKWISE_BYTES),
-        (Framework::Torchtitan, Some(Fp8Recipe::Tensorwise)) => (1.0, ab),
+        (Framework::Torchtitan, Some(Fp8Recipe::Tensorwise)) => (1.0, 1.0),
         _ => (ab, ab),
     }
 }
@@ -231,7 +237,7 @@ mod tests {
             both(Megatron, Some(Fp8Recipe::Blockwise)),
             (1.03125, 1.03125)
         );
-        assert_eq!(both(Torchtitan, Some(Fp8Recipe::Tensorwise)), (1.0, 2.0));
+        assert_eq!(both(Torchtitan, Some(Fp8Recipe::Tensorwise)), (1.0, 1.0));
         assert_eq!(both(Torchtitan, Some(Fp8Recipe::Rowwise)), (2.0, 2.0));
         assert_eq!(both(Megatron, None), (2.0, 2.0));
         assert_eq!(both(Jax, Some(Fp8Recipe::Delayed)), (2.0, 2.0));
