@@ -496,6 +496,47 @@ mod tests {
     use super::*;
     use crate::scenario;
 
+    /// Llama 3 8B on 8 H100s (500 W), TP 8 with SP, micro-batch 12 × 8192 tokens, under
+    /// `framework` and torchao's rowwise float8 recipe.
+    fn llama8b_rowwise(framework: &str) -> crate::scenario::Scenario {
+        scenario::parse(&format!(
+            r#"{{"model": {{"name": "m", "layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8,
+                 "ffn_hidden": 14336, "ffn_act": "swiglu", "vocab": 128256, "seq_len": 8192}},
+              "training": {{"global_batch": 12, "micro_batch": 12, "precision": "fp8",
+                 "fp8_recipe": "rowwise", "recompute": "none", "flash_attention": true,
+                 "framework": "{framework}"}},
+              "parallel": {{"tp": 8, "pp": 1, "dp": 1, "sp": true, "zero_stage": 1}},
+              "cluster": {{"gpu": "h100-sxm5-96gb", "num_gpus": 8}}}}"#
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn torchao_rowwise_prices_torchtitans_projections_one_by_one() {
+        // 98 304 tokens per rank. torchtitan's wq, wk, wv are separate linears with N = 4096/8
+        // = 512 and 1024/8 = 128 each; w1 and w3 N = 14336/8 = 1792 each; Megatron's fused
+        // QKV has N = 768 and its fused FC1 N = 3584. The rowwise table prices each at its own
+        // shape, so the separate ones (further below its N = 1024 edge, or nearer it) cost more.
+        let tok = 12.0 * 8192.0;
+        let s = llama8b_rowwise("torchtitan");
+        super::super::inputs::with_inputs(&s, |x| {
+            let d = &x.dev;
+            let a = AttentionCosts::of(x, x.d);
+            let qkv = d.gemm_s(tok, 4096.0, 512.0) + 2.0 * d.gemm_s(tok, 4096.0, 128.0);
+            assert!((a.gemm_col_fwd - qkv).abs() < 1e-15, "{}", a.gemm_col_fwd);
+            let l = LayerCosts::of(x);
+            let fc1 = 2.0 * d.gemm_s(tok, 4096.0, 1792.0);
+            assert!((l.gemm_col_fwd - qkv - fc1).abs() < 1e-15);
+            // Fused FC1 at N = 3584 runs at bf16 speed (table 1.00), two N = 1792 GEMMs at 0.77.
+            assert!(d.gemm_s(tok, 4096.0, 3584.0) < fc1);
+        });
+        let m = llama8b_rowwise("megatron");
+        super::super::inputs::with_inputs(&m, |x| {
+            let a = AttentionCosts::of(x, x.d);
+            assert!((a.gemm_col_fwd - x.dev.gemm_s(tok, 4096.0, 768.0)).abs() < 1e-15);
+        });
+    }
+
     fn gpt3() -> crate::scenario::Scenario {
         scenario::parse(
             r#"{"model": {"name": "GPT-3 175B", "layers": 96, "hidden": 12288, "heads": 96,
