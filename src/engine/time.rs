@@ -22,6 +22,7 @@
 //!
 //! Closed forms only, O(pp·vp) work, no allocation.
 
+pub mod async_tp;
 pub mod attention;
 pub mod blackwell_cudnn;
 pub mod comm;
@@ -44,6 +45,7 @@ pub mod optimizer;
 pub mod pipeline;
 pub mod rates;
 pub mod ring;
+pub mod rowwise;
 pub mod stack;
 pub mod stage;
 pub(crate) mod tied;

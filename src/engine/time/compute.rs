@@ -258,6 +258,9 @@ pub(crate) struct Device {
     /// FP8 quantization bytes per element of a GEMM's input and of its output gradient
     /// ([`super::fp8::Fp8Gemms::cast_bytes`]; 0 without FP8).
     pub cast_bytes: f64,
+    /// torchao's rowwise recipe on Hopper: GEMMs at the bf16 time over torchao's measured
+    /// speedup at their shape ([`super::rowwise::speedup`]).
+    pub rowwise_table: bool,
 }
 
 impl Device {
@@ -299,6 +302,10 @@ impl Device {
             (Precision::Fp8 | Precision::Nvfp4, Some(Fp8Gemms::Autocast { speedup })) => {
                 (p16 * e.gemm * speedup, quantized_bytes, 0.0)
             }
+            // Priced per shape in `gemm_s`; the rate here is the bf16 one the table divides.
+            (Precision::Fp8 | Precision::Nvfp4, Some(Fp8Gemms::RowwiseTable)) => {
+                (p16 * e.gemm, 2.0, 0.0)
+            }
             (Precision::Fp8 | Precision::Nvfp4, None) => (p16 * e.gemm, 2.0, 0.0),
             _ => (peak * e.gemm, 2.0, 0.0),
         };
@@ -330,6 +337,7 @@ impl Device {
             act_bytes,
             gemm_bytes,
             cast_bytes,
+            rowwise_table: fp8 == Some(Fp8Gemms::RowwiseTable),
         }
     }
 
@@ -345,7 +353,9 @@ impl Device {
     /// the time model counts a layer's backward as two forward GEMMs, so each of the three
     /// carries a third of the casts' bytes and kernels, and the three together carry them all.
     ///
-    /// The rate is scaled by the fill of the SMs' waves ([`super::waves::fill`]).
+    /// The rate is scaled by the fill of the SMs' waves ([`super::waves::fill`]). Under torchao's
+    /// rowwise recipe on Hopper it is the bf16 GEMM's time over torchao's measured speedup at
+    /// this shape, quantization included ([`super::rowwise::speedup`]).
     #[inline]
     pub fn gemm_s(&self, m: f64, k: f64, n: f64) -> f64 {
         self.gemm_in_group_s(1.0, m, k, n)
@@ -355,6 +365,10 @@ impl Device {
     /// GEMM): the waves are filled by the tiles of all the groups together.
     #[inline]
     pub fn gemm_in_group_s(&self, groups: f64, m: f64, k: f64, n: f64) -> f64 {
+        if self.rowwise_table {
+            return self.gemm_at(self.gemm_flops, self.gemm_bytes, groups, m, k, n)
+                / super::rowwise::speedup(m, k, n);
+        }
         let casts = if self.cast_bytes > 0.0 {
             (self.cast_bytes * m * (k + n) / self.hbm_bps + 2.0 * self.kernel_s) / 3.0
         } else {
@@ -437,6 +451,27 @@ mod tests {
         assert_eq!(g("h100-sxm5-80gb"), Generation::Hopper);
         assert_eq!(g("h200-sxm-141gb"), Generation::Hopper);
         assert_eq!(g("b200-sxm-180gb"), Generation::Blackwell);
+    }
+
+    #[test]
+    fn torchao_rowwise_is_the_bf16_gemm_over_the_measured_speedup() {
+        // On the 500 W H100 (bf16 800 TFLOP/s × 0.70 = 560 TFLOP/s,
+        // K0 128): Llama 3 8B's FC1 split by TP 8, [32768×4096]·[4096×1792]: 4.8103e11 FLOP /
+        // (5.6e14 · 4096/4224) = 0.88581 ms + 5 µs = 0.89081 ms in bf16; torchao's table at
+        // M 32768, K 4096, N 1792 (log₂ N = 10.807, 0.807 of the way from 1024's 0.59 to
+        // 2048's 0.81: 0.7675) → 1.1607 ms, slower than bf16.
+        let spec = gpu_preset("h100-sxm5-96gb").unwrap().spec;
+        let bf = Device::new(&spec, Precision::Bf16, None);
+        let rw = Device::new(&spec, Precision::Fp8, Some(Fp8Recipe::Rowwise));
+        let (m, k, n) = (32768.0, 4096.0, 1792.0);
+        let bf16 = 2.0 * m * k * n / (560e12 * 4096.0 / 4224.0) + 5e-6;
+        assert!((bf.gemm_s(m, k, n) - bf16).abs() < 1e-12);
+        let f = (1792f64.log2() - 10.0).clamp(0.0, 1.0);
+        let s = 0.59 + f * (0.81 - 0.59);
+        assert!((rw.gemm_s(m, k, n) - bf16 / s).abs() < 1e-12);
+        assert!((bf16 / s - 1.1607e-3).abs() < 1e-6, "{}", bf16 / s);
+        // The 16-bit GEMMs keep their rate.
+        assert_eq!(rw.gemm16_s(m, k, n), bf.gemm16_s(m, k, n));
     }
 
     #[test]

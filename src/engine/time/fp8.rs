@@ -33,6 +33,9 @@ pub enum Fp8Gemms {
         /// GEMM time in bf16 over GEMM time in FP8.
         speedup: f64,
     },
+    /// torchao's rowwise recipe on Hopper: the bf16 GEMM's time over torchao's measured
+    /// speedup at the GEMM's shape ([`super::rowwise::speedup`]), quantization included.
+    RowwiseTable,
 }
 
 /// The FP8 linear-layer costs of `recipe` on `gen`; `None` where the recipe does not run
@@ -48,11 +51,9 @@ pub enum Fp8Gemms {
 /// - `blockwise` (1×128 / 128×128 scales): **[derived]** from TE's autocast speedups on H200,
 ///   blockwise ÷ current scaling: 1.41/1.57 = 0.90
 ///   (`docs/features/low_precision_training/speedups.rst` @d0067d0da).
-/// - `rowwise` (torchao): **[derived]** from torchao's end-to-end Llama3-8B/8×H100 figures
-///   (pytorch/ao `docs/source/workflows/training.md`: tensorwise +25.0 %, rowwise +10.1 % over
-///   bf16): tensorwise's TE speedup 1.57 and +25 % end to end put the linear GEMMs at 55 % of the
-///   bf16 step, so +10.1 % needs a rowwise speedup of 1.20, i.e. 1.20/1.57 = 0.76 of the
-///   tensorwise kernel (rowwise ran a slower CUTLASS kernel, pytorch/ao PR #2185).
+/// - `rowwise` (torchao): not a kernel rate but torchao's measured H100 speedup of a rowwise
+///   float8 linear over bf16 by shape, quantization included ([`super::rowwise`]): below 1
+///   for any K or N ≤ 2048, so a TP-sharded linear can run slower than in bf16.
 ///
 /// Cast bytes per element (read bf16 = 2, write FP8 = 1 per layout):
 /// - `delayed`: 4 on Hopper — one fused cast-transpose writes the row-major and the transposed
@@ -62,11 +63,11 @@ pub enum Fp8Gemms {
 /// - `tensorwise` (current scaling): the same plus a pass that reads the tensor for its amax
 ///   before casting it: 6.
 /// - `blockwise`: both layouts, each with its own block scales computed in the cast pass: 4.
-/// - `rowwise`: a row-scaled copy for the forward and a column-scaled one for the weight
-///   gradient, each read and amax-reduced apart: 6.
+/// - `rowwise` on Hopper: in torchao's table ([`super::rowwise`]).
 ///
 /// **Blackwell: TE's autocast speedups measured on B300** (the same table): delayed 1.61,
-/// current scaling 1.41, MXFP8 1.44, blockwise 1.30; rowwise tensorwise's × 0.76. Bytes of casts
+/// current scaling 1.41, MXFP8 1.44, blockwise 1.30; rowwise tensorwise's ×
+/// [`ROWWISE_VS_TENSORWISE`] (no Blackwell table for torchao's rowwise recipe). Bytes of casts
 /// alone (3 B/element without Hopper's transposes) would predict 1.7-1.85: Blackwell's
 /// block-scaled quantization kernels run below the HBM bandwidth, which the measured figures
 /// include.
@@ -78,7 +79,7 @@ pub fn gemms(gen: Generation, recipe: Fp8Recipe) -> Option<Fp8Gemms> {
         (Generation::Hopper, Fp8Recipe::Delayed) => casts(1.0, 4.0),
         (Generation::Hopper, Fp8Recipe::Tensorwise) => casts(1.0, 6.0),
         (Generation::Hopper, Fp8Recipe::Blockwise) => casts(1.41 / 1.57, 4.0),
-        (Generation::Hopper, Fp8Recipe::Rowwise) => casts(ROWWISE_VS_TENSORWISE, 6.0),
+        (Generation::Hopper, Fp8Recipe::Rowwise) => Some(Fp8Gemms::RowwiseTable),
         (Generation::Hopper, Fp8Recipe::Mxfp8) => None,
         (Generation::Blackwell, Fp8Recipe::Delayed) => autocast(1.61),
         (Generation::Blackwell, Fp8Recipe::Tensorwise) => autocast(1.41),
@@ -125,7 +126,12 @@ pub fn nvfp4_speedup(gpu: &GpuSpec) -> Option<f64> {
 /// (arXiv 2509.25149 §2).
 pub const NVFP4_BYTES: f64 = 0.5 + 1.0 / 16.0;
 
-/// torchao rowwise GEMM rate relative to tensorwise **[derived]** (see [`gemms`]).
+/// torchao rowwise GEMM rate relative to tensorwise on Blackwell **[derived]** from torchao's
+/// end-to-end Llama3-8B/8×H100 figures (pytorch/ao `docs/source/workflows/training.md`:
+/// tensorwise +25.0 %, rowwise +10.1 % over bf16): tensorwise's TE speedup 1.57 and +25 % end
+/// to end put the linear GEMMs at 55 % of the bf16 step, so +10.1 % needs a rowwise speedup of
+/// 1.20, i.e. 1.20/1.57 = 0.76 of the tensorwise kernel. Hopper reads torchao's table instead
+/// ([`super::rowwise`]).
 pub const ROWWISE_VS_TENSORWISE: f64 = 1.20 / 1.57;
 
 /// Bytes per element that the sequence-parallel all-gathers of an FP8 linear layer move:
@@ -139,8 +145,14 @@ pub const ROWWISE_VS_TENSORWISE: f64 = 1.20 / 1.57;
 ///   `_all_gather_mxfp8`, …), NVIDIA/TransformerEngine @d0067d0. One byte per element plus the
 ///   scales: per-tensor none, MXFP8 one E8M0 byte per 32 elements, blockwise one fp32 per 128.
 /// - torchtitan (torchao `Float8Linear`, tensorwise): "float8 all-gather … for TP (by default
-///   for `Float8Linear`)" (pytorch/torchtitan `docs/float8.md`): the input is cast before the
-///   all-gather; the backward gather is left 16-bit here (not verified in the source).
+///   for `Float8Linear`)" (pytorch/torchtitan `docs/float8.md`): both ways. Forward,
+///   `PrepareFloat8ModuleInput` and `Float8ColwiseParallel._prepare_input_fn` cast the input
+///   before they redistribute it; backward, `Float8RowwiseParallel._prepare_output_fn` wraps its
+///   reduce-scattered output in `NoopFwToFloat8BwDynamic`, which casts the incoming gradient
+///   before it reaches the reduce-scatter's backward, the all-gather (pytorch/ao
+///   `torchao/float8/float8_tensor_parallel.py` @6243040, the torchao of torchtitan's June 2025
+///   runs). torchtitan uses these classes only for tensorwise (`parallelize_llama.py`
+///   `enable_float8_tensorwise_tp` @820504e); rowwise gathers bf16 both ways.
 /// - NVFP4 under Transformer Engine: the same, 4-bit values with their block scales
 ///   ([`NVFP4_BYTES`]; `distributed.py` `_all_gather_nvfp4`, same commit).
 /// - Everything else, rowwise scaling, and runs without FP8: 16-bit both ways.
@@ -157,7 +169,7 @@ pub fn tp_gather_bytes(
         (Framework::Megatron, Some(Fp8Recipe::Delayed | Fp8Recipe::Tensorwise)) => (1.0, 1.0),
         (Framework::Megatron, Some(Fp8Recipe::Mxfp8)) => (MXFP8_BYTES, MXFP8_BYTES),
         (Framework::Megatron, Some(Fp8Recipe::Blockwise)) => (BLOCKWISE_BYTES, BLOCKWISE_BYTES),
-        (Framework::Torchtitan, Some(Fp8Recipe::Tensorwise)) => (1.0, ab),
+        (Framework::Torchtitan, Some(Fp8Recipe::Tensorwise)) => (1.0, 1.0),
         _ => (ab, ab),
     }
 }
@@ -225,7 +237,7 @@ mod tests {
             both(Megatron, Some(Fp8Recipe::Blockwise)),
             (1.03125, 1.03125)
         );
-        assert_eq!(both(Torchtitan, Some(Fp8Recipe::Tensorwise)), (1.0, 2.0));
+        assert_eq!(both(Torchtitan, Some(Fp8Recipe::Tensorwise)), (1.0, 1.0));
         assert_eq!(both(Torchtitan, Some(Fp8Recipe::Rowwise)), (2.0, 2.0));
         assert_eq!(both(Megatron, None), (2.0, 2.0));
         assert_eq!(both(Jax, Some(Fp8Recipe::Delayed)), (2.0, 2.0));
@@ -277,15 +289,14 @@ mod tests {
             Some(Fp8Gemms::Casts { kernel, cast_bytes }) => (kernel, cast_bytes),
             other => panic!("{other:?}"),
         };
-        // Current scaling casts more than delayed; rowwise runs the slowest kernel.
+        // Current scaling casts more than delayed; blockwise runs a slower kernel; rowwise
+        // reads torchao's table.
         assert!(h(Fp8Recipe::Tensorwise).1 > h(Fp8Recipe::Delayed).1);
-        for r in [
-            Fp8Recipe::Delayed,
-            Fp8Recipe::Tensorwise,
-            Fp8Recipe::Blockwise,
-        ] {
-            assert!(h(r).0 > h(Fp8Recipe::Rowwise).0);
-        }
+        assert!(h(Fp8Recipe::Blockwise).0 < h(Fp8Recipe::Delayed).0);
+        assert_eq!(
+            gemms(Generation::Hopper, Fp8Recipe::Rowwise),
+            Some(Fp8Gemms::RowwiseTable)
+        );
         assert_eq!(
             gemms(Generation::Blackwell, Fp8Recipe::Mxfp8),
             Some(Fp8Gemms::Autocast { speedup: 1.44 })

@@ -5,6 +5,7 @@
 //! and the forward work recomputation repeats. Everything a stage needs is `layers ×` these
 //! numbers ([`super::stage`]). New per-layer terms (e.g. MoE routing) extend [`LayerCosts`].
 
+use super::async_tp::BlockGemms;
 use super::attention;
 use super::comm::Link;
 use super::compute::Device;
@@ -80,7 +81,8 @@ impl AttentionCosts {
     /// The attention half of a layer of shape `d` (of the model `x` reads).
     pub(crate) fn of(x: &Inputs, d: &Shape) -> AttentionCosts {
         let (dev, tok, tf) = (&x.dev, x.tok, x.tf);
-        let (gemm_fwd, gemm_col_fwd, priced_sac) = attention_gemms_s(dev, d, tok, tf);
+        let (gemm_fwd, gemm_col_fwd, priced_sac) =
+            attention_gemms_s(dev, d, tok, tf, per_module(x));
         let (kernel_fwd, kernel_bwd) = attention::core_s(x);
         // PyTorch's ring attention merges its steps' outputs and gradients outside the kernels.
         let (ring_fwd, ring_bwd) = super::ring::merge_s(x);
@@ -121,7 +123,8 @@ impl LayerCosts {
     pub(crate) fn with_attention(x: &Inputs, d: &Shape, attn: &AttentionCosts) -> LayerCosts {
         let (dev, tok, tf) = (&x.dev, x.tok, x.tf);
         let moe = MoeCosts::of(x, d);
-        let (gemm_fwd, gemm_col_fwd) = layer_gemms_s(dev, d, tok, tf, attn, moe.gemm_fwd);
+        let (gemm_fwd, gemm_col_fwd) =
+            layer_gemms_s(dev, d, tok, tf, attn, moe.gemm_fwd, per_module(x));
         let (attn_fwd, attn_bwd) = (attn.core_fwd, attn.core_bwd);
         let (ew_fwd, ew_bwd) = elementwise_s(x, d);
         let fwd = gemm_fwd + attn_fwd + ew_fwd + (moe.fwd - moe.gemm_fwd);
@@ -137,13 +140,29 @@ impl LayerCosts {
         let routed = moe.gemm_fwd - moe.shared_fwd;
         let skipped = early_stop_skipped_s(x, d);
         let stops_early = skipped > 0.0;
-        let tp = TpCosts::of(
-            x,
-            blocks,
-            gemm_fwd - routed,
-            gemm_col_fwd - 0.5 * routed,
-            stops_early,
-        );
+        let (tp_gemm, tp_col) = (gemm_fwd - routed, gemm_col_fwd - 0.5 * routed);
+        let (attn_col, attn_row) = (attn.gemm_col_fwd, attn.gemm_fwd - attn.gemm_col_fwd);
+        let mlp_col = (tp_col - attn_col).max(0.0);
+        let (rc_attn, rc_mlp) = if x.s.training.recompute == Recompute::Selective
+            && x.s.recompute_modules().is_none()
+        {
+            op_sac_col_gemms_s(dev, d, tok, tf)
+        } else {
+            (0.0, 0.0)
+        };
+        let per_block = [
+            BlockGemms {
+                col: attn_col,
+                row: attn_row,
+                col_rc: rc_attn,
+            },
+            BlockGemms {
+                col: mlp_col,
+                row: (tp_gemm - attn.gemm_fwd - mlp_col).max(0.0),
+                col_rc: rc_mlp,
+            },
+        ];
+        let tp = TpCosts::of(x, blocks, tp_gemm, tp_col, per_block, stops_early);
         let cp = attn.cp;
         let ep = ep_passes(x.s) * moe.comm_pass;
         let rc = match x.s.training.recompute {
@@ -299,13 +318,18 @@ fn layer_gemms_s(
     tf: f64,
     attn: &AttentionCosts,
     moe_gemm_fwd: f64,
+    per_module: bool,
 ) -> (f64, f64) {
     let (all, col) = (attn.gemm_fwd, attn.gemm_col_fwd);
     if d.is_moe() {
         // The router and grouped GEMMs; count FC1's share as column-parallel.
         return (all + moe_gemm_fwd, col + 0.5 * moe_gemm_fwd);
     }
-    let fc1 = dev.gemm_s(tok, d.h, (d.c_ffn - 1.0) * d.f_dense / tf);
+    let fc1 = if per_module {
+        (d.c_ffn - 1.0) * dev.gemm_s(tok, d.h, d.f_dense / tf)
+    } else {
+        dev.gemm_s(tok, d.h, (d.c_ffn - 1.0) * d.f_dense / tf)
+    };
     let fc2 = dev.gemm_s(tok, d.f_dense / tf, d.h);
     (all + fc1 + fc2, col + fc1)
 }
@@ -317,10 +341,21 @@ fn layer_gemms_s(
 /// projections from [`Shape::layer_gemms`] (column-parallel split their output by `t`,
 /// row-parallel their input), whose unsaved ones ([`op_sac_gemms_s`]'s attention half, same
 /// GEMMs in the same order) are summed on the way rather than priced again.
-fn attention_gemms_s(dev: &Device, d: &Shape, tok: f64, tf: f64) -> (f64, f64, Option<f64>) {
+fn attention_gemms_s(
+    dev: &Device,
+    d: &Shape,
+    tok: f64,
+    tf: f64,
+    per_module: bool,
+) -> (f64, f64, Option<f64>) {
     if !d.is_mla() {
-        // Q, K and V as one fused GEMM (Megatron's `linear_qkv`), then the output projection.
-        let qkv = dev.gemm_s(tok, d.h, (d.q + 2.0 * d.kv) / tf);
+        // Q, K and V as one fused GEMM (Megatron's `linear_qkv`), or as their own modules,
+        // then the output projection.
+        let qkv = if per_module {
+            dev.gemm_s(tok, d.h, d.q / tf) + 2.0 * dev.gemm_s(tok, d.h, d.kv / tf)
+        } else {
+            dev.gemm_s(tok, d.h, (d.q + 2.0 * d.kv) / tf)
+        };
         return (qkv + dev.gemm_s(tok, d.o / tf, d.h), qkv, None);
     }
     let (gemms, n) = d.layer_gemms();
@@ -339,6 +374,50 @@ fn attention_gemms_s(dev: &Device, d: &Shape, tok: f64, tf: f64) -> (f64, f64, O
         }
     }
     (all, col, Some(sac))
+}
+
+/// Whether the layer's input projections are priced module by module (Q, K, V; the MLP's
+/// FC1 and gate) rather than as one fused GEMM each: where the price of a GEMM depends on its
+/// own shape beyond its FLOPs, torchao's rowwise table ([`super::rowwise`], measured per
+/// `nn.Linear`), under a stack whose model keeps them apart (torchtitan's Llama: `wq`, `wk`,
+/// `wv`, `w1`, `w3` are separate `nn.Linear`s, `models/llama3/model.py` @820504e). Elsewhere
+/// fused and separate cost the same FLOPs, and per-tensor casts of a shared input are one cast.
+fn per_module(x: &Inputs) -> bool {
+    x.dev.rowwise_table && x.stack.framework == crate::scenario::Framework::Torchtitan
+}
+
+/// The column-parallel GEMMs per-op selective checkpointing recomputes, forward seconds, of the
+/// attention half and of a dense MLP (0 for an MoE layer's): those
+/// [`crate::engine::memory::activations::op_sac_saves_gemm`] does not save, in
+/// [`Shape::layer_gemms`] order (for Llama the K projection and the MLP's second input
+/// projection). What async TP fuses a regather with ([`super::async_tp`]).
+fn op_sac_col_gemms_s(dev: &Device, d: &Shape, tok: f64, tf: f64) -> (f64, f64) {
+    let (gemms, n) = d.layer_gemms();
+    let a = d.attention_gemms().min(n);
+    let col = |i: usize, g: &LayerGemm| {
+        if g.row_parallel || crate::engine::memory::activations::op_sac_saves_gemm(i) {
+            0.0
+        } else {
+            dev.gemm_s(tok, g.k, g.n / tf)
+        }
+    };
+    let attn = gemms
+        .iter()
+        .enumerate()
+        .take(a)
+        .map(|(i, g)| col(i, g))
+        .sum();
+    if d.is_moe() {
+        return (attn, 0.0);
+    }
+    let (mlp, m) = d.mlp_gemms();
+    let mlp = mlp
+        .iter()
+        .enumerate()
+        .take(m)
+        .map(|(j, g)| col(a + j, g))
+        .sum();
+    (attn, mlp)
 }
 
 /// The GEMMs of one half of a layer ([`Shape::layer_gemms`]: the attention projections first,
@@ -416,6 +495,47 @@ pub fn sm_usage(link: Link) -> f64 {
 mod tests {
     use super::*;
     use crate::scenario;
+
+    /// Llama 3 8B on 8 H100s (500 W), TP 8 with SP, micro-batch 12 × 8192 tokens, under
+    /// `framework` and torchao's rowwise float8 recipe.
+    fn llama8b_rowwise(framework: &str) -> crate::scenario::Scenario {
+        scenario::parse(&format!(
+            r#"{{"model": {{"name": "m", "layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8,
+                 "ffn_hidden": 14336, "ffn_act": "swiglu", "vocab": 128256, "seq_len": 8192}},
+              "training": {{"global_batch": 12, "micro_batch": 12, "precision": "fp8",
+                 "fp8_recipe": "rowwise", "recompute": "none", "flash_attention": true,
+                 "framework": "{framework}"}},
+              "parallel": {{"tp": 8, "pp": 1, "dp": 1, "sp": true, "zero_stage": 1}},
+              "cluster": {{"gpu": "h100-sxm5-96gb", "num_gpus": 8}}}}"#
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn torchao_rowwise_prices_torchtitans_projections_one_by_one() {
+        // 98 304 tokens per rank. torchtitan's wq, wk, wv are separate linears with N = 4096/8
+        // = 512 and 1024/8 = 128 each; w1 and w3 N = 14336/8 = 1792 each; Megatron's fused
+        // QKV has N = 768 and its fused FC1 N = 3584. The rowwise table prices each at its own
+        // shape, so the separate ones (further below its N = 1024 edge, or nearer it) cost more.
+        let tok = 12.0 * 8192.0;
+        let s = llama8b_rowwise("torchtitan");
+        super::super::inputs::with_inputs(&s, |x| {
+            let d = &x.dev;
+            let a = AttentionCosts::of(x, x.d);
+            let qkv = d.gemm_s(tok, 4096.0, 512.0) + 2.0 * d.gemm_s(tok, 4096.0, 128.0);
+            assert!((a.gemm_col_fwd - qkv).abs() < 1e-15, "{}", a.gemm_col_fwd);
+            let l = LayerCosts::of(x);
+            let fc1 = 2.0 * d.gemm_s(tok, 4096.0, 1792.0);
+            assert!((l.gemm_col_fwd - qkv - fc1).abs() < 1e-15);
+            // Fused FC1 at N = 3584 runs at bf16 speed (table 1.00), two N = 1792 GEMMs at 0.77.
+            assert!(d.gemm_s(tok, 4096.0, 3584.0) < fc1);
+        });
+        let m = llama8b_rowwise("megatron");
+        super::super::inputs::with_inputs(&m, |x| {
+            let a = AttentionCosts::of(x, x.d);
+            assert!((a.gemm_col_fwd - x.dev.gemm_s(tok, 4096.0, 768.0)).abs() < 1e-15);
+        });
+    }
 
     fn gpt3() -> crate::scenario::Scenario {
         scenario::parse(

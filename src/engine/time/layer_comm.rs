@@ -1,6 +1,7 @@
 //! Collectives inside one layer: tensor/sequence parallelism and the context-parallel K/V ring,
 //! per micro-batch, with the part that compute hides.
 
+use super::async_tp::{AsyncTpLayer, BlockGemms};
 use super::comm::Group;
 use super::inputs::Inputs;
 use super::layer::sm_usage;
@@ -48,6 +49,13 @@ impl TpCosts {
     /// Under FP8 the sequence-parallel all-gather of each pair moves what the stack quantized
     /// before gathering ([`super::fp8::tp_gather_bytes`]); the reduce-scatter stays 16-bit.
     ///
+    /// `parallel.tp_comm_overlap` selects the stack's mechanism: Transformer Engine's
+    /// userbuffers under Megatron-LM with SP ([`UbLayer`]), PyTorch's micro-pipelined async TP
+    /// under torchtitan with SP ([`AsyncTpLayer`], which needs each block's own GEMMs,
+    /// `per_block`: attention, then the MLP), and for any other stack a collective hidden under
+    /// its neighbouring GEMM. torchtitan without SP has no all-gather or reduce-scatter for the
+    /// pass to fuse: nothing overlaps.
+    ///
     /// A full recomputation repeats the forward collectives; one that stops early
     /// (`stops_early`, [`crate::scenario::Scenario::recompute_early_stop`]) stops before the
     /// MLP's output GEMM and so never issues the collective that closes the layer (the
@@ -58,6 +66,7 @@ impl TpCosts {
         blocks: f64,
         gemm_fwd: f64,
         gemm_col_fwd: f64,
+        per_block: [BlockGemms; 2],
         stops_early: bool,
     ) -> TpCosts {
         let g = &x.groups.tp;
@@ -90,9 +99,41 @@ impl TpCosts {
         };
         let fwd_total = blocks * coll;
         let mut bwd_total = blocks * coll_bwd;
-        let overlap = x.s.parallel.tp_comm_overlap();
+        let titan = x.stack.framework == Framework::Torchtitan;
+        let overlap = x.s.parallel.tp_comm_overlap() && (x.s.parallel.sp || !titan);
         let userbuffers = overlap && x.s.parallel.sp && x.stack.framework == Framework::Megatron;
-        let (fwd_exp, bwd_exp) = if userbuffers {
+        let async_tp = overlap && titan;
+        let mut regather_exp = None;
+        let (fwd_exp, bwd_exp) = if async_tp {
+            let rs = closing;
+            let (fwd_b, bwd_b) = super::fp8::tp_gather_bytes(
+                x.stack.framework,
+                x.s.training.precision,
+                x.s.training.fp8_recipe(),
+                x.ab,
+            );
+            let shard = x.tok * x.d.h / x.tf;
+            let copy_in = |b: f64| x.dev.memory_s(2.0 * shard * b, 1.0);
+            let rowwise = x.s.training.precision == crate::scenario::Precision::Fp8
+                && x.s.training.fp8_recipe() == Some(crate::scenario::Fp8Recipe::Rowwise);
+            let c = AsyncTpLayer {
+                blocks: per_block,
+                n_blocks: if blocks > 1.5 { 2 } else { 1 },
+                tp: x.tf,
+                ag_fwd: coll - rs,
+                ag_bwd: coll_bwd - rs,
+                rs,
+                gathers_fuse: !rowwise,
+                copy_in: (copy_in(fwd_b), copy_in(bwd_b)),
+                reduce: x
+                    .dev
+                    .memory_s((1.0 + 1.0 / x.tf) * x.tok * x.d.h * x.ab, 1.0),
+                kernel_s: x.dev.kernel_s,
+            }
+            .costs();
+            regather_exp = Some(c.regather);
+            (c.fwd, c.bwd)
+        } else if userbuffers {
             // Transformer Engine's userbuffers: split GEMMs, SM margins, exposed tails. With SP
             // the collective that closes a block is its reduce-scatter.
             let rs = closing;
@@ -143,6 +184,7 @@ impl TpCosts {
             (true, false) => fwd_exp,
             (true, true) if fwd_total > 0.0 => fwd_exp * rc_total / fwd_total,
             (true, true) => 0.0,
+            (false, _) if op_sac && regather_exp.is_some() => regather_exp.unwrap_or(rc_total),
             (false, _) if overlap => (rc_total - gemm_fwd).max(0.0),
             (false, _) => rc_total,
         };
@@ -158,9 +200,9 @@ impl TpCosts {
             bwd_exp,
             rc_exp,
             total,
-            // Userbuffers' SM cost is its margins, already in `exp`; NCCL collectives take
-            // their SM share of the hidden time.
-            exposed: if userbuffers {
+            // Userbuffers' SM cost is its margins, already in `exp`; async TP hides only what
+            // the copy engines move; NCCL collectives take their SM share of the hidden time.
+            exposed: if userbuffers || async_tp {
                 exp
             } else {
                 exp + sm_usage(g.link) * (total - exp).max(0.0)
@@ -405,8 +447,23 @@ mod tests {
         assert!((ub.bwd_total - 6.0 * rs).abs() < 1e-15);
         // Cheaper than the plain exchange, dearer than hiding every collective for free.
         assert!(ub.exposed < plain.exposed && ub.exposed > 0.0);
-        // torchtitan's async TP keeps the hide-under-the-GEMM model.
-        let (titan, g, _) = llama70b_tp_overlap("torchtitan", true);
-        assert_eq!(titan.fwd_exp, (titan.fwd_total - g).max(0.0));
+    }
+
+    #[test]
+    fn torchtitan_async_tp_leaves_the_input_gradient_scatters_exposed() {
+        let (titan, _, _) = llama70b_tp_overlap("torchtitan", true);
+        let (plain, _, _) = llama70b_tp_overlap("torchtitan", false);
+        let rs = titan.coll / 2.0;
+        // Backward: the two blocks' input-gradient reduce-scatters (sums of the column-parallel
+        // layers' input gradients, which the pass cannot fuse) stay exposed in full; the
+        // gradient all-gathers hide, in part, under the row-parallel input-gradient GEMMs.
+        assert!(titan.bwd_exp >= 2.0 * rs && titan.bwd_exp < plain.bwd_exp);
+        // Forward: both gathers and both scatters fused, something left exposed (copy-in,
+        // reduce_partials, split-GEMM kernels).
+        assert!(titan.fwd_exp > 0.0 && titan.fwd_exp < plain.fwd_exp);
+        // The copy engines move the hidden part: no NCCL SM share on top.
+        assert_eq!(titan.exposed, titan.fwd_exp + titan.bwd_exp + titan.rc_exp);
+        // The other stacks' model would hide every collective of this layer.
+        assert!(titan.exposed > 0.25 * plain.exposed);
     }
 }
