@@ -195,17 +195,7 @@ fn memory_offset_reproduces_the_measured_peak_and_refuses_more_than_the_gpu() {
 #[test]
 fn the_split_follows_each_part_of_the_step() {
     // A single GPU has no communication: the network factor cannot be separated and stays 1.
-    let mut s = model_preset("llama3-8b").unwrap().scenario();
-    s.parallel.tp = 1;
-    s.parallel.pp = 1;
-    s.parallel.dp = 1;
-    s.parallel.cp = 1;
-    s.parallel.sp = false;
-    s.parallel.zero_stage = 0;
-    s.cluster.num_gpus = 1;
-    s.training.global_batch = 8;
-    s.training.micro_batch = 1;
-    s.model.layers = 4;
+    let s = one_gpu_llama();
     let t = step(&s);
     let f = fit(&s, &Measurement::step(1.2 * t)).unwrap();
     assert!(!f.network_separable);
