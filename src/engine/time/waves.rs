@@ -80,8 +80,15 @@ pub fn fill(sms: f64, batch: f64, m: f64, k: f64, n: f64, k0: f64) -> f64 {
     // With `m` and `n` whole multiples of 256, a split of any tile but 64×64 has exactly the
     // blocks of an unsplit (or less split) tile half its size, without the split's reduction
     // penalty, so it never wins: only 64×64 is split then (same result, a third of the work).
+    // Aligned, 256×128 and 128×256 also have the same tile count (m·n/32768), as do 128×64 and
+    // 64×128, so the unsplit search needs four of the six.
     let aligned = m256 * 256.0 == m && n256 * 256.0 == n;
-    let split_tiles = if aligned { &tiles[5..] } else { &tiles[..] };
+    let distinct = [tiles[0], tiles[2], tiles[3], tiles[5]];
+    let (unsplit_tiles, split_tiles) = if aligned {
+        (&distinct[..], &tiles[5..])
+    } else {
+        (&tiles[..], &tiles[..])
+    };
     for &s in &SPLITS {
         // (k/s)/(k/s + K0) over k/(k + K0): no candidate with this split beats it, so once the
         // best fill so far reaches it the larger splits are skipped (most GEMMs stop at s = 1).
@@ -93,7 +100,7 @@ pub fn fill(sms: f64, batch: f64, m: f64, k: f64, n: f64, k0: f64) -> f64 {
         if num * inv_sms >= penalty * den {
             break;
         }
-        let candidates = if s == 1.0 { &tiles[..] } else { split_tiles };
+        let candidates = if s == 1.0 { unsplit_tiles } else { split_tiles };
         for &t in candidates {
             let blocks = t * b * s;
             let waves = ceil_pos((blocks - 0.5) * inv_sms);
