@@ -178,27 +178,25 @@ pub struct Fit {
 impl Fit {
     /// What was fitted, in words (for the CLI report and the app).
     pub fn explain(&self) -> String {
-        let mut o = if self.attention_separable {
+        let kernels = if self.attention_separable {
             format!(
-                "{}. The uncalibrated step was {:.4} s; {:.0} % of it scales with the GPU \
-                 kernels other than attention, {:.0} % with fused attention, {:.0} % with the \
-                 links.",
-                capitalize(&self.calibration.describe()),
-                self.step_before_s,
+                "{:.0} % of it scales with the GPU kernels other than attention, {:.0} % with \
+                 fused attention",
                 100.0 * self.compute_share,
-                100.0 * self.attention_share,
-                100.0 * self.network_share
+                100.0 * self.attention_share
             )
         } else {
             format!(
-                "{}. The uncalibrated step was {:.4} s; {:.0} % of it scales with the GPU \
-                 kernels, {:.0} % with the links.",
-                capitalize(&self.calibration.describe()),
-                self.step_before_s,
-                100.0 * self.compute_share,
-                100.0 * self.network_share
+                "{:.0} % of it scales with the GPU kernels",
+                100.0 * self.compute_share
             )
         };
+        let mut o = format!(
+            "{}. The uncalibrated step was {:.4} s; {kernels}, {:.0} % with the links.",
+            capitalize(&self.calibration.describe()),
+            self.step_before_s,
+            100.0 * self.network_share
+        );
         if !self.attention_separable {
             o.push_str(
                 " This plan runs too little fused attention to tell its rate apart: the \

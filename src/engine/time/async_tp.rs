@@ -51,6 +51,16 @@
 //! `_save_list`), where the pass fuses it with the column-parallel GEMMs the policy recomputes
 //! (every other `mm`: `wk` and `w3` of a Llama block, `parallelize_llama.py` l. 255-263).
 
+use super::inputs::Inputs;
+use crate::scenario::Framework;
+
+/// Whether a layer's TP collectives run through this pass: `parallel.tp_comm_overlap` under
+/// torchtitan with sequence parallelism (without SP there is no all-gather or reduce-scatter
+/// for the pass to fuse, and nothing overlaps).
+pub(crate) fn applies(x: &Inputs) -> bool {
+    x.s.parallel.tp_comm_overlap() && x.s.parallel.sp && x.stack.framework == Framework::Torchtitan
+}
+
 /// One TP block's forward GEMM times on one rank, seconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct BlockGemms {

@@ -322,18 +322,18 @@ mod tests {
     fn autocast_runs_the_unfused_softmax_in_fp32() {
         // BERT-large's attention (16 heads, seq 512, micro-batch 4) on a V100 in fp16 without
         // flash attention: eager PyTorch (autocast) against Megatron's fused 16-bit softmax.
-        let bert = |framework: &str| {
+        let bert = |precision: &str, framework: &str| {
             core_of(&format!(
                 r#"{{"model": {{"name": "m", "layers": 24, "hidden": 1024, "heads": 16,
                      "vocab": 30522, "seq_len": 512}},
-                  "training": {{"global_batch": 4, "micro_batch": 4, "precision": "fp16",
+                  "training": {{"global_batch": 4, "micro_batch": 4, "precision": "{precision}",
                      "recompute": "none", "flash_attention": false, "framework": "{framework}"}},
                   "parallel": {{"tp": 1, "pp": 1, "dp": 1, "zero_stage": 0}},
                   "cluster": {{"gpu": "v100-sxm2-16gb", "num_gpus": 1}}}}"#
             ))
         };
-        let (pf, pb, dev) = bert("pytorch");
-        let (mf, mb, _) = bert("megatron");
+        let (pf, pb, dev) = bert("fp16", "pytorch");
+        let (mf, mb, _) = bert("fp16", "megatron");
         // 4·16·512² = 16.78 M scores: forward 33 vs 9 bytes each and 5 vs 2 kernels, backward
         // 37 vs 18 bytes and 5 vs 4 kernels.
         let scores = 4.0 * 16.0 * 512.0 * 512.0;
@@ -346,17 +346,7 @@ mod tests {
         assert!((fwd - 3.0 * dev.kernel_s - 0.5592e-3).abs() < 1e-6, "{fwd}");
         // fp32 training runs the same chain without casts: forward 33 bytes in 4 kernels,
         // backward 29 in 3, against the fused kernel's 4.5·4 = 18 and 36 in 2 and 4.
-        let fp32 = |framework: &str| {
-            core_of(&format!(
-                r#"{{"model": {{"name": "m", "layers": 24, "hidden": 1024, "heads": 16,
-                     "vocab": 30522, "seq_len": 512}},
-                  "training": {{"global_batch": 4, "micro_batch": 4, "precision": "fp32",
-                     "recompute": "none", "flash_attention": false, "framework": "{framework}"}},
-                  "parallel": {{"tp": 1, "pp": 1, "dp": 1, "zero_stage": 0}},
-                  "cluster": {{"gpu": "v100-sxm2-16gb", "num_gpus": 1}}}}"#
-            ))
-        };
-        let ((pf, pb, _), (mf, mb, _)) = (fp32("pytorch"), fp32("megatron"));
+        let ((pf, pb, _), (mf, mb, _)) = (bert("fp32", "pytorch"), bert("fp32", "megatron"));
         let fwd = 15.0 * scores / dev.hbm_bps + 2.0 * dev.kernel_s;
         let bwd = -7.0 * scores / dev.hbm_bps - dev.kernel_s;
         assert!(((pf - mf) - fwd).abs() < 1e-12, "{} vs {fwd}", pf - mf);

@@ -141,27 +141,12 @@ impl LayerCosts {
         let skipped = early_stop_skipped_s(x, d);
         let stops_early = skipped > 0.0;
         let (tp_gemm, tp_col) = (gemm_fwd - routed, gemm_col_fwd - 0.5 * routed);
-        let (attn_col, attn_row) = (attn.gemm_col_fwd, attn.gemm_fwd - attn.gemm_col_fwd);
-        let mlp_col = (tp_col - attn_col).max(0.0);
-        let (rc_attn, rc_mlp) = if x.s.training.recompute == Recompute::Selective
-            && x.s.recompute_modules().is_none()
-        {
-            op_sac_col_gemms_s(dev, d, tok, tf)
+        // Each block's own GEMMs, which only torch's async TP reads: priced only where it runs.
+        let per_block = if super::async_tp::applies(x) {
+            async_tp_blocks(x, d, attn, tp_gemm, tp_col)
         } else {
-            (0.0, 0.0)
+            [BlockGemms::default(); 2]
         };
-        let per_block = [
-            BlockGemms {
-                col: attn_col,
-                row: attn_row,
-                col_rc: rc_attn,
-            },
-            BlockGemms {
-                col: mlp_col,
-                row: (tp_gemm - attn.gemm_fwd - mlp_col).max(0.0),
-                col_rc: rc_mlp,
-            },
-        ];
         let tp = TpCosts::of(x, blocks, tp_gemm, tp_col, per_block, stops_early);
         let cp = attn.cp;
         let ep = ep_passes(x.s) * moe.comm_pass;
@@ -384,6 +369,39 @@ fn attention_gemms_s(
 /// fused and separate cost the same FLOPs, and per-tensor casts of a shared input are one cast.
 fn per_module(x: &Inputs) -> bool {
     x.dev.rowwise_table && x.stack.framework == crate::scenario::Framework::Torchtitan
+}
+
+/// The attention and MLP blocks' forward GEMM times for torch's async TP
+/// ([`super::async_tp`]): the column-parallel GEMMs that consume each block's all-gather, the
+/// row-parallel one that produces its reduce-scatter, and the column-parallel GEMMs per-op
+/// selective checkpointing recomputes (what a regather fuses with).
+fn async_tp_blocks(
+    x: &Inputs,
+    d: &Shape,
+    attn: &AttentionCosts,
+    tp_gemm: f64,
+    tp_col: f64,
+) -> [BlockGemms; 2] {
+    let (attn_col, attn_row) = (attn.gemm_col_fwd, attn.gemm_fwd - attn.gemm_col_fwd);
+    let mlp_col = (tp_col - attn_col).max(0.0);
+    let (rc_attn, rc_mlp) =
+        if x.s.training.recompute == Recompute::Selective && x.s.recompute_modules().is_none() {
+            op_sac_col_gemms_s(&x.dev, d, x.tok, x.tf)
+        } else {
+            (0.0, 0.0)
+        };
+    [
+        BlockGemms {
+            col: attn_col,
+            row: attn_row,
+            col_rc: rc_attn,
+        },
+        BlockGemms {
+            col: mlp_col,
+            row: (tp_gemm - attn.gemm_fwd - mlp_col).max(0.0),
+            col_rc: rc_mlp,
+        },
+    ]
 }
 
 /// The column-parallel GEMMs per-op selective checkpointing recomputes, forward seconds, of the

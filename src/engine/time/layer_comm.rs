@@ -102,7 +102,7 @@ impl TpCosts {
         let titan = x.stack.framework == Framework::Torchtitan;
         let overlap = x.s.parallel.tp_comm_overlap() && (x.s.parallel.sp || !titan);
         let userbuffers = overlap && x.s.parallel.sp && x.stack.framework == Framework::Megatron;
-        let async_tp = overlap && titan;
+        let async_tp = super::async_tp::applies(x);
         let mut regather_exp = None;
         let (fwd_exp, bwd_exp) = if async_tp {
             let rs = closing;
@@ -152,8 +152,8 @@ impl TpCosts {
             bwd_total = ub.bwd_total;
             (ub.fwd, ub.bwd)
         } else if overlap {
-            // Other stacks' overlap (torchtitan's async TP): a collective hides under its
-            // neighbouring GEMM.
+            // Other stacks' overlap (Megatron-LM without SP, DeepSpeed, plain PyTorch): a
+            // collective hides under its neighbouring GEMM.
             (
                 (fwd_total - gemm_fwd).max(0.0),
                 (bwd_total - 2.0 * gemm_fwd).max(0.0),
