@@ -137,6 +137,33 @@ fn the_memory_band_widens_until_runs_report_memory() {
 }
 
 #[test]
+fn a_memory_verdict_inside_the_band_is_uncertain() {
+    use paracalc::evidence::band::fit_is_uncertain;
+    // BLOOM 181B tp8 pp2 (public `bloom-prequel-0225-181b-dp24tp8pp2mbs1gbs2016`, which ran):
+    // peak 80.13 of 80.00 GiB, 0.13 over; a ±8 % band spans 73.7..86.5 GiB.
+    assert!(fit_is_uncertain(80.13, 80.0, 0.08));
+    // Llama 3 8B on 8 H100s at cp 2: 67.07 of 79.65 GiB, 12.58 free > 0.10 · 67.07 = 6.71.
+    assert!(!fit_is_uncertain(67.07, 79.65, 0.10));
+    // 72.5 GiB: 7.15 free ≤ 7.25: fits, but the band reaches past the limit.
+    assert!(fit_is_uncertain(72.5, 79.65, 0.10));
+    // 88.90 GiB (cp 1): 9.25 over > 8.89: does not fit, whatever the band says.
+    assert!(!fit_is_uncertain(88.90, 79.65, 0.10));
+    // No band, no uncertainty.
+    assert!(!fit_is_uncertain(80.13, 80.0, 0.0));
+    // The band of a published-like plan carries the fraction its text shows.
+    let cases = evidence::parse(&generate(&FILES).unwrap()).unwrap();
+    let b = paracalc::evidence::band::band(&cases, &model_preset("llama3-8b").unwrap().scenario())
+        .unwrap();
+    let frac = b.memory_frac().unwrap();
+    assert!(
+        b.memory_text()
+            .unwrap()
+            .starts_with(&format!("±{:.0} %", 100.0 * frac)),
+        "{frac}"
+    );
+}
+
+#[test]
 fn a_long_sequence_or_moe_plan_is_not_matched_to_dense_8k_runs() {
     let cases = evidence::parse(&generate(&FILES).unwrap()).unwrap();
     // Llama 3 70B at 8K tokens on H100s has similar published runs.

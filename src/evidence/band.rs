@@ -152,6 +152,20 @@ impl Band {
         self.memory
             .map(|(pct, n, basis)| format!("±{pct:.0} % ({n} {} with memory)", basis.words()))
     }
+
+    /// The memory band as a fraction (0.1 for ±10 %), if any run reports memory.
+    pub fn memory_frac(&self) -> Option<f64> {
+        self.memory.map(|(pct, _, _)| pct / 100.0)
+    }
+}
+
+/// Whether the memory verdict could go either way: the usable capacity lies within the
+/// predicted peak's error band, `|capacity − peak| ≤ frac·peak`, so a plan predicted to fit
+/// may not, and one predicted not to fit may (published runs that ran have been predicted up
+/// to a few percent over the limit: `validate`'s `ran_predicted_not_to_fit`). Bytes in, any
+/// unit as long as both agree.
+pub fn fit_is_uncertain(peak: f64, capacity: f64, frac: f64) -> bool {
+    frac > 0.0 && peak > 0.0 && (capacity - peak).abs() <= frac * peak
 }
 
 fn memory_kind(kind: Option<&str>) -> MemoryKind {

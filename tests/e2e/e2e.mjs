@@ -268,6 +268,29 @@ const CHECKS = [
     },
   },
   {
+    name: 'a plan within the memory error band of the limit says the verdict could go either way',
+    run: async (ctx) => {
+      // Llama 3 8B on 8 H100s, cp 1: 6144 tokens predict 77.9 of 79.7 GiB, 6656 tokens 80.6.
+      const page = await ctx.open('?v=1&model=llama3-8b&seq=6144&dp=8&cp=1', { viewport: { width: 1280, height: 900 } });
+      await page.waitForSelector('#fit-uncertain', { timeout: 10000 });
+      assert.match(await page.textContent('#key-fits dd'), /^fits, tight/);
+      assert.match(await page.getAttribute('#key-fits', 'class'), /\btight\b/);
+      const note = (await page.textContent('#fit-uncertain')).trim();
+      ctx.log(`tight: ${note}`);
+      assert.match(note, /^The limit is inside the ±\d+ % memory error: it may not fit\.$/);
+      await ctx.screenshot(page, 'app-tight.png');
+      await page.fill('#model-seq_len', '6656');
+      await page.waitForFunction(() => /OOM/.test(document.querySelector('#key-fits').textContent));
+      await page.waitForFunction(() => /it may fit/.test(document.querySelector('#fit-uncertain')?.textContent || ''));
+      assert.match(await page.getAttribute('#key-fits', 'class'), /\boom\b/);
+      // Far from the limit the note is gone: cp 2 predicts 67 GiB.
+      const far = await ctx.open('?v=1&model=llama3-8b', { viewport: { width: 1280, height: 900 } });
+      await far.waitForSelector('#band-step', { timeout: 10000 });
+      assert.equal(await far.locator('#fit-uncertain').count(), 0);
+      assert.match(await far.textContent('#key-fits dd'), /^fits \(/);
+    },
+  },
+  {
     name: 'the verdict names the largest exposed cost; Try it changes the plan and the key numbers',
     run: async (ctx) => {
       const page = await ctx.open('?v=1&model=gpt3-175b', { viewport: { width: 1280, height: 900 } });

@@ -138,6 +138,7 @@ pub fn App(props: &AppProps) -> Html {
             step: band::step_text(b, &state.scenario, *cal_band),
             rate: b.text(b.rate_pct),
             memory: b.memory_text(),
+            memory_frac: b.memory_frac(),
         })
     });
 

@@ -9,6 +9,7 @@ use crate::app::components::definitions::{help_link, Term};
 use crate::app::format;
 use crate::app::state::Draft;
 use crate::engine::Estimate;
+use crate::evidence::band;
 use crate::scenario::{Scenario, ScenarioError};
 
 /// Which way is better for a number (for the comparison's colours).
@@ -191,6 +192,8 @@ pub struct BandTexts {
     pub rate: String,
     /// Next to the peak memory, when published runs report memory.
     pub memory: Option<String>,
+    /// The memory band as a fraction, for the fit verdict ([`band::fit_is_uncertain`]).
+    pub memory_frac: Option<f64>,
 }
 
 impl BandTexts {
@@ -260,6 +263,11 @@ pub fn summary(props: &SummaryProps) -> Html {
     };
     let fits = e.memory.fits;
     let headroom = e.memory.headroom_bytes;
+    // The limit inside the memory band: the verdict could go either way.
+    let band_frac = props.bands.as_ref().and_then(|b| b.memory_frac);
+    let uncertain = band_frac.filter(|&f| {
+        band::fit_is_uncertain(e.memory.peak_bytes, e.memory.peak_bytes + headroom, f)
+    });
     html! {
         <section class={classes!("summary", "card", stale.then_some("stale"))} id="summary" aria-live="polite">
             <h2>{ "Key numbers" }</h2>
@@ -298,13 +306,24 @@ pub fn summary(props: &SummaryProps) -> Html {
                         <dd><a href="#training-train_tokens">{ "set train tokens" }</a></dd>
                     </div>
                 }
-                <div class={classes!("tile", "fit", if fits { "ok" } else { "oom" })} id="key-fits">
+                <div class={classes!("tile", "fit", match (fits, uncertain) {
+                    (true, None) => "ok",
+                    (true, Some(_)) => "tight",
+                    (false, _) => "oom",
+                })} id="key-fits">
                     <dt>{ "Memory" }</dt>
-                    <dd>{ if fits {
-                        format!("fits ({} free)", format::gib(headroom))
-                    } else {
-                        format!("OOM: {} over", format::gib(-headroom))
+                    <dd>{ match (fits, uncertain) {
+                        (true, None) => format!("fits ({} free)", format::gib(headroom)),
+                        (true, Some(_)) => format!("fits, tight ({} free)", format::gib(headroom)),
+                        (false, _) => format!("OOM: {} over", format::gib(-headroom)),
                     } }</dd>
+                    if let Some(f) = uncertain {
+                        <dd class="band small" id="fit-uncertain">{ format!(
+                            "The limit is inside the ±{:.0} % memory error: it may {}fit.",
+                            100.0 * f,
+                            if fits { "not " } else { "" },
+                        ) }</dd>
+                    }
                 </div>
             </dl>
             <p class="muted small" id="summary-line">{ one_line(e, &props.scenario) }</p>
