@@ -137,6 +137,30 @@ fn the_memory_band_widens_until_runs_report_memory() {
 }
 
 #[test]
+fn a_measured_step_far_outside_the_band_is_flagged() {
+    use paracalc::evidence::band::unusual_miss;
+    // llm-foundry MPT-30B at 8k tokens: measured 38.4 % slower than its prediction against a
+    // ±6 % band: 0.384 > 3 · 0.06 = 0.18.
+    let w = unusual_miss(10.0, 13.84, 0.06).expect("flagged");
+    assert!(
+        w.starts_with(
+            "The measured step is 38 % slower than predicted, more than 3 times the ±6 %"
+        ),
+        "{w}"
+    );
+    // 15 % faster against ±6 %: 0.15 ≤ 0.18, ordinary.
+    assert_eq!(unusual_miss(10.0, 8.5, 0.06), None);
+    // 20 % faster: flagged as faster.
+    assert!(unusual_miss(10.0, 8.0, 0.06)
+        .unwrap()
+        .contains("20 % faster"));
+    // No band or no prediction: nothing to say.
+    assert_eq!(unusual_miss(10.0, 20.0, 0.0), None);
+    assert_eq!(unusual_miss(0.0, 20.0, 0.06), None);
+    assert_eq!(unusual_miss(10.0, f64::NAN, 0.06), None);
+}
+
+#[test]
 fn a_memory_verdict_inside_the_band_is_uncertain() {
     use paracalc::evidence::band::fit_is_uncertain;
     // BLOOM 181B tp8 pp2 (public `bloom-prequel-0225-181b-dp24tp8pp2mbs1gbs2016`, which ran):

@@ -159,6 +159,37 @@ impl Band {
     }
 }
 
+/// How many times the band a measured step may miss the prediction before it is flagged
+/// ([`unusual_miss`]). With the model's step errors on similar runs roughly normal around zero,
+/// a miss beyond three times their mean absolute error (`|z| > 3·0.80 = 2.4`) happens on about
+/// 2 % of runs.
+pub const UNUSUAL_MISS_BANDS: f64 = 3.0;
+
+/// A sentence for a measured step that misses the uncalibrated prediction by more than
+/// [`UNUSUAL_MISS_BANDS`] times the step band of similar published runs (`usual_frac`, e.g.
+/// 0.06): such a run most likely differs from the plan as entered (precision, recomputation,
+/// micro-batch, kernels, memory near the limit), and the fitted factors would carry that
+/// difference to every other plan. `None` when the miss is ordinary or an input is not positive.
+pub fn unusual_miss(predicted_s: f64, measured_s: f64, usual_frac: f64) -> Option<String> {
+    let ok = |x: f64| x.is_finite() && x > 0.0;
+    if !(ok(predicted_s) && ok(measured_s) && ok(usual_frac)) {
+        return None;
+    }
+    let miss = measured_s / predicted_s - 1.0;
+    (miss.abs() > UNUSUAL_MISS_BANDS * usual_frac).then(|| {
+        format!(
+            "The measured step is {:.0} % {} than predicted, more than {:.0} times the ±{:.0} % by \
+             which paracalc misses similar published runs: check that the plan matches the run \
+             (precision, recomputation, micro-batch, attention kernel, memory near the limit), or \
+             the factors will carry that difference to every other plan.",
+            100.0 * miss.abs(),
+            if miss > 0.0 { "slower" } else { "faster" },
+            UNUSUAL_MISS_BANDS,
+            100.0 * usual_frac
+        )
+    })
+}
+
 /// Whether the memory verdict could go either way: the usable capacity lies within the
 /// predicted peak's error band, `|capacity − peak| ≤ frac·peak`, so a plan predicted to fit
 /// may not, and one predicted not to fit may (published runs that ran have been predicted up

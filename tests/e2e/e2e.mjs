@@ -95,9 +95,14 @@ const CHECKS = [
       await page.locator('#measured-log').blur();
       await page.waitForFunction(() => /elapsed time per iteration \(ms\)/.test(document.querySelector('#measured-note')?.textContent || ''));
       ctx.log(`log note: ${(await page.textContent('#measured-note')).trim().slice(0, 160)}`);
+      // 1.5 times the predicted step is far outside the band of similar runs: flagged.
+      const warning = (await page.textContent('#measured-warning')).trim();
+      ctx.log(`warning: ${warning.slice(0, 120)}`);
+      assert.match(warning, /^The measured step is \d+ % slower than predicted, more than 3 times the ±\d+ % by which/);
       // Reset.
       await page.click('#calibration-reset');
       await page.waitForFunction(() => !location.search.includes('cal.'));
+      assert.equal(await page.locator('#measured-warning').count(), 0, 'reset clears the warning');
       assert.equal((await page.textContent('#key-step dd')).trim(), before, 'reset restores the uncalibrated step');
     },
   },

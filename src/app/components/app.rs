@@ -236,7 +236,7 @@ pub fn App(props: &AppProps) -> Html {
                         { verdict(&VerdictProps { scenario: scenario.clone(), estimate: est.clone(), verdict: advice.verdict.clone(), on_action: on_action.clone() }) }
                         { fixes(&FixesProps { scenario: scenario.clone(), estimate: est.clone(), near: advice.near, verdict: advice.verdict, on_action: on_action.clone() }) }
                     </div>
-                    <MeasuredBox scenario={scenario.clone()} on_action={on_action.clone()} />
+                    <MeasuredBox scenario={scenario.clone()} on_action={on_action.clone()} usual_error={band.as_ref().map(|b| b.time_pct / 100.0)} />
                     if let Some(a) = pinned.clone() {
                         { compare(&CompareProps { a, b: scenario.clone(), b_estimate: est.clone(), on_action: on_action.clone() }) }
                     }

@@ -11,6 +11,7 @@ use crate::app::state::Action;
 use crate::calibrate::logline::{self, Quantity};
 use crate::calibrate::{fit, memory_offset, FitError, Measurement, MemoryKind};
 use crate::engine::estimate;
+use crate::evidence::band;
 use crate::scenario::{Calibration, Scenario};
 
 /// The units a measurement can be entered in (the ones frameworks log).
@@ -130,6 +131,19 @@ pub fn calibrate_with(s: &Scenario, q: Quantity) -> Result<(Calibration, String)
     }
 }
 
+/// The warning for a measured step that misses the uncalibrated prediction far beyond
+/// `usual_frac`, the step band of similar published runs ([`band::unusual_miss`]); `None` for
+/// memory readings, ordinary misses and plans that do not estimate.
+pub fn unusual_with(s: &Scenario, q: Quantity, usual_frac: f64) -> Option<String> {
+    if matches!(q, Quantity::MemoryGib(..)) {
+        return None;
+    }
+    let base = s.uncalibrated();
+    let e0 = estimate(&base).ok()?;
+    let step_s = q.step_s(&base, &e0)?;
+    band::unusual_miss(e0.time.step_s, step_s, usual_frac)
+}
+
 /// Props of [`MeasuredBox`].
 #[derive(Clone, Debug, PartialEq, Properties)]
 pub struct MeasuredBoxProps {
@@ -137,6 +151,9 @@ pub struct MeasuredBoxProps {
     pub scenario: Rc<Scenario>,
     /// Sends the fitted calibration.
     pub on_action: Callback<Action>,
+    /// The uncalibrated step band of similar published runs as a fraction, once loaded: a
+    /// measurement far outside it is flagged ([`unusual_with`]).
+    pub usual_error: Option<f64>,
 }
 
 /// The "I measured this plan" box.
@@ -145,23 +162,31 @@ pub fn MeasuredBox(props: &MeasuredBoxProps) -> Html {
     let unit = use_state(|| Unit::StepS);
     // The last fit's explanation or error: (is_error, text).
     let note = use_state(|| None::<(bool, String)>);
+    // A measured step far outside the usual error (shown beside a successful fit).
+    let warning = use_state(|| None::<String>);
     let value = use_state(String::new);
 
     let apply = {
-        let (scenario, on_action, note) = (
+        let (scenario, on_action, note, warning, usual) = (
             props.scenario.clone(),
             props.on_action.clone(),
             note.clone(),
+            warning.clone(),
+            props.usual_error,
         );
         move |q: Quantity, read: Option<String>| match calibrate_with(&scenario, q) {
             Ok((k, text)) => {
+                warning.set(usual.and_then(|u| unusual_with(&scenario, q, u)));
                 on_action.emit(Action::SetCalibration(k));
                 note.set(Some((
                     false,
                     read.map_or(text.clone(), |r| format!("{r} {text}")),
                 )));
             }
-            Err(e) => note.set(Some((true, read.map_or(e.clone(), |r| format!("{r} {e}"))))),
+            Err(e) => {
+                warning.set(None);
+                note.set(Some((true, read.map_or(e.clone(), |r| format!("{r} {e}")))));
+            }
         }
     };
     let on_value = {
@@ -232,10 +257,16 @@ pub fn MeasuredBox(props: &MeasuredBoxProps) -> Html {
         })
     };
     let reset = {
-        let (on_action, note, value) = (props.on_action.clone(), note.clone(), value.clone());
+        let (on_action, note, value, warning) = (
+            props.on_action.clone(),
+            note.clone(),
+            value.clone(),
+            warning.clone(),
+        );
         Callback::from(move |_| {
             on_action.emit(Action::SetCalibration(Calibration::default()));
             note.set(None);
+            warning.set(None);
             value.set(String::new());
         })
     };
@@ -260,6 +291,9 @@ pub fn MeasuredBox(props: &MeasuredBoxProps) -> Html {
             </div>
             if let Some((err, text)) = &*note {
                 <p id="measured-note" class={classes!("small", if *err { "error" } else { "muted" })} aria-live="polite">{ text.clone() }</p>
+            }
+            if let Some(w) = &*warning {
+                <p id="measured-warning" class="small notice warn" role="status">{ w.clone() }</p>
             }
             if k.is_default() {
                 <p class="small muted" id="calibration-words">{ "Not calibrated: the numbers use the data-sheet rates of the GPU and links." }</p>
@@ -321,6 +355,28 @@ mod tests {
             assert!(text.contains("fused attention runs at"), "{text}");
             assert_eq!(Unit::parse(u.id()), u);
         }
+    }
+
+    #[test]
+    fn a_step_far_outside_the_usual_error_is_flagged_against_the_uncalibrated_plan() {
+        let mut s = model_preset("llama3-8b").unwrap().scenario();
+        let t = estimate(&s).unwrap().time.step_s;
+        // 25 % slower against a ±6 % band (limit 18 %): flagged; 10 % slower: not.
+        let w = unusual_with(&s, Unit::StepS.quantity(1.25 * t), 0.06).expect("flagged");
+        assert!(w.contains("25 % slower than predicted"), "{w}");
+        assert_eq!(unusual_with(&s, Unit::StepS.quantity(1.1 * t), 0.06), None);
+        // A tokens/s reading is the same step: 1.25× the step is 1/1.25 of the tokens/s.
+        let tokens = s.training.global_batch as f64 * s.model.seq_len as f64;
+        assert!(unusual_with(&s, Unit::TokensPerS.quantity(tokens / (1.25 * t)), 0.06).is_some());
+        // Measured against the uncalibrated plan: an existing calibration changes nothing.
+        s.calibration.compute = Some(0.8);
+        assert!(unusual_with(&s, Unit::StepS.quantity(1.25 * t), 0.06).is_some());
+        assert_eq!(unusual_with(&s, Unit::StepS.quantity(1.1 * t), 0.06), None);
+        // Memory readings are not step times.
+        assert_eq!(
+            unusual_with(&s, Unit::MemoryGib.quantity(200.0), 0.06),
+            None
+        );
     }
 
     #[test]
