@@ -75,7 +75,11 @@ use serde_json::Value;
 ///   - Qwen3-235B-A22B on 256 H100 @c1ad0b5: TP 2 PP 8 VP 4 EP 32 DeepEP 6.9 % fast: 9 %; the same
 ///     with the EP all-to-all overlapped (not modelled) 4.2 % slow: 7 %; Megatron-FSDP TP 2 EP 8
 ///     full recompute 5.7 % fast: 8 %; TP 4 PP 8 VP 4 EP 8 no recompute 46.9 % fast: 49 %, the
-///     honest bound — the model ranks this layout fastest of the four, the run was slowest.
+///     honest bound — the model ranks this layout fastest of the four, the run was slowest;
+///     TP 2 PP 32 VP 3 EP 8 all-to-all (@8017e11, the embedding and the loss as pipeline chunks)
+///     28.7 % fast: 31 %, the same bound — with the TP 4 row it shows a ≈ 4.5 ms per layer and
+///     micro-batch cost of the main(1e057005) rows at micro-batch 1 that the moe_dev rows and the
+///     micro-batch 4 row do not have (FORMULAS.md §8.4).
 ///   - the same TP 2 PP 8 VP 4 EP 32 layout four months later (@1ed4179, 320 TFLOPS: EP all-to-all
 ///     overlap, partial CUDA graphs, TP overlap): 20.9 % slow: 23 %.
 ///   - Qwen3-235B long context on 256 H100 (TP 4 PP 8 VP 4 EP 8, CP 1/2/4/8 at 16k-128k, recompute
@@ -107,7 +111,7 @@ use serde_json::Value;
 ///   - Qwen3-30B-A3B: 32 H100 EP 8 blockwise FP8 22.7 % fast: 25 %, BF16 21.0 % fast: 23 % (FP8
 ///     measured no faster than BF16); 16 GB200 EP 16 BF16 22.1 % fast: 25 %, MXFP8 with partial
 ///     graphs 31.8 % fast: 34 %, MXFP8 with a full graph and paged stash 14.1 % fast: 17 %.
-const TOLERANCE_PCT: [(&str, f64); 42] = [
+const TOLERANCE_PCT: [(&str, f64); 43] = [
     ("moe_deepseek_v3_report", 20.0),
     ("automodel_h100_dense", 10.0),
     ("dgxc2504_gpt3_175b_h100", 14.0),
@@ -127,6 +131,7 @@ const TOLERANCE_PCT: [(&str, f64); 42] = [
     ("moe_moezoo_h100_qwen3_tp2pp8vpp4ep32_a2aoverlap", 7.0),
     ("moe_moezoo_h100_qwen3_tp2ep8_mfsdp", 8.0),
     ("moe_moezoo_h100_qwen3_tp4pp8vpp4ep8", 49.0),
+    ("moe_moezoo_h100_qwen3_tp2pp32vpp3ep8_a2a", 31.0),
     ("moe_moezoo2603_h100_qwen3_tp2pp8vpp4ep32", 23.0),
     ("moe_moezoo_h100_qwen3_seq16k_cp1", 8.0),
     ("moe_moezoo_h100_qwen3_seq32k_cp2", 7.0),
@@ -152,7 +157,7 @@ const TOLERANCE_PCT: [(&str, f64); 42] = [
     ("moe_mlmrecipe_gb200_qwen3_30b_mxfp8_16gpu_pagedstash", 17.0),
 ];
 /// Timed runs in `tests/data/extra.json`.
-const TIMED_RUNS: usize = 117;
+const TIMED_RUNS: usize = 118;
 
 fn time_rows(v: &Value) -> Vec<&Value> {
     v["cases"]
