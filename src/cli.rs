@@ -9,6 +9,7 @@ mod estimate;
 mod link;
 mod search;
 mod sweep;
+mod trust;
 mod validate;
 
 use std::fmt;

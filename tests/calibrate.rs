@@ -530,6 +530,18 @@ mod cli {
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(text.contains("scales with the GPU kernels"), "{text}");
         assert!(text.contains("\"calibration\""), "{text}");
+        // 10 % slower is within three bands of Llama 3 70B's similar runs; 60 % slower is not,
+        // and the report says so against the uncalibrated plan.
+        assert!(!text.contains("warning:"), "{text}");
+        let slow = (1.6 * step(&s)).to_string();
+        let out = run(&["calibrate", &path, "--step-s", &slow]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains(
+                "warning: The measured step is 60 % slower than predicted, more than 3 times the ±"
+            ),
+            "{text}"
+        );
     }
 
     #[test]

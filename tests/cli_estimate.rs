@@ -117,3 +117,35 @@ fn oom_is_a_result_and_bad_input_names_the_field() {
     assert!(err.message.contains("parallel.tp"), "{}", err.message);
     assert_eq!(run(&["estimate"]).unwrap_err().code, 2);
 }
+
+#[test]
+fn the_report_says_how_far_to_trust_it_from_the_shipped_runs() {
+    // The same band the app shows, from the same file (static/evidence.json).
+    let cases = paracalc::evidence::parse(
+        &std::fs::read_to_string("static/evidence.json").expect("static/evidence.json"),
+    )
+    .unwrap();
+    let s = paracalc::scenario::from_value(&serde_json::from_str(SCENARIO).unwrap()).unwrap();
+    let b = paracalc::evidence::band::band(&cases, &s).expect("GPT-3 on A100s has published runs");
+    assert!(b.runs.len() >= paracalc::evidence::band::MIN_RUNS);
+    let f = write("trust.json", SCENARIO);
+    let out = run(&["estimate", &f]).unwrap();
+    let section = out
+        .split("How far to trust it")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        section.contains(&format!("step time {}", b.text(b.time_pct))),
+        "{section}"
+    );
+    assert!(section.contains(&format!("throughput, TFLOP/s, MFU {}", b.text(b.rate_pct))));
+    // 58 GiB of 80 is far from the limit: no memory caveat.
+    assert!(!section.contains("memory limit is inside"), "{section}");
+    let v: serde_json::Value =
+        serde_json::from_str(&run(&["estimate", &f, "--json"]).unwrap()).unwrap();
+    let t = &v["trust"];
+    assert_eq!(t["step_pct"].as_f64(), Some(b.time_pct));
+    assert_eq!(t["runs"].as_u64(), Some(b.runs.len() as u64));
+    assert_eq!(t["memory_fit_uncertain"].as_bool(), Some(false));
+    assert!(t["calibrated_step_pct"].is_null());
+}

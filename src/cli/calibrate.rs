@@ -43,6 +43,11 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
             CliError::input(format!("{}: {message}", option_of(input)))
         }
     })?;
+    // A measurement far outside the usual error is flagged against the uncalibrated plan.
+    let warning =
+        super::trust::bands(&super::trust::cases(), &s.uncalibrated()).and_then(|(b, _)| {
+            crate::evidence::band::unusual_miss(f.step_before_s, m.step_s, b.time_pct / 100.0)
+        });
     s.calibration = f.calibration;
     let json = s.to_json_pretty();
     if a.has("--json") {
@@ -55,6 +60,9 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
         f.step_after_s,
         f.explain()
     );
+    if let Some(w) = warning {
+        o.push_str(&format!("warning: {w}\n"));
+    }
     if let (Some(before), Some(gib)) = (f.memory_before_gib, m.memory_gib) {
         o.push_str(&format!(
             "memory: measured {gib:.2} GiB, predicted {before:.2} GiB (whole device) before calibration\n"

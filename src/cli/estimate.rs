@@ -1,8 +1,10 @@
 //! `paracalc estimate FILE.json [--json]`: memory per pipeline stage, step time and throughput.
 //!
 //! The readable form is a per-stage memory table (GiB) followed by the step-time breakdown and the
-//! rates; `--json` prints the whole [`Estimate`](crate::engine::Estimate) (the `DESIGN.md` shape:
-//! bytes and seconds as plain numbers, stages in order).
+//! rates, then how far to trust it (the error bands of the published runs most like the plan,
+//! [`super::trust`]); `--json` prints the whole [`Estimate`](crate::engine::Estimate) (the
+//! `DESIGN.md` shape: bytes and seconds as plain numbers, stages in order) with those bands under
+//! `trust`.
 
 use super::{Args, CliError};
 use crate::engine::{estimate, Estimate};
@@ -17,15 +19,27 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
     let path = a.one("scenario file (FILE.json)")?;
     let s = super::load_scenario(path)?;
     let e = estimate(&s).map_err(|err| CliError::input(format!("{path}: {err}")))?;
+    let cases = super::trust::cases();
     if a.has("--json") {
-        serde_json::to_string_pretty(&e)
+        let mut v = serde_json::to_value(&e)
+            .map_err(|err| CliError::internal(format!("cannot write JSON: {err}")))?;
+        if let Some(o) = v.as_object_mut() {
+            o.insert("trust".into(), super::trust::to_json(&cases, &s, &e));
+        }
+        serde_json::to_string_pretty(&v)
             .map(|mut t| {
                 t.push('\n');
                 t
             })
             .map_err(|err| CliError::internal(format!("cannot write JSON: {err}")))
     } else {
-        Ok(render(&s, &e))
+        let mut o = render(&s, &e);
+        let trust = super::trust::section(&cases, &s, &e);
+        if !trust.is_empty() {
+            o.push('\n');
+            o.push_str(&trust);
+        }
+        Ok(o)
     }
 }
 

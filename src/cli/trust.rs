@@ -1,0 +1,80 @@
+//! How far to trust a command-line estimate: the app's error bands ([`crate::evidence::band`]),
+//! from the published runs the repository ships (`static/evidence.json`, built into the binary
+//! so the CLI reads nothing beside it), printed by `estimate` and `calibrate`.
+
+use crate::engine::Estimate;
+use crate::evidence::band::{self, Band};
+use crate::evidence::{self, Case};
+use crate::scenario::Scenario;
+use serde_json::{json, Value};
+use std::fmt::Write;
+
+/// The evidence file the app fetches, as built (`tests/evidence.rs` keeps it fresh).
+const EVIDENCE: &str = include_str!("../../static/evidence.json");
+
+/// The shipped published runs (empty if the file cannot be read, which its test rules out).
+pub fn cases() -> Vec<Case> {
+    evidence::parse(EVIDENCE).unwrap_or_default()
+}
+
+/// The band of `s` and, when `s` is calibrated, the calibrated step band of the same runs.
+pub fn bands(cases: &[Case], s: &Scenario) -> Option<(Band, Option<(f64, usize)>)> {
+    let b = band::band(cases, s)?;
+    let cal = if s.calibration.is_default() {
+        None
+    } else {
+        band::calibrated(cases, &b.runs)
+    };
+    Some((b, cal))
+}
+
+/// The "How far to trust it" section of `estimate`'s report (empty without a band).
+pub fn section(cases: &[Case], s: &Scenario, e: &Estimate) -> String {
+    let Some((b, cal)) = bands(cases, s) else {
+        return String::new();
+    };
+    let mut o = String::from(
+        "How far to trust it (paracalc's error on the published runs most like this plan)\n",
+    );
+    let _ = writeln!(o, "  step time {}", band::step_text(&b, s, cal));
+    let _ = writeln!(o, "  throughput, TFLOP/s, MFU {}", b.text(b.rate_pct));
+    if let Some(mem) = b.memory_text() {
+        let _ = writeln!(o, "  peak memory {mem}");
+    }
+    if let Some(w) = fit_warning(&b, e) {
+        let _ = writeln!(o, "  {w}");
+    }
+    o
+}
+
+/// The memory verdict's caveat when the limit lies inside the memory band
+/// ([`band::fit_is_uncertain`]), as the app words it.
+pub fn fit_warning(b: &Band, e: &Estimate) -> Option<String> {
+    let f = b.memory_frac()?;
+    let (peak, cap) = (e.memory.peak_bytes, e.memory.capacity_bytes);
+    band::fit_is_uncertain(peak, cap, f).then(|| {
+        format!(
+            "the memory limit is inside the ±{:.0} % memory error: it may {}fit",
+            100.0 * f,
+            if e.memory.fits { "not " } else { "" }
+        )
+    })
+}
+
+/// The bands as JSON for `estimate --json` (`null` without a band): percentages and run counts.
+pub fn to_json(cases: &[Case], s: &Scenario, e: &Estimate) -> Value {
+    let Some((b, cal)) = bands(cases, s) else {
+        return Value::Null;
+    };
+    json!({
+        "basis": b.basis.words(),
+        "runs": b.runs.len(),
+        "step_pct": b.time_pct,
+        "rate_pct": b.rate_pct,
+        "calibrated_step_pct": cal.map(|c| c.0),
+        "calibrated_pairs": cal.map(|c| c.1),
+        "memory_pct": b.memory.map(|m| m.0),
+        "memory_runs": b.memory.map(|m| m.1),
+        "memory_fit_uncertain": fit_warning(&b, e).is_some(),
+    })
+}
