@@ -13,13 +13,17 @@ use paracalc::engine::estimate;
 use paracalc::scenario;
 use serde_json::Value;
 
-/// Step-time MAPE over the 237 timed public cases with every audit row applied (8.542 % with
-/// the engine of 2026-12-02; 9.697 % as encoded), rounded up: a ceiling.
+/// Step-time MAPE over the 237 timed public cases with every audit row applied (8.546 % with
+/// the engine of 2026-12-02 that sends a DeepEP token once per GPU holding its experts, 8.542
+/// before; 9.697 % as encoded), rounded up: a ceiling.
 const ALL_MAPE_CEILING_PCT: f64 = 8.55;
 /// The same over the 192 timed dense cases (6.507 %; 6.972 % as encoded).
 const DENSE_MAPE_CEILING_PCT: f64 = 6.51;
-/// The same over the 45 timed `moe_*` cases (17.223 %; 21.324 % as encoded).
-const MOE_MAPE_CEILING_PCT: f64 = 17.23;
+/// The same over the 45 timed `moe_*` cases (17.245 %; 21.324 % as encoded). Raised from 17.23
+/// (17.223 %) when DeepEP's intranode kernels were priced as their code moves the bytes (a token
+/// once per GPU holding one of its experts, not once per routed copy): the gpt-oss-20b row (EP 8
+/// in one node) moves −15.3 → −16.3 %.
+const MOE_MAPE_CEILING_PCT: f64 = 17.25;
 /// Runs that ran (not `oom`) but that the engine predicts do not fit, every row applied (13; 46
 /// as encoded).
 const NOT_FITTING_CEILING: usize = 13;

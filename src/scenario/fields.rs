@@ -1027,7 +1027,7 @@ fields! {
     /// `parallel.moe_dispatcher`.
     MoeDispatcher {
         path: "parallel.moe_dispatcher", key: "disp", label: "MoE dispatcher", unit: "",
-        help: "How MoE tokens reach experts on other nodes: an NCCL all-to-all (every routed copy crosses the network) or DeepEP (once per node, then NVLink); empty = the framework's (all-to-all).",
+        help: "How MoE tokens reach experts on other nodes: an NCCL all-to-all (every routed copy crosses the network) or DeepEP (once per node, then NVLink, once per GPU holding its experts); empty = the framework's (all-to-all).",
         kind: Kind::Choice(&["alltoall", "deepep"]), optional: true,
         get: |s| opt_choice(s.parallel.moe_dispatcher, MoeDispatcher::as_str),
         set: |s, v| { s.parallel.moe_dispatcher = v.opt_choice(MoeDispatcher::ALL, MoeDispatcher::as_str)?; Ok(()) },

@@ -94,9 +94,10 @@ pub enum MoeDispatcher {
     /// An NCCL all-to-all: every routed copy of a token travels to its expert's GPU on its own
     /// (Megatron-Core `--moe-token-dispatcher-type alltoall`, torchtitan's default).
     Alltoall,
-    /// DeepEP's normal kernels: a token crosses the network once per destination node, to the
-    /// GPU with the same in-node index, which forwards it over NVLink to the experts there
-    /// (Megatron-Core `--moe-token-dispatcher-type flex --moe-enable-deepep`).
+    /// DeepEP's normal kernels: a token travels once per GPU holding at least one of its
+    /// experts, not once per routed copy; it crosses the network once per destination node, to
+    /// the GPU with the same in-node index, which forwards it over NVLink to the GPUs there that
+    /// hold its experts (Megatron-Core `--moe-token-dispatcher-type flex --moe-enable-deepep`).
     Deepep,
 }
 

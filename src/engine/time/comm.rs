@@ -446,45 +446,59 @@ impl Group {
 
     /// MoE dispatch (or combine) by DeepEP's normal kernels, seconds: this GPU's tokens, one
     /// copy of `token_bytes` in all, each routed to `k` of `experts` experts spread evenly over
-    /// the group's nodes. A token crosses the network once per remote node that holds one of its
-    /// experts, to the GPU with the same in-node index, which forwards it over NVLink to the
-    /// experts' GPUs; the two hops run as a pipeline (deepseek-ai/DeepEP README, "Normal kernels
-    /// with NVLink and RDMA forwarding"; DeepSeek-V3 technical report §3.2.2, arXiv 2412.19437).
-    /// With routing uniform over experts, a node holds none of a token's experts with
-    /// probability `P₀ = Π_{i<k} (E − E/N − i)/(E − i)`, so `(N−1)(1−P₀)` remote copies cross
-    /// the network instead of NCCL's `k(N−1)/N`; every routed copy that leaves its GPU takes one
-    /// NVLink hop. One RDMA peer per remote node. Inside one NVLink domain it is
-    /// [`Group::all_to_all_s`].
+    /// the group's GPUs. DeepEP sends a token once per GPU that holds at least one of its
+    /// experts, not once per routed copy; the receiving GPU expands it to its local experts, and
+    /// the combine returns one row per token and GPU, reduced over that GPU's experts, the same
+    /// bytes backwards (FORMULAS.md §8.4 cites the kernels' lines).
+    /// - Inside one NVLink domain (`intranode.cu`): `(n−1)·p_gpu` copies of a token go to the
+    ///   other GPUs, `p_gpu` = [`reach_probability`] over the `n` GPUs.
+    /// - Across nodes (`internode.cu`; deepseek-ai/DeepEP README, "Normal kernels with NVLink
+    ///   and RDMA forwarding"; DeepSeek-V3 technical report §3.2.2, arXiv 2412.19437): a token
+    ///   crosses the network once per remote node that holds one of its experts,
+    ///   `(N−1)·p_node` copies instead of NCCL's `k(N−1)/N`, to the GPU with the same in-node
+    ///   index, which forwards it over NVLink once per other GPU of its node holding one of the
+    ///   experts (its own node's share included). Every GPU forwards for one source GPU per
+    ///   node, so its NVLink carries `N·(ppn−1)·p_gpu = (n−N)·p_gpu` copies per own token, the
+    ///   intranode count at `N = 1`. The two hops run as a pipeline; one RDMA peer per remote
+    ///   node.
+    ///
+    /// Latency and bandwidths are those of [`Group::all_to_all_s`]: one Simple base latency and
+    /// NVLink hop, plus a network hop and a post per remote node when the group spans nodes.
     pub fn node_forwarded_all_to_all_s(&self, token_bytes: f64, k: f64, experts: f64) -> f64 {
         if self.n <= 1.0 || token_bytes <= 0.0 || k <= 0.0 {
             return 0.0;
         }
-        if self.nodes <= 1.0 {
-            return self.all_to_all_s(token_bytes * k);
-        }
         let (intra, net) = self.hop_us(true, Protocol::Simple);
-        let lat = nccl::RING_BASE_US[2] + intra + net + (self.nodes - 1.0) * nccl::NET_POST_US;
-        let t_net = token_bytes * remote_nodes_per_token(k, experts, self.nodes) / self.nic_bps;
-        let t_nvl = token_bytes * k * (self.ppn - 1.0) / self.ppn / self.intra_bps;
+        let mut lat = nccl::RING_BASE_US[2] + intra;
+        let mut t_net = 0.0;
+        if self.multi_node() {
+            lat += net + (self.nodes - 1.0) * nccl::NET_POST_US;
+            let remote_nodes = (self.nodes - 1.0) * reach_probability(k, experts, self.nodes);
+            t_net = token_bytes * remote_nodes / self.nic_bps;
+        }
+        let nvlink_gpus = (self.n - self.nodes) * reach_probability(k, experts, self.n);
+        let t_nvl = token_bytes * nvlink_gpus / self.intra_bps;
         lat * US + t_net.max(t_nvl)
     }
 }
 
-/// Expected remote nodes a token's `k` experts (of `experts`, spread evenly over `nodes`) sit
-/// on, for routing uniform over experts: `(N−1)·(1 − P₀)` with `P₀` the chance that a given
-/// node holds none of them ([`Group::node_forwarded_all_to_all_s`]).
-pub fn remote_nodes_per_token(k: f64, experts: f64, nodes: f64) -> f64 {
-    if nodes <= 1.0 || experts <= 0.0 {
-        return 0.0;
+/// Chance that one of `holders` equal shares of `experts` experts (a node's, or a GPU's) holds
+/// at least one of a token's `k` distinct experts, for routing uniform over experts:
+/// `1 − P₀`, `P₀ = Π_{i<k} (E − E/H − i)/(E − i)` the chance that all `k` fall outside the
+/// share (drawing without replacement). The expected number of other holders a token reaches
+/// is `(H−1)·(1 − P₀)` ([`Group::node_forwarded_all_to_all_s`]).
+pub fn reach_probability(k: f64, experts: f64, holders: f64) -> f64 {
+    if holders <= 1.0 || experts <= 0.0 {
+        return 1.0;
     }
-    let others = experts - experts / nodes;
+    let others = experts - experts / holders;
     let mut p0 = 1.0;
     let mut i = 0.0;
     while i < k && p0 > 0.0 {
         p0 *= ((others - i) / (experts - i)).max(0.0);
         i += 1.0;
     }
-    (nodes - 1.0) * (1.0 - p0)
+    1.0 - p0
 }
 
 fn better(
@@ -659,37 +673,72 @@ mod tests {
 
     #[test]
     fn deepep_crosses_the_network_once_per_node() {
-        // DeepSeek-V3's routing over 64 H100s on 8 nodes: 256 experts, 32 per node, top-8.
-        // P0 = (224·223·…·217)/(256·255·…·249) = 0.338, so 7·0.662 = 4.633 remote copies per
-        // token instead of NCCL's 8·7/8 = 7.
+        // DeepSeek-V3's routing over 64 H100s on 8 nodes: 256 experts, 32 per node, 4 per GPU,
+        // top-8. Per node P0 = (224·223·…·217)/(256·255·…·249) = 0.338, so 7·0.662 = 4.633
+        // remote copies per token instead of NCCL's 8·7/8 = 7.
         let p0: f64 = (0..8)
             .map(|i| (224.0 - i as f64) / (256.0 - i as f64))
             .product();
         assert!((p0 - 0.338).abs() < 5e-4, "{p0}");
-        let d = remote_nodes_per_token(8.0, 256.0, 8.0);
+        let d = 7.0 * reach_probability(8.0, 256.0, 8.0);
         assert!((d - 7.0 * (1.0 - p0)).abs() < 1e-12);
         assert!((d - 4.633).abs() < 1e-3, "{d}");
         // One expert per token (top-1) has nothing to deduplicate: (N−1)/N of a copy.
-        assert!((remote_nodes_per_token(1.0, 128.0, 8.0) - 7.0 / 8.0).abs() < 1e-12);
+        assert!((7.0 * reach_probability(1.0, 128.0, 8.0) - 7.0 / 8.0).abs() < 1e-12);
         // More experts per token than on the other nodes together: every node is reached.
-        assert!((remote_nodes_per_token(8.0, 8.0, 8.0) - 7.0).abs() < 1e-12);
+        assert!((reach_probability(8.0, 8.0, 8.0) - 1.0).abs() < 1e-12);
+        // Per GPU P0 = (252·251·…·245)/(256·255·…·249) = 0.88007, so a forwarding GPU sends a
+        // token over NVLink to 56·0.11993 = 6.716 GPUs of the 8 nodes' 7 non-forwarding ones
+        // each, where the routed copies would be 8·7/8 = 7.
+        let pg: f64 = (0..8)
+            .map(|i| (252.0 - i as f64) / (256.0 - i as f64))
+            .product();
+        assert!((pg - 0.88007).abs() < 1e-5, "{pg}");
+        let nvl = 56.0 * reach_probability(8.0, 256.0, 64.0);
+        assert!((nvl - 6.716).abs() < 1e-3, "{nvl}");
         // The time: 4096 tokens × 7168 × 2 bytes; the network part, 4.63 copies through a
-        // 42.5 GB/s NIC, outlasts the NVLink forwarding of 8·7/8 copies at 450·0.8 GB/s.
+        // 42.5 GB/s NIC, outlasts the NVLink forwarding of 6.72 copies at 450·0.78 GB/s.
         let g = Group::new(&spec("h100-sxm5-80gb"), 64, 1);
         let tb = 4096.0 * 7168.0 * 2.0;
         let lat = (8.4 + 3.4 + 14.0 + 7.0) * 1e-6;
         let want = lat + tb * d / 42.5e9;
         assert!((g.node_forwarded_all_to_all_s(tb, 8.0, 256.0) - want).abs() < 1e-12);
-        assert!(tb * 8.0 * 7.0 / 8.0 / (450e9 * NVLINK_EFFICIENCY) < tb * d / 42.5e9);
+        assert!(tb * nvl / (450e9 * NVLINK_EFFICIENCY) < tb * d / 42.5e9);
         // NCCL's all-to-all of the same 8 copies sends 56/64 of them through the NIC.
         let nccl = g.all_to_all_s(tb * 8.0);
         assert!(nccl > 1.45 * g.node_forwarded_all_to_all_s(tb, 8.0, 256.0));
-        // Inside one node DeepEP's intranode kernels move what the all-to-all moves.
+    }
+
+    #[test]
+    fn deepep_intranode_sends_a_token_once_per_gpu() {
+        // Qwen3-235B-A22B at EP 8 inside one H100 node: 128 experts, 16 per GPU, top-8. A GPU
+        // holds none of a token's experts with P0 = (112·111·…·105)/(128·127·…·121) = 0.33258,
+        // so a token goes to 7·0.66742 = 4.672 of the 7 other GPUs, not its 8·7/8 = 7 routed
+        // copies. At TP 4 a GPU routes 1024 tokens × 4096 × 2 B = 8,388,608 B: 39.19 MB per
+        // call cross NVLink instead of 58.72 MB.
+        let p0: f64 = (0..8)
+            .map(|i| (112.0 - i as f64) / (128.0 - i as f64))
+            .product();
+        assert!((p0 - 0.33258).abs() < 1e-5, "{p0}");
+        let gpus = 7.0 * reach_probability(8.0, 128.0, 8.0);
+        assert!((gpus - 7.0 * (1.0 - p0)).abs() < 1e-12);
+        assert!((gpus - 4.672).abs() < 1e-3, "{gpus}");
+        let tb = 1024.0 * 4096.0 * 2.0;
+        assert!((tb * gpus / 1e6 - 39.19).abs() < 0.01);
+        // Time: Simple base 8.4 µs + NVLink hop 3.4 µs, 39.19 MB at 450 GB/s × 0.78 = 351 GB/s
+        // = 111.66 µs; the NCCL all-to-all of the 8 routed copies moves 58.72 MB, 167.29 µs.
         let n = Group::new(&spec("h100-sxm5-80gb"), 8, 1);
-        assert_eq!(
-            n.node_forwarded_all_to_all_s(tb, 8.0, 256.0),
-            n.all_to_all_s(tb * 8.0)
+        let want = (8.4 + 3.4) * 1e-6 + tb * gpus / 351e9;
+        let t = n.node_forwarded_all_to_all_s(tb, 8.0, 128.0);
+        assert!((t - want).abs() < 1e-12, "{t}");
+        assert!((t - 123.455e-6).abs() < 0.001e-6, "{t}");
+        let nccl = n.all_to_all_s(tb * 8.0);
+        assert!(
+            (nccl - (11.8e-6 + tb * 7.0 / 351e9)).abs() < 1e-12,
+            "{nccl}"
         );
+        // Top-1 has nothing to deduplicate: the all-to-all of the one copy.
+        assert!((n.node_forwarded_all_to_all_s(tb, 1.0, 128.0) - n.all_to_all_s(tb)).abs() < 1e-14);
     }
 
     #[test]

@@ -21,6 +21,7 @@
 //! - **All-to-all** ([`Group::all_to_all_s`] of the expert-parallel group, whose members are
 //!   `etp` ranks apart): a GPU's bytes to members in its own NVLink domain go over NVLink, the
 //!   rest through its own NIC, concurrently. With DeepEP (`parallel.moe_dispatcher`) a token
+//!   travels once per GPU holding at least one of its experts, not once per routed copy: it
 //!   crosses the network once per node holding its experts and fans out over NVLink there
 //!   ([`Group::node_forwarded_all_to_all_s`]).
 //! - **Overlap.** None of the frameworks' defaults overlaps the dispatch with compute
