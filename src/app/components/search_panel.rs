@@ -17,6 +17,7 @@ use crate::app::hooks::use_evidence::{use_evidence, Evidence};
 use crate::app::hooks::use_search::use_search;
 use crate::engine::search::Layout;
 use crate::engine::Estimate;
+use crate::evidence::band;
 use crate::evidence::{published_like, Case};
 use crate::scenario::{Scenario, ScenarioError};
 
@@ -88,6 +89,28 @@ pub fn SearchPanel(props: &SearchPanelProps) -> Html {
         },
     );
 
+    // The memory band of the plan's published neighbours, to mark rows whose peak is within it
+    // of the limit ([`band::fit_is_uncertain`]); computed once per plan and evidence.
+    let mem_frac = use_memo(
+        (
+            props.scenario.clone(),
+            cases.as_ref().map(|c| Rc::as_ptr(c) as usize),
+        ),
+        {
+            let cases = cases.clone();
+            move |(s, _)| {
+                cases
+                    .as_ref()
+                    .and_then(|c| band::band(c, s))
+                    .and_then(|b| b.memory_frac())
+            }
+        },
+    );
+    let tight = Tight {
+        capacity,
+        frac: *mem_frac,
+    };
+
     let on_cancel = emit_on_click(&search.cancel, ());
     let on_restart = emit_on_click(&search.restart, ());
 
@@ -151,7 +174,7 @@ pub fn SearchPanel(props: &SearchPanelProps) -> Html {
                 />
             }
             if let Some(r) = &st.report {
-                { best_table(r, &current, &props.on_apply_layout, &props.scenario, cases.as_deref().map(Vec::as_slice)) }
+                { best_table(r, &current, &props.on_apply_layout, &props.scenario, cases.as_deref().map(Vec::as_slice), tight) }
                 { rejected_list(r) }
             }
         </div>
@@ -176,14 +199,32 @@ fn published_cell(base: &Scenario, layout: &Layout, cases: Option<&[Case]>) -> H
     }
 }
 
+/// The GPU's usable memory and the plan's memory band, for marking layouts whose peak is within
+/// the band of the limit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Tight {
+    capacity: Option<f64>,
+    frac: Option<f64>,
+}
+
+impl Tight {
+    /// The band as a fraction when a layout peaking at `peak` bytes could fail to fit.
+    fn of(self, peak: f64) -> Option<f64> {
+        let (cap, f) = (self.capacity?, self.frac?);
+        band::fit_is_uncertain(peak, cap, f).then_some(f)
+    }
+}
+
 /// The best layouts, fastest first; each row applies its layout and says whether published runs
-/// like it exist (same GPU generation, framework and parallel style) or it is extrapolated.
+/// like it exist (same GPU generation, framework and parallel style) or it is extrapolated, and
+/// marks a peak memory within the memory band of the limit as tight.
 fn best_table(
     r: &crate::engine::search::SearchReport,
     current: &Layout,
     on_apply: &Callback<Layout>,
     base: &Scenario,
     cases: Option<&[Case]>,
+    tight: Tight,
 ) -> Html {
     if r.best.is_empty() {
         return html! { <p class="search-none">{ "No layout fits in GPU memory." }</p> };
@@ -212,7 +253,13 @@ fn best_table(
                             <td>{ fmt_rate(b.tokens_per_s, "tokens/s") }</td>
                             <td>{ fmt_pct(b.mfu) }</td>
                             <td>{ fmt_seconds(b.step_s) }</td>
-                            <td>{ fmt_bytes(b.peak_bytes) }</td>
+                            if let Some(f) = tight.of(b.peak_bytes) {
+                                <td class="tight" title={format!("Within the ±{:.0} % memory error of the limit: it may not fit", 100.0 * f)}>
+                                    { fmt_bytes(b.peak_bytes) }<br/><span class="small">{ "tight" }</span>
+                                </td>
+                            } else {
+                                <td>{ fmt_bytes(b.peak_bytes) }</td>
+                            }
                             { published_cell(base, &layout, cases) }
                             <td>
                                 if is_current {
@@ -249,7 +296,30 @@ fn rejected_list(r: &crate::engine::search::SearchReport) -> Html {
 
 #[cfg(test)]
 mod tests {
-    use super::grouped;
+    use super::{grouped, Tight};
+
+    #[test]
+    fn a_layout_within_the_memory_band_of_the_limit_is_tight() {
+        const GIB: f64 = 1_073_741_824.0;
+        let t = Tight {
+            capacity: Some(79.65 * GIB),
+            frac: Some(0.10),
+        };
+        // 77.86 GiB: 1.79 free ≤ 0.10 · 77.86 = 7.79.
+        assert_eq!(t.of(77.86 * GIB), Some(0.10));
+        // 67.07 GiB: 12.58 free > 6.71.
+        assert_eq!(t.of(67.07 * GIB), None);
+        // No band (evidence not loaded) or no capacity: never tight.
+        assert_eq!(Tight { frac: None, ..t }.of(77.86 * GIB), None);
+        assert_eq!(
+            Tight {
+                capacity: None,
+                ..t
+            }
+            .of(77.86 * GIB),
+            None
+        );
+    }
 
     #[test]
     fn groups_thousands() {
