@@ -50,6 +50,7 @@
 
 pub mod activations;
 pub mod experts;
+pub mod loss_parallel;
 pub mod overhead;
 pub mod params;
 pub mod rows;

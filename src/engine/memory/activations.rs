@@ -518,7 +518,8 @@ pub fn output_bytes(s: &Scenario) -> f64 {
 ///   DeepSpeed's default stacks): when the loss backward starts, the incoming fp32 gradient of
 ///   the log-probabilities and the log-softmax's input gradient (4 B each, `8·V/t` per token)
 ///   coexist with it (in forward the 16-bit logits and their fp32 upcast take `(e + 4)·V/t`, no
-///   more);
+///   more); under torchtitan with TP the vocabulary-sharded logits go through DTensor's loss
+///   parallel, whose fused backward holds three, `12·V/t` ([`super::loss_parallel`]);
 /// - Megatron-LM's vocab-parallel cross-entropy: its backward turns the saved softmax into the
 ///   gradient in place (`grad_input = softmax`, then `mul_`), so the peak is the forward's, the
 ///   16-bit logits beside their fp32 copy, `2·V/t` (`megatron/core/tensor_parallel/
@@ -533,7 +534,7 @@ pub fn output_bytes(s: &Scenario) -> f64 {
 pub fn logits_transient_bytes(s: &Scenario) -> f64 {
     let per_token = match s.training.loss_kernel() {
         LossKernel::VocabParallel => 2.0,
-        LossKernel::Unfused => 8.0,
+        LossKernel::Unfused => super::loss_parallel::unfused_transient_bytes(s),
         LossKernel::Fused => element_bytes(s),
     };
     tokens_per_gpu(s) * per_token * s.model.vocab as f64 / s.parallel.tp.max(1) as f64
