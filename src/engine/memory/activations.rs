@@ -617,6 +617,26 @@ impl InFlight {
         })
     }
 
+    /// Whether the output layer (and the loss) holds one micro-batch at a time on the rank that
+    /// owns it, whatever that rank's in-flight count: where the last chunk shares its rank with
+    /// earlier chunks, its backward follows its forward at once, as on 1F1B's last stage.
+    /// - DualPipe's two directions, and the V of zb-v and dualpipev (rank 0 ends the V);
+    /// - interleaved 1F1B with `v > 1`: the last rank's warm-up, `(v − 1)·G` chunk-forwards
+    ///   (`G` micro-batches per group), runs only its earlier chunks, and each steady 1F1B step
+    ///   pairs the last chunk's forward of a micro-batch with that micro-batch's backward
+    ///   (Megatron-LM `schedules.py` @d98e8a64: `get_pp_rank_microbatches` warm-up
+    ///   `(p − r − 1)·2 + (v − 1)·G`, `get_model_chunk_id` reverses the chunk order for backward;
+    ///   PyTorch `ScheduleInterleaved1F1B._calculate_single_rank_operations`, the schedule
+    ///   torchtitan @9dec370 builds: warm-up `(v − 1)·microbatches_per_round + 2·(p − 1 − r)`,
+    ///   backward stage `(v − 1) − ⌊(op − warm-up)/microbatches_per_round⌋ mod v`). The rank's
+    ///   other chunks keep the counts of [`InFlight::at`].
+    #[inline]
+    pub fn output_once(&self) -> bool {
+        self.schedule.v_shape()
+            || self.schedule == Schedule::DualPipe
+            || (self.schedule == Schedule::Interleaved && self.v > 1 && self.p > 1)
+    }
+
     /// Micro-batches whose activations stage `stage` holds at its peak.
     #[inline]
     pub fn at(&self, stage: u64) -> f64 {
