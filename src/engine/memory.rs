@@ -50,6 +50,7 @@
 
 pub mod activations;
 pub mod experts;
+pub mod gathered_input;
 pub mod loss_parallel;
 pub mod overhead;
 pub mod params;

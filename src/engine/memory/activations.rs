@@ -492,7 +492,8 @@ pub fn embedding_bytes(s: &Scenario) -> f64 {
 }
 
 /// The last stage's output-layer activations per micro-batch: final-norm input and output-GEMM
-/// input (`e·h` each, ÷t with SP) and the fp32 log-softmax the cross-entropy keeps for
+/// input (`e·h` each, ÷t with SP; the GEMM input whole under torchtitan's DTensor SP,
+/// [`super::gathered_input`]) and the fp32 log-softmax the cross-entropy keeps for
 /// backward (`4·V/t` per token, vocab-parallel). Megatron `compute_activation_memory` (p = 1):
 /// `4·s·b·h·(1 + V/h)`.
 ///
@@ -509,7 +510,11 @@ pub fn output_bytes(s: &Scenario) -> f64 {
         LossKernel::Fused => tok * (element_bytes(s) * s.model.vocab as f64 / t + 4.0),
         LossKernel::Unfused | LossKernel::VocabParallel => tok * 4.0 * s.model.vocab as f64 / t,
     };
-    tok * 2.0 * element_bytes(s) * s.model.hidden as f64 / sp_div + loss
+    // Final-norm input, and the output GEMM's input as its backward keeps it (the shard, or
+    // under DTensor TP the sequence-gathered tensor, `super::gathered_input`).
+    let h = s.model.hidden as f64;
+    let e = element_bytes(s);
+    tok * e * h / sp_div + tok * e * h / super::gathered_input::output_input_div(s) + loss
 }
 
 /// Transient at the loss, once per stage, on top of the saved fp32 softmax, per the stack's
