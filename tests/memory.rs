@@ -558,8 +558,8 @@ fn interleaved_last_rank_holds_one_micro_batch_of_the_output_layer() {
     let out = activations::output_bytes(&s);
     assert_eq!(out, 2048.0 * (4096.0 + 201_216.0));
     let layers = activations::layer_bytes(&s) * 4.0 * 2.5;
-    let transient = activations::logits_transient_bytes(&s)
-        .max(activations::recompute_working_bytes(&s));
+    let transient =
+        activations::logits_transient_bytes(&s).max(activations::recompute_working_bytes(&s));
     assert!(close(st.activations_bytes, layers + out + transient, 1e-12));
     // Plain 1F1B's last rank holds one micro-batch anyway: the same output term.
     let one_f = gpt_small(4, 1, 1, 8, false);

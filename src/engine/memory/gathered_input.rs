@@ -77,7 +77,10 @@ mod tests {
             1_879_048_192.0
         );
         // Without SP every rank holds the whole input under either stack.
-        assert_eq!(output_input_div(&llama70b(Framework::Torchtitan, false)), 1.0);
+        assert_eq!(
+            output_input_div(&llama70b(Framework::Torchtitan, false)),
+            1.0
+        );
         assert_eq!(output_input_div(&llama70b(Framework::Megatron, false)), 1.0);
     }
 }
