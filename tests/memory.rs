@@ -74,11 +74,13 @@ fn public_memory_cases() {
     );
     assert_eq!(errs.len(), 41);
     assert_eq!(oom, 3);
-    // The level reached (8.02 % after the engine2 changes, was 10.67 %; issue target 10 %),
-    // and the worst case (torchtitan 70B FP8 2D, -27.4 %), each rounded up a little: a change
-    // that makes either worse fails here.
-    assert!(mape <= 8.05, "memory MAPE {mape:.2}%");
-    assert!(worst <= 27.5, "worst memory error {worst:.1}%");
+    // The level reached (7.21 % once torchtitan's loss parallel, its gathered output-GEMM
+    // input and the interleaved last rank's single output-layer micro-batch are priced; 8.02 %
+    // before, 10.67 % before the engine2 changes; issue target 10 %), and the worst case (BLOOM
+    // prequel 181B dp24 tp8 pp2, -23.3 %; torchtitan 70B FP8 2D was -27.4 %, now -13.4 %), each
+    // rounded up a little: a change that makes either worse fails here.
+    assert!(mape <= 7.22, "memory MAPE {mape:.2}%");
+    assert!(worst <= 23.3, "worst memory error {worst:.1}%");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -540,6 +542,28 @@ fn in_flight_per_schedule() {
         let (sched, mb) = (s.parallel.schedule(), s.training.global_batch / 2);
         assert_eq!(from_rows, per_rank, "{sched:?}, m = {mb}");
     }
+}
+
+/// Interleaved 1F1B keeps one micro-batch of the output layer on the last rank: its warm-up runs
+/// only the earlier chunks, and each forward of the last chunk is followed by its backward
+/// (Megatron-LM `schedules.py` @d98e8a64, PyTorch `ScheduleInterleaved1F1B`).
+#[test]
+fn interleaved_last_rank_holds_one_micro_batch_of_the_output_layer() {
+    // gpt_small p = 4, v = 2, t = 1, m = 8, selective: rank 3 holds (2·0 + 1·4 + 1)/2 = 2.5
+    // micro-batches of its 4 layers, the output layer once.
+    let s = gpt_small(4, 2, 1, 8, false);
+    assert_eq!(activations::in_flight_micro_batches(&s, 3), 2.5);
+    let st = estimate(&s).unwrap().memory.stages()[3];
+    // Output layer per micro-batch: 1024 × 2 tokens × (2·2·1024 + 4·50304) = 420,478,976 B.
+    let out = activations::output_bytes(&s);
+    assert_eq!(out, 2048.0 * (4096.0 + 201_216.0));
+    let layers = activations::layer_bytes(&s) * 4.0 * 2.5;
+    let transient =
+        activations::logits_transient_bytes(&s).max(activations::recompute_working_bytes(&s));
+    assert!(close(st.activations_bytes, layers + out + transient, 1e-12));
+    // Plain 1F1B's last rank holds one micro-batch anyway: the same output term.
+    let one_f = gpt_small(4, 1, 1, 8, false);
+    assert_eq!(activations::in_flight_micro_batches(&one_f, 3), 1.0);
 }
 
 /// [`gpt_small`] on 4 ranks under every schedule, with few and many micro-batches (the 1F1B

@@ -50,6 +50,8 @@
 
 pub mod activations;
 pub mod experts;
+pub mod gathered_input;
+pub mod loss_parallel;
 pub mod overhead;
 pub mod params;
 pub mod rows;
@@ -76,7 +78,6 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
         .insert((shape, params::ShardedParams::with_shape(s, &shape)));
     let layer_bytes = activations::LayerBytes::with_shape(s, shape);
     let logits = activations::logits_transient_bytes(s);
-    let schedule = s.parallel.schedule();
     let opt_off = s.training.optimizer_offload();
     let terms = rows::RowTerms {
         embedding: activations::embedding_bytes(s),
@@ -87,9 +88,10 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
         calibration_offset: s.calibration.memory_gib() * GIB,
         act_off: s.training.activation_offload(),
         // Where the output layer ends a path through a rank that holds other stages too
-        // (DualPipe's two directions, the V of zb-v and dualpipev), its backward follows its
-        // forward at once, as on 1F1B's last stage: one micro-batch of it is alive.
-        out_once: schedule.v_shape() || schedule == crate::scenario::Schedule::DualPipe,
+        // (DualPipe's two directions, the V of zb-v and dualpipev, interleaved chunks), its
+        // backward follows its forward at once, as on 1F1B's last stage: one micro-batch of it
+        // is alive.
+        out_once: activations::InFlight::of(s).output_once(),
     };
     let capacity = gpu.capacity_gib() * GIB;
 

@@ -297,7 +297,9 @@ impl Framework {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LossKernel {
     /// PyTorch's `cross_entropy` on fp32 logits (Hugging Face models, torchtitan): keeps the
-    /// fp32 log-softmax; its backward holds two more fp32 tensors of the logits' size.
+    /// fp32 log-softmax; its backward holds two more fp32 tensors of the logits' size, three
+    /// under torchtitan with TP (DTensor loss parallel,
+    /// `crate::engine::memory::loss_parallel`).
     Unfused,
     /// Megatron-LM's vocab-parallel cross-entropy: keeps the fp32 softmax and turns it into the
     /// gradient in place.

@@ -492,7 +492,8 @@ pub fn embedding_bytes(s: &Scenario) -> f64 {
 }
 
 /// The last stage's output-layer activations per micro-batch: final-norm input and output-GEMM
-/// input (`e·h` each, ÷t with SP) and the fp32 log-softmax the cross-entropy keeps for
+/// input (`e·h` each, ÷t with SP; the GEMM input whole under torchtitan's DTensor SP,
+/// [`super::gathered_input`]) and the fp32 log-softmax the cross-entropy keeps for
 /// backward (`4·V/t` per token, vocab-parallel). Megatron `compute_activation_memory` (p = 1):
 /// `4·s·b·h·(1 + V/h)`.
 ///
@@ -509,7 +510,11 @@ pub fn output_bytes(s: &Scenario) -> f64 {
         LossKernel::Fused => tok * (element_bytes(s) * s.model.vocab as f64 / t + 4.0),
         LossKernel::Unfused | LossKernel::VocabParallel => tok * 4.0 * s.model.vocab as f64 / t,
     };
-    tok * 2.0 * element_bytes(s) * s.model.hidden as f64 / sp_div + loss
+    // Final-norm input, and the output GEMM's input as its backward keeps it (the shard, or
+    // under DTensor TP the sequence-gathered tensor, `super::gathered_input`).
+    let h = s.model.hidden as f64;
+    let e = element_bytes(s);
+    tok * e * h / sp_div + tok * e * h / super::gathered_input::output_input_div(s) + loss
 }
 
 /// Transient at the loss, once per stage, on top of the saved fp32 softmax, per the stack's
@@ -518,7 +523,8 @@ pub fn output_bytes(s: &Scenario) -> f64 {
 ///   DeepSpeed's default stacks): when the loss backward starts, the incoming fp32 gradient of
 ///   the log-probabilities and the log-softmax's input gradient (4 B each, `8·V/t` per token)
 ///   coexist with it (in forward the 16-bit logits and their fp32 upcast take `(e + 4)·V/t`, no
-///   more);
+///   more); under torchtitan with TP the vocabulary-sharded logits go through DTensor's loss
+///   parallel, whose fused backward holds three, `12·V/t` ([`super::loss_parallel`]);
 /// - Megatron-LM's vocab-parallel cross-entropy: its backward turns the saved softmax into the
 ///   gradient in place (`grad_input = softmax`, then `mul_`), so the peak is the forward's, the
 ///   16-bit logits beside their fp32 copy, `2·V/t` (`megatron/core/tensor_parallel/
@@ -533,7 +539,7 @@ pub fn output_bytes(s: &Scenario) -> f64 {
 pub fn logits_transient_bytes(s: &Scenario) -> f64 {
     let per_token = match s.training.loss_kernel() {
         LossKernel::VocabParallel => 2.0,
-        LossKernel::Unfused => 8.0,
+        LossKernel::Unfused => super::loss_parallel::unfused_transient_bytes(s),
         LossKernel::Fused => element_bytes(s),
     };
     tokens_per_gpu(s) * per_token * s.model.vocab as f64 / s.parallel.tp.max(1) as f64
@@ -614,6 +620,26 @@ impl InFlight {
             next -= step;
             (r, n)
         })
+    }
+
+    /// Whether the output layer (and the loss) holds one micro-batch at a time on the rank that
+    /// owns it, whatever that rank's in-flight count: where the last chunk shares its rank with
+    /// earlier chunks, its backward follows its forward at once, as on 1F1B's last stage.
+    /// - DualPipe's two directions, and the V of zb-v and dualpipev (rank 0 ends the V);
+    /// - interleaved 1F1B with `v > 1`: the last rank's warm-up, `(v − 1)·G` chunk-forwards
+    ///   (`G` micro-batches per group), runs only its earlier chunks, and each steady 1F1B step
+    ///   pairs the last chunk's forward of a micro-batch with that micro-batch's backward
+    ///   (Megatron-LM `schedules.py` @d98e8a64: `get_pp_rank_microbatches` warm-up
+    ///   `(p − r − 1)·2 + (v − 1)·G`, `get_model_chunk_id` reverses the chunk order for backward;
+    ///   PyTorch `ScheduleInterleaved1F1B._calculate_single_rank_operations`, the schedule
+    ///   torchtitan @9dec370 builds: warm-up `(v − 1)·microbatches_per_round + 2·(p − 1 − r)`,
+    ///   backward stage `(v − 1) − ⌊(op − warm-up)/microbatches_per_round⌋ mod v`). The rank's
+    ///   other chunks keep the counts of [`InFlight::at`].
+    #[inline]
+    pub fn output_once(&self) -> bool {
+        self.schedule.v_shape()
+            || self.schedule == Schedule::DualPipe
+            || (self.schedule == Schedule::Interleaved && self.v > 1 && self.p > 1)
     }
 
     /// Micro-batches whose activations stage `stage` holds at its peak.
