@@ -584,6 +584,16 @@ mod cli {
         assert!(mape > 0.0 && mape < 50.0, "{mape}");
         let g = &s["time_by_group"]["dgxc_llama31_h100"];
         assert!(g["calibrated_pairs"].as_u64().unwrap() > 100, "{g}");
+        // The same targets without calibration, weighted like the pairs: in a group where every
+        // pair fits, each of its n runs is the target of n − 1 pairs, so that mean is the group's
+        // own MAPE (Narayanan et al.: 10 runs, 90 pairs).
+        let g = &s["time_by_group"]["narayanan21_table1"];
+        assert_eq!(g["calibrated_pairs"].as_u64(), Some(90), "{g}");
+        let own = g["time_mape_pct"].as_f64().unwrap();
+        let same = g["uncalibrated_pairs_time_mape_pct"].as_f64().unwrap();
+        assert!((same - own).abs() < 1e-9, "{same} vs {own}");
+        let overall = s["uncalibrated_pairs_time_mape_pct"].as_f64().unwrap();
+        assert!(overall > 0.0 && overall < 50.0, "{overall}");
         // Without the flag, no calibrated keys.
         let out = run(&["validate", "tests/data/public.json", "--json"]);
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -592,6 +602,7 @@ mod cli {
         let out = run(&["validate", "tests/data/public.json", "--calibrate"]);
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(text.contains("calibrated"), "{text}");
+        assert!(text.contains("the same targets without calibration: "), "{text}");
     }
 }
 

@@ -267,10 +267,23 @@ pub fn parse_cases(text: &str) -> Result<Vec<Value>, String> {
     }
 }
 
+/// One evaluated pair of `--calibrate`: the predicted run's group, its |error| % with the
+/// calibration fitted on the other run, and without any calibration (the same target, so the
+/// two means compare like with like).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pair {
+    /// Group of both runs.
+    pub group: String,
+    /// |calibrated error| of the predicted run, %.
+    pub calibrated: f64,
+    /// |uncalibrated error| of the predicted run, %.
+    pub uncalibrated: f64,
+}
+
 /// Calibrated step-time errors (`--calibrate`): for every ordered pair of timed cases in one
 /// group, calibrate on the first and predict the second ([`crate::calibrate::transfer`]).
-/// Returns `(group, |error| %)` per evaluated pair and the number of pairs that failed.
-pub fn calibrated(cases: &[Value]) -> (Vec<(String, f64)>, usize) {
+/// Returns every evaluated pair and the number of pairs that failed.
+pub fn calibrated(cases: &[Value]) -> (Vec<Pair>, usize) {
     let mut scenarios = Vec::new();
     for case in cases {
         let step = case
@@ -292,33 +305,60 @@ pub fn calibrated(cases: &[Value]) -> (Vec<(String, f64)>, usize) {
             step_s: *t,
         })
         .collect();
+    // Each run's own uncalibrated |error| (NaN when it does not estimate; such a run also fails
+    // every calibrated pair, so it never reaches a mean).
+    let uncal: Vec<f64> = runs
+        .iter()
+        .map(|r| {
+            crate::engine::estimate(r.scenario).map_or(f64::NAN, |e| {
+                (100.0 * (e.time.step_s - r.step_s) / r.step_s).abs()
+            })
+        })
+        .collect();
     let mut failed = 0;
     let mut out = Vec::new();
     for tr in transfers(&runs) {
         match tr.error_pct {
-            Ok(e) => out.push((runs[tr.to].group.to_string(), e.abs())),
+            Ok(e) => out.push(Pair {
+                group: runs[tr.to].group.to_string(),
+                calibrated: e.abs(),
+                uncalibrated: uncal[tr.to],
+            }),
             Err(_) => failed += 1,
         }
     }
     (out, failed)
 }
 
-/// Calibrated MAPE per group, in first-seen order: `(group, pairs, mape_pct)`.
-fn calibrated_by_group(pairs: &[(String, f64)]) -> Vec<(String, usize, f64)> {
-    let mut out: Vec<(String, usize, f64)> = Vec::new();
-    for (g, e) in pairs {
-        match out.iter_mut().find(|x| &x.0 == g) {
+/// Per group, in first-seen order: `(group, pairs, calibrated MAPE %, the same targets'
+/// uncalibrated MAPE %)`.
+fn calibrated_by_group(pairs: &[Pair]) -> Vec<(String, usize, f64, f64)> {
+    let mut out: Vec<(String, usize, f64, f64)> = Vec::new();
+    for p in pairs {
+        match out.iter_mut().find(|x| x.0 == p.group) {
             Some(x) => {
                 x.1 += 1;
-                x.2 += e;
+                x.2 += p.calibrated;
+                x.3 += p.uncalibrated;
             }
-            None => out.push((g.clone(), 1, *e)),
+            None => out.push((p.group.clone(), 1, p.calibrated, p.uncalibrated)),
         }
     }
     for x in &mut out {
         x.2 /= x.1 as f64;
+        x.3 /= x.1 as f64;
     }
     out
+}
+
+/// Means over all pairs: `(pairs, calibrated MAPE %, uncalibrated MAPE % of the same targets)`.
+fn calibrated_overall(pairs: &[Pair]) -> (usize, f64, f64) {
+    let n = pairs.len();
+    if n == 0 {
+        return (0, 0.0, 0.0);
+    }
+    let sum = |f: fn(&Pair) -> f64| pairs.iter().map(f).sum::<f64>() / n as f64;
+    (n, sum(|p| p.calibrated), sum(|p| p.uncalibrated))
 }
 
 /// Runs `paracalc validate`.
@@ -354,16 +394,17 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
     }
 }
 
-fn to_json(s: &Summary, rows: &[Row], cal: Option<&(Vec<(String, f64)>, usize)>) -> Value {
+fn to_json(s: &Summary, rows: &[Row], cal: Option<&(Vec<Pair>, usize)>) -> Value {
     let mut groups = Map::new();
     for (g, n, mape) in time_by_group(rows) {
         groups.insert(g, json!({"time_cases": n, "time_mape_pct": mape}));
     }
     if let Some((pairs, _)) = cal {
-        for (g, n, mape) in calibrated_by_group(pairs) {
+        for (g, n, mape, uncal) in calibrated_by_group(pairs) {
             if let Some(Value::Object(o)) = groups.get_mut(&g) {
                 o.insert("calibrated_pairs".into(), json!(n));
                 o.insert("calibrated_time_mape_pct".into(), json!(mape));
+                o.insert("uncalibrated_pairs_time_mape_pct".into(), json!(uncal));
             }
         }
     }
@@ -400,20 +441,16 @@ fn to_json(s: &Summary, rows: &[Row], cal: Option<&(Vec<(String, f64)>, usize)>)
         "cases": cases,
     });
     if let (Some((pairs, failed)), Some(Value::Object(summary))) = (cal, out.get_mut("summary")) {
-        let n = pairs.len();
-        let mape = if n > 0 {
-            pairs.iter().map(|p| p.1).sum::<f64>() / n as f64
-        } else {
-            0.0
-        };
+        let (n, mape, uncal) = calibrated_overall(pairs);
         summary.insert("calibrated_pairs".into(), json!(n));
         summary.insert("calibrated_failed_pairs".into(), json!(failed));
         summary.insert("calibrated_time_mape_pct".into(), json!(mape));
+        summary.insert("uncalibrated_pairs_time_mape_pct".into(), json!(uncal));
     }
     out
 }
 
-fn to_text(s: &Summary, rows: &[Row], cal: Option<&(Vec<(String, f64)>, usize)>) -> String {
+fn to_text(s: &Summary, rows: &[Row], cal: Option<&(Vec<Pair>, usize)>) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -487,20 +524,19 @@ fn to_text(s: &Summary, rows: &[Row], cal: Option<&(Vec<(String, f64)>, usize)>)
     for (g, n, mape) in time_by_group(rows) {
         let _ = write!(out, "  {:<32} {:>4} cases  {:>6.2}%", g, n, mape);
         if let Some(c) = by_cal.as_ref().and_then(|b| b.iter().find(|x| x.0 == g)) {
-            let _ = write!(out, "   calibrated {:>6.2}% ({} pairs)", c.2, c.1);
+            let _ = write!(
+                out,
+                "   calibrated {:>6.2}% ({} pairs; {:.2}% without)",
+                c.2, c.1, c.3
+            );
         }
         let _ = writeln!(out);
     }
     if let Some((pairs, failed)) = cal {
-        let n = pairs.len();
-        let mape = if n > 0 {
-            pairs.iter().map(|p| p.1).sum::<f64>() / n as f64
-        } else {
-            0.0
-        };
+        let (n, mape, uncal) = calibrated_overall(pairs);
         let _ = writeln!(
             out,
-            "\ncalibrated on one run, predicting another of its group: {n} pairs, MAPE {mape:.2}% ({failed} pairs failed)"
+            "\ncalibrated on one run, predicting another of its group: {n} pairs, MAPE {mape:.2}% ({failed} pairs failed); the same targets without calibration: {uncal:.2}%"
         );
     }
     out
