@@ -602,7 +602,10 @@ mod cli {
         let out = run(&["validate", "tests/data/public.json", "--calibrate"]);
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(text.contains("calibrated"), "{text}");
-        assert!(text.contains("the same targets without calibration: "), "{text}");
+        assert!(
+            text.contains("the same targets without calibration: "),
+            "{text}"
+        );
     }
 }
 

@@ -174,6 +174,17 @@ fn a_memory_verdict_inside_the_band_is_uncertain() {
     assert!(!fit_is_uncertain(88.90, 79.65, 0.10));
     // No band, no uncertainty.
     assert!(!fit_is_uncertain(80.13, 80.0, 0.0));
+    // The caveat the app and the CLI print, both ways.
+    use paracalc::evidence::band::fit_caveat;
+    assert_eq!(
+        fit_caveat(80.13, 80.0, 0.08).as_deref(),
+        Some("The limit is inside the ±8 % memory error: it may fit.")
+    );
+    assert_eq!(
+        fit_caveat(72.5, 79.65, 0.10).as_deref(),
+        Some("The limit is inside the ±10 % memory error: it may not fit.")
+    );
+    assert_eq!(fit_caveat(67.07, 79.65, 0.10), None);
     // The band of a published-like plan carries the fraction its text shows.
     let cases = evidence::parse(&generate(&FILES).unwrap()).unwrap();
     let b = paracalc::evidence::band::band(&cases, &model_preset("llama3-8b").unwrap().scenario())

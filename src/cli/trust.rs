@@ -48,17 +48,13 @@ pub fn section(cases: &[Case], s: &Scenario, e: &Estimate) -> String {
 }
 
 /// The memory verdict's caveat when the limit lies inside the memory band
-/// ([`band::fit_is_uncertain`]), as the app words it.
+/// ([`band::fit_caveat`], worded as in the app).
 pub fn fit_warning(b: &Band, e: &Estimate) -> Option<String> {
-    let f = b.memory_frac()?;
-    let (peak, cap) = (e.memory.peak_bytes, e.memory.capacity_bytes);
-    band::fit_is_uncertain(peak, cap, f).then(|| {
-        format!(
-            "the memory limit is inside the ±{:.0} % memory error: it may {}fit",
-            100.0 * f,
-            if e.memory.fits { "not " } else { "" }
-        )
-    })
+    band::fit_caveat(
+        e.memory.peak_bytes,
+        e.memory.capacity_bytes,
+        b.memory_frac()?,
+    )
 }
 
 /// The bands as JSON for `estimate --json` (`null` without a band): percentages and run counts.

@@ -199,6 +199,18 @@ pub fn fit_is_uncertain(peak: f64, capacity: f64, frac: f64) -> bool {
     frac > 0.0 && peak > 0.0 && (capacity - peak).abs() <= frac * peak
 }
 
+/// The caveat shown beside the memory verdict when [`fit_is_uncertain`]: "The limit is inside the
+/// ±10 % memory error: it may not fit." (or "it may fit." for a plan predicted over the limit).
+pub fn fit_caveat(peak: f64, capacity: f64, frac: f64) -> Option<String> {
+    fit_is_uncertain(peak, capacity, frac).then(|| {
+        format!(
+            "The limit is inside the ±{:.0} % memory error: it may {}fit.",
+            100.0 * frac,
+            if peak <= capacity { "not " } else { "" }
+        )
+    })
+}
+
 fn memory_kind(kind: Option<&str>) -> MemoryKind {
     match kind {
         Some("allocator_reserved") => MemoryKind::AllocatorReserved,

@@ -90,7 +90,7 @@ pub fn SearchPanel(props: &SearchPanelProps) -> Html {
     );
 
     // The memory band of the plan's published neighbours, to mark rows whose peak is within it
-    // of the limit ([`band::fit_is_uncertain`]); computed once per plan and evidence.
+    // of the limit ([`band::fit_caveat`]); computed once per plan and evidence.
     let mem_frac = use_memo(
         (
             props.scenario.clone(),
@@ -208,10 +208,9 @@ struct Tight {
 }
 
 impl Tight {
-    /// The band as a fraction when a layout peaking at `peak` bytes could fail to fit.
-    fn of(self, peak: f64) -> Option<f64> {
-        let (cap, f) = (self.capacity?, self.frac?);
-        band::fit_is_uncertain(peak, cap, f).then_some(f)
+    /// The caveat when a layout peaking at `peak` bytes could fail to fit ([`band::fit_caveat`]).
+    fn of(self, peak: f64) -> Option<String> {
+        band::fit_caveat(peak, self.capacity?, self.frac?)
     }
 }
 
@@ -253,8 +252,8 @@ fn best_table(
                             <td>{ fmt_rate(b.tokens_per_s, "tokens/s") }</td>
                             <td>{ fmt_pct(b.mfu) }</td>
                             <td>{ fmt_seconds(b.step_s) }</td>
-                            if let Some(f) = tight.of(b.peak_bytes) {
-                                <td class="tight" title={format!("Within the ±{:.0} % memory error of the limit: it may not fit", 100.0 * f)}>
+                            if let Some(caveat) = tight.of(b.peak_bytes) {
+                                <td class="tight" title={caveat}>
                                     { fmt_bytes(b.peak_bytes) }<br/><span class="small">{ "tight" }</span>
                                 </td>
                             } else {
@@ -306,7 +305,10 @@ mod tests {
             frac: Some(0.10),
         };
         // 77.86 GiB: 1.79 free ≤ 0.10 · 77.86 = 7.79.
-        assert_eq!(t.of(77.86 * GIB), Some(0.10));
+        assert_eq!(
+            t.of(77.86 * GIB).as_deref(),
+            Some("The limit is inside the ±10 % memory error: it may not fit.")
+        );
         // 67.07 GiB: 12.58 free > 6.71.
         assert_eq!(t.of(67.07 * GIB), None);
         // No band (evidence not loaded) or no capacity: never tight.

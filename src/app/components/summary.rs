@@ -264,10 +264,11 @@ pub fn summary(props: &SummaryProps) -> Html {
     let fits = e.memory.fits;
     let headroom = e.memory.headroom_bytes;
     // The limit inside the memory band: the verdict could go either way.
-    let band_frac = props.bands.as_ref().and_then(|b| b.memory_frac);
-    let uncertain = band_frac.filter(|&f| {
-        band::fit_is_uncertain(e.memory.peak_bytes, e.memory.peak_bytes + headroom, f)
-    });
+    let caveat = props
+        .bands
+        .as_ref()
+        .and_then(|b| b.memory_frac)
+        .and_then(|f| band::fit_caveat(e.memory.peak_bytes, e.memory.peak_bytes + headroom, f));
     html! {
         <section class={classes!("summary", "card", stale.then_some("stale"))} id="summary" aria-live="polite">
             <h2>{ "Key numbers" }</h2>
@@ -306,23 +307,19 @@ pub fn summary(props: &SummaryProps) -> Html {
                         <dd><a href="#training-train_tokens">{ "set train tokens" }</a></dd>
                     </div>
                 }
-                <div class={classes!("tile", "fit", match (fits, uncertain) {
-                    (true, None) => "ok",
-                    (true, Some(_)) => "tight",
+                <div class={classes!("tile", "fit", match (fits, caveat.is_some()) {
+                    (true, false) => "ok",
+                    (true, true) => "tight",
                     (false, _) => "oom",
                 })} id="key-fits">
                     <dt>{ "Memory" }</dt>
-                    <dd>{ match (fits, uncertain) {
-                        (true, None) => format!("fits ({} free)", format::gib(headroom)),
-                        (true, Some(_)) => format!("fits, tight ({} free)", format::gib(headroom)),
+                    <dd>{ match (fits, caveat.is_some()) {
+                        (true, false) => format!("fits ({} free)", format::gib(headroom)),
+                        (true, true) => format!("fits, tight ({} free)", format::gib(headroom)),
                         (false, _) => format!("OOM: {} over", format::gib(-headroom)),
                     } }</dd>
-                    if let Some(f) = uncertain {
-                        <dd class="band small" id="fit-uncertain">{ format!(
-                            "The limit is inside the ±{:.0} % memory error: it may {}fit.",
-                            100.0 * f,
-                            if fits { "not " } else { "" },
-                        ) }</dd>
+                    if let Some(c) = caveat {
+                        <dd class="band small" id="fit-uncertain">{ c }</dd>
                     }
                 </div>
             </dl>
