@@ -44,19 +44,10 @@ mod tests {
     use super::*;
     use crate::engine::memory::activations::output_bytes;
 
+    /// The public `torchtitan-h100-t4-10` plan ([`super::super::loss_parallel`]'s fixture) with
+    /// sequence parallelism on or off.
     fn llama70b(framework: Framework, sp: bool) -> Scenario {
-        let mut s = crate::scenario::parse(
-            r#"{
-          "model": {"layers": 80, "hidden": 8192, "heads": 64, "kv_heads": 8, "ffn_hidden": 28672,
-                    "ffn_act": "swiglu", "vocab": 128256, "seq_len": 8192},
-          "training": {"global_batch": 512, "micro_batch": 16, "precision": "bf16",
-                       "recompute": "full", "flash_attention": true},
-          "parallel": {"tp": 8, "pp": 1, "dp": 32, "sp": true, "zero_stage": 3},
-          "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 256}
-        }"#,
-        )
-        .unwrap();
-        s.training.framework = Some(framework);
+        let mut s = crate::engine::memory::loss_parallel::tests::llama70b_tp8(framework);
         s.parallel.sp = sp;
         s
     }

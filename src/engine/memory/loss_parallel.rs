@@ -57,13 +57,13 @@ pub fn unfused_transient_bytes(s: &Scenario) -> f64 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::engine::memory::activations::logits_transient_bytes;
 
     /// Llama 3 70B on torchtitan, TP 8 with SP, local batch 16 × 8192, as the public
     /// `torchtitan-h100-t4-10` run.
-    fn llama70b_tp8(framework: Framework) -> Scenario {
+    pub(crate) fn llama70b_tp8(framework: Framework) -> Scenario {
         let mut s = crate::scenario::parse(
             r#"{
           "model": {"layers": 80, "hidden": 8192, "heads": 64, "kv_heads": 8, "ffn_hidden": 28672,
