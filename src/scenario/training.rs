@@ -306,7 +306,18 @@ pub enum LossKernel {
     VocabParallel,
     /// A fused kernel on the 16-bit logits (flash-attn's `xentropy`, llm-foundry's default
     /// `fused_crossentropy`): keeps the logits and the per-token log-sum-exp; its backward
-    /// writes one gradient of the logits' size.
+    /// writes one gradient of the logits' size. PyTorch's `cross_entropy(pred.float(), …)`
+    /// compiled by `torch.compile` is one too: Inductor fuses the fp32 upcast and the
+    /// log-softmax into reductions over the 16-bit input, which is what the backward needs
+    /// saved (with the per-row max and log-sum-exp), and lowers the NLL backward's one-hot
+    /// scatter to a pointwise `where` (`torch/_inductor/config.py`
+    /// `optimize_scatter_upon_const_tensor`, on by default), so the backward writes one 16-bit
+    /// gradient. torchtitan compiles its loss whenever `training.compile` is on from
+    /// pytorch/torchtitan bbb1b616e (2025-04-02; `torchtitan/components/loss.py`
+    /// `build_cross_entropy_loss`, e.g. @e7c0cae); at 9dec370 (the public
+    /// `docs/performance.md` runs) the line is commented out ("compiling loss function causes
+    /// CUDA errors"), so the stack's default stays [`LossKernel::Unfused`] and a scenario of
+    /// a later compiled run states `fused`.
     Fused,
 }
 

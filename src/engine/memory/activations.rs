@@ -698,3 +698,54 @@ mod swiglu_fp8_tests {
         }
     }
 }
+
+#[cfg(test)]
+mod compiled_loss_tests {
+    use super::*;
+
+    /// Llama 3.1 8B, FSDP over 32 GPUs, local batch 2 × 8192, torchtitan: the held-out
+    /// `torchtitan-2506-h200-llama31_8b-fp8-32gpu` run (tests/data/extra.json), with the loss
+    /// kernel `kernel`.
+    fn llama8b(kernel: LossKernel) -> Scenario {
+        let mut s = crate::scenario::parse(
+            r#"{
+          "model": {"layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn_hidden": 14336,
+                    "ffn_act": "swiglu", "vocab": 128256, "seq_len": 8192},
+          "training": {"global_batch": 64, "micro_batch": 2, "precision": "fp8",
+                       "fp8_recipe": "tensorwise", "recompute": "selective",
+                       "flash_attention": true, "framework": "torchtitan"},
+          "parallel": {"tp": 1, "pp": 1, "dp": 32, "zero_stage": 3},
+          "cluster": {"gpu": "h200-sxm-141gb", "num_gpus": 32}
+        }"#,
+        )
+        .unwrap();
+        s.training.loss_kernel = Some(kernel);
+        s
+    }
+
+    #[test]
+    fn torchtitan_compiled_loss_keeps_the_bf16_logits_not_three_fp32_copies() {
+        // 2 × 8192 = 16,384 tokens × 128,256 = 2,101,346,304 logits. Both keep the final-norm
+        // input and the output GEMM's input, 2·2·4096 = 16,384 B per token.
+        let logits = 16_384.0 * 128_256.0;
+        let eager = llama8b(LossKernel::Unfused);
+        // Eager cross_entropy on the fp32 upcast: the fp32 log-softmax, 4 B per logit, and at
+        // its backward two fp32 gradients, 8 B.
+        assert_eq!(output_bytes(&eager), 16_384.0 * 16_384.0 + 4.0 * logits);
+        assert_eq!(logits_transient_bytes(&eager), 8.0 * logits);
+        // Compiled (Inductor): the bf16 logits, 2 B, and a per-token fp32 log-sum-exp; one
+        // bf16 gradient at the backward.
+        let compiled = llama8b(LossKernel::Fused);
+        assert_eq!(
+            output_bytes(&compiled),
+            16_384.0 * (16_384.0 + 4.0) + 2.0 * logits
+        );
+        assert_eq!(logits_transient_bytes(&compiled), 2.0 * logits);
+        // Peak difference (4 + 8 − 2 − 2) B per logit less the 4 B per token:
+        // 8 · 2,101,346,304 − 65,536 = 16,810,704,896 B (15.66 GiB).
+        let gap = output_bytes(&eager) + logits_transient_bytes(&eager)
+            - output_bytes(&compiled)
+            - logits_transient_bytes(&compiled);
+        assert_eq!(gap, 16_810_704_896.0);
+    }
+}
