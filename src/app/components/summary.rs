@@ -268,7 +268,7 @@ pub fn summary(props: &SummaryProps) -> Html {
         .bands
         .as_ref()
         .and_then(|b| b.memory_frac)
-        .and_then(|f| band::fit_caveat(e.memory.peak_bytes, e.memory.peak_bytes + headroom, f));
+        .and_then(|f| band::fit_caveat(e.memory.peak_bytes, e.memory.capacity_bytes, f));
     html! {
         <section class={classes!("summary", "card", stale.then_some("stale"))} id="summary" aria-live="polite">
             <h2>{ "Key numbers" }</h2>
