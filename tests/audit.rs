@@ -13,20 +13,24 @@ use paracalc::engine::estimate;
 use paracalc::scenario;
 use serde_json::Value;
 
-/// Step-time MAPE over the 237 timed public cases with every audit row applied (8.546 % with
-/// the engine of 2026-12-02 that sends a DeepEP token once per GPU holding its experts, 8.542
-/// before; 9.697 % as encoded), rounded up: a ceiling.
-const ALL_MAPE_CEILING_PCT: f64 = 8.55;
-/// The same over the 192 timed dense cases (6.507 %; 6.972 % as encoded).
-const DENSE_MAPE_CEILING_PCT: f64 = 6.51;
+/// Step-time MAPE over the 237 timed public cases with every audit row applied (8.584 % with
+/// the engine of 2026-12-02 and the four NeMo 24.07 rows; 8.546 before them, 8.542 before a
+/// DeepEP token was sent once per GPU holding its experts; 9.697 % as encoded), rounded up: a
+/// ceiling. Raised from 8.55 by the NeMo 24.07 rows: the launcher's FP8 scripts keep a 16-bit
+/// gradient buffer (`grad_sync_dtype=bf16`), which halves the data-parallel bytes of runs the
+/// engine already predicts fast (GPT-3 20B −4.7 → −9.0 %).
+const ALL_MAPE_CEILING_PCT: f64 = 8.59;
+/// The same over the 192 timed dense cases (6.554 %; 6.507 before the NeMo 24.07 rows; 6.972 %
+/// as encoded).
+const DENSE_MAPE_CEILING_PCT: f64 = 6.56;
 /// The same over the 45 timed `moe_*` cases (17.245 %; 21.324 % as encoded). Raised from 17.23
 /// (17.223 %) when DeepEP's intranode kernels were priced as their code moves the bytes (a token
 /// once per GPU holding one of its experts, not once per routed copy): the gpt-oss-20b row (EP 8
 /// in one node) moves −15.3 → −16.3 %.
 const MOE_MAPE_CEILING_PCT: f64 = 17.25;
-/// Runs that ran (not `oom`) but that the engine predicts do not fit, every row applied (13; 46
-/// as encoded).
-const NOT_FITTING_CEILING: usize = 13;
+/// Runs that ran (not `oom`) but that the engine predicts do not fit, every row applied (9; 13
+/// before the NeMo 24.07 rows; 45 as encoded).
+const NOT_FITTING_CEILING: usize = 9;
 
 fn read(path: &str) -> Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
