@@ -270,6 +270,12 @@ pub fn launch_args(s: &Scenario) -> String {
             notes.push("# master_weights fp32: OptimizerConfig.store_param_remainders = False (no Megatron-LM flag; set it in the optimizer config)".into());
         }
     }
+    // No master copy: Megatron-LM's optimizers always keep one (`--main-params-dtype` offers
+    // fp32 or fp16 only, arguments.py @d98e8a6); NeMo 1's `distributed_fused_adam` drops it
+    // when its `dtype` equals the model's.
+    if crate::engine::memory::states::no_master_copy(s) {
+        notes.push("# master_weights none: no Megatron-LM flag (--main-params-dtype takes fp32 or fp16, a copy either way); NeMo 1 distributed_fused_adam with optim.dtype equal to the model's dtype keeps none".into());
+    }
     if s.model.moe.is_some() && !t.moe_probs_in_experts() {
         notes.push(
             "# moe_probs_in_experts off: the combine weights by the routing probabilities as Megatron-Core 0.12.0 and older did (no flag: 0.12.1+ weights inside the experts' activation, !2668)".into(),

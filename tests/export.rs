@@ -158,3 +158,52 @@ fn torchtitan_bf16_moments_are_its_fused_bf16_states() {
         e.text
     );
 }
+
+/// No master copy: torchtitan's `training.dtype = "bfloat16"` (parameters, gradients and
+/// optimizer states all bf16, no fp32 copy); DeepSpeed's config has no such mode.
+#[test]
+fn no_master_copy_is_torchtitans_bf16_dtype_and_not_deepspeeds() {
+    use paracalc::scenario::{Framework, MasterWeights, OptimizerStates};
+    let mut s = model_preset("llama3-8b").unwrap().scenario();
+    s.training.framework = Some(Framework::Torchtitan);
+    let e = torchtitan::job_config(&s);
+    let v: toml::Table = toml::from_str(&e.text).unwrap();
+    assert!(v["training"].get("dtype").is_none(), "{}", e.text);
+    s.training.master_weights = Some(MasterWeights::None);
+    s.training.optimizer_states = Some(OptimizerStates::Bf16);
+    s.training.grad_reduce_in_fp32 = Some(false);
+    let e = torchtitan::job_config(&s);
+    let v: toml::Table = toml::from_str(&e.text).unwrap();
+    assert_eq!(
+        v["training"]["dtype"].as_str(),
+        Some("bfloat16"),
+        "{}",
+        e.text
+    );
+    assert!(
+        !e.no_equivalent
+            .iter()
+            .any(|n| n.starts_with("master_weights")),
+        "{:?}",
+        e.no_equivalent
+    );
+    // fp32 moments cannot be written: torchtitan's bf16 dtype puts them in bf16 too.
+    s.training.optimizer_states = None;
+    let e = torchtitan::job_config(&s);
+    assert!(
+        e.no_equivalent
+            .iter()
+            .any(|n| n.starts_with("master_weights none with fp32 moments")),
+        "{:?}",
+        e.no_equivalent
+    );
+    s.training.framework = Some(Framework::Deepspeed);
+    let d = deepspeed::config(&s);
+    assert!(
+        d.no_equivalent
+            .iter()
+            .any(|n| n.starts_with("master_weights none")),
+        "{:?}",
+        d.no_equivalent
+    );
+}

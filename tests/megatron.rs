@@ -248,6 +248,21 @@ fn bf16_moments_become_the_precision_aware_optimizer() {
         args.contains("# master_weights fp32: OptimizerConfig.store_param_remainders = False"),
         "{args}"
     );
+    // No master copy: no Megatron-LM flag (--main-params-dtype is fp32 or fp16, a copy), a
+    // note; the bf16 moments keep their flags.
+    s.training.master_weights = Some(paracalc::scenario::MasterWeights::None);
+    let args = launch_args(&s);
+    assert!(
+        args.contains("# master_weights none: no Megatron-LM flag"),
+        "{args}"
+    );
+    assert!(lines(&args).contains(&"--exp-avg-dtype bf16"), "{args}");
+    assert!(
+        !lines(&args)
+            .iter()
+            .any(|l| l.starts_with("--main-params-dtype")),
+        "{args}"
+    );
 }
 
 #[test]

@@ -1130,3 +1130,52 @@ fn the_loss_kernel_sets_what_the_loss_keeps_and_its_transient() {
         scenario::LossKernel::VocabParallel
     );
 }
+
+/// Nemotron-4 340B as its NeMo 24.07 launcher YAML ran it (tests/data/AUDIT.md): optimizer
+/// `dtype: bf16` equal to the model's, so Apex `DistributedFusedAdam` keeps no master copy
+/// (NeMo r2.0.0rc1 `megatron_base_model.py` l. 797-801). Stage 0 holds P = 5 772.3 M
+/// parameters (TP 8, PP 8 × VP 12), sharded over dp·cp = 128/64 = 2: the bf16 moments are
+/// 2·2 B, the master 0, 2 (remainder) or 4 B (fp32) per parameter, so
+/// `optimizer = P·(m + 4)/2` = 2P, 3P, 4P B: 10.75, 16.13, 21.50 GiB.
+#[test]
+fn nemotron4_340b_without_a_master_copy() {
+    use paracalc::scenario::{MasterWeights as M, OptimizerStates, Recompute};
+    let c = cases()
+        .into_iter()
+        .find(|c| c["id"] == "nemo2407-nemotron4_340b-128gpu")
+        .unwrap();
+    let mut s: Scenario = scenario::from_value(&c["scenario"]).unwrap();
+    s.training.recompute = Recompute::Selective;
+    s.training.optimizer_states = Some(OptimizerStates::Bf16);
+    s.training.grad_reduce_in_fp32 = Some(false);
+    let mut totals = Vec::new();
+    for (m, master, gib) in [
+        (M::None, 0.0, 10.75),
+        (M::Remainder, 2.0, 16.13),
+        (M::Fp32, 4.0, 21.50),
+    ] {
+        s.training.master_weights = Some(m);
+        s.validate().unwrap_or_else(|e| panic!("{m:?}: {e}"));
+        let e = estimate(&s).unwrap();
+        let st0 = &e.memory.stages()[0];
+        assert!((st0.params / 1e6 - 5772.3).abs() < 0.1, "{}", st0.params);
+        let want = st0.params * (master + 2.0 * 2.0) / 2.0;
+        assert!(
+            (st0.optimizer_bytes - want).abs() < 1.0,
+            "{m:?}: {} vs {want}",
+            st0.optimizer_bytes
+        );
+        assert!(
+            (st0.optimizer_bytes / GIB - gib).abs() < 0.005,
+            "{m:?}: {}",
+            st0.optimizer_bytes / GIB
+        );
+        totals.push(st0.total_bytes / GIB);
+    }
+    // The run fits its 80 GB H100s either way; no master copy frees 5.4 GiB on stage 0
+    // (plus the allocator reserve that scales with it).
+    assert!(
+        totals[0] < totals[1] - 5.37 && totals[1] < 80.0,
+        "{totals:?}"
+    );
+}

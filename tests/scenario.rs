@@ -353,6 +353,11 @@ fn impossible_modern_settings_name_their_field() {
             "training.framework is deepspeed",
         ),
         (
+            "training.master_weights",
+            serde_json::json!({"training": {"master_weights": "none", "precision": "fp8", "fp8_recipe": "delayed", "fp8_params": true}}),
+            "FP8 primary weights (training.fp8_params) are cast from an fp32 master copy",
+        ),
+        (
             "training.swiglu_fp8_input",
             serde_json::json!({"training": {"swiglu_fp8_input": true, "framework": "torchtitan"}}),
             "activation_func_fp8_input_store; training.framework is torchtitan",
@@ -512,4 +517,37 @@ fn new_schedules_move_the_bubble_and_memory_the_sources_way() {
     // DualPipeV: rank 0 holds the embedding and the output layer.
     assert_eq!(dualv.memory.stages()[0].in_flight_micro_batches, 16.5);
     assert!(dualv.memory.stages()[0].params > dualv.memory.stages()[15].params);
+}
+
+/// `training.master_weights: none` is valid wherever the parameters can be their own master:
+/// 16-bit parameters under any stack (NeMo 1's optimizer dtype equal to the model's,
+/// torchtitan's bf16 `training.dtype`, a bf16 JAX or PyTorch model) and fp32 training, whose
+/// weights have no separate master anyway.
+#[test]
+fn no_master_copy_validates_where_the_parameters_can_be_updated_in_place() {
+    for (precision, framework) in [
+        ("bf16", "megatron"),
+        ("bf16", "torchtitan"),
+        ("bf16", "jax"),
+        ("fp16", "pytorch"),
+        ("fp32", "megatron"),
+    ] {
+        let mut v = base();
+        v["training"]["master_weights"] = "none".into();
+        v["training"]["precision"] = precision.into();
+        v["training"]["framework"] = framework.into();
+        let s = scenario::from_value(&v).unwrap_or_else(|e| panic!("{precision} {framework}: {e}"));
+        assert_eq!(
+            s.training.master_weights,
+            Some(scenario::MasterWeights::None)
+        );
+        if let Err(e) = s.validate() {
+            assert!(
+                !e.issues
+                    .iter()
+                    .any(|i| i.field == "training.master_weights"),
+                "{precision} {framework}: {e}"
+            );
+        }
+    }
 }

@@ -124,6 +124,9 @@ pub fn config(s: &Scenario) -> Export {
     if t.flash_attention {
         no.push("flash attention: chosen by the model code.".into());
     }
+    if crate::engine::memory::states::no_master_copy(s) {
+        no.push("master_weights none: DeepSpeed's ZeRO optimizer keeps its own master partition (bf16.bf16_master_weights_and_grads keeps it in bf16); training without one is a bf16 model under a plain torch optimizer, outside this config.".into());
+    }
     no.push(format!(
         "model shape ({} layers, hidden {}, {} heads, FFN {}, vocab {}, sequence {}): set by the model code.",
         m.layers, m.hidden, m.heads, m.ffn_hidden(), m.vocab, m.seq_len

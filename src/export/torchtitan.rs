@@ -70,6 +70,19 @@ pub fn job_config(s: &Scenario) -> Export {
     if t.precision == Precision::Nvfp4 {
         no.push("NVFP4 GEMMs: torchtitan's converters have no NVFP4 recipe (float8 and MXFP8 only); written as bf16.".into());
     }
+    // No master copy: torchtitan's `training.dtype = "bfloat16"` keeps parameters, gradients
+    // and optimizer states in bf16 with no fp32 copy (`torchtitan/config/configs.py` l. 87-92
+    // @b5bcd76); it has no 16-bit master-free mode with fp32 gradients or moments.
+    let pure_bf16 = crate::engine::memory::states::no_master_copy(s);
+    if pure_bf16 {
+        if t.precision == Precision::Fp16 {
+            no.push("master_weights none with fp16: torchtitan's training.dtype is bfloat16 or float32; written as bfloat16.".into());
+        }
+        if t.optimizer_states() != crate::scenario::OptimizerStates::Bf16 || t.grad_reduce_in_fp32()
+        {
+            no.push("master_weights none with fp32 moments or gradients: torchtitan's training.dtype bfloat16 puts parameters, gradients and optimizer states all in bf16.".into());
+        }
+    }
 
     let line = |o: &mut String, l: String| {
         o.push_str(&l);
@@ -121,6 +134,9 @@ pub fn job_config(s: &Scenario) -> Export {
     line(&mut o, format!("local_batch_size = {local}"));
     line(&mut o, format!("global_batch_size = {}", t.global_batch));
     line(&mut o, format!("seq_len = {}", m.seq_len));
+    if pure_bf16 {
+        line(&mut o, format!("dtype = {}", quote("bfloat16")));
+    }
     let param = match t.precision {
         Precision::Fp32 => "float32",
         Precision::Fp16 => "float16",

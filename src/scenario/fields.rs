@@ -846,8 +846,8 @@ fields! {
     /// `training.master_weights`.
     MasterWeights {
         path: "training.master_weights", key: "master", label: "Master weights", unit: "",
-        help: "The fp32 master copy of bf16 parameters: fp32 = whole (4 B), remainder = its low 16 bits next to the bf16 weight (2 B; Megatron --use-precision-aware-optimizer, TE FusedAdam store_param_remainders, as NeMo's performance scripts run bf16); empty = remainder with bf16 moments under Megatron-LM, else fp32.",
-        kind: Kind::Choice(&["fp32", "remainder"]), optional: true,
+        help: "The optimizer's master copy of 16-bit parameters: fp32 = whole (4 B), remainder = its low 16 bits next to the bf16 weight (2 B; Megatron --use-precision-aware-optimizer, TE FusedAdam store_param_remainders, as NeMo's performance scripts run bf16), none = no copy, the 16-bit weights are updated in place (0 B; NeMo 1 optim dtype equal to the model's, torchtitan training.dtype bfloat16); empty = remainder with bf16 moments under Megatron-LM, else fp32.",
+        kind: Kind::Choice(&["fp32", "remainder", "none"]), optional: true,
         get: |s| opt_choice(s.training.master_weights, MasterWeights::as_str),
         set: |s, v| { s.training.master_weights = v.opt_choice(MasterWeights::ALL, MasterWeights::as_str)?; Ok(()) },
     }

@@ -70,8 +70,8 @@ pub struct Training {
     /// `TransformerConfig.activation_func_fp8_input_store`, [`Training::swiglu_fp8_input`]).
     /// Optional; `None` means no.
     pub swiglu_fp8_input: Option<bool>,
-    /// How the optimizer keeps the fp32 master weights of 16-bit parameters. Optional; `None`
-    /// means the stack's ([`Training::master_weights`]).
+    /// How the optimizer keeps the master weights of 16-bit parameters (a whole fp32 copy, its
+    /// low 16 bits, or none). Optional; `None` means the stack's ([`Training::master_weights`]).
     pub master_weights: Option<MasterWeights>,
     /// Whether the routed experts apply the routing probabilities inside their activation, so
     /// that the combine keeps no expert output for backward. Optional; `None` means the stack's
@@ -387,23 +387,39 @@ impl OptimizerStates {
 /// the bf16 parameter itself (`fused_adam.py`: "Works only when param type is BF16 and master
 /// weight type is FP32"). NeMo's performance scripts turn that optimizer on for every bf16 run
 /// (`scripts/performance/utils.py` @7a8f1cc, `set_primary_perf_configs`), with fp32 moments.
+///
+/// Some stacks keep no master copy at all: the optimizer's dtype is the model's 16-bit dtype,
+/// so Adam updates the 16-bit parameters in place. NeMo 1 with `distributed_fused_adam` does
+/// so when the optimizer `dtype` equals the model's (NVIDIA/NeMo r2.0.0rc1 `579983f`,
+/// `nemo/collections/nlp/models/language_modeling/megatron_base_model.py` l. 797-801:
+/// `store_params = False`, no `store_param_remainders`; Nemotron-4 340B's launcher YAML sets
+/// `dtype: bf16`), and torchtitan with `training.dtype = "bfloat16"` ("all parameters,
+/// gradients, and optimizer states in bfloat16, without an extra copy of fp32 weights",
+/// `torchtitan/config/configs.py` l. 87-92 @b5bcd76).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MasterWeights {
     /// A whole fp32 copy, 4 B per parameter.
     Fp32,
     /// The low 16 bits next to the bf16 parameter, 2 B per parameter.
     Remainder,
+    /// No copy: the 16-bit parameters are their own master weights, 0 B per parameter.
+    None,
 }
 
 impl MasterWeights {
     /// All values, for dropdowns.
-    pub const ALL: &'static [MasterWeights] = &[MasterWeights::Fp32, MasterWeights::Remainder];
+    pub const ALL: &'static [MasterWeights] = &[
+        MasterWeights::Fp32,
+        MasterWeights::Remainder,
+        MasterWeights::None,
+    ];
 
     /// The JSON spelling.
     pub fn as_str(self) -> &'static str {
         match self {
             MasterWeights::Fp32 => "fp32",
             MasterWeights::Remainder => "remainder",
+            MasterWeights::None => "none",
         }
     }
 }

@@ -268,6 +268,16 @@ fn training_stack(c: &mut Checker, s: &Scenario) {
     if t.master_weights == Some(super::MasterWeights::Remainder) {
         master_remainder_rules(c, s);
     }
+    if t.master_weights == Some(super::MasterWeights::None) && t.fp8_params() {
+        // FP8 primary weights cannot be updated in place: the optimizer steps an fp32 master
+        // and casts it to FP8 (Megatron-LM `--fp8-param-gather`); NeMo 1 forces
+        // `store_params = True` with `fp8_params` (`megatron_base_model.py` l. 798-799
+        // @579983f). fp32 training is accepted: its weights are already their own master.
+        c.push(
+            FieldId::MasterWeights,
+            "FP8 primary weights (training.fp8_params) are cast from an fp32 master copy after each step; no master copy needs 16-bit parameters.".to_string(),
+        );
+    }
     if t.swiglu_fp8_input() {
         if t.framework() != super::Framework::Megatron {
             c.push(

@@ -84,6 +84,7 @@ pub fn scenario_bytes_per_param(s: &Scenario) -> (f64, f64, f64) {
 /// | fp32 | 0 + 8 = 8 | 0 + 4 = 4 |
 /// | 16-bit (fp32 master) | 4 + 8 = 12 | 4 + 4 = 8 (DeepSeek-V3 §3.3.3) |
 /// | bf16 under Megatron-LM (master as 16 remainder bits) | — | 2 + 4 = 6 |
+/// | 16-bit, no master (`training.master_weights` none) | 0 + 8 = 8 | 0 + 4 = 4 (NeMo 1 `dtype: bf16`) |
 pub fn optimizer_bytes_per_param(s: &Scenario) -> f64 {
     2.0 * s.training.optimizer_states().moment_bytes() + master_bytes_per_param(s)
 }
@@ -91,9 +92,11 @@ pub fn optimizer_bytes_per_param(s: &Scenario) -> f64 {
 /// Bytes per parameter of the optimizer's master weights: none for fp32 training, else fp32
 /// (4 B), except where Megatron-LM's precision-aware optimizer (which bf16 moments switch on)
 /// keeps only the low 16 bits of each fp32 master weight, the high 16 being the bf16 parameter
-/// itself: 2 B ([`master_as_remainder`]).
+/// itself: 2 B ([`master_as_remainder`]), and where the optimizer updates the 16-bit
+/// parameters in place with no copy at all (`training.master_weights` none,
+/// [`crate::scenario::MasterWeights::None`]): 0 B.
 pub fn master_bytes_per_param(s: &Scenario) -> f64 {
-    if s.training.precision == Precision::Fp32 {
+    if s.training.precision == Precision::Fp32 || no_master_copy(s) {
         0.0
     } else if master_as_remainder(s) {
         2.0
@@ -125,6 +128,14 @@ pub fn master_as_remainder(s: &Scenario) -> bool {
             Precision::Fp8 => t.fp8_recipe() == Some(Fp8Recipe::Delayed),
             Precision::Fp32 | Precision::Fp16 | Precision::Nvfp4 => false,
         }
+}
+
+/// Whether the optimizer keeps no master copy of the 16-bit parameters and updates them in
+/// place (`training.master_weights` none; NeMo 1 `distributed_fused_adam` with the optimizer
+/// `dtype` equal to the model's, `megatron_base_model.py` l. 797-801 @579983f: `store_params =
+/// False` without remainders). fp32 training has no separate master either way.
+pub fn no_master_copy(s: &Scenario) -> bool {
+    s.training.precision != Precision::Fp32 && s.training.master_weights() == MasterWeights::None
 }
 
 /// FP8 (Transformer Engine): an FP8 copy of each GEMM weight and of its transpose, 1 B each,
@@ -390,6 +401,46 @@ mod tests {
         // ZeRO-0 replicates (torchtitan allows it): 4 B × 3e9.
         s.parallel.zero_stage = 0;
         assert_eq!(model_states(&s, &p, 0).optimizer, 12e9);
+    }
+
+    /// No master copy (`training.master_weights` none): the optimizer shard holds only the
+    /// moments. A GPU with 1e9 dense parameters, dp·cp = 8, ZeRO-1, bf16 moments (NeMo 1's
+    /// `dtype: bf16`, which sets both): 2·2 = 4 B per parameter against 6 with the 16-bit
+    /// remainder and 8 with a whole fp32 master.
+    #[test]
+    fn no_master_copy_by_hand() {
+        use crate::scenario::{Fp8Recipe, MasterWeights as M, OptimizerStates};
+        let mut s = crate::presets::default_model_preset().scenario();
+        (s.parallel.tp, s.parallel.cp, s.parallel.dp, s.parallel.ep) = (1, 1, 8, 1);
+        s.parallel.zero_stage = 1;
+        s.training.grad_reduce_in_fp32 = None;
+        s.training.precision = Precision::Bf16;
+        s.training.optimizer_states = Some(OptimizerStates::Bf16);
+        let p = GpuParams {
+            dense: 1e9,
+            experts: 0.0,
+            matrices: 0.0,
+            largest_module: 0.0,
+        };
+        // 1e9/8 = 1.25e8 parameters in the shard: × 0 + 4, × 2 + 4, × 4 + 4.
+        for (m, bytes) in [(M::None, 4.0), (M::Remainder, 6.0), (M::Fp32, 8.0)] {
+            s.training.master_weights = Some(m);
+            assert_eq!(optimizer_bytes_per_param(&s), bytes, "{m:?}");
+            assert_eq!(model_states(&s, &p, 0).optimizer, bytes * 1.25e8, "{m:?}");
+        }
+        // fp32 moments: 0 + 8 = 8 B; the 16-bit weights stay 2 B and the gradients 4 B.
+        s.training.master_weights = Some(M::None);
+        s.training.optimizer_states = None;
+        assert_eq!(scenario_bytes_per_param(&s), (2.0, 4.0, 8.0));
+        // FP8 GEMMs on bf16 parameters (delayed scaling): the same 0 B master.
+        s.training.precision = Precision::Fp8;
+        s.training.fp8_recipe = Some(Fp8Recipe::Delayed);
+        assert_eq!(master_bytes_per_param(&s), 0.0);
+        // fp32 training has no separate master whatever the field says.
+        s.training.precision = Precision::Fp32;
+        s.training.fp8_recipe = None;
+        assert!(!no_master_copy(&s));
+        assert_eq!(master_bytes_per_param(&s), 0.0);
     }
 
     #[test]

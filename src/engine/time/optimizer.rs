@@ -12,10 +12,16 @@ pub const OPTIMIZER_BYTES_PER_PARAM: f64 = 38.0;
 /// 30), and a master weight kept as a 16-bit remainder
 /// ([`crate::engine::memory::states::master_as_remainder`]) is read and written at 2 B plus a
 /// read of the bf16 parameter it completes (8 → 6; TE `FusedAdam` rebuilds the fp32 value from
-/// both halves and writes both back, the 16-bit write already counted): 28.
+/// both halves and writes both back, the 16-bit write already counted): 28. With no master copy
+/// ([`crate::engine::memory::states::no_master_copy`]) the update reads the 16-bit parameter
+/// itself and writes it back in place (8 → 2, the write already counted): 32 with fp32 moments,
+/// 24 with bf16.
 pub(crate) fn optimizer_bytes_per_param(s: &crate::scenario::Scenario) -> f64 {
+    use crate::engine::memory::states::{master_as_remainder, no_master_copy};
     let moments = 2.0 * 2.0 * s.training.optimizer_states().moment_bytes();
-    let master = if crate::engine::memory::states::master_as_remainder(s) {
+    let master = if no_master_copy(s) {
+        2.0
+    } else if master_as_remainder(s) {
         2.0 * 2.0 + 2.0
     } else {
         8.0
@@ -75,5 +81,12 @@ mod tests {
         s.training.optimizer_states = None;
         s.training.master_weights = Some(crate::scenario::MasterWeights::Remainder);
         assert_eq!(optimizer_bytes_per_param(&s), 36.0);
+        // No master copy: the bf16 parameter is read (2) and written in place (counted in the
+        // 14): 14 + 16 + 2 = 32 with fp32 moments, 14 + 8 + 2 = 24 with bf16 (NeMo 1
+        // `dtype: bf16`).
+        s.training.master_weights = Some(crate::scenario::MasterWeights::None);
+        assert_eq!(optimizer_bytes_per_param(&s), 32.0);
+        s.training.optimizer_states = Some(OptimizerStates::Bf16);
+        assert_eq!(optimizer_bytes_per_param(&s), 24.0);
     }
 }
