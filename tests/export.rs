@@ -35,8 +35,16 @@ fn torchtitan_job_config_parses_and_carries_the_layout() {
     );
     let t = v["training"].as_table().unwrap();
     assert_eq!(t["mixed_precision_param"].as_str(), Some("bfloat16"));
-    // NeMo's recipe keeps bf16 gradients: the reduction dtype says so.
-    assert_eq!(t["mixed_precision_reduce"].as_str(), Some("bfloat16"));
+    // NeMo's recipe keeps bf16 gradients, but torchtitan reduces in fp32 only
+    // (`mixed_precision_reduce: Literal["float32"]`): written as float32 and listed.
+    assert_eq!(t["mixed_precision_reduce"].as_str(), Some("float32"));
+    assert!(
+        e.no_equivalent
+            .iter()
+            .any(|n| n.starts_with("16-bit gradient reduction")),
+        "{:?}",
+        e.no_equivalent
+    );
     assert_eq!(v["activation_checkpoint"]["mode"].as_str(), Some("none"));
     // The model shape has no key (torchtitan flavors): listed, and written as a comment.
     assert!(

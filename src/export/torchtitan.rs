@@ -70,6 +70,12 @@ pub fn job_config(s: &Scenario) -> Export {
     if t.precision == Precision::Nvfp4 {
         no.push("NVFP4 GEMMs: torchtitan's converters have no NVFP4 recipe (float8 and MXFP8 only); written as bf16.".into());
     }
+    if !t.grad_reduce_in_fp32()
+        && t.precision != Precision::Fp32
+        && !crate::engine::memory::states::no_master_copy(s)
+    {
+        no.push("16-bit gradient reduction: torchtitan's mixed_precision_reduce accepts float32 only; written as float32.".into());
+    }
     // No master copy: torchtitan's `training.dtype = "bfloat16"` keeps parameters, gradients
     // and optimizer states in bf16 with no fp32 copy (`torchtitan/config/configs.py` l. 87-92
     // @b5bcd76); it has no 16-bit master-free mode with fp32 gradients or moments.
@@ -143,14 +149,12 @@ pub fn job_config(s: &Scenario) -> Export {
         Precision::Bf16 | Precision::Fp8 | Precision::Nvfp4 => "bfloat16",
     };
     line(&mut o, format!("mixed_precision_param = {}", quote(param)));
-    let reduce = if t.grad_reduce_in_fp32() || t.precision == Precision::Fp32 {
-        "float32"
-    } else {
-        param
-    };
+    // torchtitan reduces FSDP gradients in fp32 only (`mixed_precision_reduce:
+    // Literal["float32"]`, torchtitan/config/configs.py l. 102 @b5bcd76); a 16-bit reduction
+    // is listed as having no equivalent above.
     line(
         &mut o,
-        format!("mixed_precision_reduce = {}", quote(reduce)),
+        format!("mixed_precision_reduce = {}", quote("float32")),
     );
     if let Some(tokens) = t.train_tokens {
         let steps = (tokens / (t.global_batch.max(1) as f64 * m.seq_len.max(1) as f64)).ceil();
