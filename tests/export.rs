@@ -99,6 +99,13 @@ fn deepspeed_config_parses_and_batch_sizes_agree() {
         assert!(joined.contains("tensor parallel"), "{joined}");
     }
     assert!(joined.contains("model shape"), "{joined}");
+    // The gradient dtype the plan prices is the one DeepSpeed is told to keep: fp32 unless the
+    // plan says 16-bit (DeepSpeed's own default is the model dtype).
+    for (fp32, want) in [(true, "fp32"), (false, "bf16")] {
+        s.training.grad_reduce_in_fp32 = Some(fp32);
+        let v: serde_json::Value = serde_json::from_str(&deepspeed::config(&s).text).unwrap();
+        assert_eq!(v["data_types"]["grad_accum_dtype"], want, "{fp32}");
+    }
 }
 
 #[test]

@@ -60,6 +60,11 @@ pub fn config(s: &Scenario) -> Export {
             }),
         );
         c.insert("data_types".into(), json!({"grad_accum_dtype": if t.precision == Precision::Fp16 { "fp16" } else { "bf16" }}));
+    } else if t.precision != Precision::Fp32 {
+        // The plan keeps fp32 gradients; DeepSpeed's ZeRO-1/2 would keep them in the model's
+        // 16-bit dtype unless told (`data_types.grad_accum_dtype` defaults to the model dtype,
+        // deepspeedai/DeepSpeed v0.18.0 @79caae1c0 `engine.py` l. 1104-1115; FORMULAS.md §10.3).
+        c.insert("data_types".into(), json!({"grad_accum_dtype": "fp32"}));
     }
     let mut zero = Map::new();
     zero.insert("stage".into(), json!(p.zero_stage));
