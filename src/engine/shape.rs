@@ -168,6 +168,14 @@ impl Shape {
         }
     }
 
+    /// FFN width one GPU computes per token on the busiest expert-parallel rank, with the FFN's
+    /// tensor-parallel width `tf`: `(f_active·imbalance + f_shared)/tf` (the routed rows, scaled by
+    /// the load imbalance, and the shared experts every token passes through).
+    #[inline]
+    pub fn f_busiest(&self, tf: f64) -> f64 {
+        (self.f_active * self.imbalance + self.f_shared) / tf
+    }
+
     /// Whether the MLP is a mixture of experts.
     pub fn is_moe(&self) -> bool {
         self.experts > 0.0

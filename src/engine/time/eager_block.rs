@@ -107,7 +107,7 @@ pub fn bytes_per_token(
 /// residuals span, `h/t` with sequence parallelism).
 pub(crate) fn elementwise_s(x: &Inputs, d: &Shape, h_sp: f64) -> (f64, f64) {
     let tf = x.tf;
-    let f_local = (d.f_active * d.imbalance + d.f_shared) / tf;
+    let f_local = d.f_busiest(tf);
     let (fwd, bwd) = bytes_per_token(
         x.ab,
         (h_sp, d.q / tf, d.kv / tf, f_local),

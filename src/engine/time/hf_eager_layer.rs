@@ -115,7 +115,7 @@ pub fn kernels(a: f64, batched: bool) -> (f64, f64) {
 /// and residuals span).
 pub(crate) fn elementwise_s(x: &Inputs, d: &Shape, h_sp: f64) -> (f64, f64) {
     let tf = x.tf;
-    let f_local = (d.f_active * d.imbalance + d.f_shared) / tf;
+    let f_local = d.f_busiest(tf);
     let batched = x.b > 1.0;
     let (fwd, bwd) = bytes_per_token(
         x.ab,

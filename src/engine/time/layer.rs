@@ -268,7 +268,7 @@ fn elementwise_s(x: &Inputs, d: &Shape) -> (f64, f64) {
         return super::hf_eager_layer::elementwise_s(x, d, h_sp);
     }
     // MoE: the busiest rank's routed rows and the shared experts.
-    let f_local = (d.f_active * d.imbalance + d.f_shared) / tf;
+    let f_local = d.f_busiest(tf);
     let ew_fwd_bytes =
         ab * tok * (ELEMENTWISE_PER_H * h_sp + d.c_ffn * f_local + 2.0 * (d.q + d.kv) / tf);
     (
