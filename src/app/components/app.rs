@@ -249,6 +249,7 @@ pub fn App(props: &AppProps) -> Html {
                             {on_apply_layout}
                             {on_select}
                             band={band_frac}
+                            memory_band={band.as_ref().and_then(|b| b.memory_frac())}
                         />
                     </div>
                     { evidence_panel(&EvidencePanelProps { scenario: scenario.clone(), band: band.clone(), evidence }) }

@@ -50,6 +50,10 @@ pub struct ChartsPanelProps {
     /// curve ([`crate::evidence::band`]).
     #[prop_or_default]
     pub band: Option<f64>,
+    /// Expected relative error of the plan's peak memory (0.1 = ±10 %), for the search table's
+    /// tight rows ([`crate::evidence::band::fit_caveat`]).
+    #[prop_or_default]
+    pub memory_band: Option<f64>,
 }
 
 /// Tab label.
@@ -381,6 +385,7 @@ fn search_panel(props: &ChartsPanelProps, kind: ChartKind, ok: bool, theme: Them
                 enabled={visible}
                 {theme}
                 on_apply_layout={props.on_apply_layout.clone()}
+                memory_band={props.memory_band}
             />
         </div>
     }
@@ -585,6 +590,7 @@ mod ssr {
             on_apply_layout: Callback::noop(),
             on_select: Callback::noop(),
             band: None,
+            memory_band: None,
         })
     }
 

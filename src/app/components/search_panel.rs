@@ -36,6 +36,10 @@ pub struct SearchPanelProps {
     pub theme: Theme,
     /// A point or a table row was chosen.
     pub on_apply_layout: Callback<Layout>,
+    /// The plan's memory band as a fraction (the owner's [`band::Band::memory_frac`]): rows
+    /// whose peak is within it of the limit are marked tight ([`band::fit_caveat`]).
+    #[prop_or_default]
+    pub memory_band: Option<f64>,
 }
 
 /// "123 456" (thin groups for large counts).
@@ -89,26 +93,9 @@ pub fn SearchPanel(props: &SearchPanelProps) -> Html {
         },
     );
 
-    // The memory band of the plan's published neighbours, to mark rows whose peak is within it
-    // of the limit ([`band::fit_caveat`]); computed once per plan and evidence.
-    let mem_frac = use_memo(
-        (
-            props.scenario.clone(),
-            cases.as_ref().map(|c| Rc::as_ptr(c) as usize),
-        ),
-        {
-            let cases = cases.clone();
-            move |(s, _)| {
-                cases
-                    .as_ref()
-                    .and_then(|c| band::band(c, s))
-                    .and_then(|b| b.memory_frac())
-            }
-        },
-    );
     let tight = Tight {
         capacity,
-        frac: *mem_frac,
+        frac: props.memory_band,
     };
 
     let on_cancel = emit_on_click(&search.cancel, ());
