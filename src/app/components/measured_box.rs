@@ -90,11 +90,17 @@ impl Unit {
 
 /// The calibration of `s` after measuring `q`: speed quantities refit the compute, attention and
 /// network factors (the memory offset is kept), memory refits the offset (the factors are
-/// kept). Returns the new section and a sentence explaining it.
+/// kept). Returns the new section, a sentence explaining it, and, for a step time that misses
+/// the uncalibrated prediction far beyond `usual_frac` (the step band of similar published
+/// runs, when known), the warning of [`band::unusual_miss`].
 ///
 /// # Errors
 /// A sentence naming the measured input when it is implausible or the plan is invalid.
-pub fn calibrate_with(s: &Scenario, q: Quantity) -> Result<(Calibration, String), String> {
+pub fn calibrate_with(
+    s: &Scenario,
+    q: Quantity,
+    usual_frac: Option<f64>,
+) -> Result<(Calibration, String, Option<String>), String> {
     let base = s.uncalibrated();
     let e0 = estimate(&base).map_err(|e| format!("Fix the plan first: {e}"))?;
     let explain = |e: FitError| match e {
@@ -114,7 +120,7 @@ pub fn calibrate_with(s: &Scenario, q: Quantity) -> Result<(Calibration, String)
                 memory_gib: Some(off),
                 ..s.calibration
             };
-            Ok((k, format!("Memory calibrated: {}.", k.describe())))
+            Ok((k, format!("Memory calibrated: {}.", k.describe()), None))
         }
         _ => {
             let step_s = q
@@ -126,22 +132,10 @@ pub fn calibrate_with(s: &Scenario, q: Quantity) -> Result<(Calibration, String)
                 memory_gib: s.calibration.memory_gib,
                 ..f.calibration
             };
-            Ok((k, f.explain()))
+            let warning = usual_frac.and_then(|u| band::unusual_miss(f.step_before_s, step_s, u));
+            Ok((k, f.explain(), warning))
         }
     }
-}
-
-/// The warning for a measured step that misses the uncalibrated prediction far beyond
-/// `usual_frac`, the step band of similar published runs ([`band::unusual_miss`]); `None` for
-/// memory readings, ordinary misses and plans that do not estimate.
-pub fn unusual_with(s: &Scenario, q: Quantity, usual_frac: f64) -> Option<String> {
-    if matches!(q, Quantity::MemoryGib(..)) {
-        return None;
-    }
-    let base = s.uncalibrated();
-    let e0 = estimate(&base).ok()?;
-    let step_s = q.step_s(&base, &e0)?;
-    band::unusual_miss(e0.time.step_s, step_s, usual_frac)
 }
 
 /// Props of [`MeasuredBox`].
@@ -152,7 +146,7 @@ pub struct MeasuredBoxProps {
     /// Sends the fitted calibration.
     pub on_action: Callback<Action>,
     /// The uncalibrated step band of similar published runs as a fraction, once loaded: a
-    /// measurement far outside it is flagged ([`unusual_with`]).
+    /// measurement far outside it is flagged ([`calibrate_with`]).
     pub usual_error: Option<f64>,
 }
 
@@ -174,9 +168,9 @@ pub fn MeasuredBox(props: &MeasuredBoxProps) -> Html {
             warning.clone(),
             props.usual_error,
         );
-        move |q: Quantity, read: Option<String>| match calibrate_with(&scenario, q) {
-            Ok((k, text)) => {
-                warning.set(usual.and_then(|u| unusual_with(&scenario, q, u)));
+        move |q: Quantity, read: Option<String>| match calibrate_with(&scenario, q, usual) {
+            Ok((k, text, unusual)) => {
+                warning.set(unusual);
                 on_action.emit(Action::SetCalibration(k));
                 note.set(Some((
                     false,
@@ -344,7 +338,7 @@ mod tests {
             (Unit::TflopsPerGpu, e.flops.model_flops / t / gpus / 1e12),
         ];
         for (u, v) in entries {
-            let (k, text) = calibrate_with(&s, u.quantity(v)).unwrap();
+            let (k, text, _) = calibrate_with(&s, u.quantity(v), None).unwrap();
             let mut c = s.clone();
             c.calibration = k;
             let got = estimate(&c).unwrap().time.step_s;
@@ -361,22 +355,28 @@ mod tests {
     fn a_step_far_outside_the_usual_error_is_flagged_against_the_uncalibrated_plan() {
         let mut s = model_preset("llama3-8b").unwrap().scenario();
         let t = estimate(&s).unwrap().time.step_s;
+        let unusual = |s: &Scenario, q| calibrate_with(s, q, Some(0.06)).unwrap().2;
         // 25 % slower against a ±6 % band (limit 18 %): flagged; 10 % slower: not.
-        let w = unusual_with(&s, Unit::StepS.quantity(1.25 * t), 0.06).expect("flagged");
+        let w = unusual(&s, Unit::StepS.quantity(1.25 * t)).expect("flagged");
         assert!(w.contains("25 % slower than predicted"), "{w}");
-        assert_eq!(unusual_with(&s, Unit::StepS.quantity(1.1 * t), 0.06), None);
+        assert_eq!(unusual(&s, Unit::StepS.quantity(1.1 * t)), None);
         // A tokens/s reading is the same step: 1.25× the step is 1/1.25 of the tokens/s.
         let tokens = s.training.global_batch as f64 * s.model.seq_len as f64;
-        assert!(unusual_with(&s, Unit::TokensPerS.quantity(tokens / (1.25 * t)), 0.06).is_some());
-        // Measured against the uncalibrated plan: an existing calibration changes nothing.
-        s.calibration.compute = Some(0.8);
-        assert!(unusual_with(&s, Unit::StepS.quantity(1.25 * t), 0.06).is_some());
-        assert_eq!(unusual_with(&s, Unit::StepS.quantity(1.1 * t), 0.06), None);
-        // Memory readings are not step times.
+        assert!(unusual(&s, Unit::TokensPerS.quantity(tokens / (1.25 * t))).is_some());
+        // No band known yet (the published runs not loaded): nothing to flag.
         assert_eq!(
-            unusual_with(&s, Unit::MemoryGib.quantity(200.0), 0.06),
+            calibrate_with(&s, Unit::StepS.quantity(1.25 * t), None)
+                .unwrap()
+                .2,
             None
         );
+        // Measured against the uncalibrated plan: an existing calibration changes nothing.
+        s.calibration.compute = Some(0.8);
+        assert!(unusual(&s, Unit::StepS.quantity(1.25 * t)).is_some());
+        assert_eq!(unusual(&s, Unit::StepS.quantity(1.1 * t)), None);
+        // Memory readings are not step times.
+        let gib = estimate(&s).unwrap().memory.peak_bytes / 1_073_741_824.0 + 1.0;
+        assert_eq!(unusual(&s, Unit::MemoryGib.quantity(gib)), None);
     }
 
     #[test]
@@ -385,12 +385,12 @@ mod tests {
         s.calibration.compute = Some(0.9);
         let e = estimate(&s).unwrap();
         let gib = e.memory.peak_bytes / 1_073_741_824.0 + 1.0;
-        let (k, _) = calibrate_with(&s, Unit::MemoryGib.quantity(gib)).unwrap();
+        let (k, _, _) = calibrate_with(&s, Unit::MemoryGib.quantity(gib), None).unwrap();
         assert_eq!(k.compute, Some(0.9));
         assert!((k.memory_gib() - 1.0).abs() < 1e-4);
-        let err = calibrate_with(&s, Unit::MemoryGib.quantity(1000.0)).unwrap_err();
+        let err = calibrate_with(&s, Unit::MemoryGib.quantity(1000.0), None).unwrap_err();
         assert!(err.contains("more than the GPU has"), "{err}");
-        let err = calibrate_with(&s, Unit::StepS.quantity(1e-6)).unwrap_err();
+        let err = calibrate_with(&s, Unit::StepS.quantity(1e-6), None).unwrap_err();
         assert!(err.contains("faster than this hardware allows"), "{err}");
     }
 }
