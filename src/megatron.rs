@@ -99,6 +99,12 @@ pub fn launch_args(s: &Scenario) -> String {
         if let Some(pattern) = moe_layer_pattern(moe.dense_layers(), moe.moe_every(), m.layers) {
             arg(format!("--moe-layer-freq {pattern}"));
         }
+        if moe.expert_groups() > 1 && moe.group_limit() < moe.expert_groups() {
+            // Group-limited routing (Megatron-Core `moe_router_num_groups`,
+            // `moe_router_group_topk`, `transformer_config.py`).
+            arg(format!("--moe-router-num-groups {}", moe.expert_groups()));
+            arg(format!("--moe-router-group-topk {}", moe.group_limit()));
+        }
         arg("--moe-grouped-gemm".into());
         if s.parallel.moe_dispatcher == Some(crate::scenario::MoeDispatcher::Deepep) {
             arg("--moe-token-dispatcher-type flex".into());

@@ -18,7 +18,7 @@ fn model_json(id: &str) -> serde_json::Value {
             r#"{"layers": 61, "hidden": 7168, "heads": 128, "kv_heads": 128, "ffn_hidden": 18432,
             "ffn_act": "swiglu", "vocab": 129280, "seq_len": 4096,
             "moe": {"experts": 256, "top_k": 8, "expert_ffn_hidden": 2048, "shared_experts": 1,
-                    "dense_layers": 3},
+                    "dense_layers": 3, "expert_groups": 8, "group_limit": 4},
             "mla": {"q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
                     "qk_rope_head_dim": 64, "v_head_dim": 128},
             "mtp_layers": 1}"#
@@ -242,6 +242,10 @@ fn hugging_face_configs_give_the_published_counts() {
         "aux_loss_alpha": 0.001, "seq_aux": true, "attention_bias": false, "torch_dtype": "bfloat16"}"#,
     );
     assert_eq!(v3.mtp_layers, Some(1));
+    // Node-limited routing read from n_group / topk_group: the preset's MoE block exactly.
+    let moe = v3.moe.expect("experts");
+    assert_eq!((moe.expert_groups, moe.group_limit), (Some(8), Some(4)));
+    assert_eq!(v3.moe, preset("deepseek-v3").moe);
     assert_eq!(
         params::total_params(&v3),
         params::total_params(&preset("deepseek-v3"))
@@ -530,6 +534,8 @@ fn megatron_arguments_for_moe_and_mla() {
         "--moe-ffn-hidden-size 2048",
         "--moe-shared-expert-intermediate-size 2048",
         "--moe-layer-freq ([0]*3+[1]*58)",
+        "--moe-router-num-groups 8",
+        "--moe-router-group-topk 4",
         "--mtp-num-layers 1",
         "--expert-model-parallel-size 64",
         "--expert-tensor-parallel-size 1",
@@ -609,9 +615,30 @@ fn deepep_dispatch_sends_fewer_network_copies() {
     let s = scen(v(Some("deepep")));
     let dep = estimate(&s).unwrap();
     // Network-bound on both: the exposed EP time falls by about the copies' ratio (latency and
-    // the bubble's share of it aside).
+    // the bubble's share of it aside). DeepSeek-V3's node-limited routing (8 groups, one per
+    // node, 4 per token) reaches 3.175 other nodes per token; uniform routing over all 256
+    // experts 4.633; NCCL's all-to-all moves 7 of the 8 routed copies across the network.
     let ratio = dep.time.exposed_comm_s.ep / a2a.time.exposed_comm_s.ep;
+    assert!((ratio - 3.175 / 7.0).abs() < 0.03, "ratio {ratio}");
+    // Bytes a GPU sends: NCCL's 63/64 of the 8 routed copies (7.875) against DeepEP's
+    // 7·0.45363 = 3.1754 network copies plus 56·0.11499 = 6.4394 NVLink forwards (9.6148: more
+    // bytes in all, most of them on NVLink).
+    let bytes = dep.comm.ep.bytes / a2a.comm.ep.bytes;
+    assert!((bytes - 9.6148 / 7.875).abs() < 1e-3, "bytes {bytes}");
+    let mut ungrouped = v(Some("deepep"));
+    ungrouped["model"]["moe"]["expert_groups"] = serde_json::Value::Null;
+    ungrouped["model"]["moe"]["group_limit"] = serde_json::Value::Null;
+    let uni = estimate(&scen(ungrouped)).unwrap();
+    let ratio = uni.time.exposed_comm_s.ep / a2a.time.exposed_comm_s.ep;
     assert!((ratio - 4.633 / 7.0).abs() < 0.03, "ratio {ratio}");
+    // The all-to-all dispatcher sends every routed copy: the groups change nothing there.
+    let mut a2a_uni = v(None);
+    a2a_uni["model"]["moe"]["expert_groups"] = serde_json::Value::Null;
+    a2a_uni["model"]["moe"]["group_limit"] = serde_json::Value::Null;
+    assert_eq!(
+        estimate(&scen(a2a_uni)).unwrap().time.step_s,
+        a2a.time.step_s
+    );
     // DeepEP carries the routing weights inside its dispatch, so its bookkeeping keeps their 3
     // kernels (2 forward, 1 backward, 5 µs each) that the all-to-all dispatcher prices as its
     // second all-to-all instead: 4 MoE layers × 120 micro-batches × 15 µs = 7.2 ms.
@@ -640,4 +667,86 @@ fn deepep_dispatch_sends_fewer_network_copies() {
     ep1["parallel"]["ep"] = serde_json::json!(1);
     let e = scenario::from_value(&ep1).unwrap().validate().unwrap_err();
     assert!(e.to_string().contains("parallel.ep is 1"), "{e}");
+}
+
+#[test]
+fn group_limited_routing_fields_validate_and_round_trip() {
+    let base = || {
+        serde_json::json!({
+            "model": model_json("deepseek-v3"),
+            "training": {"global_batch": 15360, "micro_batch": 1, "precision": "bf16",
+                         "recompute": "selective"},
+            "parallel": {"tp": 1, "pp": 16, "dp": 128, "ep": 64, "etp": 1, "zero_stage": 1,
+                         "moe_dispatcher": "deepep"},
+            "cluster": {"gpu": "h800-sxm5-80gb", "num_gpus": 2048, "gpus_per_node": 8}
+        })
+    };
+    let s = scen(base());
+    s.validate().unwrap();
+    // Share link: two new keys (the frozen DeepSeek-V3 preset of link version 1 routes over
+    // all experts), and the plan comes back.
+    let q = paracalc::share::encode(&s, "deepseek-v3");
+    assert!(q.contains("egroups=8") && q.contains("glimit=4"), "{q}");
+    assert_eq!(paracalc::share::decode(&q).unwrap().scenario, s);
+    // Each rule names its field and says why.
+    let fails = |path: &str, value: serde_json::Value, field: &str, why: &str| {
+        let mut v = base();
+        v["model"]["moe"][path] = value;
+        let e = scenario::from_value(&v)
+            .unwrap()
+            .validate()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(field) && e.contains(why), "{path}: {e}");
+    };
+    fails(
+        "expert_groups",
+        serde_json::json!(6),
+        "model.moe.expert_groups",
+        "evenly",
+    );
+    fails(
+        "group_limit",
+        serde_json::json!(9),
+        "model.moe.group_limit",
+        "more than the 8",
+    );
+    fails(
+        "expert_groups",
+        serde_json::json!(0),
+        "model.moe.expert_groups",
+        "",
+    );
+    let mut v = base();
+    v["model"]["moe"]["expert_groups"] = serde_json::json!(64);
+    v["model"]["moe"]["group_limit"] = serde_json::json!(1);
+    let e = scenario::from_value(&v)
+        .unwrap()
+        .validate()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("model.moe.group_limit") && e.contains("fewer than top-k 8"),
+        "{e}"
+    );
+    let mut v = base();
+    v["model"]["moe"]["expert_groups"] = serde_json::Value::Null;
+    let e = scenario::from_value(&v)
+        .unwrap()
+        .validate()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("needs expert groups"), "{e}");
+    // DeepSeek-V2-Lite routes greedily over all experts: its n_group is not read.
+    let lite = import(
+        r#"{"model_type": "deepseek_v2", "hidden_size": 2048, "intermediate_size": 10944,
+        "moe_intermediate_size": 1408, "num_hidden_layers": 27, "num_attention_heads": 16,
+        "num_key_value_heads": 16, "n_shared_experts": 2, "n_routed_experts": 64,
+        "num_experts_per_tok": 6, "first_k_dense_replace": 1, "moe_layer_freq": 1,
+        "q_lora_rank": null, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
+        "qk_rope_head_dim": 64, "v_head_dim": 128, "vocab_size": 102400,
+        "n_group": 1, "topk_group": 1, "topk_method": "greedy"}"#,
+    );
+    let moe = lite.moe.expect("experts");
+    assert_eq!((moe.expert_groups, moe.group_limit), (None, None));
 }

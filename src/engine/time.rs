@@ -45,6 +45,7 @@ pub mod optimizer;
 pub mod pipeline;
 pub mod rates;
 pub mod ring;
+pub mod routing;
 pub mod rowwise;
 pub mod stack;
 pub mod stage;

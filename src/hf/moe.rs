@@ -3,7 +3,7 @@
 //!
 //! | family | `model_type` | MoE fields read (besides layers, hidden, heads, KV heads, vocab, tied) |
 //! |---|---|---|
-//! | DeepSeek-V3 | `deepseek_v3`, `deepseek_v2` | `n_routed_experts`, `num_experts_per_tok`, `moe_intermediate_size`, `n_shared_experts`, `first_k_dense_replace`, `moe_layer_freq`, `intermediate_size` (dense layers), MLA `q_lora_rank` (null = none), `kv_lora_rank`, `qk_nope_head_dim`, `qk_rope_head_dim`, `v_head_dim`, `num_nextn_predict_layers` (MTP) |
+//! | DeepSeek-V3 | `deepseek_v3`, `deepseek_v2` | `n_routed_experts`, `num_experts_per_tok`, `moe_intermediate_size`, `n_shared_experts`, `first_k_dense_replace`, `moe_layer_freq`, `intermediate_size` (dense layers), MLA `q_lora_rank` (null = none), `kv_lora_rank`, `qk_nope_head_dim`, `qk_rope_head_dim`, `v_head_dim`, `num_nextn_predict_layers` (MTP), `n_group` and `topk_group` (group-limited routing, unless `topk_method` is `greedy`) |
 //! | Qwen3-MoE | `qwen3_moe` | `num_experts`, `num_experts_per_tok`, `moe_intermediate_size`, `decoder_sparse_step`, `head_dim`, `intermediate_size` (dense layers) |
 //! | Qwen2-MoE | `qwen2_moe` | as Qwen3-MoE plus one shared expert of `shared_expert_intermediate_size` |
 //! | gpt-oss | `gpt_oss` | `num_local_experts`, `num_experts_per_tok` (or `experts_per_token`), `intermediate_size` (per expert), `head_dim` |
@@ -11,8 +11,9 @@
 //!
 //! Field names follow the `transformers` configuration classes (`DeepseekV3Config`,
 //! `Qwen3MoeConfig`, `Qwen2MoeConfig`, `GptOssConfig`, `Llama4TextConfig`). Routing details
-//! that change neither memory nor time (group-limited routing, scoring function, scaling
-//! factors, auxiliary losses) are listed as not used; gpt-oss's sliding-window layers and
+//! that change neither memory nor time (scoring function, scaling factors, auxiliary losses)
+//! are listed as not used (group-limited routing is read: it narrows where DeepEP sends a
+//! token); gpt-oss's sliding-window layers and
 //! attention sinks, and Qwen3's QK-norm, are not modelled and are named in a note.
 
 use super::{HfError, Reader};
@@ -22,9 +23,6 @@ use serde_json::{Map, Value};
 
 /// Routing and architecture details of these families with no effect on memory or time.
 pub(super) const IGNORED: &[&str] = &[
-    "n_group",
-    "topk_group",
-    "topk_method",
     "routed_scaling_factor",
     "scoring_func",
     "norm_topk_prob",
@@ -113,6 +111,14 @@ fn read(
             moe.shared_experts = r.opt_whole("n_shared_experts", used)?;
             moe.dense_layers = opt_count(obj, "first_k_dense_replace")?;
             moe.moe_every = r.opt_whole("moe_layer_freq", used)?.filter(|&n| n > 1);
+            // Group-limited routing, unless the config routes greedily over all experts
+            // (`topk_method: "greedy"`, DeepSeek-V2-Lite; V2 "group_limited_greedy", V3
+            // "noaux_tc" use the groups: `modeling_deepseek.py` `MoEGate`).
+            let greedy = obj.get("topk_method").and_then(Value::as_str) == Some("greedy");
+            if let Some(g) = r.opt_whole("n_group", used)?.filter(|&g| g > 1 && !greedy) {
+                moe.expert_groups = Some(g);
+                moe.group_limit = r.opt_whole("topk_group", used)?.filter(|&l| l < g);
+            }
             model.ffn_hidden = Some(r.whole("intermediate_size", used)?);
             model.mla = Some(Mla {
                 q_lora_rank: opt_count(obj, "q_lora_rank")?.unwrap_or(0),
@@ -129,6 +135,9 @@ fn read(
                 "first_k_dense_replace",
                 "q_lora_rank",
                 "num_nextn_predict_layers",
+                "n_group",
+                "topk_group",
+                "topk_method",
             ]);
         }
         "qwen3_moe" | "qwen2_moe" => {

@@ -705,6 +705,22 @@ fields! {
         get: |s| s.model.moe.map(|m| m.imbalance.map_or(Value::Unset, Value::Real)),
         set: |s, v| { let x = v.opt_real()?; moe_mut(s)?.imbalance = x; Ok(()) },
     }
+    /// `model.moe.expert_groups`.
+    ExpertGroups {
+        path: "model.moe.expert_groups", key: "egroups", label: "Expert groups", unit: "groups",
+        help: "Group-limited routing: the experts form this many equal groups (DeepSeek-V3: 8); empty = 1 (no groups).",
+        kind: count_in(1, MAX_EXPERTS), optional: true,
+        get: |s| s.model.moe.map(|m| m.expert_groups.map_or(Value::Unset, Value::Count)),
+        set: |s, v| { let n = v.opt_count()?; moe_mut(s)?.expert_groups = n; Ok(()) },
+    }
+    /// `model.moe.group_limit`.
+    GroupLimit {
+        path: "model.moe.group_limit", key: "glimit", label: "Groups per token", unit: "groups",
+        help: "A token's experts come from at most this many groups (DeepSeek-V3: 4); empty = every group.",
+        kind: count_in(1, MAX_EXPERTS), optional: true,
+        get: |s| s.model.moe.map(|m| m.group_limit.map_or(Value::Unset, Value::Count)),
+        set: |s, v| { let n = v.opt_count()?; moe_mut(s)?.group_limit = n; Ok(()) },
+    }
     // --- training ---
     /// `training.global_batch`.
     GlobalBatch {

@@ -81,6 +81,14 @@ pub struct Moe {
     /// Tokens on the busiest expert-parallel rank over the mean (1.0 = perfectly balanced).
     /// Default: 1.0.
     pub imbalance: Option<f64>,
+    /// Group-limited routing: the experts form `expert_groups` equal groups of consecutive
+    /// experts, and each token picks its `top_k` experts inside `group_limit` of them
+    /// (DeepSeek-V2's device-limited and DeepSeek-V3's node-limited routing, Hugging Face
+    /// `n_group`; Megatron-Core `moe_router_num_groups`). Default: 1 (no groups).
+    pub expert_groups: Option<u64>,
+    /// Groups a token's experts come from (`topk_group`; Megatron-Core
+    /// `moe_router_group_topk`). Default: every group.
+    pub group_limit: Option<u64>,
 }
 
 impl Moe {
@@ -96,6 +104,8 @@ impl Moe {
             dense_layers: None,
             moe_every: None,
             imbalance: None,
+            expert_groups: None,
+            group_limit: None,
         }
     }
 
@@ -123,6 +133,19 @@ impl Moe {
     /// Busiest expert-parallel rank's load over the mean (default 1.0).
     pub fn imbalance(&self) -> f64 {
         self.imbalance.unwrap_or(1.0)
+    }
+
+    /// Expert groups of group-limited routing (default 1: none; 0 is rejected by validation
+    /// and read as 1 here).
+    pub fn expert_groups(&self) -> u64 {
+        self.expert_groups.unwrap_or(1).max(1)
+    }
+
+    /// Groups a token's experts come from (default: all of them).
+    pub fn group_limit(&self) -> u64 {
+        self.group_limit
+            .unwrap_or(self.expert_groups())
+            .clamp(1, self.expert_groups())
     }
 
     /// Whether layer `i` (0-based) of a model of `layers` layers has an MoE MLP: after the

@@ -131,6 +131,53 @@ fn moe_rules(c: &mut Checker, s: &Scenario) {
             ),
         );
     }
+    group_rules(c, moe);
+}
+
+/// Group-limited routing: the groups split the experts evenly (Megatron-Core
+/// `transformer_config.py` @d98e8a64 asserts `num_moe_experts % moe_router_num_groups == 0` and
+/// asks for the groups whenever a group top-k is set), a token draws from at most all of them
+/// (`group_limited_topk`'s `torch.topk` over the groups), and the groups it may use hold its
+/// `top_k` experts.
+fn group_rules(c: &mut Checker, moe: &super::Moe) {
+    use FieldId::{ExpertGroups, Experts, GroupLimit, TopK};
+    let (g, l) = (
+        moe.expert_groups(),
+        moe.group_limit.unwrap_or(moe.expert_groups()),
+    );
+    if moe.expert_groups.is_none() && moe.group_limit.is_some_and(|l| l > 1) {
+        c.push(
+            GroupLimit,
+            "groups per token needs expert groups (model.moe.expert_groups).".into(),
+        );
+        return;
+    }
+    if !c.ok(&[ExpertGroups, GroupLimit, Experts, TopK]) || moe.experts == 0 {
+        return;
+    }
+    if moe.experts % g != 0 {
+        c.push(
+            ExpertGroups,
+            format!(
+                "{g} expert groups do not split the {} experts evenly.",
+                moe.experts
+            ),
+        );
+    } else if l > g {
+        c.push(
+            GroupLimit,
+            format!("{l} groups per token is more than the {g} expert groups."),
+        );
+    } else if moe.top_k > l * (moe.experts / g) {
+        c.push(
+            GroupLimit,
+            format!(
+                "{l} of {g} groups hold {} experts, fewer than top-k {}.",
+                l * (moe.experts / g),
+                moe.top_k
+            ),
+        );
+    }
 }
 
 /// TP divides the heads and KV heads, CP the sequence, EP the experts and DP.

@@ -75,6 +75,8 @@ pub fn model_form(props: &FormProps) -> Html {
                     { num_field(FieldId::DenseLayers, props, "0") }
                     { num_field(FieldId::MoeEvery, props, "1") }
                     { num_field(FieldId::Imbalance, props, "1") }
+                    { num_field(FieldId::ExpertGroups, props, "1") }
+                    { num_field(FieldId::GroupLimit, props, "all") }
                 </div>
             }
             { checkbox("model.mla", "Latent attention (MLA)", "DeepSeek-V2/V3 multi-head latent attention; switching it on starts from DeepSeek-V3's ranks.",

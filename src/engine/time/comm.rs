@@ -27,6 +27,7 @@
 //! on `k` NICs, so a ring's bus bandwidth is `min(B_nvlink, k·B_nic)` ([FORMULAS.md](crate::docs::formulas) §7.4).
 
 use super::compute::Generation;
+use super::routing::Routing;
 use crate::scenario::GpuSpec;
 use serde::Serialize;
 
@@ -445,13 +446,13 @@ impl Group {
     }
 
     /// MoE dispatch (or combine) by DeepEP's normal kernels, seconds: this GPU's tokens, one
-    /// copy of `token_bytes` in all, each routed to `k` of `experts` experts spread evenly over
+    /// copy of `token_bytes` in all, each routed as `routing` says to experts spread evenly over
     /// the group's GPUs. DeepEP sends a token once per GPU that holds at least one of its
     /// experts, not once per routed copy; the receiving GPU expands it to its local experts, and
     /// the combine returns one row per token and GPU, reduced over that GPU's experts, the same
     /// bytes backwards (FORMULAS.md §8.4 cites the kernels' lines).
     /// - Inside one NVLink domain (`intranode.cu`): `(n−1)·p_gpu` copies of a token go to the
-    ///   other GPUs, `p_gpu` = [`reach_probability`] over the `n` GPUs.
+    ///   other GPUs, `p_gpu` = [`Routing::reach`] over the `n` GPUs.
     /// - Across nodes (`internode.cu`; deepseek-ai/DeepEP README, "Normal kernels with NVLink
     ///   and RDMA forwarding"; DeepSeek-V3 technical report §3.2.2, arXiv 2412.19437): a token
     ///   crosses the network once per remote node that holds one of its experts,
@@ -464,41 +465,35 @@ impl Group {
     ///
     /// Latency and bandwidths are those of [`Group::all_to_all_s`]: one Simple base latency and
     /// NVLink hop, plus a network hop and a post per remote node when the group spans nodes.
-    pub fn node_forwarded_all_to_all_s(&self, token_bytes: f64, k: f64, experts: f64) -> f64 {
-        if self.n <= 1.0 || token_bytes <= 0.0 || k <= 0.0 {
+    pub fn node_forwarded_all_to_all_s(&self, token_bytes: f64, routing: &Routing) -> f64 {
+        if self.n <= 1.0 || token_bytes <= 0.0 || routing.k <= 0.0 {
             return 0.0;
         }
         let (intra, net) = self.hop_us(true, Protocol::Simple);
         let mut lat = nccl::RING_BASE_US[2] + intra;
-        let mut t_net = 0.0;
+        let (remote_nodes, nvlink_gpus) = self.node_forwarded_copies(routing);
         if self.multi_node() {
             lat += net + (self.nodes - 1.0) * nccl::NET_POST_US;
-            let remote_nodes = (self.nodes - 1.0) * reach_probability(k, experts, self.nodes);
-            t_net = token_bytes * remote_nodes / self.nic_bps;
         }
-        let nvlink_gpus = (self.n - self.nodes) * reach_probability(k, experts, self.n);
+        let t_net = token_bytes * remote_nodes / self.nic_bps;
         let t_nvl = token_bytes * nvlink_gpus / self.intra_bps;
         lat * US + t_net.max(t_nvl)
     }
-}
 
-/// Chance that one of `holders` equal shares of `experts` experts (a node's, or a GPU's) holds
-/// at least one of a token's `k` distinct experts, for routing uniform over experts:
-/// `1 − P₀`, `P₀ = Π_{i<k} (E − E/H − i)/(E − i)` the chance that all `k` fall outside the
-/// share (drawing without replacement). The expected number of other holders a token reaches
-/// is `(H−1)·(1 − P₀)` ([`Group::node_forwarded_all_to_all_s`]).
-pub fn reach_probability(k: f64, experts: f64, holders: f64) -> f64 {
-    if holders <= 1.0 || experts <= 0.0 {
-        return 1.0;
+    /// Copies of one own token a GPU sends in DeepEP's dispatch (and receives back in its
+    /// combine), `(network, NVLink)`: `(N−1)·p_node` through its NIC (0 inside one node) and
+    /// `(n−N)·p_gpu` forwarded over NVLink ([`Group::node_forwarded_all_to_all_s`]).
+    pub fn node_forwarded_copies(&self, routing: &Routing) -> (f64, f64) {
+        if self.n <= 1.0 {
+            return (0.0, 0.0);
+        }
+        let net = if self.multi_node() {
+            (self.nodes - 1.0) * routing.reach(self.nodes)
+        } else {
+            0.0
+        };
+        (net, (self.n - self.nodes) * routing.reach(self.n))
     }
-    let others = experts - experts / holders;
-    let mut p0 = 1.0;
-    let mut i = 0.0;
-    while i < k && p0 > 0.0 {
-        p0 *= ((others - i) / (experts - i)).max(0.0);
-        i += 1.0;
-    }
-    1.0 - p0
 }
 
 fn better(
@@ -680,13 +675,13 @@ mod tests {
             .map(|i| (224.0 - i as f64) / (256.0 - i as f64))
             .product();
         assert!((p0 - 0.338).abs() < 5e-4, "{p0}");
-        let d = 7.0 * reach_probability(8.0, 256.0, 8.0);
+        let d = 7.0 * Routing::uniform(8.0, 256.0).reach(8.0);
         assert!((d - 7.0 * (1.0 - p0)).abs() < 1e-12);
         assert!((d - 4.633).abs() < 1e-3, "{d}");
         // One expert per token (top-1) has nothing to deduplicate: (N−1)/N of a copy.
-        assert!((7.0 * reach_probability(1.0, 128.0, 8.0) - 7.0 / 8.0).abs() < 1e-12);
+        assert!((7.0 * Routing::uniform(1.0, 128.0).reach(8.0) - 7.0 / 8.0).abs() < 1e-12);
         // More experts per token than on the other nodes together: every node is reached.
-        assert!((reach_probability(8.0, 8.0, 8.0) - 1.0).abs() < 1e-12);
+        assert!((Routing::uniform(8.0, 8.0).reach(8.0) - 1.0).abs() < 1e-12);
         // Per GPU P0 = (252·251·…·245)/(256·255·…·249) = 0.88007, so a forwarding GPU sends a
         // token over NVLink to 56·0.11993 = 6.716 GPUs of the 8 nodes' 7 non-forwarding ones
         // each, where the routed copies would be 8·7/8 = 7.
@@ -694,7 +689,7 @@ mod tests {
             .map(|i| (252.0 - i as f64) / (256.0 - i as f64))
             .product();
         assert!((pg - 0.88007).abs() < 1e-5, "{pg}");
-        let nvl = 56.0 * reach_probability(8.0, 256.0, 64.0);
+        let nvl = 56.0 * Routing::uniform(8.0, 256.0).reach(64.0);
         assert!((nvl - 6.716).abs() < 1e-3, "{nvl}");
         // The time: 4096 tokens × 7168 × 2 bytes; the network part, 4.63 copies through a
         // 42.5 GB/s NIC, outlasts the NVLink forwarding of 6.72 copies at 450·0.78 GB/s.
@@ -702,11 +697,13 @@ mod tests {
         let tb = 4096.0 * 7168.0 * 2.0;
         let lat = (8.4 + 3.4 + 14.0 + 7.0) * 1e-6;
         let want = lat + tb * d / 42.5e9;
-        assert!((g.node_forwarded_all_to_all_s(tb, 8.0, 256.0) - want).abs() < 1e-12);
+        assert!(
+            (g.node_forwarded_all_to_all_s(tb, &Routing::uniform(8.0, 256.0)) - want).abs() < 1e-12
+        );
         assert!(tb * nvl / (450e9 * NVLINK_EFFICIENCY) < tb * d / 42.5e9);
         // NCCL's all-to-all of the same 8 copies sends 56/64 of them through the NIC.
         let nccl = g.all_to_all_s(tb * 8.0);
-        assert!(nccl > 1.45 * g.node_forwarded_all_to_all_s(tb, 8.0, 256.0));
+        assert!(nccl > 1.45 * g.node_forwarded_all_to_all_s(tb, &Routing::uniform(8.0, 256.0)));
     }
 
     #[test]
@@ -720,7 +717,7 @@ mod tests {
             .map(|i| (112.0 - i as f64) / (128.0 - i as f64))
             .product();
         assert!((p0 - 0.33258).abs() < 1e-5, "{p0}");
-        let gpus = 7.0 * reach_probability(8.0, 128.0, 8.0);
+        let gpus = 7.0 * Routing::uniform(8.0, 128.0).reach(8.0);
         assert!((gpus - 7.0 * (1.0 - p0)).abs() < 1e-12);
         assert!((gpus - 4.672).abs() < 1e-3, "{gpus}");
         let tb = 1024.0 * 4096.0 * 2.0;
@@ -729,7 +726,7 @@ mod tests {
         // = 111.66 µs; the NCCL all-to-all of the 8 routed copies moves 58.72 MB, 167.29 µs.
         let n = Group::new(&spec("h100-sxm5-80gb"), 8, 1);
         let want = (8.4 + 3.4) * 1e-6 + tb * gpus / 351e9;
-        let t = n.node_forwarded_all_to_all_s(tb, 8.0, 128.0);
+        let t = n.node_forwarded_all_to_all_s(tb, &Routing::uniform(8.0, 128.0));
         assert!((t - want).abs() < 1e-12, "{t}");
         assert!((t - 123.455e-6).abs() < 0.001e-6, "{t}");
         let nccl = n.all_to_all_s(tb * 8.0);
@@ -738,7 +735,11 @@ mod tests {
             "{nccl}"
         );
         // Top-1 has nothing to deduplicate: the all-to-all of the one copy.
-        assert!((n.node_forwarded_all_to_all_s(tb, 1.0, 128.0) - n.all_to_all_s(tb)).abs() < 1e-14);
+        assert!(
+            (n.node_forwarded_all_to_all_s(tb, &Routing::uniform(1.0, 128.0)) - n.all_to_all_s(tb))
+                .abs()
+                < 1e-14
+        );
     }
 
     #[test]

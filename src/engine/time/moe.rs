@@ -31,6 +31,7 @@
 use super::comm::Group;
 use super::compute::Device;
 use super::inputs::Inputs;
+use super::routing::Routing;
 use crate::engine::shape::Shape;
 use crate::scenario::MoeDispatcher;
 
@@ -218,8 +219,7 @@ impl MoeCosts {
             MoeDispatcher::Alltoall => x.groups.ep.all_to_all_s(a2a_bytes * d.imbalance),
             MoeDispatcher::Deepep => x.groups.ep.node_forwarded_all_to_all_s(
                 tok_sp * d.h * ab * d.imbalance,
-                d.k,
-                d.experts,
+                &Routing::of(x.s.model.moe.as_ref(), d.k, d.experts),
             ),
         };
         let etp_g = Group::new(x.gpu, par.etp().max(1), 1);

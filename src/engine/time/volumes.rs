@@ -4,8 +4,9 @@ use super::comm::{Collective, CommBreakdown, CommVolume, Group};
 use super::data_parallel::DpStep;
 use super::inputs::Inputs;
 use super::layer::LayerCosts;
+use super::routing::Routing;
 use super::stage::{pp_msg_bytes, StageTimes};
-use crate::scenario::Recompute;
+use crate::scenario::{MoeDispatcher, Recompute};
 
 /// The per-step volumes of `x` whose slowest stage is `crit`.
 pub(crate) fn volumes(
@@ -21,7 +22,6 @@ pub(crate) fn volumes(
     } else {
         4.0
     };
-    let ef = x.e as f64;
     CommBreakdown {
         tp: volume(
             mf * crit.layers * tp_passes * 2.0 * (tf - 1.0) / tf * layer.tp.msg,
@@ -36,11 +36,10 @@ pub(crate) fn volumes(
             x.c,
         ),
         ep: volume(
-            // Dispatch and combine in each pass ([`super::layer::ep_passes`]).
-            mf * crit.moe_layers * 2.0 * super::layer::ep_passes(x.s) * (ef - 1.0) / ef
-                * d.k
-                * x.tok
-                / x.tf
+            // Dispatch and combine in each pass ([`super::layer::ep_passes`]), each a copy of a
+            // token per other rank it reaches: the routed copies of an NCCL all-to-all, or
+            // DeepEP's copies through the NIC and over NVLink.
+            mf * crit.moe_layers * 2.0 * super::layer::ep_passes(x.s) * ep_copies(x) * x.tok / x.tf
                 * d.h
                 * x.ab,
             &g.ep,
@@ -67,6 +66,19 @@ pub(crate) fn volumes(
             },
             x.dp.saturating_mul(x.c),
         ),
+    }
+}
+
+/// Copies of one of its tokens a GPU sends to other expert-parallel ranks per dispatch.
+fn ep_copies(x: &Inputs) -> f64 {
+    let (d, ef) = (&x.d, x.e as f64);
+    match x.stack.dispatcher {
+        MoeDispatcher::Alltoall => (ef - 1.0) / ef * d.k,
+        MoeDispatcher::Deepep => {
+            let routing = Routing::of(x.s.model.moe.as_ref(), d.k, d.experts);
+            let (net, nvl) = x.groups.ep.node_forwarded_copies(&routing);
+            net + nvl
+        }
     }
 }
 
