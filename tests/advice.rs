@@ -317,3 +317,56 @@ fn an_fp8_megatron_plan_is_offered_fp8_primary_weights() {
         assert!(!paracalc::engine::advice::candidates(&t).contains(&Change::Fp8Params { on: true }));
     }
 }
+
+#[test]
+fn a_network_bound_moe_plan_is_offered_deepep() {
+    // DeepSeek-V3 on 2048 H800s with the all-to-all dispatcher at EP 64 over 8 nodes: the
+    // expert all-to-all is the largest exposed cost, and DeepEP (a token once per node and GPU
+    // holding its experts) is offered with the step the engine predicts for it.
+    let mut s = preset("deepseek-v3");
+    s.training.precision = paracalc::scenario::Precision::Bf16;
+    s.parallel.tp = 2;
+    s.parallel.dp = 64;
+    s.parallel.sp = true;
+    s.training.recompute = Recompute::Full;
+    let e = estimate(&s).unwrap();
+    assert!(e.memory.fits, "{}", e.memory.peak_bytes / 1073741824.0);
+    let v = verdict(&s, &e);
+    let deepep = Change::Dispatcher { deepep: true };
+    let sug = v
+        .suggestions
+        .iter()
+        .find(|x| x.changes == [deepep])
+        .unwrap_or_else(|| panic!("DeepEP not offered: {}", sentence(&v)));
+    let mut after = s.clone();
+    sug.apply(&mut after);
+    assert_eq!(
+        after.parallel.moe_dispatcher,
+        Some(paracalc::scenario::MoeDispatcher::Deepep)
+    );
+    let ea = estimate(&after).unwrap();
+    assert_eq!(ea.time.step_s, sug.step_s);
+    assert!(ea.time.exposed_comm_s.ep < e.time.exposed_comm_s.ep);
+    assert_eq!(
+        deepep.describe(&s),
+        "MoE dispatch all-to-all → DeepEP (--moe-enable-deepep)"
+    );
+    // Never offered without expert parallelism, on a stack without DeepEP or on a V100.
+    let dense = preset("llama3-70b");
+    let mut ep1 = s.clone();
+    ep1.parallel.ep = 1;
+    let mut ds = s.clone();
+    ds.training.framework = Some(paracalc::scenario::Framework::Deepspeed);
+    let mixtral = preset("mixtral-8x7b");
+    assert!(paracalc::engine::advice::candidates(&mixtral).contains(&deepep));
+    let mut v100 = mixtral.clone();
+    v100.cluster.gpu = paracalc::scenario::GpuChoice::Preset("v100-sxm2-32gb".into());
+    for t in [dense, ep1, ds, v100] {
+        let c = paracalc::engine::advice::candidates(&t);
+        assert!(
+            !c.iter().any(|x| matches!(x, Change::Dispatcher { .. })),
+            "{}",
+            t.model.name
+        );
+    }
+}

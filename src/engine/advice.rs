@@ -19,7 +19,7 @@
 
 use super::estimate::{estimate_into, Estimate, MemoryEstimate, TimeEstimate};
 use super::search::Layout;
-use crate::scenario::{Recompute, RecomputeModules, Scenario};
+use crate::scenario::{MoeDispatcher, Recompute, RecomputeModules, Scenario};
 use serde::Serialize;
 
 /// A part of the step time, as in [`TimeEstimate`]: `step = compute + recompute + bubble +
@@ -180,6 +180,12 @@ pub enum Change {
         /// On or off.
         on: bool,
     },
+    /// `parallel.moe_dispatcher`: DeepEP's kernels (a token once per GPU and node holding its
+    /// experts) or an NCCL all-to-all of every routed copy.
+    Dispatcher {
+        /// DeepEP (true) or the all-to-all (false).
+        deepep: bool,
+    },
 }
 
 impl Change {
@@ -224,6 +230,13 @@ impl Change {
             Change::Sp { on } => p.sp = on,
             Change::Eager { on } => s.training.eager = Some(on),
             Change::Fp8Params { on } => s.training.fp8_params = Some(on),
+            Change::Dispatcher { deepep } => {
+                p.moe_dispatcher = Some(if deepep {
+                    MoeDispatcher::Deepep
+                } else {
+                    MoeDispatcher::Alltoall
+                })
+            }
         }
     }
 
@@ -243,6 +256,7 @@ impl Change {
             Change::Sp { .. } => "sp",
             Change::Eager { .. } => "eager",
             Change::Fp8Params { .. } => "fp8 weights",
+            Change::Dispatcher { .. } => "dispatcher",
         }
     }
 
@@ -283,6 +297,10 @@ impl Change {
             Change::Fp8Params { on } => {
                 format!("FP8 primary weights {} (--fp8-param-gather)", on_off(on))
             }
+            Change::Dispatcher { deepep: true } => {
+                "MoE dispatch all-to-all → DeepEP (--moe-enable-deepep)".to_string()
+            }
+            Change::Dispatcher { deepep: false } => "MoE dispatch DeepEP → all-to-all".to_string(),
         }
     }
 
@@ -301,6 +319,7 @@ impl Change {
             Change::MicroBatch { .. } => &[Part::Bubble, Part::Compute, Part::Host],
             Change::Eager { .. } => &[Part::Host],
             Change::Fp8Params { .. } => &[Part::Dp],
+            Change::Dispatcher { .. } => &[Part::Ep],
         }
     }
 }
@@ -322,6 +341,27 @@ fn memory_light_modules(s: &Scenario) -> Option<RecomputeModules> {
         m = m.with(RecomputeModules::MOE_ACT);
     }
     Some(m)
+}
+
+/// The other MoE dispatcher for `s` (`Some(true)`: DeepEP), or `None` when the plan has no
+/// expert parallelism, its stack no DeepEP or its GPU is older than Ampere.
+fn dispatcher_switch(s: &Scenario) -> Option<bool> {
+    use crate::engine::time::compute::Generation;
+    use crate::scenario::Framework;
+    if s.model.moe.is_none() || s.parallel.ep <= 1 {
+        return None;
+    }
+    if !matches!(
+        s.training.framework(),
+        Framework::Megatron | Framework::Torchtitan
+    ) {
+        return None;
+    }
+    let gpu = s.cluster.gpu_spec()?;
+    if Generation::of(&gpu) == Generation::Volta {
+        return None;
+    }
+    Some(s.parallel.moe_dispatcher != Some(MoeDispatcher::Deepep))
 }
 
 fn on_off(on: bool) -> &'static str {
@@ -492,6 +532,12 @@ pub fn candidates(s: &Scenario) -> Vec<Change> {
     // FP8 primary weights where Megatron-LM runs them (the validation's rule).
     if !t.fp8_params() && crate::scenario::validate::fp8_params_unsupported(s).is_none() {
         out.push(Change::Fp8Params { on: true });
+    }
+    // The MoE dispatcher, where the stack has DeepEP (Megatron-Core's flex dispatcher,
+    // torchtitan's DeepEP backend) and the GPU runs it (DeepEP @79bbb54 README: Ampere SM80 or
+    // Hopper SM90 and later).
+    if let Some(deepep) = dispatcher_switch(s) {
+        out.push(Change::Dispatcher { deepep });
     }
     // Micro-batch ×2 / ÷2 (must divide the batch per replica: validation checks).
     out.push(Change::MicroBatch {
