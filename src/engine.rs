@@ -21,6 +21,7 @@ pub mod schedule;
 pub mod search;
 pub mod shape;
 pub mod split;
+pub mod stack_notes;
 pub mod support;
 pub mod sweep;
 pub mod time;

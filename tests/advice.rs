@@ -370,3 +370,64 @@ fn a_network_bound_moe_plan_is_offered_deepep() {
         );
     }
 }
+
+#[test]
+fn mla_on_blackwell_says_what_an_older_transformer_engine_costs() {
+    use paracalc::engine::stack_notes::stack_notes;
+    use paracalc::scenario::{Framework, GpuChoice};
+    // DeepSeek-V3 on 128 GB200 as DGX Cloud's v25.05 recipe laid it out (TP 2, PP 4, EP 32).
+    let mut s = preset("deepseek-v3");
+    s.training.precision = paracalc::scenario::Precision::Bf16;
+    s.cluster.gpu = GpuChoice::Preset("gb200".into());
+    s.cluster.num_gpus = 128;
+    s.cluster.gpus_per_node = 4;
+    s.parallel.tp = 2;
+    s.parallel.sp = true;
+    s.parallel.pp = 4;
+    s.parallel.dp = 16;
+    s.parallel.ep = 32;
+    s.training.global_batch = 1024;
+    let e = estimate(&s).unwrap();
+    let v = verdict(&s, &e);
+    assert_eq!(v.stack_notes.len(), 1, "{:?}", v.stack_notes);
+    let n = &v.stack_notes[0];
+    assert!(
+        n.text.contains("192 wide") && n.text.contains("cuDNN 9.11"),
+        "{}",
+        n.text
+    );
+    // The note's numbers are the same plan with the attention unfused.
+    let mut old = s.clone();
+    old.training.flash_attention = false;
+    let o = estimate(&old).unwrap();
+    assert_eq!(
+        (n.step_s, n.peak_bytes, n.fits),
+        (o.time.step_s, o.memory.peak_bytes, o.memory.fits)
+    );
+    // With the preset's selective recomputation (the attention core) it still fits, 1.68x
+    // slower; without recomputation the unfused scores do not fit (the v25.05 recipe's reason to
+    // recompute `core_attn` on GB200).
+    assert!(
+        n.step_s > 1.5 * e.time.step_s && n.fits,
+        "{} vs {}",
+        n.step_s,
+        e.time.step_s
+    );
+    let mut none = s.clone();
+    none.training.recompute = Recompute::None;
+    let notes = stack_notes(&none);
+    assert!(!notes[0].fits, "{}", notes[0].peak_bytes / 1073741824.0);
+    // No note on Hopper, for another stack or kernel, with the attention already unfused, or
+    // without MLA.
+    let mut h100 = s.clone();
+    h100.cluster.gpu = GpuChoice::Preset("h100-sxm5-80gb".into());
+    let mut tt = s.clone();
+    tt.training.framework = Some(Framework::Torchtitan);
+    let mut fa = s.clone();
+    fa.training.attention_kernel = Some(paracalc::scenario::AttentionKernel::Fa3);
+    let mut mha = s.clone();
+    mha.model.mla = None;
+    for t in [h100, tt, fa, old, mha] {
+        assert!(stack_notes(&t).is_empty(), "{:?}", t.cluster.gpu);
+    }
+}

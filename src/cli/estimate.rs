@@ -258,6 +258,16 @@ pub fn render(s: &Scenario, e: &Estimate) -> String {
         if v.fits { "" } else { "if it fit: " },
         crate::engine::advice::sentence(&v)
     );
+    for n in &v.stack_notes {
+        let _ = writeln!(
+            o,
+            "  note: {}: step {:.4} s, peak {:.2} GiB{}",
+            n.text,
+            n.step_s,
+            gib(n.peak_bytes),
+            if n.fits { "" } else { " (does not fit)" }
+        );
+    }
     let fixes = if v.fits {
         v.suggestions
     } else {

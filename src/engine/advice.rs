@@ -446,6 +446,9 @@ pub struct Verdict {
     pub fits: bool,
     /// The best changes, best first (at most [`MAX_SUGGESTIONS`]).
     pub suggestions: Vec<Suggestion>,
+    /// What the plan needs from its stack's version, and its cost without
+    /// ([`super::stack_notes`]).
+    pub stack_notes: Vec<super::stack_notes::StackNote>,
 }
 
 /// Suggestions the verdict keeps.
@@ -632,6 +635,7 @@ pub fn verdict(s: &Scenario, e: &Estimate) -> Verdict {
         largest_exposed: largest,
         fits,
         suggestions: scored,
+        stack_notes: super::stack_notes::stack_notes(s),
     }
 }
 

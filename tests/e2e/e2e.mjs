@@ -312,6 +312,17 @@ const CHECKS = [
     },
   },
   {
+    name: 'DeepSeek-V3 on GB200: DeepEP offered, and the stack note says what an older Transformer Engine costs',
+    run: async (ctx) => {
+      const page = await ctx.open('?v=1&model=deepseek-v3&mtp=&shffn=2048&gbs=1024&prec=bf16&recompute=none&tokens=&fw=megatron&tp=2&pp=4&dp=16&ep=32&sp=1&gpu=gb200&gpus=128&gpn=4', { viewport: { width: 1280, height: 900 } });
+      const note = (await page.textContent('#verdict-stack-note-0')).trim();
+      ctx.log(`stack note: ${note}`);
+      assert.match(note, /192 wide for query\/key.*cuDNN 9\.11.*step \d+(\.\d+)? s, peak \d+ GiB per GPU \(does not fit\)/);
+      const offers = await page.textContent('#verdict-suggestions');
+      assert.match(offers, /MoE dispatch all-to-all → DeepEP/);
+    },
+  },
+  {
     name: 'split proposals: the faster and the lighter split, each applied in one click; preset and GPU sources',
     run: async (ctx) => {
       // DeepSeek-V3 with the report's recomputation (RMSNorm, MLA up-projections, SwiGLU output)

@@ -87,7 +87,7 @@ pub fn verdict(props: &VerdictProps) -> Html {
             if v.fits {
                 if v.suggestions.is_empty() {
                     <p class="muted small" id="verdict-none">{ format!(
-                        "None of the single changes the engine tried (bucket size, pp, vp, tp, cp, recomputation, TP and DP overlap, micro-batch, ZeRO stage, SP, and for an eager stack a compiled graph) shortens the step by {} % or more while fitting.",
+                        "None of the single changes the engine tried (bucket size, pp, vp, tp, cp, recomputation, TP and DP overlap, micro-batch, ZeRO stage, SP, FP8 primary weights, the MoE dispatcher, and for an eager stack a compiled graph) shortens the step by {} % or more while fitting.",
                         advice::MIN_GAIN * 100.0) }</p>
                 } else {
                     <p class="small">{ "What would help most (each computed with the same estimate):" }</p>
@@ -96,6 +96,13 @@ pub fn verdict(props: &VerdictProps) -> Html {
                     </ul>
                 }
             }
+            { for v.stack_notes.iter().enumerate().map(|(i, n)| html! {
+                <p class="small stack-note" id={format!("verdict-stack-note-{i}")}>
+                    <strong>{ "Stack: " }</strong>
+                    { format!("{}: step {}, peak {} per GPU{}.", n.text, format::duration(n.step_s),
+                        format::gib(n.peak_bytes), if n.fits { "" } else { " (does not fit)" }) }
+                </p>
+            }) }
         </section>
     }
 }
