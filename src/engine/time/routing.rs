@@ -71,7 +71,10 @@ impl Routing {
         let (g, l) = (self.groups, self.limit.clamp(1, self.groups.max(1)));
         let h = holders as u64;
         let e = self.experts as u64;
-        let grouped = g > 1 && l < g && e % g == 0 && e % h == 0;
+        // Published routers draw from at most 8 groups (DeepSeek-V2 3, V3 4); beyond
+        // MAX_GROUP_LIMIT the sums below would cost more than an estimate may, and a token that
+        // may use that many groups is priced as uniform.
+        let grouped = g > 1 && l < g && l <= MAX_GROUP_LIMIT && e % g == 0 && e % h == 0;
         if !grouped {
             return 1.0 - miss(self.k, self.experts, self.experts / holders);
         }
@@ -94,14 +97,31 @@ impl Routing {
     }
 }
 
+/// Largest group limit priced as group-limited routing ([`Routing::reach`]).
+const MAX_GROUP_LIMIT: u64 = 64;
+
+/// Largest product [`miss`] multiplies out term by term.
+const MAX_MISS_TERMS: f64 = 4096.0;
+
 /// `P₀(M, s)`: the chance that `k` distinct experts drawn uniformly from `pool` all miss a
-/// given `share` of them.
+/// given `share` of them, `C(M − s, k)/C(M, k) = Π_{i<a} (M − b − i)/(M − i)` with
+/// `a = min(k, s)`, `b = max(k, s)` (the same hypergeometric zero either way round); beyond
+/// [`MAX_MISS_TERMS`] terms the product is taken at its middle term, `((M − b − a/2)/(M − a/2))^a`.
 fn miss(k: f64, pool: f64, share: f64) -> f64 {
-    let others = pool - share;
+    let (a, b) = (k.min(share), k.max(share));
+    if a <= 0.0 {
+        return 1.0;
+    }
+    if pool - b < a {
+        return 0.0;
+    }
+    if a > MAX_MISS_TERMS {
+        return ((pool - b - a / 2.0) / (pool - a / 2.0)).max(0.0).powf(a);
+    }
     let mut p0 = 1.0;
     let mut i = 0.0;
-    while i < k && p0 > 0.0 {
-        p0 *= ((others - i) / (pool - i)).max(0.0);
+    while i < a && p0 > 0.0 {
+        p0 *= ((pool - b - i) / (pool - i)).max(0.0);
         i += 1.0;
     }
     p0
@@ -190,6 +210,36 @@ mod tests {
             ..u
         };
         assert!((odd.reach(12.0) - u.reach(12.0)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_product_either_way_round_and_extremes_stay_cheap() {
+        // C(M − s, k)/C(M, k) = C(M − k, s)/C(M, s): 128 experts, a GPU's 4, top-8.
+        let by_k: f64 = (0..8)
+            .map(|i| (124.0 - i as f64) / (128.0 - i as f64))
+            .product();
+        assert!((miss(8.0, 128.0, 4.0) - by_k).abs() < 1e-12);
+        assert!((miss(4.0, 128.0, 8.0) - by_k).abs() < 1e-12);
+        assert_eq!(miss(8.0, 10.0, 4.0), 0.0);
+        // A million experts in a million groups, half of them allowed, top-k half a million:
+        // uniform (limit above MAX_GROUP_LIMIT), finite, in range.
+        let r = Routing {
+            k: 5e5,
+            experts: 1e6,
+            groups: 1_000_000,
+            limit: 500_000,
+        };
+        for h in [2.0, 8.0, 1e6] {
+            let x = r.reach(h);
+            assert!((0.0..=1.0).contains(&x), "{h}: {x}");
+        }
+        let wide = Routing {
+            k: 64.0,
+            experts: 1e6,
+            groups: 1000,
+            limit: 64,
+        };
+        assert!((0.0..=1.0).contains(&wide.reach(2.0)));
     }
 
     #[test]
