@@ -351,23 +351,40 @@ fn a_network_bound_moe_plan_is_offered_deepep() {
         deepep.describe(&s),
         "MoE dispatch all-to-all → DeepEP (--moe-enable-deepep)"
     );
-    // Never offered without expert parallelism, on a stack without DeepEP or on a V100.
+    // Never offered without expert parallelism, on a stack without DeepEP or on a V100: the
+    // first two have no such candidate, the others fail validation, naming the field.
     let dense = preset("llama3-70b");
     let mut ep1 = s.clone();
     ep1.parallel.ep = 1;
-    let mut ds = s.clone();
-    ds.training.framework = Some(paracalc::scenario::Framework::Deepspeed);
+    for t in [dense, ep1] {
+        let c = paracalc::engine::advice::candidates(&t);
+        assert!(!c.iter().any(|x| matches!(x, Change::Dispatcher { .. })));
+    }
     let mixtral = preset("mixtral-8x7b");
     assert!(paracalc::engine::advice::candidates(&mixtral).contains(&deepep));
+    let mut ds = s.clone();
+    ds.training.framework = Some(paracalc::scenario::Framework::Deepspeed);
+    let mut jax = s.clone();
+    jax.training.framework = Some(paracalc::scenario::Framework::Jax);
     let mut v100 = mixtral.clone();
     v100.cluster.gpu = paracalc::scenario::GpuChoice::Preset("v100-sxm2-32gb".into());
-    for t in [dense, ep1, ds, v100] {
-        let c = paracalc::engine::advice::candidates(&t);
+    v100.training.precision = paracalc::scenario::Precision::Fp16;
+    for (t, why) in [
+        (ds, "deepspeed does not use"),
+        (jax, "jax does not use"),
+        (v100, "Ampere or newer"),
+    ] {
+        let mut d = t.clone();
+        deepep.apply(&mut d);
+        let err = d.validate().unwrap_err().to_string();
         assert!(
-            !c.iter().any(|x| matches!(x, Change::Dispatcher { .. })),
-            "{}",
-            t.model.name
+            err.contains("parallel.moe_dispatcher") && err.contains(why),
+            "{err}"
         );
+        if let Ok(e) = estimate(&t) {
+            let v = verdict(&t, &e);
+            assert!(!v.suggestions.iter().any(|x| x.changes == [deepep]));
+        }
     }
 }
 

@@ -343,22 +343,11 @@ fn memory_light_modules(s: &Scenario) -> Option<RecomputeModules> {
     Some(m)
 }
 
-/// The other MoE dispatcher for `s` (`Some(true)`: DeepEP), or `None` when the plan has no
-/// expert parallelism, its stack no DeepEP or its GPU is older than Ampere.
+/// The other MoE dispatcher for `s` (`Some(true)`: DeepEP), or `None` without expert
+/// parallelism. Where the stack or the GPU cannot run DeepEP, validation rejects the changed plan
+/// and [`evaluate`] drops it.
 fn dispatcher_switch(s: &Scenario) -> Option<bool> {
-    use crate::engine::time::compute::Generation;
-    use crate::scenario::Framework;
     if s.model.moe.is_none() || s.parallel.ep <= 1 {
-        return None;
-    }
-    if !matches!(
-        s.training.framework(),
-        Framework::Megatron | Framework::Torchtitan
-    ) {
-        return None;
-    }
-    let gpu = s.cluster.gpu_spec()?;
-    if Generation::of(&gpu) == Generation::Volta {
         return None;
     }
     Some(s.parallel.moe_dispatcher != Some(MoeDispatcher::Deepep))
@@ -536,9 +525,7 @@ pub fn candidates(s: &Scenario) -> Vec<Change> {
     if !t.fp8_params() && crate::scenario::validate::fp8_params_unsupported(s).is_none() {
         out.push(Change::Fp8Params { on: true });
     }
-    // The MoE dispatcher, where the stack has DeepEP (Megatron-Core's flex dispatcher,
-    // torchtitan's DeepEP backend) and the GPU runs it (DeepEP @79bbb54 README: Ampere SM80 or
-    // Hopper SM90 and later).
+    // The MoE dispatcher (validation keeps DeepEP to the stacks and GPUs that run it).
     if let Some(deepep) = dispatcher_switch(s) {
         out.push(Change::Dispatcher { deepep });
     }

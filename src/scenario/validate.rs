@@ -294,6 +294,21 @@ fn training_stack(c: &mut Checker, s: &Scenario) {
                 FieldId::MoeDispatcher,
                 "DeepEP sends tokens between expert-parallel ranks; parallel.ep is 1.".to_string(),
             );
+        } else if matches!(
+            t.framework(),
+            super::Framework::Deepspeed | super::Framework::Jax
+        ) {
+            // DeepEP is a PyTorch extension (`deep_ep`, deepseek-ai/DeepEP README); Megatron-Core
+            // (flex dispatcher), torchtitan and eager PyTorch stacks (NeMo Automodel) call it,
+            // DeepSpeed-MoE dispatches with its own all-to-all (`deepspeed/moe/sharded_moe.py`
+            // `_AllToAll`) and JAX cannot load it.
+            c.push(
+                FieldId::MoeDispatcher,
+                format!(
+                    "DeepEP is a PyTorch extension that {} does not use; choose alltoall.",
+                    t.framework().as_str()
+                ),
+            );
         }
     }
     if let Some(m) = t.recompute_modules {
@@ -723,6 +738,17 @@ fn gpu_rules(c: &mut Checker, s: &Scenario, spec: Option<&GpuSpec>) {
         };
         if let Some(why) = why {
             c.push(FieldId::AttentionKernel, why);
+        }
+        // DeepEP's kernels need Ampere (SM80) or Hopper (SM90) and later (deepseek-ai/DeepEP
+        // README @79bbb54, "Requirements").
+        if s.parallel.moe_dispatcher == Some(super::MoeDispatcher::Deepep) && pk.bf16.is_none() {
+            c.push(
+                FieldId::MoeDispatcher,
+                format!(
+                    "DeepEP needs Ampere or newer GPUs; {} cannot run it (choose alltoall).",
+                    cl.gpu_name()
+                ),
+            );
         }
     }
 }
