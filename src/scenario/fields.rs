@@ -602,7 +602,7 @@ fields! {
     /// `model.head_dim`.
     HeadDim {
         path: "model.head_dim", key: "hdim", label: "Head dimension", unit: "dims",
-        help: "Attention head dimension; empty = hidden / heads (Qwen3 and gpt-oss set their own).",
+        help: "Attention head dimension; empty = hidden / heads (Qwen3 and gpt-oss set their own); with MLA the MLA head widths apply instead.",
         kind: count_in(1, MAX_HIDDEN), optional: true,
         get: |s| opt_count(s.model.head_dim),
         set: |s, v| { s.model.head_dim = v.opt_count()?; Ok(()) },

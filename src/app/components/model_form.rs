@@ -35,7 +35,15 @@ pub fn model_form(props: &FormProps) -> Html {
     let name_errors = errors_for(issues, FieldId::ModelName);
     let kv_default = format!("{} (= heads)", m.heads);
     let ffn_default = format!("{} (= 4 × hidden)", m.hidden.saturating_mul(4));
-    let head_dim_default = format!("{} (= hidden / heads)", m.hidden / m.heads.max(1));
+    // With latent attention the MLA widths set the heads, not head_dim (engine::shape).
+    let head_dim_default = match m.mla {
+        Some(mla) => format!(
+            "MLA: {} q/k, {} v",
+            mla.qk_nope_head_dim + mla.qk_rope_head_dim,
+            mla.v_head_dim
+        ),
+        None => format!("{} (= hidden / heads)", m.hidden / m.heads.max(1)),
+    };
     html! {
         <fieldset class="group" id="group-model">
             <legend>{ "Model" }</legend>
