@@ -18,6 +18,7 @@
 use super::estimate::estimate;
 use super::time::attention::AttentionKernel;
 use super::time::compute::Generation;
+use super::time::stack::Stack;
 use crate::scenario::{Framework, Scenario};
 use serde::Serialize;
 
@@ -62,17 +63,12 @@ pub fn stack_notes(s: &Scenario) -> Vec<StackNote> {
 fn mla_unfused_before_te_2_5(s: &Scenario) -> Option<(u64, u64)> {
     let mla = s.model.mla?;
     let (qk, v) = (mla.qk_nope_head_dim + mla.qk_rope_head_dim, mla.v_head_dim);
-    let wide = qk > 128 || v > 128;
-    let cudnn = matches!(
-        s.training.attention_kernel,
-        None | Some(AttentionKernel::Cudnn)
-    );
-    let applies = wide
-        && cudnn
+    let gpu = s.cluster.gpu_spec()?;
+    // The kernel the stack runs: the field, else the framework's default (`Stack::of`).
+    let applies = (qk > 128 || v > 128)
         && s.training.flash_attention
         && s.training.framework() == Framework::Megatron
-        && s.cluster
-            .gpu_spec()
-            .is_some_and(|g| Generation::of(&g) == Generation::Blackwell);
+        && Generation::of(&gpu) == Generation::Blackwell
+        && Stack::of(s, &gpu).attention == AttentionKernel::Cudnn;
     applies.then_some((qk, v))
 }
