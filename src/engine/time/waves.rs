@@ -74,21 +74,33 @@ pub fn fill(sms: f64, batch: f64, m: f64, k: f64, n: f64, k0: f64) -> f64 {
         m64 * n128,
         m64 * n64,
     ];
+    // A tile whose count another tile doubles exactly is never the best: `⌈2T/S⌉ ≤ 2⌈T/S⌉`, so
+    // `u(2T) ≥ u(T)`, and each split of it loses to the same split of the doubling tile (same
+    // penalty, twice the blocks). Dropping it changes no result; a chain of doublings keeps only
+    // its last tile (with `m` and `n` whole multiples of 256, only 64×64). Tested against the
+    // definition below.
+    let (m_halves, m_quarters) = (m64 == 2.0 * m128, m128 == 2.0 * m256);
+    let (n_halves, n_quarters) = (n64 == 2.0 * n128, n128 == 2.0 * n256);
+    let dominated = [
+        m_quarters,           // 256×128 → 128×128
+        n_quarters,           // 128×256 → 128×128
+        m_halves || n_halves, // 128×128 → 64×128 or 128×64
+        m_halves,             // 128×64 → 64×64
+        n_halves,             // 64×128 → 64×64
+        false,                // 64×64
+    ];
+    let mut kept = [0.0_f64; 6];
+    let mut len = 0;
+    for (t, skip) in tiles.iter().zip(dominated) {
+        if !skip {
+            kept[len] = *t;
+            len += 1;
+        }
+    }
+    let candidates = &kept[..len];
     // The best candidate as a fraction `num/den` (`penalty·blocks` over `waves`), compared by
     // cross-multiplication so that the loop divides nowhere; fill = num/(den·S).
     let (mut num, mut den) = (0.0_f64, 1.0_f64);
-    // With `m` and `n` whole multiples of 256 the tile counts double exactly from one size to
-    // the next smaller one (256×128: m·n/32768, 128×128 twice that, 128×64 four times, 64×64
-    // eight times), and doubling a count never lowers its fill (`⌈2T/S⌉ ≤ 2⌈T/S⌉`); a split
-    // of a larger tile has exactly the blocks of a smaller unsplit one and pays a penalty. So
-    // only 64×64 needs searching, unsplit and split (same result as all eighteen candidates;
-    // tested against the definition below).
-    let aligned = m256 * 256.0 == m && n256 * 256.0 == n;
-    let (unsplit_tiles, split_tiles) = if aligned {
-        (&tiles[5..], &tiles[5..])
-    } else {
-        (&tiles[..], &tiles[..])
-    };
     for &s in &SPLITS {
         // (k/s)/(k/s + K0) over k/(k + K0): no candidate with this split beats it, so once the
         // best fill so far reaches it the larger splits are skipped (most GEMMs stop at s = 1).
@@ -100,7 +112,6 @@ pub fn fill(sms: f64, batch: f64, m: f64, k: f64, n: f64, k0: f64) -> f64 {
         if num * inv_sms >= penalty * den {
             break;
         }
-        let candidates = if s == 1.0 { unsplit_tiles } else { split_tiles };
         for &t in candidates {
             let blocks = t * b * s;
             let waves = ceil_pos((blocks - 0.5) * inv_sms);
@@ -148,12 +159,16 @@ mod tests {
 
     #[test]
     fn pruned_search_equals_the_definition() {
-        // Aligned and unaligned shapes, small and large, on every SM count of the presets.
+        // Aligned and unaligned shapes (odd and even counts of 64-, 128- and 256-wide tiles),
+        // small and large, on every SM count of the presets.
         for sms in [80.0, 108.0, 114.0, 132.0, 148.0] {
             for m in [
-                64.0, 200.0, 256.0, 512.0, 1000.0, 2048.0, 4096.0, 8192.0, 12288.0, 16384.0,
+                64.0, 192.0, 200.0, 256.0, 320.0, 448.0, 512.0, 576.0, 1000.0, 2048.0, 4096.0,
+                8192.0, 12288.0, 16384.0,
             ] {
-                for n in [64.0, 128.0, 384.0, 512.0, 700.0, 1536.0, 4608.0, 14336.0] {
+                for n in [
+                    64.0, 128.0, 192.0, 320.0, 384.0, 512.0, 700.0, 1536.0, 4608.0, 14336.0,
+                ] {
                     for (k, b) in [(128.0, 1.0), (1024.0, 1.0), (4096.0, 3.0), (12288.0, 1.0)] {
                         let (got, want) = (
                             fill(sms, b, m, k, n, 128.0),
