@@ -54,50 +54,57 @@ pub fn fill(sms: f64, batch: f64, m: f64, k: f64, n: f64, k0: f64) -> f64 {
     }
     let inv_sms = 1.0 / sms;
     let b = ceil_pos(batch.max(1.0));
-    // ⌈m/64⌉, ⌈m/128⌉, ⌈m/256⌉ (multiplying by 2⁻ⁿ is exact).
-    let (m64, m128, m256) = (
-        ceil_pos(m * 0.015625),
-        ceil_pos(m * 0.0078125),
-        ceil_pos(m * 0.00390625),
-    );
-    let (n64, n128, n256) = (
-        ceil_pos(n * 0.015625),
-        ceil_pos(n * 0.0078125),
-        ceil_pos(n * 0.00390625),
-    );
-    // The same order as [`TILES`].
-    let tiles = [
-        m256 * n128,
-        m128 * n256,
-        m128 * n128,
-        m128 * n64,
-        m64 * n128,
-        m64 * n64,
-    ];
-    // A tile whose count another tile doubles exactly is never the best: `⌈2T/S⌉ ≤ 2⌈T/S⌉`, so
-    // `u(2T) ≥ u(T)`, and each split of it loses to the same split of the doubling tile (same
-    // penalty, twice the blocks). Dropping it changes no result; a chain of doublings keeps only
-    // its last tile (with `m` and `n` whole multiples of 256, only 64×64). Tested against the
-    // definition below.
-    let (m_halves, m_quarters) = (m64 == 2.0 * m128, m128 == 2.0 * m256);
-    let (n_halves, n_quarters) = (n64 == 2.0 * n128, n128 == 2.0 * n256);
-    let dominated = [
-        m_quarters,           // 256×128 → 128×128
-        n_quarters,           // 128×256 → 128×128
-        m_halves || n_halves, // 128×128 → 64×128 or 128×64
-        m_halves,             // 128×64 → 64×64
-        n_halves,             // 64×128 → 64×64
-        false,                // 64×64
-    ];
     let mut kept = [0.0_f64; 6];
-    let mut len = 0;
-    for (t, skip) in tiles.iter().zip(dominated) {
-        if !skip {
-            kept[len] = *t;
-            len += 1;
+    // With `m` and `n` whole multiples of 256 every tile but 64×64 is dropped below (each count
+    // doubles exactly into the next smaller tile's), and 64×64 counts `(m/64)·(n/64)` exactly:
+    // no ceiling needed.
+    let candidates: &[f64] = if whole(m * 0.00390625) && whole(n * 0.00390625) {
+        kept[0] = (m * 0.015625) * (n * 0.015625);
+        &kept[..1]
+    } else {
+        // ⌈m/64⌉, ⌈m/128⌉, ⌈m/256⌉ (multiplying by 2⁻ⁿ is exact).
+        let (m64, m128, m256) = (
+            ceil_pos(m * 0.015625),
+            ceil_pos(m * 0.0078125),
+            ceil_pos(m * 0.00390625),
+        );
+        let (n64, n128, n256) = (
+            ceil_pos(n * 0.015625),
+            ceil_pos(n * 0.0078125),
+            ceil_pos(n * 0.00390625),
+        );
+        // The same order as [`TILES`].
+        let tiles = [
+            m256 * n128,
+            m128 * n256,
+            m128 * n128,
+            m128 * n64,
+            m64 * n128,
+            m64 * n64,
+        ];
+        // A tile whose count another tile doubles exactly is never the best:
+        // `⌈2T/S⌉ ≤ 2⌈T/S⌉`, so `u(2T) ≥ u(T)`, and each split of it loses to the same split of
+        // the doubling tile (same penalty, twice the blocks). Dropping it changes no result; a
+        // chain of doublings keeps only its last tile. Tested against the definition below.
+        let (m_halves, m_quarters) = (m64 == 2.0 * m128, m128 == 2.0 * m256);
+        let (n_halves, n_quarters) = (n64 == 2.0 * n128, n128 == 2.0 * n256);
+        let dominated = [
+            m_quarters,           // 256×128 → 128×128
+            n_quarters,           // 128×256 → 128×128
+            m_halves || n_halves, // 128×128 → 64×128 or 128×64
+            m_halves,             // 128×64 → 64×64
+            n_halves,             // 64×128 → 64×64
+            false,                // 64×64
+        ];
+        let mut len = 0;
+        for (t, skip) in tiles.iter().zip(dominated) {
+            if !skip {
+                kept[len] = *t;
+                len += 1;
+            }
         }
-    }
-    let candidates = &kept[..len];
+        &kept[..len]
+    };
     // The best candidate as a fraction `num/den` (`penalty·blocks` over `waves`), compared by
     // cross-multiplication so that the loop divides nowhere; fill = num/(den·S).
     let (mut num, mut den) = (0.0_f64, 1.0_f64);
@@ -122,6 +129,13 @@ pub fn fill(sms: f64, batch: f64, m: f64, k: f64, n: f64, k0: f64) -> f64 {
         }
     }
     (num * inv_sms / den).min(1.0)
+}
+
+/// Whether `0 ≤ x < 2⁵¹` is a whole number ([`ceil_pos`]'s rounding).
+#[inline(always)]
+fn whole(x: f64) -> bool {
+    const TWO_52: f64 = 4_503_599_627_370_496.0;
+    (x + TWO_52) - TWO_52 == x
 }
 
 /// `⌈x⌉` for `0 ≤ x < 2⁵¹` in plain floating-point arithmetic: adding and subtracting 2⁵² rounds
