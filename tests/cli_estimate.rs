@@ -139,6 +139,9 @@ fn the_report_says_how_far_to_trust_it_from_the_shipped_runs() {
         "{section}"
     );
     assert!(section.contains(&format!("throughput, TFLOP/s, MFU {}", b.text(b.rate_pct))));
+    // Which way those runs missed, under the step band (uncalibrated).
+    assert!(section.contains(&b.spread.text()), "{section}");
+    assert!(b.spread.text().contains("than measured"));
     // 58 GiB of 80 is far from the limit: no memory caveat.
     assert!(!section.contains("memory limit is inside"), "{section}");
     let v: serde_json::Value =
@@ -148,4 +151,12 @@ fn the_report_says_how_far_to_trust_it_from_the_shipped_runs() {
     assert_eq!(t["runs"].as_u64(), Some(b.runs.len() as u64));
     assert_eq!(t["memory_fit_uncertain"].as_bool(), Some(false));
     assert!(t["calibrated_step_pct"].is_null());
+    let spread = &t["step_signed_pct"];
+    assert_eq!(spread["mean"].as_f64(), Some(b.spread.mean_pct));
+    assert_eq!(spread["low"].as_f64(), Some(b.spread.lo_pct));
+    assert_eq!(spread["high"].as_f64(), Some(b.spread.hi_pct));
+    assert_eq!(
+        spread["runs_in_range"].as_u64(),
+        Some(b.spread.within as u64)
+    );
 }

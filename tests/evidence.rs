@@ -90,17 +90,31 @@ fn bands_come_from_the_runs_most_like_the_plan() {
             cases[i].id
         );
     }
-    // The band is the mean absolute error over exactly those runs, recomputed here.
-    let mut sum = 0.0;
+    // The band is the mean absolute error over exactly those runs, recomputed here, and its
+    // spread the mean, least and greatest signed error of the same runs.
+    let (mut sum, mut signed) = (0.0, Vec::new());
     for &i in &b.runs {
         let p = paracalc::engine::estimate(&cases[i].scenario)
             .unwrap()
             .time
             .step_s;
-        sum += (p / cases[i].step_s - 1.0).abs();
+        let e = 100.0 * (p / cases[i].step_s - 1.0);
+        sum += e.abs() / 100.0;
+        signed.push(e);
     }
     let want = 100.0 * sum / b.runs.len() as f64;
     assert!((b.time_pct - want).abs() < 1e-9, "{} vs {want}", b.time_pct);
+    let n = signed.len();
+    let mean = signed.iter().sum::<f64>() / n as f64;
+    assert!((b.spread.mean_pct - mean).abs() < 1e-9, "{:?}", b.spread);
+    assert!(b.spread.mean_pct.abs() <= b.time_pct + 1e-9);
+    // The range: the ⌈n/10⌉-th and ⌈9n/10⌉-th smallest signed errors.
+    signed.sort_by(f64::total_cmp);
+    let rank = |q: f64| (q * n as f64).ceil() as usize - 1;
+    assert_eq!(
+        (b.spread.lo_pct, b.spread.hi_pct, b.spread.of),
+        (signed[rank(0.1)], signed[rank(0.9)], n)
+    );
     assert!(b.time_pct > 0.0 && b.time_pct < 50.0);
     let text = b.text(b.time_pct);
     assert!(

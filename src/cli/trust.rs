@@ -37,6 +37,9 @@ pub fn section(cases: &[Case], s: &Scenario, e: &Estimate) -> String {
         "How far to trust it (paracalc's error on the published runs most like this plan)\n",
     );
     let _ = writeln!(o, "  step time {}", band::step_text(&b, s, cal));
+    if cal.is_none() {
+        let _ = writeln!(o, "    {}", b.spread.text());
+    }
     let _ = writeln!(o, "  throughput, TFLOP/s, MFU {}", b.text(b.rate_pct));
     if let Some(mem) = b.memory_text() {
         let _ = writeln!(o, "  peak memory {mem}");
@@ -66,6 +69,12 @@ pub fn to_json(cases: &[Case], s: &Scenario, e: &Estimate) -> Value {
         "basis": b.basis.words(),
         "runs": b.runs.len(),
         "step_pct": b.time_pct,
+        "step_signed_pct": {
+            "mean": b.spread.mean_pct,
+            "low": b.spread.lo_pct,
+            "high": b.spread.hi_pct,
+            "runs_in_range": b.spread.within,
+        },
         "rate_pct": b.rate_pct,
         "calibrated_step_pct": cal.map(|c| c.0),
         "calibrated_pairs": cal.map(|c| c.1),

@@ -14,6 +14,12 @@
 //! they measured it). After calibration, the band is what `validate --calibrate` measures on
 //! the same runs: calibrate on one run, predict another of the same group (source), over every
 //! ordered pair ([`crate::calibrate::transfer`]).
+//!
+//! **Which way.** A mean absolute error does not say whether the runs ran slower or faster than
+//! predicted, and for some sets they all miss one way (the DGX Cloud GB200 runs 14-24 % slower,
+//! `README.md` held-out table). The band also keeps the signed step error of the same runs
+//! (`predicted/measured − 1`: its mean and its range, [`Spread`]), shown as "paracalc's step was
+//! 14 to 24 % shorter than measured" beside the uncalibrated step time.
 
 use super::Case;
 use crate::calibrate::transfer::{mape, transfers, Run};
@@ -139,6 +145,109 @@ pub struct Band {
     /// Peak-memory MAPE, percent, over the runs that report memory, with their count and how
     /// alike they are (published memory figures are rarer, so their set may be wider).
     pub memory: Option<(f64, usize, Basis)>,
+    /// Which way the measured steps of the same runs missed the prediction.
+    pub spread: Spread,
+}
+
+/// The signed step error of a band's runs, `predicted/measured − 1` in percent (the same ratio as
+/// [`Band::time_pct`], with its sign): below zero paracalc's step was shorter than measured.
+/// The range is that of the middle runs (the 10th to the 90th percentile by nearest rank, so
+/// one odd run does not set it; with fewer than ten runs, all of them).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Spread {
+    /// Mean over all the runs.
+    pub mean_pct: f64,
+    /// Low end of the range.
+    pub lo_pct: f64,
+    /// High end of the range.
+    pub hi_pct: f64,
+    /// Runs whose error lies in the range.
+    pub within: usize,
+    /// Runs in all.
+    pub of: usize,
+}
+
+impl Spread {
+    /// The spread of signed errors `errors` (percent; reordered), `None` when empty.
+    pub fn of(errors: &mut [f64]) -> Option<Spread> {
+        let n = errors.len();
+        if n == 0 {
+            return None;
+        }
+        errors.sort_by(f64::total_cmp);
+        // Nearest rank: the ⌈q·n⌉-th smallest.
+        let rank = |q: f64| ((q * n as f64).ceil() as usize).clamp(1, n) - 1;
+        let (lo, hi) = (errors[rank(0.1)], errors[rank(0.9)]);
+        Some(Spread {
+            mean_pct: errors.iter().sum::<f64>() / n as f64,
+            lo_pct: lo,
+            hi_pct: hi,
+            within: errors.iter().filter(|e| (lo..=hi).contains(*e)).count(),
+            of: n,
+        })
+    }
+
+    /// Words for the step time: "on 16 of those 18 runs paracalc's step was 14 to 24 % shorter
+    /// than measured (18 % shorter on average)", "… 3 to 9 % longer …", or "… from 8 % shorter to
+    /// 5 % longer than measured (about right on average)" when the runs miss both ways.
+    pub fn text(&self) -> String {
+        let mean = self.mean_pct;
+        let average = if mean.abs() < 0.5 {
+            "about right on average".to_string()
+        } else {
+            format!("{:.0} % {} on average", mean.abs(), way(mean))
+        };
+        format!(
+            "on {} paracalc's step was {} than measured ({average})",
+            self.runs(),
+            self.range()
+        )
+    }
+
+    /// The short form under the step time's band: "14 to 24 % shorter than measured on 16 of
+    /// those 18 runs".
+    pub fn tile_text(&self) -> String {
+        format!("{} than measured on {}", self.range(), self.runs())
+    }
+
+    /// "those runs" when the range holds them all, else "16 of those 18 runs".
+    fn runs(&self) -> String {
+        if self.within >= self.of {
+            "those runs".to_string()
+        } else {
+            format!("{} of those {} runs", self.within, self.of)
+        }
+    }
+
+    /// "14 to 24 % shorter", "9 % longer", "from 8 % shorter to 5 % longer", on the whole
+    /// percentages shown (a range ending at 0 % stays on one side: "0 to 9 % shorter").
+    fn range(&self) -> String {
+        let (lo, hi) = (self.lo_pct.round(), self.hi_pct.round());
+        if lo >= 0.0 || hi <= 0.0 {
+            let (a, b, w) = if lo >= 0.0 {
+                (lo, hi, "longer")
+            } else {
+                (-hi, -lo, "shorter")
+            };
+            // `+ 0.0` turns a rounded −0 into 0.
+            if a == b {
+                format!("{:.0} % {w}", a + 0.0)
+            } else {
+                format!("{:.0} to {b:.0} % {w}", a + 0.0)
+            }
+        } else {
+            format!("from {:.0} % shorter to {hi:.0} % longer", -lo)
+        }
+    }
+}
+
+/// "shorter" below zero, else "longer".
+fn way(pct: f64) -> &'static str {
+    if pct < 0.0 {
+        "shorter"
+    } else {
+        "longer"
+    }
 }
 
 impl Band {
@@ -259,6 +368,7 @@ pub fn band(cases: &[Case], s: &Scenario) -> Option<Band> {
             continue;
         }
         let (mut t, mut r, mut n) = (0.0, 0.0, 0usize);
+        let mut errors = Vec::with_capacity(runs.len());
         let mut kept = Vec::with_capacity(runs.len());
         for &i in &runs {
             let c = &cases[i];
@@ -272,6 +382,7 @@ pub fn band(cases: &[Case], s: &Scenario) -> Option<Band> {
             kept.push(i);
             t += (p / c.step_s - 1.0).abs();
             r += (c.step_s / p - 1.0).abs();
+            errors.push(100.0 * (p / c.step_s - 1.0));
             n += 1;
         }
         if n == 0 {
@@ -283,6 +394,7 @@ pub fn band(cases: &[Case], s: &Scenario) -> Option<Band> {
             time_pct: 100.0 * t / n as f64,
             rate_pct: 100.0 * r / n as f64,
             memory: memory_band(cases, s, &mut est),
+            spread: Spread::of(&mut errors).unwrap_or_default(),
         });
     }
     None
@@ -314,5 +426,71 @@ pub fn step_text(b: &Band, s: &Scenario, calibrated_band: Option<(f64, usize)>) 
             b.basis.words()
         ),
         _ => b.text(b.time_pct),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Spread;
+
+    #[test]
+    fn runs_that_all_took_longer_than_predicted() {
+        // Five runs predicted 14-24 % short: fewer than ten, so the range holds them all.
+        let s = Spread::of(&mut [-18.0, -24.4, -13.6, -16.0, -19.0]).unwrap();
+        assert_eq!((s.lo_pct, s.hi_pct, s.within, s.of), (-24.4, -13.6, 5, 5));
+        assert!((s.mean_pct - (-18.2)).abs() < 1e-12);
+        assert_eq!(
+            s.text(),
+            "on those runs paracalc's step was 14 to 24 % shorter than measured \
+             (18 % shorter on average)"
+        );
+        assert_eq!(
+            s.tile_text(),
+            "14 to 24 % shorter than measured on those runs"
+        );
+    }
+
+    #[test]
+    fn one_odd_run_does_not_set_the_range() {
+        // Twenty runs: −15, −1 … +17 and one at +47. Nearest rank: the 2nd and the 18th
+        // smallest (⌈0.1·20⌉, ⌈0.9·20⌉), −1 and +15; 17 runs lie in [−1, 15].
+        let mut e: Vec<f64> = (-1..=17).map(f64::from).collect();
+        e.retain(|x| *x != 16.0);
+        e.push(-15.0);
+        e.push(47.0);
+        assert_eq!(e.len(), 20);
+        let s = Spread::of(&mut e).unwrap();
+        assert_eq!((s.lo_pct, s.hi_pct, s.within, s.of), (-1.0, 15.0, 17, 20));
+        assert_eq!(
+            s.tile_text(),
+            "from 1 % shorter to 15 % longer than measured on 17 of those 20 runs"
+        );
+    }
+
+    #[test]
+    fn runs_that_took_less_time_or_miss_both_ways() {
+        let s = Spread::of(&mut [3.0, 9.0, 3.0]).unwrap();
+        assert_eq!(s.tile_text(), "3 to 9 % longer than measured on those runs");
+        assert!(
+            s.text().ends_with("(5 % longer on average)"),
+            "{}",
+            s.text()
+        );
+        // A range ending at zero stays on one side.
+        let edge = Spread::of(&mut [-9.2, -0.3, -4.0]).unwrap();
+        assert_eq!(
+            edge.tile_text(),
+            "0 to 9 % shorter than measured on those runs"
+        );
+        // One run: one figure.
+        let one = Spread::of(&mut [9.0]).unwrap();
+        assert_eq!(one.tile_text(), "9 % longer than measured on those runs");
+        let both = Spread::of(&mut [-5.4, 8.6, -2.6]).unwrap();
+        assert_eq!(
+            both.text(),
+            "on those runs paracalc's step was from 5 % shorter to 9 % longer than measured \
+             (about right on average)"
+        );
+        assert!(Spread::of(&mut []).is_none());
     }
 }

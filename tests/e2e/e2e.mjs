@@ -67,6 +67,10 @@ const CHECKS = [
       const band = (await page.textContent('#band-step')).trim();
       ctx.log(`band: ${band}`);
       assert.match(band, /^±\d+ % \(\d+ .*published runs/);
+      // Under it, which way those runs missed (signed, uncalibrated only).
+      const spread = (await page.textContent('#band-step-spread')).trim();
+      ctx.log(`spread: ${spread}`);
+      assert.match(spread, /^(from )?\d+ (to \d+ )?% (shorter|longer)( to \d+ % longer)? than measured on (those runs|\d+ of those \d+ runs)$/);
       const before = (await page.textContent('#key-step dd')).trim();
       const mfuBefore = (await page.textContent('#key-mfu dd')).trim();
       // The predicted step in seconds, then a measurement 20 % slower.
@@ -85,6 +89,7 @@ const CHECKS = [
       assert.match(await page.textContent('#calibration-words'), /Calibrated: GPU kernels run at \d+ %/);
       assert.match(await page.textContent('#measured-note'), /scales with the GPU kernels/);
       await page.waitForFunction(() => /after calibration/.test(document.querySelector('#band-step')?.textContent || ''));
+      assert.equal(await page.locator('#band-step-spread').count(), 0, 'no uncalibrated spread on a calibrated plan');
       await ctx.screenshot(page, 'calibrated-1280.png', { fullPage: false });
       // A reload restores the calibrated plan from the link.
       await page.reload();

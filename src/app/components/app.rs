@@ -136,6 +136,7 @@ pub fn App(props: &AppProps) -> Html {
     let bands = band.as_ref().map(|b| {
         Rc::new(BandTexts {
             step: band::step_text(b, &state.scenario, *cal_band),
+            step_spread: (!calibrated).then(|| b.spread.tile_text()),
             rate: b.text(b.rate_pct),
             memory: b.memory_text(),
             memory_frac: b.memory_frac(),

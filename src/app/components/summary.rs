@@ -188,6 +188,9 @@ pub fn one_line(e: &Estimate, s: &Scenario) -> String {
 pub struct BandTexts {
     /// Next to the step time (the calibrated band when the plan is calibrated).
     pub step: String,
+    /// Under it, which way those runs missed (uncalibrated plans only): "14 to 24 % shorter than
+    /// measured on those runs" ([`band::Spread`]).
+    pub step_spread: Option<String>,
     /// Next to throughput, TFLOP/s, MFU and HFU.
     pub rate: String,
     /// Next to the peak memory, when published runs report memory.
@@ -297,6 +300,9 @@ pub fn summary(props: &SummaryProps) -> Html {
                             </dd>
                             if let Some(b) = band {
                                 <dd class="band small muted" id={format!("band-{}", k.id)} title="Expected error: mean absolute error of paracalc on these published runs">{ b }</dd>
+                            }
+                            if let Some(w) = (k.id == "step").then(|| props.bands.as_ref().and_then(|b| b.step_spread.clone())).flatten() {
+                                <dd class="band small muted" id="band-step-spread" title="Which way paracalc's step time missed the measured step on the same published runs (predicted/measured − 1)">{ w }</dd>
                             }
                         </div>
                     }
