@@ -38,6 +38,10 @@ use crate::scenario::{FfnAct, Model, Moe};
 
 /// The `model_type`s read, for messages.
 const SUPPORTED: &str = "llama, mistral, mixtral, qwen2, gpt2, gpt_neox, falcon, deepseek_v3, deepseek_v2, qwen3_moe, qwen2_moe, gpt_oss, llama4";
+
+/// The families of [`SUPPORTED`] in words, for the app's import card.
+pub const FAMILIES: &str = "Llama, Llama 4, Mistral, Mixtral, Qwen2, Qwen2-MoE, Qwen3-MoE, \
+                            DeepSeek-V2/V3, gpt-oss, GPT-2, GPT-NeoX and Falcon";
 use crate::scenario::json::text::Node;
 use serde_json::{Map, Value};
 use std::fmt;
@@ -461,4 +465,34 @@ fn printable(s: &str, max: usize) -> String {
         out.push(if bad { '\u{FFFD}' } else { c });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{FAMILIES, SUPPORTED};
+
+    #[test]
+    fn the_import_card_names_every_supported_family() {
+        // Each `model_type` the importer reads, and the words the app's card names it by.
+        let named = [
+            ("llama", "Llama"),
+            ("mistral", "Mistral"),
+            ("mixtral", "Mixtral"),
+            ("qwen2", "Qwen2"),
+            ("gpt2", "GPT-2"),
+            ("gpt_neox", "GPT-NeoX"),
+            ("falcon", "Falcon"),
+            ("deepseek_v3", "DeepSeek-V2/V3"),
+            ("deepseek_v2", "DeepSeek-V2/V3"),
+            ("qwen3_moe", "Qwen3-MoE"),
+            ("qwen2_moe", "Qwen2-MoE"),
+            ("gpt_oss", "gpt-oss"),
+            ("llama4", "Llama 4"),
+        ];
+        let types: Vec<&str> = SUPPORTED.split(", ").collect();
+        assert_eq!(types, named.map(|(t, _)| t).to_vec(), "a type without a name");
+        for (t, words) in named {
+            assert!(FAMILIES.contains(words), "{t}: {words} not in {FAMILIES}");
+        }
+    }
 }

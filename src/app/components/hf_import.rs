@@ -82,7 +82,10 @@ pub fn HfImport(props: &HfImportProps) -> Html {
     tool_card(
         "hf-import",
         "Import a Hugging Face config.json",
-        "Llama, Mistral, Mixtral, Qwen2, GPT-2, GPT-NeoX and Falcon configs fill the model section; the rest of the plan stays.",
+        &format!(
+            "{} configs fill the model section; the rest of the plan stays.",
+            hf::FAMILIES
+        ),
         html! {
             <>
                 <label for="hf-text">{ "Paste config.json" }</label>
