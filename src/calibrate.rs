@@ -193,7 +193,7 @@ impl Fit {
         };
         let mut o = format!(
             "{}. The uncalibrated step was {:.4} s; {kernels}, {:.0} % with the links.",
-            capitalize(&self.calibration.describe()),
+            crate::text::capitalized(&self.calibration.describe()),
             self.step_before_s,
             100.0 * self.network_share
         );
@@ -211,14 +211,6 @@ impl Fit {
             );
         }
         o
-    }
-}
-
-fn capitalize(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) => f.to_uppercase().chain(c).collect(),
-        None => String::new(),
     }
 }
 

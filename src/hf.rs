@@ -490,7 +490,11 @@ mod tests {
             ("llama4", "Llama 4"),
         ];
         let types: Vec<&str> = SUPPORTED.split(", ").collect();
-        assert_eq!(types, named.map(|(t, _)| t).to_vec(), "a type without a name");
+        assert_eq!(
+            types,
+            named.map(|(t, _)| t).to_vec(),
+            "a type without a name"
+        );
         for (t, words) in named {
             assert!(FAMILIES.contains(words), "{t}: {words} not in {FAMILIES}");
         }

@@ -19,6 +19,7 @@ pub mod presets;
 pub mod scenario;
 pub mod share;
 pub mod sort;
+pub mod text;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;

@@ -51,7 +51,7 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
         }
         *b = t.elapsed().as_secs_f64() / per_batch as f64;
     }
-    batches.sort_by(f64::total_cmp);
+    crate::sort::sort_by(&mut batches, f64::total_cmp);
     let (fastest, median) = (batches[0], batches[BATCHES / 2]);
     // The validation every estimate starts with (the field table's range pass and the rules).
     let t = Instant::now();

@@ -777,7 +777,7 @@ pub fn sentence(v: &Verdict) -> String {
     let pct = |x: f64| format!("{:.0} %", 100.0 * x);
     let head = format!(
         "{} is {} of the {} step",
-        capital(v.dominant.label()),
+        crate::text::capitalized(v.dominant.label()),
         pct(v.dominant_share),
         secs(v.step_s)
     );
@@ -793,14 +793,6 @@ pub fn sentence(v: &Verdict) -> String {
         ),
         Some(_) => format!("{head}; it is the largest exposed cost."),
         None => format!("{head}; nothing else is exposed."),
-    }
-}
-
-fn capital(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) => f.to_uppercase().chain(c).collect(),
-        None => String::new(),
     }
 }
 

@@ -174,7 +174,7 @@ impl Spread {
         if n == 0 {
             return None;
         }
-        errors.sort_by(f64::total_cmp);
+        crate::sort::sort_by(errors, f64::total_cmp);
         // Nearest rank: the ⌈q·n⌉-th smallest.
         let rank = |q: f64| ((q * n as f64).ceil() as usize).clamp(1, n) - 1;
         let (lo, hi) = (errors[rank(0.1)], errors[rank(0.9)]);

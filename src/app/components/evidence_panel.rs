@@ -58,7 +58,7 @@ pub fn band_runs(cases: &[Case], b: &Band) -> Html {
     html! {
         <div id="band-runs">
             <h3>{ format!("The {} {} behind the error bands", b.runs.len(), b.basis.words()) }</h3>
-            <p class="small" id="band-spread">{ capitalized(&b.spread.text()) }{ "." }</p>
+            <p class="small" id="band-spread">{ crate::text::capitalized(&b.spread.text()) }{ "." }</p>
             <ul class="band-runs small">
                 { for b.runs.iter().filter_map(|&i| cases.get(i)).map(|c| html! {
                     <li>{ format!("{} — {} × {} ({})", c.id, c.scenario.cluster.num_gpus, c.scenario.cluster.gpu_name(), c.source) }</li>
@@ -66,14 +66,6 @@ pub fn band_runs(cases: &[Case], b: &Band) -> Html {
             </ul>
         </div>
     }
-}
-
-/// `text` with its first letter in upper case.
-fn capitalized(text: &str) -> String {
-    let mut c = text.chars();
-    c.next()
-        .map(|f| f.to_uppercase().chain(c).collect())
-        .unwrap_or_default()
 }
 
 /// The table for `cases` nearest to `s` (also used by tests through SSR): each run's layout,
