@@ -199,6 +199,41 @@ mod tests {
     }
 
     #[test]
+    fn pruned_search_equals_the_definition_on_random_shapes() {
+        // 20,000 shapes from a fixed linear congruential sequence: `m`, `n` any whole number up
+        // to 20,000 or a multiple of 64 (where the tile counts double exactly), `k` up to
+        // 16,384, 1-16 groups, every preset SM count.
+        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |below: u64| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) % below
+        };
+        for i in 0..20_000 {
+            let sms = [80.0, 108.0, 114.0, 132.0, 148.0][i % 5];
+            let mut dim = || {
+                if next(2) == 0 {
+                    1.0 + next(20_000) as f64
+                } else {
+                    64.0 * (1 + next(300)) as f64
+                }
+            };
+            let (m, n) = (dim(), dim());
+            let k = 1.0 + next(16_384) as f64;
+            let b = 1.0 + next(16) as f64;
+            let (got, want) = (
+                fill(sms, b, m, k, n, 128.0),
+                fill_by_definition(sms, b, m, k, n, 128.0),
+            );
+            assert!(
+                (got - want).abs() < 1e-12,
+                "{sms} SMs, {b} × {m}×{k}×{n}: {got} vs {want}"
+            );
+        }
+    }
+
+    #[test]
     fn ceil_without_libm() {
         let xs = [
             0.0,
