@@ -139,8 +139,10 @@ fn the_report_says_how_far_to_trust_it_from_the_shipped_runs() {
         "{section}"
     );
     assert!(section.contains(&format!("throughput, TFLOP/s, MFU {}", b.text(b.rate_pct))));
-    // Which way those runs missed, under the step band (uncalibrated).
+    // Which way those runs missed, under the step band (uncalibrated) and the memory band.
     assert!(section.contains(&b.spread.text()), "{section}");
+    let peak = b.memory_spread.expect("runs with memory").peak_text();
+    assert!(section.contains(&peak), "{section}");
     assert!(b.spread.text().contains("than measured"));
     // 58 GiB of 80 is far from the limit: no memory caveat.
     assert!(!section.contains("memory limit is inside"), "{section}");

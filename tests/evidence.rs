@@ -148,6 +148,14 @@ fn the_memory_band_widens_until_runs_report_memory() {
         text.contains(basis.words()) && text.contains("with memory"),
         "{text}"
     );
+    // Its signed spread is over the same runs: as many, and a mean no larger than the MAPE.
+    let spread = b
+        .memory_spread
+        .expect("a memory spread beside the memory band");
+    assert_eq!(spread.of, n);
+    assert!(spread.mean_pct.abs() <= pct + 1e-9, "{spread:?} vs {pct}");
+    assert!(spread.lo_pct <= spread.hi_pct);
+    assert!(spread.peak_text().contains("paracalc's peak was"));
 }
 
 #[test]

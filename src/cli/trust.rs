@@ -44,6 +44,9 @@ pub fn section(cases: &[Case], s: &Scenario, e: &Estimate) -> String {
     if let Some(mem) = b.memory_text() {
         let _ = writeln!(o, "  peak memory {mem}");
     }
+    if let Some(m) = b.memory_spread {
+        let _ = writeln!(o, "    {}", m.peak_text());
+    }
     if let Some(w) = fit_warning(&b, e) {
         let _ = writeln!(o, "  {w}");
     }
@@ -80,6 +83,12 @@ pub fn to_json(cases: &[Case], s: &Scenario, e: &Estimate) -> Value {
         "calibrated_pairs": cal.map(|c| c.1),
         "memory_pct": b.memory.map(|m| m.0),
         "memory_runs": b.memory.map(|m| m.1),
+        "memory_signed_pct": b.memory_spread.map(|m| json!({
+            "mean": m.mean_pct,
+            "low": m.lo_pct,
+            "high": m.hi_pct,
+            "runs_in_range": m.within,
+        })),
         "memory_fit_uncertain": fit_warning(&b, e).is_some(),
     })
 }

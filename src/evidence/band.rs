@@ -19,7 +19,9 @@
 //! predicted, and for some sets they all miss one way (the DGX Cloud GB200 runs 14-24 % slower,
 //! `README.md` held-out table). The band also keeps the signed step error of the same runs
 //! (`predicted/measured − 1`: its mean and its range, [`Spread`]), shown as "paracalc's step was
-//! 14 to 24 % shorter than measured" beside the uncalibrated step time.
+//! 14 to 24 % shorter than measured" beside the uncalibrated step time, and the same for the
+//! peak memory of the memory band's runs ("2 to 9 % higher than measured"), which decides
+//! whether a plan near the limit more likely fits or not.
 
 use super::Case;
 use crate::calibrate::transfer::{mape, transfers, Run};
@@ -147,6 +149,8 @@ pub struct Band {
     pub memory: Option<(f64, usize, Basis)>,
     /// Which way the measured steps of the same runs missed the prediction.
     pub spread: Spread,
+    /// Which way the measured peaks of the memory band's runs missed the prediction.
+    pub memory_spread: Option<Spread>,
 }
 
 /// The signed step error of a band's runs, `predicted/measured − 1` in percent (the same ratio as
@@ -191,23 +195,47 @@ impl Spread {
     /// than measured (18 % shorter on average)", "… 3 to 9 % longer …", or "… from 8 % shorter to
     /// 5 % longer than measured (about right on average)" when the runs miss both ways.
     pub fn text(&self) -> String {
-        let mean = self.mean_pct;
-        let average = if mean.abs() < 0.5 {
-            "about right on average".to_string()
-        } else {
-            format!("{:.0} % {} on average", mean.abs(), way(mean))
-        };
-        format!(
-            "on {} paracalc's step was {} than measured ({average})",
-            self.runs(),
-            self.range()
-        )
+        self.sentence(Quantity::Step)
     }
 
     /// The short form under the step time's band: "14 to 24 % shorter than measured on 16 of
     /// those 18 runs".
     pub fn tile_text(&self) -> String {
-        format!("{} than measured on {}", self.range(), self.runs())
+        format!(
+            "{} than measured on {}",
+            self.range(Quantity::Step),
+            self.runs()
+        )
+    }
+
+    /// [`Spread::text`] for the peak memory: "on those runs paracalc's peak was 2 to 9 % higher
+    /// than measured (5 % higher on average)".
+    pub fn peak_text(&self) -> String {
+        self.sentence(Quantity::Peak)
+    }
+
+    /// [`Spread::tile_text`] for the peak memory: "2 to 9 % higher than measured on those runs".
+    pub fn peak_tile_text(&self) -> String {
+        format!(
+            "{} than measured on {}",
+            self.range(Quantity::Peak),
+            self.runs()
+        )
+    }
+
+    fn sentence(&self, q: Quantity) -> String {
+        let mean = self.mean_pct;
+        let average = if mean.abs() < 0.5 {
+            "about right on average".to_string()
+        } else {
+            format!("{:.0} % {} on average", mean.abs(), q.way(mean))
+        };
+        format!(
+            "on {} paracalc's {} was {} than measured ({average})",
+            self.runs(),
+            q.noun(),
+            self.range(q)
+        )
     }
 
     /// "those runs" when the range holds them all, else "16 of those 18 runs".
@@ -221,13 +249,14 @@ impl Spread {
 
     /// "14 to 24 % shorter", "9 % longer", "from 8 % shorter to 5 % longer", on the whole
     /// percentages shown (a range ending at 0 % stays on one side: "0 to 9 % shorter").
-    fn range(&self) -> String {
+    fn range(&self, q: Quantity) -> String {
         let (lo, hi) = (self.lo_pct.round(), self.hi_pct.round());
+        let (below, above) = (q.way(-1.0), q.way(1.0));
         if lo >= 0.0 || hi <= 0.0 {
             let (a, b, w) = if lo >= 0.0 {
-                (lo, hi, "longer")
+                (lo, hi, above)
             } else {
-                (-hi, -lo, "shorter")
+                (-hi, -lo, below)
             };
             // `+ 0.0` turns a rounded −0 into 0.
             if a == b {
@@ -236,17 +265,36 @@ impl Spread {
                 format!("{:.0} to {b:.0} % {w}", a + 0.0)
             }
         } else {
-            format!("from {:.0} % shorter to {hi:.0} % longer", -lo)
+            format!("from {:.0} % {below} to {hi:.0} % {above}", -lo)
         }
     }
 }
 
-/// "shorter" below zero, else "longer".
-fn way(pct: f64) -> &'static str {
-    if pct < 0.0 {
-        "shorter"
-    } else {
-        "longer"
+/// What a [`Spread`] is of, for its words.
+#[derive(Clone, Copy)]
+enum Quantity {
+    /// The step time: shorter or longer.
+    Step,
+    /// The peak memory: lower or higher.
+    Peak,
+}
+
+impl Quantity {
+    fn noun(self) -> &'static str {
+        match self {
+            Quantity::Step => "step",
+            Quantity::Peak => "peak",
+        }
+    }
+
+    /// The word for a prediction below (`pct < 0`) or above the measurement.
+    fn way(self, pct: f64) -> &'static str {
+        match (self, pct < 0.0) {
+            (Quantity::Step, true) => "shorter",
+            (Quantity::Step, false) => "longer",
+            (Quantity::Peak, true) => "lower",
+            (Quantity::Peak, false) => "higher",
+        }
     }
 }
 
@@ -333,9 +381,14 @@ fn memory_kind(kind: Option<&str>) -> MemoryKind {
 pub const MIN_MEMORY_RUNS: usize = 3;
 
 /// Peak-memory MAPE (percent) and count over the runs most like `s` that report memory.
-fn memory_band(cases: &[Case], s: &Scenario, est: &mut Estimate) -> Option<(f64, usize, Basis)> {
+fn memory_band(
+    cases: &[Case],
+    s: &Scenario,
+    est: &mut Estimate,
+) -> Option<((f64, usize, Basis), Spread)> {
+    let mut errors = Vec::new();
     for basis in Basis::MOST_ALIKE_FIRST {
-        let (mut m, mut n) = (0.0, 0usize);
+        errors.clear();
         for c in cases.iter().filter(|c| basis.admits(s, &c.scenario)) {
             let Some(gib) = c.memory_gib.filter(|g| *g > 0.0) else {
                 continue;
@@ -344,11 +397,13 @@ fn memory_band(cases: &[Case], s: &Scenario, est: &mut Estimate) -> Option<(f64,
                 continue;
             }
             let pred = memory_kind(c.memory_kind.as_deref()).peak_bytes(est) / 1_073_741_824.0;
-            m += (pred / gib - 1.0).abs();
-            n += 1;
+            errors.push(100.0 * (pred / gib - 1.0));
         }
+        let n = errors.len();
         if n >= MIN_MEMORY_RUNS || (n > 0 && basis == Basis::All) {
-            return Some((100.0 * m / n as f64, n, basis));
+            let mape = errors.iter().map(|e| e.abs()).sum::<f64>() / n as f64;
+            let spread = Spread::of(&mut errors)?;
+            return Some(((mape, n, basis), spread));
         }
     }
     None
@@ -388,12 +443,14 @@ pub fn band(cases: &[Case], s: &Scenario) -> Option<Band> {
         if n == 0 {
             continue;
         }
+        let memory = memory_band(cases, s, &mut est);
         return Some(Band {
             basis,
             runs: kept,
             time_pct: 100.0 * t / n as f64,
             rate_pct: 100.0 * r / n as f64,
-            memory: memory_band(cases, s, &mut est),
+            memory: memory.map(|(m, _)| m),
+            memory_spread: memory.map(|(_, spread)| spread),
             spread: Spread::of(&mut errors).unwrap_or_default(),
         });
     }
@@ -492,5 +549,20 @@ mod tests {
              (about right on average)"
         );
         assert!(Spread::of(&mut []).is_none());
+    }
+
+    #[test]
+    fn the_peak_memory_says_lower_or_higher() {
+        let s = Spread::of(&mut [2.2, 8.6, 4.0, 5.2]).unwrap();
+        assert_eq!(
+            s.peak_text(),
+            "on those runs paracalc's peak was 2 to 9 % higher than measured \
+             (5 % higher on average)"
+        );
+        let both = Spread::of(&mut [-3.0, 6.0]).unwrap();
+        assert_eq!(
+            both.peak_tile_text(),
+            "from 3 % lower to 6 % higher than measured on those runs"
+        );
     }
 }

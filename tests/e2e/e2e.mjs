@@ -71,6 +71,8 @@ const CHECKS = [
       const spread = (await page.textContent('#band-step-spread')).trim();
       ctx.log(`spread: ${spread}`);
       assert.match(spread, /^(from )?\d+ (to \d+ )?% (shorter|longer)( to \d+ % longer)? than measured on (those runs|\d+ of those \d+ runs)$/);
+      // The peak memory's band says it too, in lower/higher.
+      assert.match((await page.textContent('#band-memory-spread')).trim(), /^(from )?\d+ (to \d+ )?% (lower|higher)( to \d+ % higher)? than measured on (those runs|\d+ of those \d+ runs)$/);
       // The same runs in the evidence card say it as a sentence, with the mean.
       assert.match(await page.textContent('#band-spread'), /^On (those runs|\d+ of those \d+ runs) paracalc's step was .* than measured \((about right|\d+ % (shorter|longer)) on average\)\.$/);
       const before = (await page.textContent('#key-step dd')).trim();

@@ -139,6 +139,7 @@ pub fn App(props: &AppProps) -> Html {
             step_spread: (!calibrated).then(|| b.spread.tile_text()),
             rate: b.text(b.rate_pct),
             memory: b.memory_text(),
+            memory_spread: b.memory_spread.map(|m| m.peak_tile_text()),
             memory_frac: b.memory_frac(),
         })
     });

@@ -195,11 +195,25 @@ pub struct BandTexts {
     pub rate: String,
     /// Next to the peak memory, when published runs report memory.
     pub memory: Option<String>,
+    /// Under it, which way those runs' peaks missed ([`band::Spread`]).
+    pub memory_spread: Option<String>,
     /// The memory band as a fraction, for the fit verdict ([`band::fit_is_uncertain`]).
     pub memory_frac: Option<f64>,
 }
 
 impl BandTexts {
+    /// The element id and text of the signed line under the tile `id`'s band, if any.
+    pub fn spread_for_tile(&self, id: &str) -> Option<(&'static str, String)> {
+        match id {
+            "step" => self.step_spread.clone().map(|t| ("band-step-spread", t)),
+            "memory" => self
+                .memory_spread
+                .clone()
+                .map(|t| ("band-memory-spread", t)),
+            _ => None,
+        }
+    }
+
     /// The band shown in the tile `id`, if any.
     pub fn for_tile(&self, id: &str) -> Option<&str> {
         match id {
@@ -301,8 +315,8 @@ pub fn summary(props: &SummaryProps) -> Html {
                             if let Some(b) = band {
                                 <dd class="band small muted" id={format!("band-{}", k.id)} title="Expected error: mean absolute error of paracalc on these published runs">{ b }</dd>
                             }
-                            if let Some(w) = (k.id == "step").then(|| props.bands.as_ref().and_then(|b| b.step_spread.clone())).flatten() {
-                                <dd class="band small muted" id="band-step-spread" title="Which way paracalc's step time missed the measured step on the same published runs (predicted/measured − 1)">{ w }</dd>
+                            if let Some((id, w)) = props.bands.as_ref().and_then(|b| b.spread_for_tile(k.id)) {
+                                <dd class="band small muted" id={id} title="Which way paracalc missed the measured value on the same published runs (predicted/measured − 1)">{ w }</dd>
                             }
                         </div>
                     }
