@@ -201,11 +201,7 @@ impl Spread {
     /// The short form under the step time's band: "14 to 24 % shorter than measured on 16 of
     /// those 18 runs".
     pub fn tile_text(&self) -> String {
-        format!(
-            "{} than measured on {}",
-            self.range(Quantity::Step),
-            self.runs()
-        )
+        self.tile(Quantity::Step)
     }
 
     /// [`Spread::text`] for the peak memory: "on those runs paracalc's peak was 2 to 9 % higher
@@ -216,11 +212,11 @@ impl Spread {
 
     /// [`Spread::tile_text`] for the peak memory: "2 to 9 % higher than measured on those runs".
     pub fn peak_tile_text(&self) -> String {
-        format!(
-            "{} than measured on {}",
-            self.range(Quantity::Peak),
-            self.runs()
-        )
+        self.tile(Quantity::Peak)
+    }
+
+    fn tile(&self, q: Quantity) -> String {
+        format!("{} than measured on {}", self.range(q), self.runs())
     }
 
     fn sentence(&self, q: Quantity) -> String {

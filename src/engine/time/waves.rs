@@ -171,6 +171,18 @@ mod tests {
         best.min(1.0)
     }
 
+    /// `fill` equals [`fill_by_definition`] for this GEMM (K0 = 128).
+    fn assert_as_defined(sms: f64, b: f64, m: f64, k: f64, n: f64) {
+        let (got, want) = (
+            fill(sms, b, m, k, n, 128.0),
+            fill_by_definition(sms, b, m, k, n, 128.0),
+        );
+        assert!(
+            (got - want).abs() < 1e-12,
+            "{sms} SMs, {b} × {m}×{k}×{n}: {got} vs {want}"
+        );
+    }
+
     #[test]
     fn pruned_search_equals_the_definition() {
         // Aligned and unaligned shapes (odd and even counts of 64-, 128- and 256-wide tiles),
@@ -184,14 +196,7 @@ mod tests {
                     64.0, 128.0, 192.0, 320.0, 384.0, 512.0, 700.0, 1536.0, 4608.0, 14336.0,
                 ] {
                     for (k, b) in [(128.0, 1.0), (1024.0, 1.0), (4096.0, 3.0), (12288.0, 1.0)] {
-                        let (got, want) = (
-                            fill(sms, b, m, k, n, 128.0),
-                            fill_by_definition(sms, b, m, k, n, 128.0),
-                        );
-                        assert!(
-                            (got - want).abs() < 1e-12,
-                            "{sms} {m}x{k}x{n}: {got} vs {want}"
-                        );
+                        assert_as_defined(sms, b, m, k, n);
                     }
                 }
             }
@@ -222,14 +227,7 @@ mod tests {
             let (m, n) = (dim(), dim());
             let k = 1.0 + next(16_384) as f64;
             let b = 1.0 + next(16) as f64;
-            let (got, want) = (
-                fill(sms, b, m, k, n, 128.0),
-                fill_by_definition(sms, b, m, k, n, 128.0),
-            );
-            assert!(
-                (got - want).abs() < 1e-12,
-                "{sms} SMs, {b} × {m}×{k}×{n}: {got} vs {want}"
-            );
+            assert_as_defined(sms, b, m, k, n);
         }
     }
 
