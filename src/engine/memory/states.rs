@@ -338,25 +338,37 @@ mod tests {
         assert!((zero_paper_bytes(3, psi, 64.0) / 1e9 - 1.875).abs() < 1e-9);
     }
 
+    /// The default preset under ZeRO-1 with `dp` data-parallel and `ep` expert-parallel ranks
+    /// (tp = cp = 1) and the default gradient-reduction precision.
+    fn zero1_scenario(dp: u64, ep: u64) -> crate::scenario::Scenario {
+        let mut s = crate::presets::default_model_preset().scenario();
+        (s.parallel.tp, s.parallel.cp, s.parallel.dp, s.parallel.ep) = (1, 1, dp, ep);
+        s.parallel.zero_stage = 1;
+        s.training.grad_reduce_in_fp32 = None;
+        s
+    }
+
+    /// A GPU's parameter counts with only dense and expert parameters.
+    fn gpu_params(dense: f64, experts: f64) -> GpuParams {
+        GpuParams {
+            dense,
+            experts,
+            matrices: 0.0,
+            largest_module: 0.0,
+        }
+    }
+
     /// DeepSeek-V3 §3.3.3's states (bf16 moments, fp32 master and gradients) on a GPU with
     /// 1e9 dense and 2e9 expert parameters, dp·cp = 32 and ep = 8 (expert shard 4), ZeRO-1:
     /// moments 2·2 B, master 4 B.
     #[test]
     fn bf16_moments_by_hand() {
         use crate::scenario::{Fp8Recipe, Framework, OptimizerStates};
-        let mut s = crate::presets::default_model_preset().scenario();
-        (s.parallel.tp, s.parallel.cp, s.parallel.dp, s.parallel.ep) = (1, 1, 32, 8);
+        let mut s = zero1_scenario(32, 8);
         s.parallel.etp = None;
-        s.parallel.zero_stage = 1;
-        s.training.grad_reduce_in_fp32 = None;
         s.training.precision = Precision::Fp8;
         s.training.fp8_recipe = Some(Fp8Recipe::Blockwise);
-        let p = GpuParams {
-            dense: 1e9,
-            experts: 2e9,
-            matrices: 0.0,
-            largest_module: 0.0,
-        };
+        let p = gpu_params(1e9, 2e9);
         // fp32 moments: 12 B sharded: 12·(1e9/32 + 2e9/4) = 6.375e9.
         assert_eq!(model_states(&s, &p, 0).optimizer, 6.375e9);
         s.training.optimizer_states = Some(OptimizerStates::Bf16);
@@ -410,18 +422,10 @@ mod tests {
     #[test]
     fn no_master_copy_by_hand() {
         use crate::scenario::{Fp8Recipe, MasterWeights as M, OptimizerStates};
-        let mut s = crate::presets::default_model_preset().scenario();
-        (s.parallel.tp, s.parallel.cp, s.parallel.dp, s.parallel.ep) = (1, 1, 8, 1);
-        s.parallel.zero_stage = 1;
-        s.training.grad_reduce_in_fp32 = None;
+        let mut s = zero1_scenario(8, 1);
         s.training.precision = Precision::Bf16;
         s.training.optimizer_states = Some(OptimizerStates::Bf16);
-        let p = GpuParams {
-            dense: 1e9,
-            experts: 0.0,
-            matrices: 0.0,
-            largest_module: 0.0,
-        };
+        let p = gpu_params(1e9, 0.0);
         // 1e9/8 = 1.25e8 parameters in the shard: × 0 + 4, × 2 + 4, × 4 + 4.
         for (m, bytes) in [(M::None, 4.0), (M::Remainder, 6.0), (M::Fp32, 8.0)] {
             s.training.master_weights = Some(m);

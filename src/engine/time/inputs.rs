@@ -3,6 +3,7 @@
 
 use super::compute::{Device, Generation};
 use super::groups::Groups;
+use super::routing::Routing;
 use super::stack::Stack;
 use crate::engine::memory::activations::{micro_batches, tokens_per_gpu};
 use crate::engine::memory::params::ShardedParams;
@@ -28,6 +29,8 @@ pub(crate) struct Inputs<'a> {
     pub groups: &'a Groups,
     /// Mechanisms of the software stack.
     pub stack: Stack,
+    /// How the router picks a token's experts (all-to-all reach, [`Routing::reach`]).
+    pub routing: Routing,
     /// GPU generation.
     pub gen: Generation,
     /// Degrees `t, p, d, c, e, v` (each at least 1).
@@ -96,6 +99,7 @@ impl<'a> Inputs<'a> {
             ),
             groups,
             stack: Stack::of(s, gpu),
+            routing: Routing::of(s.model.moe.as_ref(), d.k, d.experts),
             gen: Generation::of(gpu),
             t: par.tp.max(1),
             p: par.pp.max(1),

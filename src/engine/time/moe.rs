@@ -31,7 +31,6 @@
 use super::comm::Group;
 use super::compute::Device;
 use super::inputs::Inputs;
-use super::routing::Routing;
 use crate::engine::shape::Shape;
 use crate::scenario::MoeDispatcher;
 
@@ -217,10 +216,10 @@ impl MoeCosts {
         let a2a_bytes = tok_sp * d.k * d.h * ab;
         let a2a = match x.stack.dispatcher {
             MoeDispatcher::Alltoall => x.groups.ep.all_to_all_s(a2a_bytes * d.imbalance),
-            MoeDispatcher::Deepep => x.groups.ep.node_forwarded_all_to_all_s(
-                tok_sp * d.h * ab * d.imbalance,
-                &Routing::of(x.s.model.moe.as_ref(), d.k, d.experts),
-            ),
+            MoeDispatcher::Deepep => x
+                .groups
+                .ep
+                .node_forwarded_all_to_all_s(tok_sp * d.h * ab * d.imbalance, &x.routing),
         };
         let etp_g = Group::new(x.gpu, par.etp().max(1), 1);
         let gather = etp_g.gather_s(rows * d.h * ab);

@@ -4,7 +4,6 @@ use super::comm::{Collective, CommBreakdown, CommVolume, Group};
 use super::data_parallel::DpStep;
 use super::inputs::Inputs;
 use super::layer::LayerCosts;
-use super::routing::Routing;
 use super::stage::{pp_msg_bytes, StageTimes};
 use crate::scenario::{MoeDispatcher, Recompute};
 
@@ -75,8 +74,7 @@ fn ep_copies(x: &Inputs) -> f64 {
     match x.stack.dispatcher {
         MoeDispatcher::Alltoall => (ef - 1.0) / ef * d.k,
         MoeDispatcher::Deepep => {
-            let routing = Routing::of(x.s.model.moe.as_ref(), d.k, d.experts);
-            let (net, nvl) = x.groups.ep.node_forwarded_copies(&routing);
+            let (net, nvl) = x.groups.ep.node_forwarded_copies(&x.routing);
             net + nvl
         }
     }
