@@ -70,16 +70,13 @@ pub fn job_config(s: &Scenario) -> Export {
     if t.precision == Precision::Nvfp4 {
         no.push("NVFP4 GEMMs: torchtitan's converters have no NVFP4 recipe (float8 and MXFP8 only); written as bf16.".into());
     }
-    if !t.grad_reduce_in_fp32()
-        && t.precision != Precision::Fp32
-        && !crate::engine::memory::states::no_master_copy(s)
-    {
-        no.push("16-bit gradient reduction: torchtitan's mixed_precision_reduce accepts float32 only; written as float32.".into());
-    }
     // No master copy: torchtitan's `training.dtype = "bfloat16"` keeps parameters, gradients
     // and optimizer states in bf16 with no fp32 copy (`torchtitan/config/configs.py` l. 87-92
     // @b5bcd76); it has no 16-bit master-free mode with fp32 gradients or moments.
     let pure_bf16 = crate::engine::memory::states::no_master_copy(s);
+    if !t.grad_reduce_in_fp32() && t.precision != Precision::Fp32 && !pure_bf16 {
+        no.push("16-bit gradient reduction: torchtitan's mixed_precision_reduce accepts float32 only; written as float32.".into());
+    }
     if pure_bf16 {
         if t.precision == Precision::Fp16 {
             no.push("master_weights none with fp16: torchtitan's training.dtype is bfloat16 or float32; written as bfloat16.".into());
