@@ -11,6 +11,7 @@
 #![deny(missing_docs)]
 
 pub mod advice;
+pub mod bucket;
 pub mod calibration;
 pub mod estimate;
 pub mod layers;

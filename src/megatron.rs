@@ -332,6 +332,12 @@ pub fn launch_args(s: &Scenario) -> String {
     if p.tp_comm_overlap() && p.tp > 1 {
         arg("--tp-comm-overlap".into());
     }
+    // The bucket the estimate models ([`GradBucket`]), in Megatron's unit (gradient elements),
+    // wherever Megatron's DDP buckets the reduction (FSDP2 at ZeRO-3 does not).
+    if p.dp.saturating_mul(p.cp) > 1 && p.zero_stage <= 2 {
+        let elements = crate::engine::bucket::GradBucket::of(s).elements();
+        arg(format!("--ddp-bucket-size {}", elements.round() as u64));
+    }
     if s.dp_comm_overlap() && p.dp > 1 {
         arg("--overlap-grad-reduce".into());
         if p.zero_stage >= 1 {

@@ -156,7 +156,7 @@ fn assemble(
     let tied = tied::tied_embedding_sync_s(x);
     time.micro_batches = x.m;
     time.weight_grad_s = mf * crit.wgrad;
-    time.dp_bucket_bytes = data_parallel::bucket_bytes(x);
+    time.dp_bucket_bytes = x.bucket.bytes;
     time.forward_s = mf * crit.fwd;
     time.backward_s = mf * crit.bwd;
     time.compute_s = time.forward_s + time.backward_s;
