@@ -25,6 +25,17 @@
 //! shows it (compare with `total_bytes`) and PyTorch's `max_memory_reserved` (compare with
 //! [`StageMemory::allocator_reserved_bytes`], which leaves out the CUDA context and the NCCL
 //! buffers, both allocated outside the caching allocator).
+//!
+//! Every child, one line each:
+//! - [`params`]: parameter counts, whole model and per GPU (TP, PP, EP, ZeRO sharding).
+//! - [`states`]: model states per GPU: bytes per parameter of weights, gradients and
+//!   optimizer (master copy, moments), sharded by ZeRO.
+//! - [`activations`]: activation memory of a dense layer, per schedule and recomputation.
+//! - [`experts`]: activation memory of a mixture-of-experts MLP (and the expert states' share).
+//! - [`gathered_input`]: which copy of a sequence-parallel GEMM input the backward keeps.
+//! - [`loss_parallel`]: PyTorch's loss parallel (the logits' transient at the loss).
+//! - [`overhead`]: CUDA context, NCCL buffers, transient buffers, allocator reserve.
+//! - [`rows`]: the per-rank memory rows, worked out when read.
 
 //!
 //! # Example

@@ -21,6 +21,43 @@
 //! 6. [`rates`]: FLOPs, tokens/s, MFU/HFU; [`volumes`]: bytes per step per GPU.
 //!
 //! Closed forms only, O(pp·vp) work, no allocation.
+//!
+//! Every child, one line each:
+//! - [`inputs`]: what every step reads, worked out once per estimate (degrees, tokens, bytes
+//!   per element, the stack's mechanisms, the gradient bucket).
+//! - [`stack`]: the software stack as physical mechanisms (enums per framework default).
+//! - [`groups`]: the communication groups of one layout, one per parallel dimension, and their
+//!   link tier.
+//! - [`comm`]: collectives as NCCL runs them per link tier: ring and tree all-reduce, ring
+//!   all-gather / reduce-scatter, all-to-all, point-to-point.
+//! - [`compute`]: GEMM and memory-bound time on one GPU (rates per GPU generation).
+//! - [`waves`]: wave quantization of GEMMs (tiles over the SMs).
+//! - [`flops`]: FLOP counts per token and per step.
+//! - [`fp8`]: FP8 recipes: quantization casts and FP8 GEMM rates.
+//! - [`rowwise`]: torchao's row-wise float8 recipe, from its H100 table.
+//! - [`attention`]: the attention core (scores, softmax, weighted sum) and its kernels.
+//! - [`blackwell_cudnn`]: cuDNN's fused attention on Blackwell as NVIDIA measured it.
+//! - [`layer`]: step 1, one layer, one micro-batch, one GPU.
+//! - [`layer_comm`]: the collectives inside one layer (TP/SP, CP, EP).
+//! - [`async_tp`]: PyTorch's async tensor parallelism (torchtitan).
+//! - [`userbuffers`]: Transformer Engine's userbuffers TP overlap (Megatron-LM/NeMo).
+//! - [`ring`]: PyTorch's ring attention for context parallelism.
+//! - [`moe`]: one mixture-of-experts MLP, the busiest GPU: router, dispatch, experts, combine.
+//! - [`routing`]: where a token's routed copies go (all-to-all reach, DeepEP, group limits).
+//! - [`eager_block`]: torchtitan's Llama block run eagerly, operator by operator.
+//! - [`hf_eager_layer`]: Hugging Face's eager BERT layer, operator by operator.
+//! - [`zero3`]: ZeRO-3 / FSDP per-layer gathers and reduce-scatters.
+//! - [`ends`]: the pipeline's ends: embedding, output layer and loss, MTP modules.
+//! - [`stage`]: step 2, a stage's layers plus its ends; the slowest stage.
+//! - [`pipeline`]: step 3, the bubble of each schedule.
+//! - [`data_parallel`]: step 4, the gradient reduction tail.
+//! - [`grad_accumulation`]: DeepSpeed's per-micro-batch gradient accumulation.
+//! - [`tied`]: the all-reduce of a tied embedding's gradient between the pipeline's ends.
+//! - [`optimizer`]: the optimizer update.
+//! - [`offload`]: host-link time of offloaded optimizer states and activations.
+//! - [`host`]: eager PyTorch's host time and how long the GPU waits for it.
+//! - [`rates`]: FLOPs, tokens/s, MFU/HFU.
+//! - [`volumes`]: bytes each GPU moves per step, per kind of communication.
 
 pub mod async_tp;
 pub mod attention;
