@@ -231,7 +231,7 @@ fn write_parallelism(s: &Scenario, (replicate, shard): (u64, u64), o: &mut Strin
         if p.vp > 1 {
             let stages = p.pp.saturating_mul(p.vp).max(1);
             line(
-                &mut o,
+                o,
                 format!(
                     "pipeline_parallel_layers_per_stage = {}",
                     (m.layers / stages).max(1)
