@@ -22,6 +22,8 @@
 //! - [`bucket`]: the gradient bucket of the data-parallel reduction, one size read by memory,
 //!   time, the bucket chart, the advice and the Megatron-LM export.
 //! - [`shape`]: the model's dimensions as `f64`, read by both halves.
+//! - [`per_gpu`]: tokens per micro-batch on one GPU, micro-batches per step, activation bytes
+//!   per element, read by both halves.
 //! - [`layers`]: which layers are dense or mixture-of-experts per stage, and where the MTP
 //!   modules sit.
 //! - [`layout`]: how layers are split over pipeline stages and their virtual chunks.
@@ -33,16 +35,19 @@
 //! - [`advice`]: the verdict and ranked one-step changes (bucket, pp, vp, tp, …).
 //! - [`split`]: the fastest and the lightest split of layers over pipeline stages.
 //! - [`search`]: the best-layout search (enumeration plus the same estimate).
+//! - [`knobs`]: the knobs of a parallel layout the search varies and the support rules check.
 //! - [`sweep`]: sweeps over GPUs, bucket size, micro-batch size and sequence length.
 #![deny(missing_docs)]
 
 pub mod advice;
 pub mod bucket;
 pub mod calibration;
+pub mod knobs;
 pub mod estimate;
 pub mod layers;
 pub mod layout;
 pub mod memory;
+pub mod per_gpu;
 pub mod runs;
 pub mod schedule;
 pub mod search;

@@ -68,12 +68,53 @@ pub mod params;
 pub mod rows;
 pub mod states;
 
-use super::estimate::{MemoryEstimate, StageMemory};
+use rows::StageMemory;
 use super::layers;
 use super::runs::{Holds, Runs};
 use super::shape::Shape;
 use crate::scenario::{GpuSpec, Scenario};
 use overhead::GIB;
+use serde::Serialize;
+
+/// Per-GPU memory for every stage, and whether the plan fits.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct MemoryEstimate {
+    /// One row per pipeline rank, in order, kept as runs of ranks and worked out when read
+    /// ([`MemoryEstimate::stages`], [`MemoryEstimate::stage`]; serialised as `stages`, the list
+    /// of rows).
+    #[serde(rename = "stages")]
+    pub rows: rows::Rows,
+    /// Largest stage total, bytes.
+    pub peak_bytes: f64,
+    /// Which stage has the peak.
+    pub peak_stage: u64,
+    /// Memory a framework can use on this GPU, bytes.
+    pub capacity_bytes: f64,
+    /// `capacity − peak`; negative when the plan does not fit.
+    pub headroom_bytes: f64,
+    /// Whether every stage fits.
+    pub fits: bool,
+    /// The layer shape and per-GPU parameter counts the memory model worked out, for the time
+    /// model of the same estimate (not serialised).
+    #[serde(skip)]
+    pub model: Option<(super::shape::Shape, params::ShardedParams)>,
+    /// The runs of ranks holding the same ([`super::runs`]), in rank order, as the memory model
+    /// worked them out, for the time model of the same estimate (not serialised).
+    #[serde(skip)]
+    pub runs: Vec<super::runs::Run>,
+}
+
+impl MemoryEstimate {
+    /// Every pipeline rank's row, in order.
+    pub fn stages(&self) -> Vec<StageMemory> {
+        self.rows.iter().collect()
+    }
+
+    /// Pipeline rank `r`'s row.
+    pub fn stage(&self, r: u64) -> Option<StageMemory> {
+        self.rows.get(r)
+    }
+}
 
 /// Fills `out` with the memory of every stage of `s` on `gpu`. `s` is already validated; the
 /// function never panics and allocates only when `out.rows` or `out.runs` must grow. The

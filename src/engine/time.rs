@@ -23,6 +23,7 @@
 //! Closed forms only, O(pp·vp) work, no allocation.
 //!
 //! Every child, one line each:
+//! - [`breakdown`]: what the time model fills: step time by component, FLOPs, throughput.
 //! - [`inputs`]: what every step reads, worked out once per estimate (degrees, tokens, bytes
 //!   per element, the stack's mechanisms, the gradient bucket).
 //! - [`stack`]: the software stack as physical mechanisms (enums per framework default).
@@ -31,6 +32,7 @@
 //! - [`comm`]: collectives as NCCL runs them per link tier: ring and tree all-reduce, ring
 //!   all-gather / reduce-scatter, all-to-all, point-to-point.
 //! - [`compute`]: GEMM and memory-bound time on one GPU (rates per GPU generation).
+//! - [`generation`]: GPU generations (Volta, Ampere, Hopper, Blackwell) by tensor-core peaks.
 //! - [`waves`]: wave quantization of GEMMs (tiles over the SMs).
 //! - [`flops`]: FLOP counts per token and per step.
 //! - [`fp8`]: FP8 recipes: quantization casts and FP8 GEMM rates.
@@ -41,8 +43,10 @@
 //! - [`layer_comm`]: the collectives inside one layer (TP/SP, CP, EP).
 //! - [`async_tp`]: PyTorch's async tensor parallelism (torchtitan).
 //! - [`userbuffers`]: Transformer Engine's userbuffers TP overlap (Megatron-LM/NeMo).
+//! - [`cp_exchange`]: the costs of one layer's context-parallel exchange, whichever ring runs it.
 //! - [`ring`]: PyTorch's ring attention for context parallelism.
 //! - [`moe`]: one mixture-of-experts MLP, the busiest GPU: router, dispatch, experts, combine.
+//! - [`moe_bookkeeping`]: the router and permutation kernels each stack launches per MoE layer.
 //! - [`routing`]: where a token's routed copies go (all-to-all reach, DeepEP, group limits).
 //! - [`eager_block`]: torchtitan's Llama block run eagerly, operator by operator.
 //! - [`hf_eager_layer`]: Hugging Face's eager BERT layer, operator by operator.
@@ -62,13 +66,16 @@
 pub mod async_tp;
 pub mod attention;
 pub mod blackwell_cudnn;
+pub mod breakdown;
 pub mod comm;
 pub mod compute;
+pub mod cp_exchange;
 pub mod data_parallel;
 pub mod eager_block;
 pub mod ends;
 pub mod flops;
 pub mod fp8;
+pub mod generation;
 pub(crate) mod grad_accumulation;
 pub mod groups;
 pub mod hf_eager_layer;
@@ -77,6 +84,7 @@ pub(crate) mod inputs;
 pub mod layer;
 pub mod layer_comm;
 pub mod moe;
+pub mod moe_bookkeeping;
 pub mod offload;
 pub mod optimizer;
 pub mod pipeline;
@@ -92,7 +100,8 @@ pub mod volumes;
 pub mod waves;
 pub mod zero3;
 
-use super::estimate::{CommTimes, FlopsEstimate, MemoryEstimate, Throughput, TimeEstimate};
+use super::memory::MemoryEstimate;
+use breakdown::{CommTimes, FlopsEstimate, Throughput, TimeEstimate};
 use crate::scenario::{GpuSpec, Scenario};
 use comm::CommBreakdown;
 use data_parallel::DpStep;

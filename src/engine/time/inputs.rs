@@ -6,7 +6,7 @@ use super::groups::Groups;
 use super::routing::Routing;
 use super::stack::Stack;
 use crate::engine::bucket::GradBucket;
-use crate::engine::memory::activations::{micro_batches, tokens_per_gpu};
+use crate::engine::per_gpu::{element_bytes_of, micro_batches, tokens_per_gpu};
 use crate::engine::memory::params::ShardedParams;
 use crate::engine::memory::states::scenario_bytes_per_param;
 use crate::engine::shape::Shape;
@@ -117,7 +117,7 @@ impl<'a> Inputs<'a> {
             m,
             mf: m as f64,
             tok: tokens_per_gpu(s),
-            ab: crate::engine::memory::activations::element_bytes_of(s.training.precision),
+            ab: element_bytes_of(s.training.precision),
             pbytes,
             main_grad_bytes,
             zero3: par.zero_stage >= 3,

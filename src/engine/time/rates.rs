@@ -3,7 +3,7 @@
 
 use super::compute;
 use super::flops;
-use crate::engine::estimate::{FlopsEstimate, Throughput};
+use super::breakdown::{FlopsEstimate, Throughput};
 use crate::engine::shape::Shape;
 use crate::scenario::{GpuSpec, Precision, Scenario};
 

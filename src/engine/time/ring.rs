@@ -23,7 +23,7 @@
 
 use super::comm::Group;
 use super::inputs::Inputs;
-use super::layer_comm::CpCosts;
+use super::cp_exchange::CpCosts;
 use super::stack::CpMechanism;
 use crate::scenario::Recompute;
 

@@ -5,7 +5,7 @@
 
 use super::attention::AttentionKernel;
 use super::compute::Generation;
-use super::moe::{Bookkeeping, FUSED_BOOKKEEPING, MEGATRON_BOOKKEEPING};
+use super::moe_bookkeeping::{Bookkeeping, FUSED_BOOKKEEPING, MEGATRON_BOOKKEEPING};
 use crate::scenario::{Framework, FsdpStyle, GpuSpec, MoeDispatcher, Scenario};
 
 /// How ZeRO-3 / FSDP gathers parameters and reduces gradients (the scenario's
