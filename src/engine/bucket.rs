@@ -1,7 +1,8 @@
 //! The gradient bucket of the data-parallel reduction: one size, worked out here and read by
-//! the time model (how many reductions, and the exposed tail, [`super::time::data_parallel`]),
-//! the bucket chart (through [`super::TimeEstimate::dp_bucket_bytes`]), the advice (its bucket
-//! candidates, [`super::advice`]) and the Megatron-LM export (`--ddp-bucket-size`).
+//! the memory model (ZeRO-2's unsharded bucket, [`super::memory::overhead`]), the time model
+//! (how many reductions, and the exposed tail, [`super::time::data_parallel`]), the bucket chart
+//! (through [`super::TimeEstimate::dp_bucket_bytes`]), the advice (its bucket candidates,
+//! [`super::advice`]) and the Megatron-LM export (`--ddp-bucket-size`).
 
 use super::memory::states::scenario_bytes_per_param;
 use super::time::stack::{Stack, DEEPSPEED_REDUCE_BUCKET_ELEMENTS};
