@@ -171,3 +171,138 @@ fn live_first_sights_match_what_was_reported() {
         );
     }
 }
+
+fn validate(args: &[&str]) -> Result<String, String> {
+    let args: Vec<String> = std::iter::once("validate")
+        .chain(args.iter().copied())
+        .map(str::to_string)
+        .collect();
+    paracalc::cli::run(&args).map_err(|e| e.message)
+}
+
+/// `validate` finds `first_sight.json` beside the cases file and reports, per group, the error
+/// now beside the error at first sight over the same runs, and a constant-MFU rule of thumb;
+/// every figure recomputed here from the records and the engine.
+#[test]
+fn validate_reports_first_sight_beside_now() {
+    let out: Value =
+        serde_json::from_str(&validate(&["tests/data/public.json", "--json"]).unwrap()).unwrap();
+    let fs = &out["summary"]["first_sight"];
+    let by_group = &out["summary"]["time_by_group"];
+    let book = Book::parse(&load("tests/data/first_sight.json")).unwrap();
+    let first_mape = |g: &str, commit: &str| {
+        let e: Vec<f64> = book
+            .records
+            .iter()
+            .filter(|r| r.group == g && r.commit == commit)
+            .filter_map(|r| r.step_error_pct)
+            .collect();
+        e.iter().map(|x| x.abs()).sum::<f64>() / e.len() as f64
+    };
+    // A group seen first in the refresh: all runs have a record of their current version.
+    let g = &fs["llmfoundry_h100_80gb"];
+    assert_eq!(g["time_cases"], 70);
+    assert_eq!(g["earlier_version_cases"], 0);
+    let f = g["first_sight_time_mape_pct"].as_f64().unwrap();
+    assert!((f - first_mape("llmfoundry_h100_80gb", "c4239dc")).abs() < 1e-9);
+    assert!((f - 22.05).abs() < 0.01, "{f}");
+    let now = g["time_mape_pct"].as_f64().unwrap();
+    let all_now = by_group["llmfoundry_h100_80gb"]["time_mape_pct"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        (now - all_now).abs() < 1e-9,
+        "same runs: {now} vs {all_now}"
+    );
+    // A founding group: every run changed after its first sight (framework stated at 2e09169).
+    let g = &fs["narayanan21_table1"];
+    assert_eq!(
+        (
+            g["time_cases"].as_u64(),
+            g["earlier_version_cases"].as_u64()
+        ),
+        (Some(10), Some(10))
+    );
+    let f = g["first_sight_time_mape_pct"].as_f64().unwrap();
+    assert!((f - first_mape("narayanan21_table1", "96052f5+c24b9c8")).abs() < 1e-9);
+    assert!((f - 13.3).abs() < 0.05, "{f}");
+    // The pooled row counts every group's runs.
+    let total: u64 = fs
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(k, _)| k.as_str() != "all")
+        .map(|(_, v)| v["time_cases"].as_u64().unwrap())
+        .sum();
+    assert_eq!(fs["all"]["time_cases"].as_u64(), Some(total));
+    assert!(total >= 420, "{total}");
+}
+
+/// The constant-MFU baseline of one group, recomputed: each run's step at 100 % MFU (the
+/// engine's step × its MFU) over the geometric mean of the measured MFU of every other group.
+#[test]
+fn constant_mfu_baseline_is_fitted_on_the_other_groups() {
+    let out: Value =
+        serde_json::from_str(&validate(&["tests/data/public.json", "--json"]).unwrap()).unwrap();
+    let Value::Array(public) = load("tests/data/public.json") else {
+        panic!("public.json is an array")
+    };
+    let mut runs = Vec::new(); // (group, step at 100 % MFU s, measured s)
+    for case in &public {
+        let Some(measured) = case
+            .pointer("/measured/iteration_time_s")
+            .and_then(Value::as_f64)
+        else {
+            continue;
+        };
+        let Ok(s) = paracalc::scenario::from_value(&case["scenario"]) else {
+            continue;
+        };
+        let Ok(e) = paracalc::engine::estimate(&s) else {
+            continue;
+        };
+        runs.push((
+            case["group"].as_str().unwrap(),
+            e.time.step_s * e.throughput.mfu,
+            measured,
+        ));
+    }
+    let g = "torchtitan_a100";
+    let logs: Vec<f64> = runs
+        .iter()
+        .filter(|r| r.0 != g)
+        .map(|r| (r.1 / r.2).ln())
+        .collect();
+    let mfu = (logs.iter().sum::<f64>() / logs.len() as f64).exp();
+    assert!((0.2..0.6).contains(&mfu), "{mfu}");
+    let e: Vec<f64> = runs
+        .iter()
+        .filter(|r| r.0 == g)
+        .map(|r| 100.0 * (r.1 / mfu - r.2) / r.2)
+        .collect();
+    let mape = e.iter().map(|x| x.abs()).sum::<f64>() / e.len() as f64;
+    let got = out["summary"]["first_sight"][g]["const_mfu_time_mape_pct"]
+        .as_f64()
+        .unwrap();
+    assert!((got - mape).abs() < 1e-9, "{got} vs {mape}");
+}
+
+#[test]
+fn validate_first_sight_flag() {
+    // Named explicitly, the same table; a missing file is an error naming it.
+    let text = validate(&[
+        "tests/data/extra.json",
+        "--first-sight",
+        "tests/data/first_sight.json",
+    ])
+    .unwrap();
+    assert!(text.contains("step time now and at first sight"));
+    assert!(text.contains("dgxc2504_nemotron4_h100"));
+    let e = validate(&[
+        "tests/data/extra.json",
+        "--first-sight",
+        "tests/data/none.json",
+    ])
+    .unwrap_err();
+    assert!(e.contains("tests/data/none.json"), "{e}");
+}
