@@ -42,8 +42,8 @@
 pub mod advice;
 pub mod bucket;
 pub mod calibration;
-pub mod knobs;
 pub mod estimate;
+pub mod knobs;
 pub mod layers;
 pub mod layout;
 pub mod memory;

@@ -175,9 +175,7 @@ pub fn import(json: &str, base: &Model) -> Result<HfImport, HfError> {
         }
         "gpt2" => gpt2(&r, &mut used, &mut notes, base)?,
         "gpt_neox" => gpt_neox(&r, &mut used, &mut notes, base)?,
-        "falcon" | "RefinedWeb" | "RefinedWebModel" => {
-            falcon(&r, &mut used, &mut notes, base)?
-        }
+        "falcon" | "RefinedWeb" | "RefinedWebModel" => falcon(&r, &mut used, &mut notes, base)?,
         other => {
             // Llama 4's text model sits in `text_config`.
             let inner = match other {
@@ -242,17 +240,12 @@ fn llama_like(
         layers: r.whole("num_hidden_layers", used)?,
         hidden: r.whole("hidden_size", used)?,
         heads,
-        kv_heads: Some(
-            r.opt_whole("num_key_value_heads", used)?
-                .unwrap_or(heads),
-        ),
+        kv_heads: Some(r.opt_whole("num_key_value_heads", used)?.unwrap_or(heads)),
         ffn_hidden: Some(ffn),
         ffn_act: act(r.obj, "hidden_act", FfnAct::Swiglu, notes),
         vocab: r.whole("vocab_size", used)?,
         seq_len: base.seq_len,
-        tied_embeddings: r
-            .opt_bool("tie_word_embeddings", used)?
-            .unwrap_or(false),
+        tied_embeddings: r.opt_bool("tie_word_embeddings", used)?.unwrap_or(false),
         moe,
         ..Model::default()
     };
@@ -279,9 +272,7 @@ fn gpt2(
         ffn_act: act(r.obj, "activation_function", FfnAct::Gelu, notes),
         vocab: r.whole("vocab_size", used)?,
         seq_len: base.seq_len,
-        tied_embeddings: r
-            .opt_bool("tie_word_embeddings", used)?
-            .unwrap_or(true),
+        tied_embeddings: r.opt_bool("tie_word_embeddings", used)?.unwrap_or(true),
         moe: None,
         ..Model::default()
     };
@@ -306,9 +297,7 @@ fn gpt_neox(
         ffn_act: act(r.obj, "hidden_act", FfnAct::Gelu, notes),
         vocab: r.whole("vocab_size", used)?,
         seq_len: base.seq_len,
-        tied_embeddings: r
-            .opt_bool("tie_word_embeddings", used)?
-            .unwrap_or(false),
+        tied_embeddings: r.opt_bool("tie_word_embeddings", used)?.unwrap_or(false),
         moe: None,
         ..Model::default()
     };
@@ -355,9 +344,7 @@ fn falcon(
         ffn_act: FfnAct::Gelu,
         vocab: r.whole("vocab_size", used)?,
         seq_len: base.seq_len,
-        tied_embeddings: r
-            .opt_bool("tie_word_embeddings", used)?
-            .unwrap_or(true),
+        tied_embeddings: r.opt_bool("tie_word_embeddings", used)?.unwrap_or(true),
         moe: None,
         ..Model::default()
     };

@@ -185,9 +185,9 @@ fn precision(s: &Scenario, a: &mut Args) {
             // Megatron-LM `--fp8-recipe` (arguments.py: delayed, tensorwise, mxfp8, blockwise);
             // torchao's rowwise scaling has no Megatron-LM counterpart.
             match t.fp8_recipe() {
-                Some(Fp8Recipe::Rowwise) => a.note(
-                    "# fp8_recipe rowwise is torchao's; Megatron-LM has no rowwise recipe",
-                ),
+                Some(Fp8Recipe::Rowwise) => {
+                    a.note("# fp8_recipe rowwise is torchao's; Megatron-LM has no rowwise recipe")
+                }
                 Some(r) if t.fp8_recipe.is_some() => a.arg(format!("--fp8-recipe {}", r.as_str())),
                 _ => {}
             }
@@ -244,9 +244,7 @@ fn recompute(s: &Scenario, a: &mut Args) {
         // local, auto), only when the scenario names a kernel.
         match t.attention_kernel {
             Some(AttentionKernel::Cudnn) => a.arg("--attention-backend fused"),
-            Some(AttentionKernel::Fa2 | AttentionKernel::Fa3) => {
-                a.arg("--attention-backend flash")
-            }
+            Some(AttentionKernel::Fa2 | AttentionKernel::Fa3) => a.arg("--attention-backend flash"),
             None => {}
         }
     }

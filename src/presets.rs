@@ -377,7 +377,11 @@ mod tests {
             if let Err(e) = s.validate() {
                 panic!("{}: {e}", p.id);
             }
-            assert_eq!(s.model.name, p.name, "{}: the file's model name is the preset's", p.id);
+            assert_eq!(
+                s.model.name, p.name,
+                "{}: the file's model name is the preset's",
+                p.id
+            );
             assert_eq!(
                 s.cluster.num_gpus,
                 s.parallel.tp * s.parallel.pp * s.parallel.dp * s.parallel.cp,

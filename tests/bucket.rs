@@ -14,7 +14,10 @@ fn memory_time_chart_advice_and_export_agree_on_the_bucket() {
     for zero in 0..=3u8 {
         let mut s = default_model_preset().scenario();
         s.parallel.zero_stage = zero;
-        assert!(s.parallel.dp > 1, "the default preset reduces over data parallelism");
+        assert!(
+            s.parallel.dp > 1,
+            "the default preset reduces over data parallelism"
+        );
         let e = estimate(&s).expect("the default preset is valid at every ZeRO stage");
         let b = GradBucket::of(&s);
         assert!(b.bytes > 0.0);
@@ -56,10 +59,18 @@ fn memory_time_chart_advice_and_export_agree_on_the_bucket() {
         let flag = args
             .lines()
             .find_map(|l| l.strip_prefix("--ddp-bucket-size "))
-            .map(|v| v.trim_end_matches(" \\").parse::<f64>().expect("a whole number"));
+            .map(|v| {
+                v.trim_end_matches(" \\")
+                    .parse::<f64>()
+                    .expect("a whole number")
+            });
         match zero {
             3 => assert_eq!(flag, None, "export, ZeRO 3"),
-            _ => assert_eq!(flag.map(|n| n * b.grad_bytes), Some(b.bytes), "export, ZeRO {zero}"),
+            _ => assert_eq!(
+                flag.map(|n| n * b.grad_bytes),
+                Some(b.bytes),
+                "export, ZeRO {zero}"
+            ),
         }
     }
 }

@@ -68,12 +68,12 @@ pub mod params;
 pub mod rows;
 pub mod states;
 
-use rows::StageMemory;
 use super::layers;
 use super::runs::{Holds, Runs};
 use super::shape::Shape;
 use crate::scenario::{GpuSpec, Scenario};
 use overhead::GIB;
+use rows::StageMemory;
 use serde::Serialize;
 
 /// Per-GPU memory for every stage, and whether the plan fits.

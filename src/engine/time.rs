@@ -101,8 +101,8 @@ pub mod waves;
 pub mod zero3;
 
 use super::memory::MemoryEstimate;
-use breakdown::{CommTimes, FlopsEstimate, Throughput, TimeEstimate};
 use crate::scenario::{GpuSpec, Scenario};
+use breakdown::{CommTimes, FlopsEstimate, Throughput, TimeEstimate};
 use comm::CommBreakdown;
 use data_parallel::DpStep;
 use ends::EndCosts;

@@ -181,10 +181,7 @@ fn write_training(s: &Scenario, pure_bf16: bool, o: &mut String) {
     // torchtitan reduces FSDP gradients in fp32 only (`mixed_precision_reduce:
     // Literal["float32"]`, torchtitan/config/configs.py l. 102 @b5bcd76); a 16-bit reduction
     // is listed as having no equivalent above.
-    line(
-        o,
-        format!("mixed_precision_reduce = {}", quote("float32")),
-    );
+    line(o, format!("mixed_precision_reduce = {}", quote("float32")));
     if let Some(tokens) = t.train_tokens {
         let steps = (tokens / (t.global_batch.max(1) as f64 * m.seq_len.max(1) as f64)).ceil();
         if steps.is_finite() && steps >= 1.0 {
@@ -200,10 +197,7 @@ fn write_parallelism(s: &Scenario, (replicate, shard): (u64, u64), o: &mut Strin
     let t = &s.training;
     let p = &s.parallel;
     line(o, "[parallelism]".into());
-    line(
-        o,
-        format!("data_parallel_replicate_degree = {replicate}"),
-    );
+    line(o, format!("data_parallel_replicate_degree = {replicate}"));
     line(o, format!("data_parallel_shard_degree = {shard}"));
     line(o, format!("tensor_parallel_degree = {}", p.tp));
     line(o, format!("pipeline_parallel_degree = {}", p.pp));

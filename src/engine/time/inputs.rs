@@ -6,9 +6,9 @@ use super::groups::Groups;
 use super::routing::Routing;
 use super::stack::Stack;
 use crate::engine::bucket::GradBucket;
-use crate::engine::per_gpu::{element_bytes_of, micro_batches, tokens_per_gpu};
 use crate::engine::memory::params::ShardedParams;
 use crate::engine::memory::states::scenario_bytes_per_param;
+use crate::engine::per_gpu::{element_bytes_of, micro_batches, tokens_per_gpu};
 use crate::engine::shape::Shape;
 use crate::scenario::{GpuSpec, Scenario};
 

@@ -2,9 +2,9 @@
 //! per micro-batch, with the part that compute hides.
 
 use super::async_tp::{AsyncTpLayer, BlockGemms};
-use super::inputs::Inputs;
 use super::comm::sm_usage;
 pub use super::cp_exchange::CpCosts;
+use super::inputs::Inputs;
 use super::stack::CpMechanism;
 use super::userbuffers::{sm_count, UbLayer};
 use crate::scenario::{Framework, Recompute};
