@@ -116,9 +116,13 @@ pub fn fully_stated(case: &Value) -> bool {
         .and_then(Value::as_array)
         .is_none_or(|a| {
             a.iter().filter_map(Value::as_str).all(|p| {
-                let relevant = ["scenario.model.", "scenario.parallel.", "scenario.training."]
-                    .iter()
-                    .any(|pre| p.starts_with(pre));
+                let relevant = [
+                    "scenario.model.",
+                    "scenario.parallel.",
+                    "scenario.training.",
+                ]
+                .iter()
+                .any(|pre| p.starts_with(pre));
                 !relevant || p == "scenario.training.framework"
             })
         })
@@ -491,7 +495,10 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
             };
             use crate::engine::memory::verdict::Verdict;
             fit.insert("ran_may_not_fit".into(), json!(listed(Verdict::MayNotFit)));
-            fit.insert("ran_does_not_fit".into(), json!(listed(Verdict::DoesNotFit)));
+            fit.insert(
+                "ran_does_not_fit".into(),
+                json!(listed(Verdict::DoesNotFit)),
+            );
             summary.insert("memory_verdicts".into(), Value::Object(fit));
         }
         Ok(v.to_string())
@@ -512,9 +519,10 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
         for (set, [f, m, d]) in counts {
             let _ = writeln!(text, "  {set:<18} {f:>4} / {m:>4} / {d:>4}");
         }
-        for v in verdicts.iter().filter(|v| {
-            !v.oom && v.fit.verdict != crate::engine::memory::verdict::Verdict::Fits
-        }) {
+        for v in verdicts
+            .iter()
+            .filter(|v| !v.oom && v.fit.verdict != crate::engine::memory::verdict::Verdict::Fits)
+        {
             let _ = writeln!(
                 text,
                 "  {:<48} {:>8.1} / {:.1} GiB  {}{}",
@@ -522,7 +530,11 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
                 v.peak_gib,
                 v.capacity_gib,
                 v.fit.text(),
-                if v.fully_stated { "" } else { " [assumed settings]" }
+                if v.fully_stated {
+                    ""
+                } else {
+                    " [assumed settings]"
+                }
             );
         }
         Ok(text)

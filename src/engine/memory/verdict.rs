@@ -104,10 +104,11 @@ impl Flip {
             ("weights", row.weights_bytes),
             ("other", row.other_bytes),
         ];
-        let (term, bytes) = terms
-            .iter()
-            .copied()
-            .fold(("activations", 0.0), |a, t| if t.1 > a.1 { t } else { a });
+        let (term, bytes) =
+            terms
+                .iter()
+                .copied()
+                .fold(("activations", 0.0), |a, t| if t.1 > a.1 { t } else { a });
         let pct = if bytes > 0.0 {
             100.0 * (capacity - row.total_bytes) / bytes
         } else {
