@@ -231,7 +231,11 @@ fn validate_reports_first_sight_beside_now() {
     // Runs that ran, predicted not to fit at first sight: the refresh's message gave A100 40GB
     // 45 of 78 and H100 15 of 70.
     for (g, n) in [("llmfoundry_a100_40gb", 45), ("llmfoundry_h100_80gb", 15)] {
-        assert_eq!(fs[g]["first_sight_ran_predicted_not_to_fit"].as_u64(), Some(n), "{g}");
+        assert_eq!(
+            fs[g]["first_sight_ran_predicted_not_to_fit"].as_u64(),
+            Some(n),
+            "{g}"
+        );
     }
     // The pooled row counts every group's runs.
     let total: u64 = fs
