@@ -28,6 +28,8 @@ const CHECKPOINTS: &[(usize, usize, &str)] = &[
     (185, 0, "2ac2dbbbb810baf2"),
     // Every other group, reconstructed from the history (tools/first_sight.py, per-group how).
     (557, 299, "6a215996a22288ab"),
+    // The founding groups' predicted peak and fit, from the same binary through an adapter.
+    (752, 299, "7cb041f7253ecc1a"),
 ];
 
 fn load(path: &str) -> Value {
@@ -226,6 +228,15 @@ fn validate_reports_first_sight_beside_now() {
     let f = g["first_sight_time_mape_pct"].as_f64().unwrap();
     assert!((f - first_mape("narayanan21_table1", "96052f5+c24b9c8")).abs() < 1e-9);
     assert!((f - 13.3).abs() < 0.05, "{f}");
+    // Runs that ran, predicted not to fit at first sight: the refresh's message gave A100 40GB
+    // 45 of 78 and H100 15 of 70.
+    for (g, n) in [("llmfoundry_a100_40gb", 45), ("llmfoundry_h100_80gb", 15)] {
+        assert_eq!(
+            fs[g]["first_sight_ran_predicted_not_to_fit"].as_u64(),
+            Some(n),
+            "{g}"
+        );
+    }
     // The pooled row counts every group's runs.
     let total: u64 = fs
         .as_object()

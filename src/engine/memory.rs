@@ -36,6 +36,7 @@
 //! - [`loss_parallel`]: PyTorch's loss parallel (the logits' transient at the loss).
 //! - [`overhead`]: CUDA context, NCCL buffers, transient buffers, allocator reserve.
 //! - [`rows`]: the per-rank memory rows, worked out when read.
+//! - [`verdict`]: the fit verdict (fits, may not fit, does not fit) and what would flip it.
 
 //!
 //! # Example
@@ -67,6 +68,7 @@ pub mod overhead;
 pub mod params;
 pub mod rows;
 pub mod states;
+pub mod verdict;
 
 use super::layers;
 use super::runs::{Holds, Runs};
@@ -92,8 +94,11 @@ pub struct MemoryEstimate {
     pub capacity_bytes: f64,
     /// `capacity − peak`; negative when the plan does not fit.
     pub headroom_bytes: f64,
-    /// Whether every stage fits.
+    /// Whether every stage fits (`peak ≤ capacity`).
     pub fits: bool,
+    /// The three-state verdict with the engine's band ([`verdict`]) and what
+    /// would flip it; [`MemoryEstimate::fit_with`] judges with another band.
+    pub fit: verdict::Fit,
     /// The layer shape and per-GPU parameter counts the memory model worked out, for the time
     /// model of the same estimate (not serialised).
     #[serde(skip)]
@@ -113,6 +118,13 @@ impl MemoryEstimate {
     /// Pipeline rank `r`'s row.
     pub fn stage(&self, r: u64) -> Option<StageMemory> {
         self.rows.get(r)
+    }
+
+    /// The verdict judged with the band `frac` (a fraction of the peak, e.g. the evidence's
+    /// memory band for the plan) instead of the engine's default.
+    pub fn fit_with(&self, frac: f64) -> verdict::Fit {
+        let row = self.stage(self.peak_stage).unwrap_or_default();
+        verdict::Fit::of(&row, self.capacity_bytes, frac)
     }
 }
 
@@ -201,6 +213,7 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
     out.capacity_bytes = capacity;
     out.headroom_bytes = capacity - peak;
     out.fits = peak <= capacity;
+    out.fit = out.fit_with(verdict::DEFAULT_BAND_FRAC);
 }
 
 /// The part of a stage's memory that follows from what it holds (its layers, the embedding, the

@@ -104,6 +104,8 @@ pub struct Record {
     pub step_error_pct: Option<f64>,
     /// Memory error, % (`None`: no measured or no predicted memory).
     pub memory_error_pct: Option<f64>,
+    /// Whether the predicted peak fit the device (`None`: not recorded).
+    pub predicted_fits: Option<bool>,
 }
 
 /// A run that changed after its first sight without a record of the new version.
@@ -175,6 +177,11 @@ impl Book {
                     how: text(r, "how")?,
                     step_error_pct: number(r, "step_error_pct")?,
                     memory_error_pct: number(r, "memory_error_pct")?,
+                    predicted_fits: match r.get("predicted_fits") {
+                        None | Some(Value::Null) => None,
+                        Some(Value::Bool(b)) => Some(*b),
+                        Some(_) => return Err("\"predicted_fits\" is not a boolean".into()),
+                    },
                 })
             })()
             .map_err(|e| format!("records[{i}]: {e}"))?;
@@ -286,6 +293,7 @@ mod tests {
             how: "h".into(),
             step_error_pct: Some(err),
             memory_error_pct: None,
+            predicted_fits: None,
         }
     }
 
