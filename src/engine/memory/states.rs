@@ -241,11 +241,35 @@ pub fn model_states(s: &Scenario, p: &GpuParams, layers: u64) -> ModelStates {
             weights += FP8_AMAX_HISTORY_BYTES_PER_GEMM * gemms_per_layer(s) * layers as f64;
         }
     }
+    let mut gradients = shard(g, 2);
+    if deepspeed_bf16_lp_grads(s) {
+        gradients += BF16_LP_GRAD_BYTES * p.total();
+    }
     ModelStates {
         weights,
-        gradients: shard(g, 2),
+        gradients,
         optimizer,
     }
+}
+
+/// Bytes per parameter of the 16-bit `.grad` tensors DeepSpeed's `BF16_Optimizer` leaves on the
+/// parameters beside its fp32 gradient buffer: 2.
+pub const BF16_LP_GRAD_BYTES: f64 = 2.0;
+
+/// Whether DeepSpeed's `BF16_Optimizer` runs (bf16 under DeepSpeed without ZeRO-2/3, the
+/// BLOOM-era Megatron-DeepSpeed setup): besides the bf16 parameters and its unsharded fp32
+/// gradient buffer (`fp32_groups_gradients_flat`, `torch.zeros_like(bf16_groups_flat, fp32)`)
+/// it lets autograd write each parameter's bf16 `.grad`, adds it into the fp32 buffer after the
+/// backward (`update_hp_grads`, `clear_lp_grads=False` by default) and frees it only at the
+/// start of the next micro-batch's backward (`backward` calls `clear_lp_grads()` first), so a
+/// full set of bf16 gradients is alive through every backward: 2 B per parameter more than the
+/// 18 B convention (`deepspeed/runtime/bf16_optimizer.py` @56c522386, "bf16+pipeline
+/// parallelism", the upstreamed BigScience optimizer; [FORMULAS.md](crate::docs::formulas)
+/// §4.3g). The data-parallel reduction still moves the fp32 buffer.
+pub fn deepspeed_bf16_lp_grads(s: &Scenario) -> bool {
+    s.training.framework() == crate::scenario::Framework::Deepspeed
+        && s.training.precision == Precision::Bf16
+        && s.parallel.zero_stage <= 1
 }
 
 /// Whether ZeRO-3 keeps the fp32 parameters themselves as each rank's shard and casts to 16
