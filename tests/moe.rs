@@ -456,6 +456,44 @@ fn deepseek_v3_on_2048_h800s() {
 }
 
 #[test]
+fn dualpipe_hides_the_all_to_all_but_not_its_sms() {
+    // The report's plan (§3.2): DualPipe, DeepEP-style dispatch limited to 4 nodes. Under the
+    // paired chunk the dispatch and combine run beside compute on 20 of the H800's 132 SMs
+    // (§3.2.2; DeepEP `Buffer.num_sms = 20`), so 20/132 of the hidden time stays in the step as
+    // the compute's lost SMs, the rest is hidden; the pipeline sends (InfiniBand) keep NCCL's
+    // 2 %.
+    let plan = |schedule: &str| {
+        scen(serde_json::json!({
+            "model": model_json("deepseek-v3"),
+            "training": {"global_batch": 15360, "micro_batch": 1, "precision": "fp8",
+                         "fp8_recipe": "blockwise", "recompute": "selective",
+                         "flash_attention": true,
+                         "recompute_modules": ["mla_up_proj", "layernorm", "moe_act"]},
+            "parallel": {"tp": 1, "pp": 16, "dp": 128, "ep": 64, "etp": 1, "zero_stage": 1,
+                         "schedule": schedule, "moe_dispatcher": "deepep"},
+            "cluster": {"gpu": "h800-sxm5-80gb", "num_gpus": 2048, "gpus_per_node": 8}
+        }))
+    };
+    let e = estimate(&plan("dualpipe")).unwrap();
+    let (ep_x, ep_h) = (e.time.exposed_comm_s.ep, e.time.hidden_comm_s.ep);
+    assert!(ep_h > 1.0, "{ep_h}");
+    assert!(
+        (ep_x / (ep_x + ep_h) - 20.0 / 132.0).abs() < 1e-9,
+        "{ep_x} {ep_h}"
+    );
+    let (pp_x, pp_h) = (e.time.exposed_comm_s.pp, e.time.hidden_comm_s.pp);
+    assert!((pp_x / (pp_x + pp_h) - 0.02).abs() < 1e-9, "{pp_x} {pp_h}");
+    // Each dimension keeps its own hidden time (EP's all-to-all is far larger than PP's sends).
+    assert!(ep_h > 5.0 * pp_h, "{ep_h} {pp_h}");
+    common::assert_breakdown(&e);
+    // Under 1F1B nothing pairs: the all-to-all is exposed in full, and the step is longer.
+    let f = estimate(&plan("1f1b")).unwrap();
+    assert_eq!(f.time.hidden_comm_s.ep, 0.0);
+    assert!(f.time.exposed_comm_s.ep > 2.0 * ep_h);
+    assert!(f.time.step_s > 1.5 * e.time.step_s);
+}
+
+#[test]
 fn estimate_report_names_the_ep_all_to_all() {
     let v = serde_json::json!({
         "model": model_json("deepseek-v3"),
