@@ -245,7 +245,8 @@ fn recompute(s: &Scenario, a: &mut Args) {
         match t.attention_kernel {
             Some(AttentionKernel::Cudnn) => a.arg("--attention-backend fused"),
             Some(AttentionKernel::Fa2 | AttentionKernel::Fa3) => a.arg("--attention-backend flash"),
-            None => {}
+            // MPT's Triton kernel has no Megatron-LM backend: the default is kept.
+            Some(AttentionKernel::Triton) | None => {}
         }
     }
     if let Some(tokens) = t.train_tokens {
