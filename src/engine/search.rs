@@ -113,8 +113,12 @@ pub struct Ranked {
     pub mfu: f64,
     /// Peak per-GPU memory over stages, bytes.
     pub peak_bytes: f64,
-    /// Whether it fits in GPU memory.
+    /// Whether it fits in GPU memory (`peak ≤ capacity`).
     pub fits: bool,
+    /// The three-state verdict with the engine's band
+    /// ([`super::memory::verdict::DEFAULT_BAND_FRAC`]): a layout kept as feasible may still be
+    /// "may not fit".
+    pub verdict: super::memory::verdict::Verdict,
 }
 
 /// What the search found.
@@ -564,6 +568,7 @@ impl Searcher {
             mfu: est.throughput.mfu,
             peak_bytes: est.memory.peak_bytes,
             fits,
+            verdict: est.memory.fit.verdict,
         };
         if fits {
             self.report.feasible += 1;

@@ -731,6 +731,12 @@ fn gpu_rules(c: &mut Checker, s: &Scenario, spec: Option<&GpuSpec>) {
                 "FlashAttention-3 runs on Hopper only, not on {}; use fa2 or cudnn.",
                 cl.gpu_name()
             )),
+            // The pre-MLIR Triton of MPT's kernel predates Blackwell (sm_100).
+            Some(AttentionKernel::Triton) if pk.fp8.is_some() && !hopper => Some(format!(
+                "MPT's Triton attention kernel runs on Ampere and Hopper only, not on {}; use \
+                 fa2 or cudnn.",
+                cl.gpu_name()
+            )),
             Some(_) if !s.training.flash_attention => Some(
                 "an attention kernel applies only with training.flash_attention on.".to_string(),
             ),
