@@ -253,7 +253,6 @@ impl Searcher {
         let mut report = SearchReport::default();
         let m = &base.model;
         let heads = m.heads.max(1);
-        let kv = m.kv_heads().max(1);
         let layers = m.layers;
         let gb = base.training.global_batch;
         let experts = m.moe.map(|x| x.experts);
@@ -294,7 +293,7 @@ impl Searcher {
                                 "tp spans more than one server or NVLink domain",
                                 all,
                             );
-                        } else if heads % tp != 0 || kv % tp != 0 {
+                        } else if heads % tp != 0 || !base.tp_splits_kv_heads(tp) {
                             reject(
                                 &mut report,
                                 "tp does not divide the attention or KV heads",
