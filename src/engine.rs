@@ -30,7 +30,8 @@
 //! - [`runs`]: runs of consecutive pipeline ranks that hold the same things (worked out once).
 //! - [`schedule`]: the timelines of the pipeline schedules (the schedule chart).
 //! - [`calibration`]: a scenario's calibration factors applied to the hardware rates.
-//! - [`support`]: what each software stack (`training.framework`) can run at all.
+//! - [`framework`]: the framework table: each stack's default mechanisms and its support rules.
+//! - [`support`]: the rule functions of what each software stack can run at all.
 //! - [`stack_notes`]: what a plan needs from the software stack's version.
 //! - [`advice`]: the verdict and ranked one-step changes (bucket, pp, vp, tp, …).
 //! - [`split`]: the fastest and the lightest split of layers over pipeline stages.
@@ -43,6 +44,7 @@ pub mod advice;
 pub mod bucket;
 pub mod calibration;
 pub mod estimate;
+pub mod framework;
 pub mod knobs;
 pub mod layers;
 pub mod layout;

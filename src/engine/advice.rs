@@ -15,7 +15,7 @@
 //!
 //! Candidates that break a rule of the scenario (divisibility, ranges) are dropped by
 //! [`Scenario::validate`], and those the scenario's framework cannot run by
-//! [`super::support::unsupported`], so only valid, runnable plans are ever offered.
+//! [`super::framework::unsupported`], so only valid, runnable plans are ever offered.
 
 use super::estimate::{estimate_into, Estimate, MemoryEstimate, TimeEstimate};
 use super::search::Layout;
@@ -563,7 +563,7 @@ fn evaluate(s: &Scenario, changes: &[Change], work: &mut Scenario, est: &mut Est
         c.apply(work);
     }
     work != s
-        && super::support::unsupported(work.training.framework(), &Layout::of(work)).is_none()
+        && super::framework::unsupported(work.training.framework(), &Layout::of(work)).is_none()
         && estimate_into(work, est).is_ok()
         && est.time.step_s.is_finite()
 }

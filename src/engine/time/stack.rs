@@ -5,7 +5,9 @@
 
 use super::attention::AttentionKernel;
 use super::compute::Generation;
-use super::moe_bookkeeping::{Bookkeeping, FUSED_BOOKKEEPING, MEGATRON_BOOKKEEPING};
+use super::moe_bookkeeping::Bookkeeping;
+use crate::engine::framework::traits;
+pub use crate::engine::framework::CpMechanism;
 use crate::scenario::{Framework, FsdpStyle, GpuSpec, MoeDispatcher, Scenario};
 
 /// How ZeRO-3 / FSDP gathers parameters and reduces gradients (the scenario's
@@ -46,24 +48,6 @@ fn mechanism(style: FsdpStyle) -> FsdpMechanism {
         FsdpStyle::PerBlockCopy => FsdpMechanism::PerBlockCopyOut,
         FsdpStyle::PerParameterSync => FsdpMechanism::PerParameterSync,
     }
-}
-
-/// How context parallelism exchanges K and V between the ranks of a CP group.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CpMechanism {
-    /// Transformer Engine's P2P ring (`AttnFuncWithCPAndKVP2P`, Megatron-LM/NeMo; the same
-    /// pattern in other stacks): at each of the `c − 1` steps the K/V chunk goes to the next
-    /// rank while the attention of the chunk already received runs; the backward sends K, V and
-    /// their gradients the same way.
-    P2pRing,
-    /// PyTorch's `context_parallel` (`torch/distributed/tensor/experimental/_attention.py`,
-    /// pytorch/pytorch @0123248a; torchtitan's only CP, rotate method `allgather` by default,
-    /// `torchtitan/config_manager.py` @9dec370): one SDPA call per ring step, partial outputs
-    /// merged in fp32 ([`super::ring`]); the forward all-gathers every rank's K/V once, hidden
-    /// only under the first (local) step; the backward all-gathers them again and passes the
-    /// fp32 K/V gradients to the next rank after every step (all-to-all), the last one waited
-    /// for right after the loop.
-    TorchRing,
 }
 
 /// DeepSpeed's default `reduce_bucket_size`, elements (`deepspeed/runtime/zero/config.py`).
@@ -181,32 +165,33 @@ pub struct Stack {
 }
 
 impl Stack {
-    /// Whether DeepSpeed's `BF16_Optimizer` runs the step of `s` ([`Stack::bf16_optimizer`]).
+    /// Whether DeepSpeed's `BF16_Optimizer` runs the step of `s` ([`Stack::bf16_optimizer`]):
+    /// the framework's (`Traits::bf16_optimizer`) with bf16 through its pipeline engine at
+    /// ZeRO ≤ 1 and fp32 gradient reduction.
     pub fn bf16_optimizer_of(s: &Scenario) -> bool {
-        s.training.framework() == Framework::Deepspeed
+        traits(s.training.framework()).bf16_optimizer
             && s.training.precision == crate::scenario::Precision::Bf16
             && s.parallel.pp > 1
             && s.parallel.zero_stage <= 1
             && s.training.grad_reduce_in_fp32()
     }
 
-    /// The defaults of `s`'s framework.
+    /// The defaults of `s`'s framework ([`traits`]), overridden where the scenario says.
     pub fn of(s: &Scenario, gpu: &GpuSpec) -> Stack {
         let framework = s.training.framework();
-        let fsdp = mechanism(s.parallel.fsdp_style.unwrap_or(match framework {
-            Framework::Deepspeed => FsdpStyle::PerParameter,
-            Framework::Torchtitan => FsdpStyle::PerBlockCopy,
-            Framework::Megatron | Framework::Pytorch | Framework::Jax => FsdpStyle::PerBlock,
-        }));
+        let fw = traits(framework);
+        let fsdp = mechanism(s.parallel.fsdp_style.unwrap_or(fw.fsdp_style));
         let interleaved = s.parallel.schedule() == crate::scenario::Schedule::Interleaved;
         let hopper_plus = matches!(
             Generation::of(gpu),
             Generation::Hopper | Generation::Blackwell
         );
-        let attention = s.training.attention_kernel.unwrap_or(match framework {
-            Framework::Megatron | Framework::Jax if hopper_plus => AttentionKernel::Cudnn,
-            _ => AttentionKernel::Fa2,
+        let attention = s.training.attention_kernel.unwrap_or(if hopper_plus {
+            fw.attention_hopper
+        } else {
+            AttentionKernel::Fa2
         });
+        let eager = s.training.eager();
         Stack {
             framework,
             fsdp,
@@ -214,32 +199,20 @@ impl Stack {
             pp_overlap: s
                 .parallel
                 .pp_comm_overlap
-                .unwrap_or(framework == Framework::Megatron && interleaved),
+                .unwrap_or(fw.pp_overlap_interleaved && interleaved),
             dispatcher: s.parallel.moe_dispatcher.unwrap_or(MoeDispatcher::Alltoall),
-            moe_bookkeeping: if framework == Framework::Megatron {
-                MEGATRON_BOOKKEEPING
-            } else {
-                FUSED_BOOKKEEPING
-            },
-            autocast_softmax: framework == Framework::Pytorch,
-            hf_eager_layer: framework == Framework::Pytorch
-                && s.training.eager()
-                && !s.training.flash_attention,
-            tp_bwd_overlap: !matches!(
-                framework,
-                Framework::Torchtitan | Framework::Pytorch | Framework::Deepspeed
-            ),
-            cp: match framework {
-                Framework::Torchtitan | Framework::Pytorch => CpMechanism::TorchRing,
-                _ => CpMechanism::P2pRing,
-            },
-            repeat_kv: framework == Framework::Torchtitan,
-            eager: s.training.eager(),
-            unfused_elementwise: framework == Framework::Torchtitan && s.training.eager(),
+            moe_bookkeeping: fw.moe_bookkeeping,
+            autocast_softmax: fw.autocast_softmax,
+            hf_eager_layer: fw.eager_bert_layer && eager && !s.training.flash_attention,
+            tp_bwd_overlap: fw.tp_bwd_overlap,
+            cp: fw.cp,
+            repeat_kv: fw.repeat_kv,
+            eager,
+            unfused_elementwise: fw.unfused_eager_elementwise && eager,
             recompute_early_stop: s.recompute_early_stop(),
             bf16_optimizer: Stack::bf16_optimizer_of(s),
-            sac_regathers: framework == Framework::Torchtitan,
-            fsdp_root_ends: framework == Framework::Torchtitan,
+            sac_regathers: fw.sac_regathers,
+            fsdp_root_ends: fw.fsdp_root_ends,
         }
     }
 }
