@@ -6,8 +6,8 @@
 use super::attention::AttentionKernel;
 use super::compute::Generation;
 use super::moe_bookkeeping::Bookkeeping;
-use crate::engine::framework::traits;
 pub use crate::engine::framework::CpMechanism;
+use crate::engine::framework::{traits, Traits};
 use crate::scenario::{Framework, FsdpStyle, GpuSpec, MoeDispatcher, Scenario};
 
 /// How ZeRO-3 / FSDP gathers parameters and reduces gradients (the scenario's
@@ -169,13 +169,20 @@ impl Stack {
     /// the framework's (`Traits::bf16_optimizer`) with bf16 through its pipeline engine at
     /// ZeRO ≤ 1 and fp32 gradient reduction.
     pub fn bf16_optimizer_of(s: &Scenario) -> bool {
-        traits(s.training.framework()).bf16_optimizer
-            && s.training.precision == crate::scenario::Precision::Bf16
-            && s.parallel.pp > 1
-            && s.parallel.zero_stage <= 1
-            && s.training.grad_reduce_in_fp32()
+        bf16_optimizer_with(traits(s.training.framework()), s)
     }
+}
 
+/// [`Stack::bf16_optimizer_of`] with the framework's row `fw` at hand.
+fn bf16_optimizer_with(fw: &Traits, s: &Scenario) -> bool {
+    fw.bf16_optimizer
+        && s.training.precision == crate::scenario::Precision::Bf16
+        && s.parallel.pp > 1
+        && s.parallel.zero_stage <= 1
+        && s.training.grad_reduce_in_fp32()
+}
+
+impl Stack {
     /// The defaults of `s`'s framework ([`traits`]), overridden where the scenario says.
     pub fn of(s: &Scenario, gpu: &GpuSpec) -> Stack {
         let framework = s.training.framework();
@@ -210,7 +217,7 @@ impl Stack {
             eager,
             unfused_elementwise: fw.unfused_eager_elementwise && eager,
             recompute_early_stop: s.recompute_early_stop(),
-            bf16_optimizer: Stack::bf16_optimizer_of(s),
+            bf16_optimizer: bf16_optimizer_with(fw, s),
             sac_regathers: fw.sac_regathers,
             fsdp_root_ends: fw.fsdp_root_ends,
         }
