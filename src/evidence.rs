@@ -16,6 +16,8 @@
 //! Pure: no web types, no I/O.
 
 pub mod band;
+pub mod interval;
+pub mod loso;
 
 use crate::scenario::json::text::Node;
 use crate::scenario::{GpuChoice, Scenario};

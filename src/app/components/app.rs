@@ -129,18 +129,23 @@ pub fn App(props: &AppProps) -> Html {
             }
         },
     );
-    let band_frac = band.as_ref().map(|b| match *cal_band {
-        Some((pct, _)) if calibrated => pct / 100.0,
-        _ => b.time_pct / 100.0,
-    });
+    // The scaling chart's band: the farther end of the out-of-sample step band (calibrated when
+    // the plan is), the in-sample calibrated or plain MAPE when there is none.
+    let band_frac = band
+        .as_ref()
+        .map(|b| match (b.step_reach_for(&state.scenario), *cal_band) {
+            (Some(r), _) => r.fraction(),
+            (None, Some((pct, _))) if calibrated => pct / 100.0,
+            _ => b.time_pct / 100.0,
+        });
     let bands = band.as_ref().map(|b| {
         Rc::new(BandTexts {
             step: band::step_text(b, &state.scenario, *cal_band),
             step_spread: (!calibrated).then(|| b.spread.tile_text()),
-            rate: b.text(b.rate_pct),
-            memory: b.memory_text(),
+            rate: b.rate_text(&state.scenario),
+            memory: b.memory_text(&state.scenario),
             memory_spread: b.memory_spread.map(|m| m.peak_tile_text()),
-            memory_frac: b.memory_frac(),
+            memory_frac: b.memory_frac(&state.scenario),
         })
     });
 
@@ -251,7 +256,7 @@ pub fn App(props: &AppProps) -> Html {
                             {on_apply_layout}
                             {on_select}
                             band={band_frac}
-                            memory_band={band.as_ref().and_then(|b| b.memory_frac())}
+                            memory_band={band.as_ref().and_then(|b| b.memory_frac(&state.scenario))}
                         />
                     </div>
                     { evidence_panel(&EvidencePanelProps { scenario: scenario.clone(), band: band.clone(), evidence }) }

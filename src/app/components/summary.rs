@@ -313,7 +313,7 @@ pub fn summary(props: &SummaryProps) -> Html {
                                 }
                             </dd>
                             if let Some(b) = band {
-                                <dd class="band small muted" id={format!("band-{}", k.id)} title="Expected error: mean absolute error of paracalc on these published runs">{ b }</dd>
+                                <dd class="band small muted" id={format!("band-{}", k.id)} title="80 % band of the measured value over the predicted one on a cluster paracalc has not seen, built from its errors on other published sources (between-source offsets plus the scatter of similar runs); calibrating on your own run removes the offset">{ b }</dd>
                             }
                             if let Some((id, w)) = props.bands.as_ref().and_then(|b| b.spread_for_tile(k.id)) {
                                 <dd class="band small muted" id={id} title="Which way paracalc missed the measured value on the same published runs (predicted/measured − 1)">{ w }</dd>
