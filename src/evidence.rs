@@ -16,6 +16,7 @@
 //! Pure: no web types, no I/O.
 
 pub mod band;
+pub mod first_sight;
 pub mod interval;
 pub mod loso;
 

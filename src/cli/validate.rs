@@ -8,6 +8,12 @@
 //! compared as the case's `memory_kind` says) and out-of-memory runs (`oom`). A case the engine
 //! rejects becomes a row with `"error"` and `"predicted": null`; nothing is skipped silently.
 //! The metrics are only read to compare, after the prediction is made.
+//!
+//! With a first-sight record (`--first-sight FILE`, by default `first_sight.json` beside the
+//! cases file when there is one) it adds, per group, the error now beside the error at first
+//! sight and a constant-MFU rule of thumb ([`first_sight`]).
+
+mod first_sight;
 
 use super::{read_file, Args, CliError};
 use crate::calibrate::transfer::{transfers, Run};
@@ -365,10 +371,17 @@ fn calibrated_overall(pairs: &[Pair]) -> (usize, f64, f64) {
 
 /// Runs `paracalc validate`.
 pub fn run(args: &[String]) -> Result<String, CliError> {
-    let args = Args::parse(args, &["--json", "--calibrate"], &[])?;
+    let args = Args::parse(args, &["--json", "--calibrate"], &["--first-sight"])?;
     let path = args.one("CASES.json")?;
     let text = read_file(path)?;
     let cases = parse_cases(&text).map_err(|e| CliError::input(format!("{path}: {e}")))?;
+    let first = match first_sight::path_for(path, args.value("--first-sight")) {
+        Some(p) => Some(first_sight::compare(
+            &cases,
+            &first_sight::load(&p).map_err(CliError::input)?,
+        )),
+        None => None,
+    };
     let Comparison {
         rows,
         not_fitting: over,
@@ -385,6 +398,9 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
                 "leave_one_source_out".into(),
                 json!({"step": loso_json(&loso.0), "memory": loso_json(&loso.1)}),
             );
+            if let Some(f) = &first {
+                summary.insert("first_sight".into(), first_sight::json(f));
+            }
         }
         Ok(v.to_string())
     } else {
@@ -398,6 +414,9 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
         );
         for (id, peak, cap) in &over {
             let _ = writeln!(text, "  {id:<48} {peak:>8.1} / {cap:.1}");
+        }
+        if let Some(f) = &first {
+            text.push_str(&first_sight::text(f));
         }
         Ok(text)
     }
