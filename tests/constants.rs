@@ -10,7 +10,12 @@ use paracalc::engine::time::compute::{Efficiency, Generation};
 use std::path::Path;
 
 const REGISTRY: &str = "src/docs/CONSTANTS.md";
-const KINDS: [&str; 4] = ["specification", "micro-benchmark", "end-to-end", "definition"];
+const KINDS: [&str; 4] = [
+    "specification",
+    "micro-benchmark",
+    "end-to-end",
+    "definition",
+];
 
 /// One row of the registry.
 struct Row {
@@ -67,9 +72,14 @@ fn code_constants() -> Vec<(String, String, String)> {
             let start = offset;
             offset += line.len();
             let t = line.trim_start();
-            let rest = ["pub const ", "pub(crate) const ", "pub(super) const ", "const "]
-                .iter()
-                .find_map(|p| t.strip_prefix(p));
+            let rest = [
+                "pub const ",
+                "pub(crate) const ",
+                "pub(super) const ",
+                "const ",
+            ]
+            .iter()
+            .find_map(|p| t.strip_prefix(p));
             let Some(rest) = rest else { continue };
             let name: String = rest
                 .chars()
@@ -79,10 +89,16 @@ fn code_constants() -> Vec<(String, String, String)> {
                 continue;
             }
             let after = &body[start + (line.len() - t.len())..];
-            let Some(colon) = after.find(':') else { continue };
-            let Some(eq) = after[colon..].find('=') else { continue };
+            let Some(colon) = after.find(':') else {
+                continue;
+            };
+            let Some(eq) = after[colon..].find('=') else {
+                continue;
+            };
             let value_start = colon + eq + 1;
-            let Some(semi) = after[value_start..].find(';') else { continue };
+            let Some(semi) = after[value_start..].find(';') else {
+                continue;
+            };
             let value = after[value_start..value_start + semi]
                 .split_whitespace()
                 .collect::<Vec<_>>()
@@ -135,7 +151,12 @@ fn every_engine_constant_is_in_the_registry_with_its_value() {
 fn every_registry_row_names_a_constant_of_the_code() {
     let code = code_constants();
     for r in rows() {
-        assert!(KINDS.contains(&r.kind.as_str()), "{}: kind {}", r.name, r.kind);
+        assert!(
+            KINDS.contains(&r.kind.as_str()),
+            "{}: kind {}",
+            r.name,
+            r.kind
+        );
         if let Some(rest) = r.name.strip_prefix("Efficiency::of(") {
             let (gen, field) = rest.split_once(").").expect("Efficiency::of(Gen).field");
             let g = match gen {

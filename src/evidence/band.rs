@@ -1,6 +1,12 @@
 //! Error bands: how far to trust each headline number of a plan, measured on the published runs
 //! most like it (never a hard-coded figure).
 //!
+//! **What is shown** is the out-of-sample 80 % band for a cluster paracalc has not seen
+//! ([`super::interval`]: between-source plus within-source spread, narrowed by a calibration;
+//! `Band::step_reach`, `Band::memory_reach`). The figures below (MAPE and signed spread of the
+//! similar runs) are in sample: they describe the runs the engine was shaped with, and are shown
+//! beside it as such.
+//!
 //! **Which runs.** The runs of the evidence file (the repository's validation data) with the
 //! same GPU generation ([`Generation`]), the same software stack (`training.framework`) and the
 //! same parallel style ([`Style`]: FSDP/ZeRO-3, pipeline, tensor-parallel or data-parallel only;
