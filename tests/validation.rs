@@ -11,13 +11,14 @@ use serde_json::Value;
 /// and rounded so that any regression fails. Their history is in CHANGELOG.md and the commits.
 ///
 /// Dense step-time MAPE over the timed dense cases: 9.77 % at the data refresh of 2026-12-06
-/// (6.97 % on the 192 dense cases before it; the 185 new runs came in at first sight).
-const TIME_MAPE_CEILING_PCT: f64 = 9.78;
-/// Share of the dense timed cases predicted within ±10 % (0.6286 at the data refresh), as a floor.
-const WITHIN_10PCT_FLOOR: f64 = 0.628;
-/// Largest dense |step-time error| (43.0 % at the data refresh: Megatron-LM README 2024 32B,
-/// whose encoding leaves out the README's `--tp-comm-overlap`, tests/data/AUDIT.md).
-const WORST_ERROR_CEILING_PCT: f64 = 43.0;
+/// (6.97 % on the 192 dense cases before it; the 185 new runs came in at first sight); 7.99 %
+/// once llm-foundry's rows name MPT's Triton attention kernel (issue 33).
+const TIME_MAPE_CEILING_PCT: f64 = 8.0;
+/// Share of the dense timed cases predicted within ±10 % (0.6764 with the Triton kernel), as a floor.
+const WITHIN_10PCT_FLOOR: f64 = 0.676;
+/// Largest dense |step-time error| (36.8 %: Megatron-LM README 2024 32B, whose encoding
+/// leaves out the README's `--tp-comm-overlap`, tests/data/AUDIT.md).
+const WORST_ERROR_CEILING_PCT: f64 = 36.9;
 /// Mixture-of-experts step-time MAPE over the 45 `moe_*` cases (16.09 % at the data refresh,
 /// which applied the audited plans of the DeepSeek-V3, Grok-1, Llama 4 and Automodel rows).
 const MOE_TIME_MAPE_CEILING_PCT: f64 = 16.09;

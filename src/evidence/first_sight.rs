@@ -10,8 +10,69 @@
 //!
 //! Pure: no I/O.
 
+mod groups;
+
 use serde_json::Value;
 use std::fmt::Write as _;
+
+/// The first-sight step-time error of a group (source table) of the validation data:
+/// `(timed runs, MAPE %, signed mean %)` over the runs of the group, each compared as
+/// `validate` compares it ([`Book::sight`]); `None` for a group without first sight.
+pub fn group(name: &str) -> Option<(u32, f64, f64)> {
+    groups::GROUPS
+        .iter()
+        .find(|g| g.0 == name)
+        .map(|g| (g.1, g.2, g.3))
+}
+
+/// One source (group) of published runs: the engine's step-time error on its runs now and the
+/// first time it saw the source.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SourceError {
+    /// The group.
+    pub group: String,
+    /// Its runs the engine evaluates now.
+    pub runs: usize,
+    /// Now (in sample): MAPE % and signed mean %.
+    pub now: (f64, f64),
+    /// At first sight ([`group`]): timed runs, MAPE % and signed mean %.
+    pub first: Option<(u32, f64, f64)>,
+}
+
+/// The sources of `runs` (indices into `cases`, e.g. a band's runs), in order of first
+/// appearance, each with its error now over every run of the source in `cases` and its
+/// first-sight error. One estimate per run of those sources.
+pub fn by_source(cases: &[super::Case], runs: &[usize]) -> Vec<SourceError> {
+    let mut out: Vec<SourceError> = Vec::new();
+    for c in runs.iter().filter_map(|&i| cases.get(i)) {
+        if c.group.is_empty() || out.iter().any(|s| s.group == c.group) {
+            continue;
+        }
+        let errors: Vec<f64> = cases
+            .iter()
+            .filter(|x| x.group == c.group && x.step_s > 0.0)
+            .filter_map(|x| {
+                crate::engine::estimate(&x.scenario)
+                    .ok()
+                    .map(|e| 100.0 * (e.time.step_s - x.step_s) / x.step_s)
+            })
+            .collect();
+        if errors.is_empty() {
+            continue;
+        }
+        let n = errors.len() as f64;
+        out.push(SourceError {
+            group: c.group.clone(),
+            runs: errors.len(),
+            now: (
+                errors.iter().map(|e| e.abs()).sum::<f64>() / n,
+                errors.iter().sum::<f64>() / n,
+            ),
+            first: group(&c.group),
+        });
+    }
+    out
+}
 
 /// 64-bit FNV-1a (Fowler, Noll, Vo; offset basis 0xcbf29ce484222325, prime 0x100000001b3).
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
@@ -104,6 +165,8 @@ pub struct Record {
     pub step_error_pct: Option<f64>,
     /// Memory error, % (`None`: no measured or no predicted memory).
     pub memory_error_pct: Option<f64>,
+    /// Whether the predicted peak fit the device (`None`: not recorded).
+    pub predicted_fits: Option<bool>,
 }
 
 /// A run that changed after its first sight without a record of the new version.
@@ -175,6 +238,11 @@ impl Book {
                     how: text(r, "how")?,
                     step_error_pct: number(r, "step_error_pct")?,
                     memory_error_pct: number(r, "memory_error_pct")?,
+                    predicted_fits: match r.get("predicted_fits") {
+                        None | Some(Value::Null) => None,
+                        Some(Value::Bool(b)) => Some(*b),
+                        Some(_) => return Err("\"predicted_fits\" is not a boolean".into()),
+                    },
                 })
             })()
             .map_err(|e| format!("records[{i}]: {e}"))?;
@@ -286,6 +354,7 @@ mod tests {
             how: "h".into(),
             step_error_pct: Some(err),
             memory_error_pct: None,
+            predicted_fits: None,
         }
     }
 

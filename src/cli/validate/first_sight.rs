@@ -63,8 +63,51 @@ pub struct Group {
     pub const_mfu: (f64, f64),
     /// Memory runs compared, current and first-sight MAPE, %.
     pub memory: (usize, f64, f64),
+    /// Runs that ran (not `oom`) with a recorded fit: `(runs, predicted not to fit now, at
+    /// first sight)`.
+    pub not_fitting: (usize, usize, usize),
     /// The first-sight engines' commits.
     pub commits: Vec<String>,
+}
+
+/// Per group, the runs that ran (not `oom`) whose first sight recorded a fit: `(group, runs,
+/// predicted not to fit now, at first sight)`.
+fn not_fitting(cases: &[Value], book: &Book) -> Vec<(String, usize, usize, usize)> {
+    let mut out: Vec<(String, usize, usize, usize)> = Vec::new();
+    for case in cases {
+        let (Some(id), Some(group)) = (
+            case.get("id").and_then(Value::as_str),
+            case.get("group").and_then(Value::as_str),
+        ) else {
+            continue;
+        };
+        if case.pointer("/measured/oom").and_then(Value::as_bool) == Some(true) {
+            continue;
+        }
+        let first = match book.sight(id, &case_digest(case)) {
+            Sight::Exact(r) | Sight::Earlier(r) => r.predicted_fits,
+            Sight::None => None,
+        };
+        let now = case
+            .get("scenario")
+            .and_then(|v| crate::scenario::from_value(v).ok())
+            .and_then(|s| estimate(&s).ok())
+            .map(|e| e.memory.fits);
+        let (Some(first), Some(now)) = (first, now) else {
+            continue;
+        };
+        let i = match out.iter().position(|g| g.0 == group) {
+            Some(i) => i,
+            None => {
+                out.push((group.to_string(), 0, 0, 0));
+                out.len() - 1
+            }
+        };
+        out[i].1 += 1;
+        out[i].2 += usize::from(!now);
+        out[i].3 += usize::from(!first);
+    }
+    out
 }
 
 /// The runs of `cases` with a measured step time the engine evaluates now.
@@ -137,6 +180,8 @@ fn mfu_without(runs: &[Run], group: &str) -> Option<f64> {
 /// row over all their runs, last.
 pub fn compare(cases: &[Value], book: &Book) -> Vec<Group> {
     let runs = runs(cases, book);
+    let fits = not_fitting(cases, book);
+    let mut all_fits = (0, 0, 0);
     let mut names: Vec<&str> = Vec::new();
     for r in &runs {
         if !names.contains(&r.group.as_str()) {
@@ -171,6 +216,11 @@ pub fn compare(cases: &[Value], book: &Book) -> Vec<Group> {
         if now.is_empty() {
             continue;
         }
+        let nf = fits
+            .iter()
+            .find(|f| f.0 == g)
+            .map_or((0, 0, 0), |f| (f.1, f.2, f.3));
+        all_fits = (all_fits.0 + nf.0, all_fits.1 + nf.1, all_fits.2 + nf.2);
         out.push(Group {
             group: g.to_string(),
             n: now.len(),
@@ -179,6 +229,7 @@ pub fn compare(cases: &[Value], book: &Book) -> Vec<Group> {
             first: stats(&first),
             const_mfu: stats(&base),
             memory: (mem_now.len(), stats(&mem_now).0, stats(&mem_first).0),
+            not_fitting: nf,
             commits,
         });
         all_now.extend(now);
@@ -201,6 +252,7 @@ pub fn compare(cases: &[Value], book: &Book) -> Vec<Group> {
                 stats(&all_mem_now).0,
                 stats(&all_mem_first).0,
             ),
+            not_fitting: all_fits,
             commits: Vec::new(),
         });
     }
@@ -276,6 +328,13 @@ pub fn text(groups: &[Group]) -> String {
             all.memory.0, all.memory.1, all.memory.2
         );
     }
+    if let Some(all) = groups.last().filter(|g| g.not_fitting.0 > 0) {
+        let _ = writeln!(
+            o,
+            "runs that ran, predicted not to fit: {} of {} now, {} at first sight",
+            all.not_fitting.1, all.not_fitting.0, all.not_fitting.2
+        );
+    }
     o
 }
 
@@ -297,6 +356,9 @@ pub fn json(groups: &[Group]) -> Value {
                 "memory_cases": g.memory.0,
                 "memory_mape_pct": g.memory.1,
                 "first_sight_memory_mape_pct": g.memory.2,
+                "ran_with_recorded_fit": g.not_fitting.0,
+                "ran_predicted_not_to_fit": g.not_fitting.1,
+                "first_sight_ran_predicted_not_to_fit": g.not_fitting.2,
                 "first_sight_commits": g.commits,
             }),
         );
