@@ -53,9 +53,11 @@ paracalc: plan distributed Transformer training (memory, step time, MFU, best la
 
 usage:
   paracalc estimate FILE.json [--json]          memory per stage, step time, throughput
-  paracalc validate CASES.json [--json] [--calibrate]
+  paracalc validate CASES.json [--json] [--calibrate] [--first-sight FILE]
                                                 predicted vs published measurements; with
-                                                --calibrate also calibrated on each other run
+                                                --calibrate also calibrated on each other run;
+                                                per group now vs first sight (FILE, default
+                                                first_sight.json beside CASES.json)
   paracalc calibrate FILE.json --step-s S [--memory-gib G] [--json]
                                                 fit the calibration section to a measured run
   paracalc search FILE.json [--gpus N] [--top K] [--json]

@@ -16,6 +16,7 @@
 //! Pure: no web types, no I/O.
 
 pub mod band;
+pub mod first_sight;
 
 use crate::scenario::json::text::Node;
 use crate::scenario::{GpuChoice, Scenario};

@@ -185,7 +185,8 @@ pub fn launch_args(s: &Scenario) -> String {
             Some(AttentionKernel::Fa2 | AttentionKernel::Fa3) => {
                 arg("--attention-backend flash".into())
             }
-            None => {}
+            // MPT's Triton kernel has no Megatron-LM backend: the default is kept.
+            Some(AttentionKernel::Triton) | None => {}
         }
     }
     if let Some(tokens) = t.train_tokens {

@@ -131,6 +131,27 @@ impl Scenario {
         gpu.ok_or_else(|| ScenarioError::single("cluster.gpu", "unknown GPU."))
     }
 
+    /// Whether tensor parallel `tp` splits the key/value heads as the stack runs them: `tp`
+    /// divides them, or under Megatron-LM `tp` is a multiple of them (Megatron-LM f7dfb99, PR
+    /// #2565, December 2025, `transformer_config.py`: `num_query_groups` "must be a multiple or
+    /// divisor of" TP). Then each rank gathers the fused QKV output over TP and keeps one
+    /// K/V head, which `tp / kv_heads` ranks share ([`crate::engine::shape::Shape::kv_rank`]).
+    pub fn tp_splits_kv_heads(&self, tp: u64) -> bool {
+        let kv = self.model.kv_heads();
+        let tp = tp.max(1);
+        kv % tp == 0 || (self.training.framework() == Framework::Megatron && kv > 0 && tp % kv == 0)
+    }
+
+    /// Whether each TP rank replicates one K/V head ([`Scenario::tp_splits_kv_heads`]): Megatron-LM
+    /// with fewer key/value heads than TP ranks, standard attention.
+    pub fn tp_replicates_kv_heads(&self) -> bool {
+        let kv = self.model.kv_heads();
+        self.model.mla.is_none()
+            && kv > 0
+            && kv < self.parallel.tp
+            && self.tp_splits_kv_heads(self.parallel.tp)
+    }
+
     /// Whether the data-parallel gradient reduction (and ZeRO-1/2's parameter all-gather)
     /// overlaps compute: `parallel.dp_comm_overlap`, else the framework's default. Megatron-LM
     /// (`--overlap-grad-reduce`, on in every published recipe), FSDP and torchtitan overlap;

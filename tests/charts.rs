@@ -639,6 +639,7 @@ fn ranked(l: Layout, gib: f64, tps: f64) -> Ranked {
         mfu: 0.4,
         peak_bytes: gib * GIB,
         fits: true,
+        verdict: paracalc::engine::memory::verdict::Verdict::Fits,
     }
 }
 

@@ -29,9 +29,9 @@ fn shipped_file_matches_the_generator() {
 #[test]
 fn every_timed_case_is_shipped_and_predictable() {
     let cases = evidence::parse(&generate(&FILES).unwrap()).unwrap();
-    // public.json has 237 cases with a measured step time, 45 of them MoE
+    // public.json has 422 cases with a measured step time, 45 of them MoE
     // (tests/validation.rs counts the same); extra.json 118 (tests/extra_runs.rs).
-    assert_eq!(cases.len(), 237 + 118);
+    assert_eq!(cases.len(), 422 + 118);
     let mut ok = 0;
     for c in &cases {
         assert!(c.step_s > 0.0, "{}", c.id);

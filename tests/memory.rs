@@ -72,15 +72,14 @@ fn public_memory_cases() {
         "memory cases {} MAPE {mape:.2}% worst {worst:.1}%  OOM cases {oom}",
         errs.len()
     );
-    assert_eq!(errs.len(), 41);
+    assert_eq!(errs.len(), 47);
     assert_eq!(oom, 3);
-    // The level reached (7.21 % once torchtitan's loss parallel, its gathered output-GEMM
-    // input and the interleaved last rank's single output-layer micro-batch are priced; 8.02 %
-    // before, 10.67 % before the engine2 changes; issue target 10 %), and the worst case (BLOOM
-    // prequel 181B dp24 tp8 pp2, -23.3 %; torchtitan 70B FP8 2D was -27.4 %, now -13.4 %), each
-    // rounded up a little: a change that makes either worse fails here.
-    assert!(mape <= 7.22, "memory MAPE {mape:.2}%");
-    assert!(worst <= 23.3, "worst memory error {worst:.1}%");
+    // In-sample level at the data refresh of 2026-12-06 (10.44 %: 7.21 % on the 41 cases before
+    // it; the five BLOOM 02-28 runs came in at -30 to -32 % and the DGX Cloud example log line at
+    // +38.3 %, first sight), rounded up: a change that makes either worse fails here. 9.29:
+    // FSDP's fp32 shard (FORMULAS 4.3f) and DeepSpeed's bf16 .grad (4.3g).
+    assert!(mape <= 9.29, "memory MAPE {mape:.2}%");
+    assert!(worst <= 38.3, "worst memory error {worst:.1}%");
 }
 
 // ---------------------------------------------------------------------------------------------

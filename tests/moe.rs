@@ -456,6 +456,95 @@ fn deepseek_v3_on_2048_h800s() {
 }
 
 #[test]
+fn dualpipe_hides_the_all_to_all_but_not_its_sms() {
+    // The report's plan (§3.2): DualPipe, DeepEP-style dispatch limited to 4 nodes. Under the
+    // paired chunk the dispatch and combine run beside compute on 20 of the H800's 132 SMs
+    // (§3.2.2; DeepEP `Buffer.num_sms = 20`), so 20/132 of the hidden time stays in the step as
+    // the compute's lost SMs, the rest is hidden; the pipeline sends (InfiniBand) keep NCCL's
+    // 2 %.
+    let plan = |schedule: &str| {
+        scen(serde_json::json!({
+            "model": model_json("deepseek-v3"),
+            "training": {"global_batch": 15360, "micro_batch": 1, "precision": "fp8",
+                         "fp8_recipe": "blockwise", "recompute": "selective",
+                         "flash_attention": true,
+                         "recompute_modules": ["mla_up_proj", "layernorm", "moe_act"]},
+            "parallel": {"tp": 1, "pp": 16, "dp": 128, "ep": 64, "etp": 1, "zero_stage": 1,
+                         "schedule": schedule, "moe_dispatcher": "deepep"},
+            "cluster": {"gpu": "h800-sxm5-80gb", "num_gpus": 2048, "gpus_per_node": 8}
+        }))
+    };
+    let e = estimate(&plan("dualpipe")).unwrap();
+    let (ep_x, ep_h) = (e.time.exposed_comm_s.ep, e.time.hidden_comm_s.ep);
+    assert!(ep_h > 1.0, "{ep_h}");
+    assert!(
+        (ep_x / (ep_x + ep_h) - 20.0 / 132.0).abs() < 1e-9,
+        "{ep_x} {ep_h}"
+    );
+    let (pp_x, pp_h) = (e.time.exposed_comm_s.pp, e.time.hidden_comm_s.pp);
+    assert!((pp_x / (pp_x + pp_h) - 0.02).abs() < 1e-9, "{pp_x} {pp_h}");
+    // Each dimension keeps its own hidden time (EP's all-to-all is far larger than PP's sends).
+    assert!(ep_h > 5.0 * pp_h, "{ep_h} {pp_h}");
+    common::assert_breakdown(&e);
+    // Under 1F1B nothing pairs: the all-to-all is exposed in full, and the step is longer.
+    let f = estimate(&plan("1f1b")).unwrap();
+    assert_eq!(f.time.hidden_comm_s.ep, 0.0);
+    assert!(f.time.exposed_comm_s.ep > 2.0 * ep_h);
+    assert!(f.time.step_s > 1.5 * e.time.step_s);
+}
+
+#[test]
+fn megatron_runs_more_tp_ranks_than_kv_heads() {
+    // Qwen3-30B-A3B (4 KV heads of 128) at TP 8 with SP, as Megatron-LM runs it since f7dfb99
+    // (PR #2565): accepted, each rank keeping one whole K and V head, 2·128 wide instead of
+    // 2·4·128/8 = 2·64: 4096 tokens × 2 B × 2·64 = 1 MiB more per layer than an even split.
+    let plan = |tp: u64, kv_heads: u64| {
+        let mut m = model_json("qwen3-30b-a3b");
+        m["kv_heads"] = serde_json::json!(kv_heads);
+        scen(serde_json::json!({
+            "model": m,
+            "training": {"global_batch": 512, "micro_batch": 1, "precision": "bf16",
+                         "recompute": "none", "flash_attention": true},
+            "parallel": {"tp": tp, "pp": 1, "dp": 64 / tp, "ep": 8, "etp": 1, "sp": true,
+                         "zero_stage": 1},
+            "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 64, "gpus_per_node": 8}
+        }))
+    };
+    let s = plan(8, 4);
+    assert!(s.validate().is_ok());
+    let act = |s: &scenario::Scenario| {
+        let a = paracalc::engine::memory::activations::layer_activations_full(s);
+        a.replicated + a.sharded + a.scores
+    };
+    // With 8 KV heads each rank holds one already: the layer keeps the same bytes.
+    assert!((act(&s) - act(&plan(8, 8))).abs() < 1e-6);
+    // Against 4 KV heads split evenly (as if they could be): one head more each of K and V.
+    let with_heads = |kv: u64| {
+        let mut t = plan(8, 4);
+        t.model.kv_heads = Some(kv);
+        act(&t)
+    };
+    let even = with_heads(8) - 4096.0 * 2.0 * 2.0 * 64.0;
+    assert!(
+        (act(&s) - even - 1048576.0).abs() < 1e-6,
+        "{}",
+        act(&s) - even
+    );
+    let e = estimate(&s).unwrap();
+    assert!(e.memory.fits);
+    common::assert_breakdown(&e);
+    // TP 8 gathers the fused QKV output besides the SP collectives: more exposed TP time than
+    // at TP 4 (which splits the 4 heads evenly, one per rank).
+    let four = estimate(&plan(4, 4)).unwrap();
+    assert!(e.time.exposed_comm_s.tp > four.time.exposed_comm_s.tp);
+    // A TP that is neither a divisor nor a multiple of the KV heads stays rejected.
+    let mut odd = plan(8, 4);
+    odd.model.heads = 48;
+    odd.model.kv_heads = Some(6);
+    assert!(odd.validate().is_err());
+}
+
+#[test]
 fn estimate_report_names_the_ep_all_to_all() {
     let v = serde_json::json!({
         "model": model_json("deepseek-v3"),

@@ -98,14 +98,16 @@ fn paper_tflops(e: &Estimate, s: &Scenario) -> f64 {
 
 /// The seed finding of issue 11 (Narayanan et al. 2021 §5.2, Table 2: ZeRO-3 144 → 88 → 44
 /// TFLOP/s per GPU on 384 → 768 → 1536 GPUs, PTD-P 153 → 149 → 141): DeepSpeed's 2021 ZeRO-3
-/// issues about 1,500 collectives per step, each a ring over every GPU plus one slice and one
-/// copy per rank on the host, and none overlaps compute; with full recomputation it gathers
-/// two thirds of every layer a second time in backward (its reuse distance exceeds
-/// `stage3_max_reuse_distance`); PTD-P's traffic stays inside the node (TP) or between
-/// neighbours (PP). So ZeRO-3 stops scaling while PTD-P does not.
+/// issues about 2,200 collectives per step, each a ring over every GPU plus one slice and one
+/// copy per rank on the host, and none overlaps compute: per layer of the Megatron-DeepSpeed
+/// GPT (fused QKV: 4 weight tensors, 12 parameter tensors) 4 gathers forward, 4 again in
+/// backward and 3 more for the weights it releases after the recomputed forward (their reuse
+/// distance exceeds `stage3_max_reuse_distance`), and one reduce-scatter per parameter with a
+/// gradient, 12; PTD-P's traffic stays inside the node (TP) or between neighbours (PP). So
+/// ZeRO-3 stops scaling while PTD-P does not.
 ///
-/// Predicted: ZeRO-3 153.5 / 101.6 / 45.9 TFLOP/s per GPU (paper 144 / 88 / 44), PTD-P
-/// 158.2 / 153.3 / 144.3 (153 / 149 / 141); at 384 GPUs 76.5 vs 74.2 s per step (the paper
+/// Predicted: ZeRO-3 153.4 / 101.5 / 45.9 TFLOP/s per GPU (paper 144 / 88 / 44), PTD-P
+/// 157.1 / 152.2 / 143.2 (153 / 149 / 141); at 384 GPUs 76.6 vs 74.8 s per step (the paper
 /// 81.6 vs 76.6 s), at 1536 PTD-P 3.1× faster (the paper 3.2×).
 #[test]
 fn ptdp_beats_zero3_at_every_scale_and_zero3_stops_scaling() {
@@ -146,8 +148,8 @@ fn ptdp_beats_zero3_at_every_scale_and_zero3_stops_scaling() {
 }
 
 /// The 530B comparison of the same table (ZeRO-3 138 / 98 / 48 TFLOP/s per GPU on 640 / 1120 /
-/// 2240 GPUs, PTD-P 171 / 167 / 159 on 560 / 1120 / 2240). Predicted: ZeRO-3 139.4 / 125.4 /
-/// 66.8 (still optimistic at scale, by up to 39 %), PTD-P 169.3 / 169.0 / 159.7; PTD-P ahead at
+/// 2240 GPUs, PTD-P 171 / 167 / 159 on 560 / 1120 / 2240). Predicted: ZeRO-3 139.3 / 125.3 /
+/// 66.7 (still optimistic at scale, by up to 39 %), PTD-P 168.2 / 168.0 / 158.7; PTD-P ahead at
 /// every scale, 2.4× at 2240 GPUs (the paper 3.3×).
 #[test]
 fn ptdp_beats_zero3_for_530b_at_every_scale() {

@@ -18,8 +18,12 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
     let a = Args::parse(args, &["--json"], &[])?;
     let path = a.one("scenario file (FILE.json)")?;
     let s = super::load_scenario(path)?;
-    let e = estimate(&s).map_err(|err| CliError::input(format!("{path}: {err}")))?;
+    let mut e = estimate(&s).map_err(|err| CliError::input(format!("{path}: {err}")))?;
     let cases = super::trust::cases();
+    // The memory verdict with the band of the published runs most like the plan.
+    e.memory.fit = e
+        .memory
+        .fit_with(crate::evidence::band::memory_verdict_frac(&cases, &s));
     if a.has("--json") {
         let mut v = serde_json::to_value(&e)
             .map_err(|err| CliError::internal(format!("cannot write JSON: {err}")))?;
@@ -40,6 +44,15 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
             o.push_str(&trust);
         }
         Ok(o)
+    }
+}
+
+/// The verdict in capitals when it is not "fits", with its band and flip.
+fn verdict_text(fit: &crate::engine::memory::verdict::Fit) -> String {
+    let t = fit.text();
+    match fit.verdict {
+        crate::engine::memory::verdict::Verdict::Fits => t,
+        v => t.replacen(v.words(), &v.words().to_uppercase(), 1),
     }
 }
 
@@ -181,7 +194,7 @@ pub fn render(s: &Scenario, e: &Estimate) -> String {
         mem.peak_stage,
         gib(mem.capacity_bytes),
         gib(mem.headroom_bytes),
-        if mem.fits { "fits" } else { "DOES NOT FIT" }
+        verdict_text(&mem.fit)
     );
     let _ = writeln!(o);
     let t = &e.time;

@@ -168,12 +168,12 @@ fn breakdown(label: &str, e: &Estimate) -> String {
 /// A fixed-width table of ranked layouts.
 fn table(rows: &[Ranked]) -> String {
     let mut out = String::from(
-        "   #   tp   pp   dp   cp   ep   vp  mbs  recompute   zero  sp   step (s)   tokens/s    MFU   peak (GiB)  schedule   first/last\n",
+        "   #   tp   pp   dp   cp   ep   vp  mbs  recompute   zero  sp   step (s)   tokens/s    MFU   peak (GiB)  fit           schedule   first/last\n",
     );
     for (i, r) in rows.iter().enumerate() {
         let l = &r.layout;
         out.push_str(&format!(
-            "{:>4} {:>4} {:>4} {:>4} {:>4} {:>4} {:>4} {:>4}  {:<10} {:>4}  {:<3} {:>9.3} {:>10.0} {:>5.1}% {:>11.2}  {:<10} {}\n",
+            "{:>4} {:>4} {:>4} {:>4} {:>4} {:>4} {:>4} {:>4}  {:<10} {:>4}  {:<3} {:>9.3} {:>10.0} {:>5.1}% {:>11.2}  {:<12}  {:<10} {}\n",
             i + 1,
             l.tp,
             l.pp,
@@ -189,6 +189,7 @@ fn table(rows: &[Ranked]) -> String {
             r.tokens_per_s,
             r.mfu * 100.0,
             r.peak_bytes / (1u64 << 30) as f64,
+            r.verdict.words(),
             l.schedule.map_or("default", |x| x.as_str()),
             l.first_last
                 .map_or_else(|| "even".to_string(), |(f, x)| format!("{f}/{x}")),

@@ -8,6 +8,12 @@
 //! compared as the case's `memory_kind` says) and out-of-memory runs (`oom`). A case the engine
 //! rejects becomes a row with `"error"` and `"predicted": null`; nothing is skipped silently.
 //! The metrics are only read to compare, after the prediction is made.
+//!
+//! With a first-sight record (`--first-sight FILE`, by default `first_sight.json` beside the
+//! cases file when there is one) it adds, per group, the error now beside the error at first
+//! sight and a constant-MFU rule of thumb ([`first_sight`]).
+
+mod first_sight;
 
 use super::{read_file, Args, CliError};
 use crate::calibrate::transfer::{transfers, Run};
@@ -79,12 +85,61 @@ pub struct Comparison {
     /// contradict: most carry an assumed setting (recomputation "none" where the source is
     /// silent) or a memory saving the scenario cannot state.
     pub not_fitting: Vec<(String, f64, f64)>,
+    /// The three-state memory verdict of every case the engine estimates
+    /// ([`crate::engine::memory::verdict`], judged with the band of the published runs most
+    /// like it, [`crate::evidence::band::memory_verdict_frac`]), in file order.
+    pub verdicts: Vec<CaseVerdict>,
+}
+
+/// One case's memory verdict.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CaseVerdict {
+    /// Case id.
+    pub id: String,
+    /// Case group.
+    pub group: String,
+    /// Whether the run ran out of memory (`measured.oom`).
+    pub oom: bool,
+    /// Whether its source states every memory-relevant setting ([`fully_stated`]).
+    pub fully_stated: bool,
+    /// The verdict and its flip.
+    pub fit: crate::engine::memory::verdict::Fit,
+    /// Predicted peak and usable capacity, GiB.
+    pub peak_gib: f64,
+    /// Usable capacity, GiB.
+    pub capacity_gib: f64,
+}
+
+/// Whether a case's source states every memory-relevant setting: its `assumed` list names no
+/// path under `scenario.model`, `scenario.parallel` or `scenario.training` other than
+/// `scenario.training.framework`. Not memory-relevant: `scenario.training.framework` (the
+/// settings a stack selects that change memory — loss kernel, recomputation, gradient dtype —
+/// are fields of their own), `scenario.cluster.*` (the network, and the GPU's form factor
+/// where the source states its memory size: SXM vs PCIe of "A100-80GB", "H100 80GB") and
+/// `measured.*`.
+pub fn fully_stated(case: &Value) -> bool {
+    case.get("assumed")
+        .and_then(Value::as_array)
+        .is_none_or(|a| {
+            a.iter().filter_map(Value::as_str).all(|p| {
+                let relevant = [
+                    "scenario.model.",
+                    "scenario.parallel.",
+                    "scenario.training.",
+                ]
+                .iter()
+                .any(|pre| p.starts_with(pre));
+                !relevant || p == "scenario.training.framework"
+            })
+        })
 }
 
 /// Compares every case of `cases` (already parsed JSON) with the engine, one estimate per case.
 pub fn compare(cases: &[Value]) -> Comparison {
     let mut rows = Vec::new();
     let mut not_fitting = Vec::new();
+    let mut verdicts = Vec::new();
+    let evidence = super::trust::cases();
     for (i, case) in cases.iter().enumerate() {
         let id = case
             .get("id")
@@ -107,16 +162,30 @@ pub fn compare(cases: &[Value]) -> Comparison {
             .get("oom")
             .and_then(Value::as_bool)
             .unwrap_or(false);
-        let est = match case.get("scenario") {
-            None => Err("the case has no \"scenario\".".to_string()),
-            Some(v) => crate::scenario::from_value(v)
-                .and_then(|s| estimate(&s))
-                .map_err(|e| e.to_string()),
-        };
-        if let Ok(e) = &est {
+        let scenario = case
+            .get("scenario")
+            .ok_or_else(|| "the case has no \"scenario\".".to_string())
+            .and_then(|v| crate::scenario::from_value(v).map_err(|e| e.to_string()));
+        let est = scenario
+            .as_ref()
+            .map_err(Clone::clone)
+            .and_then(|s| estimate(s).map_err(|e| e.to_string()));
+        if let (Ok(e), Ok(sc)) = (&est, &scenario) {
+            let (peak, cap) = (e.memory.peak_bytes / GIB, e.memory.capacity_bytes / GIB);
             if !oom && !e.memory.fits && !e.memory.rows.is_empty() {
-                let (peak, cap) = (e.memory.peak_bytes / GIB, e.memory.capacity_bytes / GIB);
                 not_fitting.push((id.clone(), peak, cap));
+            }
+            if !e.memory.rows.is_empty() {
+                let frac = crate::evidence::band::memory_verdict_frac(&evidence, sc);
+                verdicts.push(CaseVerdict {
+                    id: id.clone(),
+                    group: group.clone(),
+                    oom,
+                    fully_stated: fully_stated(case),
+                    fit: e.memory.fit_with(frac),
+                    peak_gib: peak,
+                    capacity_gib: cap,
+                });
             }
         }
         let mut push = |metric: &'static str, measured: f64, pred: Result<f64, String>| {
@@ -167,7 +236,38 @@ pub fn compare(cases: &[Value]) -> Comparison {
             );
         }
     }
-    Comparison { rows, not_fitting }
+    Comparison {
+        rows,
+        not_fitting,
+        verdicts,
+    }
+}
+
+/// Verdict counts `[fits, may not fit, does not fit]` over the verdicts `keep` admits.
+pub fn verdict_counts(verdicts: &[CaseVerdict], keep: impl Fn(&CaseVerdict) -> bool) -> [usize; 3] {
+    use crate::engine::memory::verdict::Verdict;
+    let mut n = [0; 3];
+    for v in verdicts.iter().filter(|v| keep(v)) {
+        n[match v.fit.verdict {
+            Verdict::Fits => 0,
+            Verdict::MayNotFit => 1,
+            Verdict::DoesNotFit => 2,
+        }] += 1;
+    }
+    n
+}
+
+/// The verdict counts `validate` prints: over the runs that ran, over those whose source
+/// states every memory-relevant setting, and over the out-of-memory runs.
+fn verdict_summary(verdicts: &[CaseVerdict]) -> [(&'static str, [usize; 3]); 3] {
+    [
+        ("ran", verdict_counts(verdicts, |v| !v.oom)),
+        (
+            "ran_fully_stated",
+            verdict_counts(verdicts, |v| !v.oom && v.fully_stated),
+        ),
+        ("oom", verdict_counts(verdicts, |v| v.oom)),
+    ]
 }
 
 /// Predicted memory in GiB for the case's `memory_kind`, the largest over stages: the whole
@@ -363,14 +463,23 @@ fn calibrated_overall(pairs: &[Pair]) -> (usize, f64, f64) {
 
 /// Runs `paracalc validate`.
 pub fn run(args: &[String]) -> Result<String, CliError> {
-    let args = Args::parse(args, &["--json", "--calibrate"], &[])?;
+    let args = Args::parse(args, &["--json", "--calibrate"], &["--first-sight"])?;
     let path = args.one("CASES.json")?;
     let text = read_file(path)?;
     let cases = parse_cases(&text).map_err(|e| CliError::input(format!("{path}: {e}")))?;
+    let first = match first_sight::path_for(path, args.value("--first-sight")) {
+        Some(p) => Some(first_sight::compare(
+            &cases,
+            &first_sight::load(&p).map_err(CliError::input)?,
+        )),
+        None => None,
+    };
     let Comparison {
         rows,
         not_fitting: over,
+        verdicts,
     } = compare(&cases);
+    let counts = verdict_summary(&verdicts);
     let summary = summarize(cases.len(), &rows);
     let cal = args.has("--calibrate").then(|| calibrated(&cases));
     if args.has("--json") {
@@ -378,6 +487,35 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
         if let Some(Value::Object(summary)) = v.get_mut("summary") {
             let ids: Vec<&str> = over.iter().map(|o| o.0.as_str()).collect();
             summary.insert("ran_predicted_not_to_fit".into(), json!(ids));
+            let mut fit = Map::new();
+            for (set, [f, m, d]) in counts {
+                fit.insert(
+                    set.into(),
+                    json!({"fits": f, "may_not_fit": m, "does_not_fit": d}),
+                );
+            }
+            let listed = |want: crate::engine::memory::verdict::Verdict| -> Vec<Value> {
+                verdicts
+                    .iter()
+                    .filter(|v| !v.oom && v.fit.verdict == want)
+                    .map(|v| {
+                        json!({"id": v.id, "group": v.group, "fully_stated": v.fully_stated,
+                               "peak_gib": v.peak_gib, "usable_gib": v.capacity_gib,
+                               "band_pct": 100.0 * v.fit.band_frac,
+                               "flip_term": v.fit.flip.term, "flip_pct": v.fit.flip.pct})
+                    })
+                    .collect()
+            };
+            use crate::engine::memory::verdict::Verdict;
+            fit.insert("ran_may_not_fit".into(), json!(listed(Verdict::MayNotFit)));
+            fit.insert(
+                "ran_does_not_fit".into(),
+                json!(listed(Verdict::DoesNotFit)),
+            );
+            summary.insert("memory_verdicts".into(), Value::Object(fit));
+            if let Some(f) = &first {
+                summary.insert("first_sight".into(), first_sight::json(f));
+            }
         }
         Ok(v.to_string())
     } else {
@@ -389,6 +527,34 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
         );
         for (id, peak, cap) in &over {
             let _ = writeln!(text, "  {id:<48} {peak:>8.1} / {cap:.1}");
+        }
+        let _ = writeln!(
+            text,
+            "\nmemory verdicts (fits / may not fit / does not fit; band: the memory MAPE of the runs most like each):"
+        );
+        for (set, [f, m, d]) in counts {
+            let _ = writeln!(text, "  {set:<18} {f:>4} / {m:>4} / {d:>4}");
+        }
+        for v in verdicts
+            .iter()
+            .filter(|v| !v.oom && v.fit.verdict != crate::engine::memory::verdict::Verdict::Fits)
+        {
+            let _ = writeln!(
+                text,
+                "  {:<48} {:>8.1} / {:.1} GiB  {}{}",
+                v.id,
+                v.peak_gib,
+                v.capacity_gib,
+                v.fit.text(),
+                if v.fully_stated {
+                    ""
+                } else {
+                    " [assumed settings]"
+                }
+            );
+        }
+        if let Some(f) = &first {
+            text.push_str(&first_sight::text(f));
         }
         Ok(text)
     }

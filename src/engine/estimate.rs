@@ -92,8 +92,11 @@ pub struct MemoryEstimate {
     pub capacity_bytes: f64,
     /// `capacity − peak`; negative when the plan does not fit.
     pub headroom_bytes: f64,
-    /// Whether every stage fits.
+    /// Whether every stage fits (`peak ≤ capacity`).
     pub fits: bool,
+    /// The three-state verdict with the engine's band ([`super::memory::verdict`]) and what
+    /// would flip it; [`MemoryEstimate::fit_with`] judges with another band.
+    pub fit: super::memory::verdict::Fit,
     /// The layer shape and per-GPU parameter counts the memory model worked out, for the time
     /// model of the same estimate (not serialised).
     #[serde(skip)]
@@ -113,6 +116,13 @@ impl MemoryEstimate {
     /// Pipeline rank `r`'s row.
     pub fn stage(&self, r: u64) -> Option<StageMemory> {
         self.rows.get(r)
+    }
+
+    /// The verdict judged with the band `frac` (a fraction of the peak, e.g. the evidence's
+    /// memory band for the plan) instead of the engine's default.
+    pub fn fit_with(&self, frac: f64) -> super::memory::verdict::Fit {
+        let row = self.stage(self.peak_stage).unwrap_or_default();
+        super::memory::verdict::Fit::of(&row, self.capacity_bytes, frac)
     }
 }
 

@@ -56,6 +56,7 @@ pub mod overhead;
 pub mod params;
 pub mod rows;
 pub mod states;
+pub mod verdict;
 
 use super::estimate::{MemoryEstimate, StageMemory};
 use super::layers;
@@ -149,6 +150,7 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
     out.capacity_bytes = capacity;
     out.headroom_bytes = capacity - peak;
     out.fits = peak <= capacity;
+    out.fit = out.fit_with(verdict::DEFAULT_BAND_FRAC);
 }
 
 /// The part of a stage's memory that follows from what it holds (its layers, the embedding, the

@@ -113,8 +113,12 @@ pub struct Ranked {
     pub mfu: f64,
     /// Peak per-GPU memory over stages, bytes.
     pub peak_bytes: f64,
-    /// Whether it fits in GPU memory.
+    /// Whether it fits in GPU memory (`peak ≤ capacity`).
     pub fits: bool,
+    /// The three-state verdict with the engine's band
+    /// ([`super::memory::verdict::DEFAULT_BAND_FRAC`]): a layout kept as feasible may still be
+    /// "may not fit".
+    pub verdict: super::memory::verdict::Verdict,
 }
 
 /// What the search found.
@@ -281,7 +285,6 @@ impl Searcher {
         let mut report = SearchReport::default();
         let m = &base.model;
         let heads = m.heads.max(1);
-        let kv = m.kv_heads().max(1);
         let layers = m.layers;
         let gb = base.training.global_batch;
         let experts = m.moe.map(|x| x.experts);
@@ -322,7 +325,7 @@ impl Searcher {
                                 "tp spans more than one server or NVLink domain",
                                 all,
                             );
-                        } else if heads % tp != 0 || kv % tp != 0 {
+                        } else if heads % tp != 0 || !base.tp_splits_kv_heads(tp) {
                             reject(
                                 &mut report,
                                 "tp does not divide the attention or KV heads",
@@ -565,6 +568,7 @@ impl Searcher {
             mfu: est.throughput.mfu,
             peak_bytes: est.memory.peak_bytes,
             fits,
+            verdict: est.memory.fit.verdict,
         };
         if fits {
             self.report.feasible += 1;

@@ -175,8 +175,8 @@ fn assemble(
     time.hidden_comm_s = CommTimes {
         tp: (tp_total - time.exposed_comm_s.tp).max(0.0),
         cp: (cp_total - time.exposed_comm_s.cp).max(0.0),
-        ep: mf * crit.hidden * share(crit.ep, crit.pp),
-        pp: mf * crit.hidden * share(crit.pp, crit.ep),
+        ep: mf * crit.hidden_ep,
+        pp: mf * crit.hidden_pp,
         dp: (dp.total_s - time.exposed_comm_s.dp).max(0.0),
     };
     time.step_s = time.compute_s
@@ -184,14 +184,4 @@ fn assemble(
         + time.bubble_s
         + time.optimizer_s
         + time.exposed_comm_s.total();
-}
-
-/// `a`'s share of `a + b`, 1 when both are 0 (DualPipe's hidden EP and PP time is split in the
-/// proportion of the exposed-before-overlap parts).
-fn share(a: f64, b: f64) -> f64 {
-    if a + b > 0.0 {
-        a / (a + b)
-    } else {
-        0.5
-    }
 }

@@ -352,6 +352,18 @@ pub fn fit_is_uncertain(peak: f64, capacity: f64, frac: f64) -> bool {
     frac > 0.0 && peak > 0.0 && (capacity - peak).abs() <= frac * peak
 }
 
+/// The band the three-state memory verdict of `s` is judged with
+/// ([`crate::engine::memory::verdict`]), as a fraction of the peak: the peak-memory MAPE of the
+/// runs most like `s` that report memory ([`Band::memory`]), else the engine's
+/// [`DEFAULT_BAND_FRAC`](crate::engine::memory::verdict::DEFAULT_BAND_FRAC). The one place the
+/// verdict's band is chosen: `validate`, `estimate` and the app read it here.
+pub fn memory_verdict_frac(cases: &[Case], s: &Scenario) -> f64 {
+    let mut est = Estimate::default();
+    memory_band(cases, s, &mut est)
+        .map(|((pct, _, _), _)| pct / 100.0)
+        .unwrap_or(crate::engine::memory::verdict::DEFAULT_BAND_FRAC)
+}
+
 /// The caveat shown beside the memory verdict when [`fit_is_uncertain`]: "The limit is inside the
 /// ±10 % memory error: it may not fit." (or "it may fit." for a plan predicted over the limit).
 pub fn fit_caveat(peak: f64, capacity: f64, frac: f64) -> Option<String> {

@@ -822,8 +822,8 @@ fields! {
     /// `training.attention_kernel`.
     AttentionKernel {
         path: "training.attention_kernel", key: "attk", label: "Attention kernel", unit: "",
-        help: "Fused attention kernel (with flash attention); empty = the framework's (cuDNN for Megatron/JAX on Hopper+, else FlashAttention-2).",
-        kind: Kind::Choice(&["fa2", "fa3", "cudnn"]), optional: true,
+        help: "Fused attention kernel (with flash attention); empty = the framework's (cuDNN for Megatron/JAX on Hopper+, else FlashAttention-2). triton: MPT's Triton kernel (llm-foundry 2023).",
+        kind: Kind::Choice(&["fa2", "fa3", "cudnn", "triton"]), optional: true,
         get: |s| opt_choice(s.training.attention_kernel, AttentionKernel::as_str),
         set: |s, v| { s.training.attention_kernel = v.opt_choice(AttentionKernel::ALL, AttentionKernel::as_str)?; Ok(()) },
     }

@@ -434,6 +434,10 @@ pub enum AttentionKernel {
     Fa3,
     /// cuDNN fused attention (Transformer Engine, XLA); Ampere and newer.
     Cudnn,
+    /// The Triton FlashAttention kernel MPT's `attn_impl: triton` runs (Tri Dao's
+    /// `flash_attn_triton.py` on the pre-MLIR Triton fork `triton-pre-mlir`, llm-foundry 2023),
+    /// compiled with Ampere's instructions on every GPU; Ampere and Hopper.
+    Triton,
 }
 
 impl AttentionKernel {
@@ -442,6 +446,7 @@ impl AttentionKernel {
         AttentionKernel::Fa2,
         AttentionKernel::Fa3,
         AttentionKernel::Cudnn,
+        AttentionKernel::Triton,
     ];
 
     /// The JSON spelling.
@@ -450,6 +455,7 @@ impl AttentionKernel {
             AttentionKernel::Fa2 => "fa2",
             AttentionKernel::Fa3 => "fa3",
             AttentionKernel::Cudnn => "cudnn",
+            AttentionKernel::Triton => "triton",
         }
     }
 }

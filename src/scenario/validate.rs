@@ -193,8 +193,8 @@ fn divisibility_rules(c: &mut Checker, s: &Scenario) {
                 p.tp, m.heads
             ),
         );
-    } else if c.ok(&[Tp, Heads, KvHeads]) && kv % p.tp != 0 {
-        c.push(Tp, format!("tensor parallel {} does not divide {kv} key/value heads (Megatron requires the KV groups to split evenly).", p.tp));
+    } else if c.ok(&[Tp, Heads, KvHeads]) && !s.tp_splits_kv_heads(p.tp) {
+        c.push(Tp, format!("tensor parallel {} does not divide {kv} key/value heads (Megatron-LM also runs a multiple of them, each rank keeping one; other stacks need the KV heads to split evenly).", p.tp));
     }
     if c.ok(&[Cp, SeqLen]) && m.seq_len % p.cp != 0 {
         c.push(
@@ -729,6 +729,12 @@ fn gpu_rules(c: &mut Checker, s: &Scenario, spec: Option<&GpuSpec>) {
             )),
             Some(AttentionKernel::Fa3) if !hopper => Some(format!(
                 "FlashAttention-3 runs on Hopper only, not on {}; use fa2 or cudnn.",
+                cl.gpu_name()
+            )),
+            // The pre-MLIR Triton of MPT's kernel predates Blackwell (sm_100).
+            Some(AttentionKernel::Triton) if pk.fp8.is_some() && !hopper => Some(format!(
+                "MPT's Triton attention kernel runs on Ampere and Hopper only, not on {}; use \
+                 fa2 or cudnn.",
                 cl.gpu_name()
             )),
             Some(_) if !s.training.flash_attention => Some(

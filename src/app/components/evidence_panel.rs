@@ -10,7 +10,7 @@ use crate::app::format;
 use crate::app::hooks::use_evidence::Evidence;
 use crate::engine::estimate;
 use crate::evidence::band::Band;
-use crate::evidence::{self, Case};
+use crate::evidence::{self, first_sight, Case};
 use crate::scenario::Scenario;
 
 /// How many runs are listed.
@@ -41,6 +41,7 @@ pub fn evidence_panel(props: &EvidencePanelProps) -> Html {
                 { evidence_table(cases, &props.scenario) }
                 if let Some(b) = &props.band {
                     { band_runs(cases, b) }
+                    { source_errors(cases, b) }
                 }
             </>
         },
@@ -64,6 +65,45 @@ pub fn band_runs(cases: &[Case], b: &Band) -> Html {
                     <li>{ format!("{} — {} × {} ({})", c.id, c.scenario.cluster.num_gpus, c.scenario.cluster.gpu_name(), c.source) }</li>
                 }) }
             </ul>
+        </div>
+    }
+}
+
+/// The sources of a band's runs: paracalc's step-time error on each now (in sample) beside the
+/// error the first time it saw the source ([`first_sight::by_source`]; also used by tests
+/// through SSR).
+pub fn source_errors(cases: &[Case], b: &Band) -> Html {
+    let rows = first_sight::by_source(cases, &b.runs);
+    if rows.is_empty() {
+        return Html::default();
+    }
+    let cell = |(mape, mean): (f64, f64)| {
+        format!(
+            "{} % ({}{} %)",
+            format::sig(mape),
+            if mean > 0.0 { "+" } else { "" },
+            format::sig(mean)
+        )
+    };
+    html! {
+        <div id="band-sources">
+            <h3>{ "Their sources: now and at first sight" }</h3>
+            <p class="small">{ "Now: paracalc's step-time error on each source's published runs today (mean absolute, and signed: + predicted slower). The model was shaped with these runs in view, so this is in sample. First sight: its error the first time it saw the source, before any change made with it in view (tests/data/first_sight.json): the better guide to a run it has never seen, such as yours." }</p>
+            <div class="table-wrap">
+                <table class="cmp" id="band-sources-table">
+                    <thead><tr>{ col_heads(&["Source", "Runs", "Now (in sample)", "First sight"]) }</tr></thead>
+                    <tbody>
+                        { for rows.into_iter().map(|r| html! {
+                            <tr>
+                                <th scope="row">{ r.group.clone() }</th>
+                                <td>{ r.runs }</td>
+                                <td>{ cell(r.now) }</td>
+                                <td>{ r.first.map_or_else(|| "not recorded".to_string(), |(_, m, s)| cell((m, s))) }</td>
+                            </tr>
+                        }) }
+                    </tbody>
+                </table>
+            </div>
         </div>
     }
 }

@@ -164,7 +164,11 @@ pub fn key_numbers(e: &Estimate, s: &Scenario) -> Vec<KeyNumber> {
 /// A one-line summary (the embed's caption, the page's status line).
 pub fn one_line(e: &Estimate, s: &Scenario) -> String {
     let m = &e.memory;
-    let fit = if m.fits { "fits" } else { "does NOT fit" };
+    let fit = match m.fit.verdict {
+        crate::engine::memory::verdict::Verdict::Fits => "fits",
+        crate::engine::memory::verdict::Verdict::MayNotFit => "may NOT fit",
+        crate::engine::memory::verdict::Verdict::DoesNotFit => "does NOT fit",
+    };
     let calibrated = if s.calibration.is_default() {
         ""
     } else {
@@ -342,16 +346,19 @@ pub fn summary(props: &SummaryProps) -> Html {
                         <dd><a href="#training-train_tokens">{ "set train tokens" }</a></dd>
                     </div>
                 }
+                // The three-state verdict (engine::memory::verdict): the limit inside the band
+                // is "may not fit" whichever side of it the prediction lies.
                 <div class={classes!("tile", "fit", match (fits, caveat.is_some()) {
                     (true, false) => "ok",
-                    (true, true) => "tight",
-                    (false, _) => "oom",
+                    (_, true) => "tight",
+                    (false, false) => "oom",
                 })} id="key-fits">
                     <dt>{ "Memory" }</dt>
                     <dd>{ match (fits, caveat.is_some()) {
                         (true, false) => format!("fits ({} free)", format::gib(headroom)),
-                        (true, true) => format!("fits, tight ({} free)", format::gib(headroom)),
-                        (false, _) => format!("OOM: {} over", format::gib(-headroom)),
+                        (true, true) => format!("may not fit ({} free)", format::gib(headroom)),
+                        (false, true) => format!("may not fit ({} over)", format::gib(-headroom)),
+                        (false, false) => format!("does not fit (OOM: {} over)", format::gib(-headroom)),
                     } }</dd>
                     if let Some(c) = caveat {
                         <dd class="band small" id="fit-uncertain">{ c }</dd>

@@ -114,7 +114,6 @@ pub fn layer_activations_full_of(s: &Scenario, d: &Shape) -> LayerActivations {
     let Shape {
         h,
         q,
-        kv,
         o,
         heads: a,
         c_ffn: c,
@@ -125,7 +124,9 @@ pub fn layer_activations_full_of(s: &Scenario, d: &Shape) -> LayerActivations {
     // dropout masks 2h.
     let replicated = tok * (2.0 * e * h + e * h + e * h + 2.0 * h) / sp_div;
     let latents = tok * e * (d.q_lora + d.kv_lora + d.k_rope);
-    let attention = tok * e * (q + 2.0 * kv + o) / t + latents;
+    // Megatron-LM with more TP ranks than KV heads: each rank keeps one whole K and V head.
+    let kv_rank = d.kv_rank(t, s.tp_replicates_kv_heads());
+    let attention = tok * e * ((q + o) / t + 2.0 * kv_rank) + latents;
     let mlp = if d.is_moe() {
         super::experts::moe_mlp_bytes(s, d)
     } else {

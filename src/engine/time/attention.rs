@@ -118,15 +118,44 @@ pub(crate) fn core_s(x: &Inputs) -> (f64, f64) {
 ///   figure) would make those runs' long sequences 20-25 % slow (the group's MAPE 6.8 → 16 %),
 ///   where the generic model (≈ 112-118 TFLOP/s) leaves them 8-14 % fast: the kernel that ran
 ///   reached ≈ 100 TFLOP/s, between the two, and no published figure measures it.
+/// - Hopper, MPT's Triton kernel ([`AttentionKernel::Triton`]): [`TRITON_ON_HOPPER`].
 pub fn kernel_rates(gen: Generation, kernel: AttentionKernel) -> Option<(f64, f64)> {
     match (gen, kernel) {
         (Generation::Hopper, AttentionKernel::Fa2) => Some((0.34, 0.33)),
+        (Generation::Hopper, AttentionKernel::Triton) => Some(TRITON_ON_HOPPER),
         (Generation::Hopper, AttentionKernel::Cudnn) => Some((0.55, 0.52)),
         (Generation::Hopper, AttentionKernel::Fa3) => Some((0.62, 0.57)),
         (Generation::Blackwell, AttentionKernel::Cudnn) => Some(B200_CUDNN_9_13.rates_16k()),
         _ => None,
     }
 }
+
+/// FlashAttention-2's Hopper/Ampere throughput ratio, causal, head dim 128, forward + backward at
+/// 16k tokens: 328 TFLOP/s on H100 SXM5 over 189 on A100 (flash-attention
+/// `assets/flash2_h100_fwd_bwd_benchmark.png` and `flash2_a100_fwd_bwd_benchmark.png`). Both
+/// runs are the same kernel built on Ampere's synchronous `mma.sync` tensor-core instructions
+/// (FlashAttention-2 has no Hopper `wgmma`/TMA path; the FA3 paper, arXiv 2407.08608, §1, puts
+/// FA2 at 35 % of H100's peak for that reason), so the ratio is what a kernel without Hopper
+/// instructions gains from A100 to H100: 1.735, not the peak ratio 989/312 = 3.17.
+pub const MMA_SYNC_HOPPER_OVER_AMPERE: f64 = 328.0 / 189.0;
+
+/// MPT's Triton attention kernel on Hopper, forward and backward, fractions of H100's dense
+/// 16-bit peak (989 TFLOP/s) at 16k tokens **[derived]**. The kernel (`attn_impl: triton`,
+/// Tri Dao's `flash_attn_triton.py` compiled by `triton-pre-mlir`, the Triton fork of
+/// December 2022 that llm-foundry pins) emits Ampere's `mma.sync`: Triton's Hopper
+/// `wgmma`/TMA code generation came with its MLIR rewrite in 2023. So on H100 it runs at its
+/// A100 rate times [`MMA_SYNC_HOPPER_OVER_AMPERE`]. Its A100 rate is the one the engine prices
+/// for it there, the generic fused-attention path ([`Efficiency::flash_attention`] 0.40 of
+/// 312 TFLOP/s for the tensor work, one exponential per score at 2.4e12/s): forward
+/// 512 FLOPs / (512/124.8e12 + 1/2.4e12) s = 113.3 TFLOP/s, backward 1280 / (1280/124.8e12 +
+/// 1/2.4e12) = 119.9 TFLOP/s per score. That A100 rate is an end-to-end figure: it sits where
+/// llm-foundry's A100 runs of this kernel sit, between the published Triton (80 TFLOP/s) and
+/// FlashAttention-2 (189) bars ([`kernel_rates`], Ampere). ×1.735 / 989: forward 0.1988,
+/// backward 0.2104 (the `triton_on_hopper_is_its_a100_rate_times_the_mma_sync_ratio` test
+/// recomputes them).
+///
+/// [`Efficiency::flash_attention`]: super::compute::Efficiency::flash_attention
+pub const TRITON_ON_HOPPER: (f64, f64) = (0.1988, 0.2104);
 
 /// The sequence ramps (forward, backward) of a published `kernel` on `gen` for a sequence of
 /// `s` tokens split over `cp` context-parallel ranks ([`cp_ramp_with`]): Blackwell cuDNN's own
@@ -291,6 +320,30 @@ mod tests {
         }
         // No published rate on Ampere in this model: the generic path is used.
         assert_eq!(kernel_rates(Generation::Ampere, Fa2), None);
+        assert_eq!(kernel_rates(Generation::Ampere, Triton), None);
+    }
+
+    #[test]
+    fn triton_on_hopper_is_its_a100_rate_times_the_mma_sync_ratio() {
+        // The A100's generic fused-attention rate per score (tensor work at 0.40 of 312 TFLOP/s
+        // plus one exponential at 2.4e12/s), scaled by FlashAttention-2's H100/A100 ratio.
+        let a = crate::engine::time::compute::Efficiency::of(Generation::Ampere);
+        let tensor = a.flash_attention * 312e12;
+        let rate = |flops: f64| flops / (flops / tensor + 1.0 / a.exp_per_s);
+        let (f, b) = (rate(512.0), rate(1280.0));
+        assert!((f / 1e12 - 113.3).abs() < 0.05 && (b / 1e12 - 119.9).abs() < 0.05);
+        let (tf, tb) = TRITON_ON_HOPPER;
+        assert!(
+            (f * MMA_SYNC_HOPPER_OVER_AMPERE / 989e12 - tf).abs() < 1e-4,
+            "{tf}"
+        );
+        assert!(
+            (b * MMA_SYNC_HOPPER_OVER_AMPERE / 989e12 - tb).abs() < 1e-4,
+            "{tb}"
+        );
+        // About six tenths of FlashAttention-2's Hopper rate.
+        let fa2 = kernel_rates(Generation::Hopper, AttentionKernel::Fa2).unwrap();
+        assert!(tf / fa2.0 > 0.55 && tb / fa2.1 < 0.65);
     }
 
     #[test]

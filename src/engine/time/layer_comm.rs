@@ -166,6 +166,17 @@ impl TpCosts {
         } else {
             (fwd_total, bwd_total)
         };
+        // More TP ranks than KV heads (Megatron-LM f7dfb99, PR #2565, `SelfAttention.
+        // get_query_key_value_tensors`): each rank all-gathers the fused QKV output over TP
+        // (`all_gather_last_dim_from_tensor_parallel_region`) and keeps its group's slice; the
+        // backward reduce-scatters the gradient back. Nothing overlaps them.
+        let qkv_gather = if x.s.tp_replicates_kv_heads() {
+            g.gather_s(x.tok * (x.d.q + 2.0 * x.d.kv) * x.ab)
+        } else {
+            0.0
+        };
+        let (fwd_total, fwd_exp) = (fwd_total + qkv_gather, fwd_exp + qkv_gather);
+        let (bwd_total, bwd_exp) = (bwd_total + qkv_gather, bwd_exp + qkv_gather);
         let full = x.s.training.recompute == Recompute::Full;
         // Full recomputation repeats every forward collective (but the one that closes the
         // layer when it stops early); per-op selective checkpointing (with flash attention) of a
@@ -342,6 +353,47 @@ mod tests {
             let l = super::super::layer::LayerCosts::of(x);
             (l.tp, l.gemm_fwd, l.gemm_col_fwd)
         })
+    }
+
+    #[test]
+    fn more_tp_ranks_than_kv_heads_gather_the_fused_qkv() {
+        // A Llama-3-70B-like layer with 4 KV heads at TP 8 (Megatron-LM f7dfb99): the same layer
+        // with 8 KV heads moves the same SP collectives; with 4 each rank also all-gathers the
+        // QKV output, 8192 tokens × (8192 + 2·512) × 2 B, forward, and reduce-scatters its
+        // gradient backward, both exposed.
+        let layer = |kv_heads: u64, framework: &str| {
+            let s = crate::scenario::parse(&format!(
+                r#"{{"model": {{"name": "m", "layers": 80, "hidden": 8192, "heads": 64,
+                     "kv_heads": {kv_heads}, "ffn_hidden": 28672, "ffn_act": "swiglu",
+                     "vocab": 128256, "seq_len": 8192}},
+                  "training": {{"global_batch": 64, "micro_batch": 1, "precision": "bf16",
+                     "recompute": "none", "flash_attention": true, "framework": "{framework}"}},
+                  "parallel": {{"tp": 8, "pp": 1, "dp": 8, "sp": true, "zero_stage": 1}},
+                  "cluster": {{"gpu": "h100-sxm5-80gb", "num_gpus": 64}}}}"#
+            ))
+            .unwrap();
+            let g = super::super::inputs::with_inputs(&s, |x| {
+                x.groups.tp.gather_s(8192.0 * (8192.0 + 2.0 * 512.0) * 2.0)
+            });
+            let tp = super::super::inputs::with_inputs(&s, |x| {
+                super::super::layer::LayerCosts::of(x).tp
+            });
+            (tp, g, s)
+        };
+        let (four, g, s) = layer(4, "megatron");
+        let (eight, _, _) = layer(8, "megatron");
+        assert!(s.tp_replicates_kv_heads());
+        assert!(g > 0.0);
+        assert!((four.fwd_total - eight.fwd_total - g).abs() < 1e-12);
+        assert!((four.bwd_total - eight.bwd_total - g).abs() < 1e-12);
+        assert!((four.fwd_exp - eight.fwd_exp - g).abs() < 1e-12);
+        assert!((four.bwd_exp - eight.bwd_exp - g).abs() < 1e-12);
+        // Other stacks need the KV heads to split evenly: validation rejects the layout.
+        assert!(!s.tp_splits_kv_heads(6) && s.tp_splits_kv_heads(16));
+        let mut titan = s.clone();
+        titan.training.framework = Some(crate::scenario::Framework::Torchtitan);
+        assert!(!titan.tp_splits_kv_heads(8));
+        assert!(titan.validate().is_err());
     }
 
     /// The TP costs of a GPT-like layer (h 4096, tp 2 without SP, bf16, 8 × 2048 tokens) under

@@ -54,8 +54,10 @@ pub struct StageTimes {
     /// Part of `bwd`: the weight-gradient GEMMs (`W`, which the zero-bubble and DualPipe
     /// schedules run apart; one per forward GEMM, Qi et al. 2024 Table 1).
     pub wgrad: f64,
-    /// EP and PP communication hidden under the paired chunk (DualPipe), not in `total`.
-    pub hidden: f64,
+    /// EP communication hidden under the paired chunk (DualPipe), not in `total`.
+    pub hidden_ep: f64,
+    /// PP communication hidden under the paired chunk (DualPipe), not in `total`.
+    pub hidden_pp: f64,
     /// Recomputation.
     pub rc: f64,
     /// Exposed TP/SP collectives.
@@ -156,7 +158,8 @@ pub(crate) fn stage_times(
         fwd: nd * dl.fwd + nm * ml.fwd,
         bwd: nd * dl.bwd + nm * ml.bwd,
         wgrad: nd * dl.gemm_fwd + nm * ml.gemm_fwd,
-        hidden: 0.0,
+        hidden_ep: 0.0,
+        hidden_pp: 0.0,
         rc: nd * dl.rc + nm * ml.rc,
         tp: nd * dl.tp.exposed + nm * ml.tp.exposed,
         cp: nd * dl.cp.exposed + nm * ml.cp.exposed,
@@ -193,18 +196,49 @@ pub(crate) fn stage_times(
     if schedule.overlaps_chunks() {
         // DualPipe(V) runs a forward and a backward chunk of two micro-batches together, each
         // one's all-to-all and pipeline sends under the other's compute (DeepSeek-V3 technical
-        // report §3.2.1, Fig. 4); only what compute cannot cover stays exposed.
+        // report §3.2.1, Fig. 4); only what compute cannot cover stays exposed. While the
+        // hidden part runs, its kernels hold SMs the compute gives up ([`overlap_sm_share`]),
+        // charged to the communication as everywhere else in the engine.
         let comm = st.ep + st.pp;
         let exposed = (comm - st.fwd - st.bwd).max(0.0);
-        st.hidden = comm - exposed;
         let k = if comm > 0.0 { exposed / comm } else { 0.0 };
-        st.ep *= k;
-        st.pp *= k;
+        st.hidden_ep = st.ep * (1.0 - k);
+        st.hidden_pp = st.pp * (1.0 - k);
+        let (u_ep, u_pp) = overlap_sm_share(x);
+        st.ep = st.ep * k + u_ep * st.hidden_ep;
+        st.pp = st.pp * k + u_pp * st.hidden_pp;
+        st.hidden_ep *= 1.0 - u_ep;
+        st.hidden_pp *= 1.0 - u_pp;
     }
     if x.zero3 {
         st.dp = z3.stage_exposed_s(x, nl, st.fwd, st.bwd, st.rc);
     }
     st
+}
+
+/// SMs DeepEP's normal (high-throughput) kernels occupy while they run: `Buffer.num_sms = 20`
+/// (deepseek-ai/DeepEP `deep_ep/buffer.py` @edbb1bc, April 2025, the default every caller
+/// keeps), the 20 SMs DeepSeek-V3 gives its dispatch and combine kernels ("only 20 SMs are
+/// sufficient to fully utilize the bandwidths of IB and NVLink", DeepSeek-V3 technical report
+/// §3.2.2, arXiv 2412.19437).
+pub const DEEPEP_SMS: f64 = 20.0;
+
+/// Fraction of the compute's SMs that the EP and the PP communication take while they run under
+/// a paired chunk (DualPipe), `(ep, pp)`: DeepEP's [`DEEPEP_SMS`] of the GPU's SMs, an NCCL
+/// collective's [`sm_usage`] of its link.
+pub(crate) fn overlap_sm_share(x: &Inputs) -> (f64, f64) {
+    let ep = match x.stack.dispatcher {
+        crate::scenario::MoeDispatcher::Deepep => {
+            let sms = if x.dev.sms > 0.0 {
+                x.dev.sms
+            } else {
+                super::userbuffers::sm_count(x.gen)
+            };
+            (DEEPEP_SMS / sms).min(1.0)
+        }
+        crate::scenario::MoeDispatcher::Alltoall => sm_usage(x.groups.ep.link),
+    };
+    (ep, sm_usage(x.groups.pp.link))
 }
 
 /// All stages: their sum and the slowest (the first of equals). A stage's time follows from

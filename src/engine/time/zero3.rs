@@ -18,6 +18,7 @@ use super::comm::Group;
 use super::inputs::Inputs;
 use super::layer::sm_usage;
 use super::stack::{FsdpMechanism, DEEPSPEED_MAX_REUSE_ELEMENTS, DEEPSPEED_REDUCE_BUCKET_ELEMENTS};
+use crate::engine::shape::MAX_LAYER_GEMMS;
 use crate::scenario::Recompute;
 
 /// Per-layer, per-micro-batch ZeRO-3 costs on one GPU, seconds (all zero without ZeRO-3).
@@ -56,16 +57,22 @@ impl Zero3Layer {
         let bytes = params * x.pbytes;
         let g = &x.groups.shard;
         // The layer's weight tensors (the small norms and biases stay resident under
-        // DeepSpeed's persistence threshold).
-        let tensors = || x.d.layer_gemms().1.max(1) as f64;
+        // DeepSpeed's persistence threshold), as the stack's model code holds them.
+        let tensors = || weight_tensors(x).1.max(1) as f64;
         let (ag_calls, rs_calls) = match x.stack.fsdp {
             // One gather per weight tensor; gradients in reduce buckets spanning layers.
             FsdpMechanism::PerParameter => (
                 tensors(),
                 (params / DEEPSPEED_REDUCE_BUCKET_ELEMENTS).max(1e-3),
             ),
-            // One gather and one reduce-scatter per weight tensor.
-            FsdpMechanism::PerParameterSync => (tensors(), tensors()),
+            // One gather per weight tensor (the small biases and norms stay resident under
+            // `param_persistence_threshold`, 1e5 elements), and one reduce-scatter per
+            // parameter with a gradient, the resident ones too: DeepSpeed v0.3.16 reduces a
+            // bucket by looping over its parameters, one `reduce_scatter` each
+            // (`_reduce_scatter_gradients` → `_reduce_scatter_gradient`,
+            // `runtime/zero/partition_parameters.py` l. 887-955; `average_tensor`,
+            // `stage3.py` l. 1947).
+            FsdpMechanism::PerParameterSync => (tensors(), param_tensors(x)),
             FsdpMechanism::PerBlock | FsdpMechanism::PerBlockCopyOut => (1.0, 1.0),
         };
         let (re_share, re_calls) = match x.stack.fsdp {
@@ -209,6 +216,58 @@ impl Zero3Layer {
     }
 }
 
+/// Whether the stack's model code fuses the query, key and value projections into one weight
+/// tensor, and SwiGLU's gate and up projections into another: Megatron-LM (`linear_qkv`,
+/// `linear_fc1` of `2·ffn` outputs, `megatron/core/transformer/attention.py` and `mlp.py`) and
+/// the Megatron-DeepSpeed GPT that DeepSpeed's ZeRO-3 ran in 2021 (`query_key_value`,
+/// `dense_h_to_4h`, `megatron/model/transformer.py`: a GPT layer holds 4 weight matrices).
+/// The Llama-style models of the other stacks (torchtitan `wq`, `wk`, `wv`; Hugging Face
+/// `q_proj`, `k_proj`, `v_proj`; MaxText `query`, `key`, `value`) keep them apart.
+fn fuses_projections(x: &Inputs) -> bool {
+    matches!(
+        x.stack.framework,
+        crate::scenario::Framework::Megatron | crate::scenario::Framework::Deepspeed
+    )
+}
+
+/// The weight tensors of one layer in forward order, elements each on one GPU of the TP group,
+/// as the stack's model code holds them ([`fuses_projections`]): [`Shape::layer_gemms`] with
+/// Q, K and V one tensor (not for MLA, whose projections are separate modules) and SwiGLU's
+/// gate and up one tensor where the stack fuses them. GPT-3 in Megatron-DeepSpeed: QKV `3h²`,
+/// O `h²`, FC1 `4h²`, FC2 `4h²`, 4 tensors (6 with separate projections).
+///
+/// [`Shape::layer_gemms`]: crate::engine::shape::Shape::layer_gemms
+pub(crate) fn weight_tensors(x: &Inputs) -> ([f64; MAX_LAYER_GEMMS], usize) {
+    let (gemms, n) = x.d.layer_gemms();
+    let mut out = [0.0; MAX_LAYER_GEMMS];
+    let fused = fuses_projections(x);
+    // Q, K, V: the first three of standard attention; SwiGLU's gate and up: the first two MLP
+    // GEMMs when the MLP has three.
+    let qkv = fused && !x.d.is_mla();
+    let mlp = x.d.attention_gemms();
+    let gate_up = fused && n >= mlp + 3;
+    let mut m = 0;
+    for (i, g) in gemms.iter().enumerate().take(n) {
+        let size = g.k * g.n / x.tf;
+        let joins = (qkv && (i == 1 || i == 2)) || (gate_up && i == mlp + 1);
+        if joins && m > 0 {
+            out[m - 1] += size;
+        } else {
+            out[m] = size;
+            m += 1;
+        }
+    }
+    (out, m)
+}
+
+/// Parameter tensors of one layer as the stack's model code holds them: its [`weight_tensors`]
+/// with a bias each for GELU models, and the two norms (weight and bias for LayerNorm)
+/// ([`crate::engine::memory::params::layer_tensors`]). GPT-3 in Megatron-DeepSpeed: 12.
+pub(crate) fn param_tensors(x: &Inputs) -> f64 {
+    let linears = weight_tensors(x).1 as f64;
+    crate::engine::memory::params::layer_tensors(&x.s.model, linears, 0.0)
+}
+
 /// The share of a layer's weights, and how many weight tensors, DeepSpeed gathers again for the
 /// backward after its full recomputation. In the recomputation each weight is used in its
 /// module's forward and next in that module's backward; between the two run the recomputed
@@ -218,13 +277,11 @@ impl Zero3Layer {
 /// and gathered again (`post_sub_module_forward_function` → `release_sub_module`, then
 /// `pre_sub_module_backward_function` → `fetch_sub_module`, `stage3.py` at `a12aaedc9`).
 /// GPT-3 175B without TP: FC2 (604 M) stays, FC1 (distance 1.21 G), the output projection and
-/// Q, K, V are gathered again: 67 % of the layer. The weight GEMMs of [`Shape::layer_gemms`]
-/// stand for the layer's tensors (an MoE layer's by one routed copy of its MLP).
-///
-/// [`Shape::layer_gemms`]: crate::engine::shape::Shape::layer_gemms
+/// the fused QKV are gathered again: 67 % of the layer, in 3 calls. The tensors are those of
+/// [`weight_tensors`] (an MoE layer's by one routed copy of its MLP).
 pub(crate) fn regathered(x: &Inputs) -> (f64, f64) {
-    let (gemms, n) = x.d.layer_gemms();
-    let size = |i: usize| gemms[i].k * gemms[i].n / x.tf;
+    let (tensors, n) = weight_tensors(x);
+    let size = |i: usize| tensors[i];
     let all: f64 = (0..n).map(size).sum();
     let (mut later, mut share, mut calls) = (0.0, 0.0, 0.0);
     for i in (0..n).rev() {
@@ -343,14 +400,54 @@ mod tests {
     }
 
     #[test]
+    fn megatron_code_fuses_the_projections_other_stacks_do_not() {
+        // GPT-3 175B (GELU) under DeepSpeed (Megatron-DeepSpeed's GPT): 4 tensors, 12h² in all;
+        // Llama 3 8B (SwiGLU, GQA) under torchtitan: 7 (wq, wk, wv, wo, w1, w3, w2); under
+        // Megatron-LM: 4 (linear_qkv, linear_proj, linear_fc1 of 2·ffn outputs, linear_fc2).
+        let gpt = crate::scenario::parse(
+            r#"{"model": {"name": "m", "layers": 96, "hidden": 12288, "heads": 96,
+                 "vocab": 51200, "seq_len": 2048},
+              "training": {"global_batch": 1536, "micro_batch": 1, "precision": "fp16",
+                 "recompute": "full", "framework": "deepspeed"},
+              "parallel": {"tp": 1, "pp": 1, "dp": 64, "zero_stage": 3},
+              "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 64}}"#,
+        )
+        .unwrap();
+        let ((t, n), all) =
+            super::super::inputs::with_inputs(&gpt, |x| (weight_tensors(x), param_tensors(x)));
+        let h2 = 12288.0 * 12288.0;
+        assert_eq!(n, 4);
+        assert_eq!(&t[..4], &[3.0 * h2, h2, 4.0 * h2, 4.0 * h2]);
+        // With their 4 biases and 2 LayerNorms (weight, bias): 12 tensors with a gradient.
+        assert_eq!(all, 12.0);
+        for (framework, want) in [("torchtitan", 7), ("megatron", 4), ("deepspeed", 4)] {
+            let s = crate::scenario::parse(&format!(
+                r#"{{"model": {{"name": "m", "layers": 32, "hidden": 4096, "heads": 32,
+                     "kv_heads": 8, "ffn_hidden": 14336, "ffn_act": "swiglu", "vocab": 128256,
+                     "seq_len": 8192}},
+                  "training": {{"global_batch": 64, "micro_batch": 1, "precision": "bf16",
+                     "recompute": "none", "flash_attention": true, "framework": "{framework}"}},
+                  "parallel": {{"tp": 1, "pp": 1, "dp": 64, "zero_stage": 3}},
+                  "cluster": {{"gpu": "h100-sxm5-80gb", "num_gpus": 64}}}}"#
+            ))
+            .unwrap();
+            let (t, n) = super::super::inputs::with_inputs(&s, weight_tensors);
+            assert_eq!(n, want, "{framework}");
+            // The same 218,103,808 weights however they are grouped.
+            assert_eq!(t[..n].iter().sum::<f64>(), 218_103_808.0, "{framework}");
+        }
+    }
+
+    #[test]
     fn deepspeed_regathers_weights_beyond_the_reuse_distance() {
-        // h² = 151.0 M. Forward order Q, K, V, O (h² each), FC1, FC2 (4h² each); reuse
-        // distance 2·(later weights): FC2 0, FC1 2·4h² = 1.21 G ≥ 1 G, O 2·8h², V, K, Q more:
-        // all but FC2 are gathered again, 8h² of 12h², in 5 calls.
+        // h² = 151.0 M. Megatron-DeepSpeed's GPT layer in forward order: the fused QKV (3h²),
+        // O (h²), FC1, FC2 (4h² each); reuse distance 2·(later weights): FC2 0, FC1 2·4h² =
+        // 1.21 G ≥ 1 G, O 2·8h², QKV more: all but FC2 are gathered again, 8h² of 12h², in 3
+        // calls.
         let (share, calls) = gpt3_regathered(1);
         assert!((share - 8.0 / 12.0).abs() < 1e-12, "{share}");
-        assert_eq!(calls, 5.0);
-        // TP 8 shrinks every shard eightfold: Q's distance 2·11h²/8 = 415 M, all kept.
+        assert_eq!(calls, 3.0);
+        // TP 8 shrinks every shard eightfold: QKV's distance 2·9h²/8 = 340 M, all kept.
         assert_eq!(gpt3_regathered(8), (0.0, 0.0));
     }
 }
