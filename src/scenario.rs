@@ -22,6 +22,18 @@
 //! s.validate()?;
 //! Ok::<(), paracalc::scenario::ScenarioError>(())
 //! ```
+//!
+//! Every child, one line each:
+//! - [`model`], [`training`], [`parallel`], [`cluster`]: the four sections.
+//! - [`overhead`]: framework memory overheads (optional section).
+//! - [`calibration`]: the calibration section, fitted to a measured run.
+//! - [`gpu`]: GPU presets and custom GPUs (peaks, HBM, links).
+//! - [`fields`]: the field table: one entry per field, read by JSON, links, forms and checks.
+//! - [`recompute_modules`]: Megatron-LM's selective recomputation by module.
+//! - [`json`]: the scenario's JSON, read and written through the field table.
+//! - [`json_path`]: positions in a JSON text, for errors.
+//! - [`validate`]: value checks across the whole scenario.
+//! - [`error`]: field-level errors.
 
 mod calibration;
 mod cluster;

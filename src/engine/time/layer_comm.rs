@@ -2,9 +2,9 @@
 //! per micro-batch, with the part that compute hides.
 
 use super::async_tp::{AsyncTpLayer, BlockGemms};
-use super::comm::Group;
+use super::comm::sm_usage;
+pub use super::cp_exchange::CpCosts;
 use super::inputs::Inputs;
-use super::layer::sm_usage;
 use super::stack::CpMechanism;
 use super::userbuffers::{sm_count, UbLayer};
 use crate::scenario::{Framework, Recompute};
@@ -222,23 +222,6 @@ impl TpCosts {
     }
 }
 
-/// Context-parallel ring of one layer, seconds per micro-batch.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct CpCosts {
-    /// K and V chunk one rank sends per ring step, bytes.
-    pub kv_msg: f64,
-    /// All steps forward.
-    pub fwd_total: f64,
-    /// All steps backward.
-    pub bwd_total: f64,
-    /// The forward exchange again in the recomputed forward (full recomputation), else 0.
-    pub rc_total: f64,
-    /// Bytes one rank sends, forward, recomputed forward and backward.
-    pub bytes: f64,
-    /// Exposed time, plus the SM share the hidden part takes from compute.
-    pub exposed: f64,
-}
-
 impl CpCosts {
     /// The exchange of `x`'s stack ([`CpMechanism`]): PyTorch's ring ([`super::ring::costs`]) or
     /// the P2P ring ([`CpCosts::p2p`]); `attn_fwd`, `attn_bwd` are the attention kernels'
@@ -271,35 +254,12 @@ impl CpCosts {
             (if full { 4.0 } else { 3.0 }) * cpm1 * kv_msg,
         )
     }
-
-    /// The costs of an exchange on `g` whose forward takes `fwd` = (total, exposed) seconds and
-    /// backward `bwd`; full recomputation (`full`) runs the forward exchange again; the hidden
-    /// part takes its SM share ([`sm_usage`]). `bytes`: what one rank sends in all.
-    pub(crate) fn assemble(
-        g: &Group,
-        kv_msg: f64,
-        fwd: (f64, f64),
-        bwd: (f64, f64),
-        full: bool,
-        bytes: f64,
-    ) -> CpCosts {
-        let rc = if full { 1.0 } else { 0.0 };
-        let exp = (1.0 + rc) * fwd.1 + bwd.1;
-        let total = (1.0 + rc) * fwd.0 + bwd.0;
-        CpCosts {
-            kv_msg,
-            fwd_total: fwd.0,
-            bwd_total: bwd.0,
-            rc_total: rc * fwd.0,
-            bytes,
-            exposed: exp + sm_usage(g.link) * (total - exp).max(0.0),
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::time::comm::Group;
     use crate::scenario::gpu_preset;
 
     #[test]
