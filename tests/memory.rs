@@ -76,8 +76,9 @@ fn public_memory_cases() {
     assert_eq!(oom, 3);
     // In-sample level at the data refresh of 2026-12-06 (10.44 %: 7.21 % on the 41 cases before
     // it; the five BLOOM 02-28 runs came in at -30 to -32 % and the DGX Cloud example log line at
-    // +38.3 %, first sight), rounded up: a change that makes either worse fails here.
-    assert!(mape <= 10.44, "memory MAPE {mape:.2}%");
+    // +38.3 %, first sight), rounded up: a change that makes either worse fails here. 9.29:
+    // FSDP's fp32 shard (FORMULAS 4.3f) and DeepSpeed's bf16 .grad (4.3g).
+    assert!(mape <= 9.29, "memory MAPE {mape:.2}%");
     assert!(worst <= 38.3, "worst memory error {worst:.1}%");
 }
 

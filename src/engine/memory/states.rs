@@ -220,6 +220,14 @@ pub fn model_states(s: &Scenario, p: &GpuParams, layers: u64) -> ModelStates {
         }
     };
     let mut weights = shard(w, 3);
+    let mut optimizer = shard(o, 1);
+    if fp32_shard_is_master(s) {
+        // FSDP/JAX: the shard is the fp32 parameter, which the optimizer updates (no separate
+        // 16-bit shard, no separate master): the master's bytes are the weights.
+        let m = master_bytes_per_param(s);
+        weights = shard(m, 3);
+        optimizer = shard(o - m, 1);
+    }
     if zero < 3 {
         if s.training.fp8_params() {
             // FP8 primary weights ([`crate::scenario::Training::fp8_params`]): the GEMM
@@ -233,11 +241,65 @@ pub fn model_states(s: &Scenario, p: &GpuParams, layers: u64) -> ModelStates {
             weights += FP8_AMAX_HISTORY_BYTES_PER_GEMM * gemms_per_layer(s) * layers as f64;
         }
     }
+    let mut gradients = shard(g, 2);
+    if deepspeed_bf16_lp_grads(s) {
+        gradients += BF16_LP_GRAD_BYTES * p.total();
+    }
     ModelStates {
         weights,
-        gradients: shard(g, 2),
-        optimizer: shard(o, 1),
+        gradients,
+        optimizer,
     }
+}
+
+/// Bytes per parameter of the 16-bit `.grad` tensors DeepSpeed's `BF16_Optimizer` leaves on the
+/// parameters beside its fp32 gradient buffer: 2.
+pub const BF16_LP_GRAD_BYTES: f64 = 2.0;
+
+/// Whether DeepSpeed's `BF16_Optimizer` runs (bf16 under DeepSpeed without ZeRO-2/3, the
+/// BLOOM-era Megatron-DeepSpeed setup): besides the bf16 parameters and its unsharded fp32
+/// gradient buffer (`fp32_groups_gradients_flat`, `torch.zeros_like(bf16_groups_flat, fp32)`)
+/// it lets autograd write each parameter's bf16 `.grad`, adds it into the fp32 buffer after the
+/// backward (`update_hp_grads`, `clear_lp_grads=False` by default) and frees it only at the
+/// start of the next micro-batch's backward (`backward` calls `clear_lp_grads()` first), so a
+/// full set of bf16 gradients is alive through every backward: 2 B per parameter more than the
+/// 18 B convention (`deepspeed/runtime/bf16_optimizer.py` @56c522386, "bf16+pipeline
+/// parallelism", the upstreamed BigScience optimizer; [FORMULAS.md](crate::docs::formulas)
+/// §4.3g). The data-parallel reduction still moves the fp32 buffer.
+pub fn deepspeed_bf16_lp_grads(s: &Scenario) -> bool {
+    s.training.framework() == crate::scenario::Framework::Deepspeed
+        && s.training.precision == Precision::Bf16
+        && s.parallel.zero_stage <= 1
+}
+
+/// Whether ZeRO-3 keeps the fp32 parameters themselves as each rank's shard and casts to 16
+/// bits only when it gathers them, so the shard holds no separate 16-bit copy and the
+/// optimizer no separate master: PyTorch FSDP (`pytorch`, `torchtitan`) and JAX (`jax`) with
+/// 16-bit compute and a master copy. Per parameter and ÷ the shard degree: fp32 parameter 4 +
+/// fp32 gradient 4 + moments, 16 B with fp32 Adam, where the 16-bit shard plus the master of
+/// [`model_states`]' other stacks count 18.
+/// - FSDP1 (llm-foundry, Composer): `FlatParamHandle` keeps the sharded flat parameter in its
+///   original dtype and all-gathers a `param_dtype` copy for compute
+///   (`torch/distributed/fsdp/_flat_param.py`, `_use_low_precision_shard`, "the local shard is
+///   the full-precision parameter"; the reduced gradient is cast back to the parameter dtype,
+///   `_runtime_utils.py` `_cast_grad_to_param_dtype`).
+/// - FSDP2 (torchtitan): `FSDPParam.sharded_param` is the original fp32 DTensor and
+///   `MixedPrecisionPolicy.param_dtype` applies to the unsharded all-gather output only
+///   (`torch/distributed/fsdp/_fully_shard/_fsdp_param.py`).
+/// - JAX/MaxText: `weight_dtype: float32` (the default, `MaxText/configs/base.yml`) with the
+///   parameters sharded over the `fsdp` mesh axis and cast to `dtype: bfloat16` in each layer.
+///
+/// DeepSpeed ZeRO-3 and Megatron keep a 16-bit shard beside an fp32 master (unchanged).
+pub fn fp32_shard_is_master(s: &Scenario) -> bool {
+    use crate::scenario::Framework;
+    s.parallel.zero_stage >= 3
+        && s.training.precision != Precision::Fp32
+        && !no_master_copy(s)
+        && !s.training.fp8_params()
+        && matches!(
+            s.training.framework(),
+            Framework::Pytorch | Framework::Torchtitan | Framework::Jax
+        )
 }
 
 /// The routed experts' part of [`model_states`] (the same bytes per parameter and ZeRO sharding
@@ -264,6 +326,14 @@ pub fn expert_states(s: &Scenario, p: &GpuParams) -> ModelStates {
     } else {
         shard(w, 3)
     };
+    if fp32_shard_is_master(s) {
+        let m = master_bytes_per_param(s);
+        return ModelStates {
+            weights: shard(m, 3),
+            gradients: shard(g, 2),
+            optimizer: shard(o - m, 1),
+        };
+    }
     ModelStates {
         weights,
         gradients: shard(g, 2),
