@@ -49,8 +49,8 @@
 //! carries the same band (`memory_frac(s)`), which the app's and the CLI's caveat use.
 //!
 //! Measured (README, "The error band"): leaving each source of `tests/data/public.json` out,
-//! the step band covers 361 of 422 runs (85.5 %, median width 25.8 points; the previous
-//! similar-runs band 66.8 % at 13.0 points) and the memory band 44 of 47 (93.6 %, 63.1 points).
+//! the step band covers 368 of 422 runs (87.2 %, median width 26.3 points; the previous
+//! similar-runs band 66.8 % at 14.7 points) and the memory band 44 of 47 (93.6 %, 63.1 points).
 //!
 //! One estimate per published run ([`Errors::of`]), then sums.
 
