@@ -31,8 +31,9 @@
 //! Presets are plain text data: names are rendered as text only.
 
 use crate::scenario::{
-    Cluster, FfnAct, GpuChoice, Mla, Model, Moe, Optimizer, Overhead, Parallel, Precision,
-    Recompute, Scenario, Training,
+    Cluster, FfnAct, Fp8Recipe, GpuChoice, Mla, Model, Moe, MoeDispatcher, Optimizer,
+    OptimizerStates, Overhead, Parallel, Precision, Recompute, RecomputeModules, Scenario,
+    Schedule, Training,
 };
 
 /// The architecture part of a model preset (the numbers of [`Model`]).
@@ -105,6 +106,38 @@ pub struct Setup {
     pub gpus_per_node: u64,
     /// Expert tensor parallel; `None` = `tp` (Megatron-Core's default).
     pub etp: Option<u64>,
+    /// The settings of a published plan beyond the common ones; [`Tuning::NONE`] = defaults.
+    pub tuning: Tuning,
+}
+
+/// Settings a published plan states beyond the common setup (each `None` = the scenario's
+/// default).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Tuning {
+    /// `parallel.schedule`.
+    pub schedule: Option<Schedule>,
+    /// `parallel.moe_dispatcher`.
+    pub moe_dispatcher: Option<MoeDispatcher>,
+    /// `training.fp8_recipe`.
+    pub fp8_recipe: Option<Fp8Recipe>,
+    /// `training.recompute_modules`.
+    pub recompute_modules: Option<RecomputeModules>,
+    /// `training.optimizer_states`.
+    pub optimizer_states: Option<OptimizerStates>,
+    /// `training.swiglu_fp8_input`.
+    pub swiglu_fp8_input: Option<bool>,
+}
+
+impl Tuning {
+    /// Every setting at its default.
+    pub const NONE: Tuning = Tuning {
+        schedule: None,
+        moe_dispatcher: None,
+        fp8_recipe: None,
+        recompute_modules: None,
+        optimizer_states: None,
+        swiglu_fp8_input: None,
+    };
 }
 
 /// A model preset: a complete default scenario with its sources.
@@ -155,6 +188,10 @@ impl ModelPreset {
                 flash_attention: t.flash_attention,
                 train_tokens: t.train_tokens,
                 grad_reduce_in_fp32: t.grad_reduce_in_fp32,
+                fp8_recipe: t.tuning.fp8_recipe,
+                recompute_modules: t.tuning.recompute_modules,
+                optimizer_states: t.tuning.optimizer_states,
+                swiglu_fp8_input: t.tuning.swiglu_fp8_input,
                 ..Training::default()
             },
             parallel: Parallel {
@@ -167,6 +204,8 @@ impl ModelPreset {
                 sp: t.sp,
                 zero_stage: t.zero_stage,
                 etp: t.etp,
+                schedule: t.tuning.schedule,
+                moe_dispatcher: t.tuning.moe_dispatcher,
                 ..Parallel::default()
             },
             cluster: Cluster {
@@ -260,6 +299,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpus_per_node: 8,
             grad_reduce_in_fp32: None,
             etp: None,
+            tuning: Tuning::NONE,
         },
         source: GPT3_SRC,
         setup_source: GPT3_SETUP,
@@ -291,6 +331,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpus_per_node: 8,
             grad_reduce_in_fp32: None,
             etp: None,
+            tuning: Tuning::NONE,
         },
         source: GPT3_SRC,
         setup_source: GPT3_SETUP,
@@ -322,6 +363,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpus_per_node: 8,
             grad_reduce_in_fp32: None,
             etp: None,
+            tuning: Tuning::NONE,
         },
         source: GPT3_SRC,
         setup_source: GPT3_SETUP,
@@ -355,6 +397,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpus_per_node: 8,
             grad_reduce_in_fp32: None,
             etp: None,
+            tuning: Tuning::NONE,
         },
         source: GPT3_SRC,
         setup_source: GPT3_SETUP,
@@ -386,6 +429,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpus_per_node: 8,
             grad_reduce_in_fp32: None,
             etp: None,
+            tuning: Tuning::NONE,
         },
         source: GPT3_SRC,
         setup_source: GPT3_SETUP,
@@ -417,6 +461,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpus_per_node: 8,
             grad_reduce_in_fp32: None,
             etp: None,
+            tuning: Tuning::NONE,
         },
         source: GPT3_SRC,
         setup_source: GPT3_SETUP,
@@ -450,6 +495,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpus_per_node: 8,
             grad_reduce_in_fp32: None,
             etp: None,
+            tuning: Tuning::NONE,
         },
         source: GPT3_SRC,
         setup_source: GPT3_SETUP,
@@ -481,6 +527,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpus_per_node: 8,
             grad_reduce_in_fp32: None,
             etp: None,
+            tuning: Tuning::NONE,
         },
         source: GPT3_SRC,
         setup_source: "DESIGN.md's example scenario: TP8 PP16 DP8 on 1024 A100 80GB, selective recomputation with sequence parallelism (Korthikanti et al. 2022, Tables 3-5), batch 1536 = 3.2M tokens (Brown et al. Table 2.1)",
@@ -523,6 +570,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpus_per_node: 8,
             grad_reduce_in_fp32: None,
             etp: None,
+            tuning: Tuning::NONE,
         },
         source: LLAMA2_SRC,
         setup_source: LLAMA2_SETUP,
@@ -564,6 +612,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpus_per_node: 8,
             grad_reduce_in_fp32: None,
             etp: None,
+            tuning: Tuning::NONE,
         },
         source: LLAMA2_SRC,
         setup_source: LLAMA2_SETUP,
@@ -605,6 +654,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpus_per_node: 8,
             grad_reduce_in_fp32: None,
             etp: None,
+            tuning: Tuning::NONE,
         },
         source: LLAMA2_SRC,
         setup_source: LLAMA2_SETUP,
@@ -647,6 +697,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpus_per_node: 8,
             grad_reduce_in_fp32: Some(false),
             etp: None,
+            tuning: Tuning::NONE,
         },
         source: LLAMA3_SRC,
         setup_source: LLAMA3_SETUP,
@@ -688,6 +739,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpus_per_node: 8,
             grad_reduce_in_fp32: Some(false),
             etp: None,
+            tuning: Tuning::NONE,
         },
         source: LLAMA3_SRC,
         setup_source: LLAMA3_SETUP,
@@ -729,6 +781,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpus_per_node: 8,
             grad_reduce_in_fp32: Some(false),
             etp: None,
+            tuning: Tuning::NONE,
         },
         source: LLAMA3_SRC,
         setup_source: LLAMA3_SETUP,
@@ -770,6 +823,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpus_per_node: 8,
             grad_reduce_in_fp32: Some(false),
             etp: None,
+            tuning: Tuning::NONE,
         },
         source: LLAMA3_SRC,
         setup_source: LLAMA3_SETUP,
@@ -812,6 +866,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpus_per_node: 8,
             grad_reduce_in_fp32: Some(false),
             etp: None,
+            tuning: Tuning::NONE,
         },
         source: LLAMA3_SRC,
         setup_source: LLAMA3_SETUP,
@@ -857,6 +912,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpus_per_node: 8,
             grad_reduce_in_fp32: None,
             etp: None,
+            tuning: Tuning::NONE,
         },
         source: "Jiang et al. 2024, Mixtral of Experts (arXiv 2401.04088), Table 1: dim 4096, 32 layers, head_dim 128, hidden_dim 14336, 32 heads, 8 KV heads, vocab 32000, 8 experts, top-2; trained context 32768, 4096 used here for pre-training-style runs",
         setup_source: "paracalc's choice in the style of NeMo's Mixtral 8x7B recipe: TP1 PP4 VP8 EP8 on 64 H100, GBS 256, sequence 4096",
@@ -901,6 +957,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpus_per_node: 8,
             grad_reduce_in_fp32: None,
             etp: None,
+            tuning: Tuning::NONE,
         },
         source: "mistralai/Mixtral-8x22B-v0.1 config.json: hidden_size 6144, num_hidden_layers 56, num_attention_heads 48, num_key_value_heads 8, intermediate_size 16384, vocab_size 32768, num_local_experts 8, num_experts_per_tok 2; sequence 4096 used here",
         setup_source: "paracalc's choice: TP2 PP8 EP8 on 256 H100, GBS 256",
@@ -913,6 +970,8 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             moe: Some(Moe {
                 shared_experts: Some(1),
                 dense_layers: Some(3),
+                expert_groups: Some(8),
+                group_limit: Some(4),
                 ..Moe::new(256, 8, 2048)
             }),
             mla: Some(Mla {
@@ -958,9 +1017,21 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpus_per_node: 8,
             grad_reduce_in_fp32: None,
             etp: Some(1),
+            tuning: Tuning {
+                schedule: Some(Schedule::DualPipe),
+                moe_dispatcher: Some(MoeDispatcher::Deepep),
+                fp8_recipe: Some(Fp8Recipe::Blockwise),
+                recompute_modules: Some(
+                    RecomputeModules::MLA_UP_PROJ
+                        .with(RecomputeModules::LAYERNORM)
+                        .with(RecomputeModules::MOE_ACT),
+                ),
+                optimizer_states: Some(OptimizerStates::Bf16),
+                swiglu_fp8_input: Some(true),
+            },
         },
         source: "deepseek-ai/DeepSeek-V3 config.json: hidden_size 7168, num_hidden_layers 61, num_attention_heads 128, intermediate_size 18432 (first_k_dense_replace 3 dense layers), moe_intermediate_size 2048, n_routed_experts 256, num_experts_per_tok 8, n_shared_experts 1, q_lora_rank 1536, kv_lora_rank 512, qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128, num_nextn_predict_layers 1, vocab_size 129280, untied; DeepSeek-V3 Technical Report (arXiv 2412.19437) §2, §4.2: sequence 4096, 14.8T tokens",
-        setup_source: "DeepSeek-V3 Technical Report (arXiv 2412.19437) §3.1-3.3, §4.2: 2048 H800 GPUs (8 per node), 16-way pipeline, 64-way expert parallel over 8 nodes, ZeRO-1 data parallel, no tensor parallel, FP8 mixed precision, RMSNorm and MLA up-projections recomputed (selective), batch 15360 sequences of 4096 after warm-up; DualPipe is priced as 1F1B",
+        setup_source: "DeepSeek-V3 Technical Report (arXiv 2412.19437) §3.1-3.3, §4.2: 2048 H800 GPUs (8 per node), 16-way pipeline, 64-way expert parallel over 8 nodes, ZeRO-1 data parallel, no tensor parallel, DualPipe; all-to-all crossing InfiniBand once per node (DeepEP) with node-limited routing (8 groups, 4 per token, config.json n_group/topk_group); FP8 with 1x128 activation tiles and 128x128 weight blocks (blockwise), the SwiGLU input cached in FP8 and its output recomputed (moe_act), RMSNorm and MLA up-projections recomputed (layernorm, mla_up_proj), BF16 Adam moments; batch 15360 sequences of 4096 after warm-up; the MTP module shares the embedding and output head (one copy, on the rank DualPipe gives both)",
     },
     ModelPreset {
         id: "qwen3-30b-a3b",
@@ -1003,6 +1074,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpus_per_node: 8,
             grad_reduce_in_fp32: None,
             etp: None,
+            tuning: Tuning::NONE,
         },
         source: "Qwen/Qwen3-30B-A3B config.json: num_hidden_layers 48, hidden_size 2048, num_attention_heads 32, num_key_value_heads 4, head_dim 128, num_experts 128, num_experts_per_tok 8, moe_intermediate_size 768, vocab_size 151936, tie_word_embeddings false; model card: 30.5B total, 3.3B activated",
         setup_source: "paracalc's choice after NVIDIA-NeMo/Automodel docs/performance-summary.md (e45812012), row 'Qwen3 MoE 30B' (DGX-H100, BF16: 8 GPUs, GBS 512, MBS 4, seq 4096, EP 8, FSDP 8): 16 GPUs so that the expert states shard over 2 expert-data-parallel ranks, and full activation recomputation (without it the 4×4096-token micro-batch's dispatched expert activations alone exceed 80 GB)",
@@ -1048,6 +1120,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpus_per_node: 8,
             grad_reduce_in_fp32: None,
             etp: Some(1),
+            tuning: Tuning::NONE,
         },
         source: "Qwen/Qwen3-235B-A22B config.json: num_hidden_layers 94, hidden_size 4096, num_attention_heads 64, num_key_value_heads 4, head_dim 128, num_experts 128, num_experts_per_tok 8, moe_intermediate_size 1536, vocab_size 151936, untied; model card: 235B total, 22B activated",
         setup_source: "paracalc's choice: TP2 PP8 EP32 (expert TP 1, folded over TP·DP) on 256 H100, GBS 1024, sequence 4096",
@@ -1093,6 +1166,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpus_per_node: 8,
             grad_reduce_in_fp32: None,
             etp: None,
+            tuning: Tuning::NONE,
         },
         source: "openai/gpt-oss-120b config.json: num_hidden_layers 36, hidden_size 2880, num_attention_heads 64, num_key_value_heads 8, head_dim 64, num_local_experts 128, num_experts_per_tok 4, intermediate_size 2880, vocab_size 201088; OpenAI gpt-oss model card: 116.83B total, 5.13B active; alternating 128-token sliding-window attention and attention sinks are priced as full attention",
         setup_source: "paracalc's choice after NVIDIA-NeMo/Automodel docs/performance-summary.md (e45812012), row 'GPT-OSS 120B': 64 H100, GBS 512, MBS 2, seq 4096, FSDP 64; EP 8 and full activation recomputation chosen here (to fit 80 GB)",
@@ -1138,6 +1212,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpus_per_node: 8,
             grad_reduce_in_fp32: None,
             etp: None,
+            tuning: Tuning::NONE,
         },
         source: "openai/gpt-oss-20b config.json: num_hidden_layers 24, hidden_size 2880, num_attention_heads 64, num_key_value_heads 8, head_dim 64, num_local_experts 32, num_experts_per_tok 4, intermediate_size 2880, vocab_size 201088; OpenAI gpt-oss model card: 20.91B total, 3.61B active",
         setup_source: "paracalc's choice after NVIDIA-NeMo/Automodel docs/performance-summary.md (e45812012), row 'GPT-OSS 20B': 8 H100, GBS 256, MBS 2, seq 4096, FSDP 8; EP 8 and full activation recomputation chosen here (to fit 80 GB)",
@@ -1187,6 +1262,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpus_per_node: 8,
             grad_reduce_in_fp32: None,
             etp: Some(4),
+            tuning: Tuning::NONE,
         },
         source: "meta-llama/Llama-4-Maverick-17B-128E text_config: num_hidden_layers 48, hidden_size 5120, num_attention_heads 40, num_key_value_heads 8, head_dim 128, num_local_experts 128, num_experts_per_tok 1, intermediate_size 8192 (experts and the shared expert), intermediate_size_mlp 16384 (dense layers), interleave_moe_layer_step 2, vocab_size 202048",
         setup_source: "NVIDIA dgxc-benchmarking v25.05.05 llama4/README.md (H100 row): 512 GPUs, TP 4, PP 1, EP 128, ETP 4, GBS 1024, MBS 1, sequence 8192",
@@ -1229,6 +1305,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpus_per_node: 8,
             grad_reduce_in_fp32: None,
             etp: None,
+            tuning: Tuning::NONE,
         },
         source: "BigScience 2022, BLOOM (arXiv 2211.05100), §3.2 and the model-size table (70 layers, 112 heads, hidden 14336, sequence 2048, 366B tokens); bigscience/bloom config.json (vocab 250880 = 250680 padded, tied embeddings, GELU)",
         setup_source: "the production run: bigscience tr11-176B-ml README (384 A100 80GB, TP4 PP12 DP8, micro-batch 2, global batch 2048, bf16, ZeRO-1, activation checkpointing)",
@@ -1271,6 +1348,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpus_per_node: 8,
             grad_reduce_in_fp32: None,
             etp: None,
+            tuning: Tuning::NONE,
         },
         source: "NVIDIA 2024, Nemotron-4 340B Technical Report (arXiv 2406.11704), Table 1: 96 layers, hidden 18432, 96 heads, 8 KV heads, sequence 4096, vocab 256000, squared-ReLU MLP (4h), untied; 9T tokens",
         setup_source: "the same report, Table 2: TP8 PP12 DP64 on 6144 H100, batch 2304",
@@ -1312,6 +1390,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpus_per_node: 8,
             grad_reduce_in_fp32: None,
             etp: None,
+            tuning: Tuning::NONE,
         },
         source: "Qwen Team 2024, Qwen2 Technical Report (arXiv 2407.10671), Table 1 and §3 (pre-training context 4096, 7T tokens); Qwen/Qwen2-72B config.json (hidden 8192, 80 layers, 64 heads, 8 KV heads, intermediate 29568, vocab 152064, untied)",
         setup_source: "paracalc's choice: TP8 PP4 DP4 on 128 H100",
@@ -1353,6 +1432,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpus_per_node: 8,
             grad_reduce_in_fp32: None,
             etp: None,
+            tuning: Tuning::NONE,
         },
         source: "Jiang et al. 2023, Mistral 7B (arXiv 2310.06825), Table 1: dim 4096, 32 layers, head_dim 128, hidden_dim 14336, 32 heads, 8 KV heads, context 8192, vocab 32000",
         setup_source: "paracalc's choice: TP2 DP4 on 8 H100",
@@ -1394,6 +1474,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
             gpus_per_node: 8,
             grad_reduce_in_fp32: None,
             etp: None,
+            tuning: Tuning::NONE,
         },
         source: "tiiuae/falcon-40b config.json (hidden_size 8192, 60 layers, 128 heads, 8 KV groups, vocab 65024, GELU MLP of 4h, tied embeddings) and model card (sequence 2048, 1T tokens)",
         setup_source: "the model card: 384 A100 40GB, 3D parallelism TP8 PP4 DP12 with ZeRO, batch 1152; full recomputation is paracalc's choice",

@@ -1178,3 +1178,30 @@ fn nemotron4_340b_without_a_master_copy() {
         "{totals:?}"
     );
 }
+
+/// Every preset as shipped, with the engine's band: it fits, or (DeepSeek-V3, below) its limit
+/// lies inside the band. The verdicts are pinned so a change that moves one shows up here.
+#[test]
+fn every_preset_fits_as_shipped() {
+    use paracalc::engine::memory::verdict::Verdict;
+    let mut out = Vec::new();
+    for p in paracalc::presets::MODEL_PRESETS {
+        let e = estimate(&p.scenario()).unwrap();
+        println!(
+            "{:18} {:6.1} / {:.1} GiB  {}",
+            p.id,
+            e.memory.peak_bytes / GIB,
+            e.memory.capacity_bytes / GIB,
+            e.memory.fit.text()
+        );
+        out.push((p.id, e.memory.fit.verdict));
+    }
+    for (id, v) in out {
+        let want = if id == "deepseek-v3" {
+            Verdict::MayNotFit
+        } else {
+            Verdict::Fits
+        };
+        assert_eq!(v, want, "{id}");
+    }
+}
