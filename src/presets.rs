@@ -13,6 +13,7 @@
 //! | `mixtral-8x7b` | Jiang et al. 2024, *Mixtral of Experts* (arXiv 2401.04088) Table 1 | paracalc's choice (NeMo-style TP1/PP4/EP8) |
 //! | `mixtral-8x22b` | `mistralai/Mixtral-8x22B-v0.1` `config.json` | paracalc's choice |
 //! | `deepseek-v3` | `deepseek-ai/DeepSeek-V3` `config.json`; DeepSeek-V3 Technical Report (arXiv 2412.19437) | the report's 2048-H800 layout (PP16, EP64, ZeRO-1, FP8) |
+//! | `deepseek-v3-report` | as `deepseek-v3` | the report's plan as it describes it (§3.2-3.3: DualPipe, DeepEP-style node-limited dispatch, blockwise FP8, its recomputation and BF16 moments); `deepseek-v3` keeps the v1 link plan (1F1B, all-to-all) |
 //! | `gpt-oss-120b`, `gpt-oss-20b` | `openai/gpt-oss-*` `config.json` and model card | paracalc's choice after the Automodel performance summary |
 //! | `llama4-maverick` | `meta-llama/Llama-4-Maverick-17B-128E` `config.json` | dgxc-benchmarking v25.05 H100 row |
 //! | `bloom-176b` | BigScience 2022 (arXiv 2211.05100); `bigscience/bloom` `config.json` | the production run (bigscience tr11-176B-ml README) |
@@ -966,6 +967,63 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
     ModelPreset {
         id: "deepseek-v3",
         name: "DeepSeek-V3 671B",
+        arch: Arch {
+            moe: Some(Moe {
+                shared_experts: Some(1),
+                dense_layers: Some(3),
+                ..Moe::new(256, 8, 2048)
+            }),
+            mla: Some(Mla {
+                q_lora_rank: 1536,
+                kv_lora_rank: 512,
+                qk_nope_head_dim: 128,
+                qk_rope_head_dim: 64,
+                v_head_dim: 128,
+            }),
+            mtp_layers: Some(1),
+            ..Arch {
+                layers: 61,
+                hidden: 7168,
+                heads: 128,
+                kv_heads: 128,
+                ffn_hidden: 18432,
+                ffn_act: FfnAct::Swiglu,
+                vocab: 129280,
+                seq_len: 4096,
+                tied_embeddings: false,
+                moe: None,
+                head_dim: None,
+                mla: None,
+                mtp_layers: None,
+            }
+        },
+        setup: Setup {
+            global_batch: 15360,
+            micro_batch: 1,
+            precision: Precision::Fp8,
+            recompute: Recompute::Selective,
+            flash_attention: true,
+            train_tokens: Some(14.8e12),
+            tp: 1,
+            pp: 16,
+            dp: 128,
+            cp: 1,
+            ep: 64,
+            vp: 1,
+            sp: false,
+            zero_stage: 1,
+            gpu: "h800-sxm5-80gb",
+            gpus_per_node: 8,
+            grad_reduce_in_fp32: None,
+            etp: Some(1),
+            tuning: Tuning::NONE,
+        },
+        source: "deepseek-ai/DeepSeek-V3 config.json: hidden_size 7168, num_hidden_layers 61, num_attention_heads 128, intermediate_size 18432 (first_k_dense_replace 3 dense layers), moe_intermediate_size 2048, n_routed_experts 256, num_experts_per_tok 8, n_shared_experts 1, q_lora_rank 1536, kv_lora_rank 512, qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128, num_nextn_predict_layers 1, vocab_size 129280, untied; DeepSeek-V3 Technical Report (arXiv 2412.19437) §2, §4.2: sequence 4096, 14.8T tokens",
+        setup_source: "DeepSeek-V3 Technical Report (arXiv 2412.19437) §3.1-3.3, §4.2: 2048 H800 GPUs (8 per node), 16-way pipeline, 64-way expert parallel over 8 nodes, ZeRO-1 data parallel, no tensor parallel, FP8 mixed precision, RMSNorm and MLA up-projections recomputed (selective), batch 15360 sequences of 4096 after warm-up; DualPipe is priced as 1F1B",
+    },
+    ModelPreset {
+        id: "deepseek-v3-report",
+        name: "DeepSeek-V3 671B (report plan)",
         arch: Arch {
             moe: Some(Moe {
                 shared_experts: Some(1),

@@ -318,30 +318,12 @@ fn an_fp8_megatron_plan_is_offered_fp8_primary_weights() {
     }
 }
 
-/// The DeepSeek-V3 preset without the report's tuning (the plan these tests were written for:
-/// 1F1B, all-to-all dispatch, no group-limited routing, the stack's default recomputation,
-/// FP8 recipe, moments and SwiGLU input).
-fn deepseek_untuned() -> Scenario {
-    let mut s = preset("deepseek-v3");
-    s.parallel.schedule = None;
-    s.parallel.moe_dispatcher = None;
-    s.training.fp8_recipe = None;
-    s.training.recompute_modules = None;
-    s.training.optimizer_states = None;
-    s.training.swiglu_fp8_input = None;
-    if let Some(m) = s.model.moe.as_mut() {
-        m.expert_groups = None;
-        m.group_limit = None;
-    }
-    s
-}
-
 #[test]
 fn a_network_bound_moe_plan_is_offered_deepep() {
     // DeepSeek-V3 on 2048 H800s with the all-to-all dispatcher at EP 64 over 8 nodes: the
     // expert all-to-all is the largest exposed cost, and DeepEP (a token once per node and GPU
     // holding its experts) is offered with the step the engine predicts for it.
-    let mut s = deepseek_untuned();
+    let mut s = preset("deepseek-v3");
     s.training.precision = paracalc::scenario::Precision::Bf16;
     s.parallel.tp = 2;
     s.parallel.dp = 64;
@@ -411,7 +393,7 @@ fn mla_on_blackwell_says_what_an_older_transformer_engine_costs() {
     use paracalc::engine::stack_notes::stack_notes;
     use paracalc::scenario::{Framework, GpuChoice};
     // DeepSeek-V3 on 128 GB200 as DGX Cloud's v25.05 recipe laid it out (TP 2, PP 4, EP 32).
-    let mut s = deepseek_untuned();
+    let mut s = preset("deepseek-v3");
     s.training.precision = paracalc::scenario::Precision::Bf16;
     s.cluster.gpu = GpuChoice::Preset("gb200".into());
     s.cluster.num_gpus = 128;

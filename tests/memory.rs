@@ -1179,8 +1179,8 @@ fn nemotron4_340b_without_a_master_copy() {
     );
 }
 
-/// Every preset as shipped, with the engine's band: it fits, or (DeepSeek-V3, below) its limit
-/// lies inside the band. The verdicts are pinned so a change that moves one shows up here.
+/// Every preset as shipped, with the engine's band: each verdict pinned, so a change that moves
+/// one shows up here.
 #[test]
 fn every_preset_fits_as_shipped() {
     use paracalc::engine::memory::verdict::Verdict;
@@ -1197,10 +1197,13 @@ fn every_preset_fits_as_shipped() {
         out.push((p.id, e.memory.fit.verdict));
     }
     for (id, v) in out {
-        let want = if id == "deepseek-v3" {
-            Verdict::MayNotFit
-        } else {
-            Verdict::Fits
+        // DeepSeek-V3 as its report ran it: rank 0 (embedding, output head, MTP) is predicted
+        // 3.2 GiB over. The v1-link `deepseek-v3` (frozen: 1F1B and an all-to-all the report did
+        // not run) does not fit.
+        let want = match id {
+            "deepseek-v3-report" => Verdict::MayNotFit,
+            "deepseek-v3" => Verdict::DoesNotFit,
+            _ => Verdict::Fits,
         };
         assert_eq!(v, want, "{id}");
     }
