@@ -52,6 +52,9 @@
 //! added to every stage; refused above the GPU's memory or outside the offset's bounds.
 //!
 //! A fit replaces any calibration the scenario already had.
+//!
+//! Children: [`logline`] reads a measurement from one pasted training-log line; [`transfer`]
+//! says how well a calibration carries over to another plan.
 
 pub mod logline;
 pub mod transfer;

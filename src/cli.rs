@@ -2,6 +2,16 @@
 //!
 //! Exit codes: 0 ok, 2 bad input (the message names the field), 1 internal error. Every command
 //! returns its output as a `String` so tests can call it without a process.
+//!
+//! Every command, one line each:
+//! - [`estimate`]: `paracalc estimate`, the readable report or JSON.
+//! - [`validate`]: `paracalc validate`, predicted vs published measurements.
+//! - [`calibrate`]: `paracalc calibrate`, fit the calibration section to a measured run.
+//! - [`search`]: `paracalc search`, the best layouts.
+//! - [`sweep`]: `paracalc sweep`, scaling, bucket, micro-batch and sequence sweeps.
+//! - [`link`]: `paracalc link` and `unlink`, share links.
+//! - [`bench`]: `paracalc bench`, engine speed.
+//! - [`trust`]: how far to trust a command-line estimate (the error bands).
 
 mod bench;
 mod calibrate;

@@ -8,14 +8,46 @@
 //!
 //! Formulas and their sources are documented where they are used; [FORMULAS.md](crate::docs::formulas) section
 //! numbers (e.g. "Korthikanti et al. 2022, Table 2") appear in the doc comments.
+//!
+//! # Where things live
+//!
+//! The engine's rooms, one line each (the two halves of an estimate are [`memory`] and [`time`];
+//! [`estimate`] runs them in that order):
+//! - [`estimate`]: the [`Estimate`] type (memory, time, FLOPs, throughput, communication) and
+//!   the [`estimate`] / [`estimate_into`] entry points.
+//! - [`memory`]: per-GPU memory of every pipeline stage: parameters, model states (weights,
+//!   gradients, optimizer), activations (dense and MoE experts), framework overhead.
+//! - [`time`]: step time by component: GEMMs and attention on the device, collectives on the
+//!   network, the pipeline bubble, the data-parallel tail, the optimizer; FLOPs and MFU.
+//! - [`bucket`]: the gradient bucket of the data-parallel reduction, one size read by memory,
+//!   time, the bucket chart, the advice and the Megatron-LM export.
+//! - [`shape`]: the model's dimensions as `f64`, read by both halves.
+//! - [`per_gpu`]: tokens per micro-batch on one GPU, micro-batches per step, activation bytes
+//!   per element, read by both halves.
+//! - [`layers`]: which layers are dense or mixture-of-experts per stage, and where the MTP
+//!   modules sit.
+//! - [`layout`]: how layers are split over pipeline stages and their virtual chunks.
+//! - [`runs`]: runs of consecutive pipeline ranks that hold the same things (worked out once).
+//! - [`schedule`]: the timelines of the pipeline schedules (the schedule chart).
+//! - [`calibration`]: a scenario's calibration factors applied to the hardware rates.
+//! - [`support`]: what each software stack (`training.framework`) can run at all.
+//! - [`stack_notes`]: what a plan needs from the software stack's version.
+//! - [`advice`]: the verdict and ranked one-step changes (bucket, pp, vp, tp, …).
+//! - [`split`]: the fastest and the lightest split of layers over pipeline stages.
+//! - [`search`]: the best-layout search (enumeration plus the same estimate).
+//! - [`knobs`]: the knobs of a parallel layout the search varies and the support rules check.
+//! - [`sweep`]: sweeps over GPUs, bucket size, micro-batch size and sequence length.
 #![deny(missing_docs)]
 
 pub mod advice;
+pub mod bucket;
 pub mod calibration;
 pub mod estimate;
+pub mod knobs;
 pub mod layers;
 pub mod layout;
 pub mod memory;
+pub mod per_gpu;
 pub mod runs;
 pub mod schedule;
 pub mod search;

@@ -31,6 +31,8 @@
 //! assert_eq!(got.model.ffn_act, paracalc::scenario::FfnAct::Swiglu);
 //! Ok::<(), paracalc::hf::HfError>(())
 //! ```
+//!
+//! Child: [`moe`], the mixture-of-experts and latent-attention families.
 
 mod moe;
 
@@ -169,129 +171,11 @@ pub fn import(json: &str, base: &Model) -> Result<HfImport, HfError> {
 
     let (family, mut model) = match model_type.as_str() {
         "llama" | "mistral" | "qwen2" | "mixtral" => {
-            let family = match model_type.as_str() {
-                "llama" => "Llama",
-                "mistral" => "Mistral",
-                "qwen2" => "Qwen2",
-                _ => "Mixtral",
-            };
-            let heads = r.whole("num_attention_heads", &mut used)?;
-            let ffn = r.whole("intermediate_size", &mut used)?;
-            let moe = if model_type == "mixtral" {
-                let experts = r.whole("num_local_experts", &mut used)?;
-                let top_k = r.whole("num_experts_per_tok", &mut used)?;
-                Some(Moe::new(experts, top_k, ffn))
-            } else {
-                None
-            };
-            let model = Model {
-                name: String::new(),
-                layers: r.whole("num_hidden_layers", &mut used)?,
-                hidden: r.whole("hidden_size", &mut used)?,
-                heads,
-                kv_heads: Some(
-                    r.opt_whole("num_key_value_heads", &mut used)?
-                        .unwrap_or(heads),
-                ),
-                ffn_hidden: Some(ffn),
-                ffn_act: act(&obj, "hidden_act", FfnAct::Swiglu, &mut notes),
-                vocab: r.whole("vocab_size", &mut used)?,
-                seq_len: base.seq_len,
-                tied_embeddings: r
-                    .opt_bool("tie_word_embeddings", &mut used)?
-                    .unwrap_or(false),
-                moe,
-                ..Model::default()
-            };
-            context(&r, "max_position_embeddings", &mut used, &mut notes, base)?;
-            (family, model)
+            llama_like(&r, &model_type, &mut used, &mut notes, base)?
         }
-        "gpt2" => {
-            let hidden = r.whole("n_embd", &mut used)?;
-            let ffn = r.opt_whole("n_inner", &mut used)?;
-            let model = Model {
-                name: String::new(),
-                layers: r.whole("n_layer", &mut used)?,
-                hidden,
-                heads: r.whole("n_head", &mut used)?,
-                kv_heads: None,
-                ffn_hidden: Some(ffn.unwrap_or(hidden.saturating_mul(4))),
-                ffn_act: act(&obj, "activation_function", FfnAct::Gelu, &mut notes),
-                vocab: r.whole("vocab_size", &mut used)?,
-                seq_len: base.seq_len,
-                tied_embeddings: r
-                    .opt_bool("tie_word_embeddings", &mut used)?
-                    .unwrap_or(true),
-                moe: None,
-                ..Model::default()
-            };
-            context(&r, "n_positions", &mut used, &mut notes, base)?;
-            ("GPT-2", model)
-        }
-        "gpt_neox" => {
-            let model = Model {
-                name: String::new(),
-                layers: r.whole("num_hidden_layers", &mut used)?,
-                hidden: r.whole("hidden_size", &mut used)?,
-                heads: r.whole("num_attention_heads", &mut used)?,
-                kv_heads: None,
-                ffn_hidden: Some(r.whole("intermediate_size", &mut used)?),
-                ffn_act: act(&obj, "hidden_act", FfnAct::Gelu, &mut notes),
-                vocab: r.whole("vocab_size", &mut used)?,
-                seq_len: base.seq_len,
-                tied_embeddings: r
-                    .opt_bool("tie_word_embeddings", &mut used)?
-                    .unwrap_or(false),
-                moe: None,
-                ..Model::default()
-            };
-            context(&r, "max_position_embeddings", &mut used, &mut notes, base)?;
-            ("GPT-NeoX", model)
-        }
-        "falcon" | "RefinedWeb" | "RefinedWebModel" => {
-            let layers = match r.opt_whole("num_hidden_layers", &mut used)? {
-                Some(v) => v,
-                None => r.whole("n_layer", &mut used)?,
-            };
-            let heads = match r.opt_whole("num_attention_heads", &mut used)? {
-                Some(v) => v,
-                None => r.whole("n_head", &mut used)?,
-            };
-            let hidden = r.whole("hidden_size", &mut used)?;
-            let multi_query = r.opt_bool("multi_query", &mut used)?.unwrap_or(false);
-            let new_arch = r
-                .opt_bool("new_decoder_architecture", &mut used)?
-                .unwrap_or(false);
-            let kv = match r.opt_whole("num_kv_heads", &mut used)? {
-                Some(v) if new_arch || !multi_query => v,
-                _ if multi_query => 1,
-                Some(v) => v,
-                None => heads,
-            };
-            let model = Model {
-                name: String::new(),
-                layers,
-                hidden,
-                heads,
-                kv_heads: Some(kv),
-                ffn_hidden: Some(
-                    r.opt_whole("ffn_hidden_size", &mut used)?
-                        .unwrap_or(hidden.saturating_mul(4)),
-                ),
-                ffn_act: FfnAct::Gelu,
-                vocab: r.whole("vocab_size", &mut used)?,
-                seq_len: base.seq_len,
-                tied_embeddings: r
-                    .opt_bool("tie_word_embeddings", &mut used)?
-                    .unwrap_or(true),
-                moe: None,
-                ..Model::default()
-            };
-            if obj.contains_key("max_position_embeddings") {
-                context(&r, "max_position_embeddings", &mut used, &mut notes, base)?;
-            }
-            ("Falcon", model)
-        }
+        "gpt2" => gpt2(&r, &mut used, &mut notes, base)?,
+        "gpt_neox" => gpt_neox(&r, &mut used, &mut notes, base)?,
+        "falcon" | "RefinedWeb" | "RefinedWebModel" => falcon(&r, &mut used, &mut notes, base)?,
         other => {
             // Llama 4's text model sits in `text_config`.
             let inner = match other {
@@ -317,6 +201,162 @@ pub fn import(json: &str, base: &Model) -> Result<HfImport, HfError> {
         .map(|s| clip_name(s.rsplit('/').next().unwrap_or(s)))
         .unwrap_or_else(|| format!("{family} (imported)"));
 
+    unread_keys(&obj, &used, &mut notes);
+    Ok(HfImport {
+        model,
+        family,
+        notes,
+    })
+}
+
+/// A family's reading of a config: the family's name and its model, or the first field error.
+type Family = Result<(&'static str, Model), HfError>;
+
+/// Llama, Mistral, Qwen2 and Mixtral (`model_type`), whose configs share their keys.
+fn llama_like(
+    r: &Reader<'_>,
+    model_type: &str,
+    used: &mut Vec<&'static str>,
+    notes: &mut Vec<String>,
+    base: &Model,
+) -> Family {
+    let family = match model_type {
+        "llama" => "Llama",
+        "mistral" => "Mistral",
+        "qwen2" => "Qwen2",
+        _ => "Mixtral",
+    };
+    let heads = r.whole("num_attention_heads", used)?;
+    let ffn = r.whole("intermediate_size", used)?;
+    let moe = if model_type == "mixtral" {
+        let experts = r.whole("num_local_experts", used)?;
+        let top_k = r.whole("num_experts_per_tok", used)?;
+        Some(Moe::new(experts, top_k, ffn))
+    } else {
+        None
+    };
+    let model = Model {
+        name: String::new(),
+        layers: r.whole("num_hidden_layers", used)?,
+        hidden: r.whole("hidden_size", used)?,
+        heads,
+        kv_heads: Some(r.opt_whole("num_key_value_heads", used)?.unwrap_or(heads)),
+        ffn_hidden: Some(ffn),
+        ffn_act: act(r.obj, "hidden_act", FfnAct::Swiglu, notes),
+        vocab: r.whole("vocab_size", used)?,
+        seq_len: base.seq_len,
+        tied_embeddings: r.opt_bool("tie_word_embeddings", used)?.unwrap_or(false),
+        moe,
+        ..Model::default()
+    };
+    context(r, "max_position_embeddings", used, notes, base)?;
+    Ok((family, model))
+}
+
+/// GPT-2.
+fn gpt2(
+    r: &Reader<'_>,
+    used: &mut Vec<&'static str>,
+    notes: &mut Vec<String>,
+    base: &Model,
+) -> Family {
+    let hidden = r.whole("n_embd", used)?;
+    let ffn = r.opt_whole("n_inner", used)?;
+    let model = Model {
+        name: String::new(),
+        layers: r.whole("n_layer", used)?,
+        hidden,
+        heads: r.whole("n_head", used)?,
+        kv_heads: None,
+        ffn_hidden: Some(ffn.unwrap_or(hidden.saturating_mul(4))),
+        ffn_act: act(r.obj, "activation_function", FfnAct::Gelu, notes),
+        vocab: r.whole("vocab_size", used)?,
+        seq_len: base.seq_len,
+        tied_embeddings: r.opt_bool("tie_word_embeddings", used)?.unwrap_or(true),
+        moe: None,
+        ..Model::default()
+    };
+    context(r, "n_positions", used, notes, base)?;
+    Ok(("GPT-2", model))
+}
+
+/// GPT-NeoX.
+fn gpt_neox(
+    r: &Reader<'_>,
+    used: &mut Vec<&'static str>,
+    notes: &mut Vec<String>,
+    base: &Model,
+) -> Family {
+    let model = Model {
+        name: String::new(),
+        layers: r.whole("num_hidden_layers", used)?,
+        hidden: r.whole("hidden_size", used)?,
+        heads: r.whole("num_attention_heads", used)?,
+        kv_heads: None,
+        ffn_hidden: Some(r.whole("intermediate_size", used)?),
+        ffn_act: act(r.obj, "hidden_act", FfnAct::Gelu, notes),
+        vocab: r.whole("vocab_size", used)?,
+        seq_len: base.seq_len,
+        tied_embeddings: r.opt_bool("tie_word_embeddings", used)?.unwrap_or(false),
+        moe: None,
+        ..Model::default()
+    };
+    context(r, "max_position_embeddings", used, notes, base)?;
+    Ok(("GPT-NeoX", model))
+}
+
+/// Falcon (and its RefinedWeb configs): multi-query or grouped KV heads by config version.
+fn falcon(
+    r: &Reader<'_>,
+    used: &mut Vec<&'static str>,
+    notes: &mut Vec<String>,
+    base: &Model,
+) -> Family {
+    let layers = match r.opt_whole("num_hidden_layers", used)? {
+        Some(v) => v,
+        None => r.whole("n_layer", used)?,
+    };
+    let heads = match r.opt_whole("num_attention_heads", used)? {
+        Some(v) => v,
+        None => r.whole("n_head", used)?,
+    };
+    let hidden = r.whole("hidden_size", used)?;
+    let multi_query = r.opt_bool("multi_query", used)?.unwrap_or(false);
+    let new_arch = r
+        .opt_bool("new_decoder_architecture", used)?
+        .unwrap_or(false);
+    let kv = match r.opt_whole("num_kv_heads", used)? {
+        Some(v) if new_arch || !multi_query => v,
+        _ if multi_query => 1,
+        Some(v) => v,
+        None => heads,
+    };
+    let model = Model {
+        name: String::new(),
+        layers,
+        hidden,
+        heads,
+        kv_heads: Some(kv),
+        ffn_hidden: Some(
+            r.opt_whole("ffn_hidden_size", used)?
+                .unwrap_or(hidden.saturating_mul(4)),
+        ),
+        ffn_act: FfnAct::Gelu,
+        vocab: r.whole("vocab_size", used)?,
+        seq_len: base.seq_len,
+        tied_embeddings: r.opt_bool("tie_word_embeddings", used)?.unwrap_or(true),
+        moe: None,
+        ..Model::default()
+    };
+    if r.obj.contains_key("max_position_embeddings") {
+        context(r, "max_position_embeddings", used, notes, base)?;
+    }
+    Ok(("Falcon", model))
+}
+
+/// Notes naming the keys of `obj` that the import did not read (`used`): known keys with no
+/// effect on memory or time, and unknown ones.
+fn unread_keys(obj: &Map<String, Value>, used: &[&str], notes: &mut Vec<String>) {
     let mut ignored = Vec::new();
     let mut unknown = Vec::new();
     for key in obj.keys() {
@@ -341,11 +381,6 @@ pub fn import(json: &str, base: &Model) -> Result<HfImport, HfError> {
             unknown.join(", ")
         ));
     }
-    Ok(HfImport {
-        model,
-        family,
-        notes,
-    })
 }
 
 /// `model_type` from `architectures` when a config lacks it (some Falcon configs).

@@ -6,6 +6,22 @@
 //! [`app`] is the Yew web app. Everything compiles natively too, so `cargo test` type-checks the
 //! app, renders components server-side and draws charts to SVG. [`docs`] renders the formulas
 //! document the engine's doc comments cite.
+//!
+//! Every module, one line each:
+//! - [`engine`]: the analytical model (memory, time, throughput, advice, search, sweeps).
+//! - [`scenario`]: the one input, its field table, JSON, GPU presets and validation.
+//! - [`presets`]: built-in model and layout presets.
+//! - [`share`]: share links (a scenario as a short, versioned URL query).
+//! - [`megatron`]: Megatron-LM launch arguments for a scenario.
+//! - [`export`]: the plan in other stacks' configuration languages (DeepSpeed, torchtitan).
+//! - [`hf`]: import a Hugging Face `config.json` as a model.
+//! - [`calibrate`]: fit a scenario's calibration to one measured run.
+//! - [`evidence`]: published runs behind each number's error band.
+//! - [`app`]: the Yew web app (components, charts, hooks).
+//! - [`cli`]: the native command-line tool (native builds only).
+//! - [`docs`]: reference documents rendered with the API documentation (FORMULAS.md).
+//! - [`sort`]: one stable sort for the whole crate.
+//! - [`text`]: small helpers for the sentences the engine, the CLI and the app write.
 
 pub mod app;
 pub mod calibrate;

@@ -26,15 +26,58 @@ use crate::scenario::{
 /// The arguments, one per line, each line but the last ending in ` \` (shell continuation);
 /// comment lines start with `#` and come first.
 pub fn launch_args(s: &Scenario) -> String {
-    let m = &s.model;
-    let t = &s.training;
+    let mut a = Args::default();
+    header(s, &mut a);
+    model(s, &mut a);
+    moe(s, &mut a);
+    precision(s, &mut a);
+    recompute(s, &mut a);
+    layout(s, &mut a);
+    schedule(s, &mut a);
+    optimizer(s, &mut a);
+    parallel(s, &mut a);
+    a.render()
+}
+
+/// The launch line being written: `#` notes, then flags.
+#[derive(Default)]
+struct Args {
+    notes: Vec<String>,
+    args: Vec<String>,
+}
+
+impl Args {
+    /// Adds a flag.
+    fn arg(&mut self, a: impl Into<String>) {
+        self.args.push(a.into());
+    }
+
+    /// Adds a `#` note.
+    fn note(&mut self, n: impl Into<String>) {
+        self.notes.push(n.into());
+    }
+
+    /// The notes, then the flags joined by shell continuations.
+    fn render(self) -> String {
+        let mut out = self.notes.join("\n");
+        out.push('\n');
+        let n = self.args.len();
+        for (i, a) in self.args.iter().enumerate() {
+            out.push_str(a);
+            if i + 1 < n {
+                out.push_str(" \\");
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// The first note: the GPU count as the product of the degrees, and the torchrun shape.
+fn header(s: &Scenario, a: &mut Args) {
     let p = &s.parallel;
     let c = &s.cluster;
-    let mut notes: Vec<String> = Vec::new();
-    let mut args: Vec<String> = Vec::new();
-    let mut arg = |a: String| args.push(a);
-
-    notes.push(format!(
+    a.note(format!(
         "# {} GPUs = tp {} × pp {} × dp {} × cp {}; torchrun --nnodes {} --nproc-per-node {}",
         c.num_gpus,
         p.tp,
@@ -44,107 +87,120 @@ pub fn launch_args(s: &Scenario) -> String {
         c.num_nodes(),
         c.gpus_per_node.min(c.num_gpus.max(1))
     ));
-    // Model.
-    arg(format!("--num-layers {}", m.layers));
-    arg(format!("--hidden-size {}", m.hidden));
-    arg(format!("--num-attention-heads {}", m.heads));
+}
+
+/// The model: layers, widths, heads (GQA, MLA), FFN, sequence, embeddings.
+fn model(s: &Scenario, a: &mut Args) {
+    let m = &s.model;
+    a.arg(format!("--num-layers {}", m.layers));
+    a.arg(format!("--hidden-size {}", m.hidden));
+    a.arg(format!("--num-attention-heads {}", m.heads));
     if m.kv_heads() != m.heads {
-        arg("--group-query-attention".into());
-        arg(format!("--num-query-groups {}", m.kv_heads()));
+        a.arg("--group-query-attention");
+        a.arg(format!("--num-query-groups {}", m.kv_heads()));
     }
-    arg(format!("--ffn-hidden-size {}", m.ffn_hidden()));
+    a.arg(format!("--ffn-hidden-size {}", m.ffn_hidden()));
     if m.ffn_act == FfnAct::Swiglu {
-        arg("--swiglu".into());
+        a.arg("--swiglu");
     }
-    arg(format!("--seq-length {}", m.seq_len));
-    arg(format!("--max-position-embeddings {}", m.seq_len));
+    a.arg(format!("--seq-length {}", m.seq_len));
+    a.arg(format!("--max-position-embeddings {}", m.seq_len));
     if !m.tied_embeddings {
-        arg("--untie-embeddings-and-output-weights".into());
+        a.arg("--untie-embeddings-and-output-weights");
     }
-    notes.push(format!(
+    a.note(format!(
         "# vocabulary {} comes from the tokenizer (--tokenizer-type/--tokenizer-model)",
         m.vocab
     ));
     // Head dimension and MLA (flags as in Megatron-LM
     // `examples/megatron_fsdp/sbatch_mfsdp_deepseek_v3.sh`, `d98e8a6`).
     if let Some(mla) = m.mla {
-        arg("--multi-latent-attention".into());
+        a.arg("--multi-latent-attention");
         if mla.q_lora_rank > 0 {
-            arg(format!("--q-lora-rank {}", mla.q_lora_rank));
+            a.arg(format!("--q-lora-rank {}", mla.q_lora_rank));
         }
-        arg(format!("--kv-lora-rank {}", mla.kv_lora_rank));
-        arg(format!("--qk-head-dim {}", mla.qk_nope_head_dim));
-        arg(format!("--qk-pos-emb-head-dim {}", mla.qk_rope_head_dim));
-        arg(format!("--v-head-dim {}", mla.v_head_dim));
+        a.arg(format!("--kv-lora-rank {}", mla.kv_lora_rank));
+        a.arg(format!("--qk-head-dim {}", mla.qk_nope_head_dim));
+        a.arg(format!("--qk-pos-emb-head-dim {}", mla.qk_rope_head_dim));
+        a.arg(format!("--v-head-dim {}", mla.v_head_dim));
     } else if m
         .head_dim
         .is_some_and(|d| d.saturating_mul(m.heads) != m.hidden)
     {
-        arg(format!("--kv-channels {}", m.head_dim()));
+        a.arg(format!("--kv-channels {}", m.head_dim()));
     }
+}
+
+/// Mixture of experts and multi-token prediction.
+fn moe(s: &Scenario, a: &mut Args) {
+    let m = &s.model;
     if let Some(moe) = m.moe {
-        arg(format!("--num-experts {}", moe.experts));
-        arg(format!("--moe-router-topk {}", moe.top_k));
+        a.arg(format!("--num-experts {}", moe.experts));
+        a.arg(format!("--moe-router-topk {}", moe.top_k));
         if moe.expert_ffn_hidden != m.ffn_hidden() {
-            arg(format!("--moe-ffn-hidden-size {}", moe.expert_ffn_hidden));
+            a.arg(format!("--moe-ffn-hidden-size {}", moe.expert_ffn_hidden));
         }
         if moe.shared_experts() > 0 {
             // Megatron's shared expert is one MLP of the summed width.
-            arg(format!(
+            a.arg(format!(
                 "--moe-shared-expert-intermediate-size {}",
                 moe.shared_experts()
                     .saturating_mul(moe.shared_expert_ffn_hidden())
             ));
         }
         if let Some(pattern) = moe_layer_pattern(moe.dense_layers(), moe.moe_every(), m.layers) {
-            arg(format!("--moe-layer-freq {pattern}"));
+            a.arg(format!("--moe-layer-freq {pattern}"));
         }
         if moe.expert_groups() > 1 && moe.group_limit() < moe.expert_groups() {
             // Group-limited routing (Megatron-Core `moe_router_num_groups`,
             // `moe_router_group_topk`, `transformer_config.py`).
-            arg(format!("--moe-router-num-groups {}", moe.expert_groups()));
-            arg(format!("--moe-router-group-topk {}", moe.group_limit()));
+            a.arg(format!("--moe-router-num-groups {}", moe.expert_groups()));
+            a.arg(format!("--moe-router-group-topk {}", moe.group_limit()));
         }
-        arg("--moe-grouped-gemm".into());
+        a.arg("--moe-grouped-gemm");
         if s.parallel.moe_dispatcher == Some(crate::scenario::MoeDispatcher::Deepep) {
-            arg("--moe-token-dispatcher-type flex".into());
-            arg("--moe-enable-deepep".into());
+            a.arg("--moe-token-dispatcher-type flex");
+            a.arg("--moe-enable-deepep");
         } else {
-            arg("--moe-token-dispatcher-type alltoall".into());
+            a.arg("--moe-token-dispatcher-type alltoall");
         }
     }
     if m.mtp_layers() > 0 {
-        arg(format!("--mtp-num-layers {}", m.mtp_layers()));
+        a.arg(format!("--mtp-num-layers {}", m.mtp_layers()));
     }
-    // Batch and precision.
-    arg(format!("--micro-batch-size {}", t.micro_batch));
-    arg(format!("--global-batch-size {}", t.global_batch));
+}
+
+/// Batch sizes, precision (FP8, NVFP4) and the gradient buffer's dtype.
+fn precision(s: &Scenario, a: &mut Args) {
+    let t = &s.training;
+    a.arg(format!("--micro-batch-size {}", t.micro_batch));
+    a.arg(format!("--global-batch-size {}", t.global_batch));
     match t.precision {
         Precision::Fp32 => {}
-        Precision::Fp16 => arg("--fp16".into()),
-        Precision::Bf16 => arg("--bf16".into()),
+        Precision::Fp16 => a.arg("--fp16"),
+        Precision::Bf16 => a.arg("--bf16"),
         Precision::Fp8 => {
-            arg("--bf16".into());
-            arg("--fp8-format hybrid".into());
+            a.arg("--bf16");
+            a.arg("--fp8-format hybrid");
             // Megatron-LM `--fp8-recipe` (arguments.py: delayed, tensorwise, mxfp8, blockwise);
             // torchao's rowwise scaling has no Megatron-LM counterpart.
             match t.fp8_recipe() {
-                Some(Fp8Recipe::Rowwise) => notes.push(
-                    "# fp8_recipe rowwise is torchao's; Megatron-LM has no rowwise recipe".into(),
-                ),
-                Some(r) if t.fp8_recipe.is_some() => arg(format!("--fp8-recipe {}", r.as_str())),
+                Some(Fp8Recipe::Rowwise) => {
+                    a.note("# fp8_recipe rowwise is torchao's; Megatron-LM has no rowwise recipe")
+                }
+                Some(r) if t.fp8_recipe.is_some() => a.arg(format!("--fp8-recipe {}", r.as_str())),
                 _ => {}
             }
             if t.fp8_params() {
-                arg("--fp8-param-gather".into());
+                a.arg("--fp8-param-gather");
             }
         }
         // Megatron-LM `--fp4-format e2m1` with `--fp4-recipe nvfp4` (TransformerConfig `fp4`,
         // `fp4_recipe`; Transformer Engine's `NVFP4BlockScaling`).
         Precision::Nvfp4 => {
-            arg("--bf16".into());
-            arg("--fp4-format e2m1".into());
-            arg("--fp4-recipe nvfp4".into());
+            a.arg("--bf16");
+            a.arg("--fp4-format e2m1");
+            a.arg("--fp4-recipe nvfp4");
         }
     }
     // A 16-bit gradient buffer (`training.grad_reduce_in_fp32 = false`): Megatron-LM's
@@ -156,35 +212,39 @@ pub fn launch_args(s: &Scenario) -> String {
             Precision::Bf16 | Precision::Fp8 | Precision::Nvfp4
         )
     {
-        arg("--grad-reduce-in-bf16".into());
+        a.arg("--grad-reduce-in-bf16");
     }
+}
+
+/// Recomputation, the attention kernel and the training length.
+fn recompute(s: &Scenario, a: &mut Args) {
+    let m = &s.model;
+    let t = &s.training;
     match t.recompute {
         Recompute::None => {}
         Recompute::Selective => {
-            arg("--recompute-granularity selective".into());
+            a.arg("--recompute-granularity selective");
             // Only when the scenario names modules (Megatron-LM's default is core_attn).
             if let Some(m) = t.recompute_modules.filter(|m| !m.is_empty()) {
-                arg(format!(
+                a.arg(format!(
                     "--recompute-modules {}",
                     m.names().collect::<Vec<_>>().join(" ")
                 ));
             }
         }
         Recompute::Full => {
-            arg("--recompute-granularity full".into());
-            arg("--recompute-method uniform".into());
-            arg("--recompute-num-layers 1".into());
+            a.arg("--recompute-granularity full");
+            a.arg("--recompute-method uniform");
+            a.arg("--recompute-num-layers 1");
         }
     }
     if t.flash_attention {
-        arg("--use-flash-attn".into());
+        a.arg("--use-flash-attn");
         // Megatron-Core `--attention-backend` (AttnBackend: flash, fused = cuDNN, unfused,
         // local, auto), only when the scenario names a kernel.
         match t.attention_kernel {
-            Some(AttentionKernel::Cudnn) => arg("--attention-backend fused".into()),
-            Some(AttentionKernel::Fa2 | AttentionKernel::Fa3) => {
-                arg("--attention-backend flash".into())
-            }
+            Some(AttentionKernel::Cudnn) => a.arg("--attention-backend fused"),
+            Some(AttentionKernel::Fa2 | AttentionKernel::Fa3) => a.arg("--attention-backend flash"),
             // MPT's Triton kernel has no Megatron-LM backend: the default is kept.
             Some(AttentionKernel::Triton) | None => {}
         }
@@ -192,21 +252,26 @@ pub fn launch_args(s: &Scenario) -> String {
     if let Some(tokens) = t.train_tokens {
         let samples = (tokens / m.seq_len.max(1) as f64).ceil();
         if samples.is_finite() && samples >= 1.0 {
-            arg(format!("--train-samples {samples:.0}"));
+            a.arg(format!("--train-samples {samples:.0}"));
         }
     }
-    // Layout.
-    arg(format!("--tensor-model-parallel-size {}", p.tp));
-    arg(format!("--pipeline-model-parallel-size {}", p.pp));
+}
+
+/// Tensor and pipeline degrees, virtual stages, the stage split and a better one.
+fn layout(s: &Scenario, a: &mut Args) {
+    let m = &s.model;
+    let p = &s.parallel;
+    a.arg(format!("--tensor-model-parallel-size {}", p.tp));
+    a.arg(format!("--pipeline-model-parallel-size {}", p.pp));
     if p.vp > 1 {
         let chunks = p.pp.saturating_mul(p.vp).max(1);
         if m.layers % chunks == 0 {
-            arg(format!(
+            a.arg(format!(
                 "--num-layers-per-virtual-pipeline-stage {}",
                 m.layers / chunks
             ));
         } else {
-            notes.push(format!(
+            a.note(format!(
                 "# vp {}: {} layers do not split evenly into pp·vp = {chunks} chunks; Megatron-LM needs an even split for --num-layers-per-virtual-pipeline-stage",
                 p.vp, m.layers
             ));
@@ -216,10 +281,10 @@ pub fn launch_args(s: &Scenario) -> String {
         let list: Vec<String> = split.iter().map(u64::to_string).collect();
         match megatron_first_last(split) {
             Some((first, last)) if p.vp <= 1 && p.schedule() != Schedule::DualPipe => {
-                arg(format!("--decoder-first-pipeline-num-layers {first}"));
-                arg(format!("--decoder-last-pipeline-num-layers {last}"));
+                a.arg(format!("--decoder-first-pipeline-num-layers {first}"));
+                a.arg(format!("--decoder-last-pipeline-num-layers {last}"));
             }
-            _ => notes.push(format!(
+            _ => a.note(format!(
                 "# uneven stages [{}]: not of Megatron-LM's first/last-stage form (--decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers with equal middle stages)",
                 list.join(", ")
             )),
@@ -228,7 +293,7 @@ pub fn launch_args(s: &Scenario) -> String {
     if let Ok(Some(better)) = best_split(s) {
         if better.is_better() {
             let list: Vec<String> = better.layers_per_stage.iter().map(u64::to_string).collect();
-            notes.push(format!(
+            a.note(format!(
                 "# a better split (paracalc): layers_per_stage [{}]{} saves {:.1} GiB peak memory and {:.3} s per step",
                 list.join(", "),
                 better
@@ -242,17 +307,23 @@ pub fn launch_args(s: &Scenario) -> String {
             ));
         }
     }
+}
+
+/// The pipeline schedule.
+fn schedule(s: &Scenario, a: &mut Args) {
+    let t = &s.training;
+    let p = &s.parallel;
     match p.schedule() {
         Schedule::ZbH1 => {
-            arg("--enable-zero-bubble".into());
-            arg(format!("--zero-bubble-max-pending-backward {}", p.pp));
-            notes.push("# zb-h1: flags of the sail-sg/zero-bubble-pipeline-parallelism fork of Megatron-LM".into());
+            a.arg("--enable-zero-bubble");
+            a.arg(format!("--zero-bubble-max-pending-backward {}", p.pp));
+            a.note("# zb-h1: flags of the sail-sg/zero-bubble-pipeline-parallelism fork of Megatron-LM");
         }
         Schedule::ZbV => {
-            arg("--zero-bubble-v-schedule".into());
-            notes.push("# zb-v: flag of the sail-sg/zero-bubble-pipeline-parallelism fork of Megatron-LM (two chunks per rank)".into());
+            a.arg("--zero-bubble-v-schedule");
+            a.note("# zb-v: flag of the sail-sg/zero-bubble-pipeline-parallelism fork of Megatron-LM (two chunks per rank)");
         }
-        Schedule::DualPipe | Schedule::DualPipeV => notes.push(format!(
+        Schedule::DualPipe | Schedule::DualPipeV => a.note(format!(
             "# {}: no Megatron-LM flag; run with deepseek-ai/DualPipe ({} micro-batches, pp {})",
             p.schedule().as_str(),
             t.global_batch / t.micro_batch.saturating_mul(p.dp).max(1),
@@ -260,6 +331,13 @@ pub fn launch_args(s: &Scenario) -> String {
         )),
         _ => {}
     }
+}
+
+/// The optimizer (precision-aware, moments, master weights), MoE and SwiGLU notes, offloading.
+fn optimizer(s: &Scenario, a: &mut Args) {
+    let m = &s.model;
+    let t = &s.training;
+    let p = &s.parallel;
     let opt_off = t.optimizer_offload();
     // Megatron-LM's precision-aware optimizer (arguments.py @d98e8a6): bf16 Adam moments
     // (`training.optimizer_states`) are its `--exp-avg-dtype`/`--exp-avg-sq-dtype`, and
@@ -268,89 +346,89 @@ pub fn launch_args(s: &Scenario) -> String {
     let bf16_moments = t.optimizer_states() == crate::scenario::OptimizerStates::Bf16;
     let remainder = crate::engine::memory::states::master_as_remainder(s);
     if bf16_moments || remainder || opt_off > 0.0 {
-        arg("--use-precision-aware-optimizer".into());
+        a.arg("--use-precision-aware-optimizer");
     }
     if bf16_moments {
-        arg("--exp-avg-dtype bf16".into());
-        arg("--exp-avg-sq-dtype bf16".into());
+        a.arg("--exp-avg-dtype bf16");
+        a.arg("--exp-avg-sq-dtype bf16");
         if t.master_weights == Some(crate::scenario::MasterWeights::Fp32) {
-            notes.push("# master_weights fp32: OptimizerConfig.store_param_remainders = False (no Megatron-LM flag; set it in the optimizer config)".into());
+            a.note("# master_weights fp32: OptimizerConfig.store_param_remainders = False (no Megatron-LM flag; set it in the optimizer config)");
         }
     }
     // No master copy: Megatron-LM's optimizers always keep one (`--main-params-dtype` offers
     // fp32 or fp16 only, arguments.py @d98e8a6); NeMo 1's `distributed_fused_adam` drops it
     // when its `dtype` equals the model's.
     if crate::engine::memory::states::no_master_copy(s) {
-        notes.push("# master_weights none: no Megatron-LM flag (--main-params-dtype takes fp32 or fp16, a copy either way); NeMo 1 distributed_fused_adam with optim.dtype equal to the model's dtype keeps none".into());
+        a.note("# master_weights none: no Megatron-LM flag (--main-params-dtype takes fp32 or fp16, a copy either way); NeMo 1 distributed_fused_adam with optim.dtype equal to the model's dtype keeps none");
     }
     if s.model.moe.is_some() && !t.moe_probs_in_experts() {
-        notes.push(
-            "# moe_probs_in_experts off: the combine weights by the routing probabilities as Megatron-Core 0.12.0 and older did (no flag: 0.12.1+ weights inside the experts' activation, !2668)".into(),
+        a.note(
+            "# moe_probs_in_experts off: the combine weights by the routing probabilities as Megatron-Core 0.12.0 and older did (no flag: 0.12.1+ weights inside the experts' activation, !2668)",
         );
     }
     if t.swiglu_fp8_input() {
-        notes.push(
-            "# swiglu_fp8_input: Megatron-Core TransformerConfig.activation_func_fp8_input_store = True (no pretrain_gpt.py flag: set it in the model config, Megatron-Bridge model.activation_func_fp8_input_store)".into(),
+        a.note(
+            "# swiglu_fp8_input: Megatron-Core TransformerConfig.activation_func_fp8_input_store = True (no pretrain_gpt.py flag: set it in the model config, Megatron-Bridge model.activation_func_fp8_input_store)",
         );
     }
     if opt_off > 0.0 {
-        arg("--optimizer-cpu-offload".into());
-        arg(format!("--optimizer-offload-fraction {opt_off}"));
+        a.arg("--optimizer-cpu-offload");
+        a.arg(format!("--optimizer-offload-fraction {opt_off}"));
     }
     let act_off = t.activation_offload();
     if act_off > 0.0 {
         let per_stage = m.layers / p.pp.max(1);
         let n = (act_off * per_stage as f64).round() as u64;
-        arg("--cpu-offloading".into());
-        arg(format!("--cpu-offloading-num-layers {}", n.max(1)));
+        a.arg("--cpu-offloading");
+        a.arg(format!("--cpu-offloading-num-layers {}", n.max(1)));
     }
+}
+
+/// Context, expert and sequence parallelism, ZeRO, overlap and the gradient bucket.
+fn parallel(s: &Scenario, a: &mut Args) {
+    let m = &s.model;
+    let p = &s.parallel;
     if p.cp > 1 {
-        arg(format!("--context-parallel-size {}", p.cp));
+        a.arg(format!("--context-parallel-size {}", p.cp));
     }
     if p.ep > 1 {
-        arg(format!("--expert-model-parallel-size {}", p.ep));
+        a.arg(format!("--expert-model-parallel-size {}", p.ep));
     }
     if m.moe.is_some() && p.etp() != p.tp {
-        arg(format!("--expert-tensor-parallel-size {}", p.etp()));
+        a.arg(format!("--expert-tensor-parallel-size {}", p.etp()));
     }
     if p.sp && p.tp > 1 {
-        arg("--sequence-parallel".into());
+        a.arg("--sequence-parallel");
     }
     match p.zero_stage {
         0 => {}
-        1 => arg("--use-distributed-optimizer".into()),
+        1 => a.arg("--use-distributed-optimizer"),
         2 => {
-            arg("--use-distributed-optimizer".into());
-            notes.push(
-                "# ZeRO-2 has no Megatron-LM flag; --use-distributed-optimizer shards optimizer states (ZeRO-1) and reduce-scatters gradients".into(),
+            a.arg("--use-distributed-optimizer");
+            a.note(
+                "# ZeRO-2 has no Megatron-LM flag; --use-distributed-optimizer shards optimizer states (ZeRO-1) and reduce-scatters gradients",
             );
         }
         _ => {
-            arg("--use-torch-fsdp2".into());
-            notes.push("# ZeRO-3: PyTorch FSDP2 full sharding (--use-torch-fsdp2)".into());
+            a.arg("--use-torch-fsdp2");
+            a.note("# ZeRO-3: PyTorch FSDP2 full sharding (--use-torch-fsdp2)");
         }
     }
     if p.tp_comm_overlap() && p.tp > 1 {
-        arg("--tp-comm-overlap".into());
+        a.arg("--tp-comm-overlap");
+    }
+    // The bucket the estimate models ([`GradBucket`]), in Megatron's unit (gradient elements),
+    // wherever Megatron's DDP buckets the reduction (FSDP2 at ZeRO-3 does not).
+    if p.dp.saturating_mul(p.cp) > 1 && p.zero_stage <= 2 {
+        let elements = crate::engine::bucket::GradBucket::of(s).elements();
+        a.arg(format!("--ddp-bucket-size {}", elements.round() as u64));
     }
     if s.dp_comm_overlap() && p.dp > 1 {
-        arg("--overlap-grad-reduce".into());
+        a.arg("--overlap-grad-reduce");
         if p.zero_stage >= 1 {
-            arg("--overlap-param-gather".into());
+            a.arg("--overlap-param-gather");
         }
     }
-
-    let mut out = notes.join("\n");
-    out.push('\n');
-    let n = args.len();
-    for (i, a) in args.iter().enumerate() {
-        out.push_str(a);
-        if i + 1 < n {
-            out.push_str(" \\");
-        }
-        out.push('\n');
-    }
-    out
 }
 
 /// Megatron-LM's `--moe-layer-freq` for `dense` leading dense layers and an MoE layer every

@@ -22,6 +22,18 @@
 //! s.validate()?;
 //! Ok::<(), paracalc::scenario::ScenarioError>(())
 //! ```
+//!
+//! Every child, one line each:
+//! - [`model`], [`training`], [`parallel`], [`cluster`]: the four sections.
+//! - [`overhead`]: framework memory overheads (optional section).
+//! - [`calibration`]: the calibration section, fitted to a measured run.
+//! - [`gpu`]: GPU presets and custom GPUs (peaks, HBM, links).
+//! - [`fields`]: the field table: one entry per field, read by JSON, links, forms and checks.
+//! - [`recompute_modules`]: Megatron-LM's selective recomputation by module.
+//! - [`json`]: the scenario's JSON, read and written through the field table.
+//! - [`json_path`]: positions in a JSON text, for errors.
+//! - [`validate`]: value checks across the whole scenario.
+//! - [`error`]: field-level errors.
 
 mod calibration;
 mod cluster;
@@ -129,6 +141,27 @@ impl Scenario {
         }
         // Validation reports an unknown preset; this only guards the invariant.
         gpu.ok_or_else(|| ScenarioError::single("cluster.gpu", "unknown GPU."))
+    }
+
+    /// Whether tensor parallel `tp` splits the key/value heads as the stack runs them: `tp`
+    /// divides them, or under Megatron-LM `tp` is a multiple of them (Megatron-LM f7dfb99, PR
+    /// #2565, December 2025, `transformer_config.py`: `num_query_groups` "must be a multiple or
+    /// divisor of" TP). Then each rank gathers the fused QKV output over TP and keeps one
+    /// K/V head, which `tp / kv_heads` ranks share ([`crate::engine::shape::Shape::kv_rank`]).
+    pub fn tp_splits_kv_heads(&self, tp: u64) -> bool {
+        let kv = self.model.kv_heads();
+        let tp = tp.max(1);
+        kv % tp == 0 || (self.training.framework() == Framework::Megatron && kv > 0 && tp % kv == 0)
+    }
+
+    /// Whether each TP rank replicates one K/V head ([`Scenario::tp_splits_kv_heads`]): Megatron-LM
+    /// with fewer key/value heads than TP ranks, standard attention.
+    pub fn tp_replicates_kv_heads(&self) -> bool {
+        let kv = self.model.kv_heads();
+        self.model.mla.is_none()
+            && kv > 0
+            && kv < self.parallel.tp
+            && self.tp_splits_kv_heads(self.parallel.tp)
     }
 
     /// Whether the data-parallel gradient reduction (and ZeRO-1/2's parameter all-gather)

@@ -17,6 +17,11 @@
 //! 3. **Records are well-formed**: 16-hex digests, a commit and a "how", the group the case has
 //!    now when the record is of the current version, and each change starts from a recorded
 //!    digest (or an earlier change's target) of the same run.
+//! 4. **One first-sight engine per source.** Every record of a group names the same engine
+//!    commit: a corrected run, or a new run of a source already seen, is recorded with that
+//!    source's first-sight engine (`tools/first_sight.py record --bin` built from it), never with
+//!    a later engine, which was shaped with the source in view; when that engine cannot read
+//!    the run, note the change instead.
 #![cfg(not(target_arch = "wasm32"))]
 
 use paracalc::evidence::first_sight::{self, Book, Sight};
@@ -103,6 +108,19 @@ fn every_case_has_a_first_sight_of_its_current_version() {
          tools/first_sight.py, or note the change): {missing:#?}",
         missing.len()
     );
+}
+
+#[test]
+fn one_first_sight_engine_per_group() {
+    let book = Book::parse(&load("tests/data/first_sight.json")).unwrap();
+    for r in &book.records {
+        let first = book.records.iter().find(|x| x.group == r.group).unwrap();
+        assert_eq!(
+            r.commit, first.commit,
+            "{} ({}): recorded with engine {}, but the group's first sight was {}",
+            r.id, r.group, r.commit, first.commit
+        );
+    }
 }
 
 #[test]

@@ -494,6 +494,57 @@ fn dualpipe_hides_the_all_to_all_but_not_its_sms() {
 }
 
 #[test]
+fn megatron_runs_more_tp_ranks_than_kv_heads() {
+    // Qwen3-30B-A3B (4 KV heads of 128) at TP 8 with SP, as Megatron-LM runs it since f7dfb99
+    // (PR #2565): accepted, each rank keeping one whole K and V head, 2·128 wide instead of
+    // 2·4·128/8 = 2·64: 4096 tokens × 2 B × 2·64 = 1 MiB more per layer than an even split.
+    let plan = |tp: u64, kv_heads: u64| {
+        let mut m = model_json("qwen3-30b-a3b");
+        m["kv_heads"] = serde_json::json!(kv_heads);
+        scen(serde_json::json!({
+            "model": m,
+            "training": {"global_batch": 512, "micro_batch": 1, "precision": "bf16",
+                         "recompute": "none", "flash_attention": true},
+            "parallel": {"tp": tp, "pp": 1, "dp": 64 / tp, "ep": 8, "etp": 1, "sp": true,
+                         "zero_stage": 1},
+            "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 64, "gpus_per_node": 8}
+        }))
+    };
+    let s = plan(8, 4);
+    assert!(s.validate().is_ok());
+    let act = |s: &scenario::Scenario| {
+        let a = paracalc::engine::memory::activations::layer_activations_full(s);
+        a.replicated + a.sharded + a.scores
+    };
+    // With 8 KV heads each rank holds one already: the layer keeps the same bytes.
+    assert!((act(&s) - act(&plan(8, 8))).abs() < 1e-6);
+    // Against 4 KV heads split evenly (as if they could be): one head more each of K and V.
+    let with_heads = |kv: u64| {
+        let mut t = plan(8, 4);
+        t.model.kv_heads = Some(kv);
+        act(&t)
+    };
+    let even = with_heads(8) - 4096.0 * 2.0 * 2.0 * 64.0;
+    assert!(
+        (act(&s) - even - 1048576.0).abs() < 1e-6,
+        "{}",
+        act(&s) - even
+    );
+    let e = estimate(&s).unwrap();
+    assert!(e.memory.fits);
+    common::assert_breakdown(&e);
+    // TP 8 gathers the fused QKV output besides the SP collectives: more exposed TP time than
+    // at TP 4 (which splits the 4 heads evenly, one per rank).
+    let four = estimate(&plan(4, 4)).unwrap();
+    assert!(e.time.exposed_comm_s.tp > four.time.exposed_comm_s.tp);
+    // A TP that is neither a divisor nor a multiple of the KV heads stays rejected.
+    let mut odd = plan(8, 4);
+    odd.model.heads = 48;
+    odd.model.kv_heads = Some(6);
+    assert!(odd.validate().is_err());
+}
+
+#[test]
 fn estimate_report_names_the_ep_all_to_all() {
     let v = serde_json::json!({
         "model": model_json("deepseek-v3"),

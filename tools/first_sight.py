@@ -14,7 +14,8 @@ CASES is a file, or REV:PATH to read the cases as they were at a git revision. T
 (default target/release/paracalc) must be built from --commit; binaries as old as the first
 `validate` command work (only `validate --json` is required; `estimate --json` is used for the
 predicted peak when the binary has it). A record is never rewritten: a corrected run gets a new
-record under its new digest (or a note, `changes`, when it cannot get one).
+record under its new digest (or a note, `changes`, when it cannot get one), always from the
+group's first-sight engine (the tool refuses another).
 
 The case digest is a 64-bit FNV-1a over the canonical JSON of {"measured", "scenario"}: object
 keys sorted, no spaces, strings as serde_json writes them, integers as integers, floats with 12
@@ -153,6 +154,11 @@ def record(a):
     if not cases:
         sys.exit("no case of those groups")
     book = load_book()
+    for g in a.groups:
+        seen = {r["commit"] for r in book["records"] if r["group"] == g}
+        if seen and seen != {a.commit}:
+            sys.exit(f"{g} was first seen by {sorted(seen)}: record its runs with that engine "
+                     "(a later one was shaped with the group in view), or note the change")
     have = {(r["id"], r["case_digest"]) for r in book["records"]}
     todo = [c for c in cases if (c["id"], digest(c)) not in have]
     if not todo:

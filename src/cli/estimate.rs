@@ -63,6 +63,16 @@ fn gib(bytes: f64) -> f64 {
 /// The readable report.
 pub fn render(s: &Scenario, e: &Estimate) -> String {
     let mut o = String::new();
+    write_plan(&mut o, s);
+    write_memory(&mut o, s, e);
+    write_time(&mut o, e);
+    write_throughput(&mut o, e);
+    write_verdict(&mut o, s, e);
+    o
+}
+
+/// The model and the plan: shape, layout, precision, calibration.
+fn write_plan(o: &mut String, s: &Scenario) {
     let m = &s.model;
     let p = &s.parallel;
     let name = if m.name.is_empty() { "model" } else { &m.name };
@@ -102,6 +112,10 @@ pub fn render(s: &Scenario, e: &Estimate) -> String {
         );
     }
     let _ = writeln!(o);
+}
+
+/// Memory per GPU by pipeline stage, the other buffers, host offload, better splits, the peak.
+fn write_memory(o: &mut String, s: &Scenario, e: &Estimate) {
     let mem = &e.memory;
     let _ = writeln!(o, "Memory per GPU (GiB) by pipeline stage");
     let _ = writeln!(
@@ -197,6 +211,10 @@ pub fn render(s: &Scenario, e: &Estimate) -> String {
         verdict_text(&mem.fit)
     );
     let _ = writeln!(o);
+}
+
+/// The step time and its exposed communication.
+fn write_time(o: &mut String, e: &Estimate) {
     let t = &e.time;
     let c = &t.exposed_comm_s;
     let _ = writeln!(o, "Step time (s)");
@@ -240,6 +258,10 @@ pub fn render(s: &Scenario, e: &Estimate) -> String {
             ep.bytes / 1e9
         );
     }
+}
+
+/// Throughput, FLOPs and MFU.
+fn write_throughput(o: &mut String, e: &Estimate) {
     let r = &e.throughput;
     let _ = writeln!(o, "Throughput");
     let _ = writeln!(
@@ -262,6 +284,10 @@ pub fn render(s: &Scenario, e: &Estimate) -> String {
         r.tflops_per_gpu_causal,
         100.0 * r.mfu_causal
     );
+}
+
+/// The verdict, stack notes and suggested changes (engine::advice).
+fn write_verdict(o: &mut String, s: &Scenario, e: &Estimate) {
     // What to change, computed by the engine (engine::advice).
     let v = crate::engine::advice::verdict(s, e);
     let _ = writeln!(o, "Verdict");
@@ -296,5 +322,4 @@ pub fn render(s: &Scenario, e: &Estimate) -> String {
             if x.fits { "" } else { " (does not fit)" }
         );
     }
-    o
 }

@@ -544,8 +544,8 @@ pub fn candidates(s: &Scenario) -> Vec<Change> {
                 out.push(Change::Zero { stage });
             }
         }
-        // Buckets: a quarter and four times the current (or a common default of 40 MB).
-        let cur = p.bucket_mb.unwrap_or(40.0);
+        // Buckets: a quarter and four times the one the estimate models.
+        let cur = crate::engine::bucket::GradBucket::of(s).mb();
         for mb in [cur / 4.0, cur * 4.0] {
             if (1.0..=1e5).contains(&mb) {
                 out.push(Change::BucketMb { mb: mb.round() });

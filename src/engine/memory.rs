@@ -25,6 +25,18 @@
 //! shows it (compare with `total_bytes`) and PyTorch's `max_memory_reserved` (compare with
 //! [`StageMemory::allocator_reserved_bytes`], which leaves out the CUDA context and the NCCL
 //! buffers, both allocated outside the caching allocator).
+//!
+//! Every child, one line each:
+//! - [`params`]: parameter counts, whole model and per GPU (TP, PP, EP, ZeRO sharding).
+//! - [`states`]: model states per GPU: bytes per parameter of weights, gradients and
+//!   optimizer (master copy, moments), sharded by ZeRO.
+//! - [`activations`]: activation memory of a dense layer, per schedule and recomputation.
+//! - [`experts`]: activation memory of a mixture-of-experts MLP (and the expert states' share).
+//! - [`gathered_input`]: which copy of a sequence-parallel GEMM input the backward keeps.
+//! - [`loss_parallel`]: PyTorch's loss parallel (the logits' transient at the loss).
+//! - [`overhead`]: CUDA context, NCCL buffers, transient buffers, allocator reserve.
+//! - [`rows`]: the per-rank memory rows, worked out when read.
+//! - [`verdict`]: the fit verdict (fits, may not fit, does not fit) and what would flip it.
 
 //!
 //! # Example
@@ -58,12 +70,63 @@ pub mod rows;
 pub mod states;
 pub mod verdict;
 
-use super::estimate::{MemoryEstimate, StageMemory};
 use super::layers;
 use super::runs::{Holds, Runs};
 use super::shape::Shape;
 use crate::scenario::{GpuSpec, Scenario};
 use overhead::GIB;
+use rows::StageMemory;
+use serde::Serialize;
+
+/// Per-GPU memory for every stage, and whether the plan fits.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct MemoryEstimate {
+    /// One row per pipeline rank, in order, kept as runs of ranks and worked out when read
+    /// ([`MemoryEstimate::stages`], [`MemoryEstimate::stage`]; serialised as `stages`, the list
+    /// of rows).
+    #[serde(rename = "stages")]
+    pub rows: rows::Rows,
+    /// Largest stage total, bytes.
+    pub peak_bytes: f64,
+    /// Which stage has the peak.
+    pub peak_stage: u64,
+    /// Memory a framework can use on this GPU, bytes.
+    pub capacity_bytes: f64,
+    /// `capacity − peak`; negative when the plan does not fit.
+    pub headroom_bytes: f64,
+    /// Whether every stage fits (`peak ≤ capacity`).
+    pub fits: bool,
+    /// The three-state verdict with the engine's band ([`verdict`]) and what
+    /// would flip it; [`MemoryEstimate::fit_with`] judges with another band.
+    pub fit: verdict::Fit,
+    /// The layer shape and per-GPU parameter counts the memory model worked out, for the time
+    /// model of the same estimate (not serialised).
+    #[serde(skip)]
+    pub model: Option<(super::shape::Shape, params::ShardedParams)>,
+    /// The runs of ranks holding the same ([`super::runs`]), in rank order, as the memory model
+    /// worked them out, for the time model of the same estimate (not serialised).
+    #[serde(skip)]
+    pub runs: Vec<super::runs::Run>,
+}
+
+impl MemoryEstimate {
+    /// Every pipeline rank's row, in order.
+    pub fn stages(&self) -> Vec<StageMemory> {
+        self.rows.iter().collect()
+    }
+
+    /// Pipeline rank `r`'s row.
+    pub fn stage(&self, r: u64) -> Option<StageMemory> {
+        self.rows.get(r)
+    }
+
+    /// The verdict judged with the band `frac` (a fraction of the peak, e.g. the evidence's
+    /// memory band for the plan) instead of the engine's default.
+    pub fn fit_with(&self, frac: f64) -> verdict::Fit {
+        let row = self.stage(self.peak_stage).unwrap_or_default();
+        verdict::Fit::of(&row, self.capacity_bytes, frac)
+    }
+}
 
 /// Fills `out` with the memory of every stage of `s` on `gpu`. `s` is already validated; the
 /// function never panics and allocates only when `out.rows` or `out.runs` must grow. The

@@ -11,43 +11,11 @@
 //! Megatron-LM's first/last-stage form ([`super::split::best_first_last`]): a layout whose split
 //! makes it faster, or makes it fit, joins the results with that split.
 
+pub use super::knobs::Layout;
 use super::split::{best_first_last, megatron_split};
 use crate::scenario::{Recompute, Scenario, Schedule};
 use serde::Serialize;
 use std::collections::BTreeMap;
-
-/// The knobs the search varies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct Layout {
-    /// Tensor parallel.
-    pub tp: u64,
-    /// Pipeline parallel.
-    pub pp: u64,
-    /// Data parallel.
-    pub dp: u64,
-    /// Context parallel.
-    pub cp: u64,
-    /// Expert parallel.
-    pub ep: u64,
-    /// Expert tensor parallel (`tp` or 1; Megatron-Core MoE parallel folding: `ep·etp` divides
-    /// `tp·cp·dp`).
-    pub etp: u64,
-    /// Virtual pipeline chunks per rank.
-    pub vp: u64,
-    /// Micro-batch size.
-    pub micro_batch: u64,
-    /// Activation recomputation.
-    pub recompute: Recompute,
-    /// ZeRO stage.
-    pub zero_stage: u8,
-    /// Sequence parallelism.
-    pub sp: bool,
-    /// Pipeline schedule; `None` = the default for `vp` (1F1B, or interleaved when `vp > 1`).
-    pub schedule: Option<Schedule>,
-    /// Megatron-LM's `--decoder-first-pipeline-num-layers` / `--decoder-last-pipeline-num-layers`
-    /// (the middle stages split the rest evenly); `None` = the default split.
-    pub first_last: Option<(u64, u64)>,
-}
 
 impl Layout {
     /// The layout of a scenario.
@@ -285,7 +253,6 @@ impl Searcher {
         let mut report = SearchReport::default();
         let m = &base.model;
         let heads = m.heads.max(1);
-        let kv = m.kv_heads().max(1);
         let layers = m.layers;
         let gb = base.training.global_batch;
         let experts = m.moe.map(|x| x.experts);
@@ -326,7 +293,7 @@ impl Searcher {
                                 "tp spans more than one server or NVLink domain",
                                 all,
                             );
-                        } else if heads % tp != 0 || kv % tp != 0 {
+                        } else if heads % tp != 0 || !base.tp_splits_kv_heads(tp) {
                             reject(
                                 &mut report,
                                 "tp does not divide the attention or KV heads",

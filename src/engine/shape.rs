@@ -78,6 +78,17 @@ pub struct Shape {
 }
 
 impl Shape {
+    /// Key/value width one of `t` tensor-parallel ranks computes attention with: `kv/t`, or one
+    /// head (`d_h`) where `t` exceeds the KV heads and each rank keeps a whole one
+    /// ([`crate::scenario::Scenario::tp_replicates_kv_heads`]).
+    pub fn kv_rank(&self, t: f64, replicated: bool) -> f64 {
+        if replicated {
+            (self.kv / t).max(self.d_h)
+        } else {
+            self.kv / t
+        }
+    }
+
     /// Reads the model section (the MoE layer of an MoE model).
     pub fn of(m: &Model) -> Shape {
         let d_h = m.head_dim() as f64;

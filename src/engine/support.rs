@@ -27,7 +27,7 @@
 //!   (ZeRO-3), not ZeRO-1 (`torch.distributed.fsdp.ShardingStrategy`).
 //! - JAX (MaxText, Paxml): sharding is expressed per mesh axis; no rule is applied.
 
-use super::search::Layout;
+use super::knobs::Layout;
 use crate::scenario::{Framework, Schedule};
 
 /// Why `framework` cannot run `layout`, or `None` when it can (as far as these rules know).

@@ -21,17 +21,61 @@
 //! 6. [`rates`]: FLOPs, tokens/s, MFU/HFU; [`volumes`]: bytes per step per GPU.
 //!
 //! Closed forms only, O(pp·vp) work, no allocation.
+//!
+//! Every child, one line each:
+//! - [`breakdown`]: what the time model fills: step time by component, FLOPs, throughput.
+//! - [`inputs`]: what every step reads, worked out once per estimate (degrees, tokens, bytes
+//!   per element, the stack's mechanisms, the gradient bucket).
+//! - [`stack`]: the software stack as physical mechanisms (enums per framework default).
+//! - [`groups`]: the communication groups of one layout, one per parallel dimension, and their
+//!   link tier.
+//! - [`comm`]: collectives as NCCL runs them per link tier: ring and tree all-reduce, ring
+//!   all-gather / reduce-scatter, all-to-all, point-to-point.
+//! - [`compute`]: GEMM and memory-bound time on one GPU (rates per GPU generation).
+//! - [`generation`]: GPU generations (Volta, Ampere, Hopper, Blackwell) by tensor-core peaks.
+//! - [`waves`]: wave quantization of GEMMs (tiles over the SMs).
+//! - [`flops`]: FLOP counts per token and per step.
+//! - [`fp8`]: FP8 recipes: quantization casts and FP8 GEMM rates.
+//! - [`rowwise`]: torchao's row-wise float8 recipe, from its H100 table.
+//! - [`attention`]: the attention core (scores, softmax, weighted sum) and its kernels.
+//! - [`blackwell_cudnn`]: cuDNN's fused attention on Blackwell as NVIDIA measured it.
+//! - [`layer`]: step 1, one layer, one micro-batch, one GPU.
+//! - [`layer_comm`]: the collectives inside one layer (TP/SP, CP, EP).
+//! - [`async_tp`]: PyTorch's async tensor parallelism (torchtitan).
+//! - [`userbuffers`]: Transformer Engine's userbuffers TP overlap (Megatron-LM/NeMo).
+//! - [`cp_exchange`]: the costs of one layer's context-parallel exchange, whichever ring runs it.
+//! - [`ring`]: PyTorch's ring attention for context parallelism.
+//! - [`moe`]: one mixture-of-experts MLP, the busiest GPU: router, dispatch, experts, combine.
+//! - [`moe_bookkeeping`]: the router and permutation kernels each stack launches per MoE layer.
+//! - [`routing`]: where a token's routed copies go (all-to-all reach, DeepEP, group limits).
+//! - [`eager_block`]: torchtitan's Llama block run eagerly, operator by operator.
+//! - [`hf_eager_layer`]: Hugging Face's eager BERT layer, operator by operator.
+//! - [`zero3`]: ZeRO-3 / FSDP per-layer gathers and reduce-scatters.
+//! - [`ends`]: the pipeline's ends: embedding, output layer and loss, MTP modules.
+//! - [`stage`]: step 2, a stage's layers plus its ends; the slowest stage.
+//! - [`pipeline`]: step 3, the bubble of each schedule.
+//! - [`data_parallel`]: step 4, the gradient reduction tail.
+//! - [`grad_accumulation`]: DeepSpeed's per-micro-batch gradient accumulation.
+//! - [`tied`]: the all-reduce of a tied embedding's gradient between the pipeline's ends.
+//! - [`optimizer`]: the optimizer update.
+//! - [`offload`]: host-link time of offloaded optimizer states and activations.
+//! - [`host`]: eager PyTorch's host time and how long the GPU waits for it.
+//! - [`rates`]: FLOPs, tokens/s, MFU/HFU.
+//! - [`volumes`]: bytes each GPU moves per step, per kind of communication.
 
 pub mod async_tp;
 pub mod attention;
 pub mod blackwell_cudnn;
+pub mod breakdown;
 pub mod comm;
 pub mod compute;
+pub mod cp_exchange;
 pub mod data_parallel;
 pub mod eager_block;
 pub mod ends;
 pub mod flops;
 pub mod fp8;
+pub mod generation;
 pub(crate) mod grad_accumulation;
 pub mod groups;
 pub mod hf_eager_layer;
@@ -40,6 +84,7 @@ pub(crate) mod inputs;
 pub mod layer;
 pub mod layer_comm;
 pub mod moe;
+pub mod moe_bookkeeping;
 pub mod offload;
 pub mod optimizer;
 pub mod pipeline;
@@ -55,8 +100,9 @@ pub mod volumes;
 pub mod waves;
 pub mod zero3;
 
-use super::estimate::{CommTimes, FlopsEstimate, MemoryEstimate, Throughput, TimeEstimate};
+use super::memory::MemoryEstimate;
 use crate::scenario::{GpuSpec, Scenario};
+use breakdown::{CommTimes, FlopsEstimate, Throughput, TimeEstimate};
 use comm::CommBreakdown;
 use data_parallel::DpStep;
 use ends::EndCosts;
@@ -156,7 +202,7 @@ fn assemble(
     let tied = tied::tied_embedding_sync_s(x);
     time.micro_batches = x.m;
     time.weight_grad_s = mf * crit.wgrad;
-    time.dp_bucket_bytes = data_parallel::bucket_bytes(x);
+    time.dp_bucket_bytes = x.bucket.bytes;
     time.forward_s = mf * crit.fwd;
     time.backward_s = mf * crit.bwd;
     time.compute_s = time.forward_s + time.backward_s;

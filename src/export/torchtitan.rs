@@ -19,15 +19,37 @@ use crate::scenario::{Precision, Recompute, Scenario, Schedule};
 
 /// The job config of `s`.
 pub fn job_config(s: &Scenario) -> Export {
-    let m = &s.model;
-    let t = &s.training;
-    let p = &s.parallel;
     let mut no = Vec::new();
     let mut o = String::new();
+    let (replicate, shard) = data_parallel_degrees(s, &mut no);
+    // No master copy: torchtitan's `training.dtype = "bfloat16"` keeps parameters, gradients
+    // and optimizer states in bf16 with no fp32 copy (`torchtitan/config/configs.py` l. 87-92
+    // @b5bcd76); it has no 16-bit master-free mode with fp32 gradients or moments.
+    let pure_bf16 = crate::engine::memory::states::no_master_copy(s);
+    no_equivalents(s, pure_bf16, &mut no);
+    write_header(s, &no, &mut o);
+    write_training(s, pure_bf16, &mut o);
+    write_parallelism(s, (replicate, shard), &mut o);
+    write_checkpoint(s, &mut o, &mut no);
+    write_optimizer(s, &mut o);
+    Export {
+        text: o,
+        no_equivalent: no,
+    }
+}
 
-    // Data parallelism: FSDP2 shards over `data_parallel_shard_degree` and replicates over
-    // `data_parallel_replicate_degree` (HSDP); ZeRO 0 is plain replication (DDP).
-    let (replicate, shard) = match p.zero_stage {
+/// Appends `l` and a newline to `o`.
+fn line(o: &mut String, l: String) {
+    o.push_str(&l);
+    o.push('\n');
+}
+
+/// The data-parallel degrees `(replicate, shard)`: FSDP2 shards over
+/// `data_parallel_shard_degree` and replicates over `data_parallel_replicate_degree` (HSDP);
+/// ZeRO 0 is plain replication (DDP). ZeRO-1/2 have no torchtitan form (noted in `no`).
+fn data_parallel_degrees(s: &Scenario, no: &mut Vec<String>) -> (u64, u64) {
+    let p = &s.parallel;
+    match p.zero_stage {
         0 => (p.dp, 1),
         3 => {
             let shard = p.shard_ranks().clamp(1, p.dp.max(1));
@@ -39,7 +61,14 @@ pub fn job_config(s: &Scenario) -> Export {
             ));
             (1, p.dp)
         }
-    };
+    }
+}
+
+/// The settings of `s` torchtitan has no key for, each a sentence, in `no`.
+fn no_equivalents(s: &Scenario, pure_bf16: bool, no: &mut Vec<String>) {
+    let m = &s.model;
+    let t = &s.training;
+    let p = &s.parallel;
     no.push(format!(
         "model shape: torchtitan selects the architecture by a registered flavor; {} layers, hidden {}, {} heads ({} KV), FFN {}, vocab {} must match the flavor's ModelArgs.",
         m.layers, m.hidden, m.heads, m.kv_heads(), m.ffn_hidden(), m.vocab
@@ -70,10 +99,6 @@ pub fn job_config(s: &Scenario) -> Export {
     if t.precision == Precision::Nvfp4 {
         no.push("NVFP4 GEMMs: torchtitan's converters have no NVFP4 recipe (float8 and MXFP8 only); written as bf16.".into());
     }
-    // No master copy: torchtitan's `training.dtype = "bfloat16"` keeps parameters, gradients
-    // and optimizer states in bf16 with no fp32 copy (`torchtitan/config/configs.py` l. 87-92
-    // @b5bcd76); it has no 16-bit master-free mode with fp32 gradients or moments.
-    let pure_bf16 = crate::engine::memory::states::no_master_copy(s);
     if !t.grad_reduce_in_fp32() && t.precision != Precision::Fp32 && !pure_bf16 {
         no.push("16-bit gradient reduction: torchtitan's mixed_precision_reduce accepts float32 only; written as float32.".into());
     }
@@ -86,13 +111,14 @@ pub fn job_config(s: &Scenario) -> Export {
             no.push("master_weights none with fp32 moments or gradients: torchtitan's training.dtype bfloat16 puts parameters, gradients and optimizer states all in bf16.".into());
         }
     }
+}
 
-    let line = |o: &mut String, l: String| {
-        o.push_str(&l);
-        o.push('\n');
-    };
+/// The title, the no-equivalent notes, `[job]` and `[model]`.
+fn write_header(s: &Scenario, no: &[String], o: &mut String) {
+    let m = &s.model;
+    let t = &s.training;
     line(
-        &mut o,
+        o,
         format!(
             "# torchtitan job config for {} (paracalc)",
             if m.name.is_empty() {
@@ -102,22 +128,22 @@ pub fn job_config(s: &Scenario) -> Export {
             }
         ),
     );
-    for n in &no {
-        line(&mut o, format!("# no equivalent: {n}"));
+    for n in no {
+        line(o, format!("# no equivalent: {n}"));
     }
-    line(&mut o, String::new());
-    line(&mut o, "[job]".into());
+    line(o, String::new());
+    line(o, "[job]".into());
     line(
-        &mut o,
+        o,
         format!(
             "description = {}",
             quote(&format!("{} on {} GPUs", m.name, s.cluster.num_gpus))
         ),
     );
-    line(&mut o, String::new());
-    line(&mut o, "[model]".into());
+    line(o, String::new());
+    line(o, "[model]".into());
     line(
-        &mut o,
+        o,
         format!(
             "name = {}",
             quote(if m.moe.is_some() {
@@ -127,50 +153,57 @@ pub fn job_config(s: &Scenario) -> Export {
             })
         ),
     );
-    line(&mut o, format!("flavor = {}", quote("custom")));
+    line(o, format!("flavor = {}", quote("custom")));
     if t.precision == Precision::Fp8 {
-        line(&mut o, "converters = [\"float8\"]".into());
+        line(o, "converters = [\"float8\"]".into());
     }
-    line(&mut o, String::new());
-    line(&mut o, "[training]".into());
+    line(o, String::new());
+}
+
+/// `[training]`: batch, sequence, dtypes and steps.
+fn write_training(s: &Scenario, pure_bf16: bool, o: &mut String) {
+    let m = &s.model;
+    let t = &s.training;
+    line(o, "[training]".into());
     let local = t.micro_batch.max(1);
-    line(&mut o, format!("local_batch_size = {local}"));
-    line(&mut o, format!("global_batch_size = {}", t.global_batch));
-    line(&mut o, format!("seq_len = {}", m.seq_len));
+    line(o, format!("local_batch_size = {local}"));
+    line(o, format!("global_batch_size = {}", t.global_batch));
+    line(o, format!("seq_len = {}", m.seq_len));
     if pure_bf16 {
-        line(&mut o, format!("dtype = {}", quote("bfloat16")));
+        line(o, format!("dtype = {}", quote("bfloat16")));
     }
     let param = match t.precision {
         Precision::Fp32 => "float32",
         Precision::Fp16 => "float16",
         Precision::Bf16 | Precision::Fp8 | Precision::Nvfp4 => "bfloat16",
     };
-    line(&mut o, format!("mixed_precision_param = {}", quote(param)));
+    line(o, format!("mixed_precision_param = {}", quote(param)));
     // torchtitan reduces FSDP gradients in fp32 only (`mixed_precision_reduce:
     // Literal["float32"]`, torchtitan/config/configs.py l. 102 @b5bcd76); a 16-bit reduction
     // is listed as having no equivalent above.
-    line(
-        &mut o,
-        format!("mixed_precision_reduce = {}", quote("float32")),
-    );
+    line(o, format!("mixed_precision_reduce = {}", quote("float32")));
     if let Some(tokens) = t.train_tokens {
         let steps = (tokens / (t.global_batch.max(1) as f64 * m.seq_len.max(1) as f64)).ceil();
         if steps.is_finite() && steps >= 1.0 {
-            line(&mut o, format!("steps = {steps:.0}"));
+            line(o, format!("steps = {steps:.0}"));
         }
     }
-    line(&mut o, String::new());
-    line(&mut o, "[parallelism]".into());
-    line(
-        &mut o,
-        format!("data_parallel_replicate_degree = {replicate}"),
-    );
-    line(&mut o, format!("data_parallel_shard_degree = {shard}"));
-    line(&mut o, format!("tensor_parallel_degree = {}", p.tp));
-    line(&mut o, format!("pipeline_parallel_degree = {}", p.pp));
-    line(&mut o, format!("context_parallel_degree = {}", p.cp));
+    line(o, String::new());
+}
+
+/// `[parallelism]`: the degrees and the pipeline schedule.
+fn write_parallelism(s: &Scenario, (replicate, shard): (u64, u64), o: &mut String) {
+    let m = &s.model;
+    let t = &s.training;
+    let p = &s.parallel;
+    line(o, "[parallelism]".into());
+    line(o, format!("data_parallel_replicate_degree = {replicate}"));
+    line(o, format!("data_parallel_shard_degree = {shard}"));
+    line(o, format!("tensor_parallel_degree = {}", p.tp));
+    line(o, format!("pipeline_parallel_degree = {}", p.pp));
+    line(o, format!("context_parallel_degree = {}", p.cp));
     if m.moe.is_some() {
-        line(&mut o, format!("expert_parallel_degree = {}", p.ep));
+        line(o, format!("expert_parallel_degree = {}", p.ep));
     }
     if p.pp > 1 {
         let schedule = match (p.schedule(), p.vp > 1) {
@@ -179,11 +212,11 @@ pub fn job_config(s: &Scenario) -> Export {
             _ => "1F1B",
         };
         line(
-            &mut o,
+            o,
             format!("pipeline_parallel_schedule = {}", quote(schedule)),
         );
         line(
-            &mut o,
+            o,
             format!(
                 "pipeline_parallel_microbatch_size = {}",
                 t.micro_batch.max(1)
@@ -192,7 +225,7 @@ pub fn job_config(s: &Scenario) -> Export {
         if p.vp > 1 {
             let stages = p.pp.saturating_mul(p.vp).max(1);
             line(
-                &mut o,
+                o,
                 format!(
                     "pipeline_parallel_layers_per_stage = {}",
                     (m.layers / stages).max(1)
@@ -202,20 +235,25 @@ pub fn job_config(s: &Scenario) -> Export {
     }
     if p.tp > 1 {
         line(
-            &mut o,
+            o,
             format!("enable_async_tensor_parallel = {}", p.tp_comm_overlap()),
         );
     }
-    line(&mut o, String::new());
-    line(&mut o, "[activation_checkpoint]".into());
+    line(o, String::new());
+}
+
+/// `[activation_checkpoint]`; a recompute-module list has no torchtitan form (noted in `no`).
+fn write_checkpoint(s: &Scenario, o: &mut String, no: &mut Vec<String>) {
+    let t = &s.training;
+    line(o, "[activation_checkpoint]".into());
     let mode = match t.recompute {
         Recompute::None => "none",
         Recompute::Selective => "selective",
         Recompute::Full => "full",
     };
-    line(&mut o, format!("mode = {}", quote(mode)));
+    line(o, format!("mode = {}", quote(mode)));
     if t.recompute == Recompute::Selective {
-        line(&mut o, format!("selective_ac_option = {}", quote("op")));
+        line(o, format!("selective_ac_option = {}", quote("op")));
         // torchtitan checkpoints per operator; Megatron-LM's modules (its `selective` is
         // core_attn) have no per-module switch there.
         if let Some(m) = s.recompute_modules() {
@@ -225,20 +263,21 @@ pub fn job_config(s: &Scenario) -> Export {
             ));
         }
     }
-    line(&mut o, String::new());
-    line(&mut o, "[optimizer]".into());
-    line(&mut o, format!("name = {}", quote("AdamW")));
+    line(o, String::new());
+}
+
+/// `[optimizer]`.
+fn write_optimizer(s: &Scenario, o: &mut String) {
+    let t = &s.training;
+    line(o, "[optimizer]".into());
+    line(o, format!("name = {}", quote("AdamW")));
     // bf16 Adam moments: torchtitan's `fused_opt_states_bf16` (components/optimizer/optimizer.py
     // @b5bcd76, docs/bf16_optimizer_states.md).
     if t.optimizer_states() == crate::scenario::OptimizerStates::Bf16 {
         line(
-            &mut o,
+            o,
             format!("implementation = {}", quote("fused_opt_states_bf16")),
         );
-    }
-    Export {
-        text: o,
-        no_equivalent: no,
     }
 }
 

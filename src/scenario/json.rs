@@ -18,6 +18,9 @@
 //!   object;
 //! - a custom GPU copied from the validation data's `gpus.json` may carry its bookkeeping keys
 //!   ([`GPU_BOOKKEEPING`]): accepted and ignored.
+//!
+//! Children: [`parse`] (JSON text in), [`read`] (a scenario from a parsed value), [`write`] (a
+//! scenario as a JSON tree), [`text`] (JSON text out).
 
 pub mod parse;
 pub(crate) mod read;

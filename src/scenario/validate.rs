@@ -193,8 +193,8 @@ fn divisibility_rules(c: &mut Checker, s: &Scenario) {
                 p.tp, m.heads
             ),
         );
-    } else if c.ok(&[Tp, Heads, KvHeads]) && kv % p.tp != 0 {
-        c.push(Tp, format!("tensor parallel {} does not divide {kv} key/value heads (Megatron requires the KV groups to split evenly).", p.tp));
+    } else if c.ok(&[Tp, Heads, KvHeads]) && !s.tp_splits_kv_heads(p.tp) {
+        c.push(Tp, format!("tensor parallel {} does not divide {kv} key/value heads (Megatron-LM also runs a multiple of them, each rank keeping one; other stacks need the KV heads to split evenly).", p.tp));
     }
     if c.ok(&[Cp, SeqLen]) && m.seq_len % p.cp != 0 {
         c.push(

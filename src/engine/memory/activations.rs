@@ -38,37 +38,9 @@
 //! ([`in_flight_micro_batches`], [FORMULAS.md](crate::docs::formulas) §5.3), plus the embedding terms on stage 0 and the
 //! output layer and logits on the last stage (Megatron `compute_activation_memory`).
 
+use crate::engine::per_gpu::{element_bytes, micro_batches, tokens_per_gpu};
 use crate::engine::shape::Shape;
 use crate::scenario::{LossKernel, Precision, Recompute, RecomputeModules, Scenario, Schedule};
-
-/// Bytes of one stored activation element: 4 for fp32 training, 2 otherwise (16-bit activations;
-/// FP8 training keeps bf16 activations outside the GEMMs).
-pub fn element_bytes(s: &Scenario) -> f64 {
-    element_bytes_of(s.training.precision)
-}
-
-/// [`element_bytes`] for a precision: 4 for fp32, else 2 (the time half's message and traffic
-/// sizes use the same value).
-pub fn element_bytes_of(precision: Precision) -> f64 {
-    if precision == Precision::Fp32 {
-        4.0
-    } else {
-        2.0
-    }
-}
-
-/// Tokens of one micro-batch on one GPU: `b·s/c`.
-#[inline]
-pub fn tokens_per_gpu(s: &Scenario) -> f64 {
-    s.training.micro_batch as f64 * s.model.seq_len as f64 / s.parallel.cp.max(1) as f64
-}
-
-/// Micro-batches per pipeline per step, `m = B/(b·d)` (at least 1).
-#[inline]
-pub fn micro_batches(s: &Scenario) -> u64 {
-    let per = s.training.micro_batch.saturating_mul(s.parallel.dp).max(1);
-    (s.training.global_batch / per).max(1)
-}
 
 /// Activation bytes of one layer for one micro-batch, split by how tensor parallelism treats them.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -114,7 +86,6 @@ pub fn layer_activations_full_of(s: &Scenario, d: &Shape) -> LayerActivations {
     let Shape {
         h,
         q,
-        kv,
         o,
         heads: a,
         c_ffn: c,
@@ -125,7 +96,9 @@ pub fn layer_activations_full_of(s: &Scenario, d: &Shape) -> LayerActivations {
     // dropout masks 2h.
     let replicated = tok * (2.0 * e * h + e * h + e * h + 2.0 * h) / sp_div;
     let latents = tok * e * (d.q_lora + d.kv_lora + d.k_rope);
-    let attention = tok * e * (q + 2.0 * kv + o) / t + latents;
+    // Megatron-LM with more TP ranks than KV heads: each rank keeps one whole K and V head.
+    let kv_rank = d.kv_rank(t, s.tp_replicates_kv_heads());
+    let attention = tok * e * ((q + o) / t + 2.0 * kv_rank) + latents;
     let mlp = if d.is_moe() {
         super::experts::moe_mlp_bytes(s, d)
     } else {

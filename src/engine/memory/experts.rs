@@ -20,7 +20,7 @@
 //!   and output, or SwiGLU gate, up and product), and what the probability weighting keeps to
 //!   form the gradient of the routing probabilities ([`combine_bytes_per_row`]).
 
-use super::activations::{element_bytes, tokens_per_gpu};
+use crate::engine::per_gpu::{element_bytes, tokens_per_gpu};
 use crate::engine::shape::Shape;
 use crate::scenario::Scenario;
 

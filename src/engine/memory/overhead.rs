@@ -3,6 +3,7 @@
 //! [`crate::scenario::Overhead`].
 
 use super::params::GpuParams;
+use crate::engine::bucket::GradBucket;
 use crate::scenario::Scenario;
 
 /// Bytes in a GiB.
@@ -18,12 +19,6 @@ pub fn communicators(s: &Scenario) -> u64 {
         .count() as u64
 }
 
-/// Megatron-LM's default DDP bucket: `max(4·10⁷, 10⁶·dp)` parameters
-/// (`distributed_data_parallel.py`, [FORMULAS.md](crate::docs::formulas) §7.6).
-pub fn default_bucket_params(dp: u64) -> f64 {
-    (1.0e6 * dp as f64).max(4.0e7)
-}
-
 /// Transient buffers of one GPU besides activations, bytes:
 /// - **ZeRO-3 without pipelining**: the gathered 16-bit working copy and 16-bit gradient of the
 ///   largest module (DeepSpeed `estimate_zero3_model_states_mem_needs`: `4·P_ℓ`), plus the
@@ -37,9 +32,10 @@ pub fn default_bucket_params(dp: u64) -> f64 {
 ///   FSDP2 with pipelining does this (`reshard_after_forward=False`, gradient sync only on the last
 ///   micro-batch, unsharded accumulation in the fp32 reduce dtype); Megatron and DeepSpeed do not
 ///   combine ZeRO-3 with pipelining at all.
-/// - **ZeRO-2**: one gradient bucket of unsharded gradients before its reduce-scatter,
-///   `parallel.bucket_mb` (MB) or Megatron's default bucket ([`default_bucket_params`] × 4 B, or
-///   × 2 B with 16-bit gradients, `training.grad_reduce_in_fp32 = false`).
+/// - **ZeRO-2**: one gradient bucket of unsharded gradients before its reduce-scatter, the
+///   bucket the time model reduces ([`GradBucket`]: `parallel.bucket_mb` MB, else DeepSpeed's
+///   `reduce_bucket_size` of 5·10⁸ 16-bit gradients, the `ipg_buffer` of `stage_1_and_2.py`),
+///   at most the stage's gradients.
 /// - **ZeRO 0/1**: none (Megatron's gradient buckets are views into the fp32 gradient buffer).
 pub fn other_buffers_bytes(s: &Scenario, p: &GpuParams) -> f64 {
     let (w, g, _) = super::states::scenario_bytes_per_param(s);
@@ -47,11 +43,7 @@ pub fn other_buffers_bytes(s: &Scenario, p: &GpuParams) -> f64 {
     match s.parallel.zero_stage {
         3 if s.parallel.pp > 1 => (w + g + fp8) * p.total(),
         3 => (3.0 * w + fp8) * p.largest_module,
-        2 => match s.parallel.bucket_mb {
-            Some(mb) => mb * 1.0e6,
-            None => default_bucket_params(s.parallel.dp) * g,
-        }
-        .min(g * p.total()),
+        2 => GradBucket::of(s).bytes.min(g * p.total()),
         _ => 0.0,
     }
 }

@@ -12,8 +12,63 @@
 //! [`RunRows::peak_candidates`]).
 
 use super::activations::InFlight;
-use crate::engine::estimate::StageMemory;
 use serde::{Serialize, Serializer};
+
+/// Memory of one GPU of one pipeline stage (all its `vp` chunks), in bytes.
+/// `total_bytes = weights + gradients + optimizer + activations + other`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct StageMemory {
+    /// Pipeline rank, from 0.
+    pub stage: u64,
+    /// Transformer layers on this stage.
+    pub layers: u64,
+    /// Parameters held by one GPU of this stage (after TP/PP/EP/ZeRO-3 sharding).
+    pub params: f64,
+    /// Weights (working copies in the training precision, FP8 copies included), bytes.
+    pub weights_bytes: f64,
+    /// Gradients (incl. fp32 accumulation buffers), bytes.
+    pub gradients_bytes: f64,
+    /// Optimizer states (fp32 master weights and Adam moments), bytes.
+    pub optimizer_bytes: f64,
+    /// Activations of all in-flight micro-batches (incl. embedding/logits terms), bytes.
+    pub activations_bytes: f64,
+    /// Framework overhead: `cuda_context + comm_buffers + allocator_reserve + other_buffers`.
+    pub other_bytes: f64,
+    /// Part of `other_bytes`: CUDA context.
+    pub cuda_context_bytes: f64,
+    /// Part of `other_bytes`: NCCL/communication buffers.
+    pub comm_buffers_bytes: f64,
+    /// Part of `other_bytes`: allocator reserve and fragmentation.
+    pub allocator_reserve_bytes: f64,
+    /// Part of `other_bytes`: transient buffers (gathered ZeRO-3 parameters, gradient buckets…).
+    pub other_buffers_bytes: f64,
+    /// Part of `weights_bytes`: the routed experts' weights (0 for a dense model).
+    pub expert_weights_bytes: f64,
+    /// Part of `gradients_bytes`: the routed experts' gradients.
+    pub expert_gradients_bytes: f64,
+    /// Part of `optimizer_bytes`: the routed experts' optimizer states.
+    pub expert_optimizer_bytes: f64,
+    /// Micro-batches whose activations this stage holds at its peak.
+    pub in_flight_micro_batches: f64,
+    /// Host (CPU) memory this GPU's offloaded optimizer states and activations take, bytes;
+    /// not part of `total_bytes` (`training.optimizer_offload`, `training.activation_offload`).
+    pub host_bytes: f64,
+    /// Sum of the five parts.
+    pub total_bytes: f64,
+}
+
+impl StageMemory {
+    /// What PyTorch's caching allocator reserves (`torch.cuda.max_memory_reserved()`): the total
+    /// without the CUDA context and the NCCL buffers, which are allocated outside it.
+    pub fn allocator_reserved_bytes(&self) -> f64 {
+        self.total_bytes - self.cuda_context_bytes - self.comm_buffers_bytes
+    }
+
+    /// `weights + gradients + optimizer`.
+    pub fn model_states_bytes(&self) -> f64 {
+        self.weights_bytes + self.gradients_bytes + self.optimizer_bytes
+    }
+}
 
 /// What every rank's row of one estimate reads besides its run: the per-stage terms that do
 /// not depend on what a rank holds.

@@ -23,7 +23,7 @@
 //! assert_eq!(judge(90.0, 80.0, 0.06), Verdict::DoesNotFit);
 //! ```
 
-use crate::engine::estimate::StageMemory;
+use super::rows::StageMemory;
 use serde::Serialize;
 
 /// The peak-memory band the engine uses when no evidence is at hand, as a fraction of the peak:

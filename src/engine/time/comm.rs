@@ -126,6 +126,17 @@ pub enum Link {
     Network,
 }
 
+/// Fraction of compute lost while a collective on `link` overlaps it: NCCL runs as kernels on
+/// SMs (Calculon `systems/*.json` `processor_usage`: NVLink 0.15, InfiniBand 0.02;
+/// FORMULAS.md §7.7).
+pub fn sm_usage(link: Link) -> f64 {
+    match link {
+        Link::Nvlink => 0.15,
+        Link::Network => 0.02,
+        Link::None => 0.0,
+    }
+}
+
 /// A communication group: its size, placement, link and bandwidths.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Group {

@@ -13,34 +13,8 @@
 //! public kernel benchmarks (cited per constant); nothing reads the validation data.
 
 use super::fp8::Fp8Gemms;
+pub use super::generation::Generation;
 use crate::scenario::{Fp8Recipe, GpuSpec, Precision};
-
-/// GPU families that share kernel efficiencies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Generation {
-    /// V100: fp16 tensor cores, no bf16/tf32.
-    Volta,
-    /// A100: bf16/tf32 tensor cores, no FP8.
-    Ampere,
-    /// H100/H200 (and other ~1 PFLOP/s bf16 parts such as MI300X).
-    Hopper,
-    /// B200/GB200/GB300.
-    Blackwell,
-}
-
-impl Generation {
-    /// Classifies a GPU by its tensor-core peaks (works for custom GPUs too): no bf16 → Volta;
-    /// no FP8 → Ampere; bf16 below 1.5 PFLOP/s → Hopper; otherwise Blackwell.
-    pub fn of(gpu: &GpuSpec) -> Generation {
-        let p = gpu.peak_tflops;
-        match (p.bf16, p.fp8) {
-            (None, _) => Generation::Volta,
-            (Some(_), None) => Generation::Ampere,
-            (Some(b), Some(_)) if b < 1500.0 => Generation::Hopper,
-            _ => Generation::Blackwell,
-        }
-    }
-}
 
 /// Kernel efficiencies of one GPU generation.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -278,7 +252,7 @@ impl Device {
         let p16 = sixteen_bit_tflops(gpu);
         // Activations are 16-bit outside fp32 training, FP8 included (the memory half's
         // `element_bytes_of`); FP8 GEMM operands are 1 byte.
-        let act_bytes = crate::engine::memory::activations::element_bytes_of(precision);
+        let act_bytes = crate::engine::per_gpu::element_bytes_of(precision);
         let peak = peak_tflops(gpu, precision);
         // FP8: the recipe's kernel rate and its casts ([`super::fp8::gemms`]); without an
         // FP8 recipe for this GPU the GEMMs run 16-bit.

@@ -4,47 +4,12 @@
 
 use super::inputs::Inputs;
 use super::layer::sm_usage;
-use super::stack::DEEPSPEED_REDUCE_BUCKET_ELEMENTS;
 use super::stage::StageTimes;
 use super::zero3::Zero3Layer;
 
-/// Megatron DDP's default bucket, elements (`DistributedDataParallelConfig.bucket_size`:
-/// `max(40_000_000, 1_000_000·dp)`).
-pub const MEGATRON_BUCKET_ELEMENTS: f64 = 4e7;
-
-/// Bytes of one reduced gradient element: ZeRO-2, and DeepSpeed at every stage, reduce the
-/// 16-bit gradients (DeepSpeed's `communication_data_type` defaults to the gradients' dtype,
-/// `stage_1_and_2.py` reduces the model's fp16/bf16 `.grad` buckets), except its
-/// `BF16_Optimizer`, which all-reduces its fp32 accumulators ([`super::grad_accumulation`]);
-/// Megatron DDP and the
-/// distributed optimizer reduce the main gradients (fp32 with
-/// `accumulate_allreduce_grads_in_fp32`, the parameter dtype with `grad_reduce_in_fp32` off).
+/// Bytes of one reduced gradient element ([`crate::engine::bucket::GradBucket::with`]).
 pub(crate) fn reduced_grad_bytes(x: &Inputs) -> f64 {
-    if x.stack.bf16_optimizer {
-        x.main_grad_bytes
-    } else if x.s.parallel.zero_stage >= 2
-        || x.stack.framework == crate::scenario::Framework::Deepspeed
-    {
-        x.pbytes
-    } else {
-        x.main_grad_bytes
-    }
-}
-
-/// The gradient bucket of the data-parallel reduction, bytes: `parallel.bucket_mb` MB, else the
-/// framework default in elements times the reduced gradient's bytes: DeepSpeed's
-/// `reduce_bucket_size` for ZeRO-2, else Megatron DDP's `bucket_size = max(4·10⁷, 10⁶·n)` for a
-/// reduction group of `n = dp·cp` ranks (Megatron-LM `distributed_data_parallel_config.py` /
-/// `training.py`, which reduce over the data-parallel group with context parallelism). The
-/// bucket-size chart marks this value ([`crate::engine::TimeEstimate::dp_bucket_bytes`]).
-pub(crate) fn bucket_bytes(x: &Inputs) -> f64 {
-    let par = &x.s.parallel;
-    let grad_bytes = reduced_grad_bytes(x);
-    match par.bucket_mb {
-        Some(mb) => (mb * 1e6).max(1.0),
-        None if par.zero_stage == 2 => DEEPSPEED_REDUCE_BUCKET_ELEMENTS * grad_bytes,
-        None => MEGATRON_BUCKET_ELEMENTS.max(1e6 * x.groups.dp.n) * grad_bytes,
-    }
+    x.bucket.grad_bytes
 }
 
 /// The data-parallel communication of one step on one GPU of the critical stage.
@@ -96,7 +61,7 @@ impl DpStep {
         }
         let u_dp = sm_usage(dp_g.link);
         let g = stage_params * reduced_grad_bytes(x);
-        let bucket = bucket_bytes(x);
+        let bucket = x.bucket.bytes;
         let k = (g / bucket).ceil().max(1.0);
         // ZeRO-0 and DeepSpeed's `BF16_Optimizer` all-reduce the gradients; ZeRO-1/2
         // reduce-scatter them.

@@ -12,7 +12,7 @@
 //!
 //! Which GEMMs stay 16-bit: the output layer (`Device::gemm16_s`), the router, attention's core.
 
-use super::compute::Generation;
+use super::generation::Generation;
 use crate::scenario::{Fp8Recipe, Framework, GpuSpec, Precision};
 
 /// How one FP8 recipe runs linear layers on one GPU generation.

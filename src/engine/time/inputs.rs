@@ -5,9 +5,10 @@ use super::compute::{Device, Generation};
 use super::groups::Groups;
 use super::routing::Routing;
 use super::stack::Stack;
-use crate::engine::memory::activations::{micro_batches, tokens_per_gpu};
+use crate::engine::bucket::GradBucket;
 use crate::engine::memory::params::ShardedParams;
 use crate::engine::memory::states::scenario_bytes_per_param;
+use crate::engine::per_gpu::{element_bytes_of, micro_batches, tokens_per_gpu};
 use crate::engine::shape::Shape;
 use crate::scenario::{GpuSpec, Scenario};
 
@@ -65,6 +66,8 @@ pub(crate) struct Inputs<'a> {
     pub main_grad_bytes: f64,
     /// ZeRO stage 3 / FSDP full sharding.
     pub zero3: bool,
+    /// The gradient bucket of the data-parallel reduction and its element's bytes.
+    pub bucket: GradBucket,
 }
 
 /// The layer shape and per-GPU parameter counts of `s`, as the memory model works them out
@@ -88,6 +91,7 @@ impl<'a> Inputs<'a> {
         let (pbytes, main_grad_bytes, _) = scenario_bytes_per_param(s);
         let m = micro_batches(s);
         let (d, sharded) = (&worked.0, &worked.1);
+        let stack = Stack::of(s, gpu);
         Inputs {
             s,
             gpu,
@@ -98,7 +102,7 @@ impl<'a> Inputs<'a> {
                 &s.calibration,
             ),
             groups,
-            stack: Stack::of(s, gpu),
+            stack,
             routing: Routing::of(s.model.moe.as_ref(), d.k, d.experts),
             gen: Generation::of(gpu),
             t: par.tp.max(1),
@@ -113,10 +117,11 @@ impl<'a> Inputs<'a> {
             m,
             mf: m as f64,
             tok: tokens_per_gpu(s),
-            ab: crate::engine::memory::activations::element_bytes_of(s.training.precision),
+            ab: element_bytes_of(s.training.precision),
             pbytes,
             main_grad_bytes,
             zero3: par.zero_stage >= 3,
+            bucket: GradBucket::with(s, pbytes, main_grad_bytes, stack.bf16_optimizer),
         }
     }
 }

@@ -7,7 +7,7 @@
 
 use super::async_tp::BlockGemms;
 use super::attention;
-use super::comm::Link;
+pub use super::comm::sm_usage;
 use super::compute::Device;
 use super::inputs::Inputs;
 use super::layer_comm::{CpCosts, TpCosts};
@@ -496,17 +496,6 @@ fn op_sac_gemms_s(
         }
     }
     t
-}
-
-/// Fraction of compute lost while a collective on `link` overlaps it: NCCL runs as kernels on
-/// SMs (Calculon `systems/*.json` `processor_usage`: NVLink 0.15, InfiniBand 0.02;
-/// FORMULAS.md §7.7).
-pub fn sm_usage(link: Link) -> f64 {
-    match link {
-        Link::Nvlink => 0.15,
-        Link::Network => 0.02,
-        Link::None => 0.0,
-    }
 }
 
 #[cfg(test)]

@@ -2,9 +2,9 @@
 //! per micro-batch, with the part that compute hides.
 
 use super::async_tp::{AsyncTpLayer, BlockGemms};
-use super::comm::Group;
+use super::comm::sm_usage;
+pub use super::cp_exchange::CpCosts;
 use super::inputs::Inputs;
-use super::layer::sm_usage;
 use super::stack::CpMechanism;
 use super::userbuffers::{sm_count, UbLayer};
 use crate::scenario::{Framework, Recompute};
@@ -166,6 +166,17 @@ impl TpCosts {
         } else {
             (fwd_total, bwd_total)
         };
+        // More TP ranks than KV heads (Megatron-LM f7dfb99, PR #2565, `SelfAttention.
+        // get_query_key_value_tensors`): each rank all-gathers the fused QKV output over TP
+        // (`all_gather_last_dim_from_tensor_parallel_region`) and keeps its group's slice; the
+        // backward reduce-scatters the gradient back. Nothing overlaps them.
+        let qkv_gather = if x.s.tp_replicates_kv_heads() {
+            g.gather_s(x.tok * (x.d.q + 2.0 * x.d.kv) * x.ab)
+        } else {
+            0.0
+        };
+        let (fwd_total, fwd_exp) = (fwd_total + qkv_gather, fwd_exp + qkv_gather);
+        let (bwd_total, bwd_exp) = (bwd_total + qkv_gather, bwd_exp + qkv_gather);
         let full = x.s.training.recompute == Recompute::Full;
         // Full recomputation repeats every forward collective (but the one that closes the
         // layer when it stops early); per-op selective checkpointing (with flash attention) of a
@@ -211,23 +222,6 @@ impl TpCosts {
     }
 }
 
-/// Context-parallel ring of one layer, seconds per micro-batch.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct CpCosts {
-    /// K and V chunk one rank sends per ring step, bytes.
-    pub kv_msg: f64,
-    /// All steps forward.
-    pub fwd_total: f64,
-    /// All steps backward.
-    pub bwd_total: f64,
-    /// The forward exchange again in the recomputed forward (full recomputation), else 0.
-    pub rc_total: f64,
-    /// Bytes one rank sends, forward, recomputed forward and backward.
-    pub bytes: f64,
-    /// Exposed time, plus the SM share the hidden part takes from compute.
-    pub exposed: f64,
-}
-
 impl CpCosts {
     /// The exchange of `x`'s stack ([`CpMechanism`]): PyTorch's ring ([`super::ring::costs`]) or
     /// the P2P ring ([`CpCosts::p2p`]); `attn_fwd`, `attn_bwd` are the attention kernels'
@@ -260,35 +254,12 @@ impl CpCosts {
             (if full { 4.0 } else { 3.0 }) * cpm1 * kv_msg,
         )
     }
-
-    /// The costs of an exchange on `g` whose forward takes `fwd` = (total, exposed) seconds and
-    /// backward `bwd`; full recomputation (`full`) runs the forward exchange again; the hidden
-    /// part takes its SM share ([`sm_usage`]). `bytes`: what one rank sends in all.
-    pub(crate) fn assemble(
-        g: &Group,
-        kv_msg: f64,
-        fwd: (f64, f64),
-        bwd: (f64, f64),
-        full: bool,
-        bytes: f64,
-    ) -> CpCosts {
-        let rc = if full { 1.0 } else { 0.0 };
-        let exp = (1.0 + rc) * fwd.1 + bwd.1;
-        let total = (1.0 + rc) * fwd.0 + bwd.0;
-        CpCosts {
-            kv_msg,
-            fwd_total: fwd.0,
-            bwd_total: bwd.0,
-            rc_total: rc * fwd.0,
-            bytes,
-            exposed: exp + sm_usage(g.link) * (total - exp).max(0.0),
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::time::comm::Group;
     use crate::scenario::gpu_preset;
 
     #[test]
@@ -342,6 +313,47 @@ mod tests {
             let l = super::super::layer::LayerCosts::of(x);
             (l.tp, l.gemm_fwd, l.gemm_col_fwd)
         })
+    }
+
+    #[test]
+    fn more_tp_ranks_than_kv_heads_gather_the_fused_qkv() {
+        // A Llama-3-70B-like layer with 4 KV heads at TP 8 (Megatron-LM f7dfb99): the same layer
+        // with 8 KV heads moves the same SP collectives; with 4 each rank also all-gathers the
+        // QKV output, 8192 tokens × (8192 + 2·512) × 2 B, forward, and reduce-scatters its
+        // gradient backward, both exposed.
+        let layer = |kv_heads: u64, framework: &str| {
+            let s = crate::scenario::parse(&format!(
+                r#"{{"model": {{"name": "m", "layers": 80, "hidden": 8192, "heads": 64,
+                     "kv_heads": {kv_heads}, "ffn_hidden": 28672, "ffn_act": "swiglu",
+                     "vocab": 128256, "seq_len": 8192}},
+                  "training": {{"global_batch": 64, "micro_batch": 1, "precision": "bf16",
+                     "recompute": "none", "flash_attention": true, "framework": "{framework}"}},
+                  "parallel": {{"tp": 8, "pp": 1, "dp": 8, "sp": true, "zero_stage": 1}},
+                  "cluster": {{"gpu": "h100-sxm5-80gb", "num_gpus": 64}}}}"#
+            ))
+            .unwrap();
+            let g = super::super::inputs::with_inputs(&s, |x| {
+                x.groups.tp.gather_s(8192.0 * (8192.0 + 2.0 * 512.0) * 2.0)
+            });
+            let tp = super::super::inputs::with_inputs(&s, |x| {
+                super::super::layer::LayerCosts::of(x).tp
+            });
+            (tp, g, s)
+        };
+        let (four, g, s) = layer(4, "megatron");
+        let (eight, _, _) = layer(8, "megatron");
+        assert!(s.tp_replicates_kv_heads());
+        assert!(g > 0.0);
+        assert!((four.fwd_total - eight.fwd_total - g).abs() < 1e-12);
+        assert!((four.bwd_total - eight.bwd_total - g).abs() < 1e-12);
+        assert!((four.fwd_exp - eight.fwd_exp - g).abs() < 1e-12);
+        assert!((four.bwd_exp - eight.bwd_exp - g).abs() < 1e-12);
+        // Other stacks need the KV heads to split evenly: validation rejects the layout.
+        assert!(!s.tp_splits_kv_heads(6) && s.tp_splits_kv_heads(16));
+        let mut titan = s.clone();
+        titan.training.framework = Some(crate::scenario::Framework::Torchtitan);
+        assert!(!titan.tp_splits_kv_heads(8));
+        assert!(titan.validate().is_err());
     }
 
     /// The TP costs of a GPT-like layer (h 4096, tp 2 without SP, bf16, 8 × 2048 tokens) under

@@ -1,9 +1,9 @@
 //! Step 5 of the time model: FLOPs per step and the rates derived from the step time
 //! (tokens/s, TFLOP/s per GPU, MFU/HFU, training time and cost).
 
+use super::breakdown::{FlopsEstimate, Throughput};
 use super::compute;
 use super::flops;
-use crate::engine::estimate::{FlopsEstimate, Throughput};
 use crate::engine::shape::Shape;
 use crate::scenario::{GpuSpec, Precision, Scenario};
 

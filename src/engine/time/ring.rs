@@ -22,8 +22,8 @@
 //! PyTorch launches them). `torch.compile` may fuse some of them; the count is the eager one.
 
 use super::comm::Group;
+use super::cp_exchange::CpCosts;
 use super::inputs::Inputs;
-use super::layer_comm::CpCosts;
 use super::stack::CpMechanism;
 use crate::scenario::Recompute;
 

@@ -5,7 +5,7 @@
 
 use super::attention::AttentionKernel;
 use super::compute::Generation;
-use super::moe::{Bookkeeping, FUSED_BOOKKEEPING, MEGATRON_BOOKKEEPING};
+use super::moe_bookkeeping::{Bookkeeping, FUSED_BOOKKEEPING, MEGATRON_BOOKKEEPING};
 use crate::scenario::{Framework, FsdpStyle, GpuSpec, MoeDispatcher, Scenario};
 
 /// How ZeRO-3 / FSDP gathers parameters and reduces gradients (the scenario's
@@ -181,6 +181,15 @@ pub struct Stack {
 }
 
 impl Stack {
+    /// Whether DeepSpeed's `BF16_Optimizer` runs the step of `s` ([`Stack::bf16_optimizer`]).
+    pub fn bf16_optimizer_of(s: &Scenario) -> bool {
+        s.training.framework() == Framework::Deepspeed
+            && s.training.precision == crate::scenario::Precision::Bf16
+            && s.parallel.pp > 1
+            && s.parallel.zero_stage <= 1
+            && s.training.grad_reduce_in_fp32()
+    }
+
     /// The defaults of `s`'s framework.
     pub fn of(s: &Scenario, gpu: &GpuSpec) -> Stack {
         let framework = s.training.framework();
@@ -228,11 +237,7 @@ impl Stack {
             eager: s.training.eager(),
             unfused_elementwise: framework == Framework::Torchtitan && s.training.eager(),
             recompute_early_stop: s.recompute_early_stop(),
-            bf16_optimizer: framework == Framework::Deepspeed
-                && s.training.precision == crate::scenario::Precision::Bf16
-                && s.parallel.pp > 1
-                && s.parallel.zero_stage <= 1
-                && s.training.grad_reduce_in_fp32(),
+            bf16_optimizer: Stack::bf16_optimizer_of(s),
             sac_regathers: framework == Framework::Torchtitan,
             fsdp_root_ends: framework == Framework::Torchtitan,
         }

@@ -5,8 +5,8 @@ use super::ends::EndCosts;
 use super::inputs::Inputs;
 use super::layer::{sm_usage, AttentionCosts, LayerCosts};
 use super::zero3::Zero3Layer;
-use crate::engine::estimate::MemoryEstimate;
 use crate::engine::layers::StageMixer;
+use crate::engine::memory::MemoryEstimate;
 use crate::engine::runs::{Holds, Run, Runs};
 use crate::scenario::Schedule;
 

@@ -1,0 +1,34 @@
+//! What one GPU processes per micro-batch and per step, read by both halves of an estimate (the
+//! memory model's activations and the time model's inputs): the tokens of one micro-batch on one
+//! GPU, the micro-batches per step and the bytes of one activation element.
+
+use crate::scenario::{Precision, Scenario};
+
+/// Bytes of one stored activation element: 4 for fp32 training, 2 otherwise (16-bit activations;
+/// FP8 training keeps bf16 activations outside the GEMMs).
+pub fn element_bytes(s: &Scenario) -> f64 {
+    element_bytes_of(s.training.precision)
+}
+
+/// [`element_bytes`] for a precision: 4 for fp32, else 2 (the time half's message and traffic
+/// sizes use the same value).
+pub fn element_bytes_of(precision: Precision) -> f64 {
+    if precision == Precision::Fp32 {
+        4.0
+    } else {
+        2.0
+    }
+}
+
+/// Tokens of one micro-batch on one GPU: `b·s/c`.
+#[inline]
+pub fn tokens_per_gpu(s: &Scenario) -> f64 {
+    s.training.micro_batch as f64 * s.model.seq_len as f64 / s.parallel.cp.max(1) as f64
+}
+
+/// Micro-batches per pipeline per step, `m = B/(b·d)` (at least 1).
+#[inline]
+pub fn micro_batches(s: &Scenario) -> u64 {
+    let per = s.training.micro_batch.saturating_mul(s.parallel.dp).max(1);
+    (s.training.global_batch / per).max(1)
+}
