@@ -370,7 +370,12 @@ async fn search_runs_in_slices_with_progress_and_applies_a_clicked_layout() {
     );
 
     // The same report, computed here, locates the best layout on the canvas.
-    let mut searcher = Searcher::new(&s, &SearchSpace::default());
+    // (The page keeps more layouts than it shows: use_search::KEPT.)
+    let space = SearchSpace {
+        top: paracalc::app::hooks::use_search::KEPT,
+        ..SearchSpace::default()
+    };
+    let mut searcher = Searcher::new(&s, &space);
     while !searcher.step(1 << 14) {}
     let report = searcher.report();
     let best = report.best[0];
@@ -394,7 +399,13 @@ async fn search_runs_in_slices_with_progress_and_applies_a_clicked_layout() {
     let rows = root
         .query_selector_all("table.search-best tbody tr")
         .unwrap();
-    assert_eq!(rows.length() as usize, report.best.len());
+    assert_eq!(
+        rows.length() as usize,
+        report
+            .best
+            .len()
+            .min(paracalc::app::hooks::use_search::SHOWN)
+    );
     let use_button: HtmlElement = q(&root, "table.search-best .search-apply")
         .unwrap()
         .dyn_into()

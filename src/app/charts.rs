@@ -332,14 +332,10 @@ pub(crate) fn draw_header<DB: DrawingBackend>(
         &style.text(px::TITLE, p.text).pos(top_left),
         (PAD, 8),
     )?;
-    if !caption.is_empty() {
-        root.draw_text(
-            caption,
-            &style.text(px::SUBTITLE, p.muted).pos(top_left),
-            (PAD, 27),
-        )?;
-    }
     let (w, _) = root.dim_in_pixel();
+    for (line, size, y) in caption_lines(caption, w) {
+        root.draw_text(&line, &style.text(size, p.muted).pos(top_left), (PAD, y))?;
+    }
     for (item, (x, y)) in legend.iter().zip(legend_positions(w, legend)) {
         let c = item.color;
         match item.swatch {
@@ -394,6 +390,49 @@ pub(crate) fn draw_header<DB: DrawingBackend>(
         )?;
     }
     Ok(())
+}
+
+/// The caption under the title as lines that fit a chart `width` px wide, each with its font
+/// size and top: one line at the subtitle size when it fits, else one line a little smaller,
+/// else two lines (broken between words) in the same band above the legend, so no caption is
+/// ever cut off at the canvas edge.
+pub(crate) fn caption_lines(caption: &str, width: u32) -> Vec<(String, f64, i32)> {
+    if caption.is_empty() {
+        return Vec::new();
+    }
+    // The width estimate is approximate: keep 5 % spare.
+    let avail = (f64::from(width) - 2.0 * f64::from(PAD)).max(1.0) * 0.95;
+    let full = text_width(caption, px::SUBTITLE);
+    if full <= avail {
+        return vec![(caption.to_string(), px::SUBTITLE, 27)];
+    }
+    const SMALLEST_ONE_LINE: f64 = 10.5;
+    let one = px::SUBTITLE * avail / full;
+    if one >= SMALLEST_ONE_LINE {
+        return vec![(caption.to_string(), one, 27)];
+    }
+    // Two lines at 10 px: the first takes every word that fits, the second the rest (smaller
+    // still if it must).
+    const TWO: f64 = 10.0;
+    let mut first = String::new();
+    let mut rest = String::new();
+    for word in caption.split(' ') {
+        let next = if first.is_empty() {
+            word.to_string()
+        } else {
+            format!("{first} {word}")
+        };
+        if rest.is_empty() && (first.is_empty() || text_width(&next, TWO) <= avail) {
+            first = next;
+        } else {
+            if !rest.is_empty() {
+                rest.push(' ');
+            }
+            rest.push_str(word);
+        }
+    }
+    let second = (TWO * avail / text_width(&rest, TWO).max(1.0)).min(TWO);
+    vec![(first, TWO, 24), (rest, second, 35)]
 }
 
 /// Draws title and a centred sentence instead of a plot (empty or degenerate data).

@@ -29,6 +29,7 @@ pub mod json_io;
 pub mod measured_box;
 pub mod megatron_panel;
 pub mod model_form;
+pub mod model_size;
 pub mod notices;
 pub mod num_field;
 pub mod parallel_form;

@@ -67,27 +67,23 @@ pub fn pct(f: f64) -> String {
     format!("{} %", sig(f * 100.0))
 }
 
-/// Money with two decimals and thousands separators: `1,234,567.89`.
+/// Money to three significant figures, the precision of an estimate (no cents): `$ 840`,
+/// `$ 12.3 k`, `$ 4.56 M`, `$ 1.20 B`.
 pub fn money(v: f64) -> String {
     if !v.is_finite() {
         return "–".into();
     }
-    let whole = v.trunc().abs() as u128;
-    let cents = ((v.abs().fract()) * 100.0).round() as u128;
-    let (whole, cents) = if cents == 100 {
-        (whole + 1, 0)
+    let a = v.abs();
+    let (x, p) = if a >= 1e9 {
+        (v / 1e9, "\u{a0}B")
+    } else if a >= 1e6 {
+        (v / 1e6, "\u{a0}M")
+    } else if a >= 1e3 {
+        (v / 1e3, "\u{a0}k")
     } else {
-        (whole, cents)
+        return format!("$\u{a0}{v:.0}");
     };
-    let digits = whole.to_string();
-    let mut out = String::new();
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    format!("{}{out}.{cents:02}", if v < 0.0 { "-" } else { "" })
+    format!("$\u{a0}{}{p}", sig(x))
 }
 
 /// Relative change from `a` to `b` as `+12.3 %` (`–` when `a` is 0).
@@ -116,7 +112,9 @@ mod tests {
         assert_eq!(gib(80.0 * 1073741824.0), "80.0 GiB");
         assert_eq!(si(1_234_000.0), "1.23M");
         assert_eq!(pct(0.4567), "45.7 %");
-        assert_eq!(money(1234567.891), "1,234,567.89");
+        assert_eq!(money(1234567.891), "$\u{a0}1.23\u{a0}M");
+        assert_eq!(money(839.6), "$\u{a0}840");
+        assert_eq!(money(12_345.0), "$\u{a0}12.3\u{a0}k");
         assert_eq!(delta(2.0, 3.0), "+50.0 %");
         assert_eq!(delta(0.0, 3.0), "–");
     }

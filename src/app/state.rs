@@ -12,7 +12,7 @@ use crate::app::charts::ChartKind;
 use crate::engine::search::Layout;
 use crate::presets::{self, model_preset, network_preset};
 use crate::scenario::{
-    gpu_preset, Calibration, CustomGpu, FieldId, GpuChoice, Model, Moe, Scenario, Value,
+    gpu_preset, Calibration, CustomGpu, FieldId, GpuChoice, Model, Moe, Recompute, Scenario, Value,
 };
 use crate::share::{self, Notice, Pinned, View};
 
@@ -192,6 +192,98 @@ pub fn fitting_global_batch(s: &Scenario) -> u64 {
     }
     let n = (s.training.global_batch.saturating_add(step / 2) / step).clamp(1, MAX / step);
     n * step
+}
+
+/// Largest cluster an import looks for a fitting layout on.
+pub const IMPORT_MAX_GPUS: u64 = 16_384;
+
+/// After a Hugging Face import, a plan that fits, and what changed to get there (empty: it fit
+/// as it was): the closest fitting layout on the same GPUs
+/// ([`advice::closest_fitting`](crate::engine::advice::closest_fitting)); when none is within
+/// two changes, the fastest fitting layout of a layout search (one chunk per stage, ZeRO-1, the
+/// default schedule) on the same GPUs, then on twice as many, up to [`IMPORT_MAX_GPUS`].
+pub fn fit_imported(s: &mut Scenario) -> Vec<String> {
+    use crate::engine::{advice, estimate, search};
+    let before = s.clone();
+    let fits = |s: &Scenario| estimate(s).is_ok_and(|e| e.memory.fits);
+    if fits(s) {
+        return Vec::new();
+    }
+    let mut said = Vec::new();
+    if estimate(s).is_ok() {
+        if let Some(sug) = advice::closest_fitting(s, 1).into_iter().next() {
+            said.push(sug.describe(s));
+            sug.apply(s);
+            return said;
+        }
+    }
+    let mut n = s.cluster.num_gpus.max(1);
+    while n <= IMPORT_MAX_GPUS {
+        let space = search::SearchSpace {
+            num_gpus: Some(n),
+            max_micro_batch: s.training.micro_batch.max(1),
+            max_vp: 1,
+            vary_cp: false,
+            recompute: vec![Recompute::Selective, Recompute::Full],
+            zero_stages: vec![1],
+            schedules: vec![None],
+            refine_splits: false,
+            top: 1,
+            max_candidates: 200_000,
+            ..search::SearchSpace::default()
+        };
+        if let Some(best) = search::search(s, &space).best.first() {
+            best.layout.apply(s);
+            s.cluster.num_gpus = n;
+            let (a, b) = (&before.parallel, &s.parallel);
+            if n != before.cluster.num_gpus {
+                said.push(format!("GPUs {} → {n}", before.cluster.num_gpus));
+            }
+            said.push(format!(
+                "layout tp {} × pp {} × dp {} × cp {}{} → tp {} × pp {} × dp {} × cp {}{}",
+                a.tp,
+                a.pp,
+                a.dp,
+                a.cp,
+                if before.model.moe.is_some() || a.ep > 1 {
+                    format!(", ep {}", a.ep)
+                } else {
+                    String::new()
+                },
+                b.tp,
+                b.pp,
+                b.dp,
+                b.cp,
+                if s.model.moe.is_some() {
+                    format!(", ep {}", b.ep)
+                } else {
+                    String::new()
+                },
+            ));
+            if s.training.recompute != before.training.recompute {
+                said.push(format!(
+                    "recompute {} → {}",
+                    before.training.recompute.as_str(),
+                    s.training.recompute.as_str()
+                ));
+            }
+            if s.training.micro_batch != before.training.micro_batch {
+                said.push(format!(
+                    "micro-batch {} → {}",
+                    before.training.micro_batch, s.training.micro_batch
+                ));
+            }
+            if b.zero_stage != a.zero_stage {
+                said.push(format!("ZeRO {} → {}", a.zero_stage, b.zero_stage));
+            }
+            return said;
+        }
+        n *= 2;
+    }
+    vec![format!(
+        "no layout of up to {IMPORT_MAX_GPUS} {} fits; the layout is unchanged",
+        s.cluster.gpu_name()
+    )]
 }
 
 /// A custom GPU with the numbers of `s`'s current GPU.
@@ -393,14 +485,23 @@ impl State {
             }
             Action::ImportModel(model, message) => {
                 s.model = *model;
+                let mut said = Vec::new();
                 if s.model.moe.is_none() && s.parallel.ep > 1 {
-                    self.undo = announce(
-                        format!("Dense model imported: set ep {} → 1.", s.parallel.ep),
-                        false,
-                    );
+                    said.push(format!("dense model: ep {} → 1", s.parallel.ep));
                     s.parallel.ep = 1;
                 }
-                self.message = Some((false, message));
+                said.extend(fit_imported(s));
+                // "Start from" names the preset nearest to what the plan now is.
+                self.preset = share::nearest_preset(s).id;
+                let changed = if said.is_empty() {
+                    "The plan fits as it was.".to_string()
+                } else {
+                    format!("To make it fit: {}.", said.join("; "))
+                };
+                if !said.is_empty() {
+                    self.undo = announce(format!("Imported {}. {changed}", s.model.name), false);
+                }
+                self.message = Some((false, format!("{message}\n{changed}")));
             }
             Action::ReplaceScenario(scenario) => {
                 self.scenario = *scenario;

@@ -34,6 +34,121 @@ const CHROMIUM_ARGS = [
 
 const CHECKS = [
   {
+    name: 'Hugging Face import onto the default plan: a plan that fits, what changed, "Start from" follows, the message beside the panel',
+    run: async (ctx) => {
+      const page = await ctx.open('', { viewport: { width: 1280, height: 800 } });
+      await page.click('#hf-import > summary');
+      // DeepSeek-V3's config.json (deepseek-ai/DeepSeek-V3 on the Hugging Face hub).
+      await page.fill('#hf-text', JSON.stringify({
+        model_type: 'deepseek_v3', hidden_size: 7168, intermediate_size: 18432, moe_intermediate_size: 2048,
+        num_hidden_layers: 61, num_attention_heads: 128, num_key_value_heads: 128, n_shared_experts: 1,
+        n_routed_experts: 256, num_experts_per_tok: 8, first_k_dense_replace: 3, moe_layer_freq: 1,
+        q_lora_rank: 1536, kv_lora_rank: 512, qk_nope_head_dim: 128, qk_rope_head_dim: 64, v_head_dim: 128,
+        num_nextn_predict_layers: 1, vocab_size: 129280, tie_word_embeddings: false, n_group: 8, topk_group: 4,
+      }));
+      await page.click('#hf-apply');
+      await page.waitForSelector('#import-message');
+      const msg = (await page.textContent('#import-message')).replace(/\s+/g, ' ');
+      ctx.log(`import: ${msg.slice(0, 300)}`);
+      assert.match(msg, /To make it fit: GPUs 8 → \d+/);
+      assert.match(await page.textContent('#key-fits'), /fits/);
+      assert.equal(await page.inputValue('#preset'), 'deepseek-v3');
+      assert.match(await page.textContent('#model-params-total'), /68\d B parameters, 3\d\.\d B active per token/);
+      // The message sits above the import panel, never over it.
+      const [m, p] = await page.evaluate(() => ['#import-message', '#hf-import'].map((s) => {
+        const r = document.querySelector(s).getBoundingClientRect();
+        return { top: r.top, bottom: r.bottom };
+      }));
+      assert.ok(m.bottom <= p.top, `message ${JSON.stringify(m)} overlaps the panel ${JSON.stringify(p)}`);
+      await ctx.screenshot(page, 'import-deepseek.png', { fullPage: true });
+    },
+  },
+  {
+    name: 'page order: verdict and first chart above the fold at 1280x800, verdict within two screens at 390 px; screenshots light and dark',
+    run: async (ctx) => {
+      for (const model of ['llama3-8b', 'deepseek-v3']) {
+        for (const colorScheme of ['light', 'dark']) {
+          const wide = await ctx.open(`?v=1&model=${model}`, { viewport: { width: 1280, height: 800 }, colorScheme });
+          await wide.waitForSelector('#verdict-line');
+          await wide.waitForFunction(() => {
+            const c = document.querySelector('#charts canvas');
+            return c && c.width > 0;
+          });
+          const box = await wide.evaluate(() => {
+            const r = (sel) => document.querySelector(sel).getBoundingClientRect();
+            return { verdict: r('#verdict-line').bottom, chartTop: r('#charts canvas').top, chartBottom: r('#charts canvas').bottom };
+          });
+          ctx.log(`${model} ${colorScheme} 1280x800: verdict bottom ${Math.round(box.verdict)}, chart ${Math.round(box.chartTop)}-${Math.round(box.chartBottom)}`);
+          assert.ok(box.verdict <= 800, `${model}: verdict below the fold (${box.verdict})`);
+          assert.ok(box.chartBottom <= 800, `${model}: first chart not wholly above the fold (${box.chartTop}-${box.chartBottom})`);
+          await wide.waitForTimeout(300);
+          await ctx.screenshot(wide, `order-${model}-1280-${colorScheme}.png`);
+          const narrow = await ctx.open(`?v=1&model=${model}`, { viewport: { width: 390, height: 844 }, colorScheme });
+          await narrow.waitForSelector('#verdict-line');
+          const v = await narrow.evaluate(() => document.querySelector('#verdict-line').getBoundingClientRect().top);
+          const w = await narrow.evaluate(() => document.documentElement.scrollWidth);
+          ctx.log(`${model} ${colorScheme} 390: verdict at ${Math.round(v)} px (two screens: ${2 * 844}), page ${w} px wide`);
+          assert.ok(v <= 2 * 844, `${model}: verdict ${v} px down at 390 px`);
+          assert.ok(w <= 390, `${model}: page ${w} px wide at 390`);
+          await narrow.waitForTimeout(300);
+          await ctx.screenshot(narrow, `order-${model}-390-${colorScheme}.png`, { fullPage: false });
+          await ctx.screenshot(narrow, `order-${model}-390-${colorScheme}-full.png`, { fullPage: true });
+        }
+      }
+      // The GPU type and count are among the first six controls in keyboard order.
+      const page = await ctx.open('', { viewport: { width: 1280, height: 800 } });
+      const order = [];
+      for (let i = 0; i < 10; i++) {
+        await page.keyboard.press('Tab');
+        order.push(await page.evaluate(() => document.activeElement?.id || document.activeElement?.tagName));
+      }
+      ctx.log(`tab order: ${order.join(', ')}`);
+      const controls = order.filter((id) => !id.startsWith('skip-'));
+      assert.ok(controls.slice(0, 6).includes('cluster-gpu') && controls.slice(0, 6).includes('cluster-num_gpus'), `first controls: ${controls.join(', ')}`);
+    },
+  },
+  {
+    name: 'typing: every number field takes a multi-digit value key by key, keeps focus and is not rewritten',
+    run: async (ctx) => {
+      for (const model of ['llama3-8b', 'deepseek-v3']) {
+        const page = await ctx.open(`?v=1&model=${model}`, { viewport: { width: 1280, height: 800 } });
+        // Unfold every folded group, so every number field can be typed into.
+        await page.$$eval('details', (ds) => ds.forEach((d) => { d.open = true; }));
+        const ids = await page.$$eval('#plan input[inputmode], form.inputs input[inputmode]', (es) => es.map((e) => e.id));
+        assert.ok(ids.length >= 30, `${ids.length} number fields`);
+        let typed = 0;
+        for (const id of ids) {
+          const sel = `#${id}`;
+          if (!(await page.isVisible(sel))) continue;
+          const before = await page.inputValue(sel);
+          // A value of several digits whose first keys are not acceptable on their own (a
+          // global batch of "1" does not split over the data-parallel ranks; "1." is not a
+          // whole number), then the old value again.
+          const decimal = (await page.getAttribute(sel, 'inputmode')) === 'decimal';
+          const target = id === 'training-global_batch' ? '1024' : decimal ? '1.25' : '1024';
+          for (const value of [target, before]) {
+            if (value === '') continue;
+            await page.focus(sel);
+            await page.keyboard.press('Control+A');
+            for (const key of value) {
+              await page.keyboard.type(key);
+              await page.waitForTimeout(15);
+              const active = await page.evaluate(() => document.activeElement?.id);
+              assert.equal(active, id, `${model}: focus left #${id} after typing "${key}" of "${value}" (now on #${active})`);
+            }
+            await page.waitForTimeout(100);
+            assert.equal(await page.inputValue(sel), value, `${model}: #${id} reads what was typed`);
+            assert.equal(await page.evaluate(() => document.activeElement?.id), id, `${model}: #${id} keeps focus`);
+          }
+          typed++;
+        }
+        ctx.log(`${model}: typed into ${typed} of ${ids.length} number fields`);
+        assert.ok(typed >= 30, `${model}: only ${typed} fields typed into`);
+        assert.equal(await page.isVisible('#fatal'), false, 'no fatal error box');
+      }
+    },
+  },
+  {
     name: 'page loads from the link: forms, key numbers, chart, strict CSP',
     run: async (ctx) => {
       const page = await ctx.open('?v=1&model=gpt3-175b', { viewport: { width: 1280, height: 900 } });

@@ -188,7 +188,21 @@ pub fn draw<DB: DrawingBackend>(
             })
             .take(4)
             .collect();
-        format!("efficiency vs linear: {}", parts.join(" · "))
+        // Above 100 %: per GPU, the larger count runs faster than the reference (the best rate
+        // at the smallest count), e.g. with less recomputation or a smaller pipeline bubble.
+        let above = d
+            .series
+            .iter()
+            .any(|(_, pts)| pts.iter().any(|p| p.eff_pct > 100.5));
+        format!(
+            "efficiency vs linear: {}{}",
+            parts.join(" · "),
+            if above {
+                " (over 100 %: more GPUs run faster per GPU than the smallest count did)"
+            } else {
+                ""
+            }
+        )
     };
     draw_header(root, style, title, &caption, &legend)?;
     let header = header_height(w, &legend);

@@ -1,5 +1,7 @@
-//! The full-page shell: header and toolbar, the four form sections, key numbers, A/B comparison,
-//! charts, evidence and the import/export tools.
+//! The full-page shell, in the order a planner asks: the plan bar (what to train and on what:
+//! model, GPU type and count, tokens; share and compare), then the answer (key numbers and
+//! verdict beside the chart), then the knobs (the four form sections, rarely used settings
+//! folded) beside the tools (measured run, published runs, imports and exports).
 
 use std::rc::Rc;
 
@@ -10,13 +12,13 @@ use crate::app::charts::ChartKind;
 use crate::app::click::emit_on_click;
 use crate::app::components::change_notice::{change_notice, use_change_notice, ChangeNoticeProps};
 use crate::app::components::charts_panel::ChartsPanel;
-use crate::app::components::cluster_form::cluster_form;
+use crate::app::components::cluster_form::{cluster_form, gpu_select};
 use crate::app::components::compare::{compare, CompareProps};
 use crate::app::components::definitions::definitions;
 use crate::app::components::embed_dialog::EmbedDialog;
 use crate::app::components::evidence_panel::{evidence_panel, EvidencePanelProps};
 use crate::app::components::fixes::{fixes, FixesProps};
-use crate::app::components::form::FormProps;
+use crate::app::components::form::{num_field, FormProps};
 use crate::app::components::header::header;
 use crate::app::components::hf_import::HfImport;
 use crate::app::components::issue_list::issue_list;
@@ -24,6 +26,7 @@ use crate::app::components::json_io::JsonIo;
 use crate::app::components::measured_box::MeasuredBox;
 use crate::app::components::megatron_panel::MegatronPanel;
 use crate::app::components::model_form::model_form;
+use crate::app::components::model_size::model_size;
 use crate::app::components::notices::{notices, NoticesProps};
 use crate::app::components::parallel_form::parallel_form;
 use crate::app::components::stack_configs::StackConfigs;
@@ -35,7 +38,7 @@ use crate::app::hooks::{use_advice, use_evidence, use_url_sync};
 use crate::app::state::{Action, State};
 use crate::evidence::band;
 use crate::presets::MODEL_PRESETS;
-use crate::scenario::Issue;
+use crate::scenario::{FieldId, Issue};
 
 /// Props of [`App`].
 #[derive(Clone, Debug, PartialEq, Properties)]
@@ -129,18 +132,23 @@ pub fn App(props: &AppProps) -> Html {
             }
         },
     );
-    let band_frac = band.as_ref().map(|b| match *cal_band {
-        Some((pct, _)) if calibrated => pct / 100.0,
-        _ => b.time_pct / 100.0,
-    });
+    // The scaling chart's band: the farther end of the out-of-sample step band (calibrated when
+    // the plan is), the in-sample calibrated or plain MAPE when there is none.
+    let band_frac = band
+        .as_ref()
+        .map(|b| match (b.step_reach_for(&state.scenario), *cal_band) {
+            (Some(r), _) => r.fraction(),
+            (None, Some((pct, _))) if calibrated => pct / 100.0,
+            _ => b.time_pct / 100.0,
+        });
     let bands = band.as_ref().map(|b| {
         Rc::new(BandTexts {
             step: band::step_text(b, &state.scenario, *cal_band),
             step_spread: (!calibrated).then(|| b.spread.tile_text()),
-            rate: b.text(b.rate_pct),
-            memory: b.memory_text(),
+            rate: b.rate_text(&state.scenario),
+            memory: b.memory_text(&state.scenario),
             memory_spread: b.memory_spread.map(|m| m.peak_tile_text()),
-            memory_frac: b.memory_frac(),
+            memory_frac: b.memory_frac(&state.scenario),
         })
     });
 
@@ -192,17 +200,26 @@ pub fn App(props: &AppProps) -> Html {
                 <a class="skip-link" href="#charts" id="skip-charts">{ "Skip to the charts" }</a>
             </nav>
             { header() }
-            <nav class="toolbar" aria-label="Plan">
-                <div class="field inline">
-                    <label for="preset">{ "Start from" }</label>
-                    <select id="preset" onchange={on_preset} aria-describedby="preset-hint">
-                        { for MODEL_PRESETS.iter().map(|p| html! {
-                            <option value={p.id} selected={p.id == state.preset}>{ p.name }</option>
-                        }) }
-                    </select>
-                    <span id="preset-hint" class="sr-only">{ "Loads the whole plan of a published model and run; links store only what differs from it." }</span>
+            <section class="plan-bar" aria-label="What to train, on what">
+                <div class="plan-fields" id="plan">
+                    <div class="field">
+                        <label for="preset">{ "Start from" }</label>
+                        <select id="preset" onchange={on_preset} aria-describedby="preset-hint">
+                            { for MODEL_PRESETS.iter().map(|p| html! {
+                                <option value={p.id} selected={p.id == state.preset}>{ p.name }</option>
+                            }) }
+                        </select>
+                        <p id="preset-hint" class="hint">{ "A published model and run; links store only what differs from it." }</p>
+                    </div>
+                    { gpu_select(&form) }
+                    { num_field(FieldId::NumGpus, &form, "") }
+                    { num_field(FieldId::TrainTokens, &form, "not set") }
                 </div>
-                <div class="buttons">
+                <div class="plan-about">
+                    { model_size(&scenario.model) }
+                    { preset_source(state.preset) }
+                </div>
+                <nav class="buttons toolbar" aria-label="Share and compare">
                     <button type="button" id="copy-link" onclick={copy_link} aria-describedby="copy-status"
                         title={stale.then_some("A field is invalid: fix it first, or the link would share the last valid plan.")}>
                         { if *copied { "Link copied ✓" } else { "Copy link" } }</button>
@@ -219,11 +236,36 @@ pub fn App(props: &AppProps) -> Html {
                     } else {
                         <button type="button" id="pin" onclick={emit_on_click(&on_action, Action::Pin)} title="Keep this plan as A, then change things to compare">{ "Pin as A (compare)" }</button>
                     }
-                </div>
-            </nav>
-            { preset_source(state.preset) }
-            { notices(&NoticesProps { notices: state.notices.clone(), message: state.message.clone(), on_dismiss }) }
+                </nav>
+            </section>
+            { notices(&NoticesProps { notices: state.notices.clone(), message: None, on_dismiss: on_dismiss.clone() }) }
             <main class="layout">
+                // The answer: key numbers and verdict, then the chart that matters; then the
+                // knobs and the tools (beside each other on wide screens, in this order on
+                // narrow ones).
+                <div class="answer">
+                    { change_notice(&ChangeNoticeProps { undo: state.undo.clone(), estimate: est.clone(), kept: notice, on_action: on_action.clone() }) }
+                    { summary(&SummaryProps { scenario: scenario.clone(), estimate: est.clone(), drafts: drafts.clone(), bands }) }
+                    <div class={classes!("stale-zone", stale.then_some("stale"))} id="results-zone">
+                        { verdict(&VerdictProps { scenario: scenario.clone(), estimate: est.clone(), verdict: advice.verdict.clone(), on_action: on_action.clone() }) }
+                        { fixes(&FixesProps { scenario: scenario.clone(), estimate: est.clone(), near: advice.near, verdict: advice.verdict, on_action: on_action.clone() }) }
+                    </div>
+                    if let Some(a) = pinned.clone() {
+                        { compare(&CompareProps { a, b: scenario.clone(), b_estimate: est.clone(), on_action: on_action.clone() }) }
+                    }
+                </div>
+                <div class={classes!("stale-zone", "charts-column", stale.then_some("stale"))} id="charts-zone">
+                    <ChartsPanel
+                        scenario={scenario.clone()}
+                        estimate={est.clone()}
+                        pinned={pinned.clone()}
+                        selected={state.chart.unwrap_or(ChartKind::Memory)}
+                        {on_apply_layout}
+                        {on_select}
+                        band={band_frac}
+                        memory_band={band.as_ref().and_then(|b| b.memory_frac(&state.scenario))}
+                    />
+                </div>
                 <form class="inputs" aria-label="Inputs" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}>
                     { issue_list(&issues) }
                     { model_form(&form) }
@@ -231,30 +273,12 @@ pub fn App(props: &AppProps) -> Html {
                     { parallel_form(&form) }
                     { cluster_form(&form) }
                 </form>
-                <div class="results">
-                    { change_notice(&ChangeNoticeProps { undo: state.undo.clone(), estimate: est.clone(), kept: notice, on_action: on_action.clone() }) }
-                    { summary(&SummaryProps { scenario: scenario.clone(), estimate: est.clone(), drafts: drafts.clone(), bands }) }
-                    <div class={classes!("stale-zone", stale.then_some("stale"))} id="results-zone">
-                        { verdict(&VerdictProps { scenario: scenario.clone(), estimate: est.clone(), verdict: advice.verdict.clone(), on_action: on_action.clone() }) }
-                        { fixes(&FixesProps { scenario: scenario.clone(), estimate: est.clone(), near: advice.near, verdict: advice.verdict, on_action: on_action.clone() }) }
-                    </div>
+                <div class="tools">
                     <MeasuredBox scenario={scenario.clone()} on_action={on_action.clone()} usual_error={band.as_ref().map(|b| b.time_pct / 100.0)} />
-                    if let Some(a) = pinned.clone() {
-                        { compare(&CompareProps { a, b: scenario.clone(), b_estimate: est.clone(), on_action: on_action.clone() }) }
-                    }
-                    <div class={classes!("stale-zone", stale.then_some("stale"))} id="charts-zone">
-                        <ChartsPanel
-                            scenario={scenario.clone()}
-                            estimate={est.clone()}
-                            pinned={pinned.clone()}
-                            selected={state.chart.unwrap_or(ChartKind::Memory)}
-                            {on_apply_layout}
-                            {on_select}
-                            band={band_frac}
-                            memory_band={band.as_ref().and_then(|b| b.memory_frac())}
-                        />
-                    </div>
                     { evidence_panel(&EvidencePanelProps { scenario: scenario.clone(), band: band.clone(), evidence }) }
+                    // The import's message, in the page's flow right above the import panels
+                    // (a box pinned to the viewport covered them).
+                    { notices(&NoticesProps { notices: Vec::new(), message: state.message.clone(), on_dismiss }) }
                     <HfImport {model} on_action={on_action.clone()} />
                     <JsonIo scenario={scenario.clone()} on_action={on_action.clone()} />
                     <MegatronPanel scenario={scenario.clone()} />

@@ -32,14 +32,13 @@ fn gpu_source(gpu: &GpuChoice) -> Html {
     }
 }
 
-/// GPUs, nodes, links and framework overheads.
-pub fn cluster_form(props: &FormProps) -> Html {
+/// The GPU type: a preset or custom numbers (in the plan bar, with the GPU count).
+pub fn gpu_select(props: &FormProps) -> Html {
     let s = &props.scenario;
     let c = &s.cluster;
-    let issues = &props.issues;
-    let (gpu_value, custom) = match &c.gpu {
-        GpuChoice::Preset(id) => (id.to_ascii_lowercase(), false),
-        GpuChoice::Custom(_) => ("custom".to_string(), true),
+    let gpu_value = match &c.gpu {
+        GpuChoice::Preset(id) => id.to_ascii_lowercase(),
+        GpuChoice::Custom(_) => "custom".to_string(),
     };
     let mut gpu_options: Vec<Opt> = GPU_PRESETS.iter().map(|g| Opt::new(g.id, g.name)).collect();
     if let GpuChoice::Preset(id) = &c.gpu {
@@ -51,16 +50,8 @@ pub fn cluster_form(props: &FormProps) -> Html {
         }
     }
     gpu_options.push(Opt::new("custom", "Custom numbers…"));
-    let spec = s.gpu();
-    let intra_default = spec
-        .map(|g| format!("GPU: {}", opt_num(g.nvlink_gbps)))
-        .unwrap_or_default();
-    let inter_default = spec
-        .map(|g| format!("GPU: {}", opt_num(g.nic_gbps)))
-        .unwrap_or_default();
-    let mut net_options = vec![Opt::new("", "choose to apply…")];
-    net_options.extend(NETWORK_PRESETS.iter().map(|n| Opt::new(n.id, n.name)));
-    let gpu_help = spec
+    let gpu_help = s
+        .gpu()
         .map(|g| {
             format!(
                 "{} GiB, {} GB/s HBM, bf16 {}.",
@@ -72,16 +63,40 @@ pub fn cluster_form(props: &FormProps) -> Html {
             )
         })
         .unwrap_or_else(|| "Pick a GPU.".into());
+    select(
+        "cluster.gpu",
+        FieldId::Gpu.def().label,
+        &gpu_help,
+        gpu_options,
+        &gpu_value,
+        &errors_for(&props.issues, FieldId::Gpu),
+        send(props, |v: String| Some(Action::SetGpu(v))),
+    )
+}
+
+/// Nodes, links, price, custom GPU figures and framework overheads (the GPU type and count
+/// are in the plan bar, [`gpu_select`]).
+pub fn cluster_form(props: &FormProps) -> Html {
+    let s = &props.scenario;
+    let c = &s.cluster;
+    let issues = &props.issues;
+    let custom = matches!(c.gpu, GpuChoice::Custom(_));
+    let spec = s.gpu();
+    let intra_default = spec
+        .map(|g| format!("GPU: {}", opt_num(g.nvlink_gbps)))
+        .unwrap_or_default();
+    let inter_default = spec
+        .map(|g| format!("GPU: {}", opt_num(g.nic_gbps)))
+        .unwrap_or_default();
+    let mut net_options = vec![Opt::new("", "choose to apply…")];
+    net_options.extend(NETWORK_PRESETS.iter().map(|n| Opt::new(n.id, n.name)));
     html! {
         <fieldset class="group" id="group-cluster">
             <legend>{ "Cluster" }</legend>
             <div class="grid">
-                { select("cluster.gpu", FieldId::Gpu.def().label, &gpu_help, gpu_options, &gpu_value, &errors_for(issues, FieldId::Gpu),
-                    send(props, |v: String| Some(Action::SetGpu(v)))) }
                 { gpu_source(&c.gpu) }
                 { select("cluster.network", "Network preset", "Sets GPUs per node and both link bandwidths.", net_options, "", &[],
                     send(props, |v: String| (!v.is_empty()).then_some(Action::ApplyNetwork(v)))) }
-                { num_field(FieldId::NumGpus, props, "") }
                 { num_field(FieldId::GpusPerNode, props, "") }
                 { num_field(FieldId::IntraGbps, props, &intra_default) }
                 { num_field(FieldId::InterGbps, props, &inter_default) }

@@ -135,7 +135,7 @@ pub fn evidence_table(cases: &[Case], s: &Scenario) -> Html {
             <div class="table-wrap">
                 <table class="cmp evidence-table">
                     <thead><tr>
-                        { col_heads(&["Run", "GPUs", "Layout", "Precision", "Batch", "Measured", "Predicted", "Error", "Differs in"]) }
+                        { col_heads(&["Run", "Error", "Measured", "Predicted", "Setup", "Layout", "Differs in"]) }
                     </tr></thead>
                     <tbody>
                         { for near.into_iter().map(|c| {
@@ -154,14 +154,13 @@ pub fn evidence_table(cases: &[Case], s: &Scenario) -> Html {
                             html! {
                                 <tr class={classes!(like.then_some("similar"))}>
                                     <th scope="row"><span class="run-name">{ r.model.name.clone() }</span><br/><span class="muted small">{ c.source.clone() }</span></th>
-                                    <td>{ format!("{} × {}", r.cluster.num_gpus, r.cluster.gpu_name()) }</td>
-                                    <td>{ evidence::layout_text(r) }<br/><span class="muted small">{ r.training.framework().as_str() }</span></td>
-                                    <td>{ r.training.precision.as_str() }</td>
-                                    <td>{ format!("{} × {}", r.training.global_batch, r.model.seq_len) }</td>
-                                    <td>{ format::duration(c.step_s) }<br/><span class="muted small">{ format!("{} tokens/s", format::si(tokens)) }</span></td>
-                                    <td>{ pred }</td>
-                                    <td class={classes!("delta", class)}>{ err }</td>
-                                    <td class="small">{ if diffs.is_empty() { "—".to_string() } else { diffs.join(", ") } }</td>
+                                    <td class={classes!("delta", class)} data-label="Error">{ err }</td>
+                                    <td data-label="Measured">{ format::duration(c.step_s) }<br/><span class="muted small">{ format!("{} tokens/s", format::si(tokens)) }</span></td>
+                                    <td data-label="Predicted">{ pred }</td>
+                                    <td data-label="Setup">{ format!("{} × {}", r.cluster.num_gpus, r.cluster.gpu_name()) }<br/>
+                                        <span class="muted small">{ format!("{}, batch {} × {}", r.training.precision.as_str(), r.training.global_batch, r.model.seq_len) }</span></td>
+                                    <td data-label="Layout">{ evidence::layout_text(r) }<br/><span class="muted small">{ r.training.framework().as_str() }</span></td>
+                                    <td class="small" data-label="Differs in">{ if diffs.is_empty() { "—".to_string() } else { diffs.join(", ") } }</td>
                                 </tr>
                             }
                         }) }

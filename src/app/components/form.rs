@@ -154,3 +154,45 @@ pub fn send<T: 'static>(
         }
     })
 }
+
+/// A folded group of rarely changed fields: a `<details>` whose summary names the fields that
+/// are set (not left to their defaults) and the problems inside, so nothing that shapes the
+/// estimate is hidden without a word. Its `open` is the user's alone: the page never folds a
+/// group away under a field being typed into (the issue list's links unfold it).
+pub fn folded(
+    id: &'static str,
+    title: &'static str,
+    props: &FormProps,
+    fields: &[FieldId],
+    extra_set: &[&'static str],
+    body: Html,
+) -> Html {
+    let mut set: Vec<&'static str> = fields
+        .iter()
+        .filter(|&&f| {
+            let def = f.def();
+            def.optional && !matches!((def.get)(&props.scenario), None | Some(Value::Unset))
+        })
+        .map(|f| f.def().label)
+        .collect();
+    set.extend_from_slice(extra_set);
+    let problems: Vec<&'static str> = fields
+        .iter()
+        .filter(|&&f| !errors_for(&props.issues, f).is_empty())
+        .map(|f| f.def().label)
+        .collect();
+    html! {
+        <details class="subgroup" {id}>
+            <summary>
+                { title }
+                if !set.is_empty() {
+                    <span class="muted small">{ format!(" — set: {}", set.join(", ")) }</span>
+                }
+                if !problems.is_empty() {
+                    <span class="error-inline">{ format!(" — to fix: {}", problems.join(", ")) }</span>
+                }
+            </summary>
+            { body }
+        </details>
+    }
+}

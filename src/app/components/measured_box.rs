@@ -138,6 +138,94 @@ pub fn calibrate_with(
     }
 }
 
+/// The number after the first `field` in `line` (thousands separators allowed), if any.
+fn number_after_field(line: &str, field: &str) -> Option<f64> {
+    let at = line.find(field)? + field.len();
+    let rest = line[at..].trim_start_matches([' ', '=', ':', '\t']);
+    let num: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ',')
+        .filter(|c| *c != ',')
+        .collect();
+    num.parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v > 0.0)
+}
+
+/// Fields of a log line that describe the run rather than its speed, as the frameworks print
+/// them (Megatron-LM `training_log`, NeMo's progress bar, torchtitan's config echo), with the
+/// plan's value of each.
+const RUN_FIELDS: &[(&[&str], &str)] = &[
+    (
+        &[
+            "global batch size:",
+            "global_batch_size:",
+            "global_batch_size=",
+        ],
+        "global batch size",
+    ),
+    (
+        &["seq_length:", "seq_len:", "seq_length=", "seq_len="],
+        "sequence length",
+    ),
+    (&["world size:", "world_size:", "world_size="], "GPU count"),
+];
+
+/// What a pasted log line says about its run that differs from plan `s`, in words: the run
+/// fields it carries ([`RUN_FIELDS`]) that do not equal the plan's (these refuse the
+/// calibration: a step of other work says nothing about this plan's speed), and, when the line
+/// carries both a step time and TFLOP/s per GPU, model FLOPs per step that differ from the
+/// plan's by more than [`FLOPS_MISMATCH`] on its GPU count (a warning: the frameworks' FLOP
+/// counts differ a little, so only a large gap points at another model, batch or cluster).
+pub fn line_mismatches(
+    line: &str,
+    s: &Scenario,
+    readings: &[logline::Reading],
+) -> (Vec<String>, Option<String>) {
+    let plan = |name: &str| match name {
+        "global batch size" => s.training.global_batch,
+        "sequence length" => s.model.seq_len,
+        _ => s.cluster.num_gpus,
+    };
+    let mut differ = Vec::new();
+    for (fields, name) in RUN_FIELDS {
+        if let Some(v) = fields.iter().find_map(|f| number_after_field(line, f)) {
+            let p = plan(name);
+            if (v - p as f64).abs() > 0.5 {
+                differ.push(format!("{name} {v} (the plan: {p})"));
+            }
+        }
+    }
+    let step = readings.iter().find_map(|r| match r.quantity {
+        Quantity::StepS(t) => Some(t),
+        _ => None,
+    });
+    let tflops = readings.iter().find_map(|r| match r.quantity {
+        Quantity::TflopsPerGpu(v) => Some(v),
+        _ => None,
+    });
+    let warning = match (step, tflops, estimate(&s.uncalibrated())) {
+        (Some(t), Some(f), Ok(e)) if e.flops.model_flops > 0.0 => {
+            let gpus = s.cluster.num_gpus.max(1) as f64;
+            let implied = f * 1e12 * gpus * t;
+            let ratio = implied / e.flops.model_flops;
+            (!(1.0 / FLOPS_MISMATCH..=FLOPS_MISMATCH).contains(&ratio)).then(|| {
+                format!(
+                    "The line's step time and TFLOP/s per GPU make {:.3e} FLOP per step on the plan's {} GPUs, {:.2}× the {:.3e} of this plan's model and batch: the run's model, batch, sequence length or GPU count likely differs from the plan.",
+                    implied, s.cluster.num_gpus, ratio, e.flops.model_flops
+                )
+            })
+        }
+        _ => None,
+    };
+    (differ, warning)
+}
+
+/// The ratio of a log line's FLOPs per step to the plan's beyond which they are named
+/// different ([`line_mismatches`]). Megatron-LM and torchtitan count the same GEMMs as
+/// paracalc's model FLOPs but differ on attention and the output layer by up to ~10 %.
+pub const FLOPS_MISMATCH: f64 = 1.2;
+
 /// Props of [`MeasuredBox`].
 #[derive(Clone, Debug, PartialEq, Properties)]
 pub struct MeasuredBoxProps {
@@ -168,9 +256,15 @@ pub fn MeasuredBox(props: &MeasuredBoxProps) -> Html {
             warning.clone(),
             props.usual_error,
         );
-        move |q: Quantity, read: Option<String>| match calibrate_with(&scenario, q, usual) {
+        move |q: Quantity, read: Option<String>, extra: Option<String>| match calibrate_with(
+            &scenario, q, usual,
+        ) {
             Ok((k, text, unusual)) => {
-                warning.set(unusual);
+                // The unusual miss and what else the log line says differs, together.
+                warning.set(match (unusual, extra) {
+                    (Some(a), Some(b)) => Some(format!("{a} {b}")),
+                    (a, b) => a.or(b),
+                });
                 on_action.emit(Action::SetCalibration(k));
                 note.set(Some((
                     false,
@@ -190,7 +284,7 @@ pub fn MeasuredBox(props: &MeasuredBoxProps) -> Html {
             let text = el.value();
             value.set(text.clone());
             match text.trim().replace(',', "").parse::<f64>() {
-                Ok(v) if v.is_finite() && v > 0.0 => apply(unit.quantity(v), None),
+                Ok(v) if v.is_finite() && v > 0.0 => apply(unit.quantity(v), None, None),
                 _ if text.trim().is_empty() => note.set(None),
                 _ => note.set(Some((
                     true,
@@ -207,7 +301,13 @@ pub fn MeasuredBox(props: &MeasuredBoxProps) -> Html {
         })
     };
     let on_log = {
-        let (apply, note, value, unit) = (apply.clone(), note.clone(), value.clone(), unit.clone());
+        let (apply, note, value, unit, scenario) = (
+            apply.clone(),
+            note.clone(),
+            value.clone(),
+            unit.clone(),
+            props.scenario.clone(),
+        );
         Callback::from(move |e: Event| {
             let el: web_sys::HtmlTextAreaElement = e.target_unchecked_into();
             let text = el.value();
@@ -226,6 +326,22 @@ pub fn MeasuredBox(props: &MeasuredBoxProps) -> Html {
                 )));
                 return;
             };
+            let line = text
+                .lines()
+                .rev()
+                .find(|l| logline::read(l).is_ok())
+                .unwrap_or_default();
+            let (differ, flops_warning) = line_mismatches(line, &scenario, &readings);
+            if !differ.is_empty() {
+                note.set(Some((
+                    true,
+                    format!(
+                        "Not calibrated: the line is of another run than this plan — {}. Make the plan match the run (or paste a line of this plan's run), then paste again.",
+                        differ.join(", ")
+                    ),
+                )));
+                return;
+            }
             let (speed, mem) = logline::best(&readings);
             if let Some(r) = speed.or(mem) {
                 let (shown, u) = match r.quantity {
@@ -246,7 +362,7 @@ pub fn MeasuredBox(props: &MeasuredBoxProps) -> Html {
                     r.framework,
                     describe(r.quantity)
                 );
-                apply(r.quantity, Some(read));
+                apply(r.quantity, Some(read), flops_warning);
             }
         })
     };

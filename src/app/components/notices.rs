@@ -38,9 +38,8 @@ pub fn notices(props: &NoticesProps) -> Html {
                 </div>
             }
             if let Some((error, text)) = &props.message {
-                // Imports happen far down the page: the message is pinned to the viewport so it is
-                // seen where the user is.
-                <div class="toast" role={if *error { "alert" } else { "status" }}>
+                // Shown where the imports are, in the page's flow (never over them).
+                <div class="import-message" role={if *error { "alert" } else { "status" }}>
                     <div class={classes!("notice", if *error { "bad" } else { "info" })} id="import-message">
                         { for text.lines().map(|l| html! { <p>{ l.to_string() }</p> }) }
                         <button type="button" class="link" id="dismiss-message" onclick={dismiss}>{ "Dismiss" }</button>

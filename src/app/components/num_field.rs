@@ -42,7 +42,8 @@ pub fn show(v: f64) -> String {
 /// Parses typed text against the field's kind: `Ok(None)` for an empty optional field,
 /// `Err(why)` for text that is not acceptable.
 pub fn parse(text: &str, def: &FieldDef) -> Result<Option<f64>, String> {
-    let t = text.trim().replace(['_', ' '], "");
+    // Thousands separators and spaces are ignored: "15,000,000,000,000" reads as 1.5e13.
+    let t = text.trim().replace(['_', ' ', ',', '\u{a0}'], "");
     if t.is_empty() {
         return if def.optional {
             Ok(None)
@@ -50,8 +51,17 @@ pub fn parse(text: &str, def: &FieldDef) -> Result<Option<f64>, String> {
             Err("Enter a value.".into())
         };
     }
-    let v: f64 = match t.parse::<f64>() {
-        Ok(v) if v.is_finite() && t.bytes().any(|b| b.is_ascii_digit()) => v,
+    // A decimal prefix after the number: "15T" tokens, "2k" GPUs.
+    let (digits, scale) = match t.as_bytes().last() {
+        Some(b'k' | b'K') => (&t[..t.len() - 1], 1e3),
+        Some(b'M') => (&t[..t.len() - 1], 1e6),
+        Some(b'B' | b'G') => (&t[..t.len() - 1], 1e9),
+        Some(b'T') => (&t[..t.len() - 1], 1e12),
+        Some(b'P') => (&t[..t.len() - 1], 1e15),
+        _ => (t.as_str(), 1.0),
+    };
+    let v: f64 = match digits.parse::<f64>() {
+        Ok(v) if v.is_finite() && digits.bytes().any(|b| b.is_ascii_digit()) => v * scale,
         _ => return Err("Not a number.".into()),
     };
     if def.whole() && v.fract() != 0.0 {
@@ -241,5 +251,29 @@ pub fn checkbox(
             <label for={id.clone()}>{ label.to_string() }</label>
             { hint(hint_id, help, errors) }
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+    use crate::scenario::FieldId;
+
+    #[test]
+    fn token_counts_take_prefixes_and_thousands_separators() {
+        let def = FieldId::TrainTokens.def();
+        for text in [
+            "15T",
+            "15,000,000,000,000",
+            "1.5e13",
+            "15 000 000 000 000",
+            "15000G",
+        ] {
+            assert_eq!(parse(text, def), Ok(Some(1.5e13)), "{text}");
+        }
+        assert_eq!(parse("2k", FieldId::NumGpus.def()), Ok(Some(2000.0)));
+        assert!(parse("T", def).is_err());
+        assert!(parse("15X", def).is_err());
+        assert_eq!(parse("", def), Ok(None));
     }
 }

@@ -4,8 +4,8 @@ use yew::prelude::*;
 
 use crate::app::click::emit_on_click;
 use crate::app::components::form::{
-    choice_options, errors_for, num_field, opt_bool_options, opt_bool_value, select_field, send,
-    switch_field, FormProps,
+    choice_options, errors_for, folded, num_field, opt_bool_options, opt_bool_value, select_field,
+    send, switch_field, FormProps,
 };
 use crate::app::components::num_field::Opt;
 use crate::app::format::{duration, gib};
@@ -13,7 +13,19 @@ use crate::app::state::{fitting_dp, layout_gpus, Action};
 use crate::engine::split::{proposals, Goal, SplitProposal};
 use crate::scenario::{FieldId, Schedule, Value};
 
-/// How the model and the batch are split over the GPUs.
+/// The layout fields folded under "More layout settings" (rarely changed from their defaults).
+const FOLDED: &[FieldId] = &[
+    FieldId::BucketMb,
+    FieldId::ShardRanks,
+    FieldId::FsdpStyle,
+    FieldId::MoeDispatcher,
+    FieldId::TpCommOverlap,
+    FieldId::DpCommOverlap,
+    FieldId::PpCommOverlap,
+    FieldId::LayersPerStage,
+];
+
+/// How the model and the batch are split over the GPUs; the rarely used settings folded.
 pub fn parallel_form(props: &FormProps) -> Html {
     let s = &props.scenario;
     let p = &s.parallel;
@@ -89,6 +101,10 @@ pub fn parallel_form(props: &FormProps) -> Html {
                     vec![Opt::new("", "default"), Opt::new("1f1b", "1F1B"), Opt::new("interleaved", "interleaved 1F1B"), Opt::new("gpipe", "GPipe"),
                         Opt::new("zb-h1", "ZB-H1 (zero bubble)"), Opt::new("zb-v", "ZB-V (vp = 2)"), Opt::new("dualpipe", "DualPipe"), Opt::new("dualpipev", "DualPipeV (vp = 2)")],
                     sched) }
+            </div>
+            { switch_field(FieldId::Sp, props, p.sp) }
+            { folded("group-parallel-more", "More layout settings (buckets, sharding, overlap, stage split)", props, FOLDED, &[], html! { <>
+            <div class="grid">
                 { num_field(FieldId::BucketMb, props, "framework default") }
                 if p.zero_stage > 0 || p.shard_ranks.is_some() { { num_field(FieldId::ShardRanks, props, "= dp") } }
                 if p.zero_stage > 0 || p.fsdp_style.is_some() {
@@ -103,7 +119,6 @@ pub fn parallel_form(props: &FormProps) -> Html {
                 { select_field(FieldId::DpCommOverlap, props, opt_bool_options("on"), opt_bool_value(p.dp_comm_overlap)) }
                 { select_field(FieldId::PpCommOverlap, props, opt_bool_options("framework's"), opt_bool_value(p.pp_comm_overlap)) }
             </div>
-            { switch_field(FieldId::Sp, props, p.sp) }
             <div class={classes!("field", "wide", (!lps_errors.is_empty()).then_some("invalid"))}>
                 <label for="parallel-layers_per_stage">{ lps.label }</label>
                 <div class="input-unit">
@@ -116,6 +131,7 @@ pub fn parallel_form(props: &FormProps) -> Html {
                     else { { for lps_errors.iter().map(|e| html! { <span class="error">{ e.clone() }</span> }) } }
                 </p>
             </div>
+            </> }) }
             { better }
         </fieldset>
     }

@@ -14,7 +14,7 @@ use crate::app::click::emit_on_click;
 use crate::app::components::chart_canvas::ChartCanvas;
 use crate::app::components::table::col_heads;
 use crate::app::hooks::use_evidence::{use_evidence, Evidence};
-use crate::app::hooks::use_search::use_search;
+use crate::app::hooks::use_search::{use_search, SHOWN};
 use crate::engine::search::Layout;
 use crate::engine::Estimate;
 use crate::evidence::band;
@@ -98,6 +98,15 @@ pub fn SearchPanel(props: &SearchPanelProps) -> Html {
         frac: props.memory_band,
     };
 
+    // Rank layouts like published runs first (the default), or purely by speed.
+    let published_first = use_state(|| true);
+    let on_order = {
+        let published_first = published_first.clone();
+        Callback::from(move |e: Event| {
+            let el: web_sys::HtmlInputElement = e.target_unchecked_into();
+            published_first.set(el.checked());
+        })
+    };
     let on_cancel = emit_on_click(&search.cancel, ());
     let on_restart = emit_on_click(&search.restart, ());
 
@@ -161,21 +170,35 @@ pub fn SearchPanel(props: &SearchPanelProps) -> Html {
                 />
             }
             if let Some(r) = &st.report {
-                { best_table(r, &current, &props.on_apply_layout, &props.scenario, cases.as_deref().map(Vec::as_slice), tight) }
+                <p class="field check search-order">
+                    <input type="checkbox" id="search-published-first" checked={*published_first} onchange={on_order} />
+                    <label for="search-published-first">{ "Layouts like published runs first (else fastest first)" }</label>
+                </p>
+                { best_table(r, &current, &props.on_apply_layout, &props.scenario, cases.as_deref().map(Vec::as_slice), tight, *published_first) }
                 { rejected_list(r) }
             }
         </div>
     }
 }
 
-/// Whether published runs like `layout` on `base` exist ([`published_like`]), as a table cell.
-fn published_cell(base: &Scenario, layout: &Layout, cases: Option<&[Case]>) -> Html {
-    let Some(cases) = cases else {
-        return html! { <td class="muted">{ "…" }</td> };
-    };
+/// The published run like `layout` on `base` ([`published_like`]); `None` while the runs load.
+fn like_published<'a>(
+    base: &Scenario,
+    layout: &Layout,
+    cases: Option<&'a [Case]>,
+) -> Option<Option<&'a Case>> {
+    let cases = cases?;
     let mut s = base.clone();
     layout.apply(&mut s);
-    match published_like(cases, &s) {
+    Some(published_like(cases, &s))
+}
+
+/// Whether published runs like a layout exist ([`like_published`]), as a table cell.
+fn published_cell(like: Option<Option<&Case>>) -> Html {
+    let Some(like) = like else {
+        return html! { <td class="muted">{ "…" }</td> };
+    };
+    match like {
         Some(c) => html! {
             <td class="published" title={format!("{} on {} × {} ({})", c.scenario.model.name,
                 c.scenario.cluster.num_gpus, c.scenario.cluster.gpu_name(), c.source)}>
@@ -211,29 +234,42 @@ fn best_table(
     base: &Scenario,
     cases: Option<&[Case]>,
     tight: Tight,
+    published_first: bool,
 ) -> Html {
     if r.best.is_empty() {
         return html! { <p class="search-none">{ "No layout fits in GPU memory." }</p> };
     }
+    // Each kept layout with the published run like it; those like one first (a stable sort, so
+    // fastest first within each group), then the first SHOWN.
+    let mut rows: Vec<_> = r
+        .best
+        .iter()
+        .map(|b| (b, like_published(base, &b.layout, cases)))
+        .collect();
+    if published_first {
+        crate::sort::sort_by_key(&mut rows, |(_, like)| !matches!(like, Some(Some(_))));
+    }
+    rows.truncate(SHOWN);
     // Wider than a narrow screen: the table scrolls inside its box, not the page.
     html! {
         <div class="table-wrap">
         <table class="search-best">
-            <caption>{ "Fastest layouts that fit (click a row to use it)" }</caption>
+            <caption>{ if published_first { "Layouts that fit, those like published runs first, then the fastest (click a row to use it)" } else { "Fastest layouts that fit (click a row to use it)" } }</caption>
             <thead>
                 <tr>
-                    { col_heads(&["#", "Layout", "Recompute", "Throughput", "MFU", "Step", "Peak memory", "Runs like it"]) }
+                    { col_heads(&["#", "Runs like it", "Layout", "Recompute", "Throughput", "MFU", "Step", "Peak memory"]) }
                     <th scope="col"><span class="visually-hidden">{ "Apply" }</span></th>
                 </tr>
             </thead>
             <tbody>
-                { for r.best.iter().enumerate().map(|(i, b)| {
+                { for rows.into_iter().enumerate().map(|(i, (b, like))| {
                     let layout = b.layout;
                     let onclick = emit_on_click(on_apply, layout);
                     let is_current = layout == *current;
                     html! {
                         <tr class={classes!("search-row", is_current.then_some("current"))} {onclick}>
                             <td>{ i + 1 }</td>
+                            { published_cell(like) }
                             <td>{ layout_label(&layout) }{ if layout.sp { " SP" } else { "" } }</td>
                             <td>{ base.recompute_label(layout.recompute) }</td>
                             <td>{ fmt_rate(b.tokens_per_s, "tokens/s") }</td>
@@ -246,7 +282,6 @@ fn best_table(
                             } else {
                                 <td>{ fmt_bytes(b.peak_bytes) }</td>
                             }
-                            { published_cell(base, &layout, cases) }
                             <td>
                                 if is_current {
                                     <span class="search-current">{ "current" }</span>

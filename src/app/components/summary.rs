@@ -128,7 +128,10 @@ pub fn key_numbers(e: &Estimate, s: &Scenario) -> Vec<KeyNumber> {
             better: Better::Lower,
             speed: true,
             term: None,
-            alt: None,
+            alt: s
+                .training
+                .train_tokens
+                .map(|n| format!("for {} tokens", format::si(n))),
         });
     }
     if let Some(h) = t.train_gpu_hours {
@@ -148,7 +151,7 @@ pub fn key_numbers(e: &Estimate, s: &Scenario) -> Vec<KeyNumber> {
             id: "cost",
             label: "Cost to train",
             value: cost,
-            text: format!("$\u{a0}{}", format::money(cost)),
+            text: format::money(cost),
             better: Better::Lower,
             speed: true,
             term: None,
@@ -292,7 +295,7 @@ pub fn summary(props: &SummaryProps) -> Html {
         .and_then(|f| band::fit_caveat(e.memory.peak_bytes, e.memory.capacity_bytes, f));
     html! {
         <section class={classes!("summary", "card", stale.then_some("stale"))} id="summary" aria-live="polite">
-            <h2>{ "Key numbers" }</h2>
+            <h2 class="sr-only">{ "Key numbers" }</h2>
             { stale_banner(&props.drafts) }
             if !fits {
                 <p class="if-fit-note" id="if-fit-note">{ "The plan does not fit in GPU memory: the speed numbers are what it would reach if it fit." }</p>
@@ -313,11 +316,23 @@ pub fn summary(props: &SummaryProps) -> Html {
                             <dd>
                                 { k.text }
                                 if let Some(alt) = k.alt {
-                                    <span class="alt" title={Term::Convention.short()}>{ alt }</span>
+                                    <span class="alt" title={k.term.is_some().then(|| Term::Convention.short())}>{ alt }</span>
                                 }
                             </dd>
                             if let Some(b) = band {
-                                <dd class="band small muted" id={format!("band-{}", k.id)} title="Expected error: mean absolute error of paracalc on these published runs">{ b }</dd>
+                                <dd class="band small muted" id={format!("band-{}", k.id)} title={format!("80 % band of the measured value over the predicted one on a cluster paracalc has not seen, built from its errors on other published sources (between-source offsets plus the scatter of similar runs); calibrating on your own run removes the offset: {b}")}>
+                                    // The rates repeat the step's basis: only its ± shows (the rest
+                                    // is read out and in the tooltip).
+                                    if matches!(k.id, "tokens" | "tflops" | "mfu" | "hfu") {
+                                        if let Some((short, rest)) = b.split_once(" (") {
+                                            { short.to_string() }<span class="sr-only">{ format!(" ({rest}") }</span>
+                                        } else {
+                                            { b }
+                                        }
+                                    } else {
+                                        { b }
+                                    }
+                                </dd>
                             }
                             if let Some((id, w)) = props.bands.as_ref().and_then(|b| b.spread_for_tile(k.id)) {
                                 <dd class="band small muted" id={id} title="Which way paracalc missed the measured value on the same published runs (predicted/measured − 1)">{ w }</dd>
@@ -350,7 +365,8 @@ pub fn summary(props: &SummaryProps) -> Html {
                     }
                 </div>
             </dl>
-            <p class="muted small" id="summary-line">{ one_line(e, &props.scenario) }</p>
+            // The tiles in one sentence, for screen readers (the embeds show it as their caption).
+            <p class="sr-only" id="summary-line">{ one_line(e, &props.scenario) }</p>
         </section>
     }
 }

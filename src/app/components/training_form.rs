@@ -4,14 +4,33 @@ use yew::prelude::*;
 
 use crate::app::click::emit_on_click;
 use crate::app::components::form::{
-    choice_options, errors_for, num_field, opt_bool_value, select_field, set_field, switch_field,
-    FormProps,
+    choice_options, errors_for, folded, num_field, opt_bool_value, select_field, set_field,
+    switch_field, FormProps,
 };
 use crate::app::components::num_field::Opt;
 use crate::app::state::{fitting_global_batch, Action};
 use crate::scenario::{FieldId, Precision, Recompute};
 
-/// Batch, number format and recomputation.
+/// The training fields folded under "More training settings": rarely changed from their
+/// defaults.
+const FOLDED: &[FieldId] = &[
+    FieldId::OptimizerOffload,
+    FieldId::ActivationOffload,
+    FieldId::Framework,
+    FieldId::Fp8Recipe,
+    FieldId::Fp8Params,
+    FieldId::GradReduceFp32,
+    FieldId::OptimizerStates,
+    FieldId::MasterWeights,
+    FieldId::AttentionKernel,
+    FieldId::Eager,
+    FieldId::LossKernel,
+    FieldId::SwigluFp8Input,
+    FieldId::RecomputeEarlyStop,
+    FieldId::MoeProbsInExperts,
+];
+
+/// Batch, number format and recomputation; the rest folded.
 pub fn training_form(props: &FormProps) -> Html {
     let t = &props.scenario.training;
     let issues = &props.issues;
@@ -34,7 +53,11 @@ pub fn training_form(props: &FormProps) -> Html {
                 { num_field(FieldId::GlobalBatch, props, "") }
                 { num_field(FieldId::MicroBatch, props, "") }
             </div>
-            { for gbs_fix }
+            // One node whether or not the fix shows (an `if`, not a flattened `for`): the
+            // siblings keep their places and the batch input is never rebuilt under the cursor.
+            if let Some(fix) = gbs_fix {
+                { fix }
+            }
             <div class="grid">
                 { select_field(FieldId::Precision, props,
                     Precision::ALL.iter().map(|p| Opt::new(p.as_str(), match p {
@@ -43,7 +66,13 @@ pub fn training_form(props: &FormProps) -> Html {
                 { select_field(FieldId::Recompute, props,
                     Recompute::ALL.iter().map(|r| Opt::new(r.as_str(), r.as_str())).collect(),
                     t.recompute.as_str()) }
-                { num_field(FieldId::TrainTokens, props, "not set") }
+            </div>
+            if t.recompute == Recompute::Selective || t.recompute_modules.is_some() {
+                { set_field(FieldId::RecomputeModules, props, t.recompute_modules.map_or(0, |m| m.bits())) }
+            }
+            { folded("group-training-more", "More training settings (offload, framework, number formats, kernels)", props, FOLDED,
+                if t.flash_attention { &[] } else { &["Flash attention off"] }, html! { <>
+            <div class="grid">
                 { num_field(FieldId::OptimizerOffload, props, "none") }
                 { num_field(FieldId::ActivationOffload, props, "none") }
                 { select_field(FieldId::Optimizer, props, vec![Opt::new("adam", "Adam / AdamW")], "adam") }
@@ -90,9 +119,7 @@ pub fn training_form(props: &FormProps) -> Html {
                         opt_bool_value(t.moe_probs_in_experts)) }
                 </div>
             }
-            if t.recompute == Recompute::Selective || t.recompute_modules.is_some() {
-                { set_field(FieldId::RecomputeModules, props, t.recompute_modules.map_or(0, |m| m.bits())) }
-            }
+            </> }) }
         </fieldset>
     }
 }

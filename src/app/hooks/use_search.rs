@@ -14,6 +14,11 @@ use crate::scenario::{Recompute, Scenario};
 
 /// Work per slice before yielding, ms (well under a 16 ms frame with the render that follows).
 pub const SLICE_MS: f64 = 12.0;
+/// Fastest fitting layouts kept: the table shows [`SHOWN`] of them, those like published runs
+/// first, so it keeps more than it shows.
+pub const KEPT: usize = 40;
+/// Rows of the best-layouts table.
+pub const SHOWN: usize = 10;
 /// Candidates evaluated between clock reads.
 const CHUNK: u64 = 256;
 
@@ -209,7 +214,11 @@ fn start(
 ) {
     wasm_bindgen_futures::spawn_local(async move {
         let t0 = now_ms();
-        let mut searcher = Searcher::new(&key, &SearchSpace::default());
+        let space = SearchSpace {
+            top: KEPT,
+            ..SearchSpace::default()
+        };
+        let mut searcher = Searcher::new(&key, &space);
         let mut st = SearchStatus {
             total: searcher.total(),
             running: true,
