@@ -62,94 +62,71 @@ pub struct Traits {
     pub unsupported: fn(&Layout) -> Option<&'static str>,
 }
 
+/// The plain stack every row starts from: FA2, ZeRO-3 per block, fused MoE bookkeeping, the
+/// P2P ring for context parallelism, none of the switches, no support rule.
+const fn plain() -> Traits {
+    Traits {
+        fsdp_style: FsdpStyle::PerBlock,
+        attention_hopper: AttentionKernel::Fa2,
+        pp_overlap_interleaved: false,
+        moe_bookkeeping: FUSED_BOOKKEEPING,
+        autocast_softmax: false,
+        eager_bert_layer: false,
+        tp_bwd_overlap: false,
+        cp: CpMechanism::P2pRing,
+        repeat_kv: false,
+        unfused_eager_elementwise: false,
+        bf16_optimizer: false,
+        sac_regathers: false,
+        fsdp_root_ends: false,
+        unsupported: super::support::none,
+    }
+}
+
 /// Megatron-LM, NeMo, Megatron-Bridge.
-const MEGATRON: Traits = Traits {
-    fsdp_style: FsdpStyle::PerBlock,
+static MEGATRON: Traits = Traits {
     attention_hopper: AttentionKernel::Cudnn,
     pp_overlap_interleaved: true,
     moe_bookkeeping: MEGATRON_BOOKKEEPING,
-    autocast_softmax: false,
-    eager_bert_layer: false,
     tp_bwd_overlap: true,
-    cp: CpMechanism::P2pRing,
-    repeat_kv: false,
-    unfused_eager_elementwise: false,
-    bf16_optimizer: false,
-    sac_regathers: false,
-    fsdp_root_ends: false,
     unsupported: super::support::megatron,
+    ..plain()
 };
 
 /// DeepSpeed ZeRO, Megatron-DeepSpeed.
-const DEEPSPEED: Traits = Traits {
+static DEEPSPEED: Traits = Traits {
     fsdp_style: FsdpStyle::PerParameter,
-    attention_hopper: AttentionKernel::Fa2,
-    pp_overlap_interleaved: false,
-    moe_bookkeeping: FUSED_BOOKKEEPING,
-    autocast_softmax: false,
-    eager_bert_layer: false,
-    tp_bwd_overlap: false,
-    cp: CpMechanism::P2pRing,
-    repeat_kv: false,
-    unfused_eager_elementwise: false,
     bf16_optimizer: true,
-    sac_regathers: false,
-    fsdp_root_ends: false,
     unsupported: super::support::deepspeed,
+    ..plain()
 };
 
 /// torchtitan: FSDP2, torch.compile, SDPA.
-const TORCHTITAN: Traits = Traits {
+static TORCHTITAN: Traits = Traits {
     fsdp_style: FsdpStyle::PerBlockCopy,
-    attention_hopper: AttentionKernel::Fa2,
-    pp_overlap_interleaved: false,
-    moe_bookkeeping: FUSED_BOOKKEEPING,
-    autocast_softmax: false,
-    eager_bert_layer: false,
-    tp_bwd_overlap: false,
     cp: CpMechanism::TorchRing,
     repeat_kv: true,
     unfused_eager_elementwise: true,
-    bf16_optimizer: false,
     sac_regathers: true,
     fsdp_root_ends: true,
     unsupported: super::support::torchtitan,
+    ..plain()
 };
 
 /// Eager PyTorch DDP/FSDP1: the Hugging Face Trainer, llm-foundry/Composer.
-const PYTORCH: Traits = Traits {
-    fsdp_style: FsdpStyle::PerBlock,
-    attention_hopper: AttentionKernel::Fa2,
-    pp_overlap_interleaved: false,
-    moe_bookkeeping: FUSED_BOOKKEEPING,
+static PYTORCH: Traits = Traits {
     autocast_softmax: true,
     eager_bert_layer: true,
-    tp_bwd_overlap: false,
     cp: CpMechanism::TorchRing,
-    repeat_kv: false,
-    unfused_eager_elementwise: false,
-    bf16_optimizer: false,
-    sac_regathers: false,
-    fsdp_root_ends: false,
     unsupported: super::support::pytorch,
+    ..plain()
 };
 
 /// JAX: MaxText, Paxml.
-const JAX: Traits = Traits {
-    fsdp_style: FsdpStyle::PerBlock,
+static JAX: Traits = Traits {
     attention_hopper: AttentionKernel::Cudnn,
-    pp_overlap_interleaved: false,
-    moe_bookkeeping: FUSED_BOOKKEEPING,
-    autocast_softmax: false,
-    eager_bert_layer: false,
     tp_bwd_overlap: true,
-    cp: CpMechanism::P2pRing,
-    repeat_kv: false,
-    unfused_eager_elementwise: false,
-    bf16_optimizer: false,
-    sac_regathers: false,
-    fsdp_root_ends: false,
-    unsupported: super::support::none,
+    ..plain()
 };
 
 /// The row of `framework`.
