@@ -157,6 +157,25 @@ pub const BLACKWELL_NVL_ATTENTION_PEAK: f64 = 2250.0 * (1822.0 / 1745.0) / 2500.
 /// epilogue writes a 128×256 tile, about the time of two k-tiles of MMA).
 pub const GEMM_K0: f64 = 128.0;
 
+/// The GPU whose balance [`GEMM_K0`] is stated at: the A100 SXM4 80GB, 312 TFLOP/s of 16-bit
+/// tensor-core peak over 2039 GB/s of HBM, 0.153 FLOP per byte.
+pub const GEMM_K0_REF_FLOPS_PER_BYTE: f64 = 312.0 / 2039.0;
+
+/// The reduction penalty's `K0` for tensor-core GEMMs on a GPU of `p16_tflops` 16-bit peak and
+/// `hbm_gbps` memory bandwidth: [`GEMM_K0`] scaled by the GPU's FLOPs per byte over the
+/// A100's ([`GEMM_K0_REF_FLOPS_PER_BYTE`]) **[derived]**. A tile's fixed work (the pipeline
+/// fill, loading its first k-tiles, and the epilogue, storing the output tile) moves the same
+/// bytes on every part and runs at the memory system's pace, while one k-step of MMA runs at
+/// the tensor cores' pace; the SM count cancels. So the fixed work is worth more k-steps where
+/// the tensor cores outgrew the memory: H100 SXM 989/3350 = 0.295 FLOP/B, 1.93× the A100's,
+/// K0 = 247 (a k = 2048 GEMM at 0.89 of its large-k rate, against 0.94 on A100); B200 2250/8000,
+/// 235; V100 125/900, 116. The same argument, with the tensor cores' pace against the CUDA
+/// cores', gives fp32's [`fp32_k0`]. V100 keeps DeepBench's fp16 rows: 1024/(1024 + 116) ×
+/// 0.848 = 0.762 of peak at K = 1024 (measured 0.755; 0.754 with 128).
+pub fn tensor_k0(p16_tflops: f64, hbm_gbps: f64) -> f64 {
+    GEMM_K0 * (p16_tflops / hbm_gbps.max(1.0)) / GEMM_K0_REF_FLOPS_PER_BYTE
+}
+
 /// The reduction penalty's `K0` for fp32 GEMMs on the CUDA cores (no tensor cores): the fill
 /// and the epilogue of an output tile take about the same time as in a tensor-core kernel (they
 /// move the same tile through shared memory and HBM), but each step of the `k` loop takes
@@ -301,7 +320,11 @@ impl Device {
             flash_flops: (part_attn.unwrap_or(p16_eff) * e.flash_attention * 1e12).max(1.0),
             hbm_bps: (gpu.hbm_gbps * 1e9 * e.hbm).max(1.0),
             kernel_s: e.kernel_s,
-            gemm_k0: if fp32 { fp32_k0(gpu) } else { GEMM_K0 },
+            gemm_k0: if fp32 {
+                fp32_k0(gpu)
+            } else {
+                tensor_k0(p16_eff, gpu.hbm_gbps)
+            },
             exp_per_s: gpu
                 .sfu_exp_per_s
                 .filter(|r| r.is_finite() && *r > 0.0)
@@ -429,23 +452,25 @@ mod tests {
 
     #[test]
     fn torchao_rowwise_is_the_bf16_gemm_over_the_measured_speedup() {
-        // On the 500 W H100 (bf16 800 TFLOP/s × 0.70 = 560 TFLOP/s,
-        // K0 128, 132 SMs): Llama 3 8B's FC1 split by TP 8, [32768×4096]·[4096×1792]: the best
-        // wave fill is 64×64 tiles, 512·28 = 14336 on 132 SMs, 109 waves (14388), 0.99639;
-        // 4.8103e11 FLOP / (5.6e14 · 4096/4224 · 0.99639) = 0.88902 ms + 5 µs = 0.89405 ms in
-        // bf16; torchao's table at M 32768, K 4096, N 1792 (log₂ N = 10.807, 0.807 of the way
-        // from 1024's 0.59 to 2048's 0.81: 0.7676) → 1.1647 ms, slower than bf16.
+        // On the 500 W H100 (bf16 800 TFLOP/s × 0.70 = 560 TFLOP/s, 2400 GB/s: K0
+        // 128·(800/2400)/(312/2039) = 278.84, 132 SMs): Llama 3 8B's FC1 split by TP 8,
+        // [32768×4096]·[4096×1792]: the best wave fill is 64×64 tiles, 512·28 = 14336 on 132
+        // SMs, 109 waves (14388), 0.99639; 4.8103e11 FLOP / (5.6e14 · 4096/4374.84 ·
+        // 0.99639) + 5 µs = 0.92580 ms in bf16; torchao's table at M 32768, K 4096, N 1792
+        // (log₂ N = 10.807, 0.807 of the way from 1024's 0.59 to 2048's 0.81: 0.7676) →
+        // 1.2061 ms, slower than bf16.
         let spec = gpu_preset("h100-sxm5-96gb").unwrap().spec;
         let bf = Device::new(&spec, Precision::Bf16, None);
         let rw = Device::new(&spec, Precision::Fp8, Some(Fp8Recipe::Rowwise));
         let (m, k, n) = (32768.0, 4096.0, 1792.0);
         let fill = 14336.0 / 14388.0;
-        let bf16 = 2.0 * m * k * n / (560e12 * 4096.0 / 4224.0 * fill) + 5e-6;
+        let k0 = tensor_k0(800.0, 2400.0);
+        let bf16 = 2.0 * m * k * n / (560e12 * 4096.0 / (4096.0 + k0) * fill) + 5e-6;
         assert!((bf.gemm_s(m, k, n) - bf16).abs() < 1e-12);
         let f = (1792f64.log2() - 10.0).clamp(0.0, 1.0);
         let s = 0.59 + f * (0.81 - 0.59);
         assert!((rw.gemm_s(m, k, n) - bf16 / s).abs() < 1e-12);
-        assert!((bf16 / s - 1.1647e-3).abs() < 1e-6, "{}", bf16 / s);
+        assert!((bf16 / s - 1.2061e-3).abs() < 1e-6, "{}", bf16 / s);
         // The 16-bit GEMMs keep their rate.
         assert_eq!(rw.gemm16_s(m, k, n), bf.gemm16_s(m, k, n));
     }
@@ -473,18 +498,18 @@ mod tests {
         // 4 B/element, a third per GEMM: 4·8192·8192/3 B at 3350 GB/s × 0.8 = 33.38 µs, plus
         // two thirds of a 5 µs kernel. Operands 1 B, output 2 B: compute-bound. On 132 SMs the
         // best tile is 64×64: 8192 tiles, 63 waves (8316), fill 8192/8316 = 0.98509 (128×128:
-        // 2048 in 16 waves, 0.9697).
+        // 2048 in 16 waves, 0.9697). K0 at H100's balance ([`tensor_k0`]): 246.96.
         let h = dev("h100-sxm5-80gb", Precision::Fp8);
         assert!((h.gemm_flops - 1979e12 * 0.63).abs() < 1.0);
         assert!((h.gemm16_flops - 989e12 * 0.70).abs() < 1.0);
         let hfill = 8192.0 / 8316.0;
-        let gemm =
-            2.0 * 8192.0 * 4096.0 * 4096.0 / (1979e12 * 0.63 * 4096.0 / 4224.0 * hfill) + 5e-6;
+        let hk = 4096.0 / (4096.0 + tensor_k0(989.0, 3350.0));
+        let gemm = 2.0 * 8192.0 * 4096.0 * 4096.0 / (1979e12 * 0.63 * hk * hfill) + 5e-6;
         let casts = (4.0 * 8192.0 * 8192.0 / (3350e9 * 0.8) + 2.0 * 5e-6) / 3.0;
         assert!((h.gemm_s(8192.0, 4096.0, 4096.0) - (gemm + casts)).abs() < 1e-12);
         assert!((casts - 3.672e-5).abs() < 1e-7, "{casts}");
         // The output layer's GEMM stays 16-bit.
-        let bf = 2.0 * 8192.0 * 4096.0 * 4096.0 / (989e12 * 0.70 * 4096.0 / 4224.0 * hfill) + 5e-6;
+        let bf = 2.0 * 8192.0 * 4096.0 * 4096.0 / (989e12 * 0.70 * hk * hfill) + 5e-6;
         assert!((h.gemm16_s(8192.0, 4096.0, 4096.0) - bf).abs() < 1e-12);
     }
 
@@ -506,10 +531,21 @@ mod tests {
         // The attention core's batched GEMMs in fp32 too: QKᵀ reduces over d_h = 64, so
         // 64/80.08 of the SGEMM rate rather than tensor cores' 64/192.
         assert_eq!(d.gemm16_flops, d.gemm_flops);
-        // fp16 keeps the tensor-core K0 and 0.80.
+        // fp16: the tensor-core K0 at V100's balance, 128·(125/900)/(312/2039) = 116.18, and
+        // 0.80.
         let h = dev("v100-sxm2-16gb", Precision::Fp16);
-        assert_eq!(h.gemm_k0, GEMM_K0);
+        assert!((h.gemm_k0 - 116.18).abs() < 0.01, "{}", h.gemm_k0);
         assert!((h.gemm_flops - 125e12 * 0.80).abs() < 1.0);
+    }
+
+    #[test]
+    fn tensor_k0_follows_the_flops_per_byte() {
+        // A100 80GB is the reference; H100 SXM (989 TFLOP/s, 3350 GB/s) 1.93× its balance.
+        assert_eq!(dev("a100-sxm4-80gb", Precision::Bf16).gemm_k0, GEMM_K0);
+        let h = dev("h100-sxm5-80gb", Precision::Bf16).gemm_k0;
+        assert!((h - 246.96).abs() < 0.01, "{h}");
+        // A k = 2048 GEMM keeps 2048/2295 = 0.892 of its large-k rate on H100, 0.941 on A100.
+        assert!((2048.0 / (2048.0 + h) - 0.892).abs() < 0.001);
     }
 
     #[test]
