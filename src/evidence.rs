@@ -17,6 +17,8 @@
 
 pub mod band;
 pub mod first_sight;
+pub mod interval;
+pub mod loso;
 
 use crate::scenario::json::text::Node;
 use crate::scenario::{GpuChoice, Scenario};

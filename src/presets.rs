@@ -229,6 +229,12 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
         "DeepSeek-V3 Technical Report (arXiv 2412.19437) §3.1-3.3, §4.2: 2048 H800 GPUs (8 per node), 16-way pipeline, 64-way expert parallel over 8 nodes, ZeRO-1 data parallel, no tensor parallel, FP8 mixed precision, batch 15360 sequences of 4096 after warm-up. Two differences from the report, as the form shows them: the pipeline schedule is the default 1F1B (the report runs DualPipe: pick it under Schedule), and the recomputation is Megatron's selective default, core attention (the report recomputes RMSNorm, the MLA up-projections and the SwiGLU output: tick those under Recompute modules)",
     ),
     preset!(
+        "deepseek-v3-report",
+        "DeepSeek-V3 671B (report plan)",
+        "as deepseek-v3; model.moe.expert_groups 8 and group_limit 4 from config.json n_group and topk_group (node-limited routing, report §2.1.2)",
+        "DeepSeek-V3 Technical Report (arXiv 2412.19437) §3.2-3.3, §4.2, the plan as the report runs it: 2048 H800 (8 per node), DualPipe over 16 pipeline ranks, 64-way expert parallel over 8 nodes with all-to-all kernels that cross InfiniBand once per node (DeepEP-style) and routing limited to 4 nodes, ZeRO-1, no tensor parallel; FP8 with 1x128 activation tiles and 128x128 weight blocks (blockwise), the SwiGLU input cached in FP8 and its output recomputed (moe_act), RMSNorm and MLA up-projections recomputed (layernorm, mla_up_proj), BF16 Adam moments; the MTP module shares the embedding and output head, which DualPipe puts on one rank; batch 15360 sequences of 4096. The same plan as tests/data/extra.json moe_deepseek_v3_report. deepseek-v3 keeps the v1 link plan (1F1B, all-to-all, core_attn)",
+    ),
+    preset!(
         "qwen3-30b-a3b",
         "Qwen3-30B-A3B",
         "Qwen/Qwen3-30B-A3B config.json: num_hidden_layers 48, hidden_size 2048, num_attention_heads 32, num_key_value_heads 4, head_dim 128, num_experts 128, num_experts_per_tok 8, moe_intermediate_size 768, vocab_size 151936, tie_word_embeddings false; model card: 30.5B total, 3.3B activated",

@@ -134,11 +134,16 @@ fn the_report_says_how_far_to_trust_it_from_the_shipped_runs() {
         .split("How far to trust it")
         .nth(1)
         .unwrap_or_else(|| panic!("{out}"));
+    // The shown bands are the out-of-sample ones; the in-sample MAPE stays beside the step's.
+    let reach = b.step_reach.as_ref().expect("an out-of-sample step band");
     assert!(
-        section.contains(&format!("step time {}", b.text(b.time_pct))),
+        section.contains(&format!("step time {}", reach.text())),
         "{section}"
     );
-    assert!(section.contains(&format!("throughput, TFLOP/s, MFU {}", b.text(b.rate_pct))));
+    assert!(section.contains(&format!("in sample: {}", b.text(b.time_pct))));
+    assert!(section.contains(&format!("throughput, TFLOP/s, MFU {}", reach.rate_text())));
+    let (lo, hi) = reach.measured_over_predicted();
+    assert!(lo < 1.0 && hi > 1.0, "{lo} {hi}");
     // Which way those runs missed, under the step band (uncalibrated) and the memory band.
     assert!(section.contains(&b.spread.text()), "{section}");
     let peak = b.memory_spread.expect("runs with memory").peak_text();

@@ -416,6 +416,12 @@ fn every_preset_shows_its_parameter_count_as_published() {
             exact,
             "DeepSeek-V3 card: 685B with the MTP module",
         ),
+        (
+            "deepseek-v3-report",
+            685e9,
+            exact,
+            "DeepSeek-V3 card: 685B with the MTP module",
+        ),
         ("qwen3-30b-a3b", 30.5e9, exact, "Qwen3 card: 30.5B"),
         ("qwen3-235b-a22b", 235e9, exact, "Qwen3 card: 235B"),
         (

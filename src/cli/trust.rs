@@ -4,8 +4,10 @@
 
 use crate::engine::Estimate;
 use crate::evidence::band::{self, Band};
+use crate::evidence::interval::Interval;
 use crate::evidence::{self, Case};
 use crate::scenario::Scenario;
+use crate::text;
 use serde_json::{json, Value};
 use std::fmt::Write;
 
@@ -34,20 +36,32 @@ pub fn section(cases: &[Case], s: &Scenario, e: &Estimate) -> String {
         return String::new();
     };
     let mut o = String::from(
-        "How far to trust it (paracalc's error on the published runs most like this plan)\n",
+        "How far to trust it (measured value over predicted, 80 % band for a cluster paracalc \
+         has not seen; built from errors on published sources other than yours)\n",
     );
     let _ = writeln!(o, "  step time {}", band::step_text(&b, s, cal));
-    if cal.is_none() {
-        let _ = writeln!(o, "    {}", b.spread.text());
+    if let Some(r) = b.step_reach_for(s) {
+        let _ = writeln!(o, "    {}", text::capitalized(&r.basis_text()));
     }
-    let _ = writeln!(o, "  throughput, TFLOP/s, MFU {}", b.text(b.rate_pct));
-    if let Some(mem) = b.memory_text() {
+    if cal.is_none() {
+        let _ = writeln!(
+            o,
+            "    in sample: {}; {}",
+            b.text(b.time_pct),
+            b.spread.text()
+        );
+    }
+    let _ = writeln!(o, "  throughput, TFLOP/s, MFU {}", b.rate_text(s));
+    if let Some(mem) = b.memory_text(s) {
         let _ = writeln!(o, "  peak memory {mem}");
+    }
+    if let Some(r) = b.memory_reach_for(s) {
+        let _ = writeln!(o, "    {}", text::capitalized(&r.basis_text()));
     }
     if let Some(m) = b.memory_spread {
         let _ = writeln!(o, "    {}", m.peak_text());
     }
-    if let Some(w) = fit_warning(&b, e) {
+    if let Some(w) = fit_warning(&b, s, e) {
         let _ = writeln!(o, "  {w}");
     }
     o
@@ -55,11 +69,11 @@ pub fn section(cases: &[Case], s: &Scenario, e: &Estimate) -> String {
 
 /// The memory verdict's caveat when the limit lies inside the memory band
 /// ([`band::fit_caveat`], worded as in the app).
-pub fn fit_warning(b: &Band, e: &Estimate) -> Option<String> {
+pub fn fit_warning(b: &Band, s: &Scenario, e: &Estimate) -> Option<String> {
     band::fit_caveat(
         e.memory.peak_bytes,
         e.memory.capacity_bytes,
-        b.memory_frac()?,
+        b.memory_frac(s)?,
     )
 }
 
@@ -89,6 +103,27 @@ pub fn to_json(cases: &[Case], s: &Scenario, e: &Estimate) -> Value {
             "high": m.hi_pct,
             "runs_in_range": m.within,
         })),
-        "memory_fit_uncertain": fit_warning(&b, e).is_some(),
+        "memory_fit_uncertain": fit_warning(&b, s, e).is_some(),
+        "step_band_80": b.step_reach_for(s).map(|r| reach_json(&r)),
+        "memory_band_80": b.memory_reach_for(s).map(|r| reach_json(&r)),
+    })
+}
+
+/// An out-of-sample band as JSON: the signed-error ends (`predicted/measured − 1`, percent), the
+/// measured value as multiples of the predicted one, and what it rests on.
+fn reach_json(r: &Interval) -> Value {
+    let (lo, hi) = r.measured_over_predicted();
+    json!({
+        "error_low_pct": r.lo_pct,
+        "error_high_pct": r.hi_pct,
+        "measured_over_predicted": [lo, hi],
+        "center_pct": r.center_pct,
+        "between_source_pct": r.between_pct,
+        "within_source_pct": r.within_pct,
+        "sources": r.sources,
+        "runs": r.runs,
+        "calibrated": r.calibrated,
+        "widened_because": r.widened.iter().map(|w| w.words()).collect::<Vec<_>>(),
+        "basis": r.basis_text(),
     })
 }

@@ -1,6 +1,12 @@
 //! Error bands: how far to trust each headline number of a plan, measured on the published runs
 //! most like it (never a hard-coded figure).
 //!
+//! **What is shown** is the out-of-sample 80 % band for a cluster paracalc has not seen
+//! ([`super::interval`]: between-source plus within-source spread, narrowed by a calibration;
+//! `Band::step_reach`, `Band::memory_reach`). The figures below (MAPE and signed spread of the
+//! similar runs) are in sample: they describe the runs the engine was shaped with, and are shown
+//! beside it as such.
+//!
 //! **Which runs.** The runs of the evidence file (the repository's validation data) with the
 //! same GPU generation ([`Generation`]), the same software stack (`training.framework`) and the
 //! same parallel style ([`Style`]: FSDP/ZeRO-3, pipeline, tensor-parallel or data-parallel only;
@@ -23,11 +29,10 @@
 //! peak memory of the memory band's runs ("2 to 9 % higher than measured"), which decides
 //! whether a plan near the limit more likely fits or not.
 
+use super::interval::{for_plan, interval, Errors, Interval, Metric};
 use super::Case;
 use crate::calibrate::transfer::{mape, transfers, Run};
-use crate::calibrate::MemoryKind;
 use crate::engine::time::compute::Generation;
-use crate::engine::Estimate;
 use crate::scenario::{Framework, Scenario};
 
 /// Fewest runs a band is computed from before the similarity is relaxed.
@@ -118,7 +123,7 @@ impl Basis {
         }
     }
 
-    fn admits(self, s: &Scenario, c: &Scenario) -> bool {
+    pub(crate) fn admits(self, s: &Scenario, c: &Scenario) -> bool {
         let gen = || generation(s) == generation(c);
         let fw = || framework(s) == framework(c);
         match self {
@@ -151,6 +156,11 @@ pub struct Band {
     pub spread: Spread,
     /// Which way the measured peaks of the memory band's runs missed the prediction.
     pub memory_spread: Option<Spread>,
+    /// The out-of-sample 80 % step band for a new cluster ([`interval`]), uncalibrated; the
+    /// throughput, TFLOP/s and MFU bands are its inverse.
+    pub step_reach: Option<Interval>,
+    /// The out-of-sample 80 % peak-memory band for a new cluster, uncalibrated.
+    pub memory_reach: Option<Interval>,
 }
 
 /// The signed step error of a band's runs, `predicted/measured − 1` in percent (the same ratio as
@@ -300,15 +310,37 @@ impl Band {
         format!("±{:.0} % ({} {})", pct, self.runs.len(), self.basis.words())
     }
 
-    /// The memory band text, if any run reports memory.
-    pub fn memory_text(&self) -> Option<String> {
-        self.memory
-            .map(|(pct, n, basis)| format!("±{pct:.0} % ({n} {} with memory)", basis.words()))
+    /// The out-of-sample step band as shown for `s` (calibrated when `s` carries step factors).
+    pub fn step_reach_for(&self, s: &Scenario) -> Option<Interval> {
+        self.step_reach
+            .as_ref()
+            .map(|b| for_plan(b, Metric::Step, s))
     }
 
-    /// The memory band as a fraction (0.1 for ±10 %), if any run reports memory.
-    pub fn memory_frac(&self) -> Option<f64> {
-        self.memory.map(|(pct, _, _)| pct / 100.0)
+    /// The out-of-sample memory band as shown for `s` (calibrated when `s` carries a memory
+    /// offset).
+    pub fn memory_reach_for(&self, s: &Scenario) -> Option<Interval> {
+        self.memory_reach
+            .as_ref()
+            .map(|b| for_plan(b, Metric::Memory, s))
+    }
+
+    /// The band of throughput, TFLOP/s and MFU for `s`: the step's out-of-sample band, inverted
+    /// (the in-sample MAPE when there is none).
+    pub fn rate_text(&self, s: &Scenario) -> String {
+        self.step_reach_for(s)
+            .map_or_else(|| self.text(self.rate_pct), |b| b.rate_text())
+    }
+
+    /// The memory band text for `s` (out of sample), if any run reports memory.
+    pub fn memory_text(&self, s: &Scenario) -> Option<String> {
+        self.memory_reach_for(s).map(|b| b.text())
+    }
+
+    /// The memory band as a fraction for the fit verdict ([`Interval::fraction`] of the
+    /// out-of-sample memory band for `s`), if any run reports memory.
+    pub fn memory_frac(&self, s: &Scenario) -> Option<f64> {
+        self.memory_reach_for(s).map(|b| b.fraction())
     }
 }
 
@@ -353,14 +385,19 @@ pub fn fit_is_uncertain(peak: f64, capacity: f64, frac: f64) -> bool {
 }
 
 /// The band the three-state memory verdict of `s` is judged with
-/// ([`crate::engine::memory::verdict`]), as a fraction of the peak: the peak-memory MAPE of the
-/// runs most like `s` that report memory ([`Band::memory`]), else the engine's
+/// ([`crate::engine::memory::verdict`]), as a fraction of the peak: the out-of-sample memory
+/// band for a new cluster ([`super::interval::memory_band_fraction`]: its farther end, narrowed
+/// by a memory calibration), else the engine's
 /// [`DEFAULT_BAND_FRAC`](crate::engine::memory::verdict::DEFAULT_BAND_FRAC). The one place the
 /// verdict's band is chosen: `validate`, `estimate` and the app read it here.
 pub fn memory_verdict_frac(cases: &[Case], s: &Scenario) -> f64 {
-    let mut est = Estimate::default();
-    memory_band(cases, s, &mut est)
-        .map(|((pct, _, _), _)| pct / 100.0)
+    memory_verdict_frac_with(cases, &Errors::of(cases), s)
+}
+
+/// [`memory_verdict_frac`] with the published runs' errors already computed.
+pub fn memory_verdict_frac_with(cases: &[Case], errors: &Errors, s: &Scenario) -> f64 {
+    super::interval::memory_band_fraction_with(cases, errors, s)
+        .map(|(frac, _)| frac)
         .unwrap_or(crate::engine::memory::verdict::DEFAULT_BAND_FRAC)
 }
 
@@ -376,14 +413,6 @@ pub fn fit_caveat(peak: f64, capacity: f64, frac: f64) -> Option<String> {
     })
 }
 
-fn memory_kind(kind: Option<&str>) -> MemoryKind {
-    match kind {
-        Some("allocator_reserved") => MemoryKind::AllocatorReserved,
-        Some("allocator_peak") => MemoryKind::AllocatorPeak,
-        _ => MemoryKind::DeviceUsed,
-    }
-}
-
 /// Fewest runs with a measured memory a memory band is computed from before the similarity is
 /// relaxed.
 pub const MIN_MEMORY_RUNS: usize = 3;
@@ -391,67 +420,62 @@ pub const MIN_MEMORY_RUNS: usize = 3;
 /// Peak-memory MAPE (percent) and count over the runs most like `s` that report memory.
 fn memory_band(
     cases: &[Case],
+    errors: &Errors,
     s: &Scenario,
-    est: &mut Estimate,
 ) -> Option<((f64, usize, Basis), Spread)> {
-    let mut errors = Vec::new();
+    let mut errs = Vec::new();
     for basis in Basis::MOST_ALIKE_FIRST {
-        errors.clear();
-        for c in cases.iter().filter(|c| basis.admits(s, &c.scenario)) {
-            let Some(gib) = c.memory_gib.filter(|g| *g > 0.0) else {
-                continue;
-            };
-            if crate::engine::estimate_into(&c.scenario, est).is_err() {
-                continue;
+        errs.clear();
+        for (i, c) in cases.iter().enumerate() {
+            if let Some(e) = errors.memory_pct[i].filter(|_| basis.admits(s, &c.scenario)) {
+                errs.push(e);
             }
-            let pred = memory_kind(c.memory_kind.as_deref()).peak_bytes(est) / 1_073_741_824.0;
-            errors.push(100.0 * (pred / gib - 1.0));
         }
-        let n = errors.len();
+        let n = errs.len();
         if n >= MIN_MEMORY_RUNS || (n > 0 && basis == Basis::All) {
-            let mape = errors.iter().map(|e| e.abs()).sum::<f64>() / n as f64;
-            let spread = Spread::of(&mut errors)?;
+            let mape = errs.iter().map(|e| e.abs()).sum::<f64>() / n as f64;
+            let spread = Spread::of(&mut errs)?;
             return Some(((mape, n, basis), spread));
         }
     }
     None
 }
 
-/// The band of `s` from `cases` (`None` when no case can be estimated).
+/// The band of `s` from `cases` (`None` when no case can be estimated): one estimate per case
+/// ([`Errors::of`]), then [`band_with`].
 pub fn band(cases: &[Case], s: &Scenario) -> Option<Band> {
-    let mut est = Estimate::default();
+    band_with(cases, &Errors::of(cases), s)
+}
+
+/// The band of `s` from `cases` and their errors.
+pub fn band_with(cases: &[Case], errors: &Errors, s: &Scenario) -> Option<Band> {
     for basis in Basis::MOST_ALIKE_FIRST {
-        let runs: Vec<usize> = cases
+        let admitted = cases
             .iter()
             .enumerate()
-            .filter(|(_, c)| basis.admits(s, &c.scenario))
-            .map(|(i, _)| i)
-            .collect();
-        if runs.len() < MIN_RUNS && basis != Basis::All {
+            .filter(|(i, c)| errors.step_pct[*i].is_some() && basis.admits(s, &c.scenario))
+            .count();
+        if admitted < MIN_RUNS && basis != Basis::All {
             continue;
         }
-        let (mut t, mut r, mut n) = (0.0, 0.0, 0usize);
-        let mut errors = Vec::with_capacity(runs.len());
-        let mut kept = Vec::with_capacity(runs.len());
-        for &i in &runs {
-            let c = &cases[i];
-            if crate::engine::estimate_into(&c.scenario, &mut est).is_err() {
+        let (mut t, mut r) = (0.0, 0.0);
+        let mut errs = Vec::with_capacity(admitted);
+        let mut kept = Vec::with_capacity(admitted);
+        for (i, c) in cases.iter().enumerate() {
+            let Some(e) = errors.step_pct[i].filter(|_| basis.admits(s, &c.scenario)) else {
                 continue;
-            }
-            let p = est.time.step_s;
-            if !(p > 0.0 && c.step_s > 0.0) {
-                continue;
-            }
+            };
+            let ratio = 1.0 + e / 100.0;
             kept.push(i);
-            t += (p / c.step_s - 1.0).abs();
-            r += (c.step_s / p - 1.0).abs();
-            errors.push(100.0 * (p / c.step_s - 1.0));
-            n += 1;
+            t += (ratio - 1.0).abs();
+            r += (1.0 / ratio - 1.0).abs();
+            errs.push(e);
         }
+        let n = kept.len();
         if n == 0 {
             continue;
         }
-        let memory = memory_band(cases, s, &mut est);
+        let memory = memory_band(cases, errors, s);
         return Some(Band {
             basis,
             runs: kept,
@@ -459,7 +483,9 @@ pub fn band(cases: &[Case], s: &Scenario) -> Option<Band> {
             rate_pct: 100.0 * r / n as f64,
             memory: memory.map(|(m, _)| m),
             memory_spread: memory.map(|(_, spread)| spread),
-            spread: Spread::of(&mut errors).unwrap_or_default(),
+            spread: Spread::of(&mut errs).unwrap_or_default(),
+            step_reach: interval(cases, errors, Metric::Step, s, None),
+            memory_reach: interval(cases, errors, Metric::Memory, s, None),
         });
     }
     None
@@ -481,16 +507,20 @@ pub fn calibrated(cases: &[Case], runs: &[usize]) -> Option<(f64, usize)> {
     (n > 0).then_some((pct, n))
 }
 
-/// The step-time error of the plan as estimated: [`calibrated`] when the scenario is
-/// calibrated, else the band's own. Returns the text for the step-time tile.
+/// The text for the step-time tile: the out-of-sample 80 % band ([`Band::step_reach_for`]:
+/// the calibrated one when the scenario carries step factors, then with the calibrated error
+/// measured on pairs of the same runs, [`calibrated`]); the in-sample MAPE when there is no
+/// out-of-sample band.
 pub fn step_text(b: &Band, s: &Scenario, calibrated_band: Option<(f64, usize)>) -> String {
+    let Some(reach) = b.step_reach_for(s) else {
+        return b.text(b.time_pct);
+    };
     match calibrated_band {
-        Some((pct, pairs)) if !s.calibration.is_default() => format!(
-            "±{pct:.0} % after calibration ({pairs} calibrated pairs of {} {})",
-            b.runs.len(),
-            b.basis.words()
+        Some((pct, pairs)) if reach.calibrated => format!(
+            "{}; measured: ±{pct:.0} % on {pairs} calibrated pairs",
+            reach.text()
         ),
-        _ => b.text(b.time_pct),
+        _ => reach.text(),
     }
 }
 

@@ -69,7 +69,7 @@ impl RecomputeModules {
     }
 
     /// The set with `other` added.
-    pub fn with(self, other: RecomputeModules) -> RecomputeModules {
+    pub const fn with(self, other: RecomputeModules) -> RecomputeModules {
         RecomputeModules(self.0 | other.0)
     }
 

@@ -132,23 +132,23 @@ pub fn App(props: &AppProps) -> Html {
             }
         },
     );
-    let band_frac = band.as_ref().map(|b| match *cal_band {
-        Some((pct, _)) if calibrated => pct / 100.0,
-        _ => b.time_pct / 100.0,
-    });
+    // The scaling chart's band: the farther end of the out-of-sample step band (calibrated when
+    // the plan is), the in-sample calibrated or plain MAPE when there is none.
+    let band_frac = band
+        .as_ref()
+        .map(|b| match (b.step_reach_for(&state.scenario), *cal_band) {
+            (Some(r), _) => r.fraction(),
+            (None, Some((pct, _))) if calibrated => pct / 100.0,
+            _ => b.time_pct / 100.0,
+        });
     let bands = band.as_ref().map(|b| {
         Rc::new(BandTexts {
             step: band::step_text(b, &state.scenario, *cal_band),
             step_spread: (!calibrated).then(|| b.spread.tile_text()),
-            // Throughput, TFLOP/s, MFU and HFU are the step's work over the step time: once
-            // the step is calibrated their relative error is the step's.
-            rate: match *cal_band {
-                Some(_) if calibrated => band::step_text(b, &state.scenario, *cal_band),
-                _ => b.text(b.rate_pct),
-            },
-            memory: b.memory_text(),
+            rate: b.rate_text(&state.scenario),
+            memory: b.memory_text(&state.scenario),
             memory_spread: b.memory_spread.map(|m| m.peak_tile_text()),
-            memory_frac: b.memory_frac(),
+            memory_frac: b.memory_frac(&state.scenario),
         })
     });
 
@@ -263,7 +263,7 @@ pub fn App(props: &AppProps) -> Html {
                         {on_apply_layout}
                         {on_select}
                         band={band_frac}
-                        memory_band={band.as_ref().and_then(|b| b.memory_frac())}
+                        memory_band={band.as_ref().and_then(|b| b.memory_frac(&state.scenario))}
                     />
                 </div>
                 <form class="inputs" aria-label="Inputs" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}>

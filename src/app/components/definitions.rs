@@ -96,6 +96,20 @@ pub fn help_link(t: Term) -> Html {
     }
 }
 
+/// How many constants the engine has of each kind, and which published runs the end-to-end
+/// ones were chosen with (`src/docs/CONSTANTS.md`, [`crate::docs::constants`]).
+pub fn constants_sentence() -> String {
+    use crate::docs::constants::{BY_KIND, END_TO_END_GROUPS};
+    let kinds: Vec<String> = BY_KIND.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    format!(
+        "The engine's numeric constants: {} (the registry src/docs/CONSTANTS.md lists each with \
+         its source). Specification: data sheets and the frameworks' code; micro-benchmark: \
+         kernel and collective benchmarks; end-to-end: chosen where published training runs sit, \
+         here {END_TO_END_GROUPS}; definition: units, caps and tolerances.",
+        kinds.join(", ")
+    )
+}
+
 /// The help card: every term with its definition, each at its anchor.
 pub fn definitions() -> Html {
     html! {
@@ -109,6 +123,9 @@ pub fn definitions() -> Html {
                     </>
                 }) }
             </dl>
+            <p class="small muted" id="constants-registry">
+                { constants_sentence() }
+            </p>
         </section>
     }
 }

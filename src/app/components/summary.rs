@@ -320,7 +320,7 @@ pub fn summary(props: &SummaryProps) -> Html {
                                 }
                             </dd>
                             if let Some(b) = band {
-                                <dd class="band small muted" id={format!("band-{}", k.id)} title={format!("Expected error: mean absolute error of paracalc on these published runs: {b}")}>
+                                <dd class="band small muted" id={format!("band-{}", k.id)} title={format!("80 % band of the measured value over the predicted one on a cluster paracalc has not seen, built from its errors on other published sources (between-source offsets plus the scatter of similar runs); calibrating on your own run removes the offset: {b}")}>
                                     // The rates repeat the step's basis: only its ± shows (the rest
                                     // is read out and in the tooltip).
                                     if matches!(k.id, "tokens" | "tflops" | "mfu" | "hfu") {

@@ -1,0 +1,140 @@
+//! The out-of-sample error band (`evidence::interval`) and its leave-one-source-out check
+//! (`evidence::loso`), on hand-computed cases.
+#![cfg(not(target_arch = "wasm32"))]
+
+use paracalc::evidence::interval::{
+    interval, memory_band_fraction_with, Errors, Metric, Widening, Z80,
+};
+use paracalc::evidence::loso::coverage;
+use paracalc::evidence::Case;
+use paracalc::presets::model_preset;
+use paracalc::scenario::Scenario;
+
+fn plan() -> Scenario {
+    model_preset("llama3-8b").unwrap().scenario()
+}
+
+/// Six runs of one plan in three sources with step errors A −10, −6; B 0, 4; C 5, 7 (%).
+fn six() -> (Vec<Case>, Errors) {
+    let groups = ["A", "A", "B", "B", "C", "C"];
+    let cases = groups
+        .iter()
+        .enumerate()
+        .map(|(i, g)| Case {
+            id: format!("run{i}"),
+            source: String::new(),
+            scenario: plan(),
+            step_s: 1.0,
+            group: g.to_string(),
+            memory_gib: Some(50.0),
+            memory_kind: None,
+        })
+        .collect();
+    let e = [-10.0, -6.0, 0.0, 4.0, 5.0, 7.0];
+    let errors = Errors {
+        step_pct: e.iter().map(|x| Some(*x)).collect(),
+        memory_pct: e.iter().map(|x| Some(*x / 2.0)).collect(),
+    };
+    (cases, errors)
+}
+
+#[test]
+fn the_band_adds_the_between_source_and_within_source_spreads() {
+    let (cases, errors) = six();
+    let b = interval(&cases, &errors, Metric::Step, &plan(), None).unwrap();
+    // Source means −8, 2, 6: c = 0, σ_b² = (64 + 4 + 36)/2 = 52. Residuals ±2, ±2, ±1:
+    // σ_w² = 18/6 = 3. Half width 1.2816·√55 = 9.5046.
+    assert_eq!((b.sources, b.runs), (3, 6));
+    assert!(b.center_pct.abs() < 1e-12);
+    assert!((b.between_pct - 52f64.sqrt()).abs() < 1e-12);
+    assert!((b.within_pct - 3f64.sqrt()).abs() < 1e-12);
+    let half = Z80 * 55f64.sqrt();
+    assert!((b.hi_pct - half).abs() < 1e-12 && (b.lo_pct + half).abs() < 1e-12);
+    assert!((half - 9.5046).abs() < 1e-4);
+    assert!(b.widened.is_empty() && !b.calibrated);
+    // As measured over predicted: 1/(1 + 0.095046) = 0.9132 to 1/(1 − 0.095046) = 1.1050.
+    let (lo, hi) = b.measured_over_predicted();
+    assert!(
+        (lo - 0.9132).abs() < 1e-4 && (hi - 1.1050).abs() < 1e-4,
+        "{lo} {hi}"
+    );
+    assert!(b
+        .text()
+        .starts_with("80 % band 0.91–1.11× for a new cluster (3 sources, 6 runs)"));
+    // Throughput: (1 − 0.095, 1 + 0.095).
+    assert!(
+        b.rate_text().starts_with("80 % band 0.90–1.10×"),
+        "{}",
+        b.rate_text()
+    );
+    // Calibrated: centred, 1.2816·√(2·3) = 3.1393, narrower.
+    let c = b.calibrated();
+    assert!((c.hi_pct - Z80 * 6f64.sqrt()).abs() < 1e-12 && c.center_pct == 0.0);
+    assert!(c.width() < b.width() && c.calibrated);
+    assert!(c.text().contains("after calibration"));
+}
+
+#[test]
+fn a_plan_beyond_every_published_scale_gets_a_wider_band_that_says_why() {
+    let (cases, errors) = six();
+    let mut far = plan();
+    far.cluster.num_gpus *= 64;
+    far.parallel.dp *= 64;
+    let b = interval(&cases, &errors, Metric::Step, &far, None).unwrap();
+    assert_eq!(b.widened, vec![Widening::Scale]);
+    // One more offset: 1.2816·√(2·52 + σ_w²) with σ_w from the runs most like it.
+    let want = Z80 * (2.0 * 52.0 + b.within_pct.powi(2)).sqrt();
+    assert!((b.hi_pct - want).abs() < 1e-9, "{} {want}", b.hi_pct);
+    assert!(b.text().contains("wider: more GPUs than any published run"));
+    // A calibration does not measure the larger scale: the scale widening stays.
+    let c = b.calibrated();
+    assert_eq!(c.widened, vec![Widening::Scale]);
+    assert!(c.hi_pct > Z80 * 2f64.sqrt() * b.within_pct);
+}
+
+#[test]
+fn leaving_a_source_out_builds_its_band_from_the_others() {
+    let (cases, errors) = six();
+    // Without A: sources B (2) and C (6), c = 4, σ_b² = 8; four runs, σ_w² = (4+4+1+1)/4
+    // = 2.5: 4 ± 1.2816·√10.5 = [−0.153, 8.153]. A's −10 and −6 fall outside.
+    let b = interval(&cases, &errors, Metric::Step, &plan(), Some("A")).unwrap();
+    assert!((b.lo_pct - (4.0 - Z80 * 10.5f64.sqrt())).abs() < 1e-12);
+    let cov = coverage(&cases, &errors, Metric::Step);
+    let a = cov.groups.iter().find(|g| g.group == "A").unwrap();
+    assert_eq!((a.runs, a.inside), (2, 0));
+    // Without C: A (−8), B (2): c = −3, σ_b² = 50, σ_w² = 2: ±1.2816·√52 = ±9.24 → [−12.24,
+    // 6.24]: C's 5 is inside, 7 is not.
+    let c = cov.groups.iter().find(|g| g.group == "C").unwrap();
+    assert_eq!((c.runs, c.inside), (2, 1));
+    assert_eq!(cov.runs, 6);
+    assert!(cov.inside <= cov.runs && cov.median_width > 0.0);
+}
+
+#[test]
+fn the_memory_verdict_reads_the_farther_end_of_the_memory_band() {
+    let (cases, errors) = six();
+    let s = plan();
+    let (frac, why) = memory_band_fraction_with(&cases, &errors, &s).unwrap();
+    // Memory errors are half the step's: half width 1.2816·√(13 + 0.75) = 4.752 %;
+    // measured/predicted 1/(1 − 0.04752) = 1.0499 is the farther end.
+    let half = Z80 * 13.75f64.sqrt() / 100.0;
+    assert!((frac - (1.0 / (1.0 - half) - 1.0)).abs() < 1e-12, "{frac}");
+    assert!(why.contains("new cluster"), "{why}");
+    // A memory calibration narrows it to the within-source part.
+    let mut cal = s.clone();
+    cal.calibration.memory_gib = Some(1.0);
+    let (narrow, why) = memory_band_fraction_with(&cases, &errors, &cal).unwrap();
+    assert!(
+        narrow < frac && why.contains("after calibration"),
+        "{narrow} {why}"
+    );
+}
+
+#[test]
+fn the_definitions_card_states_the_registry_counts() {
+    let s = paracalc::app::components::definitions::constants_sentence();
+    for (k, n) in paracalc::docs::constants::BY_KIND {
+        assert!(s.contains(&format!("{n} {k}")), "{s}");
+    }
+    assert!(s.contains("ce6a0ec"), "{s}");
+}
