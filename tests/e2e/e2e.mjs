@@ -181,7 +181,8 @@ const CHECKS = [
       await page.waitForSelector('#band-step', { timeout: 10000 });
       const band = (await page.textContent('#band-step')).trim();
       ctx.log(`band: ${band}`);
-      assert.match(band, /^±\d+ % \(\d+ .*published runs/);
+      // The out-of-sample 80 % band for a new cluster (evidence::interval).
+      assert.match(band, /^80 % band \d\.\d\d–\d\.\d\d× for a new cluster \(\d+ sources, \d+ runs\)/);
       // Under it, which way those runs missed (signed, uncalibrated only).
       const spread = (await page.textContent('#band-step-spread')).trim();
       ctx.log(`spread: ${spread}`);

@@ -60,6 +60,15 @@ pub fn band_runs(cases: &[Case], b: &Band) -> Html {
         <div id="band-runs">
             <h3>{ format!("The {} {} behind the error bands", b.runs.len(), b.basis.words()) }</h3>
             <p class="small" id="band-spread">{ crate::text::capitalized(&b.spread.text()) }{ "." }</p>
+            if let Some(r) = &b.step_reach {
+                <p class="small" id="band-reach">
+                    { format!("The bands shown under the key numbers are 80 % bands for a cluster paracalc has not seen: step time {}; {}.", r.text(), r.basis_text()) }
+                    if let Some(m) = &b.memory_reach {
+                        { format!(" Peak memory {}.", m.text()) }
+                    }
+                    { " Checked by leaving each published source out (validate; README, \"The error band\"): how often a source's runs fall inside the band built without it." }
+                </p>
+            }
             <ul class="band-runs small">
                 { for b.runs.iter().filter_map(|&i| cases.get(i)).map(|c| html! {
                     <li>{ format!("{} — {} × {} ({})", c.id, c.scenario.cluster.num_gpus, c.scenario.cluster.gpu_name(), c.source) }</li>
