@@ -162,7 +162,7 @@ pub fn evidence_table(cases: &[Case], s: &Scenario) -> Html {
                             let like = evidence::similar(s, r);
                             html! {
                                 <tr class={classes!(like.then_some("similar"))}>
-                                    <th scope="row"><span class="run-name">{ r.model.name.clone() }</span><br/><span class="muted small">{ c.source.clone() }</span></th>
+                                    <th scope="row"><span class="run-name">{ r.model.name.clone() }</span><br/><span class="muted small run-source" title={c.source.clone()}>{ c.source.clone() }</span></th>
                                     <td class={classes!("delta", class)} data-label="Error">{ err }</td>
                                     <td data-label="Measured">{ format::duration(c.step_s) }<br/><span class="muted small">{ format!("{} tokens/s", format::si(tokens)) }</span></td>
                                     <td data-label="Predicted">{ pred }</td>
