@@ -411,9 +411,27 @@ pub(crate) fn caption_lines(caption: &str, width: u32) -> Vec<(String, f64, i32)
     if one >= SMALLEST_ONE_LINE {
         return vec![(caption.to_string(), one, 27)];
     }
-    // Two lines at 10 px: the first takes every word that fits, the second the rest (smaller
-    // still if it must).
+    // Two lines at 10 px: the first takes every " · "-separated item that fits whole (an item
+    // such as "PP + DP 29.9% at 4096" is not split), else every word that fits; the second the
+    // rest (smaller still if it must).
     const TWO: f64 = 10.0;
+    const SEP: &str = " · ";
+    let mut cut = None;
+    for (i, _) in caption.match_indices(SEP) {
+        if text_width(&caption[..i], TWO) <= avail {
+            cut = Some(i);
+        } else {
+            break;
+        }
+    }
+    if let Some(i) = cut {
+        let rest = &caption[i + SEP.len()..];
+        let second = (TWO * avail / text_width(rest, TWO).max(1.0)).min(TWO);
+        return vec![
+            (format!("{} ·", &caption[..i]), TWO, 24),
+            (rest.to_string(), second, 35),
+        ];
+    }
     let mut first = String::new();
     let mut rest = String::new();
     for word in caption.split(' ') {

@@ -197,21 +197,30 @@ pub fn fitting_global_batch(s: &Scenario) -> u64 {
 /// Largest cluster an import looks for a fitting layout on.
 pub const IMPORT_MAX_GPUS: u64 = 16_384;
 
+/// The memory band an import's plan must clear ([`judge`](crate::engine::memory::verdict::judge)
+/// gives "fits"): 10 %, above the engine's 6 % default and the 5-7 % the published runs give
+/// the presets' plans, so the page then says "fits", not "may not fit". A choice of margin, not
+/// a measured constant.
+pub const IMPORT_BAND: f64 = 0.10;
+
 /// After a Hugging Face import, a plan that fits, and what changed to get there (empty: it fit
 /// as it was): the closest fitting layout on the same GPUs
 /// ([`advice::closest_fitting`](crate::engine::advice::closest_fitting)); when none is within
 /// two changes, the fastest fitting layout of a layout search (one chunk per stage, ZeRO-1, the
 /// default schedule) on the same GPUs, then on twice as many, up to [`IMPORT_MAX_GPUS`].
 pub fn fit_imported(s: &mut Scenario) -> Vec<String> {
+    use crate::engine::memory::verdict::{judge, Verdict};
     use crate::engine::{advice, estimate, search};
     let before = s.clone();
-    let fits = |s: &Scenario| estimate(s).is_ok_and(|e| e.memory.fits);
-    if fits(s) {
-        return Vec::new();
-    }
+    let solid = |peak: f64, capacity: f64| judge(peak, capacity, IMPORT_BAND) == Verdict::Fits;
     let mut said = Vec::new();
-    if estimate(s).is_ok() {
-        if let Some(sug) = advice::closest_fitting(s, 1).into_iter().next() {
+    if let Ok(e) = estimate(s) {
+        let capacity = e.memory.capacity_bytes;
+        if solid(e.memory.peak_bytes, capacity) {
+            return Vec::new();
+        }
+        let near = advice::closest_fitting(s, 8);
+        if let Some(sug) = near.into_iter().find(|x| solid(x.peak_bytes, capacity)) {
             said.push(sug.describe(s));
             sug.apply(s);
             return said;
@@ -228,11 +237,17 @@ pub fn fit_imported(s: &mut Scenario) -> Vec<String> {
             zero_stages: vec![1],
             schedules: vec![None],
             refine_splits: false,
-            top: 1,
+            top: 20,
             max_candidates: 200_000,
             ..search::SearchSpace::default()
         };
-        if let Some(best) = search::search(s, &space).best.first() {
+        let report = search::search(s, &space);
+        let capacity = estimate(s).map_or(0.0, |e| e.memory.capacity_bytes);
+        if let Some(best) = report
+            .best
+            .iter()
+            .find(|r| capacity <= 0.0 || solid(r.peak_bytes, capacity))
+        {
             best.layout.apply(s);
             s.cluster.num_gpus = n;
             let (a, b) = (&before.parallel, &s.parallel);

@@ -14,12 +14,11 @@
 //! sight and a constant-MFU rule of thumb ([`first_sight`]).
 
 mod first_sight;
+mod loso;
 
 use super::{read_file, Args, CliError};
 use crate::calibrate::transfer::{transfers, Run};
 use crate::engine::{estimate, Estimate};
-use crate::evidence::interval::{Errors, Metric};
-use crate::evidence::loso::{self, Coverage};
 use serde_json::{json, Map, Value};
 use std::fmt::Write as _;
 
@@ -142,7 +141,7 @@ pub fn compare(cases: &[Value]) -> Comparison {
     let mut not_fitting = Vec::new();
     let mut verdicts = Vec::new();
     let evidence = super::trust::cases();
-    let evidence_errors = Errors::of(&evidence);
+    let evidence_errors = crate::evidence::interval::Errors::of(&evidence);
     for (i, case) in cases.iter().enumerate() {
         let id = case
             .get("id")
@@ -489,7 +488,7 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
     let counts = verdict_summary(&verdicts);
     let summary = summarize(cases.len(), &rows);
     let cal = args.has("--calibrate").then(|| calibrated(&cases));
-    let loso = loso_coverage(&cases);
+    let loso = loso::coverage(&cases);
     if args.has("--json") {
         let mut v = to_json(&summary, &rows, cal.as_ref());
         if let Some(Value::Object(summary)) = v.get_mut("summary") {
@@ -497,7 +496,7 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
             summary.insert("ran_predicted_not_to_fit".into(), json!(ids));
             summary.insert(
                 "leave_one_source_out".into(),
-                json!({"step": loso_json(&loso.0), "memory": loso_json(&loso.1)}),
+                json!({"step": loso::json(&loso.0), "memory": loso::json(&loso.1)}),
             );
             let mut fit = Map::new();
             for (set, [f, m, d]) in counts {
@@ -532,8 +531,8 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
         Ok(v.to_string())
     } else {
         let mut text = to_text(&summary, &rows, cal.as_ref());
-        loso_text(&mut text, &loso.0);
-        loso_text(&mut text, &loso.1);
+        loso::text(&mut text, &loso.0);
+        loso::text(&mut text, &loso.1);
         let _ = writeln!(
             text,
             "\nran, but predicted not to fit: {} runs (peak / usable GiB)",
@@ -572,87 +571,6 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
         }
         Ok(text)
     }
-}
-
-/// Leave-one-source-out coverage of the stated 80 % bands for the step time and the peak
-/// memory ([`crate::evidence::loso`]).
-pub fn loso_coverage(cases: &[Value]) -> (Coverage, Coverage) {
-    let ev = loso::cases_of(cases);
-    let errors = Errors::of(&ev);
-    (
-        loso::coverage(&ev, &errors, Metric::Step),
-        loso::coverage(&ev, &errors, Metric::Memory),
-    )
-}
-
-fn loso_json(c: &Coverage) -> Value {
-    let groups: Map<String, Value> = c
-        .groups
-        .iter()
-        .map(|g| {
-            (
-                g.group.clone(),
-                json!({
-                    "runs": g.runs,
-                    "inside": g.inside,
-                    "coverage": g.inside as f64 / g.runs.max(1) as f64,
-                    "median_width_pct": g.median_width,
-                    "previous_inside": g.previous_inside,
-                    "previous_median_width_pct": g.previous_median_width,
-                }),
-            )
-        })
-        .collect();
-    json!({
-        "runs": c.runs,
-        "inside": c.inside,
-        "coverage": c.fraction(),
-        "median_width_pct": c.median_width,
-        "previous_inside": c.previous_inside,
-        "previous_coverage": c.previous_fraction(),
-        "previous_median_width_pct": c.previous_median_width,
-        "by_group": groups,
-    })
-}
-
-fn loso_text(out: &mut String, c: &Coverage) {
-    let what = match c.metric {
-        Metric::Step => "step time",
-        Metric::Memory => "peak memory",
-    };
-    let _ = writeln!(
-        out,
-        "\nleave-one-source-out, {what}: each group's runs against the 80 % band built without \
-         the group (the previous similar-runs band beside it)"
-    );
-    let _ = writeln!(
-        out,
-        "  {:<32} {:>5} {:>9} {:>7}   {:>9} {:>7}",
-        "group", "runs", "covered", "width", "previous", "width"
-    );
-    let pct = |a: usize, n: usize| 100.0 * a as f64 / n.max(1) as f64;
-    for g in &c.groups {
-        let _ = writeln!(
-            out,
-            "  {:<32} {:>5} {:>8.0}% {:>6.1}pt   {:>8.0}% {:>6.1}pt",
-            g.group,
-            g.runs,
-            pct(g.inside, g.runs),
-            g.median_width,
-            pct(g.previous_inside, g.runs),
-            g.previous_median_width
-        );
-    }
-    let _ = writeln!(
-        out,
-        "  {:<32} {:>5} {:>8.1}% {:>6.1}pt   {:>8.1}% {:>6.1}pt",
-        "pooled",
-        c.runs,
-        100.0 * c.fraction(),
-        c.median_width,
-        100.0 * c.previous_fraction(),
-        c.previous_median_width
-    );
 }
 
 fn to_json(s: &Summary, rows: &[Row], cal: Option<&(Vec<Pair>, usize)>) -> Value {

@@ -60,6 +60,15 @@ pub fn band_runs(cases: &[Case], b: &Band) -> Html {
         <div id="band-runs">
             <h3>{ format!("The {} {} behind the error bands", b.runs.len(), b.basis.words()) }</h3>
             <p class="small" id="band-spread">{ crate::text::capitalized(&b.spread.text()) }{ "." }</p>
+            if let Some(r) = &b.step_reach {
+                <p class="small" id="band-reach">
+                    { format!("The bands shown under the key numbers are 80 % bands for a cluster paracalc has not seen: step time {}; {}.", r.text(), r.basis_text()) }
+                    if let Some(m) = &b.memory_reach {
+                        { format!(" Peak memory {}.", m.text()) }
+                    }
+                    { " Checked by leaving each published source out (validate; README, \"The error band\"): how often a source's runs fall inside the band built without it." }
+                </p>
+            }
             <ul class="band-runs small">
                 { for b.runs.iter().filter_map(|&i| cases.get(i)).map(|c| html! {
                     <li>{ format!("{} — {} × {} ({})", c.id, c.scenario.cluster.num_gpus, c.scenario.cluster.gpu_name(), c.source) }</li>
@@ -153,7 +162,7 @@ pub fn evidence_table(cases: &[Case], s: &Scenario) -> Html {
                             let like = evidence::similar(s, r);
                             html! {
                                 <tr class={classes!(like.then_some("similar"))}>
-                                    <th scope="row"><span class="run-name">{ r.model.name.clone() }</span><br/><span class="muted small">{ c.source.clone() }</span></th>
+                                    <th scope="row"><span class="run-name">{ r.model.name.clone() }</span><br/><span class="muted small run-source" title={c.source.clone()}>{ c.source.clone() }</span></th>
                                     <td class={classes!("delta", class)} data-label="Error">{ err }</td>
                                     <td data-label="Measured">{ format::duration(c.step_s) }<br/><span class="muted small">{ format!("{} tokens/s", format::si(tokens)) }</span></td>
                                     <td data-label="Predicted">{ pred }</td>

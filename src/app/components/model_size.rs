@@ -82,7 +82,7 @@ pub fn model_size(m: &Model) -> Html {
             title="Active per token counts the input embedding and output layer, and the router's top-k routed experts only.">
             <strong id="model-params-total">{ head }</strong>
             if mtp > 0.0 {
-                <span class="muted">{ format!(" (with {} of MTP modules; {} without)", count(mtp), count(total - mtp)) }</span>
+                <span class="muted">{ format!(" ({} without MTP)", count(total - mtp)) }</span>
             }
             <span class="muted" id="model-params-parts">
                 { ": " }{ parts.iter().map(|p| format!("{} {}", p.name, count(p.params))).collect::<Vec<_>>().join(" · ") }

@@ -298,7 +298,7 @@ pub fn summary(props: &SummaryProps) -> Html {
             <h2 class="sr-only">{ "Key numbers" }</h2>
             { stale_banner(&props.drafts) }
             if !fits {
-                <p class="if-fit-note" id="if-fit-note">{ "The plan does not fit in GPU memory: the speed numbers are what it would reach if it fit." }</p>
+                <p class="if-fit-note" id="if-fit-note">{ "Does not fit in GPU memory: the speed numbers are for if it fit." }</p>
             }
             <dl class="tiles">
                 { for key_numbers(e, &props.scenario).into_iter().map(|k| {
