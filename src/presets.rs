@@ -12,7 +12,8 @@
 //! | `llama3-8b/70b`, `llama3.1-8b/70b/405b` | Llama Team 2024, *The Llama 3 Herd of Models* (arXiv 2407.21783) Table 3 + HF `config.json` | NVIDIA dgxc-benchmarking v25.04 llama3.1 layouts |
 //! | `mixtral-8x7b` | Jiang et al. 2024, *Mixtral of Experts* (arXiv 2401.04088) Table 1 | paracalc's choice (NeMo-style TP1/PP4/EP8) |
 //! | `mixtral-8x22b` | `mistralai/Mixtral-8x22B-v0.1` `config.json` | paracalc's choice |
-//! | `deepseek-v3` | `deepseek-ai/DeepSeek-V3` `config.json`; DeepSeek-V3 Technical Report (arXiv 2412.19437) | the report's 2048-H800 layout (PP16, EP64, ZeRO-1, FP8) |
+//! | `deepseek-v3` | `deepseek-ai/DeepSeek-V3` `config.json`; DeepSeek-V3 Technical Report (arXiv 2412.19437) | the report's 2048-H800 layout (PP16, EP64, ZeRO-1, FP8) under 1F1B with the all-to-all dispatcher: the plan old links name, kept as it was |
+//! | `deepseek-v3-report` | as `deepseek-v3`, with its node-limited routing | the plan as the report runs it (DualPipe, DeepEP-style dispatch to at most 4 nodes, blockwise FP8, its recomputation) |
 //! | `gpt-oss-120b`, `gpt-oss-20b` | `openai/gpt-oss-*` `config.json` and model card | paracalc's choice after the Automodel performance summary |
 //! | `llama4-maverick` | `meta-llama/Llama-4-Maverick-17B-128E` `config.json` | dgxc-benchmarking v25.05 H100 row |
 //! | `bloom-176b` | BigScience 2022 (arXiv 2211.05100); `bigscience/bloom` `config.json` | the production run (bigscience tr11-176B-ml README) |
@@ -224,7 +225,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
     // --- Fine-grained MoE with shared experts, MLA and MTP (issue 12) ---
     preset!(
         "deepseek-v3",
-        "DeepSeek-V3 671B",
+        "DeepSeek-V3 671B (1F1B, not the report's plan)",
         "deepseek-ai/DeepSeek-V3 config.json: hidden_size 7168, num_hidden_layers 61, num_attention_heads 128, intermediate_size 18432 (first_k_dense_replace 3 dense layers), moe_intermediate_size 2048, n_routed_experts 256, num_experts_per_tok 8, n_shared_experts 1, q_lora_rank 1536, kv_lora_rank 512, qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128, num_nextn_predict_layers 1, vocab_size 129280, untied; DeepSeek-V3 Technical Report (arXiv 2412.19437) §2, §4.2: sequence 4096, 14.8T tokens",
         "DeepSeek-V3 Technical Report (arXiv 2412.19437) §3.1-3.3, §4.2: 2048 H800 GPUs (8 per node), 16-way pipeline, 64-way expert parallel over 8 nodes, ZeRO-1 data parallel, no tensor parallel, FP8 mixed precision, batch 15360 sequences of 4096 after warm-up. Two differences from the report, as the form shows them: the pipeline schedule is the default 1F1B (the report runs DualPipe: pick it under Schedule), and the recomputation is Megatron's selective default, core attention (the report recomputes RMSNorm, the MLA up-projections and the SwiGLU output: tick those under Recompute modules)",
     ),

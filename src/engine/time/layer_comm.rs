@@ -177,28 +177,18 @@ impl TpCosts {
         };
         let (fwd_total, fwd_exp) = (fwd_total + qkv_gather, fwd_exp + qkv_gather);
         let (bwd_total, bwd_exp) = (bwd_total + qkv_gather, bwd_exp + qkv_gather);
-        let full = x.s.training.recompute == Recompute::Full;
-        // Full recomputation repeats every forward collective (but the one that closes the
-        // layer when it stops early); per-op selective checkpointing (with flash attention) of a
-        // stack that recomputes the all-gathers ([`super::stack::Stack::sac_regathers`]) repeats
-        // those, saving the reduce-scatters.
-        let op_sac = x.s.training.recompute == Recompute::Selective
-            && x.s.recompute_modules().is_none()
-            && x.stack.sac_regathers;
-        let rc_total = match (full, stops_early) {
-            (true, false) => fwd_total,
-            (true, true) => (fwd_total - closing).max(0.0),
-            (false, _) if op_sac => gathers,
-            (false, _) => 0.0,
-        };
-        let rc_exp = match (full, stops_early) {
-            (true, false) => fwd_exp,
-            (true, true) if fwd_total > 0.0 => fwd_exp * rc_total / fwd_total,
-            (true, true) => 0.0,
-            (false, _) if op_sac && regather_exp.is_some() => regather_exp.unwrap_or(rc_total),
-            (false, _) if overlap => (rc_total - gemm_fwd).max(0.0),
-            (false, _) => rc_total,
-        };
+        let (rc_total, rc_exp) = recomputed(
+            x,
+            Forward {
+                total: fwd_total,
+                exposed: fwd_exp,
+                closing,
+                gathers,
+            },
+            stops_early,
+            regather_exp,
+            overlap.then_some(gemm_fwd),
+        );
         let total = fwd_total + bwd_total + rc_total;
         let exp = fwd_exp + bwd_exp + rc_exp;
         TpCosts {
@@ -220,6 +210,51 @@ impl TpCosts {
             },
         }
     }
+}
+
+/// The forward TP collectives of a layer, what its recomputation may repeat: their `total` and
+/// `exposed` time, the collective that `closing`s the layer and the all-gathers (`gathers`).
+struct Forward {
+    total: f64,
+    exposed: f64,
+    closing: f64,
+    gathers: f64,
+}
+
+/// The TP collectives a recomputation repeats, `(total, exposed)` seconds. Full recomputation
+/// repeats every forward collective (but the one that closes the layer when it `stops_early`);
+/// per-op selective checkpointing (with flash attention) of a stack that recomputes the
+/// all-gathers ([`super::stack::Stack::sac_regathers`]) repeats those, saving the
+/// reduce-scatters; async TP's re-gather is `regather_exp`, and a collective that overlaps its
+/// neighbouring GEMM hides under `hiding_gemm` when one is given.
+fn recomputed(
+    x: &Inputs,
+    f: Forward,
+    stops_early: bool,
+    regather_exp: Option<f64>,
+    hiding_gemm: Option<f64>,
+) -> (f64, f64) {
+    let full = x.s.training.recompute == Recompute::Full;
+    let op_sac = x.s.training.recompute == Recompute::Selective
+        && x.s.recompute_modules().is_none()
+        && x.stack.sac_regathers;
+    let total = match (full, stops_early) {
+        (true, false) => f.total,
+        (true, true) => (f.total - f.closing).max(0.0),
+        (false, _) if op_sac => f.gathers,
+        (false, _) => 0.0,
+    };
+    let exposed = match (full, stops_early) {
+        (true, false) => f.exposed,
+        (true, true) if f.total > 0.0 => f.exposed * total / f.total,
+        (true, true) => 0.0,
+        (false, _) if op_sac && regather_exp.is_some() => regather_exp.unwrap_or(total),
+        (false, _) => match hiding_gemm {
+            Some(gemm) => (total - gemm).max(0.0),
+            None => total,
+        },
+    };
+    (total, exposed)
 }
 
 impl CpCosts {
