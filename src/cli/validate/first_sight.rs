@@ -70,15 +70,20 @@ pub struct Group {
     pub commits: Vec<String>,
 }
 
+/// A case's `id` and `group`, when it has both.
+fn id_and_group(case: &Value) -> Option<(&str, &str)> {
+    Some((
+        case.get("id").and_then(Value::as_str)?,
+        case.get("group").and_then(Value::as_str)?,
+    ))
+}
+
 /// Per group, the runs that ran (not `oom`) whose first sight recorded a fit: `(group, runs,
 /// predicted not to fit now, at first sight)`.
 fn not_fitting(cases: &[Value], book: &Book) -> Vec<(String, usize, usize, usize)> {
     let mut out: Vec<(String, usize, usize, usize)> = Vec::new();
     for case in cases {
-        let (Some(id), Some(group)) = (
-            case.get("id").and_then(Value::as_str),
-            case.get("group").and_then(Value::as_str),
-        ) else {
+        let Some((id, group)) = id_and_group(case) else {
             continue;
         };
         if case.pointer("/measured/oom").and_then(Value::as_bool) == Some(true) {
@@ -114,10 +119,7 @@ fn not_fitting(cases: &[Value], book: &Book) -> Vec<(String, usize, usize, usize
 fn runs(cases: &[Value], book: &Book) -> Vec<Run> {
     let mut out = Vec::new();
     for case in cases {
-        let (Some(id), Some(group)) = (
-            case.get("id").and_then(Value::as_str),
-            case.get("group").and_then(Value::as_str),
-        ) else {
+        let Some((id, group)) = id_and_group(case) else {
             continue;
         };
         let Some(measured_s) = case

@@ -307,6 +307,21 @@ fn calls_s(g: &Group, calls: f64, bytes: f64) -> f64 {
 mod tests {
     use super::*;
 
+    /// Llama 3 8B (untied, SwiGLU, 8 KV heads) at 8192 tokens on 64 H100s under ZeRO-3 without
+    /// recomputation, on `framework`'s stack.
+    fn llama3_8b_fsdp64(framework: &str) -> crate::scenario::Scenario {
+        crate::scenario::parse(&format!(
+            r#"{{"model": {{"name": "m", "layers": 32, "hidden": 4096, "heads": 32,
+                 "kv_heads": 8, "ffn_hidden": 14336, "ffn_act": "swiglu", "vocab": 128256,
+                 "seq_len": 8192}},
+              "training": {{"global_batch": 64, "micro_batch": 1, "precision": "bf16",
+                 "recompute": "none", "flash_attention": true, "framework": "{framework}"}},
+              "parallel": {{"tp": 1, "pp": 1, "dp": 64, "zero_stage": 3}},
+              "cluster": {{"gpu": "h100-sxm5-80gb", "num_gpus": 64}}}}"#
+        ))
+        .unwrap()
+    }
+
     /// [`regathered`] for GPT-3 175B under DeepSpeed ZeRO-3 with full recomputation and
     /// tensor parallelism `tp`.
     fn gpt3_regathered(tp: u32) -> (f64, f64) {
@@ -357,18 +372,7 @@ mod tests {
         // each, and the final norm, 4096: P = 1 050 677 248 + 4096 parameters, gathered in
         // bf16 (2 B) and reduce-scattered in fp32 (4 B) over the 64-GPU shard group.
         let p = 2.0 * 128_256.0 * 4096.0 + 4096.0;
-        let s = |framework: &str| {
-            crate::scenario::parse(&format!(
-                r#"{{"model": {{"name": "m", "layers": 32, "hidden": 4096, "heads": 32,
-                     "kv_heads": 8, "ffn_hidden": 14336, "ffn_act": "swiglu", "vocab": 128256,
-                     "seq_len": 8192}},
-                  "training": {{"global_batch": 64, "micro_batch": 1, "precision": "bf16",
-                     "recompute": "none", "flash_attention": true, "framework": "{framework}"}},
-                  "parallel": {{"tp": 1, "pp": 1, "dp": 64, "zero_stage": 3}},
-                  "cluster": {{"gpu": "h100-sxm5-80gb", "num_gpus": 64}}}}"#
-            ))
-            .unwrap()
-        };
+        let s = |framework: &str| llama3_8b_fsdp64(framework);
         let (root, expected) = super::super::inputs::with_inputs(&s("torchtitan"), |x| {
             let held = x
                 .sharded
@@ -421,16 +425,7 @@ mod tests {
         // With their 4 biases and 2 LayerNorms (weight, bias): 12 tensors with a gradient.
         assert_eq!(all, 12.0);
         for (framework, want) in [("torchtitan", 7), ("megatron", 4), ("deepspeed", 4)] {
-            let s = crate::scenario::parse(&format!(
-                r#"{{"model": {{"name": "m", "layers": 32, "hidden": 4096, "heads": 32,
-                     "kv_heads": 8, "ffn_hidden": 14336, "ffn_act": "swiglu", "vocab": 128256,
-                     "seq_len": 8192}},
-                  "training": {{"global_batch": 64, "micro_batch": 1, "precision": "bf16",
-                     "recompute": "none", "flash_attention": true, "framework": "{framework}"}},
-                  "parallel": {{"tp": 1, "pp": 1, "dp": 64, "zero_stage": 3}},
-                  "cluster": {{"gpu": "h100-sxm5-80gb", "num_gpus": 64}}}}"#
-            ))
-            .unwrap();
+            let s = llama3_8b_fsdp64(framework);
             let (t, n) = super::super::inputs::with_inputs(&s, weight_tensors);
             assert_eq!(n, want, "{framework}");
             // The same 218,103,808 weights however they are grouped.
