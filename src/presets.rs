@@ -225,7 +225,7 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
     // --- Fine-grained MoE with shared experts, MLA and MTP (issue 12) ---
     preset!(
         "deepseek-v3",
-        "DeepSeek-V3 671B (1F1B, not the report's plan)",
+        "DeepSeek-V3 671B",
         "deepseek-ai/DeepSeek-V3 config.json: hidden_size 7168, num_hidden_layers 61, num_attention_heads 128, intermediate_size 18432 (first_k_dense_replace 3 dense layers), moe_intermediate_size 2048, n_routed_experts 256, num_experts_per_tok 8, n_shared_experts 1, q_lora_rank 1536, kv_lora_rank 512, qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128, num_nextn_predict_layers 1, vocab_size 129280, untied; DeepSeek-V3 Technical Report (arXiv 2412.19437) §2, §4.2: sequence 4096, 14.8T tokens",
         "DeepSeek-V3 Technical Report (arXiv 2412.19437) §3.1-3.3, §4.2: 2048 H800 GPUs (8 per node), 16-way pipeline, 64-way expert parallel over 8 nodes, ZeRO-1 data parallel, no tensor parallel, FP8 mixed precision, batch 15360 sequences of 4096 after warm-up. Two differences from the report, as the form shows them: the pipeline schedule is the default 1F1B (the report runs DualPipe: pick it under Schedule), and the recomputation is Megatron's selective default, core attention (the report recomputes RMSNorm, the MLA up-projections and the SwiGLU output: tick those under Recompute modules)",
     ),
