@@ -198,10 +198,11 @@ pub fn fitting_global_batch(s: &Scenario) -> u64 {
 pub const IMPORT_MAX_GPUS: u64 = 16_384;
 
 /// The memory band an import's plan must clear ([`judge`](crate::engine::memory::verdict::judge)
-/// gives "fits"): 10 %, above the engine's 6 % default and the 5-7 % the published runs give
-/// the presets' plans, so the page then says "fits", not "may not fit". A choice of margin, not
-/// a measured constant.
-pub const IMPORT_BAND: f64 = 0.10;
+/// gives "fits"): 25 %, so the page then says "fits", not "may not fit", under the in-sample
+/// memory band it judges the plan with (5-7 % for the dense presets' plans, above 20 % for a
+/// mixture-of-experts plan like the DeepSeek-V3 import, which at a 10 % margin landed at 65.9 of
+/// 79.7 GiB and read "may not fit"). A choice of margin, not a measured constant.
+pub const IMPORT_BAND: f64 = 0.25;
 
 /// After a Hugging Face import, a plan that fits, and what changed to get there (empty: it fit
 /// as it was): the closest fitting layout on the same GPUs

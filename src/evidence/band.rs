@@ -385,19 +385,27 @@ pub fn fit_is_uncertain(peak: f64, capacity: f64, frac: f64) -> bool {
 }
 
 /// The band the three-state memory verdict of `s` is judged with
-/// ([`crate::engine::memory::verdict`]), as a fraction of the peak: the out-of-sample memory
-/// band for a new cluster ([`super::interval::memory_band_fraction`]: its farther end, narrowed
-/// by a memory calibration), else the engine's
+/// ([`crate::engine::memory::verdict`]), as a fraction of the peak: the peak-memory MAPE of the
+/// runs most like `s` that report memory ([`Band::memory`]), else the engine's
 /// [`DEFAULT_BAND_FRAC`](crate::engine::memory::verdict::DEFAULT_BAND_FRAC). The one place the
 /// verdict's band is chosen: `validate`, `estimate` and the app read it here.
+///
+/// Not the out-of-sample memory band ([`super::interval::memory_band_fraction`], shown beside
+/// the peak): on this data that band is ±29-32 % (five sources report memory, two of them far
+/// off: BLOOM 02-28, whose DeepSpeed pipeline activations the model under-counts, and the DGX
+/// Cloud log line, whose encoding leaves out its recipe's 16-bit gradient buffer and FP8 weights,
+/// tests/data/AUDIT.md). Judged with it, 227 of the 422 published runs that ran read "may not
+/// fit", the default preset (Llama 3 8B on 8 H100, a run that ran, 67 of 79.7 GiB) among them:
+/// a verdict that says "maybe" to most plans tells a planner nothing. The in-sample band calls
+/// 65 of those runs "does not fit" instead; FORMULAS.md §9a keeps both counts.
 pub fn memory_verdict_frac(cases: &[Case], s: &Scenario) -> f64 {
     memory_verdict_frac_with(cases, &Errors::of(cases), s)
 }
 
 /// [`memory_verdict_frac`] with the published runs' errors already computed.
 pub fn memory_verdict_frac_with(cases: &[Case], errors: &Errors, s: &Scenario) -> f64 {
-    super::interval::memory_band_fraction_with(cases, errors, s)
-        .map(|(frac, _)| frac)
+    memory_band(cases, errors, s)
+        .map(|((pct, _, _), _)| pct / 100.0)
         .unwrap_or(crate::engine::memory::verdict::DEFAULT_BAND_FRAC)
 }
 

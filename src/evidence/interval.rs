@@ -41,7 +41,8 @@
 //! The step factors narrow the step, throughput and MFU bands; the memory offset the memory
 //! band.
 //!
-//! **For the memory verdict** (issue 36, "it may not fit"): [`memory_band_fraction`]
+//! **The memory band** (shown beside the peak; the verdict uses the in-sample band,
+//! [`super::band::memory_verdict_frac`] says why): [`memory_band_fraction`]
 //! `(cases: &[Case], s: &Scenario) -> Option<(f64, String)>` gives the fraction by which the
 //! measured peak may lie from the predicted one (the farther end of this band, calibrated when
 //! `s` carries a memory offset) and what it rests on in words;
