@@ -337,10 +337,15 @@ impl Band {
         self.memory_reach_for(s).map(|b| b.text())
     }
 
-    /// The memory band as a fraction for the fit verdict ([`Interval::fraction`] of the
-    /// out-of-sample memory band for `s`), if any run reports memory.
+    /// The memory band as a fraction for the fit verdict, if any run reports memory: the
+    /// narrower of the in-sample peak-memory MAPE of the runs behind the band and the
+    /// out-of-sample band for `s` ([`Interval::fraction`], which a memory calibration narrows);
+    /// [`memory_verdict_frac`] says why not the out-of-sample band alone.
     pub fn memory_frac(&self, s: &Scenario) -> Option<f64> {
-        self.memory_reach_for(s).map(|b| b.fraction())
+        narrower(
+            self.memory.map(|(pct, _, _)| pct / 100.0),
+            self.memory_reach_for(s).map(|b| b.fraction()),
+        )
     }
 }
 
@@ -386,7 +391,8 @@ pub fn fit_is_uncertain(peak: f64, capacity: f64, frac: f64) -> bool {
 
 /// The band the three-state memory verdict of `s` is judged with
 /// ([`crate::engine::memory::verdict`]), as a fraction of the peak: the peak-memory MAPE of the
-/// runs most like `s` that report memory ([`Band::memory`]), else the engine's
+/// runs most like `s` that report memory ([`Band::memory`]), or the out-of-sample band when that
+/// is narrower (a memory calibration narrows it), else the engine's
 /// [`DEFAULT_BAND_FRAC`](crate::engine::memory::verdict::DEFAULT_BAND_FRAC). The one place the
 /// verdict's band is chosen: `validate`, `estimate` and the app read it here.
 ///
@@ -404,9 +410,19 @@ pub fn memory_verdict_frac(cases: &[Case], s: &Scenario) -> f64 {
 
 /// [`memory_verdict_frac`] with the published runs' errors already computed.
 pub fn memory_verdict_frac_with(cases: &[Case], errors: &Errors, s: &Scenario) -> f64 {
-    memory_band(cases, errors, s)
-        .map(|((pct, _, _), _)| pct / 100.0)
-        .unwrap_or(crate::engine::memory::verdict::DEFAULT_BAND_FRAC)
+    narrower(
+        memory_band(cases, errors, s).map(|((pct, _, _), _)| pct / 100.0),
+        super::interval::memory_band_fraction_with(cases, errors, s).map(|(frac, _)| frac),
+    )
+    .unwrap_or(crate::engine::memory::verdict::DEFAULT_BAND_FRAC)
+}
+
+/// The narrower of two bands, either of which may be missing.
+fn narrower(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
 }
 
 /// The caveat shown beside the memory verdict when [`fit_is_uncertain`]: "The limit is inside the
