@@ -8,7 +8,7 @@
 //! recorded one through the file's `changes` is compared with that earlier record (counted in
 //! `earlier`); its first-sight error is against the measurement as it was then.
 
-use crate::engine::estimate;
+use crate::engine::{estimate, Estimate};
 use crate::evidence::first_sight::{case_digest, Book, Sight};
 use serde_json::{json, Map, Value};
 use std::fmt::Write as _;
@@ -80,9 +80,13 @@ fn id_and_group(case: &Value) -> Option<(&str, &str)> {
 
 /// Per group, the runs that ran (not `oom`) whose first sight recorded a fit: `(group, runs,
 /// predicted not to fit now, at first sight)`.
-fn not_fitting(cases: &[Value], book: &Book) -> Vec<(String, usize, usize, usize)> {
+fn not_fitting(
+    cases: &[Value],
+    estimates: &[Option<Estimate>],
+    book: &Book,
+) -> Vec<(String, usize, usize, usize)> {
     let mut out: Vec<(String, usize, usize, usize)> = Vec::new();
-    for case in cases {
+    for (case, e) in cases.iter().zip(estimates) {
         let Some((id, group)) = id_and_group(case) else {
             continue;
         };
@@ -93,11 +97,7 @@ fn not_fitting(cases: &[Value], book: &Book) -> Vec<(String, usize, usize, usize
             Sight::Exact(r) | Sight::Earlier(r) => r.predicted_fits,
             Sight::None => None,
         };
-        let now = case
-            .get("scenario")
-            .and_then(|v| crate::scenario::from_value(v).ok())
-            .and_then(|s| estimate(&s).ok())
-            .map(|e| e.memory.fits);
+        let now = e.as_ref().map(|e| e.memory.fits);
         let (Some(first), Some(now)) = (first, now) else {
             continue;
         };
@@ -116,9 +116,9 @@ fn not_fitting(cases: &[Value], book: &Book) -> Vec<(String, usize, usize, usize
 }
 
 /// The runs of `cases` with a measured step time the engine evaluates now.
-fn runs(cases: &[Value], book: &Book) -> Vec<Run> {
+fn runs(cases: &[Value], estimates: &[Option<Estimate>], book: &Book) -> Vec<Run> {
     let mut out = Vec::new();
-    for case in cases {
+    for (case, e) in cases.iter().zip(estimates) {
         let Some((id, group)) = id_and_group(case) else {
             continue;
         };
@@ -128,11 +128,7 @@ fn runs(cases: &[Value], book: &Book) -> Vec<Run> {
         else {
             continue;
         };
-        let Some(e) = case
-            .get("scenario")
-            .and_then(|v| crate::scenario::from_value(v).ok())
-            .and_then(|s| estimate(&s).ok())
-        else {
+        let Some(e) = e else {
             continue;
         };
         let step = e.time.step_s;
@@ -151,7 +147,7 @@ fn runs(cases: &[Value], book: &Book) -> Vec<Run> {
         let memory = case
             .pointer("/measured/memory_gib")
             .and_then(Value::as_f64)
-            .zip(super::memory_gib(&e, kind).ok())
+            .zip(super::memory_gib(e, kind).ok())
             .map(|(m, p)| (100.0 * (p - m) / m, rec.and_then(|r| r.memory_error_pct)));
         out.push(Run {
             group: group.to_string(),
@@ -181,8 +177,17 @@ fn mfu_without(runs: &[Run], group: &str) -> Option<f64> {
 /// Per-group comparison (groups without a first-sight step error are left out) and the pooled
 /// row over all their runs, last.
 pub fn compare(cases: &[Value], book: &Book) -> Vec<Group> {
-    let runs = runs(cases, book);
-    let fits = not_fitting(cases, book);
+    // One estimate per case, read by both the step-time runs and the fit counts.
+    let estimates: Vec<Option<Estimate>> = cases
+        .iter()
+        .map(|case| {
+            case.get("scenario")
+                .and_then(|v| crate::scenario::from_value(v).ok())
+                .and_then(|s| estimate(&s).ok())
+        })
+        .collect();
+    let runs = runs(cases, &estimates, book);
+    let fits = not_fitting(cases, &estimates, book);
     let mut all_fits = (0, 0, 0);
     let mut names: Vec<&str> = Vec::new();
     for r in &runs {
