@@ -40,6 +40,8 @@
 //!
 //! This is display code for the schedule chart, not part of the per-estimate hot path: it
 //! allocates, and its size is capped at [`MAX_BLOCKS`]. It never panics.
+//!
+//! Formulas, sources and what was checked: [pipeline.md](crate::docs::formulas::pipeline) §1.
 
 use crate::scenario::Schedule;
 use std::fmt;

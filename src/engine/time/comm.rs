@@ -24,7 +24,7 @@
 //! Rank placement is Megatron's: TP innermost, then CP, then DP, then PP. A group of `n` ranks
 //! with stride `st` keeps `k = clamp(domain/st, 1, n)` members inside one NVLink domain, and
 //! spans `N = ⌈n/k⌉` domains. Across domains every node carries the traffic of its `k` members
-//! on `k` NICs, so a ring's bus bandwidth is `min(B_nvlink, k·B_nic)` ([FORMULAS.md](crate::docs::formulas) §7.4).
+//! on `k` NICs, so a ring's bus bandwidth is `min(B_nvlink, k·B_nic)` ([comm.md](crate::docs::formulas::comm) §4).
 
 use super::compute::Generation;
 use super::routing::Routing;
@@ -128,7 +128,7 @@ pub enum Link {
 
 /// Fraction of compute lost while a collective on `link` overlaps it: NCCL runs as kernels on
 /// SMs (Calculon `systems/*.json` `processor_usage`: NVLink 0.15, InfiniBand 0.02;
-/// FORMULAS.md §7.7).
+/// comm.md §7).
 pub fn sm_usage(link: Link) -> f64 {
     match link {
         Link::Nvlink => 0.15,
@@ -461,7 +461,7 @@ impl Group {
     /// the group's GPUs. DeepEP sends a token once per GPU that holds at least one of its
     /// experts, not once per routed copy; the receiving GPU expands it to its local experts, and
     /// the combine returns one row per token and GPU, reduced over that GPU's experts, the same
-    /// bytes backwards (FORMULAS.md §8.4 cites the kernels' lines).
+    /// bytes backwards (moe.md §1 cites the kernels' lines).
     /// - Inside one NVLink domain (`intranode.cu`): `(n−1)·p_gpu` copies of a token go to the
     ///   other GPUs, `p_gpu` = [`Routing::reach`] over the `n` GPUs.
     /// - Across nodes (`internode.cu`; deepseek-ai/DeepEP README, "Normal kernels with NVLink

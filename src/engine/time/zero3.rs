@@ -13,6 +13,8 @@
 //! ZeRO-3 stops scaling on hundreds of nodes while its bytes per GPU stay constant.
 //! HSDP (`parallel.shard_ranks`): gathers and reduce-scatters run inside the shard group; the
 //! reduced gradient shard is then all-reduced across the replicas.
+//!
+//! Formulas, sources and what was checked: [comm.md](crate::docs::formulas::comm) §8.
 
 use super::comm::Group;
 use super::inputs::Inputs;
