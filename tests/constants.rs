@@ -47,13 +47,23 @@ fn cells(l: &str) -> Vec<String> {
     cells
 }
 
-fn rows() -> Vec<Row> {
+/// The cells of the registry's rows that start with `start`, each checked to have `n` cells.
+fn table(start: &str, n: usize) -> Vec<Vec<String>> {
     let text = std::fs::read_to_string(REGISTRY).expect("the registry");
     text.lines()
-        .filter(|l| l.starts_with("| `"))
+        .filter(|l| l.starts_with(start))
         .map(|l| {
-            let cells = cells(l);
-            assert_eq!(cells.len(), 6, "{REGISTRY}: a row needs 6 cells: {l}");
+            let c = cells(l);
+            assert_eq!(c.len(), n, "{REGISTRY}: a row needs {n} cells: {l}");
+            c
+        })
+        .collect()
+}
+
+fn rows() -> Vec<Row> {
+    table("| `", 6)
+        .into_iter()
+        .map(|cells| {
             let tick = |s: &str| s.trim_matches('`').to_string();
             Row {
                 name: tick(&cells[0]),
@@ -68,36 +78,17 @@ fn rows() -> Vec<Row> {
 /// `(file, name, value)` of every numeric `const` item of the engine, values with their
 /// whitespace collapsed.
 fn code_constants() -> Vec<(String, String, String)> {
-    let mut files = Vec::new();
-    walk(Path::new("src/engine"), &mut files);
-    files.push("src/engine.rs".into());
-    files.sort();
+    let files = engine_files();
     let mut out = Vec::new();
     for f in files {
         let text = std::fs::read_to_string(&f).unwrap();
         let body = text.split("#[cfg(test)]").next().unwrap_or("");
-        let mut offset = 0;
-        for line in body.split_inclusive('\n') {
-            let start = offset;
-            offset += line.len();
-            let t = line.trim_start();
-            let rest = [
-                "pub const ",
-                "pub(crate) const ",
-                "pub(super) const ",
-                "const ",
-            ]
-            .iter()
-            .find_map(|p| t.strip_prefix(p));
-            let Some(rest) = rest else { continue };
+        for (at, rest) in items(body, false) {
             let name: String = rest
                 .chars()
                 .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
                 .collect();
-            if !name.starts_with(|c: char| c.is_ascii_uppercase()) {
-                continue;
-            }
-            let after = &body[start + (line.len() - t.len())..];
+            let after = &body[at..];
             let Some(colon) = after.find(':') else {
                 continue;
             };
@@ -118,6 +109,15 @@ fn code_constants() -> Vec<(String, String, String)> {
         }
     }
     out
+}
+
+/// Every source file of the engine, sorted.
+fn engine_files() -> Vec<String> {
+    let mut files = Vec::new();
+    walk(Path::new("src/engine"), &mut files);
+    files.push("src/engine.rs".into());
+    files.sort();
+    files
 }
 
 fn walk(dir: &Path, out: &mut Vec<String>) {
@@ -219,15 +219,20 @@ fn the_counts_by_kind_are_the_tables_and_the_readme_states_them() {
             "{kind}: the registry has {count}, src/docs.rs constants::BY_KIND says {n}"
         );
     }
+    readme_states(&BY_KIND, "the registry's counts");
+}
+
+/// Asserts that the README states `counts` as "n kind, n kind, …".
+fn readme_states(counts: &[(&str, usize)], what: &str) {
     let readme = std::fs::read_to_string("README.md").unwrap();
-    let sentence = BY_KIND
+    let sentence = counts
         .iter()
         .map(|(k, n)| format!("{n} {k}"))
         .collect::<Vec<_>>()
         .join(", ");
     assert!(
         readme.contains(&sentence),
-        "README.md must state the registry's counts as \"{sentence}\""
+        "README.md must state {what} as \"{sentence}\""
     );
 }
 
@@ -293,28 +298,39 @@ fn code_only(s: &str) -> String {
     String::from_utf8(out).expect("ASCII blanks keep UTF-8")
 }
 
-/// `s` (already [`code_only`]) with every `const` and `static` item blanked: those are the
-/// registry's table.
-fn without_items(s: &str) -> String {
-    let mut out = s.as_bytes().to_vec();
+/// Where each `const` item of `s` (and `static` item, with `statics`) named in capitals starts,
+/// with its text after the keyword.
+fn items(s: &str, statics: bool) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
     let mut offset = 0;
     for line in s.split_inclusive('\n') {
         let start = offset;
         offset += line.len();
         let t = line.trim_start();
-        let item = [
+        let consts = [
             "pub const ",
             "pub(crate) const ",
             "pub(super) const ",
             "const ",
-        ]
-        .iter()
-        .chain(&["pub static ", "static "])
-        .find_map(|p| t.strip_prefix(p))
-        .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_uppercase()));
-        if !item {
-            continue;
+        ];
+        let statics: &[&str] = if statics {
+            &["pub static ", "static "]
+        } else {
+            &[]
+        };
+        let rest = consts.iter().chain(statics).find_map(|p| t.strip_prefix(p));
+        if let Some(rest) = rest.filter(|r| r.starts_with(|c: char| c.is_ascii_uppercase())) {
+            out.push((start + line.len() - t.len(), rest));
         }
+    }
+    out
+}
+
+/// `s` (already [`code_only`]) with every `const` and `static` item blanked: those are the
+/// registry's table.
+fn without_items(s: &str) -> String {
+    let mut out = s.as_bytes().to_vec();
+    for (start, _) in items(s, true) {
         let mut depth = 0i32;
         let mut j = start;
         while j < s.len() {
@@ -397,10 +413,7 @@ fn trivial(lit: &str) -> bool {
 /// `(file, literal, times written)` of every number other than 0, 1 and 2 written in the
 /// function bodies of the engine (outside `#[cfg(test)]`, `const` and `static` items).
 fn body_numbers() -> Vec<(String, String, usize)> {
-    let mut files = Vec::new();
-    walk(Path::new("src/engine"), &mut files);
-    files.push("src/engine.rs".into());
-    files.sort();
+    let files = engine_files();
     let mut out: Vec<(String, String, usize)> = Vec::new();
     for f in files {
         let text = std::fs::read_to_string(&f).unwrap();
@@ -420,15 +433,12 @@ fn body_numbers() -> Vec<(String, String, usize)> {
 
 /// The registry's list of numbers written in function bodies: `(file, literal, times, kind)`.
 fn body_rows() -> Vec<(String, String, usize, String)> {
-    let text = std::fs::read_to_string(REGISTRY).expect("the registry");
-    text.lines()
-        .filter(|l| l.starts_with("| src/"))
-        .map(|l| {
-            let c = cells(l);
-            assert_eq!(c.len(), 5, "{REGISTRY}: a body row needs 5 cells: {l}");
+    table("| src/", 5)
+        .into_iter()
+        .map(|c| {
             let times = c[2]
                 .parse()
-                .unwrap_or_else(|_| panic!("{REGISTRY}: times in {l}"));
+                .unwrap_or_else(|_| panic!("{REGISTRY}: times in {c:?}"));
             (
                 c[0].clone(),
                 c[1].trim_matches('`').to_string(),
@@ -505,14 +515,5 @@ fn the_body_numbers_by_kind_are_the_lists_and_the_readme_states_them() {
             "{kind}: the registry lists {count} numbers in function bodies, src/docs.rs constants::BODY_NUMBERS says {n}"
         );
     }
-    let readme = std::fs::read_to_string("README.md").unwrap();
-    let sentence = BODY_NUMBERS
-        .iter()
-        .map(|(k, n)| format!("{n} {k}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    assert!(
-        readme.contains(&sentence),
-        "README.md must state the numbers in function bodies as \"{sentence}\""
-    );
+    readme_states(&BODY_NUMBERS, "the numbers in function bodies");
 }

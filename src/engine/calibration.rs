@@ -130,13 +130,9 @@ mod tests {
     #[test]
     fn a_compute_factor_stays_on_the_gemm_units_it_was_measured_on() {
         let gpu = gpu_preset("v100-sxm2-16gb").unwrap().spec;
-        let k = Calibration {
-            compute: Some(0.8),
-            attention: Some(0.9),
-            network: Some(0.5),
-            precision: Some(Precision::Fp16),
-            ..Calibration::default()
-        };
+        let mut k = Calibration::default();
+        (k.compute, k.attention, k.network) = (Some(0.8), Some(0.9), Some(0.5));
+        k.precision = Some(Precision::Fp16);
         // Tensor cores to tensor cores (fp16 → bf16, FP8): carried.
         for p in [Precision::Fp16, Precision::Bf16, Precision::Fp8] {
             let d0 = Device::new(&gpu, p, None);
