@@ -260,11 +260,12 @@ mod tests {
         for (l, p, v, sched, moe) in CASES {
             let s = scen(l, p, v, sched, moe);
             let e = crate::engine::estimate(&s).unwrap();
-            assert_eq!(e.memory.runs.last().map(|r| r.ranks.end), Some(p));
+            let gpu = s.gpu().unwrap();
+            let plan = crate::engine::plan::Plan::new(&s, &gpu);
+            assert_eq!(plan.runs().last().map(|r| r.ranks.end), Some(p));
             let mut alone = e.clone();
             crate::engine::time::fill(
-                &s,
-                &s.gpu().unwrap(),
+                &plan,
                 &crate::engine::MemoryEstimate::default(),
                 &mut alone.time,
                 &mut alone.flops,
