@@ -111,15 +111,46 @@ impl<'a> Plan<'a> {
     /// The runs of consecutive pipeline ranks that hold the same things ([`super::runs`]), in
     /// rank order: memory and time each price a run once. Worked out in [`Plan::new`] (walked
     /// again here only past [`RUNS_KEPT`] runs).
-    pub fn runs(&self) -> impl Iterator<Item = Run> + '_ {
-        let walk = (!self.kept.complete).then(|| Runs::new(&self.mixer, |r| self.mixer.mix(r)));
-        self.kept.runs[..self.kept.n]
-            .iter()
-            .map(|&(first, end, holds)| Run {
+    pub fn runs(&self) -> PlanRuns<'_, 'a> {
+        PlanRuns {
+            plan: self,
+            i: 0,
+            next: 0,
+        }
+    }
+}
+
+/// The runs of a plan ([`Plan::runs`]): its kept runs, else a walk of its pipeline (a walk that
+/// starts again at each run: only for pipelines of more than [`RUNS_KEPT`] runs).
+#[derive(Clone, Debug)]
+pub struct PlanRuns<'p, 'a> {
+    plan: &'p Plan<'a>,
+    /// The next kept run.
+    i: usize,
+    /// The first rank of the next walked run.
+    next: u64,
+}
+
+impl Iterator for PlanRuns<'_, '_> {
+    type Item = Run;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<Run> {
+        let kept = &self.plan.kept;
+        if kept.complete {
+            let &(first, end, holds) = kept.runs[..kept.n].get(self.i)?;
+            self.i += 1;
+            return Some(Run {
                 ranks: first..end,
                 holds,
-            })
-            .chain(walk.into_iter().flatten())
+            });
+        }
+        let mixer = &self.plan.mixer;
+        let run = Runs::new(mixer, |r| mixer.mix(r))
+            .starting_at(self.next)
+            .next()?;
+        self.next = run.ranks.end;
+        Some(run)
     }
 }
 

@@ -70,8 +70,14 @@ impl<'a, F: Fn(u64) -> LayerMix> Runs<'a, F> {
         }
     }
 
+    /// The same runs from rank `first` on (the first rank of a run; `pp` for none).
+    pub fn starting_at(mut self, first: u64) -> Self {
+        self.next = first;
+        self
+    }
+
     /// What rank `r` holds.
-    #[inline]
+    #[inline(always)]
     fn holds(&self, r: u64) -> Holds {
         Holds {
             mix: (self.mix)(r),
