@@ -5,8 +5,8 @@
 use paracalc::app::charts::input::Chart;
 use paracalc::app::components::charts_panel::bucket_chart;
 use paracalc::engine::advice::{candidates, Change};
-use paracalc::engine::plan::bucket_of;
 use paracalc::engine::estimate;
+use paracalc::engine::plan::bucket_of;
 use paracalc::presets::default_model_preset;
 
 #[test]

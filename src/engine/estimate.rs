@@ -2,9 +2,9 @@
 
 pub use super::memory::rows::StageMemory;
 pub use super::memory::MemoryEstimate;
+use super::plan::Plan;
 pub use super::time::breakdown::{CommTimes, FlopsEstimate, Throughput, TimeEstimate};
 pub use super::time::comm::CommBreakdown;
-use super::plan::Plan;
 use crate::scenario::{Scenario, ScenarioError};
 use serde::Serialize;
 

@@ -13,10 +13,10 @@ use super::bucket::GradBucket;
 use super::layers::StageMixer;
 use super::memory::params::ShardedParams;
 use super::memory::states::ParamBytes;
+use super::per_gpu::{element_bytes_of, micro_batches, tokens_per_gpu};
 use super::runs::{Holds, Run, Runs};
 use super::shape::Shape;
 use super::time::stack::Stack;
-use super::per_gpu::{element_bytes_of, micro_batches, tokens_per_gpu};
 use crate::scenario::{GpuSpec, Scenario};
 
 /// One scenario resolved for an estimate (all plain values but the scenario and the stage
@@ -27,23 +27,28 @@ pub struct Plan<'a> {
     pub s: &'a Scenario,
     /// The GPU, as the scenario names it (memory capacity, peaks).
     pub gpu: &'a GpuSpec,
+
     /// The model's dimensions (its MoE layer for an MoE model, [`Shape::of`]).
     pub shape: Shape,
     /// Per-GPU parameter counts of each kind of layer and of the ends.
     pub sharded: ShardedParams,
+
     /// Bytes per parameter of the weights, main gradients and optimizer states before ZeRO.
     pub param_bytes: ParamBytes,
     /// Bytes of one activation element (4 for fp32 training, 2 otherwise).
     pub element_bytes: f64,
+
     /// Tokens of one micro-batch on one GPU, `b·s/c`.
     pub tokens_per_gpu: f64,
     /// Micro-batches per pipeline per step, `m = B/(b·d)` (at least 1).
     pub micro_batches: u64,
+
     /// The mechanisms of the software stack (the framework's defaults, overridden where the
     /// scenario says).
     pub stack: Stack,
     /// The gradient bucket of the data-parallel reduction.
     pub bucket: GradBucket,
+
     /// Which layers each pipeline rank holds ([`Plan::runs`]).
     pub mixer: StageMixer<'a>,
     /// The runs of ranks, worked out once when there are at most [`RUNS_KEPT`] of them.

@@ -465,20 +465,29 @@ mod tests {
         s.training.fp8_recipe = Some(Fp8Recipe::Blockwise);
         let p = gpu_params(1e9, 2e9);
         // fp32 moments: 12 B sharded: 12·(1e9/32 + 2e9/4) = 6.375e9.
-        assert_eq!(model_states(&s, &ParamBytes::of(&s), &p, 0).optimizer, 6.375e9);
+        assert_eq!(
+            model_states(&s, &ParamBytes::of(&s), &p, 0).optimizer,
+            6.375e9
+        );
         s.training.optimizer_states = Some(OptimizerStates::Bf16);
         // 4 + 2 + 2 = 8 B: 8·(1e9/32 + 2e9/4) = 4.25e9; weights 2·3e9 and fp32 grads 4·3e9
         // unchanged.
         let st = model_states(&s, &ParamBytes::of(&s), &p, 0);
         assert_eq!(st.optimizer, 4.25e9);
         assert_eq!((st.weights, st.gradients), (6e9, 12e9));
-        assert_eq!(expert_states(&s, &ParamBytes::of(&s), &p).optimizer, 8.0 * 2e9 / 4.0);
+        assert_eq!(
+            expert_states(&s, &ParamBytes::of(&s), &p).optimizer,
+            8.0 * 2e9 / 4.0
+        );
         // bf16 training under Megatron-LM: the precision-aware optimizer keeps the master as a
         // 16-bit remainder: 2 + 2 + 2 = 6 B: 6·5.3125e8 = 3.1875e9.
         s.training.precision = Precision::Bf16;
         s.training.fp8_recipe = None;
         assert_eq!(optimizer_bytes_per_param(&s), 6.0);
-        assert_eq!(model_states(&s, &ParamBytes::of(&s), &p, 0).optimizer, 3.1875e9);
+        assert_eq!(
+            model_states(&s, &ParamBytes::of(&s), &p, 0).optimizer,
+            3.1875e9
+        );
         // ... and with FP8 delayed scaling (TE's FusedAdam casts in the kernel).
         s.training.precision = Precision::Fp8;
         assert_eq!(optimizer_bytes_per_param(&s), 6.0);
@@ -498,7 +507,10 @@ mod tests {
         s.training.optimizer_states = None;
         s.training.master_weights = Some(crate::scenario::MasterWeights::Remainder);
         assert_eq!(optimizer_bytes_per_param(&s), 10.0);
-        assert_eq!(model_states(&s, &ParamBytes::of(&s), &p, 0).optimizer, 10.0 * 5.3125e8);
+        assert_eq!(
+            model_states(&s, &ParamBytes::of(&s), &p, 0).optimizer,
+            10.0 * 5.3125e8
+        );
         s.training.optimizer_states = Some(OptimizerStates::Bf16);
         s.training.master_weights = Some(crate::scenario::MasterWeights::Fp32);
         assert_eq!(optimizer_bytes_per_param(&s), 8.0);
@@ -525,7 +537,11 @@ mod tests {
         for (m, bytes) in [(M::None, 4.0), (M::Remainder, 6.0), (M::Fp32, 8.0)] {
             s.training.master_weights = Some(m);
             assert_eq!(optimizer_bytes_per_param(&s), bytes, "{m:?}");
-            assert_eq!(model_states(&s, &ParamBytes::of(&s), &p, 0).optimizer, bytes * 1.25e8, "{m:?}");
+            assert_eq!(
+                model_states(&s, &ParamBytes::of(&s), &p, 0).optimizer,
+                bytes * 1.25e8,
+                "{m:?}"
+            );
         }
         // fp32 moments: 0 + 8 = 8 B; the 16-bit weights stay 2 B and the gradients 4 B.
         s.training.master_weights = Some(M::None);
