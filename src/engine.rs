@@ -6,8 +6,9 @@
 //! bad input is a [`ScenarioError`](crate::scenario::ScenarioError) naming the field; a plan that
 //! does not fit in memory is an `Estimate` with negative headroom.
 //!
-//! Formulas and their sources are documented where they are used; [FORMULAS.md](crate::docs::formulas) section
-//! numbers (e.g. "Korthikanti et al. 2022, Table 2") appear in the doc comments.
+//! Formulas and their sources are documented where they are used; the doc comments cite the
+//! papers (e.g. "Korthikanti et al. 2022, Table 2") and the part of the formulas beside the code
+//! by section (`activations.md §1`; [FORMULAS.md](crate::docs::formulas) lists the parts).
 //!
 //! # Where things live
 //!

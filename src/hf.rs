@@ -36,7 +36,7 @@
 
 mod moe;
 
-use crate::scenario::{FfnAct, Model, Moe};
+use crate::scenario::{printable, FfnAct, Model, Moe};
 
 /// The `model_type`s read, for messages.
 const SUPPORTED: &str = "llama, mistral, mixtral, qwen2, gpt2, gpt_neox, falcon, deepseek_v3, deepseek_v2, qwen3_moe, qwen2_moe, gpt_oss, llama4";
@@ -485,21 +485,6 @@ fn clip(s: &str) -> String {
 /// A model name: at most 80 characters, control characters replaced.
 fn clip_name(s: &str) -> String {
     printable(s, 80).replace('\u{FFFD}', "")
-}
-
-/// `s` with control and bidi-override characters replaced by U+FFFD, at most `max` characters.
-fn printable(s: &str, max: usize) -> String {
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i == max {
-            out.push('…');
-            break;
-        }
-        let bad = c.is_control()
-            || matches!(c, '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
-        out.push(if bad { '\u{FFFD}' } else { c });
-    }
-    out
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@
 //! - [`evidence`]: published runs behind each number's error band.
 //! - [`app`]: the Yew web app (components, charts, hooks).
 //! - [`cli`]: the native command-line tool (native builds only).
-//! - [`docs`]: reference documents rendered with the API documentation (FORMULAS.md).
+//! - [`docs`]: reference documents rendered with the API documentation (the formulas, by part, and the constants).
 //! - [`sort`]: one stable sort for the whole crate.
 //! - [`text`]: small helpers for the sentences the engine, the CLI and the app write.
 

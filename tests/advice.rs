@@ -260,7 +260,7 @@ fn the_eager_host_wait_is_a_part_of_the_verdict() {
     assert_eq!(sec, e.time.host_s);
     assert!(sentence(&v).contains("eager host"), "{}", sentence(&v));
     // The way out is named: a compiled graph with a fused optimizer (eager off) removes the
-    // host's wait and fuses the eager BERT layer's element-wise operators (FORMULAS.md §8.7),
+    // host's wait and fuses the eager BERT layer's element-wise operators (host.md §3),
     // so the step shortens by host_s plus the compute the fusion saves, and by nothing else.
     let first = &v.suggestions[0];
     assert_eq!(first.changes, vec![Change::Eager { on: false }]);

@@ -77,13 +77,13 @@ use serde_json::Value;
 ///   - Qwen3-235B-A22B on 256 H100 @c1ad0b5: TP 2 PP 8 VP 4 EP 32 DeepEP 6.9 % fast: 9 %; the same
 ///     with the EP all-to-all overlapped (not modelled) 4.2 % slow: 7 %; Megatron-FSDP TP 2 EP 8
 ///     full recompute 5.7 % fast, 11.3 % once DeepEP's intranode dispatch sends a token once per
-///     GPU holding its experts (39 of 59 MB per call, FORMULAS.md §8.4): 12 % (was 8 %); TP 4
+///     GPU holding its experts (39 of 59 MB per call, moe.md §1): 12 % (was 8 %); TP 4
 ///     PP 8 VP 4 EP 8 no recompute 46.9 % fast (48.7 % with that dispatch): 49 %, the honest
 ///     bound — the model ranks this layout fastest of the four, the run was slowest;
 ///     TP 2 PP 32 VP 3 EP 8 all-to-all (@8017e11, the embedding and the loss as pipeline chunks)
 ///     28.7 % fast: 31 %, the same bound — with the TP 4 row it shows a ≈ 4.5 ms per layer and
 ///     micro-batch cost of the main(1e057005) rows at micro-batch 1 that the moe_dev rows and the
-///     micro-batch 4 row do not have (FORMULAS.md §8.4).
+///     micro-batch 4 row do not have (moe.md §1).
 ///   - the same TP 2 PP 8 VP 4 EP 32 layout four months later (@1ed4179, 320 TFLOPS: EP all-to-all
 ///     overlap, partial CUDA graphs, TP overlap): 20.9 % slow: 23 %; 23.2 % slow once the
 ///     tensor-core K0 follows H100's FLOPs per byte (issue 33, its small expert GEMMs): 24 %.

@@ -77,7 +77,7 @@ fn public_memory_cases() {
     // In-sample level at the data refresh of 2026-12-06 (10.44 %: 7.21 % on the 41 cases before
     // it; the five BLOOM 02-28 runs came in at -30 to -32 % and the DGX Cloud example log line at
     // +38.3 %, first sight), rounded up: a change that makes either worse fails here. 9.29:
-    // FSDP's fp32 shard (FORMULAS 4.3f) and DeepSpeed's bf16 .grad (4.3g).
+    // FSDP's fp32 shard (states.md §7) and DeepSpeed's bf16 .grad (states.md §8).
     assert!(mape <= 9.29, "memory MAPE {mape:.2}%");
     // The engine's band without evidence is this MAPE, rounded up: never narrower.
     let band = 100.0 * paracalc::engine::memory::verdict::DEFAULT_BAND_FRAC;
@@ -131,7 +131,7 @@ fn stage0_layer_activations_gib(s: &Scenario, layers: f64) -> f64 {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Korthikanti et al. 2022, Fig. 1 (FORMULAS.md §5.1 test vectors)
+// Korthikanti et al. 2022, Fig. 1 (activations.md §1 test vectors)
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -264,7 +264,7 @@ fn per_op_selective_checkpointing_with_flash() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Megatron-LM theoretical_memory_usage.py (FORMULAS.md §4.3, §5.2), by hand
+// Megatron-LM theoretical_memory_usage.py (states.md §3, activations.md §2), by hand
 // ---------------------------------------------------------------------------------------------
 
 fn llama_small(pp: u64, tp: u64, dp: u64, zero: u8, layers: u64) -> Scenario {
@@ -353,7 +353,7 @@ fn megatron_activation_memory() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// ZeRO (SC20 §5) and DeepSpeed estimators (FORMULAS.md §4.1, §4.2)
+// ZeRO (SC20 §5) and DeepSpeed estimators (states.md §1, §2)
 // ---------------------------------------------------------------------------------------------
 
 fn zero_case(zero: u8, precision: &str) -> Scenario {

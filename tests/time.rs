@@ -149,7 +149,7 @@ fn per_op_selective_recompute_flops_and_time() {
 
 #[test]
 fn narayanan_mt_nlg_tflops_vector() {
-    // FORMULAS.md §3.1: MT-NLG 530B (B=1920, s=2048, L=105, h=20480, V=50272) on 2240 GPUs at
+    // flops.md §1: MT-NLG 530B (B=1920, s=2048, L=105, h=20480, V=50272) on 2240 GPUs at
     // 60.1 s per iteration is 125.7 TFLOP/s per GPU with the 96-factor.
     let (b, s, l, h, v): (f64, f64, f64, f64, f64) = (1920.0, 2048.0, 105.0, 20480.0, 50272.0);
     let f = 96.0 * b * s * l * h * h * (1.0 + s / (6.0 * h) + v / (16.0 * l * h));
@@ -426,7 +426,7 @@ fn eager_host_wait_adds_to_the_step() {
         "{t:?}"
     );
     // The same run with the field off: no wait, and the layer's element-wise operators fused
-    // (a compiled graph; the eager BERT layer's count is for eager runs, FORMULAS.md §8.7):
+    // (a compiled graph; the eager BERT layer's count is for eager runs, host.md §3):
     // everything else equal.
     let mut off = eager_bert(24, 1024, 512, 4, 4, "v100-sxm2-16gb");
     off.training.eager = Some(false);

@@ -1,6 +1,6 @@
 //! Per-GPU memory for every pipeline stage: model states, activations and framework overhead.
 //!
-//! For each pipeline rank `r` ([FORMULAS.md](crate::docs::formulas) §9 steps 1–2):
+//! For each pipeline rank `r` ([peers.md](crate::docs::formulas::peers) §3 steps 1–2):
 //! 1. its layers from [`crate::engine::layout::stage_layers`] (even split, NeMo's rule, or
 //!    `parallel.layers_per_stage`);
 //! 2. its parameters on one GPU ([`params::gpu_params`]): its dense and MoE layers

@@ -1,13 +1,13 @@
 //! The model's dimensions as `f64`: the one place where the memory half (parameter counts,
 //! activations) and the time half (FLOPs, GEMM shapes, message sizes) read the model section.
 //!
-//! Notation of [FORMULAS.md](crate::docs::formulas) §0: `h` hidden, `a` heads, `d_h = h/a` (or the model's `head_dim`),
+//! Notation of [FORMULAS.md](crate::docs::formulas): `h` hidden, `a` heads, `d_h = h/a` (or the model's `head_dim`),
 //! `q = a·d_h` query width, `g` KV heads and `kv = g·d_h` (GQA/MQA; `g = a` for MHA), `f` FFN
 //! width with `c_ffn` GEMMs (2 GELU, 3 SwiGLU), `E` experts, top-`k`, expert width `f_e`.
 
 use crate::scenario::Model;
 
-/// Dimensions of one model ([FORMULAS.md](crate::docs::formulas) §0), read once from [`Model`].
+/// Dimensions of one model (the notation of [FORMULAS.md](crate::docs::formulas)), read once from [`Model`].
 ///
 /// A mixture-of-experts model has two kinds of layers: [`Shape::of`] describes its MoE layers
 /// (routed experts, shared experts, router) and [`Shape::dense_layer`] its dense-MLP layers
@@ -199,7 +199,7 @@ impl Shape {
 
     /// Attention weight-matrix parameters of one layer.
     /// Standard: Q and O are `h·q`, K and V `h·kv` each (Megatron-LM
-    /// `theoretical_memory_usage.py`: `2·h·q·(1 + g/a)`, [FORMULAS.md](crate::docs::formulas) §2).
+    /// `theoretical_memory_usage.py`: `2·h·q·(1 + g/a)`, [params.md](crate::docs::formulas::params) §1).
     /// MLA: the sum of its projections' `k·n` ([`Shape::layer_gemms`]) — Megatron-LM
     /// `theoretical_memory_usage.py` (`d98e8a6`, `multi_latent_attention`): `q_lora·(h + a·d_qk)`
     /// (or `h·a·d_qk` without query compression) `+ kv_lora·(h + a·(d_nope + d_v)) + h·d_rope
@@ -220,7 +220,7 @@ impl Shape {
             .sum()
     }
 
-    /// Weight-matrix parameters of one MLP of inner width `f`: `c_ffn·h·f` ([FORMULAS.md](crate::docs::formulas) §2).
+    /// Weight-matrix parameters of one MLP of inner width `f`: `c_ffn·h·f` ([params.md](crate::docs::formulas::params) §1).
     pub fn mlp_matrix_params(&self, f: f64) -> f64 {
         self.c_ffn * self.h * f
     }

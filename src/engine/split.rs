@@ -1,7 +1,7 @@
 //! The best split of layers over pipeline stages.
 //!
 //! Stages are not equal even when their layer counts are: stage 0 also runs the embedding and
-//! holds the most in-flight micro-batches (1F1B: `p`, FORMULAS.md §5.3), the last stage runs the
+//! holds the most in-flight micro-batches (1F1B: `p`, pipeline.md §2), the last stage runs the
 //! output layer and the loss, MoE models start with dense layers and end with MTP modules, and
 //! the V-shaped and DualPipe schedules place the embedding and the loss elsewhere
 //! ([`super::layout`]). [`best_split`] searches `parallel.layers_per_stage` with the engine itself

@@ -13,7 +13,7 @@
 //!   NeMo's 25.04 container, `!(sm_arch_ >= 100 && (head_dim_qk > 128 || head_dim_v > 128))`),
 //!   and FlashAttention takes no `head_dim_qk != head_dim_v`
 //!   (`pytorch/dot_product_attention/utils.py`), so older stacks run MLA's attention unfused
-//!   (DeepSeek-V3's query/key heads are 128 + 64 = 192 wide; FORMULAS.md §10.12).
+//!   (DeepSeek-V3's query/key heads are 128 + 64 = 192 wide; attention.md §2).
 
 use super::estimate::estimate;
 use super::time::attention::AttentionKernel;

@@ -403,7 +403,7 @@ pub fn fit_is_uncertain(peak: f64, capacity: f64, frac: f64) -> bool {
 /// tests/data/AUDIT.md). Judged with it, 227 of the 422 published runs that ran read "may not
 /// fit", the default preset (Llama 3 8B on 8 H100, a run that ran, 67 of 79.7 GiB) among them:
 /// a verdict that says "maybe" to most plans tells a planner nothing. The in-sample band calls
-/// 65 of those runs "does not fit" instead; FORMULAS.md §9a keeps both counts.
+/// 65 of those runs "does not fit" instead; interval.md §2 keeps both counts.
 pub fn memory_verdict_frac(cases: &[Case], s: &Scenario) -> f64 {
     memory_verdict_frac_with(cases, &Errors::of(cases), s)
 }

@@ -54,6 +54,8 @@
 //! similar-runs band 66.8 % at 14.7 points) and the memory band 44 of 47 (93.6 %, 63.1 points).
 //!
 //! One estimate per published run ([`Errors::of`]), then sums.
+//!
+//! Formulas, sources and what was checked: [interval.md](crate::docs::formulas::interval) §1.
 
 use super::band::Basis;
 use super::Case;

@@ -63,7 +63,7 @@ pub fn config(s: &Scenario) -> Export {
     } else if t.precision != Precision::Fp32 {
         // The plan keeps fp32 gradients; DeepSpeed's ZeRO-1/2 would keep them in the model's
         // 16-bit dtype unless told (`data_types.grad_accum_dtype` defaults to the model dtype,
-        // deepspeedai/DeepSpeed v0.18.0 @79caae1c0 `engine.py` l. 1104-1115; FORMULAS.md §10.3).
+        // deepspeedai/DeepSpeed v0.18.0 @79caae1c0 `engine.py` l. 1104-1115; states.md §10).
         c.insert("data_types".into(), json!({"grad_accum_dtype": "fp32"}));
     }
     let mut zero = Map::new();

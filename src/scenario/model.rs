@@ -178,7 +178,7 @@ impl FfnAct {
     /// All values, for dropdowns.
     pub const ALL: &'static [FfnAct] = &[FfnAct::Gelu, FfnAct::Swiglu];
 
-    /// Number of `h×f` weight matrices in the FFN (`c_ffn` in [FORMULAS.md](crate::docs::formulas) §0).
+    /// Number of `h×f` weight matrices in the FFN (`c_ffn` in the notation of [FORMULAS.md](crate::docs::formulas)).
     pub fn num_matrices(self) -> u64 {
         match self {
             FfnAct::Gelu => 2,

@@ -2,7 +2,7 @@
 //!
 //! **Per layer** — Korthikanti et al. 2022, *Reducing Activation Recomputation in Large
 //! Transformer Models*, Table 2 and its breakdown (§4.1), written per token in its general form
-//! ([FORMULAS.md](crate::docs::formulas) §5.1). With `e` bytes per activation element (2 for 16-bit training, 4 for fp32)
+//! ([activations.md](crate::docs::formulas::activations) §1). With `e` bytes per activation element (2 for 16-bit training, 4 for fp32)
 //! and 1-byte dropout masks, one layer stores per token:
 //!
 //! | tensor | bytes | TP |
@@ -35,7 +35,7 @@
 //!   (Megatron `docs/user-guide/features/context_parallel.md`).
 //!
 //! **Per stage**: layers from [`crate::engine::layout`], times the micro-batches in flight
-//! ([`in_flight_micro_batches`], [FORMULAS.md](crate::docs::formulas) §5.3), plus the embedding terms on stage 0 and the
+//! ([`in_flight_micro_batches`], [pipeline.md](crate::docs::formulas::pipeline) §2), plus the embedding terms on stage 0 and the
 //! output layer and logits on the last stage (Megatron `compute_activation_memory`).
 
 use crate::engine::per_gpu::{element_bytes, micro_batches, tokens_per_gpu};
@@ -384,7 +384,7 @@ pub fn layer_bytes(s: &Scenario) -> f64 {
 /// Working memory while one layer is recomputed and back-propagated: the part of its full
 /// activations that was not stored, `full − stored` (0 without recomputation). Under full
 /// recompute this is the whole layer except its saved input (Calculon adds the same working
-/// block, [FORMULAS.md](crate::docs::formulas) §5.4); under selective recompute the recomputed attention core (score
+/// block, [activations.md](crate::docs::formulas::activations) §10); under selective recompute the recomputed attention core (score
 /// matrix) or, with per-op checkpointing, the recomputed GEMM and element-wise outputs of that
 /// one layer. Only one layer is being recomputed at a
 /// time, so this is added once per stage.
@@ -518,7 +518,7 @@ pub fn logits_transient_bytes(s: &Scenario) -> f64 {
     tokens_per_gpu(s) * per_token * s.model.vocab as f64 / s.parallel.tp.max(1) as f64
 }
 
-/// Micro-batches whose activations pipeline stage `stage` holds at its peak ([FORMULAS.md](crate::docs::formulas) §5.3):
+/// Micro-batches whose activations pipeline stage `stage` holds at its peak ([pipeline.md](crate::docs::formulas::pipeline) §2):
 /// - no pipeline (`p = 1`): 1 (gradient accumulation runs each micro-batch's backward first);
 /// - 1F1B (PipeDream-Flush): `min(p − r, m)` on stage `r` (Megatron warm-up `p − r − 1`, + 1);
 /// - interleaved with `v` chunks: `min(2(p − r − 1) + (v − 1)·p + 1, m·v)` chunk-forwards of

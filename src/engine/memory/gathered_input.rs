@@ -19,6 +19,8 @@
 //! holds for the attention's and the MLP's gathered inputs, but torchtitan checkpoints the blocks
 //! (full recompute keeps only each block's input; its op policy does not save the all-gather,
 //! which is replayed), so there it changes only the recompute working set (not priced).
+//!
+//! Formulas, sources and what was checked: [activations.md](crate::docs::formulas::activations) §7.
 
 use crate::scenario::{Framework, Scenario};
 

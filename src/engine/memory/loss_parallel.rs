@@ -24,6 +24,8 @@
 //! `nll_loss_backward` + `_log_softmax_backward_data` hold two ([`UNFUSED_TRANSIENT_BYTES`]).
 //! The forward holds less: the 16-bit logits `pred` (2 B), their fp32 copy (4), `shifted` (4)
 //! and `exp` or `result` (4), 14 B against the backward's 4 + 12 = 16.
+//!
+//! Formulas, sources and what was checked: [activations.md](crate::docs::formulas::activations) §7.
 
 use crate::scenario::{Framework, LossKernel, Scenario};
 

@@ -62,7 +62,7 @@ pub fn norm_params(m: &Model) -> f64 {
     }
 }
 
-/// Query width `q = a·d_h` and key/value width `kv = g·d_h` ([FORMULAS.md](crate::docs::formulas) §0; [`Shape`]).
+/// Query width `q = a·d_h` and key/value width `kv = g·d_h` (the notation of [FORMULAS.md](crate::docs::formulas); [`Shape`]).
 pub fn attention_widths(m: &Model) -> (f64, f64) {
     let d = Shape::of(m);
     (d.q, d.kv)
@@ -336,7 +336,7 @@ impl GpuParams {
     }
 }
 
-/// Where the embedding-like matrices sit (Megatron, Narayanan et al. SC21; [FORMULAS.md](crate::docs::formulas) §1, §4.3):
+/// Where the embedding-like matrices sit (Megatron, Narayanan et al. SC21; [peers.md](crate::docs::formulas::peers) §1, [states.md](crate::docs::formulas::states) §3):
 /// the input embedding on stage 0; the output layer on the last stage — its own `V·h` when
 /// untied, and a second copy of the tied embedding when `p > 1` (Megatron keeps the word
 /// embeddings on both ends and all-reduces their gradients).

@@ -1,6 +1,6 @@
 //! Model states per GPU: weights, gradients and optimizer states, by precision and ZeRO stage.
 //!
-//! Accounting ([FORMULAS.md](crate::docs::formulas) §4.3, §4.4, §10.3). paracalc uses **one convention for both 16-bit
+//! Accounting ([states.md](crate::docs::formulas::states) §3, §9, §10). paracalc uses **one convention for both 16-bit
 //! formats: fp32 gradient accumulation** (issue #3's specification), as Megatron-LM does for bf16
 //! (it forces `accumulate_allreduce_grads_in_fp32` when `main_grads_dtype = fp32`,
 //! `arguments.py`) and for fp16 with `--accumulate-allreduce-grads-in-fp32`, and as llm-analysis
@@ -12,7 +12,7 @@
 //! - fp16 **without** fp32 accumulation (Megatron's fp16 default; DeepSpeed fp16 ZeRO-1/2, e.g.
 //!   BLOOM's pre-bf16 runs) keeps fp16 gradients and an fp32 gradient copy sharded with the
 //!   optimizer: 20 B/param, `4 + 16/d` (`dist_optimizer.md` "fp16 param, fp16 grads" row;
-//!   DeepSpeed `stage_1_and_2.py`, [FORMULAS.md](crate::docs::formulas) §4.2). That is 1.5 B/param less at `d = 8`.
+//!   DeepSpeed `stage_1_and_2.py`, [states.md](crate::docs::formulas::states) §2). That is 1.5 B/param less at `d = 8`.
 //!   It was tried (see the engine2 report): on the public fp16 memory cases (BLOOM
 //!   2022-02-25, nvidia-smi) it leaves every BLOOM row 8–19 % under the measurement, i.e. some
 //!   other DeepSpeed-era term (buffers, allocator fragmentation) is not modelled yet, and
@@ -187,7 +187,7 @@ impl ModelStates {
     }
 }
 
-/// ZeRO shard degree for dense parameters: `dp·cp` ([FORMULAS.md](crate::docs::formulas) §4.3: Megatron shards the
+/// ZeRO shard degree for dense parameters: `dp·cp` ([states.md](crate::docs::formulas::states) §3: Megatron shards the
 /// distributed optimizer over the data-parallel group including context parallelism).
 pub fn dense_shard_degree(s: &Scenario) -> f64 {
     (s.parallel.dp.max(1) as f64) * (s.parallel.cp.max(1) as f64)
@@ -264,8 +264,8 @@ pub const BF16_LP_GRAD_BYTES: f64 = 2.0;
 /// start of the next micro-batch's backward (`backward` calls `clear_lp_grads()` first), so a
 /// full set of bf16 gradients is alive through every backward: 2 B per parameter more than the
 /// 18 B convention (`deepspeed/runtime/bf16_optimizer.py` @56c522386, "bf16+pipeline
-/// parallelism", the upstreamed BigScience optimizer; [FORMULAS.md](crate::docs::formulas)
-/// §4.3g). The data-parallel reduction still moves the fp32 buffer.
+/// parallelism", the upstreamed BigScience optimizer; [states.md](crate::docs::formulas::states)
+/// §8). The data-parallel reduction still moves the fp32 buffer.
 pub fn deepspeed_bf16_lp_grads(s: &Scenario) -> bool {
     s.training.framework() == crate::scenario::Framework::Deepspeed
         && s.training.precision == Precision::Bf16
@@ -365,7 +365,7 @@ pub fn zero_paper_bytes(stage: u8, psi: f64, n: f64) -> f64 {
 }
 
 /// DeepSpeed `estimate_zero2_model_states_mem_needs` GPU bytes (`stage_1_and_2.py`, HEAD
-/// `38327e0`, [FORMULAS.md](crate::docs::formulas) §4.2), `g` GPUs: `2P` with CPU offload, else `2P + 18P/g`.
+/// `38327e0`, [states.md](crate::docs::formulas::states) §2), `g` GPUs: `2P` with CPU offload, else `2P + 18P/g`.
 pub fn deepspeed_zero2_gpu_bytes(p: f64, g: f64, cpu_offload: bool) -> f64 {
     if cpu_offload {
         2.0 * p
@@ -375,7 +375,7 @@ pub fn deepspeed_zero2_gpu_bytes(p: f64, g: f64, cpu_offload: bool) -> f64 {
 }
 
 /// DeepSpeed `estimate_zero3_model_states_mem_needs` GPU bytes (`stage3.py`, HEAD `38327e0`,
-/// [FORMULAS.md](crate::docs::formulas) §4.2), with `largest_layer_memory = 4·P_ℓ` (gathered 16-bit params + grads of the
+/// [states.md](crate::docs::formulas::states) §2), with `largest_layer_memory = 4·P_ℓ` (gathered 16-bit params + grads of the
 /// largest module): no offload `4P_ℓ + 18P/g`; optimizer offload `4P_ℓ + 2P/g`; params and
 /// optimizer offloaded `4P_ℓ`.
 pub fn deepspeed_zero3_gpu_bytes(

@@ -1,6 +1,6 @@
 //! The fit verdict a planner acts on: **fits**, **may not fit** or **does not fit**, and which
 //! term of the peak stage would have to be wrong, by how much, for it to flip
-//! ([FORMULAS.md](crate::docs::formulas) §9a).
+//! ([interval.md](crate::docs::formulas::interval) §2).
 //!
 //! The peak prediction misses published runs by some band `b` (a fraction of the peak: how far
 //! the predicted peak memory misses on comparable published runs). With the predicted peak `P`

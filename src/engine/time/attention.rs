@@ -1,4 +1,6 @@
 //! The attention core (scores, softmax, weighted sum) of one layer, one micro-batch, one GPU.
+//!
+//! Formulas, sources and what was checked: [attention.md](crate::docs::formulas::attention) §1.
 
 use super::blackwell_cudnn::{CudnnTable, B200_CUDNN_9_13};
 use super::compute::Generation;

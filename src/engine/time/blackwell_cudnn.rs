@@ -10,7 +10,7 @@
 //! cuDNN 9.10.2 (@9793df5, 2025-07-16) is within 3 % of it from 2k to 16k tokens: this is the
 //! Blackwell cuDNN of 2025. Later cuDNN is much faster on Blackwell (GB200, cuDNN 9.17.0,
 //! @b372d39: 4k 1386 / 1054, 8k 1584 / 1211, 16k 1668 / 1304 TFLOP/s; 9.22.0, @fb682ce, about
-//! the same), which no scenario field selects ([FORMULAS.md](crate::docs::formulas) §8.3).
+//! the same), which no scenario field selects ([attention.md](crate::docs::formulas::attention) §1).
 
 use super::compute::Device;
 

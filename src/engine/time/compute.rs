@@ -6,7 +6,7 @@
 //! The FLOP rate is also scaled by the share of the SMs the GEMM's output tiles keep busy
 //! ([`super::waves`], wave quantization). The fixed cost `τ` (launch, ramp-up) makes small GEMMs
 //! run far below peak: the effective efficiency is `e_gemm · F/(F + τ·peak·e_gemm)`, the same shape as
-//! Calculon's step curve by GEMM size (`calculon/processor.py`, [FORMULAS.md](crate::docs::formulas) §8) but smooth. TP
+//! Calculon's step curve by GEMM size (`calculon/processor.py`, [peers.md](crate::docs::formulas::peers) §2) but smooth. TP
 //! shrinks every GEMM by `t`, so this is where small TP shards lose efficiency.
 //!
 //! The constants are per GPU generation ([`Generation`]), a handful of numbers each, chosen from

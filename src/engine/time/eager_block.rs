@@ -27,6 +27,8 @@
 //! [`super::layer`] element-wise model. Bytes are per element of the width each operator spans:
 //! the hidden state `h` (÷t with sequence parallelism), the query and K/V widths (÷t) and the
 //! MLP width (÷t) on one tensor-parallel rank.
+//!
+//! Formulas, sources and what was checked: [host.md](crate::docs::formulas::host) §2.
 
 use super::inputs::Inputs;
 use crate::engine::shape::Shape;

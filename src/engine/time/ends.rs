@@ -1,5 +1,7 @@
 //! The pipeline's ends: the embedding on the first stage and the output layer with the loss on
 //! the last, per micro-batch.
+//!
+//! Formulas, sources and what was checked: [compute.md](crate::docs::formulas::compute) §3.
 
 use super::inputs::Inputs;
 use super::layer_comm::TpCosts;

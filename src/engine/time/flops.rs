@@ -2,14 +2,14 @@
 //!
 //! Every GEMM costs 2 FLOPs per multiply-accumulate; backward is twice the forward (input
 //! gradient + weight gradient). Per layer and token, forward (Megatron-LM
-//! `num_floating_point_operations`, `megatron/training/training.py`, [FORMULAS.md](crate::docs::formulas) §3.2):
+//! `num_floating_point_operations`, `megatron/training/training.py`, [flops.md](crate::docs::formulas::flops) §2):
 //! `2h(q + 2kv)` (QKV) `+ 2qh` (output projection) `+ 2·c_ffn·h·f` (MLP; for MoE `k·f_e`
 //! instead of `f`) `+ 4·q·s` (QKᵀ and attention·V over the full `s×s` matrix). The logits add
 //! `2hV` per token. With MHA, `f = 4h` and GELU this is Narayanan et al. 2021's
 //! `24Bsh² + 4Bs²h` per layer, so `3×` the forward is Korthikanti et al. 2022 eq. 7:
 //! `72·B·s·L·h²·(1 + s/(6h) + V/(12Lh))`.
 //!
-//! Two conventions for causal attention exist ([FORMULAS.md](crate::docs::formulas) §10.1): the papers, PaLM, torchtitan
+//! Two conventions for causal attention exist ([flops.md](crate::docs::formulas::flops) §4.1): the papers, PaLM, torchtitan
 //! and NVIDIA's benchmark pages count the full `s²` (used for MFU here, `model_flops`); Megatron
 //! since 2025-03 halves it (`model_flops_causal`).
 
@@ -116,7 +116,7 @@ pub fn op_sac_recompute_flops_per_token(d: &Shape) -> f64 {
 /// FLOPs the recomputation adds per step (the HFU numerator is `model + this`).
 /// Full: one more forward of every layer (Narayanan et al. 2021 eq. 3, the 96-factor: the
 /// logits are not recomputed). Selective without flash attention: the attention core forward,
-/// `4·q·s` per token per layer (the literal count, [FORMULAS.md](crate::docs::formulas) §10.2); with flash attention
+/// `4·q·s` per token per layer (the literal count, [flops.md](crate::docs::formulas::flops) §4.2); with flash attention
 /// (per-op checkpointing, [`op_sac_recompute_flops_per_token`]) the recomputed GEMMs. None: 0.
 /// A full recomputation that stops early (`early_stop`,
 /// [`crate::scenario::Scenario::recompute_early_stop`]) leaves out each dense layer's MLP

@@ -11,6 +11,8 @@
 //! less HBM bandwidth per FLOP (H100 against H200) and on small GEMMs.
 //!
 //! Which GEMMs stay 16-bit: the output layer (`Device::gemm16_s`), the router, attention's core.
+//!
+//! Formulas, sources and what was checked: [fp8.md](crate::docs::formulas::fp8) §1.
 
 use super::generation::Generation;
 use crate::scenario::{Fp8Recipe, Framework, GpuSpec, Precision};

@@ -108,7 +108,7 @@ pub const EAGER_ACCUMULATE_BYTES_PER_PARAM: f64 = AUTOGRAD_PASSES * 4.0;
 
 /// Per micro-batch GPU time of unsharded PyTorch's parameter-sized passes on a stage of
 /// `layers` layers holding `params` parameters, seconds, as (forward, backward, recomputation)
-/// ([FORMULAS.md](crate::docs::formulas) §8.5). Only for framework `pytorch` at ZeRO 0 (a plain
+/// ([host.md](crate::docs::formulas::host) §1). Only for framework `pytorch` at ZeRO 0 (a plain
 /// module or DDP: one `.grad` per parameter tensor); 0 otherwise. Eager or compiled alike:
 /// `AccumulateGrad` runs outside a compiled graph, and the graph still reads each fp32 weight to
 /// make its 16-bit copy, so `training.eager` (the host's wait) does not turn these off.

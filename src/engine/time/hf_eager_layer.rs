@@ -35,6 +35,8 @@
 //! The GEMMs and the attention core's batched GEMMs and score chain are priced elsewhere
 //! ([`super::layer`], [`super::attention`]); the weight casts and gradient accumulation with the
 //! parameter passes ([`super::grad_accumulation`]).
+//!
+//! Formulas, sources and what was checked: [host.md](crate::docs::formulas::host) §3.
 
 use super::inputs::Inputs;
 use crate::engine::shape::Shape;

@@ -1,7 +1,7 @@
 //! The host side of eager PyTorch: the CPU issues every operator of the step one by one
 //! (Python, the ATen dispatcher, autograd bookkeeping, the kernel launch), so whenever the GPU
 //! runs a phase's kernels faster than the host issues them, the GPU waits and the phase takes
-//! `max(GPU time, host time)` ([FORMULAS.md](crate::docs::formulas) §8.5).
+//! `max(GPU time, host time)` ([host.md](crate::docs::formulas::host) §1).
 //!
 //! Two phases are priced, each against the GPU time of the same work:
 //! - one micro-batch's forward, recomputation and backward: the Hugging Face Trainer tests the

@@ -27,6 +27,8 @@
 //! - **Overlap.** None of the frameworks' defaults overlaps the dispatch with compute
 //!   (Megatron-Core's `--overlap-moe-expert-parallel-comm` and `--moe-shared-expert-overlap`
 //!   are opt-in), so the all-to-all time is exposed.
+//!
+//! Formulas, sources and what was checked: [moe.md](crate::docs::formulas::moe) §1.
 
 use super::comm::Group;
 use super::compute::Device;

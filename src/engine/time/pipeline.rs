@@ -1,6 +1,6 @@
 //! Pipeline schedule time: busy time of the slowest stage plus the bubble.
 //!
-//! Uniform stages (Narayanan et al. 2021 §2.2, [FORMULAS.md](crate::docs::formulas) §6): the bubble is `(p−1)/m` of the
+//! Uniform stages (Narayanan et al. 2021 §2.2, [pipeline.md](crate::docs::formulas::pipeline) §1): the bubble is `(p−1)/m` of the
 //! ideal time for 1F1B and GPipe, `(p−1)/(v·m)` interleaved, i.e. the step is
 //! `(m + (p−1)/v)·t` with `t` the time of one micro-batch (forward + backward) on one stage.
 //!
@@ -8,7 +8,7 @@
 //! through every stage once, and the slowest stage (time `t_max` per micro-batch) sets the pace
 //! in between, so the step is `m·t_max + (Σ_r t_r − t_max)/v`. With equal stages this is the
 //! formula above. Interleaving with `m mod p ≠ 0` adds `(v−1)·(p − m mod p)` chunk times
-//! (Calculon `llm.py`, [FORMULAS.md](crate::docs::formulas) §6).
+//! (Calculon `llm.py`, [pipeline.md](crate::docs::formulas::pipeline) §1).
 //!
 //! Schedules that split the backward into input-gradient work `B` and weight-gradient work `W`
 //! ([`bubble_split_s`]) take their bubble from their sources, with `F`, `B`, `W` the slowest

@@ -25,6 +25,8 @@
 //!
 //! A GPU without a known SM count ([`crate::scenario::GpuSpec::sms`]: custom GPUs, MI300X)
 //! has no wave term (fill 1).
+//!
+//! Formulas, sources and what was checked: [compute.md](crate::docs::formulas::compute) §2.
 
 /// Output tile shapes `(Tm, Tn)` cuBLAS chooses among (the guide's §2.3 list).
 pub const TILES: [(f64, f64); 6] = [
