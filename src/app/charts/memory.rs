@@ -246,10 +246,12 @@ impl Totals {
     }
 }
 
-/// The stacked segments, one rectangle per non-zero component.
+/// The bars: one rectangle per non-zero component of each stage, stacked; over capacity the
+/// overflow tinted and the whole bar outlined in red.
 fn draw_bars<DB: DrawingBackend>(
     chart: &mut Chart2d<'_, DB>,
     data: &MemoryEstimate,
+    t: &Totals,
     g: &Geometry,
     p: &Palette,
 ) -> Result<(), ChartError> {
@@ -269,16 +271,9 @@ fn draw_bars<DB: DrawingBackend>(
         }
     }
     chart.draw_series(rects)?;
-    Ok(())
-}
-
-/// Over capacity: the overflow tinted, the whole bar outlined in red.
-fn draw_overflow<DB: DrawingBackend>(
-    chart: &mut Chart2d<'_, DB>,
-    t: &Totals,
-    g: &Geometry,
-    p: &Palette,
-) -> Result<(), ChartError> {
+    if t.n_over == 0 {
+        return Ok(());
+    }
     let cap = t.capacity / GIB;
     // (x, total in GiB) of each bar over capacity.
     let over_bars = || {
@@ -390,10 +385,7 @@ pub fn draw<DB: DrawingBackend>(
             y_fmt: &y_fmt,
         },
     )?;
-    draw_bars(&mut chart, data, &g, p)?;
-    if t.n_over > 0 {
-        draw_overflow(&mut chart, &t, &g, p)?;
-    }
+    draw_bars(&mut chart, data, &t, &g, p)?;
     if t.capacity > 0.0 {
         draw_capacity(root, t.capacity, &g, style)?;
     }

@@ -8,8 +8,8 @@
 
 use super::style::{clean, fmt_pct, fmt_rate, si_tick, tick, ChartStyle};
 use super::{
-    build, draw_header, draw_message, header_height, mesh, padded, pow2_label, stacked_hit_rect,
-    stacked_panels, Axes, Chart2d, ChartError, LegendItem, PlotRect, Swatch,
+    build, draw_header, draw_message, header_height, padded, pow2_mesh, stacked_hit_rect,
+    stacked_panels, Chart2d, ChartError, LegendItem, Panel, Swatch,
 };
 use crate::engine::sweep::{efficiency_reference, GpuPoint, Scaling};
 use plotters::coord::Shift;
@@ -239,10 +239,9 @@ fn draw_series<DB: DrawingBackend>(
 /// The upper panel: tokens/s on a log₁₀ axis with the linear ideal, the band, the
 /// uncalibrated twin, the series and the current GPU count.
 fn draw_throughput<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    rect: PlotRect,
     d: &Prepared<'_>,
     x: &Extras,
+    (area, rect): &Panel<DB>,
     style: &ChartStyle,
 ) -> Result<(), ChartError> {
     let p = &style.palette;
@@ -260,21 +259,9 @@ fn draw_throughput<DB: DrawingBackend>(
         .chain(x.uncal.iter().map(|q| q.1))
         .fold(ideal_hi, f64::max)
         .log10();
-    let mut chart = build(area, rect, d.x.clone(), padded(ylo, yhi, 0.05))?;
-    let x_fmt = |v: &f64| pow2_label(*v);
+    let mut chart = build(area, *rect, d.x.clone(), padded(ylo, yhi, 0.05))?;
     let y_fmt = |v: &f64| si_tick(10f64.powf(*v));
-    mesh(
-        &mut chart,
-        style,
-        &Axes {
-            x_desc: "",
-            y_desc: "Throughput (tokens/s)",
-            x_labels: 12,
-            y_labels: 5,
-            x_fmt: &x_fmt,
-            y_fmt: &y_fmt,
-        },
-    )?;
+    pow2_mesh(&mut chart, style, ("", "Throughput (tokens/s)"), 12, &y_fmt)?;
     // Dashes cut in data space: DashedLineSeries rounds each dash to pixels, which makes a
     // sloped line look jagged.
     let ideal = |x: f64| (d.per_gpu * 2f64.powf(x)).log10();
@@ -319,9 +306,8 @@ fn draw_throughput<DB: DrawingBackend>(
 
 /// The lower panel: each series' scaling efficiency, %, with the 100 % line.
 fn draw_efficiency<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    rect: PlotRect,
     d: &Prepared<'_>,
+    (area, rect): &Panel<DB>,
     style: &ChartStyle,
 ) -> Result<(), ChartError> {
     let max_eff = d
@@ -330,21 +316,9 @@ fn draw_efficiency<DB: DrawingBackend>(
         .flat_map(|s| s.1.iter())
         .map(|p| p.eff_pct)
         .fold(110.0, f64::max);
-    let mut chart = build(area, rect, d.x.clone(), 0.0..max_eff * 1.02)?;
-    let x_fmt = |v: &f64| pow2_label(*v);
-    let y_fmt = |v: &f64| tick(*v);
-    mesh(
-        &mut chart,
-        style,
-        &Axes {
-            x_desc: "GPUs (log₂ scale)",
-            y_desc: "Scaling efficiency (%)",
-            x_labels: 12,
-            y_labels: 5,
-            x_fmt: &x_fmt,
-            y_fmt: &y_fmt,
-        },
-    )?;
+    let mut chart = build(area, *rect, d.x.clone(), 0.0..max_eff * 1.02)?;
+    let axes = ("GPUs (log₂ scale)", "Scaling efficiency (%)");
+    pow2_mesh(&mut chart, style, axes, 12, &|v| tick(*v))?;
     chart.draw_series(DashedLineSeries::new(
         [(d.x.start, 100.0), (d.x.end, 100.0)],
         6,
@@ -375,12 +349,12 @@ pub fn draw<DB: DrawingBackend>(
     let legend = legend(&d, &extras, style);
     draw_header(root, style, title, &caption(&d), &legend)?;
     let header = header_height(w, &legend);
-    let ((top, top_rect), (bottom, bottom_rect)) = stacked_panels(root, header, 0.56);
-    if !top_rect.is_usable() || !bottom_rect.is_usable() {
+    let (top, bottom) = stacked_panels(root, header, 0.56);
+    if !top.1.is_usable() || !bottom.1.is_usable() {
         return draw_message(root, style, title, "Too small to draw.");
     }
-    draw_throughput(&top, top_rect, &d, &extras, style)?;
-    draw_efficiency(&bottom, bottom_rect, &d, style)?;
+    draw_throughput(&d, &extras, &top, style)?;
+    draw_efficiency(&d, &bottom, style)?;
     root.present()?;
     Ok(())
 }
