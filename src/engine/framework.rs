@@ -58,6 +58,9 @@ pub struct Traits {
     pub sac_regathers: bool,
     /// The embedding and output layer are FSDP2's root unit.
     pub fsdp_root_ends: bool,
+    /// A model without a gated MLP runs dropout with p > 0 unless told otherwise (the stack's
+    /// argument or model-config default; [`crate::engine::memory::activations::dropout`]).
+    pub dropout: bool,
     /// Why it cannot run a layout, or `None` ([`super::support`]).
     pub unsupported: fn(&Layout) -> Option<&'static str>,
 }
@@ -79,6 +82,7 @@ const fn plain() -> Traits {
         bf16_optimizer: false,
         sac_regathers: false,
         fsdp_root_ends: false,
+        dropout: false,
         unsupported: super::support::none,
     }
 }
@@ -89,6 +93,7 @@ static MEGATRON: Traits = Traits {
     pp_overlap_interleaved: true,
     moe_bookkeeping: MEGATRON_BOOKKEEPING,
     tp_bwd_overlap: true,
+    dropout: true,
     unsupported: super::support::megatron,
     ..plain()
 };
@@ -97,6 +102,7 @@ static MEGATRON: Traits = Traits {
 static DEEPSPEED: Traits = Traits {
     fsdp_style: FsdpStyle::PerParameter,
     bf16_optimizer: true,
+    dropout: true,
     unsupported: super::support::deepspeed,
     ..plain()
 };
@@ -118,6 +124,7 @@ static PYTORCH: Traits = Traits {
     autocast_softmax: true,
     eager_bert_layer: true,
     cp: CpMechanism::TorchRing,
+    dropout: true,
     unsupported: super::support::pytorch,
     ..plain()
 };
