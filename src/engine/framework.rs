@@ -169,6 +169,9 @@ pub struct Traits {
     pub sac_regathers: bool,
     /// The embedding and output layer are FSDP2's root unit.
     pub fsdp_root_ends: bool,
+    /// A model without a gated MLP runs dropout with p > 0 unless told otherwise (the stack's
+    /// argument or model-config default; [`crate::engine::memory::activations::dropout`]).
+    pub dropout: bool,
     /// The library of its linear layers.
     pub layers: LayerLibrary,
     /// How `parallel.tp_comm_overlap` hides the TP collectives.
@@ -244,6 +247,7 @@ const fn plain(name: &'static str) -> Traits {
         bf16_optimizer: false,
         sac_regathers: false,
         fsdp_root_ends: false,
+        dropout: false,
         layers: LayerLibrary::Plain,
         tp_overlap: TpOverlap::Generic,
         fused_projections: false,
@@ -279,6 +283,7 @@ static MEGATRON: Traits = Traits {
     tp_overlap: TpOverlap::Userbuffers,
     fused_projections: true,
     main_grad_hooks: true,
+    dropout: true,
     vocab_parallel_loss: true,
     moe_probs_in_experts: true,
     precision_aware_optimizer: true,
@@ -313,6 +318,7 @@ static DEEPSPEED: Traits = Traits {
     fsdp_style: FsdpStyle::PerParameter,
     bf16_optimizer: true,
     fused_projections: true,
+    dropout: true,
     param_passes: ParamPasses::DeepspeedAccumulation,
     reduces_16bit_grads: true,
     dp_overlap_below_zero3: false,
@@ -371,6 +377,7 @@ static PYTORCH: Traits = Traits {
     eager_bert_layer: true,
     cp: CpMechanism::TorchRing,
     param_passes: ParamPasses::EagerAutocast,
+    dropout: true,
     fp32_shard_is_master: true,
     eager: true,
     fsdp_recompute_early_stop: true,
