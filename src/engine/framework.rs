@@ -58,6 +58,9 @@ pub struct Traits {
     pub sac_regathers: bool,
     /// The embedding and output layer are FSDP2's root unit.
     pub fsdp_root_ends: bool,
+    /// FlashAttention-2 runs on unpadded rows, gathered and scattered back every layer
+    /// ([`crate::engine::time::unpad`]).
+    pub flash_unpad: bool,
     /// Why it cannot run a layout, or `None` ([`super::support`]).
     pub unsupported: fn(&Layout) -> Option<&'static str>,
 }
@@ -79,6 +82,7 @@ const fn plain() -> Traits {
         bf16_optimizer: false,
         sac_regathers: false,
         fsdp_root_ends: false,
+        flash_unpad: false,
         unsupported: super::support::none,
     }
 }
@@ -118,6 +122,7 @@ static PYTORCH: Traits = Traits {
     autocast_softmax: true,
     eager_bert_layer: true,
     cp: CpMechanism::TorchRing,
+    flash_unpad: true,
     unsupported: super::support::pytorch,
     ..plain()
 };
