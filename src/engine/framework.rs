@@ -61,6 +61,9 @@ pub struct Traits {
     /// FlashAttention-2 runs on unpadded rows, gathered and scattered back every layer
     /// ([`crate::engine::time::unpad`]).
     pub flash_unpad: bool,
+    /// A model without a gated MLP runs dropout with p > 0 unless told otherwise (the stack's
+    /// argument or model-config default; [`crate::engine::memory::activations::dropout`]).
+    pub dropout: bool,
     /// Why it cannot run a layout, or `None` ([`super::support`]).
     pub unsupported: fn(&Layout) -> Option<&'static str>,
 }
@@ -83,6 +86,7 @@ const fn plain() -> Traits {
         sac_regathers: false,
         fsdp_root_ends: false,
         flash_unpad: false,
+        dropout: false,
         unsupported: super::support::none,
     }
 }
@@ -93,6 +97,7 @@ static MEGATRON: Traits = Traits {
     pp_overlap_interleaved: true,
     moe_bookkeeping: MEGATRON_BOOKKEEPING,
     tp_bwd_overlap: true,
+    dropout: true,
     unsupported: super::support::megatron,
     ..plain()
 };
@@ -101,6 +106,7 @@ static MEGATRON: Traits = Traits {
 static DEEPSPEED: Traits = Traits {
     fsdp_style: FsdpStyle::PerParameter,
     bf16_optimizer: true,
+    dropout: true,
     unsupported: super::support::deepspeed,
     ..plain()
 };
@@ -123,6 +129,7 @@ static PYTORCH: Traits = Traits {
     eager_bert_layer: true,
     cp: CpMechanism::TorchRing,
     flash_unpad: true,
+    dropout: true,
     unsupported: super::support::pytorch,
     ..plain()
 };

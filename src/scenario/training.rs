@@ -81,6 +81,11 @@ pub struct Training {
     /// FP8 by the distributed optimizer (Megatron-LM `--fp8-param-gather`). Optional; `None`
     /// means no ([`Training::fp8_params`]).
     pub fp8_params: Option<bool>,
+    /// Whether the layers apply dropout with a probability above 0 (hidden, attention and
+    /// embedding dropout), so that each dropout keeps its 1-byte mask for backward. Optional;
+    /// `None` means the model's recipe and stack's default
+    /// ([`crate::engine::memory::activations::dropout`]).
+    pub dropout: Option<bool>,
 }
 
 impl Default for Training {
@@ -111,6 +116,7 @@ impl Default for Training {
             moe_probs_in_experts: None,
             fp8_params: None,
             master_weights: None,
+            dropout: None,
         }
     }
 }
