@@ -58,6 +58,9 @@ pub fn stack_notes(s: &Scenario) -> Vec<StackNote> {
     out
 }
 
+/// Widest head Transformer Engine's cuDNN fused attention ran on Blackwell before TE 2.5.
+const TE_CUDNN_MAX_HEAD_DIM: u64 = 128;
+
 /// The query/key and value head widths of `s`'s multi-head latent attention when it runs wider
 /// than 128 through Transformer Engine's cuDNN kernel on Blackwell.
 fn mla_unfused_before_te_2_5(s: &Scenario) -> Option<(u64, u64)> {
@@ -65,7 +68,7 @@ fn mla_unfused_before_te_2_5(s: &Scenario) -> Option<(u64, u64)> {
     let (qk, v) = (mla.qk_nope_head_dim + mla.qk_rope_head_dim, mla.v_head_dim);
     let gpu = s.cluster.gpu_spec()?;
     // The kernel the stack runs: the field, else the framework's default (`Stack::of`).
-    let applies = (qk > 128 || v > 128)
+    let applies = (qk > TE_CUDNN_MAX_HEAD_DIM || v > TE_CUDNN_MAX_HEAD_DIM)
         && s.training.flash_attention
         && s.training.framework() == Framework::Megatron
         && Generation::of(&gpu) == Generation::Blackwell

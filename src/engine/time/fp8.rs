@@ -40,6 +40,27 @@ pub enum Fp8Gemms {
     RowwiseTable,
 }
 
+/// Cast bytes per element of delayed scaling on Hopper: one fused cast-transpose reads bf16 (2)
+/// and writes both FP8 layouts (1 + 1); TE `performance_considerations.rst` l. 99-110.
+pub const DELAYED_CAST_BYTES: f64 = 4.0;
+/// Current (per-tensor) scaling: the same plus one read for the amax (2).
+pub const CURRENT_CAST_BYTES: f64 = 6.0;
+/// Blockwise scaling: both layouts with their block scales in the cast pass.
+pub const BLOCKWISE_CAST_BYTES: f64 = 4.0;
+/// TE's autocast speedup over bf16 on an H200, blockwise scaling
+/// (`docs/features/low_precision_training/speedups.rst` @d0067d0da).
+pub const TE_H200_BLOCKWISE_AUTOCAST: f64 = 1.41;
+/// The same, current scaling.
+pub const TE_H200_CURRENT_AUTOCAST: f64 = 1.57;
+/// TE's autocast speedup over bf16 on a B300, delayed scaling (the same table).
+pub const TE_B300_DELAYED_AUTOCAST: f64 = 1.61;
+/// The same, current scaling.
+pub const TE_B300_CURRENT_AUTOCAST: f64 = 1.41;
+/// The same, blockwise scaling.
+pub const TE_B300_BLOCKWISE_AUTOCAST: f64 = 1.30;
+/// The same, MXFP8.
+pub const TE_B300_MXFP8_AUTOCAST: f64 = 1.44;
+
 /// The FP8 linear-layer costs of `recipe` on `gen`; `None` where the recipe does not run
 /// (MXFP8 needs Blackwell; FP8 needs Hopper or newer).
 ///
@@ -78,16 +99,21 @@ pub fn gemms(gen: Generation, recipe: Fp8Recipe) -> Option<Fp8Gemms> {
     let autocast = |speedup| Some(Fp8Gemms::Autocast { speedup });
     match (gen, recipe) {
         (Generation::Volta | Generation::Ampere, _) => None,
-        (Generation::Hopper, Fp8Recipe::Delayed) => casts(1.0, 4.0),
-        (Generation::Hopper, Fp8Recipe::Tensorwise) => casts(1.0, 6.0),
-        (Generation::Hopper, Fp8Recipe::Blockwise) => casts(1.41 / 1.57, 4.0),
+        (Generation::Hopper, Fp8Recipe::Delayed) => casts(1.0, DELAYED_CAST_BYTES),
+        (Generation::Hopper, Fp8Recipe::Tensorwise) => casts(1.0, CURRENT_CAST_BYTES),
+        (Generation::Hopper, Fp8Recipe::Blockwise) => casts(
+            TE_H200_BLOCKWISE_AUTOCAST / TE_H200_CURRENT_AUTOCAST,
+            BLOCKWISE_CAST_BYTES,
+        ),
         (Generation::Hopper, Fp8Recipe::Rowwise) => Some(Fp8Gemms::RowwiseTable),
         (Generation::Hopper, Fp8Recipe::Mxfp8) => None,
-        (Generation::Blackwell, Fp8Recipe::Delayed) => autocast(1.61),
-        (Generation::Blackwell, Fp8Recipe::Tensorwise) => autocast(1.41),
-        (Generation::Blackwell, Fp8Recipe::Blockwise) => autocast(1.30),
-        (Generation::Blackwell, Fp8Recipe::Mxfp8) => autocast(1.44),
-        (Generation::Blackwell, Fp8Recipe::Rowwise) => autocast(1.41 * ROWWISE_VS_TENSORWISE),
+        (Generation::Blackwell, Fp8Recipe::Delayed) => autocast(TE_B300_DELAYED_AUTOCAST),
+        (Generation::Blackwell, Fp8Recipe::Tensorwise) => autocast(TE_B300_CURRENT_AUTOCAST),
+        (Generation::Blackwell, Fp8Recipe::Blockwise) => autocast(TE_B300_BLOCKWISE_AUTOCAST),
+        (Generation::Blackwell, Fp8Recipe::Mxfp8) => autocast(TE_B300_MXFP8_AUTOCAST),
+        (Generation::Blackwell, Fp8Recipe::Rowwise) => {
+            autocast(TE_B300_CURRENT_AUTOCAST * ROWWISE_VS_TENSORWISE)
+        }
     }
 }
 
