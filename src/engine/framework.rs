@@ -43,6 +43,18 @@ impl Framework {
         Framework::Jax,
     ];
 
+    /// Every framework's JSON spelling, in [`Framework::ALL`]'s order (the field table's
+    /// choices for `training.framework`).
+    pub const NAMES: [&'static str; Framework::ALL.len()] = {
+        let mut names = [""; Framework::ALL.len()];
+        let mut i = 0;
+        while i < names.len() {
+            names[i] = traits(Framework::ALL[i]).name;
+            i += 1;
+        }
+        names
+    };
+
     /// The JSON spelling.
     pub fn as_str(self) -> &'static str {
         traits(self).name
@@ -409,7 +421,7 @@ static JAX: Traits = Traits {
 };
 
 /// The row of `framework`: the one `match` on the framework.
-pub fn traits(framework: Framework) -> &'static Traits {
+pub const fn traits(framework: Framework) -> &'static Traits {
     match framework {
         Framework::Megatron => &MEGATRON,
         Framework::Deepspeed => &DEEPSPEED,
