@@ -37,6 +37,8 @@ const CHECKPOINTS: &[(usize, usize, &str)] = &[
     (752, 299, "7cb041f7253ecc1a"),
     // llm-foundry's 216 rows name their attention kernel (issue 33): change notes.
     (752, 515, "68c0bf9c2f545cd7"),
+    // The DeepSeek-V3 report row states its FP8 dispatch (issue 34): a change note.
+    (752, 516, "21e4fb2122ae5f9f"),
 ];
 
 fn load(path: &str) -> Value {
