@@ -154,6 +154,19 @@ impl Args {
             .and_then(|(_, v)| v.as_deref())
     }
 
+    /// The number flag `name` gives, if given; a value that is not one is a bad-input error
+    /// naming the flag.
+    pub fn number<T: std::str::FromStr>(&self, name: &str) -> Result<Option<T>, CliError> {
+        self.value(name).map(|v| number(name, v)).transpose()
+    }
+
+    /// The comma-separated numbers flag `name` gives, if given (`--gpus 8,16,32`).
+    pub fn numbers<T: std::str::FromStr>(&self, name: &str) -> Result<Option<Vec<T>>, CliError> {
+        self.value(name)
+            .map(|v| v.split(',').map(|x| number(name, x)).collect())
+            .transpose()
+    }
+
     /// The single positional argument, or a usage error mentioning `what`.
     pub fn one(&self, what: &str) -> Result<&str, CliError> {
         match self.positional.as_slice() {
@@ -165,6 +178,13 @@ impl Args {
             ))),
         }
     }
+}
+
+/// `text` read as a number for flag `flag`.
+fn number<T: std::str::FromStr>(flag: &str, text: &str) -> Result<T, CliError> {
+    let text = text.trim();
+    text.parse::<T>()
+        .map_err(|_| CliError::input(format!("{flag}: \"{text}\" is not a number.")))
 }
 
 /// Reads and parses a scenario file; errors name the field.

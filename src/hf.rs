@@ -36,7 +36,7 @@
 
 mod moe;
 
-use crate::scenario::{FfnAct, Model, Moe};
+use crate::scenario::{printable, FfnAct, Model, Moe};
 
 /// The `model_type`s read, for messages.
 const SUPPORTED: &str = "llama, mistral, mixtral, qwen2, gpt2, gpt_neox, falcon, deepseek_v3, deepseek_v2, qwen3_moe, qwen2_moe, gpt_oss, llama4";
@@ -165,24 +165,26 @@ pub fn import(json: &str, base: &Model) -> Result<HfImport, HfError> {
                 "The config has no \"model_type\"; supported: {SUPPORTED}."
             ))
         })?;
-    let r = Reader { obj: &obj };
-    let mut used: Vec<&str> = Vec::new();
-    let mut notes = Vec::new();
-
+    let mut r = Reader {
+        obj: &obj,
+        used: Vec::new(),
+        notes: Vec::new(),
+        base,
+    };
     let (family, mut model) = match model_type.as_str() {
-        "llama" | "mistral" | "qwen2" | "mixtral" => {
-            llama_like(&r, &model_type, &mut used, &mut notes, base)?
-        }
-        "gpt2" => gpt2(&r, &mut used, &mut notes, base)?,
-        "gpt_neox" => gpt_neox(&r, &mut used, &mut notes, base)?,
-        "falcon" | "RefinedWeb" | "RefinedWebModel" => falcon(&r, &mut used, &mut notes, base)?,
+        "llama" | "mistral" | "qwen2" | "mixtral" => llama_like(&mut r, &model_type)?,
+        "gpt2" => gpt2(&mut r)?,
+        "gpt_neox" => gpt_neox(&mut r)?,
+        "falcon" | "RefinedWeb" | "RefinedWebModel" => falcon(&mut r)?,
         other => {
             // Llama 4's text model sits in `text_config`.
-            let inner = match other {
-                "llama4" => obj.get("text_config").and_then(Value::as_object),
-                _ => None,
-            };
-            match moe::import(other, inner.unwrap_or(&obj), &mut used, &mut notes, base) {
+            if other == "llama4" {
+                r.obj = obj
+                    .get("text_config")
+                    .and_then(Value::as_object)
+                    .unwrap_or(&obj);
+            }
+            match moe::import(other, &mut r) {
                 Some(res) => res?,
                 None => {
                     return Err(HfError(format!(
@@ -201,6 +203,9 @@ pub fn import(json: &str, base: &Model) -> Result<HfImport, HfError> {
         .map(|s| clip_name(s.rsplit('/').next().unwrap_or(s)))
         .unwrap_or_else(|| format!("{family} (imported)"));
 
+    let Reader {
+        used, mut notes, ..
+    } = r;
     unread_keys(&obj, &used, &mut notes);
     Ok(HfImport {
         model,
@@ -213,144 +218,96 @@ pub fn import(json: &str, base: &Model) -> Result<HfImport, HfError> {
 type Family = Result<(&'static str, Model), HfError>;
 
 /// Llama, Mistral, Qwen2 and Mixtral (`model_type`), whose configs share their keys.
-fn llama_like(
-    r: &Reader<'_>,
-    model_type: &str,
-    used: &mut Vec<&'static str>,
-    notes: &mut Vec<String>,
-    base: &Model,
-) -> Family {
+fn llama_like(r: &mut Reader<'_>, model_type: &str) -> Family {
     let family = match model_type {
         "llama" => "Llama",
         "mistral" => "Mistral",
         "qwen2" => "Qwen2",
         _ => "Mixtral",
     };
-    let heads = r.whole("num_attention_heads", used)?;
-    let ffn = r.whole("intermediate_size", used)?;
+    let heads = r.whole("num_attention_heads")?;
+    let ffn = r.whole("intermediate_size")?;
     let moe = if model_type == "mixtral" {
-        let experts = r.whole("num_local_experts", used)?;
-        let top_k = r.whole("num_experts_per_tok", used)?;
+        let experts = r.whole("num_local_experts")?;
+        let top_k = r.whole("num_experts_per_tok")?;
         Some(Moe::new(experts, top_k, ffn))
     } else {
         None
     };
     let model = Model {
-        name: String::new(),
-        layers: r.whole("num_hidden_layers", used)?,
-        hidden: r.whole("hidden_size", used)?,
+        layers: r.whole("num_hidden_layers")?,
+        hidden: r.whole("hidden_size")?,
         heads,
-        kv_heads: Some(r.opt_whole("num_key_value_heads", used)?.unwrap_or(heads)),
+        kv_heads: Some(r.opt_whole("num_key_value_heads")?.unwrap_or(heads)),
         ffn_hidden: Some(ffn),
-        ffn_act: act(r.obj, "hidden_act", FfnAct::Swiglu, notes),
-        vocab: r.whole("vocab_size", used)?,
-        seq_len: base.seq_len,
-        tied_embeddings: r.opt_bool("tie_word_embeddings", used)?.unwrap_or(false),
+        ffn_act: r.act("hidden_act", FfnAct::Swiglu),
         moe,
-        ..Model::default()
+        ..r.common(false, "max_position_embeddings")?
     };
-    context(r, "max_position_embeddings", used, notes, base)?;
     Ok((family, model))
 }
 
 /// GPT-2.
-fn gpt2(
-    r: &Reader<'_>,
-    used: &mut Vec<&'static str>,
-    notes: &mut Vec<String>,
-    base: &Model,
-) -> Family {
-    let hidden = r.whole("n_embd", used)?;
-    let ffn = r.opt_whole("n_inner", used)?;
+fn gpt2(r: &mut Reader<'_>) -> Family {
+    let hidden = r.whole("n_embd")?;
+    let ffn = r.opt_whole("n_inner")?;
     let model = Model {
-        name: String::new(),
-        layers: r.whole("n_layer", used)?,
+        layers: r.whole("n_layer")?,
         hidden,
-        heads: r.whole("n_head", used)?,
+        heads: r.whole("n_head")?,
         kv_heads: None,
         ffn_hidden: Some(ffn.unwrap_or(hidden.saturating_mul(4))),
-        ffn_act: act(r.obj, "activation_function", FfnAct::Gelu, notes),
-        vocab: r.whole("vocab_size", used)?,
-        seq_len: base.seq_len,
-        tied_embeddings: r.opt_bool("tie_word_embeddings", used)?.unwrap_or(true),
-        moe: None,
-        ..Model::default()
+        ffn_act: r.act("activation_function", FfnAct::Gelu),
+        ..r.common(true, "n_positions")?
     };
-    context(r, "n_positions", used, notes, base)?;
     Ok(("GPT-2", model))
 }
 
 /// GPT-NeoX.
-fn gpt_neox(
-    r: &Reader<'_>,
-    used: &mut Vec<&'static str>,
-    notes: &mut Vec<String>,
-    base: &Model,
-) -> Family {
+fn gpt_neox(r: &mut Reader<'_>) -> Family {
     let model = Model {
-        name: String::new(),
-        layers: r.whole("num_hidden_layers", used)?,
-        hidden: r.whole("hidden_size", used)?,
-        heads: r.whole("num_attention_heads", used)?,
+        layers: r.whole("num_hidden_layers")?,
+        hidden: r.whole("hidden_size")?,
+        heads: r.whole("num_attention_heads")?,
         kv_heads: None,
-        ffn_hidden: Some(r.whole("intermediate_size", used)?),
-        ffn_act: act(r.obj, "hidden_act", FfnAct::Gelu, notes),
-        vocab: r.whole("vocab_size", used)?,
-        seq_len: base.seq_len,
-        tied_embeddings: r.opt_bool("tie_word_embeddings", used)?.unwrap_or(false),
-        moe: None,
-        ..Model::default()
+        ffn_hidden: Some(r.whole("intermediate_size")?),
+        ffn_act: r.act("hidden_act", FfnAct::Gelu),
+        ..r.common(false, "max_position_embeddings")?
     };
-    context(r, "max_position_embeddings", used, notes, base)?;
     Ok(("GPT-NeoX", model))
 }
 
 /// Falcon (and its RefinedWeb configs): multi-query or grouped KV heads by config version.
-fn falcon(
-    r: &Reader<'_>,
-    used: &mut Vec<&'static str>,
-    notes: &mut Vec<String>,
-    base: &Model,
-) -> Family {
-    let layers = match r.opt_whole("num_hidden_layers", used)? {
+fn falcon(r: &mut Reader<'_>) -> Family {
+    let layers = match r.opt_whole("num_hidden_layers")? {
         Some(v) => v,
-        None => r.whole("n_layer", used)?,
+        None => r.whole("n_layer")?,
     };
-    let heads = match r.opt_whole("num_attention_heads", used)? {
+    let heads = match r.opt_whole("num_attention_heads")? {
         Some(v) => v,
-        None => r.whole("n_head", used)?,
+        None => r.whole("n_head")?,
     };
-    let hidden = r.whole("hidden_size", used)?;
-    let multi_query = r.opt_bool("multi_query", used)?.unwrap_or(false);
-    let new_arch = r
-        .opt_bool("new_decoder_architecture", used)?
-        .unwrap_or(false);
-    let kv = match r.opt_whole("num_kv_heads", used)? {
+    let hidden = r.whole("hidden_size")?;
+    let multi_query = r.opt_bool("multi_query")?.unwrap_or(false);
+    let new_arch = r.opt_bool("new_decoder_architecture")?.unwrap_or(false);
+    let kv = match r.opt_whole("num_kv_heads")? {
         Some(v) if new_arch || !multi_query => v,
         _ if multi_query => 1,
         Some(v) => v,
         None => heads,
     };
     let model = Model {
-        name: String::new(),
         layers,
         hidden,
         heads,
         kv_heads: Some(kv),
         ffn_hidden: Some(
-            r.opt_whole("ffn_hidden_size", used)?
+            r.opt_whole("ffn_hidden_size")?
                 .unwrap_or(hidden.saturating_mul(4)),
         ),
         ffn_act: FfnAct::Gelu,
-        vocab: r.whole("vocab_size", used)?,
-        seq_len: base.seq_len,
-        tied_embeddings: r.opt_bool("tie_word_embeddings", used)?.unwrap_or(true),
-        moe: None,
-        ..Model::default()
+        ..r.common(true, "max_position_embeddings")?
     };
-    if r.obj.contains_key("max_position_embeddings") {
-        context(r, "max_position_embeddings", used, notes, base)?;
-    }
     Ok(("Falcon", model))
 }
 
@@ -404,49 +361,18 @@ fn guess_type(obj: &Map<String, Value>) -> Option<String> {
     Some(t.to_string())
 }
 
-/// The FFN activation from `key`: `silu`/`swiglu` → SwiGLU, `gelu*`/`relu` → two-GEMM MLP.
-fn act(obj: &Map<String, Value>, key: &str, default: FfnAct, notes: &mut Vec<String>) -> FfnAct {
-    match obj.get(key).and_then(Value::as_str) {
-        None => default,
-        Some(a) if a.eq_ignore_ascii_case("silu") || a.eq_ignore_ascii_case("swiglu") => {
-            FfnAct::Swiglu
-        }
-        Some(a) if a.to_ascii_lowercase().starts_with("gelu") || a == "relu" => FfnAct::Gelu,
-        Some(a) => {
-            notes.push(format!(
-                "{key} \"{}\" is not known; assumed {}.",
-                clip(a),
-                default.as_str()
-            ));
-            default
-        }
-    }
-}
-
-/// Notes the config's context length (the sequence length itself is kept).
-fn context<'a>(
-    r: &Reader<'_>,
-    key: &'a str,
-    used: &mut Vec<&'a str>,
-    notes: &mut Vec<String>,
-    base: &Model,
-) -> Result<(), HfError> {
-    if let Some(ctx) = r.opt_whole(key, used)? {
-        notes.push(format!(
-            "Context length {ctx} ({key}); the training sequence length stays {} tokens — change it in the form if you train longer sequences.",
-            base.seq_len
-        ));
-    }
-    Ok(())
-}
-
+/// Reads a config's keys, recording each key it reads (`used`: the keys the notes do not
+/// list as unread) and the notes the reading adds; `base` is the model the import starts from.
 struct Reader<'a> {
     obj: &'a Map<String, Value>,
+    used: Vec<&'static str>,
+    notes: Vec<String>,
+    base: &'a Model,
 }
 
 impl Reader<'_> {
-    fn opt_whole<'k>(&self, key: &'k str, used: &mut Vec<&'k str>) -> Result<Option<u64>, HfError> {
-        used.push(key);
+    fn opt_whole(&mut self, key: &'static str) -> Result<Option<u64>, HfError> {
+        self.used.push(key);
         match self.obj.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(v) => match v.as_u64() {
@@ -459,13 +385,13 @@ impl Reader<'_> {
         }
     }
 
-    fn whole<'k>(&self, key: &'k str, used: &mut Vec<&'k str>) -> Result<u64, HfError> {
-        self.opt_whole(key, used)?
+    fn whole(&mut self, key: &'static str) -> Result<u64, HfError> {
+        self.opt_whole(key)?
             .ok_or_else(|| HfError(format!("The config has no \"{key}\", which is needed.")))
     }
 
-    fn opt_bool<'k>(&self, key: &'k str, used: &mut Vec<&'k str>) -> Result<Option<bool>, HfError> {
-        used.push(key);
+    fn opt_bool(&mut self, key: &'static str) -> Result<Option<bool>, HfError> {
+        self.used.push(key);
         match self.obj.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Bool(b)) => Ok(Some(*b)),
@@ -474,6 +400,64 @@ impl Reader<'_> {
                 clip(&Node::from(v).to_compact())
             ))),
         }
+    }
+
+    /// An optional count that may be 0 or null (`first_k_dense_replace`, `q_lora_rank`).
+    fn opt_count(&mut self, key: &'static str) -> Result<Option<u64>, HfError> {
+        self.used.push(key);
+        match self.obj.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => v.as_u64().map(Some).ok_or_else(|| {
+                HfError(format!(
+                    "{key} must be a whole number, got {}.",
+                    clip(&Node::from(v).to_compact())
+                ))
+            }),
+        }
+    }
+
+    /// The FFN activation from `key`: `silu`/`swiglu` → SwiGLU, `gelu*`/`relu` → two-GEMM MLP.
+    fn act(&mut self, key: &str, default: FfnAct) -> FfnAct {
+        match self.obj.get(key).and_then(Value::as_str) {
+            None => default,
+            Some(a) if a.eq_ignore_ascii_case("silu") || a.eq_ignore_ascii_case("swiglu") => {
+                FfnAct::Swiglu
+            }
+            Some(a) if a.to_ascii_lowercase().starts_with("gelu") || a == "relu" => FfnAct::Gelu,
+            Some(a) => {
+                self.notes.push(format!(
+                    "{key} \"{}\" is not known; assumed {}.",
+                    clip(a),
+                    default.as_str()
+                ));
+                default
+            }
+        }
+    }
+
+    /// A model with what every family reads alike: the vocabulary, whether the output layer
+    /// shares the embedding (`tied`: the family's default) and the base's sequence length, the
+    /// config's context length (`context_key`) noted. The family fills in the rest.
+    fn common(&mut self, tied: bool, context_key: &'static str) -> Result<Model, HfError> {
+        let model = Model {
+            vocab: self.whole("vocab_size")?,
+            seq_len: self.base.seq_len,
+            tied_embeddings: self.opt_bool("tie_word_embeddings")?.unwrap_or(tied),
+            ..Model::default()
+        };
+        self.context(context_key)?;
+        Ok(model)
+    }
+
+    /// Notes the config's context length (the sequence length itself is kept).
+    fn context(&mut self, key: &'static str) -> Result<(), HfError> {
+        if let Some(ctx) = self.opt_whole(key)? {
+            self.notes.push(format!(
+                "Context length {ctx} ({key}); the training sequence length stays {} tokens — change it in the form if you train longer sequences.",
+                self.base.seq_len
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -485,21 +469,6 @@ fn clip(s: &str) -> String {
 /// A model name: at most 80 characters, control characters replaced.
 fn clip_name(s: &str) -> String {
     printable(s, 80).replace('\u{FFFD}', "")
-}
-
-/// `s` with control and bidi-override characters replaced by U+FFFD, at most `max` characters.
-fn printable(s: &str, max: usize) -> String {
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i == max {
-            out.push('…');
-            break;
-        }
-        let bad = c.is_control()
-            || matches!(c, '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
-        out.push(if bad { '\u{FFFD}' } else { c });
-    }
-    out
 }
 
 #[cfg(test)]

@@ -51,6 +51,7 @@ pub(crate) mod validate;
 
 pub use calibration::Calibration;
 pub use cluster::{Cluster, CustomGpu, GpuChoice};
+pub(crate) use error::printable;
 pub use error::{FieldRef, Issue, ScenarioError};
 pub use fields::{FieldDef, FieldId, Kind, Value, FIELDS};
 pub use gpu::{gpu_preset, GpuPreset, GpuSpec, PeakTflops, GPU_PRESETS, HOST_LINK_SOURCES};

@@ -220,7 +220,7 @@ fn the_nvlink_domain_places_communication_and_gpus_per_node_does_not() {
         "A100, 4-GPU NVLink domain".into(),
         paracalc::scenario::gpu_preset(id).unwrap().spec,
     );
-    custom.nvlink_domain_gpus = 4;
+    custom.spec.nvlink_domain_gpus = 4;
     domain.cluster.gpu = GpuChoice::Custom(custom);
     let e = est(&domain);
     assert_eq!(

@@ -6,8 +6,8 @@ mod common;
 
 use paracalc::presets::{self, model_preset, MODEL_PRESETS};
 use paracalc::scenario::{
-    self, CustomGpu, FfnAct, GpuChoice, Moe, PeakTflops, Precision, Recompute, Scenario, Schedule,
-    GPU_PRESETS,
+    self, CustomGpu, FfnAct, GpuChoice, GpuSpec, Moe, PeakTflops, Precision, Recompute, Scenario,
+    Schedule, GPU_PRESETS,
 };
 use paracalc::share::{self, Chart, Pinned, ShareError, View, MAX_LINK_BYTES, MAX_NOTICES};
 use proptest::prelude::*;
@@ -85,22 +85,27 @@ fn arb_custom_gpu() -> BoxedStrategy<CustomGpu> {
                 CustomGpu {
                     id,
                     name,
-                    peak_tflops: PeakTflops {
-                        fp32,
-                        tf32,
-                        fp16,
-                        bf16,
-                        fp8,
-                        fp4,
+                    spec: GpuSpec {
+                        peak_tflops: PeakTflops {
+                            fp32,
+                            tf32,
+                            fp16,
+                            bf16,
+                            fp8,
+                            fp4,
+                        },
+                        hbm_gib: hbm,
+                        usable_gib: usable,
+                        hbm_gbps: hbm_bw,
+                        nvlink_gbps: nv,
+                        nvlink_domain_gpus: dom,
+                        nic_gbps: nic,
+                        pcie_gbps: pcie,
+                        host_link_gbps: pcie,
+                        sfu_exp_per_s: None,
+                        attn_peak_tflops: None,
+                        sms: None,
                     },
-                    hbm_gib: hbm,
-                    usable_gib: usable,
-                    hbm_gbps: hbm_bw,
-                    nvlink_gbps: nv,
-                    nvlink_domain_gpus: dom,
-                    nic_gbps: nic,
-                    pcie_gbps: pcie,
-                    host_link_gbps: pcie,
                 }
             },
         )
@@ -671,10 +676,10 @@ fn custom_gpu_starts_from_the_named_gpu() {
     let a100 = paracalc::scenario::gpu_preset("a100-sxm4-80gb")
         .unwrap()
         .spec;
-    assert_eq!(c.hbm_gib, 96.0);
+    assert_eq!(c.spec.hbm_gib, 96.0);
     assert_eq!(c.name, "A100 96GB");
-    assert_eq!(c.peak_tflops, a100.peak_tflops);
-    assert_eq!(c.hbm_gbps, a100.hbm_gbps);
+    assert_eq!(c.spec.peak_tflops, a100.peak_tflops);
+    assert_eq!(c.spec.hbm_gbps, a100.hbm_gbps);
     // And it encodes back to the same keys relative to the preset's GPU (H100): every number
     // that differs from the H100 is written.
     let q = share::encode(&d.scenario, "llama3-8b");

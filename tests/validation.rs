@@ -13,17 +13,18 @@ use serde_json::Value;
 /// Dense step-time MAPE over the timed dense cases: 9.77 % at the data refresh of 2026-12-06
 /// (6.97 % on the 192 dense cases before it; the 185 new runs came in at first sight); 7.99 %
 /// once llm-foundry's rows name MPT's Triton attention kernel, 7.58 % with the tensor-core K0
-/// at each GPU's FLOPs per byte (issue 33).
-const TIME_MAPE_CEILING_PCT: f64 = 7.59;
-/// Share of the dense timed cases predicted within ±10 % (0.7135 now), as a floor.
-const WITHIN_10PCT_FLOOR: f64 = 0.713;
+/// at each GPU's FLOPs per byte, 7.29 % with NCCL collectives' CTAs taking SMs (issue 33).
+const TIME_MAPE_CEILING_PCT: f64 = 7.30;
+/// Share of the dense timed cases predicted within ±10 % (0.737 now), as a floor.
+const WITHIN_10PCT_FLOOR: f64 = 0.737;
 /// Largest dense |step-time error| (38.5 %: Megatron-LM README 2024 32B, whose encoding
 /// leaves out the README's `--tp-comm-overlap`, tests/data/AUDIT.md).
 const WORST_ERROR_CEILING_PCT: f64 = 38.5;
 /// Mixture-of-experts step-time MAPE over the 45 `moe_*` cases (16.09 % at the data refresh,
 /// which applied the audited plans of the DeepSeek-V3, Grok-1, Llama 4 and Automodel rows;
-/// 15.30 % with the tensor-core K0 at each GPU's FLOPs per byte).
-const MOE_TIME_MAPE_CEILING_PCT: f64 = 15.30;
+/// 15.30 % with the tensor-core K0 at each GPU's FLOPs per byte; 15.38 % with NCCL's CTAs:
+/// the Automodel FSDP2 rows, predicted slower already, move further).
+const MOE_TIME_MAPE_CEILING_PCT: f64 = 15.38;
 /// Cases in `tests/data/public.json`: 380 dense and 45 mixture-of-experts runs.
 const CASES: u64 = 425;
 /// Cases with a measured step time: 377 dense, 45 MoE.

@@ -14,26 +14,16 @@ fn option_of(input: &str) -> &'static str {
     }
 }
 
-fn number(a: &Args, name: &str) -> Result<Option<f64>, CliError> {
-    a.value(name)
-        .map(|v| {
-            v.trim()
-                .parse::<f64>()
-                .map_err(|_| CliError::input(format!("{name}: \"{v}\" is not a number.")))
-        })
-        .transpose()
-}
-
 /// Runs `paracalc calibrate`.
 pub fn run(args: &[String]) -> Result<String, CliError> {
     let a = Args::parse(args, &["--json"], &["--step-s", "--memory-gib"])?;
     let path = a.one("scenario file (FILE.json)")?;
-    let step_s = number(&a, "--step-s")?.ok_or_else(|| {
+    let step_s = a.number("--step-s")?.ok_or_else(|| {
         CliError::input("--step-s SECONDS is required: the measured time of one optimizer step.")
     })?;
     let m = Measurement {
         step_s,
-        memory_gib: number(&a, "--memory-gib")?,
+        memory_gib: a.number("--memory-gib")?,
         memory_kind: MemoryKind::DeviceUsed,
     };
     let mut s = super::load_scenario(path)?;

@@ -10,16 +10,6 @@ use crate::engine::sweep::{
     sweep_values, Knob, Scaling, ValuePoint,
 };
 
-fn parse_list<T: std::str::FromStr>(flag: &str, text: &str) -> Result<Vec<T>, CliError> {
-    text.split(',')
-        .map(|x| {
-            x.trim()
-                .parse::<T>()
-                .map_err(|_| CliError::input(format!("{flag}: \"{x}\" is not a number")))
-        })
-        .collect()
-}
-
 /// Runs `paracalc sweep`.
 pub fn run(args: &[String]) -> Result<String, CliError> {
     let a = Args::parse(
@@ -29,19 +19,17 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
     )?;
     let s = load_scenario(a.one("scenario file")?)?;
     s.validate().map_err(|e| CliError::input(e.to_string()))?;
-    let gpus: Vec<u64> = match a.value("--gpus") {
-        Some(g) => parse_list("--gpus", g)?,
-        None => default_gpu_counts(&s),
-    };
+    let gpus: Vec<u64> = a
+        .numbers("--gpus")?
+        .unwrap_or_else(|| default_gpu_counts(&s));
     if gpus.is_empty() || gpus.len() > 1000 || gpus.iter().any(|&n| n == 0 || n > 100_000_000) {
         return Err(CliError::input(
             "--gpus: give 1 to 1000 GPU counts, each between 1 and 100000000",
         ));
     }
-    let buckets: Vec<f64> = match a.value("--buckets") {
-        Some(b) => parse_list("--buckets", b)?,
-        None => default_bucket_sizes_mb(),
-    };
+    let buckets: Vec<f64> = a
+        .numbers("--buckets")?
+        .unwrap_or_else(default_bucket_sizes_mb);
     if buckets.is_empty()
         || buckets.len() > 1000
         || buckets.iter().any(|&b| !(b > 0.0 && b <= 1.0e7))
@@ -66,8 +54,7 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
         ("--micro-batches", Knob::MicroBatch, "micro_batch"),
         ("--seq", Knob::SeqLen, "seq_len"),
     ] {
-        if let Some(text) = a.value(flag) {
-            let values: Vec<u64> = parse_list(flag, text)?;
+        if let Some(values) = a.numbers::<u64>(flag)? {
             if values.is_empty()
                 || values.len() > 1000
                 || values.iter().any(|&v| v == 0 || v > 1_000_000_000)

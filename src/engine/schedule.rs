@@ -144,19 +144,21 @@ struct Op {
 /// `p` stages, `m` micro-batches, `v` chunks per stage (used only by
 /// [`Schedule::Interleaved`] and the V-shaped schedules; the others run one chunk), `t_fwd` /
 /// `t_bwd`: forward and backward time of one micro-batch through one whole stage (all its
-/// chunks; a chunk takes `1/v` of it). Schedules that run the weight gradient apart take it as
-/// half the backward (Qi et al. 2024, Table 1: `B` and `W` have the same FLOPs); use
-/// [`timeline_split`] to give it. Blocks come out stage by stage, each stage's in time order.
+/// chunks; a chunk takes `1/v` of it). `t_wgrad`: the weight-gradient part of `t_bwd`, used
+/// only by the schedules that run it apart ([`Schedule::splits_backward`]); `None` takes half
+/// the backward (Qi et al. 2024, Table 1: `B` and `W` have the same FLOPs). Blocks come out
+/// stage by stage, each stage's in time order.
 ///
 /// # Errors
-/// [`ScheduleError`] for zero sizes, bad times, or more than [`MAX_BLOCKS`] blocks.
+/// [`ScheduleError`] for zero sizes, bad times, or more than [`MAX_BLOCKS`] blocks;
+/// [`ScheduleError::NotDrawn`] for ZB-V and for DualPipe sizes its source does not run.
 ///
 /// # Example
 /// ```
 /// use paracalc::engine::schedule::{makespan, timeline};
 /// use paracalc::scenario::Schedule;
 /// // 1F1B, 4 stages, 8 micro-batches, t_f = 1, t_b = 2: (8 + 4 − 1)·(1 + 2) = 33.
-/// let blocks = timeline(4, 8, 1, Schedule::OneFOneB, 1.0, 2.0)?;
+/// let blocks = timeline(4, 8, 1, Schedule::OneFOneB, 1.0, 2.0, None)?;
 /// assert_eq!(blocks.len(), 2 * 4 * 8);
 /// assert_eq!(makespan(&blocks), 33.0);
 /// Ok::<(), paracalc::engine::schedule::ScheduleError>(())
@@ -168,25 +170,9 @@ pub fn timeline(
     schedule: Schedule,
     t_fwd: f64,
     t_bwd: f64,
+    t_wgrad: Option<f64>,
 ) -> Result<Vec<Block>, ScheduleError> {
-    timeline_split(p, m, v, schedule, t_fwd, t_bwd, t_bwd / 2.0)
-}
-
-/// [`timeline`] with the weight-gradient part `t_wgrad` of `t_bwd` given (used only by the
-/// schedules that run it apart: [`Schedule::splits_backward`]).
-///
-/// # Errors
-/// As [`timeline`]; also [`ScheduleError::NotDrawn`] for ZB-V and for DualPipe sizes its
-/// source does not run.
-pub fn timeline_split(
-    p: u64,
-    m: u64,
-    v: u64,
-    schedule: Schedule,
-    t_fwd: f64,
-    t_bwd: f64,
-    t_wgrad: f64,
-) -> Result<Vec<Block>, ScheduleError> {
+    let t_wgrad = t_wgrad.unwrap_or(t_bwd / 2.0);
     if p == 0 {
         return Err(ScheduleError::NoStages);
     }
@@ -616,7 +602,7 @@ mod tests {
         for p in 1..=8 {
             for m in 1..=12 {
                 for &(tf, tb) in &[(1.0, 2.0), (1.0, 1.0), (0.5, 1.7)] {
-                    let b = timeline(p, m, 1, Schedule::OneFOneB, tf, tb).unwrap();
+                    let b = timeline(p, m, 1, Schedule::OneFOneB, tf, tb, None).unwrap();
                     assert_eq!(b.len() as u64, 2 * p * m);
                     let want = (m + p - 1) as f64 * (tf + tb);
                     assert!(close(makespan(&b), want), "p={p} m={m}: {}", makespan(&b));
@@ -629,7 +615,7 @@ mod tests {
     fn gpipe_has_the_same_makespan_as_1f1b() {
         for p in 1..=6 {
             for m in 1..=10 {
-                let b = timeline(p, m, 1, Schedule::Gpipe, 1.0, 2.0).unwrap();
+                let b = timeline(p, m, 1, Schedule::Gpipe, 1.0, 2.0, None).unwrap();
                 assert!(close(makespan(&b), (m + p - 1) as f64 * 3.0));
             }
         }
@@ -639,14 +625,14 @@ mod tests {
     fn interleaved_bubble_shrinks_by_v() {
         // SC21 §2.2.2: (m + (p − 1)/v)·(t_f + t_b), m a multiple of p.
         // p = 4, v = 2, m = 8, t_f = t_b = 1: (8 + 3/2)·2 = 19.
-        let b = timeline(4, 8, 2, Schedule::Interleaved, 1.0, 1.0).unwrap();
+        let b = timeline(4, 8, 2, Schedule::Interleaved, 1.0, 1.0, None).unwrap();
         assert_eq!(b.len(), 2 * 4 * 8 * 2);
         assert!(close(makespan(&b), 19.0), "{}", makespan(&b));
         for p in [2u64, 4, 8] {
             for v in [2u64, 3, 4] {
                 for k in [1u64, 2, 3] {
                     let m = k * p;
-                    let b = timeline(p, m, v, Schedule::Interleaved, 1.0, 1.0).unwrap();
+                    let b = timeline(p, m, v, Schedule::Interleaved, 1.0, 1.0, None).unwrap();
                     let want = (m as f64 + (p - 1) as f64 / v as f64) * 2.0;
                     assert!(
                         close(makespan(&b), want),
@@ -662,7 +648,7 @@ mod tests {
     fn warm_up_forwards_follow_megatron() {
         // 1F1B: stage r runs min(p − r − 1, m) forwards before its first backward.
         let p = 4;
-        let blocks = timeline(p, 8, 1, Schedule::OneFOneB, 1.0, 2.0).unwrap();
+        let blocks = timeline(p, 8, 1, Schedule::OneFOneB, 1.0, 2.0, None).unwrap();
         for r in 0..p {
             let fwd_before = blocks
                 .iter()
@@ -673,7 +659,7 @@ mod tests {
             assert_eq!(fwd_before, p - r - 1 + 1, "stage {r}");
         }
         // Interleaved p = 4, v = 2, m = 8, stage 0: 2·3 + 1·4 = 10 warm-up forwards, + 1.
-        let blocks = timeline(4, 8, 2, Schedule::Interleaved, 1.0, 1.0).unwrap();
+        let blocks = timeline(4, 8, 2, Schedule::Interleaved, 1.0, 1.0, None).unwrap();
         let fwd_before = blocks
             .iter()
             .filter(|b| b.stage == 0)
@@ -686,7 +672,7 @@ mod tests {
     fn stages_never_overlap_and_every_block_runs_once() {
         for schedule in [Schedule::OneFOneB, Schedule::Interleaved, Schedule::Gpipe] {
             let (p, m, v) = (4, 12, 3);
-            let blocks = timeline(p, m, v, schedule, 1.0, 2.5).unwrap();
+            let blocks = timeline(p, m, v, schedule, 1.0, 2.5, None).unwrap();
             let v = if schedule == Schedule::Interleaved {
                 v
             } else {
@@ -708,26 +694,26 @@ mod tests {
 
     #[test]
     fn interleaved_with_a_partial_group_still_completes() {
-        let b = timeline(4, 6, 2, Schedule::Interleaved, 1.0, 2.0).unwrap();
+        let b = timeline(4, 6, 2, Schedule::Interleaved, 1.0, 2.0, None).unwrap();
         assert_eq!(b.len(), 2 * 4 * 6 * 2);
     }
 
     #[test]
     fn bad_input_is_an_error_not_a_panic() {
         assert_eq!(
-            timeline(0, 4, 1, Schedule::OneFOneB, 1.0, 1.0),
+            timeline(0, 4, 1, Schedule::OneFOneB, 1.0, 1.0, None),
             Err(ScheduleError::NoStages)
         );
         assert_eq!(
-            timeline(4, 0, 1, Schedule::OneFOneB, 1.0, 1.0),
+            timeline(4, 0, 1, Schedule::OneFOneB, 1.0, 1.0, None),
             Err(ScheduleError::NoMicroBatches)
         );
         assert_eq!(
-            timeline(4, 4, 0, Schedule::Interleaved, 1.0, 1.0),
+            timeline(4, 4, 0, Schedule::Interleaved, 1.0, 1.0, None),
             Err(ScheduleError::NoChunks)
         );
         assert_eq!(
-            timeline(4, 4, 1, Schedule::OneFOneB, f64::NAN, 1.0),
+            timeline(4, 4, 1, Schedule::OneFOneB, f64::NAN, 1.0, None),
             Err(ScheduleError::BadTime)
         );
         assert!(matches!(
@@ -737,12 +723,13 @@ mod tests {
                 u64::MAX,
                 Schedule::Interleaved,
                 1.0,
-                1.0
+                1.0,
+                None
             ),
             Err(ScheduleError::TooLarge { .. })
         ));
         // Zero times are allowed: everything happens at t = 0.
-        let b = timeline(2, 2, 1, Schedule::OneFOneB, 0.0, 0.0).unwrap();
+        let b = timeline(2, 2, 1, Schedule::OneFOneB, 0.0, 0.0, None).unwrap();
         assert_eq!(makespan(&b), 0.0);
         assert_eq!(idle_fraction(&b, 2), 0.0);
     }
@@ -750,7 +737,7 @@ mod tests {
     #[test]
     fn idle_fraction_is_the_bubble_fraction() {
         // 1F1B: (p − 1)/(m + p − 1) = 3/11.
-        let b = timeline(4, 8, 1, Schedule::OneFOneB, 1.0, 2.0).unwrap();
+        let b = timeline(4, 8, 1, Schedule::OneFOneB, 1.0, 2.0, None).unwrap();
         assert!(close(idle_fraction(&b, 4), 3.0 / 11.0));
     }
 
@@ -779,7 +766,7 @@ mod tests {
         for p in [2u64, 4, 8] {
             for m in [p, 2 * p, 3 * p + 1] {
                 for &(f, b, w) in &[(1.0, 1.0, 1.0), (1.0, 2.0, 1.0), (1.0, 1.0, 0.5)] {
-                    let blocks = timeline_split(p, m, 1, Schedule::ZbH1, f, b + w, w).unwrap();
+                    let blocks = timeline(p, m, 1, Schedule::ZbH1, f, b + w, Some(w)).unwrap();
                     assert_eq!(blocks.len() as u64, 3 * p * m);
                     let want = (p - 1) as f64 * (f + b - w);
                     let idle = idle_per_rank(&blocks, p);
@@ -800,7 +787,7 @@ mod tests {
         // Peak activations p·M_B like 1F1B (Qi et al. Table 2): stage r holds ≤ p − r
         // micro-batches between a forward and the end of its B.
         let (p, m) = (4, 12);
-        let blocks = timeline_split(p, m, 1, Schedule::ZbH1, 1.0, 2.0, 1.0).unwrap();
+        let blocks = timeline(p, m, 1, Schedule::ZbH1, 1.0, 2.0, Some(1.0)).unwrap();
         for r in 0..p {
             let mut live = 0i64;
             let mut peak = 0i64;
@@ -824,14 +811,14 @@ mod tests {
             for m in [2 * p, 2 * p + 2, 5 * p] {
                 for &(f, w) in &[(1.0, 1.0), (1.0, 0.5), (2.0, 1.0)] {
                     // DualPipeV: p ranks, 2p chunks; a rank's times are two chunks'.
-                    let blocks = timeline_split(
+                    let blocks = timeline(
                         p,
                         m,
                         2,
                         Schedule::DualPipeV,
                         2.0 * f,
                         2.0 * (f + w),
-                        2.0 * w,
+                        Some(2.0 * w),
                     )
                     .unwrap();
                     assert_eq!(blocks.len() as u64, 3 * p * m * 2);
@@ -842,7 +829,7 @@ mod tests {
                         engine_bubble(p, m, 2, Schedule::DualPipeV, 2.0 * f, 2.0 * f, 2.0 * w);
                     assert!(close(idle, eng), "V {idle} vs engine {eng}");
                     // DualPipe: p ranks, each stage one chunk.
-                    let blocks = timeline_split(p, m, 1, Schedule::DualPipe, f, f + w, w).unwrap();
+                    let blocks = timeline(p, m, 1, Schedule::DualPipe, f, f + w, Some(w)).unwrap();
                     let readme = (p as f64 / 2.0 - 1.0) * ((f + f + w) + (f + w) - 3.0 * w);
                     let idle = idle_per_rank(&blocks, p);
                     assert!(close(idle, readme), "p={p} m={m}: {idle} vs {readme}");
@@ -863,7 +850,7 @@ mod tests {
             (4, 7, 2, Schedule::DualPipeV),
             (4, 16, 2, Schedule::ZbV),
         ] {
-            let got = timeline(p, m, v, sched, 1.0, 2.0);
+            let got = timeline(p, m, v, sched, 1.0, 2.0, None);
             assert_eq!(got, Err(ScheduleError::NotDrawn), "{sched:?} p={p} m={m}");
         }
     }

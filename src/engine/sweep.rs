@@ -143,6 +143,26 @@ pub fn set_scaling_efficiency(series: &mut [&mut [GpuPoint]]) {
     }
 }
 
+/// Estimates `$work` (into the reused `$est`) and writes what a sweep point reports into
+/// `$point`: step time, throughput, MFU and fit, plus the peak bytes where the point has them
+/// (`peak_bytes`), or why the plan could not be evaluated. A macro because [`GpuPoint`] and
+/// [`ValuePoint`] are distinct structs whose result fields share their names: one place decides
+/// what a point reports.
+macro_rules! record_estimate {
+    ($point:ident, $work:expr, $est:ident $(, $peak:ident)?) => {
+        match estimate_into($work, &mut $est) {
+            Err(e) => $point.error = Some(e.to_string()),
+            Ok(()) => {
+                $point.step_s = $est.time.step_s;
+                $point.tokens_per_s = $est.throughput.tokens_per_s;
+                $point.mfu = $est.throughput.mfu;
+                $point.fits = $est.memory.fits;
+                $($point.$peak = $est.memory.peak_bytes;)?
+            }
+        }
+    };
+}
+
 /// Evaluates `s` at each GPU count in `gpus`, keeping its `tp`, `pp` and `cp` and changing `dp`
 /// (`dp = N / (tp·pp·cp)`). Strong scaling keeps the global batch; weak scaling keeps the batch
 /// per data-parallel replica (`global_batch / dp` of `s`). A GPU count the layout cannot use, or
@@ -178,15 +198,7 @@ pub fn sweep_gpus(s: &Scenario, gpus: &[u64], scaling: Scaling) -> Vec<GpuPoint>
             work.parallel.ep = 1;
         }
         work.training.global_batch = point.global_batch;
-        match estimate_into(&work, &mut est) {
-            Err(e) => point.error = Some(e.to_string()),
-            Ok(()) => {
-                point.step_s = est.time.step_s;
-                point.tokens_per_s = est.throughput.tokens_per_s;
-                point.mfu = est.throughput.mfu;
-                point.fits = est.memory.fits;
-            }
-        }
+        record_estimate!(point, &work, est);
         out.push(point);
     }
     set_scaling_efficiency(&mut [&mut out]);
@@ -299,16 +311,7 @@ pub fn sweep_values(s: &Scenario, knob: Knob, values: &[u64]) -> Vec<ValuePoint>
                 fits: false,
                 error: None,
             };
-            match estimate_into(&work, &mut est) {
-                Err(e) => point.error = Some(e.to_string()),
-                Ok(()) => {
-                    point.step_s = est.time.step_s;
-                    point.tokens_per_s = est.throughput.tokens_per_s;
-                    point.mfu = est.throughput.mfu;
-                    point.peak_bytes = est.memory.peak_bytes;
-                    point.fits = est.memory.fits;
-                }
-            }
+            record_estimate!(point, &work, est, peak_bytes);
             point
         })
         .collect()

@@ -219,18 +219,29 @@ fn number(v: &Value, key: &str) -> Result<Option<f64>, String> {
     }
 }
 
+/// The entries of the list `v[key]` (none when absent), each read by `read`; an error names
+/// the entry (`records[3]: "id" is missing or not a string`).
+fn entries<T>(
+    v: &Value,
+    key: &str,
+    read: impl Fn(&Value) -> Result<T, String>,
+) -> Result<Vec<T>, String> {
+    let list = v
+        .get(key)
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    list.iter()
+        .enumerate()
+        .map(|(i, e)| read(e).map_err(|err| format!("{key}[{i}]: {err}")))
+        .collect()
+}
+
 impl Book {
     /// Parses the file's JSON (`{"records": [...], "changes": [...]}`); the error names the entry.
     pub fn parse(v: &Value) -> Result<Book, String> {
-        let list = |key: &str| -> &[Value] {
-            v.get(key)
-                .and_then(Value::as_array)
-                .map_or(&[], Vec::as_slice)
-        };
-        let mut book = Book::default();
-        for (i, r) in list("records").iter().enumerate() {
-            let rec = (|| {
-                Ok::<_, String>(Record {
+        Ok(Book {
+            records: entries(v, "records", |r| {
+                Ok(Record {
                     id: text(r, "id")?,
                     group: text(r, "group")?,
                     case_digest: text(r, "case_digest")?,
@@ -244,35 +255,23 @@ impl Book {
                         Some(_) => return Err("\"predicted_fits\" is not a boolean".into()),
                     },
                 })
-            })()
-            .map_err(|e| format!("records[{i}]: {e}"))?;
-            book.records.push(rec);
-        }
-        for (i, c) in list("changes").iter().enumerate() {
-            let ch = (|| {
-                Ok::<_, String>(Change {
+            })?,
+            changes: entries(v, "changes", |c| {
+                Ok(Change {
                     id: text(c, "id")?,
                     from: text(c, "from")?,
                     to: text(c, "to")?,
                     why: text(c, "why")?,
                 })
-            })()
-            .map_err(|e| format!("changes[{i}]: {e}"))?;
-            book.changes.push(ch);
-        }
-        Ok(book)
+            })?,
+        })
     }
 
     /// The first sight of the run `id` whose current digest is `digest`: the newest record of
     /// exactly this version; else, when a chain of changes leads from a recorded version to
     /// this one, the newest record of the run; else none.
     pub fn sight(&self, id: &str, digest: &str) -> Sight<'_> {
-        if let Some(r) = self
-            .records
-            .iter()
-            .rev()
-            .find(|r| r.id == id && r.case_digest == digest)
-        {
+        if let Some(r) = self.newest(id, digest) {
             return Sight::Exact(r);
         }
         // Walk the changes back from `digest` until a recorded version (bounded: each change
@@ -283,16 +282,19 @@ impl Book {
                 break;
             };
             at = &ch.from;
-            if let Some(r) = self
-                .records
-                .iter()
-                .rev()
-                .find(|r| r.id == id && r.case_digest == at)
-            {
+            if let Some(r) = self.newest(id, at) {
                 return Sight::Earlier(r);
             }
         }
         Sight::None
+    }
+
+    /// The newest record of run `id` at version `digest`.
+    fn newest(&self, id: &str, digest: &str) -> Option<&Record> {
+        self.records
+            .iter()
+            .rev()
+            .find(|r| r.id == id && r.case_digest == digest)
     }
 }
 

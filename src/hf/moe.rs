@@ -17,9 +17,8 @@
 //! attention sinks, and Qwen3's QK-norm, are not modelled and are named in a note.
 
 use super::{HfError, Reader};
-use crate::scenario::json::text::Node;
 use crate::scenario::{FfnAct, Mla, Model, Moe};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// Routing and architecture details of these families with no effect on memory or time.
 pub(super) const IGNORED: &[&str] = &[
@@ -59,10 +58,7 @@ pub(super) const IGNORED: &[&str] = &[
 /// config (for Llama 4 the caller passes its `text_config`).
 pub(super) fn import(
     model_type: &str,
-    obj: &Map<String, Value>,
-    used: &mut Vec<&str>,
-    notes: &mut Vec<String>,
-    base: &Model,
+    r: &mut Reader<'_>,
 ) -> Option<Result<(&'static str, Model), HfError>> {
     let family = match model_type {
         "deepseek_v3" | "deepseek_v2" => "DeepSeek-V3",
@@ -72,133 +68,99 @@ pub(super) fn import(
         "llama4" | "llama4_text" => "Llama 4",
         _ => return None,
     };
-    Some(read(model_type, obj, used, notes, base).map(|m| (family, m)))
+    Some(read(model_type, r).map(|m| (family, m)))
 }
 
-fn read(
-    model_type: &str,
-    obj: &Map<String, Value>,
-    used: &mut Vec<&str>,
-    notes: &mut Vec<String>,
-    base: &Model,
-) -> Result<Model, HfError> {
-    let r = Reader { obj };
-    let heads = r.whole("num_attention_heads", used)?;
+fn read(model_type: &str, r: &mut Reader<'_>) -> Result<Model, HfError> {
+    let heads = r.whole("num_attention_heads")?;
     let mut model = Model {
-        name: String::new(),
-        layers: r.whole("num_hidden_layers", used)?,
-        hidden: r.whole("hidden_size", used)?,
+        layers: r.whole("num_hidden_layers")?,
+        hidden: r.whole("hidden_size")?,
         heads,
-        kv_heads: Some(r.opt_whole("num_key_value_heads", used)?.unwrap_or(heads)),
+        kv_heads: Some(r.opt_whole("num_key_value_heads")?.unwrap_or(heads)),
         ffn_hidden: None,
         ffn_act: FfnAct::Swiglu,
-        vocab: r.whole("vocab_size", used)?,
-        seq_len: base.seq_len,
-        tied_embeddings: r.opt_bool("tie_word_embeddings", used)?.unwrap_or(false),
-        moe: None,
-        head_dim: r.opt_whole("head_dim", used)?,
-        mla: None,
-        mtp_layers: None,
+        head_dim: r.opt_whole("head_dim")?,
+        ..r.common(false, "max_position_embeddings")?
     };
     let mut moe;
     match model_type {
         "deepseek_v3" | "deepseek_v2" => {
-            moe = Moe::new(
-                r.whole("n_routed_experts", used)?,
-                r.whole("num_experts_per_tok", used)?,
-                r.whole("moe_intermediate_size", used)?,
-            );
-            moe.shared_experts = r.opt_whole("n_shared_experts", used)?;
-            moe.dense_layers = opt_count(obj, "first_k_dense_replace")?;
-            moe.moe_every = r.opt_whole("moe_layer_freq", used)?.filter(|&n| n > 1);
+            moe = routed(r, "n_routed_experts")?;
+            moe.shared_experts = r.opt_whole("n_shared_experts")?;
+            moe.dense_layers = r.opt_count("first_k_dense_replace")?;
+            moe.moe_every = r.opt_whole("moe_layer_freq")?.filter(|&n| n > 1);
             // Group-limited routing, unless the config routes greedily over all experts
             // (`topk_method: "greedy"`, DeepSeek-V2-Lite; V2 "group_limited_greedy", V3
             // "noaux_tc" use the groups: `modeling_deepseek.py` `MoEGate`).
-            let greedy = obj.get("topk_method").and_then(Value::as_str) == Some("greedy");
-            if let Some(g) = r.opt_whole("n_group", used)?.filter(|&g| g > 1 && !greedy) {
+            let greedy = r.obj.get("topk_method").and_then(Value::as_str) == Some("greedy");
+            if let Some(g) = r.opt_whole("n_group")?.filter(|&g| g > 1 && !greedy) {
                 moe.expert_groups = Some(g);
-                moe.group_limit = r.opt_whole("topk_group", used)?.filter(|&l| l < g);
+                moe.group_limit = r.opt_whole("topk_group")?.filter(|&l| l < g);
             }
-            model.ffn_hidden = Some(r.whole("intermediate_size", used)?);
+            model.ffn_hidden = Some(r.whole("intermediate_size")?);
             model.mla = Some(Mla {
-                q_lora_rank: opt_count(obj, "q_lora_rank")?.unwrap_or(0),
-                kv_lora_rank: r.whole("kv_lora_rank", used)?,
-                qk_nope_head_dim: r.whole("qk_nope_head_dim", used)?,
-                qk_rope_head_dim: r.whole("qk_rope_head_dim", used)?,
-                v_head_dim: r.whole("v_head_dim", used)?,
+                q_lora_rank: r.opt_count("q_lora_rank")?.unwrap_or(0),
+                kv_lora_rank: r.whole("kv_lora_rank")?,
+                qk_nope_head_dim: r.whole("qk_nope_head_dim")?,
+                qk_rope_head_dim: r.whole("qk_rope_head_dim")?,
+                v_head_dim: r.whole("v_head_dim")?,
             });
             // MLA has one key/value "head" per query head; head_dim is the rotary part only.
             model.kv_heads = Some(heads);
             model.head_dim = None;
-            model.mtp_layers = opt_count(obj, "num_nextn_predict_layers")?.filter(|&n| n > 0);
-            used.extend([
-                "first_k_dense_replace",
-                "q_lora_rank",
-                "num_nextn_predict_layers",
-                "n_group",
-                "topk_group",
-                "topk_method",
-            ]);
+            model.mtp_layers = r.opt_count("num_nextn_predict_layers")?.filter(|&n| n > 0);
+            r.used.extend(["topk_group", "topk_method"]);
         }
         "qwen3_moe" | "qwen2_moe" => {
-            moe = Moe::new(
-                r.whole("num_experts", used)?,
-                r.whole("num_experts_per_tok", used)?,
-                r.whole("moe_intermediate_size", used)?,
-            );
-            model.ffn_hidden = r.opt_whole("intermediate_size", used)?;
-            if let Some(step) = r.opt_whole("decoder_sparse_step", used)?.filter(|&n| n > 1) {
+            moe = routed(r, "num_experts")?;
+            model.ffn_hidden = r.opt_whole("intermediate_size")?;
+            if let Some(step) = r.opt_whole("decoder_sparse_step")?.filter(|&n| n > 1) {
                 moe.moe_every = Some(step);
             }
             if model_type == "qwen2_moe" {
-                if let Some(f) = r.opt_whole("shared_expert_intermediate_size", used)? {
+                if let Some(f) = r.opt_whole("shared_expert_intermediate_size")? {
                     moe.shared_experts = Some(1);
                     moe.shared_expert_ffn_hidden = Some(f);
                 }
             } else {
-                notes.push("Qwen3's QK-norm (two RMSNorms of head_dim per layer) is not counted; it is below 0.001 % of the parameters.".into());
+                r.notes.push("Qwen3's QK-norm (two RMSNorms of head_dim per layer) is not counted; it is below 0.001 % of the parameters.".into());
             }
         }
         "gpt_oss" => {
-            let top_k = match r.opt_whole("num_experts_per_tok", used)? {
+            let top_k = match r.opt_whole("num_experts_per_tok")? {
                 Some(k) => k,
-                None => r.whole("experts_per_token", used)?,
+                None => r.whole("experts_per_token")?,
             };
-            let f = r.whole("intermediate_size", used)?;
-            moe = Moe::new(r.whole("num_local_experts", used)?, top_k, f);
+            let f = r.whole("intermediate_size")?;
+            moe = Moe::new(r.whole("num_local_experts")?, top_k, f);
             model.ffn_hidden = Some(f);
-            notes.push("gpt-oss alternates sliding-window (128 tokens) and full attention and has attention sinks and biases; paracalc prices every layer with full causal attention and no biases (they are below 0.05 % of the parameters).".into());
+            r.notes.push("gpt-oss alternates sliding-window (128 tokens) and full attention and has attention sinks and biases; paracalc prices every layer with full causal attention and no biases (they are below 0.05 % of the parameters).".into());
         }
         _ => {
             // Llama 4: routed experts and one shared expert of intermediate_size, dense layers
             // of intermediate_size_mlp; MoE every interleave_moe_layer_step-th layer.
-            let f = r.whole("intermediate_size", used)?;
+            let f = r.whole("intermediate_size")?;
             moe = Moe::new(
-                r.whole("num_local_experts", used)?,
-                r.whole("num_experts_per_tok", used)?,
+                r.whole("num_local_experts")?,
+                r.whole("num_experts_per_tok")?,
                 f,
             );
             moe.shared_experts = Some(1);
-            model.ffn_hidden = Some(r.opt_whole("intermediate_size_mlp", used)?.unwrap_or(f));
-            moe.moe_every = r
-                .opt_whole("interleave_moe_layer_step", used)?
-                .filter(|&n| n > 1);
+            model.ffn_hidden = Some(r.opt_whole("intermediate_size_mlp")?.unwrap_or(f));
+            moe.moe_every = r.opt_whole("interleave_moe_layer_step")?.filter(|&n| n > 1);
         }
     }
     model.moe = Some(moe);
-    super::context(&r, "max_position_embeddings", used, notes, base)?;
     Ok(model)
 }
 
-/// An optional count that may be 0 or null (`first_k_dense_replace`, `q_lora_rank`).
-fn opt_count(obj: &Map<String, Value>, key: &str) -> Result<Option<u64>, HfError> {
-    match obj.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => v.as_u64().map(Some).ok_or_else(|| {
-            HfError(format!(
-                "{key} must be a whole number, got {}.",
-                super::clip(&Node::from(v).to_compact())
-            ))
-        }),
-    }
+/// The routed experts of the DeepSeek and Qwen MoE configs: the expert count under `experts`,
+/// their top-k and their FFN width (`moe_intermediate_size`).
+fn routed(r: &mut Reader<'_>, experts: &'static str) -> Result<Moe, HfError> {
+    Ok(Moe::new(
+        r.whole(experts)?,
+        r.whole("num_experts_per_tok")?,
+        r.whole("moe_intermediate_size")?,
+    ))
 }

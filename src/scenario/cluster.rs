@@ -1,6 +1,6 @@
 //! The cluster section: which GPU, how many, and the links between them.
 
-use super::gpu::{gpu_preset, GpuSpec, PeakTflops};
+use super::gpu::{gpu_preset, GpuSpec};
 
 /// The hardware: GPU model, GPU count, node size and optional link overrides.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,67 +57,44 @@ pub struct CustomGpu {
     pub id: String,
     /// Optional name.
     pub name: String,
-    /// Dense peaks, TFLOP/s.
-    pub peak_tflops: PeakTflops,
-    /// HBM capacity, GiB.
-    pub hbm_gib: f64,
-    /// Usable memory, GiB.
-    pub usable_gib: Option<f64>,
-    /// HBM bandwidth, GB/s.
-    pub hbm_gbps: f64,
-    /// NVLink per GPU per direction, GB/s.
-    pub nvlink_gbps: Option<f64>,
-    /// GPUs per NVLink domain.
-    pub nvlink_domain_gpus: u64,
-    /// NIC per GPU, GB/s.
-    pub nic_gbps: Option<f64>,
-    /// PCIe per GPU, GB/s.
-    pub pcie_gbps: Option<f64>,
-    /// GPU↔host link per GPU per direction, GB/s (PCIe or NVLink-C2C).
-    pub host_link_gbps: Option<f64>,
+    /// Its numbers. The preset-only ones (`sfu_exp_per_s`, `attn_peak_tflops`, `sms`) are not
+    /// fields of `gpus.json` or of the scenario contract: [`Self::spec`] leaves them out.
+    pub spec: GpuSpec,
 }
 
 impl CustomGpu {
     /// A custom GPU with `spec`'s numbers.
     pub fn from_spec(id: String, name: String, spec: GpuSpec) -> CustomGpu {
+        // `host_link_gbps` is not carried, so a link that customises a preset keeps decoding to
+        // the same scenario as before the field existed; `GpuSpec::host_link_gbps` falls back
+        // to the PCIe figure.
+        let spec = GpuSpec {
+            host_link_gbps: None,
+            ..spec
+        };
         CustomGpu {
             id,
             name,
-            peak_tflops: spec.peak_tflops,
-            hbm_gib: spec.hbm_gib,
-            usable_gib: spec.usable_gib,
-            hbm_gbps: spec.hbm_gbps,
-            nvlink_gbps: spec.nvlink_gbps,
-            nvlink_domain_gpus: spec.nvlink_domain_gpus,
-            nic_gbps: spec.nic_gbps,
-            pcie_gbps: spec.pcie_gbps,
-            // Not carried, so a link that customises a preset keeps decoding to the same
-            // scenario as before the field existed; `GpuSpec::host_link_gbps` falls back to the
-            // PCIe figure.
-            host_link_gbps: None,
+            spec: Self::contract(spec),
+        }
+    }
+
+    /// `spec` without the preset-only numbers: a custom GPU takes its generation's exponential
+    /// rate (a customised GB300 loses Blackwell Ultra's SFUs), prices attention at its GEMM
+    /// peak (a customised `h100-sxm5-96gb` too) and has no wave term (its SM count is not asked
+    /// for).
+    fn contract(spec: GpuSpec) -> GpuSpec {
+        GpuSpec {
+            sfu_exp_per_s: None,
+            attn_peak_tflops: None,
+            sms: None,
+            ..spec
         }
     }
 
     /// This GPU's numbers; the inverse of [`Self::from_spec`].
     pub fn spec(&self) -> GpuSpec {
-        GpuSpec {
-            peak_tflops: self.peak_tflops,
-            hbm_gib: self.hbm_gib,
-            usable_gib: self.usable_gib,
-            hbm_gbps: self.hbm_gbps,
-            nvlink_gbps: self.nvlink_gbps,
-            nvlink_domain_gpus: self.nvlink_domain_gpus,
-            nic_gbps: self.nic_gbps,
-            pcie_gbps: self.pcie_gbps,
-            host_link_gbps: self.host_link_gbps,
-            // Not a field of `gpus.json` or of the scenario contract: a custom GPU takes its
-            // generation's exponential rate (a customised GB300 loses Blackwell Ultra's SFUs).
-            sfu_exp_per_s: None,
-            // Preset-only too: a customised `h100-sxm5-96gb` prices attention at its GEMM peak.
-            attn_peak_tflops: None,
-            // Preset-only: a custom GPU has no wave term (its SM count is not asked for).
-            sms: None,
-        }
+        Self::contract(self.spec)
     }
 }
 

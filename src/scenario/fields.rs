@@ -1142,112 +1142,112 @@ fields! {
         path: "cluster.gpu.peak_tflops.fp32", key: "gpu.fp32", label: "Peak fp32", unit: "TFLOP/s",
         help: "fp32 (non-tensor-core) peak; empty = none.",
         kind: PEAK, optional: true,
-        get: |s| custom_ref(s).and_then(|c| opt_real(c.peak_tflops.fp32)),
-        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.peak_tflops.fp32 = x); Ok(()) },
+        get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.peak_tflops.fp32)),
+        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.peak_tflops.fp32 = x); Ok(()) },
     }
     /// A custom GPU's TF32 peak.
     GpuTf32 {
         path: "cluster.gpu.peak_tflops.tf32", key: "gpu.tf32", label: "Peak tf32", unit: "TFLOP/s",
         help: "Dense TF32 tensor-core peak; empty = none.",
         kind: PEAK, optional: true,
-        get: |s| custom_ref(s).and_then(|c| opt_real(c.peak_tflops.tf32)),
-        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.peak_tflops.tf32 = x); Ok(()) },
+        get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.peak_tflops.tf32)),
+        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.peak_tflops.tf32 = x); Ok(()) },
     }
     /// A custom GPU's fp16 peak.
     GpuFp16 {
         path: "cluster.gpu.peak_tflops.fp16", key: "gpu.fp16", label: "Peak fp16", unit: "TFLOP/s",
         help: "Dense fp16 tensor-core peak; empty = none.",
         kind: PEAK, optional: true,
-        get: |s| custom_ref(s).and_then(|c| opt_real(c.peak_tflops.fp16)),
-        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.peak_tflops.fp16 = x); Ok(()) },
+        get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.peak_tflops.fp16)),
+        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.peak_tflops.fp16 = x); Ok(()) },
     }
     /// A custom GPU's bf16 peak.
     GpuBf16 {
         path: "cluster.gpu.peak_tflops.bf16", key: "gpu.bf16", label: "Peak bf16", unit: "TFLOP/s",
         help: "Dense bf16 tensor-core peak; empty = none.",
         kind: PEAK, optional: true,
-        get: |s| custom_ref(s).and_then(|c| opt_real(c.peak_tflops.bf16)),
-        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.peak_tflops.bf16 = x); Ok(()) },
+        get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.peak_tflops.bf16)),
+        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.peak_tflops.bf16 = x); Ok(()) },
     }
     /// A custom GPU's FP8 peak.
     GpuFp8 {
         path: "cluster.gpu.peak_tflops.fp8", key: "gpu.fp8", label: "Peak fp8", unit: "TFLOP/s",
         help: "Dense FP8 tensor-core peak; empty = none.",
         kind: PEAK, optional: true,
-        get: |s| custom_ref(s).and_then(|c| opt_real(c.peak_tflops.fp8)),
-        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.peak_tflops.fp8 = x); Ok(()) },
+        get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.peak_tflops.fp8)),
+        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.peak_tflops.fp8 = x); Ok(()) },
     }
     /// A custom GPU's FP4 (NVFP4) peak.
     GpuFp4 {
         path: "cluster.gpu.peak_tflops.fp4", key: "gpu.fp4", label: "Peak fp4", unit: "TFLOP/s",
         help: "Dense FP4 (NVFP4) tensor-core peak, Blackwell; empty = none.",
         kind: PEAK, optional: true,
-        get: |s| custom_ref(s).and_then(|c| opt_real(c.peak_tflops.fp4)),
-        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.peak_tflops.fp4 = x); Ok(()) },
+        get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.peak_tflops.fp4)),
+        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.peak_tflops.fp4 = x); Ok(()) },
     }
     /// A custom GPU's HBM capacity.
     GpuHbm {
         path: "cluster.gpu.hbm_gib", key: "gpu.mem", label: "HBM capacity", unit: "GiB",
         help: "Memory per GPU.",
         kind: Kind::Real { zero_ok: false, max: 1.0e6 }, optional: false,
-        get: |s| custom_ref(s).and_then(|c| real(c.hbm_gib)),
-        set: |s, v| { let x = v.real()?; with_custom(s, |c| c.hbm_gib = x); Ok(()) },
+        get: |s| custom_ref(s).and_then(|c| real(c.spec.hbm_gib)),
+        set: |s, v| { let x = v.real()?; with_custom(s, |c| c.spec.hbm_gib = x); Ok(()) },
     }
     /// A custom GPU's usable memory.
     GpuUsable {
         path: "cluster.gpu.usable_gib", key: "gpu.usable", label: "Usable memory", unit: "GiB",
         help: "What the framework sees (nvidia-smi total); empty = HBM capacity.",
         kind: Kind::Real { zero_ok: false, max: 1.0e6 }, optional: true,
-        get: |s| custom_ref(s).and_then(|c| opt_real(c.usable_gib)),
-        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.usable_gib = x); Ok(()) },
+        get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.usable_gib)),
+        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.usable_gib = x); Ok(()) },
     }
     /// A custom GPU's HBM bandwidth.
     GpuMemBw {
         path: "cluster.gpu.hbm_gbps", key: "gpu.membw", label: "HBM bandwidth", unit: "GB/s",
         help: "Memory bandwidth per GPU.",
         kind: POSITIVE_GBPS, optional: false,
-        get: |s| custom_ref(s).and_then(|c| real(c.hbm_gbps)),
-        set: |s, v| { let x = v.real()?; with_custom(s, |c| c.hbm_gbps = x); Ok(()) },
+        get: |s| custom_ref(s).and_then(|c| real(c.spec.hbm_gbps)),
+        set: |s, v| { let x = v.real()?; with_custom(s, |c| c.spec.hbm_gbps = x); Ok(()) },
     }
     /// A custom GPU's NVLink bandwidth.
     GpuNvlink {
         path: "cluster.gpu.nvlink_gbps", key: "gpu.nvlink", label: "NVLink", unit: "GB/s",
         help: "NVLink per GPU per direction; empty = none.",
         kind: POSITIVE_GBPS, optional: true,
-        get: |s| custom_ref(s).and_then(|c| opt_real(c.nvlink_gbps)),
-        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.nvlink_gbps = x); Ok(()) },
+        get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.nvlink_gbps)),
+        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.nvlink_gbps = x); Ok(()) },
     }
     /// A custom GPU's NVLink domain.
     GpuDomain {
         path: "cluster.gpu.nvlink_domain_gpus", key: "gpu.domain", label: "NVLink domain", unit: "GPUs",
         help: "GPUs sharing one NVLink domain (8 in a DGX, 72 in NVL72); groups inside it use NVLink, larger ones the network.",
         kind: count_in(1, 1_000_000), optional: false,
-        get: |s| custom_ref(s).and_then(|c| count(c.nvlink_domain_gpus)),
-        set: |s, v| { let x = v.count()?; with_custom(s, |c| c.nvlink_domain_gpus = x); Ok(()) },
+        get: |s| custom_ref(s).and_then(|c| count(c.spec.nvlink_domain_gpus)),
+        set: |s, v| { let x = v.count()?; with_custom(s, |c| c.spec.nvlink_domain_gpus = x); Ok(()) },
     }
     /// A custom GPU's NIC bandwidth.
     GpuNic {
         path: "cluster.gpu.nic_gbps", key: "gpu.nic", label: "NIC", unit: "GB/s",
         help: "Network per GPU per direction; empty = none.",
         kind: POSITIVE_GBPS, optional: true,
-        get: |s| custom_ref(s).and_then(|c| opt_real(c.nic_gbps)),
-        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.nic_gbps = x); Ok(()) },
+        get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.nic_gbps)),
+        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.nic_gbps = x); Ok(()) },
     }
     /// A custom GPU's PCIe bandwidth.
     GpuPcie {
         path: "cluster.gpu.pcie_gbps", key: "gpu.pcie", label: "PCIe", unit: "GB/s",
         help: "PCIe per GPU per direction, used between GPUs without NVLink; empty = none.",
         kind: POSITIVE_GBPS, optional: true,
-        get: |s| custom_ref(s).and_then(|c| opt_real(c.pcie_gbps)),
-        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.pcie_gbps = x); Ok(()) },
+        get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.pcie_gbps)),
+        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.pcie_gbps = x); Ok(()) },
     }
     /// A custom GPU's link to host memory.
     GpuHostLink {
         path: "cluster.gpu.host_link_gbps", key: "gpu.host", label: "Host link", unit: "GB/s",
         help: "GPU to CPU memory per direction (PCIe Gen5 x16 = 63, NVLink-C2C = 450), for offloading; empty = the PCIe figure.",
         kind: POSITIVE_GBPS, optional: true,
-        get: |s| custom_ref(s).and_then(|c| opt_real(c.host_link_gbps)),
-        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.host_link_gbps = x); Ok(()) },
+        get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.host_link_gbps)),
+        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.host_link_gbps = x); Ok(()) },
     }
     // --- overhead ---
     /// `overhead.cuda_context_gib`.

@@ -11,7 +11,7 @@ use super::{
     build, draw_header, draw_message, header_height, mesh, plot_rect, Axes, ChartError, LegendItem,
     Margins, PlotRect, Swatch,
 };
-use crate::engine::schedule::{makespan, timeline_split, Block, BlockKind};
+use crate::engine::schedule::{makespan, timeline, Block, BlockKind};
 use crate::engine::TimeEstimate;
 use crate::scenario::{Scenario, Schedule};
 use plotters::coord::Shift;
@@ -163,7 +163,7 @@ fn geometry(data: &ScheduleData, width: u32, height: u32) -> Result<Geometry, St
     } else {
         clean(data.t_wgrad_s).min(tb)
     };
-    let blocks = timeline_split(data.pp, m_drawn, v, data.schedule, tf, tb, tw)
+    let blocks = timeline(data.pp, m_drawn, v, data.schedule, tf, tb, Some(tw))
         .map_err(|e| format!("Cannot draw: {e}."))?;
     let span = makespan(&blocks);
     if span <= 0.0 {

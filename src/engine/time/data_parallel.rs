@@ -3,7 +3,6 @@
 //! collectives are priced per stage ([`super::zero3`]) and only totalled here.
 
 use super::inputs::Inputs;
-use super::layer::sm_usage;
 use super::stage::StageTimes;
 use super::zero3::Zero3Layer;
 
@@ -59,7 +58,7 @@ impl DpStep {
                         + crit.layers * z3.ag_rc_bytes),
             };
         }
-        let u_dp = sm_usage(dp_g.link);
+        let u_dp = x.collective_sm_share(dp_g);
         let g = stage_params * reduced_grad_bytes(x);
         let bucket = x.bucket.bytes;
         let k = (g / bucket).ceil().max(1.0);

@@ -124,6 +124,18 @@ impl<'a> Inputs<'a> {
             bucket: GradBucket::with(s, pbytes, main_grad_bytes, stack.bf16_optimizer),
         }
     }
+
+    /// Fraction of compute lost while an NCCL collective of `g` runs under it
+    /// ([`super::comm::collective_sm_share`]), on this GPU's SMs (its own count, else its
+    /// generation's, [`super::userbuffers::sm_count`]).
+    pub fn collective_sm_share(&self, g: &super::comm::Group) -> f64 {
+        let sms = if self.dev.sms > 0.0 {
+            self.dev.sms
+        } else {
+            super::userbuffers::sm_count(self.gen)
+        };
+        super::comm::collective_sm_share(g, self.gen, sms)
+    }
 }
 
 /// Runs `f` on the time-model inputs of `s` (tests of the time model's steps build them this

@@ -2,7 +2,6 @@
 //! per micro-batch, with the part that compute hides.
 
 use super::async_tp::{AsyncTpLayer, BlockGemms};
-use super::comm::sm_usage;
 pub use super::cp_exchange::CpCosts;
 use super::inputs::Inputs;
 use super::stack::CpMechanism;
@@ -206,7 +205,7 @@ impl TpCosts {
             exposed: if userbuffers || async_tp {
                 exp
             } else {
-                exp + sm_usage(g.link) * (total - exp).max(0.0)
+                exp + x.collective_sm_share(g) * (total - exp).max(0.0)
             },
         }
     }

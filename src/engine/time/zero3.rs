@@ -18,7 +18,6 @@
 
 use super::comm::Group;
 use super::inputs::Inputs;
-use super::layer::sm_usage;
 use super::stack::{FsdpMechanism, DEEPSPEED_MAX_REUSE_ELEMENTS, DEEPSPEED_REDUCE_BUCKET_ELEMENTS};
 use crate::engine::shape::MAX_LAYER_GEMMS;
 use crate::scenario::Recompute;
@@ -142,7 +141,7 @@ impl Zero3Layer {
     /// backward and recompute time: the first gather forward and the last reduce-scatter
     /// backward are exposed; with DP overlap on, the others run under the neighbouring layer's
     /// compute (prefetch depth 1), and what does not fit is exposed; hidden collectives still
-    /// take their SM share ([`sm_usage`]).
+    /// take their SM share ([`Inputs::collective_sm_share`]).
     pub(crate) fn stage_exposed_s(&self, x: &Inputs, nl: f64, fwd: f64, bwd: f64, rc: f64) -> f64 {
         let ag_total = nl * self.ag;
         let ag_bwd = ag_total + nl * self.ag_rc - self.kept_last_s(x);
@@ -153,7 +152,7 @@ impl Zero3Layer {
         copies
             + if x.s.dp_comm_overlap() && !self.serial {
                 let exposed = (fwd_exp + bwd_exp).min(total);
-                exposed + sm_usage(x.groups.shard.link) * (total - exposed)
+                exposed + x.collective_sm_share(&x.groups.shard) * (total - exposed)
             } else {
                 total
             }
