@@ -53,7 +53,7 @@ pub mod constants {
         ("specification", 89),
         ("micro-benchmark", 28),
         ("end-to-end", 15),
-        ("definition", 20),
+        ("definition", 21),
     ];
 
     /// The groups in view when the end-to-end constants were chosen (`CONSTANTS.md`, kinds).

@@ -22,6 +22,9 @@
 //!   network, the pipeline bubble, the data-parallel tail, the optimizer; FLOPs and MFU.
 //! - [`bucket`]: the gradient bucket of the data-parallel reduction, one size read by memory,
 //!   time, the bucket chart, the advice and the Megatron-LM export.
+//! - [`plan`]: the resolved plan, built once per estimate from the scenario (shape, parameter
+//!   counts, bytes per parameter and element, tokens, micro-batches, the stack's mechanisms, the
+//!   gradient bucket, the runs of ranks); memory, time, advice and exports read it.
 //! - [`shape`]: the model's dimensions as `f64`, read by both halves.
 //! - [`per_gpu`]: tokens per micro-batch on one GPU, micro-batches per step, activation bytes
 //!   per element, read by both halves.
@@ -51,6 +54,7 @@ pub mod layers;
 pub mod layout;
 pub mod memory;
 pub mod per_gpu;
+pub mod plan;
 pub mod runs;
 pub mod schedule;
 pub mod search;

@@ -420,7 +420,7 @@ fn parallel(s: &Scenario, a: &mut Args) {
     // The bucket the estimate models ([`GradBucket`]), in Megatron's unit (gradient elements),
     // wherever Megatron's DDP buckets the reduction (FSDP2 at ZeRO-3 does not).
     if p.dp.saturating_mul(p.cp) > 1 && p.zero_stage <= 2 {
-        let elements = crate::engine::bucket::GradBucket::of(s).elements();
+        let elements = crate::engine::plan::bucket_of(s).elements();
         a.arg(format!("--ddp-bucket-size {}", elements.round() as u64));
     }
     if s.dp_comm_overlap() && p.dp > 1 {

@@ -66,12 +66,12 @@ fn time_fill_does_not_allocate() {
     let mut out = paracalc::engine::Estimate::default();
     paracalc::engine::estimate_into(&s, &mut out).unwrap();
     let gpu = s.gpu().unwrap();
+    let plan = paracalc::engine::plan::Plan::new(&s, &gpu);
     let memory = out.memory.clone();
     let before = ALLOCS.load(Ordering::Relaxed);
     for _ in 0..100 {
         paracalc::engine::time::fill(
-            &s,
-            &gpu,
+            &plan,
             &memory,
             &mut out.time,
             &mut out.flops,

@@ -1,12 +1,12 @@
 //! One gradient bucket (issue 32): the memory model, the time model, the bucket chart, the
-//! advice and the Megatron-LM export read one size ([`GradBucket`]) and agree on the default
+//! advice and the Megatron-LM export read one size (`engine::plan::bucket_of`) and agree on the default
 //! preset at every ZeRO stage.
 
 use paracalc::app::charts::input::Chart;
 use paracalc::app::components::charts_panel::bucket_chart;
 use paracalc::engine::advice::{candidates, Change};
-use paracalc::engine::bucket::GradBucket;
 use paracalc::engine::estimate;
+use paracalc::engine::plan::bucket_of;
 use paracalc::presets::default_model_preset;
 
 #[test]
@@ -19,7 +19,7 @@ fn memory_time_chart_advice_and_export_agree_on_the_bucket() {
             "the default preset reduces over data parallelism"
         );
         let e = estimate(&s).expect("the default preset is valid at every ZeRO stage");
-        let b = GradBucket::of(&s);
+        let b = bucket_of(&s);
         assert!(b.bytes > 0.0);
 
         // Time: the reduction is cut into buckets of this size.
@@ -81,21 +81,21 @@ fn the_default_bucket_follows_the_framework_and_the_reduced_dtype() {
     s.parallel.zero_stage = 1;
     // Megatron DDP: max(4·10⁷, 10⁶·dp·cp) main gradients, bf16 in this preset (the NeMo
     // recipes' grad_reduce_in_fp32 = false): 80 MB; fp32 by default: 160 MB.
-    let b = GradBucket::of(&s);
+    let b = bucket_of(&s);
     assert_eq!((b.grad_bytes, b.bytes), (2.0, 4e7 * 2.0));
     s.training.grad_reduce_in_fp32 = Some(true);
-    let b = GradBucket::of(&s);
+    let b = bucket_of(&s);
     assert_eq!((b.grad_bytes, b.bytes), (4.0, 4e7 * 4.0));
     // 64 data-parallel ranks × cp 2 = 128 ranks: 1.28·10⁸ elements.
     s.parallel.dp = 64;
     s.cluster.num_gpus = 128;
     assert_eq!(s.parallel.cp, 2);
-    assert_eq!(GradBucket::of(&s).bytes, 128e6 * 4.0);
+    assert_eq!(bucket_of(&s).bytes, 128e6 * 4.0);
     // ZeRO-2: DeepSpeed's reduce_bucket_size of 5·10⁸ 16-bit gradients.
     s.parallel.zero_stage = 2;
-    let b = GradBucket::of(&s);
+    let b = bucket_of(&s);
     assert_eq!((b.grad_bytes, b.bytes), (2.0, 5e8 * 2.0));
     // A stated bucket wins.
     s.parallel.bucket_mb = Some(25.0);
-    assert_eq!(GradBucket::of(&s).bytes, 25e6);
+    assert_eq!(bucket_of(&s).bytes, 25e6);
 }

@@ -844,7 +844,8 @@ proptest! {
             // The memory fill on its own, even unvalidated, never panics.
             if let Some(gpu) = s.gpu() {
                 let mut m = paracalc::engine::MemoryEstimate::default();
-                paracalc::engine::memory::fill(&s, &gpu, &mut m);
+                let plan = paracalc::engine::plan::Plan::new(&s, &gpu);
+                paracalc::engine::memory::fill(&plan, &mut m);
             }
         }
     }
@@ -863,12 +864,13 @@ fn fill_speed() {
     }));
     let gpu = s.gpu().unwrap();
     let mut m = paracalc::engine::MemoryEstimate::default();
-    paracalc::engine::memory::fill(&s, &gpu, &mut m);
+    let plan = paracalc::engine::plan::Plan::new(&s, &gpu);
+    paracalc::engine::memory::fill(&plan, &mut m);
     assert_eq!(m.rows.len(), 16);
     let n = 20_000;
     let t0 = std::time::Instant::now();
     for _ in 0..n {
-        paracalc::engine::memory::fill(std::hint::black_box(&s), &gpu, &mut m);
+        paracalc::engine::memory::fill(std::hint::black_box(&plan), &mut m);
     }
     let per = t0.elapsed().as_secs_f64() / n as f64;
     println!("memory::fill pp=16 vp=2: {:.3} µs per call", per * 1e6);

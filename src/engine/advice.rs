@@ -545,7 +545,7 @@ pub fn candidates(s: &Scenario) -> Vec<Change> {
             }
         }
         // Buckets: a quarter and four times the one the estimate models.
-        let cur = crate::engine::bucket::GradBucket::of(s).mb();
+        let cur = crate::engine::plan::bucket_of(s).mb();
         for mb in [cur / 4.0, cur * 4.0] {
             if (1.0..=1e5).contains(&mb) {
                 out.push(Change::BucketMb { mb: mb.round() });

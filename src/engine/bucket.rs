@@ -4,8 +4,8 @@
 //! (through [`super::TimeEstimate::dp_bucket_bytes`]), the advice (its bucket candidates,
 //! [`super::advice`]) and the Megatron-LM export (`--ddp-bucket-size`).
 
-use super::memory::states::scenario_bytes_per_param;
-use super::time::stack::{Stack, DEEPSPEED_REDUCE_BUCKET_ELEMENTS};
+use super::memory::states::ParamBytes;
+use super::time::stack::DEEPSPEED_REDUCE_BUCKET_ELEMENTS;
 use crate::scenario::{Framework, Scenario};
 
 /// Megatron DDP's default bucket, elements (`DistributedDataParallelConfig.bucket_size`:
@@ -22,15 +22,9 @@ pub struct GradBucket {
 }
 
 impl GradBucket {
-    /// The bucket of `s` (already validated).
-    pub fn of(s: &Scenario) -> GradBucket {
-        let (pbytes, main_grad_bytes, _) = scenario_bytes_per_param(s);
-        GradBucket::with(s, pbytes, main_grad_bytes, Stack::bf16_optimizer_of(s))
-    }
-
-    /// The bucket of `s`, given its working and main gradient bytes per parameter
-    /// ([`scenario_bytes_per_param`]) and whether DeepSpeed's `BF16_Optimizer` runs the step
-    /// ([`Stack::bf16_optimizer`]), for a caller that has them.
+    /// The bucket of `s`, given its bytes per parameter ([`ParamBytes`]) and whether
+    /// DeepSpeed's `BF16_Optimizer` runs the step ([`super::time::stack::Stack::bf16_optimizer`]): the resolved
+    /// plan's ([`super::plan::Plan::bucket`]; [`super::plan::bucket_of`] without a plan).
     ///
     /// Bytes of one reduced gradient element: ZeRO-2, and DeepSpeed at every stage, reduce the
     /// 16-bit gradients (DeepSpeed's `communication_data_type` defaults to the gradients'
@@ -46,8 +40,9 @@ impl GradBucket {
     /// `bucket_size = max(4·10⁷, 10⁶·n)` for a reduction group of `n = dp·cp` ranks
     /// (Megatron-LM `distributed_data_parallel_config.py` / `training.py`, which reduce over the
     /// data-parallel group with context parallelism).
-    pub fn with(s: &Scenario, pbytes: f64, main_grad_bytes: f64, bf16_optimizer: bool) -> Self {
+    pub fn with(s: &Scenario, bytes: &ParamBytes, bf16_optimizer: bool) -> Self {
         let par = &s.parallel;
+        let (pbytes, main_grad_bytes) = (bytes.weights, bytes.main_grads);
         let grad_bytes = if bf16_optimizer {
             main_grad_bytes
         } else if par.zero_stage >= 2 || s.training.framework() == Framework::Deepspeed {

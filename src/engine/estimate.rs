@@ -2,9 +2,10 @@
 
 pub use super::memory::rows::StageMemory;
 pub use super::memory::MemoryEstimate;
+use super::plan::Plan;
 pub use super::time::breakdown::{CommTimes, FlopsEstimate, Throughput, TimeEstimate};
 pub use super::time::comm::CommBreakdown;
-use crate::scenario::{GpuSpec, Scenario, ScenarioError};
+use crate::scenario::{Scenario, ScenarioError};
 use serde::Serialize;
 
 /// Everything paracalc predicts for one scenario. Every group is a named breakdown whose parts add
@@ -34,33 +35,31 @@ pub fn estimate(scenario: &Scenario) -> Result<Estimate, ScenarioError> {
 }
 
 /// Like [`estimate`], but writes into `out`, reusing its buffers (the search calls this in a loop
-/// without allocating).
+/// without allocating). Never inlined: the instruction count per estimate is measured on this
+/// symbol (`callgrind --toggle-collect`, README "How accurate, how fast").
+#[inline(never)]
 pub fn estimate_into(scenario: &Scenario, out: &mut Estimate) -> Result<(), ScenarioError> {
-    let gpu = memory_into(scenario, out)?;
-    time_into(scenario, &gpu, out);
+    let gpu = scenario.validated_gpu()?;
+    let plan = Plan::new(scenario, &gpu);
+    memory_into(&plan, out);
+    time_into(&plan, out);
     Ok(())
 }
 
-/// The first half of [`estimate_into`]: validates `scenario` and fills `out.memory` only;
-/// returns the GPU for [`time_into`]. The search stops here for a layout that does not fit and
-/// whose time it does not need.
+/// The first half of [`estimate_into`]: fills `out.memory` only, for the resolved `plan` of a
+/// validated scenario. The search stops here for a layout that does not fit and whose time it
+/// does not need.
 #[inline]
-pub(crate) fn memory_into(
-    scenario: &Scenario,
-    out: &mut Estimate,
-) -> Result<GpuSpec, ScenarioError> {
-    let gpu = scenario.validated_gpu()?;
-    super::memory::fill(scenario, &gpu, &mut out.memory);
-    Ok(gpu)
+pub(crate) fn memory_into(plan: &Plan, out: &mut Estimate) {
+    super::memory::fill(plan, &mut out.memory);
 }
 
 /// The second half of [`estimate_into`]: time, FLOPs, throughput and communication, after
-/// [`memory_into`] filled `out.memory` for the same scenario.
+/// [`memory_into`] filled `out.memory` for the same plan.
 #[inline]
-pub(crate) fn time_into(scenario: &Scenario, gpu: &GpuSpec, out: &mut Estimate) {
+pub(crate) fn time_into(plan: &Plan, out: &mut Estimate) {
     super::time::fill(
-        scenario,
-        &super::calibration::links(gpu, &scenario.calibration),
+        plan,
         &out.memory,
         &mut out.time,
         &mut out.flops,

@@ -19,7 +19,7 @@
 //!    allocator holds).
 //!
 //! Capacity is the memory a framework can see: `usable_gib` where known, else `hbm_gib`
-//! ([`GpuSpec::capacity_gib`]). Not fitting is a result (`fits = false`, negative headroom).
+//! ([`crate::scenario::GpuSpec::capacity_gib`]). Not fitting is a result (`fits = false`, negative headroom).
 //!
 //! Memory measurements come in two kinds (validation README): whole-device use as nvidia-smi
 //! shows it (compare with `total_bytes`) and PyTorch's `max_memory_reserved` (compare with
@@ -70,10 +70,8 @@ pub mod rows;
 pub mod states;
 pub mod verdict;
 
-use super::layers;
-use super::runs::{Holds, Runs};
-use super::shape::Shape;
-use crate::scenario::{GpuSpec, Scenario};
+use super::plan::Plan;
+use super::runs::Holds;
 use overhead::GIB;
 use rows::StageMemory;
 use serde::Serialize;
@@ -99,14 +97,6 @@ pub struct MemoryEstimate {
     /// The three-state verdict with the engine's band ([`verdict`]) and what
     /// would flip it; [`MemoryEstimate::fit_with`] judges with another band.
     pub fit: verdict::Fit,
-    /// The layer shape and per-GPU parameter counts the memory model worked out, for the time
-    /// model of the same estimate (not serialised).
-    #[serde(skip)]
-    pub model: Option<(super::shape::Shape, params::ShardedParams)>,
-    /// The runs of ranks holding the same ([`super::runs`]), in rank order, as the memory model
-    /// worked them out, for the time model of the same estimate (not serialised).
-    #[serde(skip)]
-    pub runs: Vec<super::runs::Run>,
 }
 
 impl MemoryEstimate {
@@ -128,19 +118,13 @@ impl MemoryEstimate {
     }
 }
 
-/// Fills `out` with the memory of every stage of `s` on `gpu`. `s` is already validated; the
-/// function never panics and allocates only when `out.rows` or `out.runs` must grow. The
+/// Fills `out` with the memory of every stage of the resolved `plan` (of a validated scenario,
+/// or not: the function never panics) and allocates only when `out.rows` must grow. The
 /// per-rank rows are kept as runs ([`rows`]) and worked out when read.
-pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
+pub fn fill(plan: &Plan, out: &mut MemoryEstimate) {
     out.rows.clear();
-    out.runs.clear();
-    // The model's layer shape and per-GPU parameters, resolved once for the activations and the
-    // parameter counts, and kept in `out.model` for the time model (built in place: no copy).
-    let shape = Shape::of(&s.model);
-    let (shape, sharded) = &*out
-        .model
-        .insert((shape, params::ShardedParams::with_shape(s, &shape)));
-    let layer_bytes = activations::LayerBytes::with_shape(s, shape);
+    let s = plan.s;
+    let layer_bytes = activations::LayerBytes::with_shape(s, &plan.shape);
     let logits = activations::logits_transient_bytes(s);
     let opt_off = s.training.optimizer_offload();
     let terms = rows::RowTerms {
@@ -157,15 +141,14 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
         // is alive.
         out_once: activations::InFlight::of(s).output_once(),
     };
-    let capacity = gpu.capacity_gib() * GIB;
+    let capacity = plan.gpu.capacity_gib() * GIB;
 
     // What a stage holds depends only on its layers and whether it holds the embedding or the
     // output layer, so the ranks of one run ([`runs`]) share one computation.
-    let mixer = layers::StageMixer::new(s);
     out.rows.terms = terms;
     out.rows.flight = Some(activations::InFlight::of(s));
-    for run in Runs::new(&mixer, |r| mixer.mix(r)) {
-        let h = Held::of(s, sharded, &layer_bytes, run.holds, opt_off);
+    for run in plan.runs() {
+        let h = Held::of(plan, &layer_bytes, run.holds, opt_off);
         let (mix, has_out) = (run.holds.mix, run.holds.output);
         let (gp, st, experts) = (h.gp, h.st, h.experts);
         // The parts of a row every rank of the run shares.
@@ -202,7 +185,6 @@ pub fn fill(s: &Scenario, gpu: &GpuSpec, out: &mut MemoryEstimate) {
             has_emb: run.holds.embedding,
             has_out,
         });
-        out.runs.push(run);
     }
     let (mut peak, peak_stage) = out.rows.peak();
     if !peak.is_finite() {
@@ -231,21 +213,17 @@ struct Held {
 }
 
 impl Held {
-    fn of(
-        s: &Scenario,
-        sharded: &params::ShardedParams,
-        layer_bytes: &activations::LayerBytes,
-        holds: Holds,
-        opt_off: f64,
-    ) -> Held {
+    fn of(plan: &Plan, layer_bytes: &activations::LayerBytes, holds: Holds, opt_off: f64) -> Held {
+        let s = plan.s;
         let Holds {
             mix,
             embedding,
             output,
         } = holds;
-        let gp = sharded.placed(mix, embedding, output);
-        let mut st = states::model_states(s, &gp, mix.layers() + mix.mtp);
-        let mut experts = states::expert_states(s, &gp);
+        let gp = plan.sharded.placed(mix, embedding, output);
+        let bytes = &plan.param_bytes;
+        let mut st = states::model_states(s, bytes, &gp, mix.layers() + mix.mtp);
+        let mut experts = states::expert_states(s, bytes, &gp);
         // Optimizer offload: that share of the fp32 master weights and moments lives in host
         // memory (Megatron-Core `HybridDeviceOptimizer`, `--optimizer-offload-fraction`).
         let opt_host = st.optimizer * opt_off;
@@ -258,7 +236,7 @@ impl Held {
             opt_host,
             stored: layer_bytes.of_mix(&mix),
             working: layer_bytes.working(&mix),
-            other_buffers: overhead::other_buffers_bytes(s, &gp),
+            other_buffers: overhead::other_buffers_bytes(s, bytes, &plan.bucket, &gp),
         }
     }
 }

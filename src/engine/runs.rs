@@ -70,8 +70,14 @@ impl<'a, F: Fn(u64) -> LayerMix> Runs<'a, F> {
         }
     }
 
+    /// The same runs from rank `first` on (the first rank of a run; `pp` for none).
+    pub fn starting_at(mut self, first: u64) -> Self {
+        self.next = first;
+        self
+    }
+
     /// What rank `r` holds.
-    #[inline]
+    #[inline(always)]
     fn holds(&self, r: u64) -> Holds {
         Holds {
             mix: (self.mix)(r),
@@ -260,11 +266,12 @@ mod tests {
         for (l, p, v, sched, moe) in CASES {
             let s = scen(l, p, v, sched, moe);
             let e = crate::engine::estimate(&s).unwrap();
-            assert_eq!(e.memory.runs.last().map(|r| r.ranks.end), Some(p));
+            let gpu = s.gpu().unwrap();
+            let plan = crate::engine::plan::Plan::new(&s, &gpu);
+            assert_eq!(plan.runs().last().map(|r| r.ranks.end), Some(p));
             let mut alone = e.clone();
             crate::engine::time::fill(
-                &s,
-                &s.gpu().unwrap(),
+                &plan,
                 &crate::engine::MemoryEstimate::default(),
                 &mut alone.time,
                 &mut alone.flops,

@@ -507,7 +507,7 @@ impl Searcher {
         use super::estimate::{memory_into, time_into};
         layout.apply(&mut self.work);
         self.report.evaluated += 1;
-        let gpu = match memory_into(&self.work, &mut self.estimate) {
+        let gpu = match self.work.validated_gpu() {
             Ok(gpu) => gpu,
             Err(e) => {
                 let reason = e
@@ -518,6 +518,8 @@ impl Searcher {
                 return;
             }
         };
+        let plan = super::plan::Plan::new(&self.work, &gpu);
+        memory_into(&plan, &mut self.estimate);
         let fits = self.estimate.memory.fits;
         if !fits {
             count_rejected(&mut self.report, "does not fit in GPU memory");
@@ -527,7 +529,7 @@ impl Searcher {
                 return;
             }
         }
-        time_into(&self.work, &gpu, &mut self.estimate);
+        time_into(&plan, &mut self.estimate);
         let est = &self.estimate;
         let r = Ranked {
             layout,

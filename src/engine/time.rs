@@ -101,7 +101,7 @@ pub mod waves;
 pub mod zero3;
 
 use super::memory::MemoryEstimate;
-use crate::scenario::{GpuSpec, Scenario};
+use super::plan::Plan;
 use breakdown::{CommTimes, FlopsEstimate, Throughput, TimeEstimate};
 use comm::CommBreakdown;
 use data_parallel::DpStep;
@@ -111,36 +111,28 @@ use layer::LayerCosts;
 pub use rates::peak_flops;
 use zero3::Zero3Layer;
 
-/// Fills the time, FLOPs, throughput and communication volumes of `s` on `gpu`.
-/// `s` is already validated; `memory` is the already-filled memory estimate of the same `s`,
-/// which keeps the runs of ranks holding the same, the layer shape and the per-GPU parameter
-/// counts (any missing there are worked out again).
+/// Fills the time, FLOPs, throughput and communication volumes of the resolved `plan` (of a
+/// validated scenario); `memory` is the already-filled memory estimate of the same plan, whose
+/// per-run parameter counts it reads (any missing there are worked out again).
 pub fn fill(
-    s: &Scenario,
-    gpu: &GpuSpec,
+    plan: &Plan,
     memory: &MemoryEstimate,
     time: &mut TimeEstimate,
     flops: &mut FlopsEstimate,
     throughput: &mut Throughput,
     comm_out: &mut CommBreakdown,
 ) {
-    let worked_again;
-    let worked = match &memory.model {
-        Some(w) => w,
-        None => {
-            worked_again = inputs::worked_out(s);
-            &worked_again
-        }
-    };
+    let s = plan.s;
+    let gpu = &super::calibration::links(plan.gpu, &s.calibration);
     let groups = groups::Groups::of(gpu, &s.parallel);
-    let x = Inputs::new(s, gpu, worked, &groups);
+    let x = Inputs::new(plan, gpu, &groups);
     // 1. One layer, the pipeline's ends, ZeRO-3 per layer.
     let kinds = stage::LayerKinds::of(&x);
     let layer = &kinds.moe;
     let ends = EndCosts::of(&x, &layer.tp);
     let z3 = Zero3Layer::of(&x);
     // 2. Stages; 3. the pipeline bubble.
-    let stages = stage::stages(&x, memory, &kinds, &ends, &z3);
+    let stages = stage::stages(&x, plan, &kinds, &ends, &z3);
     let crit = stages.crit;
     let schedule = s.parallel.schedule();
     let bubble = pipeline::bubble(&stages.sums(), x.p, x.m, x.v, schedule);

@@ -3,6 +3,7 @@
 //! [`crate::scenario::Overhead`].
 
 use super::params::GpuParams;
+use super::states::ParamBytes;
 use crate::engine::bucket::GradBucket;
 use crate::scenario::Scenario;
 
@@ -19,7 +20,8 @@ pub fn communicators(s: &Scenario) -> u64 {
         .count() as u64
 }
 
-/// Transient buffers of one GPU besides activations, bytes:
+/// Transient buffers of one GPU besides activations, bytes (`bytes` and `bucket` as the plan
+/// resolved them, [`crate::engine::plan::Plan`]):
 /// - **ZeRO-3 without pipelining**: the gathered 16-bit working copy and 16-bit gradient of the
 ///   largest module (DeepSpeed `estimate_zero3_model_states_mem_needs`: `4·P_ℓ`), plus the
 ///   prefetched next module (`2·P_ℓ`; FSDP/DeepSpeed prefetch one module ahead). fp32 training
@@ -37,13 +39,18 @@ pub fn communicators(s: &Scenario) -> u64 {
 ///   `reduce_bucket_size` of 5·10⁸ 16-bit gradients, the `ipg_buffer` of `stage_1_and_2.py`),
 ///   at most the stage's gradients.
 /// - **ZeRO 0/1**: none (Megatron's gradient buckets are views into the fp32 gradient buffer).
-pub fn other_buffers_bytes(s: &Scenario, p: &GpuParams) -> f64 {
-    let (w, g, _) = super::states::scenario_bytes_per_param(s);
+pub fn other_buffers_bytes(
+    s: &Scenario,
+    bytes: &ParamBytes,
+    bucket: &GradBucket,
+    p: &GpuParams,
+) -> f64 {
+    let (w, g) = (bytes.weights, bytes.main_grads);
     let fp8 = super::states::quantized_copy_bytes(s.training.precision);
     match s.parallel.zero_stage {
         3 if s.parallel.pp > 1 => (w + g + fp8) * p.total(),
         3 => (3.0 * w + fp8) * p.largest_module,
-        2 => GradBucket::of(s).bytes.min(g * p.total()),
+        2 => bucket.bytes.min(g * p.total()),
         _ => 0.0,
     }
 }

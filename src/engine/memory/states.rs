@@ -75,6 +75,31 @@ pub fn scenario_bytes_per_param(s: &Scenario) -> (f64, f64, f64) {
     }
 }
 
+/// [`scenario_bytes_per_param`] by name: what the resolved plan holds
+/// ([`crate::engine::plan::Plan::param_bytes`]) and the model states, the buffers, the bucket
+/// and the time model read.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ParamBytes {
+    /// The working weights (16-bit, or fp32 for fp32 training).
+    pub weights: f64,
+    /// The main gradients (what the data-parallel reduction of Megatron DDP moves).
+    pub main_grads: f64,
+    /// The optimizer states (master copy and moments).
+    pub optimizer: f64,
+}
+
+impl ParamBytes {
+    /// The bytes per parameter of `s` ([`scenario_bytes_per_param`]).
+    pub fn of(s: &Scenario) -> ParamBytes {
+        let (weights, main_grads, optimizer) = scenario_bytes_per_param(s);
+        ParamBytes {
+            weights,
+            main_grads,
+            optimizer,
+        }
+    }
+}
+
 /// Optimizer-state bytes per parameter before ZeRO sharding: Adam's two moments at
 /// [`crate::scenario::OptimizerStates::moment_bytes`] each, plus the master weights of 16-bit
 /// training ([`master_bytes_per_param`]; fp32 training updates its fp32 weights in place).
@@ -206,8 +231,8 @@ pub fn expert_shard_degree(s: &Scenario) -> f64 {
 /// Model states of one GPU holding `p` parameters (dense + experts) on a stage with `layers`
 /// layers, for the scenario's precision and ZeRO stage.
 #[inline]
-pub fn model_states(s: &Scenario, p: &GpuParams, layers: u64) -> ModelStates {
-    let (w, g, o) = scenario_bytes_per_param(s);
+pub fn model_states(s: &Scenario, bytes: &ParamBytes, p: &GpuParams, layers: u64) -> ModelStates {
+    let (w, g, o) = (bytes.weights, bytes.main_grads, bytes.optimizer);
     let zero = s.parallel.zero_stage;
     let nd = dense_shard_degree(s);
     let ne = expert_shard_degree(s);
@@ -307,11 +332,11 @@ pub fn fp32_shard_is_master(s: &Scenario) -> bool {
 /// that FP8 primary weights are the experts' weights): what the memory chart shows as expert
 /// states.
 #[inline]
-pub fn expert_states(s: &Scenario, p: &GpuParams) -> ModelStates {
+pub fn expert_states(s: &Scenario, bytes: &ParamBytes, p: &GpuParams) -> ModelStates {
     if p.experts <= 0.0 {
         return ModelStates::default();
     }
-    let (w, g, o) = scenario_bytes_per_param(s);
+    let (w, g, o) = (bytes.weights, bytes.main_grads, bytes.optimizer);
     let zero = s.parallel.zero_stage;
     let ne = expert_shard_degree(s);
     let shard = |bytes: f64, from_stage: u8| -> f64 {
@@ -440,20 +465,29 @@ mod tests {
         s.training.fp8_recipe = Some(Fp8Recipe::Blockwise);
         let p = gpu_params(1e9, 2e9);
         // fp32 moments: 12 B sharded: 12·(1e9/32 + 2e9/4) = 6.375e9.
-        assert_eq!(model_states(&s, &p, 0).optimizer, 6.375e9);
+        assert_eq!(
+            model_states(&s, &ParamBytes::of(&s), &p, 0).optimizer,
+            6.375e9
+        );
         s.training.optimizer_states = Some(OptimizerStates::Bf16);
         // 4 + 2 + 2 = 8 B: 8·(1e9/32 + 2e9/4) = 4.25e9; weights 2·3e9 and fp32 grads 4·3e9
         // unchanged.
-        let st = model_states(&s, &p, 0);
+        let st = model_states(&s, &ParamBytes::of(&s), &p, 0);
         assert_eq!(st.optimizer, 4.25e9);
         assert_eq!((st.weights, st.gradients), (6e9, 12e9));
-        assert_eq!(expert_states(&s, &p).optimizer, 8.0 * 2e9 / 4.0);
+        assert_eq!(
+            expert_states(&s, &ParamBytes::of(&s), &p).optimizer,
+            8.0 * 2e9 / 4.0
+        );
         // bf16 training under Megatron-LM: the precision-aware optimizer keeps the master as a
         // 16-bit remainder: 2 + 2 + 2 = 6 B: 6·5.3125e8 = 3.1875e9.
         s.training.precision = Precision::Bf16;
         s.training.fp8_recipe = None;
         assert_eq!(optimizer_bytes_per_param(&s), 6.0);
-        assert_eq!(model_states(&s, &p, 0).optimizer, 3.1875e9);
+        assert_eq!(
+            model_states(&s, &ParamBytes::of(&s), &p, 0).optimizer,
+            3.1875e9
+        );
         // ... and with FP8 delayed scaling (TE's FusedAdam casts in the kernel).
         s.training.precision = Precision::Fp8;
         assert_eq!(optimizer_bytes_per_param(&s), 6.0);
@@ -473,7 +507,10 @@ mod tests {
         s.training.optimizer_states = None;
         s.training.master_weights = Some(crate::scenario::MasterWeights::Remainder);
         assert_eq!(optimizer_bytes_per_param(&s), 10.0);
-        assert_eq!(model_states(&s, &p, 0).optimizer, 10.0 * 5.3125e8);
+        assert_eq!(
+            model_states(&s, &ParamBytes::of(&s), &p, 0).optimizer,
+            10.0 * 5.3125e8
+        );
         s.training.optimizer_states = Some(OptimizerStates::Bf16);
         s.training.master_weights = Some(crate::scenario::MasterWeights::Fp32);
         assert_eq!(optimizer_bytes_per_param(&s), 8.0);
@@ -482,7 +519,7 @@ mod tests {
         s.training.precision = Precision::Fp32;
         // ZeRO-0 replicates (torchtitan allows it): 4 B × 3e9.
         s.parallel.zero_stage = 0;
-        assert_eq!(model_states(&s, &p, 0).optimizer, 12e9);
+        assert_eq!(model_states(&s, &ParamBytes::of(&s), &p, 0).optimizer, 12e9);
     }
 
     /// No master copy (`training.master_weights` none): the optimizer shard holds only the
@@ -500,7 +537,11 @@ mod tests {
         for (m, bytes) in [(M::None, 4.0), (M::Remainder, 6.0), (M::Fp32, 8.0)] {
             s.training.master_weights = Some(m);
             assert_eq!(optimizer_bytes_per_param(&s), bytes, "{m:?}");
-            assert_eq!(model_states(&s, &p, 0).optimizer, bytes * 1.25e8, "{m:?}");
+            assert_eq!(
+                model_states(&s, &ParamBytes::of(&s), &p, 0).optimizer,
+                bytes * 1.25e8,
+                "{m:?}"
+            );
         }
         // fp32 moments: 0 + 8 = 8 B; the 16-bit weights stay 2 B and the gradients 4 B.
         s.training.master_weights = Some(M::None);

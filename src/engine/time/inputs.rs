@@ -1,5 +1,7 @@
-//! What every step of the time model reads: the scenario's dimensions, degrees and device rates,
-//! computed once per estimate.
+//! What every step of the time model reads: a view of the resolved plan
+//! ([`crate::engine::plan::Plan`]: dimensions, parameter counts, tokens, bytes per element, the
+//! stack's mechanisms, the gradient bucket) beside the time model's own device rates,
+//! communication groups and degrees.
 
 use super::compute::{Device, Generation};
 use super::groups::Groups;
@@ -7,8 +9,7 @@ use super::routing::Routing;
 use super::stack::Stack;
 use crate::engine::bucket::GradBucket;
 use crate::engine::memory::params::ShardedParams;
-use crate::engine::memory::states::scenario_bytes_per_param;
-use crate::engine::per_gpu::{element_bytes_of, micro_batches, tokens_per_gpu};
+use crate::engine::plan::Plan;
 use crate::engine::shape::Shape;
 use crate::scenario::{GpuSpec, Scenario};
 
@@ -70,39 +71,26 @@ pub(crate) struct Inputs<'a> {
     pub bucket: GradBucket,
 }
 
-/// The layer shape and per-GPU parameter counts of `s`, as the memory model works them out
-/// ([`crate::engine::estimate::MemoryEstimate::model`]), for [`Inputs::new`] without them.
-pub(crate) fn worked_out(s: &Scenario) -> (Shape, ShardedParams) {
-    let d = Shape::of(&s.model);
-    (d, ShardedParams::with_shape(s, &d))
-}
-
 impl<'a> Inputs<'a> {
-    /// Reads `s` (already validated) for `gpu`; `worked` is the shape and the per-GPU
-    /// parameters of this same scenario ([`worked_out`]; the memory model keeps them), `groups`
-    /// its communication groups on `gpu` ([`Groups::of`]).
-    pub fn new(
-        s: &'a Scenario,
-        gpu: &'a GpuSpec,
-        worked: &'a (Shape, ShardedParams),
-        groups: &'a Groups,
-    ) -> Inputs<'a> {
+    /// The time model's view of the resolved `plan`: its facts as they are, plus the device
+    /// rates of `gpu` (the plan's GPU with the network calibration applied,
+    /// [`crate::engine::calibration::links`]) and `groups`, its communication groups
+    /// ([`Groups::of`]).
+    pub fn new(plan: &'a Plan<'a>, gpu: &'a GpuSpec, groups: &'a Groups) -> Inputs<'a> {
+        let s = plan.s;
         let par = &s.parallel;
-        let (pbytes, main_grad_bytes, _) = scenario_bytes_per_param(s);
-        let m = micro_batches(s);
-        let (d, sharded) = (&worked.0, &worked.1);
-        let stack = Stack::of(s, gpu);
+        let (d, m) = (&plan.shape, plan.micro_batches);
         Inputs {
             s,
             gpu,
             d,
-            sharded,
+            sharded: &plan.sharded,
             dev: crate::engine::calibration::device(
                 Device::new(gpu, s.training.precision, s.training.fp8_recipe()),
                 &s.calibration,
             ),
             groups,
-            stack,
+            stack: plan.stack,
             routing: Routing::of(s.model.moe.as_ref(), d.k, d.experts),
             gen: Generation::of(gpu),
             t: par.tp.max(1),
@@ -116,12 +104,12 @@ impl<'a> Inputs<'a> {
             b: s.training.micro_batch.max(1) as f64,
             m,
             mf: m as f64,
-            tok: tokens_per_gpu(s),
-            ab: element_bytes_of(s.training.precision),
-            pbytes,
-            main_grad_bytes,
+            tok: plan.tokens_per_gpu,
+            ab: plan.element_bytes,
+            pbytes: plan.param_bytes.weights,
+            main_grad_bytes: plan.param_bytes.main_grads,
             zero3: par.zero_stage >= 3,
-            bucket: GradBucket::with(s, pbytes, main_grad_bytes, stack.bf16_optimizer),
+            bucket: plan.bucket,
         }
     }
 
@@ -143,9 +131,9 @@ impl<'a> Inputs<'a> {
 #[cfg(test)]
 pub(crate) fn with_inputs<R>(s: &Scenario, f: impl FnOnce(&Inputs) -> R) -> R {
     let gpu = s.gpu().expect("a known GPU");
-    let worked = worked_out(s);
+    let plan = Plan::new(s, &gpu);
     let groups = Groups::of(&gpu, &s.parallel);
-    f(&Inputs::new(s, &gpu, &worked, &groups))
+    f(&Inputs::new(&plan, &gpu, &groups))
 }
 
 /// BLOOM-176B as BigScience trained it (70 layers, hidden 14336, 112 heads, vocab 250 880,

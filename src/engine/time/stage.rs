@@ -5,9 +5,8 @@ use super::ends::EndCosts;
 use super::inputs::Inputs;
 use super::layer::{sm_usage, AttentionCosts, LayerCosts};
 use super::zero3::Zero3Layer;
-use crate::engine::layers::StageMixer;
-use crate::engine::memory::MemoryEstimate;
-use crate::engine::runs::{Holds, Run, Runs};
+use crate::engine::plan::Plan;
+use crate::engine::runs::{Holds, Run};
 use crate::scenario::Schedule;
 
 /// The costs of both kinds of layer ([`crate::engine::layers`]): a dense-MLP layer and an MoE
@@ -243,24 +242,18 @@ pub(crate) fn overlap_sm_share(x: &Inputs) -> (f64, f64) {
 
 /// All stages: their sum and the slowest (the first of equals). A stage's time follows from
 /// what it holds, so each run of ranks holding the same ([`crate::engine::runs`]) is priced
-/// once: the runs the memory estimate of the same scenario worked out, else worked out again.
+/// once ([`Plan::runs`]).
 #[inline]
 pub(crate) fn stages(
     x: &Inputs,
-    memory: &MemoryEstimate,
+    plan: &Plan,
     kinds: &LayerKinds,
     ends: &EndCosts,
     z3: &Zero3Layer,
 ) -> Stages {
     let pp = stage_pp_s(x);
     let price = |run: &Run| stage_times(x, run.ranks.start, run.holds, pp, kinds, ends, z3);
-    match memory.runs.last() {
-        Some(last) if last.ranks.end == x.p => slowest(memory.runs.iter().cloned(), price),
-        _ => {
-            let mixer = StageMixer::new(x.s);
-            slowest(Runs::new(&mixer, |r| mixer.mix(r)), price)
-        }
-    }
+    slowest(plan.runs(), price)
 }
 
 /// The sum over the ranks of `runs` of one micro-batch's time, and the slowest rank (the first
