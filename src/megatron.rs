@@ -103,6 +103,11 @@ fn model(s: &Scenario, a: &mut Args) {
     if m.ffn_act == FfnAct::Swiglu {
         a.arg("--swiglu");
     }
+    // Megatron-LM's dropouts default to 0.1; a scenario without dropout says so.
+    if !crate::engine::memory::activations::dropout(s) {
+        a.arg("--attention-dropout 0.0");
+        a.arg("--hidden-dropout 0.0");
+    }
     a.arg(format!("--seq-length {}", m.seq_len));
     a.arg(format!("--max-position-embeddings {}", m.seq_len));
     if !m.tied_embeddings {

@@ -397,13 +397,12 @@ pub fn fit_is_uncertain(peak: f64, capacity: f64, frac: f64) -> bool {
 /// verdict's band is chosen: `validate`, `estimate` and the app read it here.
 ///
 /// Not the out-of-sample memory band ([`super::interval::memory_band_fraction`], shown beside
-/// the peak): on this data that band is ±29-32 % (five sources report memory, two of them far
-/// off: BLOOM 02-28, whose DeepSpeed pipeline activations the model under-counts, and the DGX
-/// Cloud log line, whose encoding leaves out its recipe's 16-bit gradient buffer and FP8 weights,
-/// tests/data/AUDIT.md). Judged with it, 227 of the 422 published runs that ran read "may not
-/// fit", the default preset (Llama 3 8B on 8 H100, a run that ran, 67 of 79.7 GiB) among them:
-/// a verdict that says "maybe" to most plans tells a planner nothing. The in-sample band calls
-/// 65 of those runs "does not fit" instead; interval.md §2 keeps both counts.
+/// the peak): on this data that band is ±21-27 % (five sources report memory, BLOOM 02-28 far
+/// off: the model under-counts its DeepSpeed pipeline activations). Judged with it, 133 of the
+/// 422 published runs that ran read "may not fit" (227 at ±29-32 % before issue 36's changes):
+/// a verdict that says "maybe" to a third of the plans that ran tells a planner little. The
+/// in-sample band calls 20 of those runs "does not fit" and 30 "may not fit" instead;
+/// interval.md §2 keeps both counts.
 pub fn memory_verdict_frac(cases: &[Case], s: &Scenario) -> f64 {
     memory_verdict_frac_with(cases, &Errors::of(cases), s)
 }

@@ -875,6 +875,14 @@ fields! {
         get: |s| opt_bit(s.training.swiglu_fp8_input),
         set: |s, v| { s.training.swiglu_fp8_input = v.opt_bit()?; Ok(()) },
     }
+    /// `training.dropout`.
+    Dropout {
+        path: "training.dropout", key: "drop", label: "Dropout", unit: "",
+        help: "Hidden, attention and embedding dropout with p > 0, each keeping a 1-byte mask per element for backward (p = 0 keeps none: PyTorch returns the input); empty = off for gated-MLP (SwiGLU) models, whose recipes train without dropout, and for torchtitan and JAX; on for the other models under Megatron-LM, DeepSpeed and PyTorch (their 0.1 defaults).",
+        kind: Kind::Bool, optional: true,
+        get: |s| opt_bit(s.training.dropout),
+        set: |s, v| { s.training.dropout = v.opt_bit()?; Ok(()) },
+    }
     /// `training.moe_probs_in_experts`.
     MoeProbsInExperts {
         path: "training.moe_probs_in_experts", key: "mprob", label: "Routing probabilities in experts", unit: "",
@@ -1298,6 +1306,14 @@ fields! {
         kind: Kind::Between { min: Calibration::NETWORK_MIN, max: Calibration::NETWORK_MAX }, optional: true,
         get: |s| opt_real(s.calibration.network),
         set: |s, v| { s.calibration.network = v.opt_real()?; Ok(()) },
+    }
+    /// `calibration.precision`.
+    CalPrecision {
+        path: "calibration.precision", key: "cal.prec", label: "Factors measured in", unit: "",
+        help: "Training precision of the measured run: the compute factor acts only on plans whose GEMMs run on the same units (tensor cores; fp32: the CUDA cores); empty = every plan.",
+        kind: Kind::Choice(&["fp32", "fp16", "bf16", "fp8", "nvfp4"]), optional: true,
+        get: |s| opt_choice(s.calibration.precision, Precision::as_str),
+        set: |s, v| { s.calibration.precision = v.opt_choice(Precision::ALL, Precision::as_str)?; Ok(()) },
     }
     /// `calibration.memory_gib`.
     CalMemory {

@@ -26,6 +26,7 @@ const FOLDED: &[FieldId] = &[
     FieldId::Eager,
     FieldId::LossKernel,
     FieldId::SwigluFp8Input,
+    FieldId::Dropout,
     FieldId::RecomputeEarlyStop,
     FieldId::MoeProbsInExperts,
 ];
@@ -111,6 +112,9 @@ pub fn training_form(props: &FormProps) -> Html {
                 { select_field(FieldId::RecomputeEarlyStop, props,
                     vec![Opt::new("", "off (rerun the layer)"), Opt::new("on", "on (skip the last GEMM)"), Opt::new("off", "off")],
                     opt_bool_value(t.recompute_early_stop)) }
+                { select_field(FieldId::Dropout, props,
+                    vec![Opt::new("", "recipe's"), Opt::new("on", "on (1-byte masks)"), Opt::new("off", "off (p = 0)")],
+                    opt_bool_value(t.dropout)) }
             </div>
             if props.scenario.model.moe.is_some() {
                 <div class="grid">

@@ -40,7 +40,9 @@
 
 use crate::engine::per_gpu::{element_bytes, micro_batches, tokens_per_gpu};
 use crate::engine::shape::Shape;
-use crate::scenario::{LossKernel, Precision, Recompute, RecomputeModules, Scenario, Schedule};
+use crate::scenario::{
+    FfnAct, LossKernel, Precision, Recompute, RecomputeModules, Scenario, Schedule,
+};
 
 /// Activation bytes of one layer for one micro-batch, split by how tensor parallelism treats them.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -93,8 +95,9 @@ pub fn layer_activations_full_of(s: &Scenario, d: &Shape) -> LayerActivations {
     } = *d;
     let s_local = s.model.seq_len as f64 / p.cp.max(1) as f64;
     // norm inputs 2eh, QKV input eh, MLP input (FC1 / router + shared experts) eh, two
-    // dropout masks 2h.
-    let replicated = tok * (2.0 * e * h + e * h + e * h + 2.0 * h) / sp_div;
+    // dropout masks 2h (none without dropout).
+    let masks = if dropout(s) { 2.0 * h } else { 0.0 };
+    let replicated = tok * (2.0 * e * h + e * h + e * h + masks) / sp_div;
     let latents = tok * e * (d.q_lora + d.kv_lora + d.k_rope);
     // Megatron-LM with more TP ranks than KV heads: each rank keeps one whole K and V head.
     let kv_rank = d.kv_rank(t, s.tp_replicates_kv_heads());
@@ -106,8 +109,11 @@ pub fn layer_activations_full_of(s: &Scenario, d: &Shape) -> LayerActivations {
     };
     let scores = if s.training.flash_attention {
         tok * 4.0 * a / t
-    } else {
+    } else if dropout(s) {
         tok * (2.0 * e + 1.0) * a * s_local / t
+    } else {
+        // Without dropout the softmax output is the only score tensor kept.
+        tok * e * a * s_local / t
     };
     // Transformer Engine keeps each linear layer's input quantized for its backward.
     let (rep_q, shard_q) = quantized_inputs_saving(s, d);
@@ -157,9 +163,10 @@ fn swiglu_fp8_saving(s: &Scenario, d: &Shape) -> f64 {
 /// NVFP4 0.5625 B ([`crate::engine::time::fp8`]). Other stacks and precisions: the activation
 /// element ([`element_bytes`]).
 pub fn linear_input_bytes(s: &Scenario) -> f64 {
+    use crate::engine::framework::LayerLibrary;
     use crate::engine::time::fp8::{BLOCKWISE_BYTES, MXFP8_BYTES, NVFP4_BYTES};
-    use crate::scenario::{Fp8Recipe, Framework};
-    if s.training.framework() != Framework::Megatron {
+    use crate::scenario::Fp8Recipe;
+    if s.training.framework().traits().layers != LayerLibrary::TransformerEngine {
         return element_bytes(s);
     }
     match (s.training.precision, s.training.fp8_recipe()) {
@@ -455,13 +462,44 @@ impl LayerBytes {
 }
 
 /// Stage 0's embedding activations per micro-batch: the token ids (int64, 8 B per token, every
-/// TP rank) and the embedding-dropout mask (1 B per element, ÷t with SP). Megatron
+/// TP rank) and, with [`dropout`], the embedding-dropout mask (1 B per element, ÷t with SP). Megatron
 /// `compute_activation_memory`: `8·s·b·p + s·b·h·p`.
 pub fn embedding_bytes(s: &Scenario) -> f64 {
     let t = s.parallel.tp.max(1) as f64;
     let sp_div = if s.parallel.sp { t } else { 1.0 };
     let tok = tokens_per_gpu(s);
-    tok * 8.0 + tok * s.model.hidden as f64 / sp_div
+    let mask = if dropout(s) { 1.0 } else { 0.0 };
+    tok * 8.0 + mask * tok * s.model.hidden as f64 / sp_div
+}
+
+/// Whether the layers keep dropout masks: `training.dropout`, else the recipe's default
+/// ([activations.md](crate::docs::formulas::activations) §12).
+///
+/// A dropout with `p = 0` keeps nothing: PyTorch's `dropout` returns its input when `p == 0`
+/// (`aten/src/ATen/native/Dropout.cpp`, `_dropout_impl`; the fused `native_dropout`, which
+/// returns a mask, runs only for `0 < p < 1`, `is_fused_kernel_acceptable`), so Megatron-LM's
+/// bias-dropout-add and its attention dropout store no mask; FlashAttention stores none at any
+/// `p` (the [`layer_activations_full_of`] flash path has no mask term either way).
+///
+/// The default, `None`:
+/// - off for a gated-MLP (SwiGLU) model: its recipes train without dropout — Meta's Llama
+///   reference model has no dropout module, Hugging Face's `LlamaConfig` defaults
+///   `attention_dropout` to 0.0 and its decoder layer has no hidden dropout; NeMo's
+///   `Llama3Config` and `DeepSeekConfig` set `hidden_dropout = attention_dropout = 0.0`
+///   (`nemo/collections/llm/gpt/model/llama.py`, `deepseek.py`); Megatron-LM's
+///   `examples/llama/train_llama3_8b_h100_fp8.sh` and
+///   `examples/mixtral/train_mixtral_8x7b_distributed.sh` pass `--attention-dropout 0.0
+///   --hidden-dropout 0.0`;
+/// - else the stack's ([`crate::engine::framework::Traits::dropout`]): on for Megatron-LM
+///   and Megatron-DeepSpeed (`--hidden-dropout` and `--attention-dropout` default 0.1,
+///   `megatron/arguments.py`; BLOOM's `tr11-176B-ml.slurm` sets neither) and eager PyTorch
+///   (the Hugging Face GPT-2, BERT and OPT configs' 0.1); off for torchtitan (its models
+///   define no dropout) and JAX (MaxText `configs/base.yml` `dropout_rate: 0`).
+pub fn dropout(s: &Scenario) -> bool {
+    s.training.dropout.unwrap_or_else(|| {
+        s.model.ffn_act != FfnAct::Swiglu
+            && crate::engine::framework::traits(s.training.framework()).dropout
+    })
 }
 
 /// The last stage's output-layer activations per micro-batch: final-norm input and output-GEMM
@@ -720,5 +758,73 @@ mod compiled_loss_tests {
             - output_bytes(&compiled)
             - logits_transient_bytes(&compiled);
         assert_eq!(gap, 16_810_704_896.0);
+    }
+}
+
+#[cfg(test)]
+mod dropout_tests {
+    use super::*;
+
+    /// GPT-3 175B (96 layers, h 12288, 96 heads, f 4h, GELU, s 2048), micro-batch 1, TP 8
+    /// without SP, 16-bit, no flash attention, no recomputation, Megatron-LM: Korthikanti
+    /// Table 2's setting, with `training.dropout` set to `dropout`.
+    fn gpt3(dropout: Option<bool>) -> Scenario {
+        let mut s = crate::scenario::parse(
+            r#"{
+          "model": {"layers": 96, "hidden": 12288, "heads": 96, "ffn_hidden": 49152,
+                    "ffn_act": "gelu", "vocab": 51200, "seq_len": 2048},
+          "training": {"global_batch": 8, "micro_batch": 1, "precision": "bf16",
+                       "recompute": "none", "flash_attention": false, "framework": "megatron"},
+          "parallel": {"tp": 8, "pp": 8, "dp": 1},
+          "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 64}
+        }"#,
+        )
+        .unwrap();
+        s.training.dropout = dropout;
+        s
+    }
+
+    #[test]
+    fn dropout_masks_follow_korthikanti_table_2_and_vanish_at_p_0() {
+        let sbh = 2048.0 * 12288.0;
+        // With dropout (Megatron-LM's default for a GELU model): sbh·(10 + 24/t + 5as/(ht))
+        // = sbh·(10 + 3 + 10) = 23·sbh.
+        assert!(dropout(&gpt3(None)));
+        assert_eq!(layer_activations_full(&gpt3(None)).total(), 23.0 * sbh);
+        assert_eq!(
+            layer_activations_full(&gpt3(Some(true))).total(),
+            23.0 * sbh
+        );
+        // Without: no 2·sbh of masks, and of the 5as/(ht) score terms only the 16-bit softmax
+        // output 2as/(ht) = 4: sbh·(8 + 3 + 4) = 15·sbh.
+        assert_eq!(
+            layer_activations_full(&gpt3(Some(false))).total(),
+            15.0 * sbh
+        );
+        // Stage 0's embedding: 8 B of token ids per token, plus the 1-byte mask per element.
+        assert_eq!(embedding_bytes(&gpt3(None)), 2048.0 * (8.0 + 12288.0));
+        assert_eq!(embedding_bytes(&gpt3(Some(false))), 2048.0 * 8.0);
+    }
+
+    #[test]
+    fn dropout_default_is_the_recipe_and_stack() {
+        use crate::scenario::Framework;
+        let mut s = gpt3(None);
+        for (fw, want) in [
+            (Framework::Megatron, true),
+            (Framework::Deepspeed, true),
+            (Framework::Pytorch, true),
+            (Framework::Torchtitan, false),
+            (Framework::Jax, false),
+        ] {
+            s.training.framework = Some(fw);
+            assert_eq!(dropout(&s), want, "{fw:?}");
+        }
+        // A gated-MLP model trains without dropout in every stack; an explicit value wins.
+        s.model.ffn_act = FfnAct::Swiglu;
+        s.training.framework = Some(Framework::Megatron);
+        assert!(!dropout(&s));
+        s.training.dropout = Some(true);
+        assert!(dropout(&s));
     }
 }

@@ -178,7 +178,7 @@ impl MoeCosts {
         // combine cost two calls at their mean bytes.
         let (dispatch_b, combine_b) = wire_bytes(x);
         let a2a_bytes = tok_sp * d.k * d.h * dispatch_b;
-        let a2a = 2.0 * a2a_s(0.5 * (dispatch_b + combine_b));
+        let a2a = 2.0 * a2a_s((dispatch_b + combine_b) / 2.0);
         let etp_g = Group::new(x.gpu, par.etp().max(1), 1);
         let gather = etp_g.gather_s(rows * d.h * ab);
         let probs = if probs_travel {
