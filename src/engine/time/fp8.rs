@@ -15,7 +15,8 @@
 //! Formulas, sources and what was checked: [fp8.md](crate::docs::formulas::fp8) §1.
 
 use super::generation::Generation;
-use crate::scenario::{Fp8Recipe, Framework, GpuSpec, Precision};
+use crate::engine::framework::LayerLibrary;
+use crate::scenario::{Fp8Recipe, GpuSpec, Precision};
 
 /// How one FP8 recipe runs linear layers on one GPU generation.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -185,19 +186,20 @@ pub const ROWWISE_VS_TENSORWISE: f64 = 1.20 / 1.57;
 ///   ([`NVFP4_BYTES`]; `distributed.py` `_all_gather_nvfp4`, same commit).
 /// - Everything else, rowwise scaling, and runs without FP8: 16-bit both ways.
 pub fn tp_gather_bytes(
-    framework: Framework,
+    layers: LayerLibrary,
     precision: Precision,
     recipe: Option<Fp8Recipe>,
     ab: f64,
 ) -> (f64, f64) {
-    if precision == Precision::Nvfp4 && framework == Framework::Megatron {
+    use LayerLibrary::{Torchao, TransformerEngine};
+    if precision == Precision::Nvfp4 && layers == TransformerEngine {
         return (NVFP4_BYTES, NVFP4_BYTES);
     }
-    match (framework, recipe) {
-        (Framework::Megatron, Some(Fp8Recipe::Delayed | Fp8Recipe::Tensorwise)) => (1.0, 1.0),
-        (Framework::Megatron, Some(Fp8Recipe::Mxfp8)) => (MXFP8_BYTES, MXFP8_BYTES),
-        (Framework::Megatron, Some(Fp8Recipe::Blockwise)) => (BLOCKWISE_BYTES, BLOCKWISE_BYTES),
-        (Framework::Torchtitan, Some(Fp8Recipe::Tensorwise)) => (1.0, 1.0),
+    match (layers, recipe) {
+        (TransformerEngine, Some(Fp8Recipe::Delayed | Fp8Recipe::Tensorwise)) => (1.0, 1.0),
+        (TransformerEngine, Some(Fp8Recipe::Mxfp8)) => (MXFP8_BYTES, MXFP8_BYTES),
+        (TransformerEngine, Some(Fp8Recipe::Blockwise)) => (BLOCKWISE_BYTES, BLOCKWISE_BYTES),
+        (Torchao, Some(Fp8Recipe::Tensorwise)) => (1.0, 1.0),
         _ => (ab, ab),
     }
 }
@@ -257,8 +259,8 @@ mod tests {
 
     #[test]
     fn transformer_engine_gathers_quantized_activations() {
-        use Framework::*;
-        let both = |f, r| tp_gather_bytes(f, Precision::Fp8, r, 2.0);
+        use crate::scenario::Framework::{self, *};
+        let both = |f: Framework, r| tp_gather_bytes(f.traits().layers, Precision::Fp8, r, 2.0);
         assert_eq!(both(Megatron, Some(Fp8Recipe::Delayed)), (1.0, 1.0));
         assert_eq!(both(Megatron, Some(Fp8Recipe::Mxfp8)), (1.03125, 1.03125));
         assert_eq!(
@@ -270,7 +272,7 @@ mod tests {
         assert_eq!(both(Megatron, None), (2.0, 2.0));
         assert_eq!(both(Jax, Some(Fp8Recipe::Delayed)), (2.0, 2.0));
         // NVFP4: 0.5 B + one E4M3 scale per 16 elements under TE, 16-bit elsewhere.
-        let fp4 = |f| tp_gather_bytes(f, Precision::Nvfp4, None, 2.0);
+        let fp4 = |f: Framework| tp_gather_bytes(f.traits().layers, Precision::Nvfp4, None, 2.0);
         assert_eq!(fp4(Megatron), (0.5625, 0.5625));
         assert_eq!(fp4(Torchtitan), (2.0, 2.0));
     }
