@@ -181,6 +181,9 @@ pub struct Traits {
     pub sac_regathers: bool,
     /// The embedding and output layer are FSDP2's root unit.
     pub fsdp_root_ends: bool,
+    /// FlashAttention-2 runs on unpadded rows, gathered and scattered back every layer
+    /// ([`crate::engine::time::unpad`]).
+    pub flash_unpad: bool,
     /// A model without a gated MLP runs dropout with p > 0 unless told otherwise (the stack's
     /// argument or model-config default; [`crate::engine::memory::activations::dropout`]).
     pub dropout: bool,
@@ -259,6 +262,7 @@ const fn plain(name: &'static str) -> Traits {
         bf16_optimizer: false,
         sac_regathers: false,
         fsdp_root_ends: false,
+        flash_unpad: false,
         dropout: false,
         layers: LayerLibrary::Plain,
         tp_overlap: TpOverlap::Generic,
@@ -388,6 +392,7 @@ static PYTORCH: Traits = Traits {
     autocast_softmax: true,
     eager_bert_layer: true,
     cp: CpMechanism::TorchRing,
+    flash_unpad: true,
     param_passes: ParamPasses::EagerAutocast,
     dropout: true,
     fp32_shard_is_master: true,
