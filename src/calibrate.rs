@@ -51,6 +51,10 @@
 //! The memory offset is simpler: the measured peak minus the predicted peak (of the same kind),
 //! added to every stage; refused above the GPU's memory or outside the offset's bounds.
 //!
+//! The fit records the run's training precision beside the factors: the compute factor
+//! describes the GEMM units that ran (tensor cores, or the CUDA cores in fp32) and acts only on
+//! plans that run their GEMMs on the same units ([`crate::scenario::Calibration::carries_to`]).
+//!
 //! A fit replaces any calibration the scenario already had.
 //!
 //! Children: [`logline`] reads a measurement from one pasted training-log line; [`transfer`]
@@ -227,6 +231,7 @@ fn step(s: &mut Scenario, out: &mut Estimate, f: Factors) -> Result<f64, Scenari
         attention: f.1,
         network: Some(f.2),
         memory_gib: None,
+        precision: None,
     };
     crate::engine::estimate_into(s, out)?;
     Ok(out.time.step_s)
@@ -351,6 +356,7 @@ pub fn fit(s: &Scenario, m: &Measurement) -> Result<Fit, FitError> {
         attention: a,
         network: separable.then_some(n),
         memory_gib: None,
+        precision: Some(s.training.precision),
     };
     let mut memory_before_gib = None;
     if let Some(gib) = m.memory_gib {

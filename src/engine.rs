@@ -34,8 +34,9 @@
 //! - [`runs`]: runs of consecutive pipeline ranks that hold the same things (worked out once).
 //! - [`schedule`]: the timelines of the pipeline schedules (the schedule chart).
 //! - [`calibration`]: a scenario's calibration factors applied to the hardware rates.
-//! - [`framework`]: the framework table: each stack's default mechanisms and its support rules.
-//! - [`support`]: the rule functions of what each software stack can run at all.
+//! - [`framework`]: the framework table: each stack's defaults as mechanisms and switches and
+//!   what it cannot run, read by the scenario, memory and time (the one `match` on the framework).
+//! - [`support`]: checks a layout against the rules of its stack's row (what it can run at all).
 //! - [`stack_notes`]: what a plan needs from the software stack's version.
 //! - [`advice`]: the verdict and ranked one-step changes (bucket, pp, vp, tp, …).
 //! - [`split`]: the fastest and the lightest split of layers over pipeline stages.

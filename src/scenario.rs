@@ -154,7 +154,10 @@ impl Scenario {
     pub fn tp_splits_kv_heads(&self, tp: u64) -> bool {
         let kv = self.model.kv_heads();
         let tp = tp.max(1);
-        kv % tp == 0 || (self.training.framework() == Framework::Megatron && kv > 0 && tp % kv == 0)
+        kv % tp == 0
+            || (self.training.framework().traits().tp_multiple_of_kv_heads
+                && kv > 0
+                && tp % kv == 0)
     }
 
     /// Whether each TP rank replicates one K/V head ([`Scenario::tp_splits_kv_heads`]): Megatron-LM
@@ -175,7 +178,8 @@ impl Scenario {
     /// pipeline engine reduces after the last micro-batch (`ReduceGrads` in `TrainSchedule`).
     pub fn dp_comm_overlap(&self) -> bool {
         self.parallel.dp_comm_overlap.unwrap_or(
-            self.training.framework() != Framework::Deepspeed || self.parallel.zero_stage >= 3,
+            self.training.framework().traits().dp_overlap_below_zero3
+                || self.parallel.zero_stage >= 3,
         )
     }
 
@@ -201,7 +205,8 @@ impl Scenario {
     ///   around post-norm layers with dropout.
     pub fn recompute_early_stop(&self) -> bool {
         self.training.recompute_early_stop.unwrap_or(
-            self.training.framework() == Framework::Pytorch && self.parallel.zero_stage >= 3,
+            self.training.framework().traits().fsdp_recompute_early_stop
+                && self.parallel.zero_stage >= 3,
         )
     }
 
@@ -226,11 +231,11 @@ impl Scenario {
     /// `training.recompute` is now ([`Scenario::recompute_modules`]'s rules).
     fn selective_modules(&self) -> Option<RecomputeModules> {
         let t = &self.training;
-        match (t.recompute_modules, t.framework()) {
-            (Some(m), _) => Some(m),
-            (None, Framework::Megatron) => Some(RecomputeModules::CORE_ATTN),
-            (None, _) if !t.flash_attention => Some(RecomputeModules::CORE_ATTN),
-            (None, _) => None,
+        match t.recompute_modules {
+            Some(m) => Some(m),
+            None if t.framework().traits().recompute_modules => Some(RecomputeModules::CORE_ATTN),
+            None if !t.flash_attention => Some(RecomputeModules::CORE_ATTN),
+            None => None,
         }
     }
 

@@ -201,8 +201,8 @@ fn change_descriptions_name_old_and_new_values() {
 
 #[test]
 fn suggestions_respect_the_framework() {
-    use paracalc::engine::framework::unsupported;
     use paracalc::engine::search::Layout;
+    use paracalc::engine::support::unsupported;
     for fw in paracalc::scenario::Framework::ALL {
         let mut s = llama70_oom();
         s.training.framework = Some(*fw);

@@ -133,7 +133,8 @@ fn the_memory_verdict_reads_the_farther_end_of_the_memory_band() {
 #[test]
 fn the_definitions_card_states_the_registry_counts() {
     let s = paracalc::app::components::definitions::constants_sentence();
-    for (k, n) in paracalc::docs::constants::BY_KIND {
+    let body = paracalc::docs::constants::BODY_NUMBERS;
+    for (k, n) in paracalc::docs::constants::BY_KIND.iter().chain(&body) {
         assert!(s.contains(&format!("{n} {k}")), "{s}");
     }
     assert!(s.contains("ce6a0ec"), "{s}");

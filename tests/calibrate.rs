@@ -365,6 +365,42 @@ fn a_calibration_without_attention_predicts_as_before() {
 }
 
 #[test]
+fn a_tensor_core_calibration_is_not_carried_to_fp32_gemms() {
+    // BERT-large on one V100 (hf_docs_memory): fp16 on the tensor cores, fp32 on the CUDA cores.
+    let runs = timed();
+    let get = |id: &str| runs.iter().find(|r| r.0 == id).cloned().unwrap();
+    let (_, fp16, t16) = get("hf-docs-bert-large-v100-fp16-bs4");
+    let (_, fp32, _) = get("hf-docs-bert-large-v100-vanilla-fp32-bs4");
+    let f = fit(&fp16, &Measurement::step(t16)).unwrap();
+    assert_eq!(f.calibration.precision, Some(scenario::Precision::Fp16));
+    assert!(f.calibration.compute() < 0.85, "{:?}", f.calibration);
+    // On the fp32 plan the compute factor does not act: the uncalibrated step.
+    let mut s = fp32.clone();
+    s.calibration = f.calibration;
+    assert_eq!(step(&s).to_bits(), step(&fp32).to_bits());
+    // Nor does the calibrated band narrow (it did not measure this plan's kernels).
+    assert!(!paracalc::evidence::interval::step_calibrated(&s));
+    // Without the recorded precision (a calibration from before the field) it does.
+    s.calibration.precision = None;
+    assert!(step(&s) > 1.2 * step(&fp32));
+    assert!(paracalc::evidence::interval::step_calibrated(&s));
+    // To another tensor-core plan it is carried (the fp16 run with gradient checkpointing).
+    let (_, mut other, _) = get("hf-docs-bert-large-v100-ga4-bs1-gradckpt-fp16");
+    let before = step(&other);
+    other.calibration = f.calibration;
+    assert!(step(&other) > 1.1 * before);
+    // The field survives JSON and the share link.
+    let mut k = fp16.clone();
+    k.calibration = f.calibration;
+    let back = scenario::parse(&k.to_json_pretty()).unwrap();
+    assert_eq!(back.calibration, k.calibration);
+    let link = paracalc::share::encode(&k, "");
+    assert!(link.contains("cal.prec=fp16"), "{link}");
+    let d = paracalc::share::decode(&link).unwrap();
+    assert_eq!(d.scenario.calibration, k.calibration);
+}
+
+#[test]
 fn calibration_scales_time_but_not_the_mfu_denominator() {
     let s = model_preset("llama3-70b").unwrap().scenario();
     let e0 = estimate(&s).unwrap();
@@ -389,6 +425,7 @@ fn out_of_range_factors_are_errors_naming_the_field() {
         attention: Some(2.5),
         network: Some(0.01),
         memory_gib: Some(f64::NAN),
+        precision: None,
     };
     let err = s.validate().unwrap_err();
     let fields: Vec<&str> = err.issues.iter().map(|i| i.field.as_str()).collect();
@@ -594,6 +631,45 @@ mod cli {
         assert!((same - own).abs() < 1e-9, "{same} vs {own}");
         let overall = s["uncalibrated_pairs_time_mape_pct"].as_f64().unwrap();
         assert!(overall > 0.0 && overall < 50.0, "{overall}");
+        // Calibration's acceptance, per group: below uncalibrated where the runs share an
+        // offset larger than their spread, else no worse than a pure scale transfer (the
+        // other run's measured/predicted). hf_docs_memory mixes fp32 and fp16 runs of BERT-large
+        // on one V100 (predicted +0.6..+2.6 % and −15..−16 %): a compute factor fitted on the
+        // tensor cores is not carried to fp32's CUDA-core GEMMs, so the group calibrates below
+        // both (5.78 % against 7.10 % uncalibrated and 11.69 % scaled; 13.27 % when it was
+        // carried).
+        let g = &s["time_by_group"]["hf_docs_memory"];
+        let cal = g["calibrated_time_mape_pct"].as_f64().unwrap();
+        let scaled = g["scale_transfer_time_mape_pct"].as_f64().unwrap();
+        assert!(cal < 6.5 && scaled > 11.0, "{g}");
+        assert_eq!(g["calibration_acceptance"], Value::Bool(true), "{g}");
+        // Where it misses, it misses by less than 0.25 points, in a group where the only rule
+        // that would meet it costs the held-out groups more (src/engine/time/attention.md §1):
+        // moe_dgxc_grok1_2505 loses 0.02 points to the scale through its one H100 pair (a bf16
+        // run +2 % against an FP8 run −17 %; keeping FP8 apart from bf16 would fix that pair
+        // and take extra.json's calibrated MAPE from 3.97 to 5.3 %), and torchtitan_a100 sits
+        // within 0.01 points of its scale transfer.
+        let acc = &s["calibration_acceptance"];
+        let misses = acc["misses"].as_array().unwrap();
+        assert!(acc["holds"].as_u64().unwrap() >= 20, "{acc}");
+        for m in misses {
+            let name = m.as_str().unwrap();
+            assert!(
+                ["moe_dgxc_grok1_2505", "torchtitan_a100"].contains(&name),
+                "{name} misses calibration's acceptance: {}",
+                s["time_by_group"][name]
+            );
+            let g = &s["time_by_group"][name];
+            let f = |k: &str| g[k].as_f64().unwrap();
+            let offset = f("time_mean_error_pct").abs() > f("time_error_spread_pct");
+            let limit = if offset {
+                f("uncalibrated_pairs_time_mape_pct")
+            } else {
+                f("scale_transfer_time_mape_pct")
+            };
+            let gap = f("calibrated_time_mape_pct") - limit;
+            assert!(gap > 0.0 && gap < 0.25, "{name}: {g}");
+        }
         // Without the flag, no calibrated keys.
         let out = run(&["validate", "tests/data/public.json", "--json"]);
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -604,6 +680,10 @@ mod cli {
         assert!(text.contains("calibrated"), "{text}");
         assert!(
             text.contains("the same targets without calibration: "),
+            "{text}"
+        );
+        assert!(
+            text.contains("calibration's acceptance (below uncalibrated where a group's mean error exceeds its spread, else no worse than a pure scale): holds in "),
             "{text}"
         );
     }

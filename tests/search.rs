@@ -291,7 +291,7 @@ fn search_explains_its_choice_with_the_breakdown() {
 
 #[test]
 fn layouts_the_framework_cannot_run_are_left_out_with_the_reason() {
-    use paracalc::engine::framework::unsupported;
+    use paracalc::engine::support::unsupported;
     use paracalc::scenario::Framework;
     let megatron = search(&tiny(8), &SearchSpace::default());
     let key = "megatron cannot run it: ZeRO-2 has no Megatron-LM launch argument";

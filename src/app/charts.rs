@@ -591,6 +591,26 @@ pub(crate) fn mesh<DB: DrawingBackend>(
     Ok(())
 }
 
+/// The [`mesh`] of a panel over a log₂ axis (GPU counts, bucket sizes; x labelled `2^n` by
+/// [`pow2_label`]) with `x_labels` ticks on x and five on y, labelled by `y_fmt`.
+pub(crate) fn pow2_mesh<DB: DrawingBackend>(
+    chart: &mut Chart2d<'_, DB>,
+    style: &ChartStyle,
+    (x_desc, y_desc): (&str, &str),
+    x_labels: usize,
+    y_fmt: &dyn Fn(&f64) -> String,
+) -> Result<(), ChartError> {
+    let axes = Axes {
+        x_desc,
+        y_desc,
+        x_labels,
+        y_labels: 5,
+        x_fmt: &|v: &f64| pow2_label(*v),
+        y_fmt,
+    };
+    mesh(chart, style, &axes)
+}
+
 /// Tick label for a log2 axis value: the power of two, or nothing between powers.
 pub(crate) fn pow2_label(v: f64) -> String {
     if (v - v.round()).abs() > 1e-6 || !(0.0..=62.0).contains(&v.round()) {

@@ -33,6 +33,7 @@ pub mod model_size;
 pub mod notices;
 pub mod num_field;
 pub mod parallel_form;
+pub mod plan_bar;
 pub mod search_panel;
 pub mod stack_configs;
 pub mod summary;

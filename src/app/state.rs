@@ -401,93 +401,144 @@ fn edit_notice(id: FieldId, before: &Scenario, s: &Scenario, said: &[String]) ->
     )
 }
 
+/// The layout rules after an edit of field `id` ([`layout_rules`]), announced when they
+/// changed anything.
+fn edited(id: FieldId, before: &Scenario, s: &mut Scenario) -> Said {
+    let said = layout_rules(s, id);
+    (!said.is_empty()).then(|| (edit_notice(id, before, s, &said), false))
+}
+
+/// Dense (`on` false) or mixture-of-experts (from 8 experts, top-2); a dense model drops
+/// expert parallelism, announced.
+fn set_moe(s: &mut Scenario, on: bool) -> Said {
+    s.model.moe = if on {
+        Some(s.model.moe.unwrap_or(Moe::new(8, 2, s.model.ffn_hidden())))
+    } else {
+        None
+    };
+    if on || s.parallel.ep <= 1 {
+        return None;
+    }
+    let text = format!("Dense model: set ep {} → 1 (experts only).", s.parallel.ep);
+    s.parallel.ep = 1;
+    Some((text, false))
+}
+
+/// A GPU preset `id`, or `"custom"` to edit the current GPU's numbers. A calibration describes
+/// the cluster it was measured on (its drivers, kernels and fabric), so it does not follow the
+/// plan to another GPU preset (announced); editing the figures of the same GPU keeps it.
+fn set_gpu(s: &mut Scenario, id: &str) -> Said {
+    let was = s.cluster.gpu_name();
+    if id == "custom" {
+        if !matches!(s.cluster.gpu, GpuChoice::Custom(_)) {
+            let custom = custom_of(s);
+            s.cluster.gpu = GpuChoice::Custom(custom);
+            // The overrides are now part of the custom GPU.
+            s.cluster.intra_node_gbps = None;
+            s.cluster.inter_node_gbps = None;
+        }
+    } else if let Some(p) = gpu_preset(id) {
+        s.cluster.gpu = GpuChoice::Preset(p.id.to_string());
+    }
+    let now = s.cluster.gpu_name();
+    if id == "custom" || now == was || s.calibration.is_default() {
+        return None;
+    }
+    s.calibration = Calibration::default();
+    Some((
+        format!("Calibration removed: it was measured on {was}; measure a run on {now} to calibrate again."),
+        false,
+    ))
+}
+
+/// A layout picked in the search chart, with the GPU count it uses; the announcement's text.
+fn apply_layout(s: &mut Scenario, layout: Layout) -> String {
+    layout.apply(s);
+    s.cluster.num_gpus = capped_layout_gpus(s);
+    let p = &s.parallel;
+    format!(
+        "Applied layout tp {} × pp {} × dp {} × cp {}, vp {}, micro-batch {}, recompute {}, ZeRO {}.",
+        p.tp, p.pp, p.dp, p.cp, p.vp, s.training.micro_batch,
+        s.training.recompute.as_str(), p.zero_stage
+    )
+}
+
+/// An announcement of a change: its text and whether it was a one-click suggestion or layout
+/// (see [`Undo`]).
+type Said = Option<(String, bool)>;
+
 impl State {
-    /// Applies one action in place.
+    /// Applies one action in place. A view action ([`State::apply_view`]) leaves the plan and
+    /// its announcement alone; any other ends the previous announcement (its undo would drop
+    /// this change) and may announce itself, with the plan before it for [`Action::Undo`].
     pub fn apply(&mut self, action: Action) {
-        let quiet = matches!(
-            action,
-            Action::SelectChart(_)
-                | Action::Dismiss
-                | Action::Pin
-                | Action::Unpin
-                | Action::Message(..)
-                | Action::Draft(..)
-                | Action::Undo
-                | Action::KeepChange
-        );
-        let before = if quiet {
-            None
-        } else {
-            // A new edit ends the previous announcement (its undo would drop this edit).
-            self.undo = None;
-            Some(self.scenario.clone())
+        let Some(action) = self.apply_view(action) else {
+            return;
         };
-        let announce = |text: String, tried: bool| -> Option<Undo> {
-            before.clone().map(|b| Undo {
+        self.undo = None;
+        let before = self.scenario.clone();
+        if let Some((text, tried)) = self.apply_change(action, &before) {
+            self.undo = Some(Undo {
                 text,
-                before: Box::new(b),
+                before: Box::new(before),
                 tried,
-            })
-        };
+            });
+        }
+    }
+
+    /// Applies an action that changes what the page shows but not the plan (chart tab,
+    /// messages, drafts, the pinned A, the announcement itself); hands any other back.
+    fn apply_view(&mut self, action: Action) -> Option<Action> {
+        match action {
+            Action::SelectChart(c) => self.chart = Some(c),
+            Action::Dismiss => {
+                self.notices.clear();
+                self.message = None;
+            }
+            Action::Pin => {
+                self.pinned = Some(Pinned {
+                    scenario: self.scenario.clone(),
+                    preset: self.preset,
+                })
+            }
+            Action::Unpin => self.pinned = None,
+            Action::Message(error, text) => self.message = Some((error, text)),
+            Action::Draft(field, why) => {
+                self.drafts.retain(|d| d.field != field);
+                if let Some(why) = why {
+                    self.drafts.push(Draft { field, why });
+                }
+            }
+            Action::Undo => {
+                if let Some(u) = self.undo.take() {
+                    self.scenario = *u.before;
+                }
+            }
+            Action::KeepChange => self.undo = None,
+            other => return Some(other),
+        }
+        None
+    }
+
+    /// Applies an action that changes the plan (`before` is the plan it started from) and
+    /// returns its announcement, if it makes one.
+    fn apply_change(&mut self, action: Action, before: &Scenario) -> Said {
         let s = &mut self.scenario;
         match action {
             Action::SetNum(id, v) => {
                 self.drafts.retain(|d| d.field != id);
                 id.def().set_number(s, v);
-                let said = layout_rules(s, id);
-                if let (false, Some(b)) = (said.is_empty(), &before) {
-                    self.undo = announce(edit_notice(id, b, s, &said), false);
-                }
+                return edited(id, before, s);
             }
             Action::Set(id, v) => {
                 self.drafts.retain(|d| d.field != id);
                 let def = id.def();
                 if def.check(&v).is_ok() && (def.set)(s, v).is_ok() {
-                    let said = layout_rules(s, id);
-                    if let (false, Some(b)) = (said.is_empty(), &before) {
-                        self.undo = announce(edit_notice(id, b, s, &said), false);
-                    }
+                    return edited(id, before, s);
                 }
             }
-            Action::SetMoe(on) => {
-                s.model.moe = if on {
-                    Some(s.model.moe.unwrap_or(Moe::new(8, 2, s.model.ffn_hidden())))
-                } else {
-                    None
-                };
-                if !on && s.parallel.ep > 1 {
-                    self.undo = announce(
-                        format!("Dense model: set ep {} → 1 (experts only).", s.parallel.ep),
-                        false,
-                    );
-                    s.parallel.ep = 1;
-                }
-            }
-            Action::SetGpu(id) => {
-                let was = s.cluster.gpu_name();
-                if id == "custom" {
-                    if !matches!(s.cluster.gpu, GpuChoice::Custom(_)) {
-                        let custom = custom_of(s);
-                        s.cluster.gpu = GpuChoice::Custom(custom);
-                        // The overrides are now part of the custom GPU.
-                        s.cluster.intra_node_gbps = None;
-                        s.cluster.inter_node_gbps = None;
-                    }
-                } else if let Some(p) = gpu_preset(&id) {
-                    s.cluster.gpu = GpuChoice::Preset(p.id.to_string());
-                }
-                // A calibration describes the cluster it was measured on (its drivers, kernels
-                // and fabric), so it does not follow the plan to another GPU preset; editing
-                // the figures of the same GPU ("custom") keeps it.
-                let now = s.cluster.gpu_name();
-                if id != "custom" && now != was && !s.calibration.is_default() {
-                    s.calibration = Calibration::default();
-                    self.undo = announce(
-                        format!("Calibration removed: it was measured on {was}; measure a run on {now} to calibrate again."),
-                        false,
-                    );
-                }
-            }
+            Action::SetMoe(on) => return set_moe(s, on),
+            Action::SetGpu(id) => return set_gpu(s, &id),
             Action::ApplyNetwork(id) => {
                 if let Some(n) = network_preset(&id) {
                     n.apply(&mut s.cluster);
@@ -499,33 +550,13 @@ impl State {
                     self.preset = p.id;
                 }
             }
-            Action::ImportModel(model, message) => {
-                s.model = *model;
-                let mut said = Vec::new();
-                if s.model.moe.is_none() && s.parallel.ep > 1 {
-                    said.push(format!("dense model: ep {} → 1", s.parallel.ep));
-                    s.parallel.ep = 1;
-                }
-                said.extend(fit_imported(s));
-                // "Start from" names the preset nearest to what the plan now is.
-                self.preset = share::nearest_preset(s).id;
-                let changed = if said.is_empty() {
-                    "The plan fits as it was.".to_string()
-                } else {
-                    format!("To make it fit: {}.", said.join("; "))
-                };
-                if !said.is_empty() {
-                    self.undo = announce(format!("Imported {}. {changed}", s.model.name), false);
-                }
-                self.message = Some((false, format!("{message}\n{changed}")));
-            }
+            Action::ImportModel(model, message) => return self.import_model(*model, &message),
             Action::ReplaceScenario(scenario) => {
                 self.scenario = *scenario;
                 self.preset = share::nearest_preset(&self.scenario).id;
                 self.message = Some((false, "Scenario loaded from JSON.".into()));
             }
             Action::SetCalibration(k) => s.calibration = k,
-            Action::Message(error, text) => self.message = Some((error, text)),
             Action::FixDp => {
                 if let Some(dp) = fitting_dp(s) {
                     s.parallel.dp = dp;
@@ -533,43 +564,12 @@ impl State {
             }
             Action::FixGpus => s.cluster.num_gpus = capped_layout_gpus(s),
             Action::FixGlobalBatch => s.training.global_batch = fitting_global_batch(s),
-            Action::ApplyLayout(layout) => {
-                layout.apply(s);
-                s.cluster.num_gpus = capped_layout_gpus(s);
-                let p = &s.parallel;
-                self.undo = announce(
-                    format!(
-                        "Applied layout tp {} × pp {} × dp {} × cp {}, vp {}, micro-batch {}, recompute {}, ZeRO {}.",
-                        p.tp, p.pp, p.dp, p.cp, p.vp, s.training.micro_batch,
-                        s.training.recompute.as_str(), p.zero_stage
-                    ),
-                    true,
-                );
-            }
+            Action::ApplyLayout(layout) => return Some((apply_layout(s, layout), true)),
             Action::Try(sug) => {
                 let text = format!("Applied: {}.", sug.describe(s));
                 sug.apply(s);
-                self.undo = announce(text, true);
+                return Some((text, true));
             }
-            Action::KeepChange => self.undo = None,
-            Action::Undo => {
-                if let Some(u) = self.undo.take() {
-                    self.scenario = *u.before;
-                }
-            }
-            Action::Draft(field, why) => {
-                self.drafts.retain(|d| d.field != field);
-                if let Some(why) = why {
-                    self.drafts.push(Draft { field, why });
-                }
-            }
-            Action::Pin => {
-                self.pinned = Some(Pinned {
-                    scenario: self.scenario.clone(),
-                    preset: self.preset,
-                })
-            }
-            Action::Unpin => self.pinned = None,
             Action::Swap => {
                 if let Some(a) = self.pinned.take() {
                     self.pinned = Some(Pinned {
@@ -578,12 +578,39 @@ impl State {
                     });
                 }
             }
-            Action::SelectChart(c) => self.chart = Some(c),
-            Action::Dismiss => {
-                self.notices.clear();
-                self.message = None;
-            }
+            // Handled by apply_view.
+            Action::SelectChart(_)
+            | Action::Dismiss
+            | Action::Pin
+            | Action::Unpin
+            | Action::Message(..)
+            | Action::Draft(..)
+            | Action::Undo
+            | Action::KeepChange => {}
         }
+        None
+    }
+
+    /// A Hugging Face import: the model replaced, then made to fit ([`fit_imported`]); "Start
+    /// from" names the preset nearest to what the plan now is, and the message says what
+    /// changed. Announced when anything beyond the model changed.
+    fn import_model(&mut self, model: Model, message: &str) -> Said {
+        let s = &mut self.scenario;
+        s.model = model;
+        let mut said = Vec::new();
+        if s.model.moe.is_none() && s.parallel.ep > 1 {
+            said.push(format!("dense model: ep {} → 1", s.parallel.ep));
+            s.parallel.ep = 1;
+        }
+        said.extend(fit_imported(s));
+        self.preset = share::nearest_preset(s).id;
+        let changed = if said.is_empty() {
+            "The plan fits as it was.".to_string()
+        } else {
+            format!("To make it fit: {}.", said.join("; "))
+        };
+        self.message = Some((false, format!("{message}\n{changed}")));
+        (!said.is_empty()).then(|| (format!("Imported {}. {changed}", s.model.name), false))
     }
 
     /// The state a link describes (the query with or without `?`, or a whole URL). Never fails:

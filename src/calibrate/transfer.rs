@@ -10,7 +10,7 @@
 
 use super::{fit, Measurement};
 use crate::engine::estimate;
-use crate::scenario::Scenario;
+use crate::scenario::{Calibration, Scenario};
 
 /// One measured run.
 #[derive(Clone, Copy, Debug)]
@@ -47,9 +47,10 @@ pub fn transfers(runs: &[Run<'_>]) -> Vec<Transfer> {
             }
             let error_pct = fitted.as_ref().map_err(Clone::clone).and_then(|f| {
                 let mut s = ri.scenario.clone();
-                s.calibration.compute = f.calibration.compute;
-                s.calibration.attention = f.calibration.attention;
-                s.calibration.network = f.calibration.network;
+                s.calibration = Calibration {
+                    memory_gib: s.calibration.memory_gib,
+                    ..f.calibration
+                };
                 let e = estimate(&s).map_err(|e| e.to_string())?;
                 Ok(100.0 * (e.time.step_s - ri.step_s) / ri.step_s)
             });

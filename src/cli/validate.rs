@@ -13,16 +13,22 @@
 //! cases file when there is one) it adds, per group, the error now beside the error at first
 //! sight and a constant-MFU rule of thumb ([`first_sight`]).
 
+mod calibrated;
 mod first_sight;
 mod loso;
 
+use calibrated::{calibrated, calibrated_by_group, calibrated_overall, Pair};
+
 use super::{read_file, Args, CliError};
-use crate::calibrate::transfer::{transfers, Run};
 use crate::engine::{estimate, Estimate};
 use serde_json::{json, Map, Value};
 use std::fmt::Write as _;
 
 const GIB: f64 = 1_073_741_824.0;
+
+/// What `--calibrate` evaluated: the pairs, the pairs that failed, each timed run's group and
+/// signed error ([`calibrated`]).
+type Calibrated = (Vec<Pair>, usize, Vec<(String, f64)>);
 
 /// One compared metric of one case.
 #[derive(Clone, Debug, PartialEq)]
@@ -373,100 +379,6 @@ pub fn parse_cases(text: &str) -> Result<Vec<Value>, String> {
     }
 }
 
-/// One evaluated pair of `--calibrate`: the predicted run's group, its |error| % with the
-/// calibration fitted on the other run, and without any calibration (the same target, so the
-/// two means compare like with like).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Pair {
-    /// Group of both runs.
-    pub group: String,
-    /// |calibrated error| of the predicted run, %.
-    pub calibrated: f64,
-    /// |uncalibrated error| of the predicted run, %.
-    pub uncalibrated: f64,
-}
-
-/// Calibrated step-time errors (`--calibrate`): for every ordered pair of timed cases in one
-/// group, calibrate on the first and predict the second ([`crate::calibrate::transfer`]).
-/// Returns every evaluated pair and the number of pairs that failed.
-pub fn calibrated(cases: &[Value]) -> (Vec<Pair>, usize) {
-    let mut scenarios = Vec::new();
-    for case in cases {
-        let step = case
-            .pointer("/measured/iteration_time_s")
-            .and_then(Value::as_f64);
-        let scenario = case
-            .get("scenario")
-            .and_then(|v| crate::scenario::from_value(v).ok());
-        if let (Some(step), Some(s)) = (step, scenario) {
-            let group = case.get("group").and_then(Value::as_str).unwrap_or("");
-            scenarios.push((group.to_string(), s, step));
-        }
-    }
-    let runs: Vec<Run<'_>> = scenarios
-        .iter()
-        .map(|(g, s, t)| Run {
-            group: g,
-            scenario: s,
-            step_s: *t,
-        })
-        .collect();
-    // Each run's own uncalibrated |error| (NaN when it does not estimate; such a run also fails
-    // every calibrated pair, so it never reaches a mean).
-    let uncal: Vec<f64> = runs
-        .iter()
-        .map(|r| {
-            crate::engine::estimate(r.scenario).map_or(f64::NAN, |e| {
-                (100.0 * (e.time.step_s - r.step_s) / r.step_s).abs()
-            })
-        })
-        .collect();
-    let mut failed = 0;
-    let mut out = Vec::new();
-    for tr in transfers(&runs) {
-        match tr.error_pct {
-            Ok(e) => out.push(Pair {
-                group: runs[tr.to].group.to_string(),
-                calibrated: e.abs(),
-                uncalibrated: uncal[tr.to],
-            }),
-            Err(_) => failed += 1,
-        }
-    }
-    (out, failed)
-}
-
-/// Per group, in first-seen order: `(group, pairs, calibrated MAPE %, the same targets'
-/// uncalibrated MAPE %)`.
-fn calibrated_by_group(pairs: &[Pair]) -> Vec<(String, usize, f64, f64)> {
-    let mut out: Vec<(String, usize, f64, f64)> = Vec::new();
-    for p in pairs {
-        match out.iter_mut().find(|x| x.0 == p.group) {
-            Some(x) => {
-                x.1 += 1;
-                x.2 += p.calibrated;
-                x.3 += p.uncalibrated;
-            }
-            None => out.push((p.group.clone(), 1, p.calibrated, p.uncalibrated)),
-        }
-    }
-    for x in &mut out {
-        x.2 /= x.1 as f64;
-        x.3 /= x.1 as f64;
-    }
-    out
-}
-
-/// Means over all pairs: `(pairs, calibrated MAPE %, uncalibrated MAPE % of the same targets)`.
-fn calibrated_overall(pairs: &[Pair]) -> (usize, f64, f64) {
-    let n = pairs.len();
-    if n == 0 {
-        return (0, 0.0, 0.0);
-    }
-    let sum = |f: fn(&Pair) -> f64| pairs.iter().map(f).sum::<f64>() / n as f64;
-    (n, sum(|p| p.calibrated), sum(|p| p.uncalibrated))
-}
-
 /// Runs `paracalc validate`.
 pub fn run(args: &[String]) -> Result<String, CliError> {
     let args = Args::parse(args, &["--json", "--calibrate"], &["--first-sight"])?;
@@ -573,17 +485,24 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
     }
 }
 
-fn to_json(s: &Summary, rows: &[Row], cal: Option<&(Vec<Pair>, usize)>) -> Value {
+fn to_json(s: &Summary, rows: &[Row], cal: Option<&Calibrated>) -> Value {
     let mut groups = Map::new();
     for (g, n, mape) in time_by_group(rows) {
         groups.insert(g, json!({"time_cases": n, "time_mape_pct": mape}));
     }
-    if let Some((pairs, _)) = cal {
-        for (g, n, mape, uncal) in calibrated_by_group(pairs) {
-            if let Some(Value::Object(o)) = groups.get_mut(&g) {
-                o.insert("calibrated_pairs".into(), json!(n));
-                o.insert("calibrated_time_mape_pct".into(), json!(mape));
-                o.insert("uncalibrated_pairs_time_mape_pct".into(), json!(uncal));
+    if let Some((pairs, _, errors)) = cal {
+        for c in calibrated_by_group(pairs, errors) {
+            if let Some(Value::Object(o)) = groups.get_mut(&c.group) {
+                o.insert("calibrated_pairs".into(), json!(c.pairs));
+                o.insert("calibrated_time_mape_pct".into(), json!(c.calibrated));
+                o.insert(
+                    "uncalibrated_pairs_time_mape_pct".into(),
+                    json!(c.uncalibrated),
+                );
+                o.insert("scale_transfer_time_mape_pct".into(), json!(c.scale));
+                o.insert("time_mean_error_pct".into(), json!(c.mean_pct));
+                o.insert("time_error_spread_pct".into(), json!(c.spread_pct));
+                o.insert("calibration_acceptance".into(), json!(c.holds()));
             }
         }
     }
@@ -619,8 +538,20 @@ fn to_json(s: &Summary, rows: &[Row], cal: Option<&(Vec<Pair>, usize)>) -> Value
         },
         "cases": cases,
     });
-    if let (Some((pairs, failed)), Some(Value::Object(summary))) = (cal, out.get_mut("summary")) {
+    if let (Some((pairs, failed, errors)), Some(Value::Object(summary))) =
+        (cal, out.get_mut("summary"))
+    {
         let (n, mape, uncal) = calibrated_overall(pairs);
+        let by = calibrated_by_group(pairs, errors);
+        let misses: Vec<&str> = by
+            .iter()
+            .filter(|c| !c.holds())
+            .map(|c| c.group.as_str())
+            .collect();
+        summary.insert(
+            "calibration_acceptance".into(),
+            json!({"groups": by.len(), "holds": by.len() - misses.len(), "misses": misses}),
+        );
         summary.insert("calibrated_pairs".into(), json!(n));
         summary.insert("calibrated_failed_pairs".into(), json!(failed));
         summary.insert("calibrated_time_mape_pct".into(), json!(mape));
@@ -629,7 +560,7 @@ fn to_json(s: &Summary, rows: &[Row], cal: Option<&(Vec<Pair>, usize)>) -> Value
     out
 }
 
-fn to_text(s: &Summary, rows: &[Row], cal: Option<&(Vec<Pair>, usize)>) -> String {
+fn to_text(s: &Summary, rows: &[Row], cal: Option<&Calibrated>) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -698,25 +629,46 @@ fn to_text(s: &Summary, rows: &[Row], cal: Option<&(Vec<Pair>, usize)>) -> Strin
         "out of memory:        {} of {} predicted correctly",
         s.oom_correct, s.oom_cases
     );
-    let by_cal = cal.map(|(pairs, _)| calibrated_by_group(pairs));
+    let by_cal = cal.map(|(pairs, _, errors)| calibrated_by_group(pairs, errors));
     let _ = writeln!(out, "\nstep-time MAPE by group:");
     for (g, n, mape) in time_by_group(rows) {
         let _ = write!(out, "  {:<32} {:>4} cases  {:>6.2}%", g, n, mape);
-        if let Some(c) = by_cal.as_ref().and_then(|b| b.iter().find(|x| x.0 == g)) {
+        if let Some(c) = by_cal
+            .as_ref()
+            .and_then(|b| b.iter().find(|x| x.group == g))
+        {
             let _ = write!(
                 out,
-                "   calibrated {:>6.2}% ({} pairs; {:.2}% without)",
-                c.2, c.1, c.3
+                "   calibrated {:>6.2}% ({} pairs; {:.2}% without, {:.2}% scaled; {})",
+                c.calibrated,
+                c.pairs,
+                c.uncalibrated,
+                c.scale,
+                if c.holds() { "holds" } else { "misses" }
             );
         }
         let _ = writeln!(out);
     }
-    if let Some((pairs, failed)) = cal {
+    if let Some((pairs, failed, _)) = cal {
         let (n, mape, uncal) = calibrated_overall(pairs);
         let _ = writeln!(
             out,
             "\ncalibrated on one run, predicting another of its group: {n} pairs, MAPE {mape:.2}% ({failed} pairs failed); the same targets without calibration: {uncal:.2}%"
         );
+        if let Some(b) = &by_cal {
+            let misses: Vec<&str> = b
+                .iter()
+                .filter(|c| !c.holds())
+                .map(|c| c.group.as_str())
+                .collect();
+            let _ = writeln!(
+                out,
+                "calibration's acceptance (below uncalibrated where a group's mean error exceeds its spread, else no worse than a pure scale): holds in {} of {} groups; misses: {}",
+                b.len() - misses.len(),
+                b.len(),
+                if misses.is_empty() { "none".to_string() } else { misses.join(", ") }
+            );
+        }
     }
     out
 }

@@ -15,7 +15,7 @@
 //!
 //! Candidates that break a rule of the scenario (divisibility, ranges) are dropped by
 //! [`Scenario::validate`], and those the scenario's framework cannot run by
-//! [`super::framework::unsupported`], so only valid, runnable plans are ever offered.
+//! [`super::support::unsupported`], so only valid, runnable plans are ever offered.
 
 use super::estimate::{estimate_into, Estimate, MemoryEstimate, TimeEstimate};
 use super::search::Layout;
@@ -330,7 +330,7 @@ impl Change {
 /// `None` for other stacks (no modules there) and for models with neither block.
 fn memory_light_modules(s: &Scenario) -> Option<RecomputeModules> {
     let (mla, moe) = (s.model.mla.is_some(), s.model.moe.is_some());
-    if s.training.framework() != crate::scenario::Framework::Megatron || !(mla || moe) {
+    if !s.training.framework().traits().recompute_modules || !(mla || moe) {
         return None;
     }
     let mut m = RecomputeModules::LAYERNORM;
@@ -563,7 +563,7 @@ fn evaluate(s: &Scenario, changes: &[Change], work: &mut Scenario, est: &mut Est
         c.apply(work);
     }
     work != s
-        && super::framework::unsupported(work.training.framework(), &Layout::of(work)).is_none()
+        && super::support::unsupported(work.training.framework(), &Layout::of(work)).is_none()
         && estimate_into(work, est).is_ok()
         && est.time.step_s.is_finite()
 }

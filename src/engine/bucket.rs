@@ -6,7 +6,7 @@
 
 use super::memory::states::ParamBytes;
 use super::time::stack::DEEPSPEED_REDUCE_BUCKET_ELEMENTS;
-use crate::scenario::{Framework, Scenario};
+use crate::scenario::Scenario;
 
 /// Megatron DDP's default bucket, elements (`DistributedDataParallelConfig.bucket_size`:
 /// `max(40_000_000, 1_000_000·dp)`).
@@ -45,7 +45,7 @@ impl GradBucket {
         let (pbytes, main_grad_bytes) = (bytes.weights, bytes.main_grads);
         let grad_bytes = if bf16_optimizer {
             main_grad_bytes
-        } else if par.zero_stage >= 2 || s.training.framework() == Framework::Deepspeed {
+        } else if par.zero_stage >= 2 || s.training.framework().traits().reduces_16bit_grads {
             pbytes
         } else {
             main_grad_bytes

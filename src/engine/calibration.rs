@@ -13,7 +13,7 @@
 
 use super::time::comm::{DEFAULT_NIC_GBPS, DEFAULT_PCIE_GBPS};
 use super::time::compute::Device;
-use crate::scenario::{Calibration, GpuSpec};
+use crate::scenario::{Calibration, GpuSpec, Precision};
 
 /// `gpu` with every link bandwidth (NVLink or PCIe, NIC) multiplied by the network factor. A link
 /// the GPU leaves unset gets the time model's default for it first, so the factor always acts.
@@ -31,12 +31,14 @@ pub fn links(gpu: &GpuSpec, k: &Calibration) -> GpuSpec {
     g
 }
 
-/// `dev` with every sustained kernel rate multiplied by the compute factor, the fused-attention
-/// rates (`flash_flops`, `attn_peak_flops`, and the exponential rates `exp_per_s`,
-/// `attn_exp_ref_per_s` that only the fused kernel uses, [`Device::flash_s`] and
-/// `time::blackwell_cudnn`) by the attention factor.
-pub(crate) fn device(dev: Device, k: &Calibration) -> Device {
-    let (c, a) = (k.compute(), k.attention());
+/// `dev` (the rates of a plan trained in `precision`) with every sustained kernel rate
+/// multiplied by the compute factor, the fused-attention rates (`flash_flops`,
+/// `attn_peak_flops`, and the exponential rates `exp_per_s`, `attn_exp_ref_per_s` that only the
+/// fused kernel uses, [`Device::flash_s`] and `time::blackwell_cudnn`) by the attention factor;
+/// the compute factor only where it was measured on the plan's GEMM units
+/// ([`Calibration::compute_for`]).
+pub(crate) fn device(dev: Device, k: &Calibration, precision: Precision) -> Device {
+    let (c, a) = k.compute_for(precision);
     if c == 1.0 && a == 1.0 {
         return dev;
     }
@@ -55,7 +57,7 @@ pub(crate) fn device(dev: Device, k: &Calibration) -> Device {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{gpu_preset, Precision};
+    use crate::scenario::gpu_preset;
 
     #[test]
     fn factors_scale_rates_not_latencies() {
@@ -70,7 +72,7 @@ mod tests {
         assert_eq!(g.nic_gbps, gpu.nic_gbps.map(|b| b * 0.5));
         assert_eq!(g.peak_tflops, gpu.peak_tflops);
         let d0 = Device::new(&gpu, Precision::Bf16, None);
-        let d = device(d0, &k);
+        let d = device(d0, &k, Precision::Bf16);
         assert!((d.gemm_flops - 0.8 * d0.gemm_flops).abs() < 1.0);
         assert!((d.hbm_bps - 0.8 * d0.hbm_bps).abs() < 1.0);
         assert_eq!(d.kernel_s, d0.kernel_s);
@@ -91,7 +93,7 @@ mod tests {
             attention: Some(1.5),
             ..k
         };
-        let da = device(d0, &ka);
+        let da = device(d0, &ka, Precision::Bf16);
         assert_eq!(da.gemm_flops, d.gemm_flops);
         assert_eq!(da.hbm_bps, d.hbm_bps);
         assert_eq!(da.flash_flops, d0.flash_flops * 1.5);
@@ -103,7 +105,7 @@ mod tests {
             attention: Some(0.5),
             ..Calibration::default()
         };
-        let d1 = device(d0, &only_a);
+        let d1 = device(d0, &only_a, Precision::Bf16);
         assert_eq!(d1.gemm_flops, d0.gemm_flops);
         assert_eq!(d1.flash_flops, d0.flash_flops * 0.5);
         // No calibration: identity.
@@ -123,5 +125,56 @@ mod tests {
         let g = links(&gpu, &k);
         assert_eq!(g.pcie_gbps, Some(DEFAULT_PCIE_GBPS * 0.5));
         assert_eq!(g.nic_gbps, Some(DEFAULT_NIC_GBPS * 0.5));
+    }
+
+    #[test]
+    fn a_compute_factor_stays_on_the_gemm_units_it_was_measured_on() {
+        let gpu = gpu_preset("v100-sxm2-16gb").unwrap().spec;
+        let mut k = Calibration::default();
+        (k.compute, k.attention, k.network) = (Some(0.8), Some(0.9), Some(0.5));
+        k.precision = Some(Precision::Fp16);
+        // Tensor cores to tensor cores (fp16 → bf16, FP8): carried.
+        for p in [Precision::Fp16, Precision::Bf16, Precision::Fp8] {
+            let d0 = Device::new(&gpu, p, None);
+            assert_eq!(device(d0, &k, p).gemm_flops, d0.gemm_flops * 0.8);
+        }
+        // Tensor cores to the CUDA cores (fp32): compute is not, the attention factor of its
+        // own still is; links are scaled whatever the precision.
+        let d0 = Device::new(&gpu, Precision::Fp32, None);
+        let d = device(d0, &k, Precision::Fp32);
+        assert_eq!(d.gemm_flops, d0.gemm_flops);
+        assert_eq!(d.gemm16_flops, d0.gemm16_flops);
+        assert_eq!(d.hbm_bps, d0.hbm_bps);
+        assert_eq!(d.flash_flops, d0.flash_flops * 0.9);
+        assert_eq!(links(&gpu, &k).nic_gbps, gpu.nic_gbps.map(|b| b * 0.5));
+        // Attention following compute stays with it.
+        let follows = Calibration {
+            attention: None,
+            ..k
+        };
+        assert_eq!(
+            device(d0, &follows, Precision::Fp32).flash_flops,
+            d0.flash_flops
+        );
+        // And the other way round: measured in fp32, not carried to fp16.
+        let fp32 = Calibration {
+            precision: Some(Precision::Fp32),
+            ..follows
+        };
+        let h0 = Device::new(&gpu, Precision::Fp16, None);
+        assert_eq!(device(h0, &fp32, Precision::Fp16).gemm_flops, h0.gemm_flops);
+        assert_eq!(
+            device(d0, &fp32, Precision::Fp32).gemm_flops,
+            d0.gemm_flops * 0.8
+        );
+        // No precision recorded (a calibration from before the field): every plan.
+        let old = Calibration {
+            precision: None,
+            ..follows
+        };
+        assert_eq!(
+            device(d0, &old, Precision::Fp32).gemm_flops,
+            d0.gemm_flops * 0.8
+        );
     }
 }

@@ -1,13 +1,58 @@
-//! One owner per framework: the framework table. Each software stack (`training.framework`)
-//! is one [`Traits`] row: its defaults as mechanisms (enums and switches the time and memory
-//! models read through [`super::time::stack::Stack`]) and what it can run (its rule function in
-//! [`super::support`]). [`traits`] is the one `match` on the framework here; adding a stack is
-//! a variant of [`Framework`] and a row, plus the engine code of any mechanism it is the first
-//! to run. Sources for each mechanism are on the fields of [`super::time::stack::Stack`].
+//! One owner per framework: the framework table. Each software stack (`training.framework`,
+//! [`Framework`]) is one [`Traits`] row: its defaults as mechanisms (enums and switches read by
+//! the scenario's defaults and rules, the memory model and the time model, the latter through
+//! [`super::time::stack::Stack`]) and what it can run (its [`Rule`]s, checked by
+//! [`super::support`]). [`traits`] is the one `match` on the framework; adding a stack is a
+//! variant of [`Framework`] and a row here, plus the engine code of any mechanism it is the first
+//! to run. Sources for each mechanism are on the functions that read its switch and on the
+//! fields of [`super::time::stack::Stack`].
+//!
+//! The file names no scenario module but the parallel section's enums (the training section
+//! re-exports [`Framework`] from here), so the scenario's defaults and rules read the table
+//! without an import cycle.
 
-use super::knobs::Layout;
 use super::time::moe_bookkeeping::{Bookkeeping, FUSED_BOOKKEEPING, MEGATRON_BOOKKEEPING};
-use crate::scenario::{AttentionKernel, Framework, FsdpStyle};
+use crate::scenario::{FsdpStyle, Schedule};
+
+/// The software stack that runs the training (`DESIGN.md`, "The software stack is an input").
+/// It selects mechanisms (attention kernel, how ZeRO-3/FSDP gathers, which overlaps run), never
+/// a speed factor.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Framework {
+    /// Megatron-LM, NeMo, Megatron-Bridge: Transformer Engine, cuDNN fused attention,
+    /// distributed optimizer.
+    #[default]
+    Megatron,
+    /// DeepSpeed ZeRO, Megatron-DeepSpeed.
+    Deepspeed,
+    /// torchtitan: FSDP2, torch.compile, SDPA.
+    Torchtitan,
+    /// Eager PyTorch DDP/FSDP1: Hugging Face Trainer, llm-foundry/Composer.
+    Pytorch,
+    /// JAX: MaxText, Paxml.
+    Jax,
+}
+
+impl Framework {
+    /// All values, for dropdowns.
+    pub const ALL: &'static [Framework] = &[
+        Framework::Megatron,
+        Framework::Deepspeed,
+        Framework::Torchtitan,
+        Framework::Pytorch,
+        Framework::Jax,
+    ];
+
+    /// The JSON spelling.
+    pub fn as_str(self) -> &'static str {
+        traits(self).name
+    }
+
+    /// Its row of the table.
+    pub fn traits(self) -> &'static Traits {
+        traits(self)
+    }
+}
 
 /// How context parallelism exchanges K and V between the ranks of a CP group.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,14 +72,78 @@ pub enum CpMechanism {
     TorchRing,
 }
 
+/// The library of the stack's linear (and fused attention) layers, which decides how FP8
+/// tensors are cast, gathered and saved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LayerLibrary {
+    /// NVIDIA Transformer Engine (Megatron-LM, NeMo): quantizes the sequence-parallel
+    /// all-gather's input and keeps each linear layer's input quantized for its backward
+    /// ([`super::time::fp8::tp_gather_bytes`], [`super::memory::activations::linear_input_bytes`]).
+    TransformerEngine,
+    /// torchao's float8 (torchtitan): tensorwise scaling gathers FP8 through its TP classes;
+    /// rowwise GEMMs are priced per module from its table ([`super::time::rowwise`]).
+    Torchao,
+    /// Plain PyTorch or XLA layers: 16-bit gathers and saved inputs.
+    Plain,
+}
+
+/// How `parallel.tp_comm_overlap` hides the tensor-parallel collectives
+/// ([`super::time::layer_comm`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TpOverlap {
+    /// Transformer Engine's userbuffers, with sequence parallelism ([`super::time::userbuffers`]).
+    Userbuffers,
+    /// PyTorch's async TP pass, with sequence parallelism only ([`super::time::async_tp`]).
+    AsyncTp,
+    /// The generic overlap of the collectives with the neighbouring GEMMs.
+    Generic,
+}
+
+/// The passes a stack runs over a stage's parameters per micro-batch besides its layers' GEMMs
+/// ([`super::time::grad_accumulation`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamPasses {
+    /// DeepSpeed's gradient accumulation after each backward (ZeRO ≤ 1, more than one
+    /// micro-batch; its `BF16_Optimizer`'s fp32 accumulation).
+    DeepspeedAccumulation,
+    /// Unsharded eager PyTorch's autocast casts and `.grad` accumulation (ZeRO 0).
+    EagerAutocast,
+    /// Not counted.
+    None,
+}
+
+/// One rule of what a stack cannot run, on the knobs of a layout
+/// ([`super::knobs::Layout`]; [`super::support`] checks them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rule {
+    /// This ZeRO stage.
+    ZeroStage(u8),
+    /// This ZeRO stage with more than one data-parallel replica.
+    ZeroStageWithDp(u8),
+    /// This pipeline schedule, with more than one stage.
+    PipelineSchedule(Schedule),
+    /// Any pipeline schedule but this one, with more than one stage.
+    PipelineOtherThan(Schedule),
+    /// A ZeRO stage from this one on, with more than one stage.
+    PipelineZeroFrom(u8),
+    /// Virtual pipeline chunks (`vp > 1`).
+    Interleaved,
+    /// Context parallelism (`cp > 1`).
+    ContextParallel,
+    /// Tensor, pipeline or context parallelism.
+    ModelParallel,
+}
+
 /// One framework's row of the table.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Traits {
+    /// Its spelling in a scenario (`training.framework`).
+    pub name: &'static str,
     /// ZeRO-3's sharding style by default (`parallel.fsdp_style` overrides).
     pub fsdp_style: FsdpStyle,
-    /// The attention kernel by default on Hopper and Blackwell (FA2 before them;
-    /// `training.attention_kernel` overrides).
-    pub attention_hopper: AttentionKernel,
+    /// cuDNN's fused attention by default on Hopper and Blackwell, else FlashAttention-2
+    /// (FA2 before them; `training.attention_kernel` overrides).
+    pub cudnn_attention: bool,
     /// Pipeline send/receive overlapped under the interleaved schedule by default
     /// (`parallel.pp_comm_overlap` overrides).
     pub pp_overlap_interleaved: bool,
@@ -52,7 +161,9 @@ pub struct Traits {
     pub repeat_kv: bool,
     /// Element-wise operators one kernel each when eager (torchtitan without `torch.compile`).
     pub unfused_eager_elementwise: bool,
-    /// DeepSpeed's `BF16_Optimizer` can run the step (bf16 pipeline at ZeRO ≤ 1).
+    /// DeepSpeed's `BF16_Optimizer` can run the step (bf16 pipeline at ZeRO ≤ 1), and its
+    /// 16-bit `.grad`s stay alive beside its fp32 buffer
+    /// ([`super::memory::states::deepspeed_bf16_lp_grads`]).
     pub bf16_optimizer: bool,
     /// Per-op selective checkpointing re-gathers the sequence-parallel inputs.
     pub sac_regathers: bool,
@@ -61,16 +172,70 @@ pub struct Traits {
     /// A model without a gated MLP runs dropout with p > 0 unless told otherwise (the stack's
     /// argument or model-config default; [`crate::engine::memory::activations::dropout`]).
     pub dropout: bool,
-    /// Why it cannot run a layout, or `None` ([`super::support`]).
-    pub unsupported: fn(&Layout) -> Option<&'static str>,
+    /// The library of its linear layers.
+    pub layers: LayerLibrary,
+    /// How `parallel.tp_comm_overlap` hides the TP collectives.
+    pub tp_overlap: TpOverlap,
+    /// Q, K and V (and SwiGLU's gate and up) are one weight tensor each
+    /// ([`super::time::zero3`]).
+    pub fused_projections: bool,
+    /// The embedding's gradient is added into a main-gradient buffer by a hook every
+    /// micro-batch ([`super::time::ends::embedding_grad_bytes`]).
+    pub main_grad_hooks: bool,
+    /// The per-micro-batch passes over the parameters it runs.
+    pub param_passes: ParamPasses,
+    /// The data-parallel reduction moves the 16-bit gradients at every ZeRO stage
+    /// ([`super::bucket::GradBucket::with`]).
+    pub reduces_16bit_grads: bool,
+    /// ZeRO-3 keeps the fp32 parameter as the shard ([`super::memory::states::fp32_shard_is_master`]).
+    pub fp32_shard_is_master: bool,
+    /// DTensor sequence parallelism: the output GEMM keeps its gathered input
+    /// ([`super::memory::gathered_input`]) and the loss runs as loss parallel
+    /// ([`super::memory::loss_parallel`]).
+    pub dtensor_sp: bool,
+    /// Every operator is issued eagerly by default (`training.eager` overrides).
+    pub eager: bool,
+    /// Megatron-LM's vocab-parallel cross-entropy by default (`training.loss_kernel` overrides).
+    pub vocab_parallel_loss: bool,
+    /// The routed experts apply the routing probabilities in their activation, by default and
+    /// only here (`training.moe_probs_in_experts`).
+    pub moe_probs_in_experts: bool,
+    /// Megatron-LM's precision-aware optimizer: bf16 moments with the distributed optimizer
+    /// only, and 16-bit master remainders (`training.master_weights`).
+    pub precision_aware_optimizer: bool,
+    /// bf16 Adam moments can be chosen (`training.optimizer_states`).
+    pub bf16_moments: bool,
+    /// Megatron-LM's `--recompute-modules` (selective recomputation's modules, `core_attn` by
+    /// default).
+    pub recompute_modules: bool,
+    /// A TP degree may be a multiple of the key/value heads
+    /// ([`crate::scenario::Scenario::tp_splits_kv_heads`]).
+    pub tp_multiple_of_kv_heads: bool,
+    /// The data-parallel reduction overlaps compute below ZeRO-3 by default
+    /// (`parallel.dp_comm_overlap` overrides).
+    pub dp_overlap_below_zero3: bool,
+    /// Full recomputation stops early under FSDP (ZeRO-3) by default
+    /// (`training.recompute_early_stop` overrides).
+    pub fsdp_recompute_early_stop: bool,
+    /// DeepSpeed's 2021 ZeRO-3 (`parallel.fsdp_style` `per_parameter_sync`).
+    pub zero3_2021: bool,
+    /// DeepEP can dispatch its MoE tokens (`parallel.moe_dispatcher`).
+    pub deepep: bool,
+    /// Megatron-Core's FP8 SwiGLU input (`training.swiglu_fp8_input`).
+    pub swiglu_fp8_input: bool,
+    /// Megatron-LM's FP8 primary weights (`training.fp8_params`).
+    pub fp8_param_gather: bool,
+    /// What it cannot run, each rule with its reason, checked in order.
+    pub rules: &'static [(Rule, &'static str)],
 }
 
 /// The plain stack every row starts from: FA2, ZeRO-3 per block, fused MoE bookkeeping, the
-/// P2P ring for context parallelism, none of the switches, no support rule.
-const fn plain() -> Traits {
+/// P2P ring for context parallelism, plain layers, none of the switches, no rule.
+const fn plain(name: &'static str) -> Traits {
     Traits {
+        name,
         fsdp_style: FsdpStyle::PerBlock,
-        attention_hopper: AttentionKernel::Fa2,
+        cudnn_attention: false,
         pp_overlap_interleaved: false,
         moe_bookkeeping: FUSED_BOOKKEEPING,
         autocast_softmax: false,
@@ -83,28 +248,101 @@ const fn plain() -> Traits {
         sac_regathers: false,
         fsdp_root_ends: false,
         dropout: false,
-        unsupported: super::support::none,
+        layers: LayerLibrary::Plain,
+        tp_overlap: TpOverlap::Generic,
+        fused_projections: false,
+        main_grad_hooks: false,
+        param_passes: ParamPasses::None,
+        reduces_16bit_grads: false,
+        fp32_shard_is_master: false,
+        dtensor_sp: false,
+        eager: false,
+        vocab_parallel_loss: false,
+        moe_probs_in_experts: false,
+        precision_aware_optimizer: false,
+        bf16_moments: false,
+        recompute_modules: false,
+        tp_multiple_of_kv_heads: false,
+        dp_overlap_below_zero3: true,
+        fsdp_recompute_early_stop: false,
+        zero3_2021: false,
+        deepep: true,
+        swiglu_fp8_input: false,
+        fp8_param_gather: false,
+        rules: &[],
     }
 }
 
 /// Megatron-LM, NeMo, Megatron-Bridge.
 static MEGATRON: Traits = Traits {
-    attention_hopper: AttentionKernel::Cudnn,
+    cudnn_attention: true,
     pp_overlap_interleaved: true,
     moe_bookkeeping: MEGATRON_BOOKKEEPING,
     tp_bwd_overlap: true,
+    layers: LayerLibrary::TransformerEngine,
+    tp_overlap: TpOverlap::Userbuffers,
+    fused_projections: true,
+    main_grad_hooks: true,
     dropout: true,
-    unsupported: super::support::megatron,
-    ..plain()
+    vocab_parallel_loss: true,
+    moe_probs_in_experts: true,
+    precision_aware_optimizer: true,
+    bf16_moments: true,
+    recompute_modules: true,
+    tp_multiple_of_kv_heads: true,
+    swiglu_fp8_input: true,
+    fp8_param_gather: true,
+    rules: &[
+        (
+            Rule::ZeroStage(2),
+            "ZeRO-2 has no Megatron-LM launch argument",
+        ),
+        (
+            Rule::PipelineSchedule(Schedule::Gpipe),
+            "Megatron-LM has no GPipe schedule",
+        ),
+        (
+            Rule::PipelineSchedule(Schedule::DualPipe),
+            "Megatron-LM has no DualPipe schedule",
+        ),
+        (
+            Rule::PipelineSchedule(Schedule::DualPipeV),
+            "Megatron-LM has no DualPipe schedule",
+        ),
+    ],
+    ..plain("megatron")
 };
 
 /// DeepSpeed ZeRO, Megatron-DeepSpeed.
 static DEEPSPEED: Traits = Traits {
     fsdp_style: FsdpStyle::PerParameter,
     bf16_optimizer: true,
+    fused_projections: true,
     dropout: true,
-    unsupported: super::support::deepspeed,
-    ..plain()
+    param_passes: ParamPasses::DeepspeedAccumulation,
+    reduces_16bit_grads: true,
+    dp_overlap_below_zero3: false,
+    zero3_2021: true,
+    deepep: false,
+    rules: &[
+        (
+            Rule::PipelineOtherThan(Schedule::OneFOneB),
+            "DeepSpeed's pipeline engine runs 1F1B only",
+        ),
+        (
+            Rule::PipelineZeroFrom(2),
+            "DeepSpeed's pipeline engine runs with ZeRO 0 or 1 only",
+        ),
+        (
+            Rule::Interleaved,
+            "DeepSpeed's pipeline engine has no interleaved schedule",
+        ),
+        (
+            Rule::ContextParallel,
+            "DeepSpeed has no ring context parallelism (its Ulysses is all-to-all)",
+        ),
+    ],
+    ..plain("deepspeed")
 };
 
 /// torchtitan: FSDP2, torch.compile, SDPA.
@@ -115,8 +353,22 @@ static TORCHTITAN: Traits = Traits {
     unfused_eager_elementwise: true,
     sac_regathers: true,
     fsdp_root_ends: true,
-    unsupported: super::support::torchtitan,
-    ..plain()
+    layers: LayerLibrary::Torchao,
+    tp_overlap: TpOverlap::AsyncTp,
+    fp32_shard_is_master: true,
+    dtensor_sp: true,
+    bf16_moments: true,
+    rules: &[
+        (
+            Rule::ZeroStageWithDp(1),
+            "torchtitan has no optimizer-only (ZeRO-1) sharding",
+        ),
+        (
+            Rule::PipelineSchedule(Schedule::DualPipe),
+            "torchtitan (torch.distributed.pipelining) has no bidirectional DualPipe",
+        ),
+    ],
+    ..plain("torchtitan")
 };
 
 /// Eager PyTorch DDP/FSDP1: the Hugging Face Trainer, llm-foundry/Composer.
@@ -124,19 +376,34 @@ static PYTORCH: Traits = Traits {
     autocast_softmax: true,
     eager_bert_layer: true,
     cp: CpMechanism::TorchRing,
+    param_passes: ParamPasses::EagerAutocast,
     dropout: true,
-    unsupported: super::support::pytorch,
-    ..plain()
+    fp32_shard_is_master: true,
+    eager: true,
+    fsdp_recompute_early_stop: true,
+    rules: &[
+        (
+            Rule::ModelParallel,
+            "eager PyTorch DDP/FSDP has no tensor, pipeline or context parallelism",
+        ),
+        (
+            Rule::ZeroStageWithDp(1),
+            "FSDP has no optimizer-only (ZeRO-1) sharding",
+        ),
+    ],
+    ..plain("pytorch")
 };
 
-/// JAX: MaxText, Paxml.
+/// JAX: MaxText, Paxml (sharding per mesh axis: no rule applied).
 static JAX: Traits = Traits {
-    attention_hopper: AttentionKernel::Cudnn,
+    cudnn_attention: true,
     tp_bwd_overlap: true,
-    ..plain()
+    fp32_shard_is_master: true,
+    deepep: false,
+    ..plain("jax")
 };
 
-/// The row of `framework`.
+/// The row of `framework`: the one `match` on the framework.
 pub fn traits(framework: Framework) -> &'static Traits {
     match framework {
         Framework::Megatron => &MEGATRON,
@@ -145,9 +412,4 @@ pub fn traits(framework: Framework) -> &'static Traits {
         Framework::Pytorch => &PYTORCH,
         Framework::Jax => &JAX,
     }
-}
-
-/// Why `framework` cannot run `layout`, or `None` when it can (as far as its rules know).
-pub fn unsupported(framework: Framework, layout: &Layout) -> Option<&'static str> {
-    (traits(framework).unsupported)(layout)
 }

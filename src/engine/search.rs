@@ -1,7 +1,7 @@
 //! Best-layout search: enumerate every valid parallel layout for a model, training setup and
 //! cluster size, evaluate each with the same [`estimate`](super::estimate), rank the feasible
 //! ones by throughput and keep the Pareto front of throughput vs memory. Layouts the scenario's
-//! `training.framework` cannot run ([`super::framework::unsupported`]) are counted as rejected with
+//! `training.framework` cannot run ([`super::support::unsupported`]) are counted as rejected with
 //! the reason and never recommended.
 //!
 //! The pipeline schedule is one of the dimensions ([`SearchSpace::schedules`]): with one chunk
@@ -455,7 +455,7 @@ impl Searcher {
                 schedule: o.schedule,
                 first_last: None,
             };
-            match super::framework::unsupported(self.work.training.framework(), &layout) {
+            match super::support::unsupported(self.work.training.framework(), &layout) {
                 Some(why) => {
                     use std::fmt::Write;
                     let framework = self.work.training.framework().as_str();

@@ -16,10 +16,11 @@
 //!   (DeepSeek-V3's query/key heads are 128 + 64 = 192 wide; attention.md §2).
 
 use super::estimate::estimate;
+use super::framework::LayerLibrary;
 use super::time::attention::AttentionKernel;
 use super::time::compute::Generation;
 use super::time::stack::Stack;
-use crate::scenario::{Framework, Scenario};
+use crate::scenario::Scenario;
 use serde::Serialize;
 
 /// One requirement of the plan on its stack, and the plan's cost without it.
@@ -58,6 +59,9 @@ pub fn stack_notes(s: &Scenario) -> Vec<StackNote> {
     out
 }
 
+/// Widest head Transformer Engine's cuDNN fused attention ran on Blackwell before TE 2.5.
+const TE_CUDNN_MAX_HEAD_DIM: u64 = 128;
+
 /// The query/key and value head widths of `s`'s multi-head latent attention when it runs wider
 /// than 128 through Transformer Engine's cuDNN kernel on Blackwell.
 fn mla_unfused_before_te_2_5(s: &Scenario) -> Option<(u64, u64)> {
@@ -65,9 +69,9 @@ fn mla_unfused_before_te_2_5(s: &Scenario) -> Option<(u64, u64)> {
     let (qk, v) = (mla.qk_nope_head_dim + mla.qk_rope_head_dim, mla.v_head_dim);
     let gpu = s.cluster.gpu_spec()?;
     // The kernel the stack runs: the field, else the framework's default (`Stack::of`).
-    let applies = (qk > 128 || v > 128)
+    let applies = (qk > TE_CUDNN_MAX_HEAD_DIM || v > TE_CUDNN_MAX_HEAD_DIM)
         && s.training.flash_attention
-        && s.training.framework() == Framework::Megatron
+        && s.training.framework().traits().layers == LayerLibrary::TransformerEngine
         && Generation::of(&gpu) == Generation::Blackwell
         && Stack::of(s, &gpu).attention == AttentionKernel::Cudnn;
     applies.then_some((qk, v))

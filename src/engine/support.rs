@@ -1,5 +1,5 @@
-//! What each software stack (`training.framework`) can run at all, one rule function per stack
-//! that the framework table points to ([`super::framework::Traits::unsupported`]): layouts a
+//! What each software stack (`training.framework`) can run at all: the rules of its row of the
+//! framework table ([`super::framework::Traits::rules`]), checked here ([`unsupported`]): layouts a
 //! framework has no mechanism for are left out of the search ([`super::search`]) and of the
 //! advice ([`super::advice`]) with the reason, instead of being recommended. (How fast the mechanisms a
 //! framework does run are is the time model's business: `time::stack`.)
@@ -28,8 +28,19 @@
 //!   (ZeRO-3), not ZeRO-1 (`torch.distributed.fsdp.ShardingStrategy`).
 //! - JAX (MaxText, Paxml): sharding is expressed per mesh axis; no rule is applied.
 
+use super::framework::{traits, Framework, Rule};
 use super::knobs::Layout;
 use crate::scenario::Schedule;
+
+/// Why `framework` cannot run `layout` (the reason of its first rule the layout breaks, in the
+/// framework table's order), or `None` when it can (as far as its rules know).
+pub fn unsupported(framework: Framework, layout: &Layout) -> Option<&'static str> {
+    traits(framework)
+        .rules
+        .iter()
+        .find(|(rule, _)| rule.breaks(layout))
+        .map(|&(_, why)| why)
+}
 
 /// The schedule `l` runs: its own, else the default for its chunks (1F1B, or interleaved when
 /// `vp > 1`).
@@ -41,59 +52,19 @@ fn schedule_of(l: &Layout) -> Schedule {
     })
 }
 
-/// Megatron-LM / NeMo's rules.
-pub fn megatron(l: &Layout) -> Option<&'static str> {
-    let (schedule, piped) = (schedule_of(l), l.pp > 1);
-    if l.zero_stage == 2 {
-        Some("ZeRO-2 has no Megatron-LM launch argument")
-    } else if piped && matches!(schedule, Schedule::Gpipe) {
-        Some("Megatron-LM has no GPipe schedule")
-    } else if piped && matches!(schedule, Schedule::DualPipe | Schedule::DualPipeV) {
-        Some("Megatron-LM has no DualPipe schedule")
-    } else {
-        None
+impl Rule {
+    /// Whether `l` breaks this rule.
+    pub fn breaks(self, l: &Layout) -> bool {
+        let piped = l.pp > 1;
+        match self {
+            Rule::ZeroStage(z) => l.zero_stage == z,
+            Rule::ZeroStageWithDp(z) => l.zero_stage == z && l.dp > 1,
+            Rule::PipelineSchedule(s) => piped && schedule_of(l) == s,
+            Rule::PipelineOtherThan(s) => piped && schedule_of(l) != s,
+            Rule::PipelineZeroFrom(z) => piped && l.zero_stage >= z,
+            Rule::Interleaved => l.vp > 1,
+            Rule::ContextParallel => l.cp > 1,
+            Rule::ModelParallel => l.tp > 1 || piped || l.cp > 1,
+        }
     }
-}
-
-/// DeepSpeed's rules.
-pub fn deepspeed(l: &Layout) -> Option<&'static str> {
-    let (schedule, piped) = (schedule_of(l), l.pp > 1);
-    if piped && schedule != Schedule::OneFOneB {
-        Some("DeepSpeed's pipeline engine runs 1F1B only")
-    } else if l.pp > 1 && l.zero_stage >= 2 {
-        Some("DeepSpeed's pipeline engine runs with ZeRO 0 or 1 only")
-    } else if l.vp > 1 {
-        Some("DeepSpeed's pipeline engine has no interleaved schedule")
-    } else if l.cp > 1 {
-        Some("DeepSpeed has no ring context parallelism (its Ulysses is all-to-all)")
-    } else {
-        None
-    }
-}
-
-/// torchtitan's rules.
-pub fn torchtitan(l: &Layout) -> Option<&'static str> {
-    if l.zero_stage == 1 && l.dp > 1 {
-        Some("torchtitan has no optimizer-only (ZeRO-1) sharding")
-    } else if l.pp > 1 && schedule_of(l) == Schedule::DualPipe {
-        Some("torchtitan (torch.distributed.pipelining) has no bidirectional DualPipe")
-    } else {
-        None
-    }
-}
-
-/// Eager PyTorch's rules (DDP / FSDP1).
-pub fn pytorch(l: &Layout) -> Option<&'static str> {
-    if l.tp > 1 || l.pp > 1 || l.cp > 1 {
-        Some("eager PyTorch DDP/FSDP has no tensor, pipeline or context parallelism")
-    } else if l.zero_stage == 1 && l.dp > 1 {
-        Some("FSDP has no optimizer-only (ZeRO-1) sharding")
-    } else {
-        None
-    }
-}
-
-/// JAX's rules: sharding is per mesh axis; none applied.
-pub fn none(_: &Layout) -> Option<&'static str> {
-    None
 }

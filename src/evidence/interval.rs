@@ -448,10 +448,14 @@ impl Interval {
     }
 }
 
-/// Whether `s` carries step-time factors (compute, attention or network) from a calibration.
+/// Whether `s` carries step-time factors (compute, attention or network) from a calibration
+/// measured on its GEMM units: a calibration from a run on the other units
+/// ([`crate::scenario::Calibration::carries_to`]) did not measure this plan's kernels, so it
+/// does not remove the between-source part of the band.
 pub fn step_calibrated(s: &Scenario) -> bool {
     let c = &s.calibration;
-    c.compute.is_some() || c.attention.is_some() || c.network.is_some()
+    (c.compute.is_some() || c.attention.is_some() || c.network.is_some())
+        && c.carries_to(s.training.precision)
 }
 
 /// The band of `metric` as shown for `s`: [`Interval::calibrated`] when `s` carries that

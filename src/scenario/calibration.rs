@@ -19,6 +19,18 @@
 //!   (NVLink/PCIe inside a node, the NICs between nodes) is multiplied by `n` (`n < 1`: a slower
 //!   fabric, fewer rails, an NCCL version or topology that reaches less bus bandwidth).
 //!   Collective latencies are not scaled.
+//! - `precision`: the training precision of the run the step factors were fitted on. The
+//!   compute factor (and attention when it follows compute) describes the GEMM units that run
+//!   measured: the tensor cores for fp16, bf16, FP8 and NVFP4, the CUDA cores for fp32 (SGEMM:
+//!   PyTorch leaves TF32 off for matmuls, `engine::time::compute::Efficiency::gemm_fp32`).
+//!   Those are separate execution units with separate kernels and separately measured
+//!   efficiencies, so a factor fitted on one does not say how the other runs: on a plan whose
+//!   GEMMs run on the other units the compute factor is not applied (a fused-attention factor
+//!   of its own and the network factor still are). Absent, the factors apply to every plan (a
+//!   calibration written before this field predicts what it did). Hugging Face's BERT-large on
+//!   one V100 (`hf_docs_memory`): the model predicts the fp32 runs 0.6-2.6 % slow and the fp16
+//!   runs 15-16 % fast; the factor fitted on an fp16 run (0.77-0.80) carried to the fp32 runs
+//!   made them 22-30 % slow.
 //! - `memory_gib`: the **memory offset**, GiB per GPU, added to every pipeline stage as allocator
 //!   reserve (memory that the user's framework holds and the model does not count: other
 //!   libraries' workspaces, a larger fragmentation, a bigger CUDA context).
@@ -60,6 +72,8 @@
 //! assert!(!c.is_default());
 //! ```
 
+use super::Precision;
+
 /// Factors fitted to one measured run of the user's cluster. Every field is optional; `None`
 /// means no correction (see the accessors).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -74,6 +88,10 @@ pub struct Calibration {
     pub network: Option<f64>,
     /// Memory offset per GPU, GiB, added to every stage's allocator reserve.
     pub memory_gib: Option<f64>,
+    /// Training precision of the run the step factors were fitted on: the compute factor acts
+    /// only on plans whose GEMMs run on the same units ([`Calibration::compute_for`]); absent,
+    /// on every plan.
+    pub precision: Option<Precision>,
 }
 
 impl Calibration {
@@ -110,6 +128,25 @@ impl Calibration {
         self.attention.unwrap_or_else(|| self.compute())
     }
 
+    /// Whether the compute factor describes the GEMM units of a plan trained in `plan`: no
+    /// precision recorded, or one whose GEMMs run on the same units (tensor cores for fp16,
+    /// bf16, FP8 and NVFP4; the CUDA cores for fp32).
+    pub fn carries_to(&self, plan: Precision) -> bool {
+        self.precision
+            .is_none_or(|p| (p == Precision::Fp32) == (plan == Precision::Fp32))
+    }
+
+    /// The compute and attention factors that act on a plan trained in `plan`: both as set
+    /// when [`Calibration::carries_to`] the plan; otherwise compute is 1 and attention is its
+    /// own factor or 1 (the units the compute factor was measured on are not the plan's).
+    pub fn compute_for(&self, plan: Precision) -> (f64, f64) {
+        if self.carries_to(plan) {
+            (self.compute(), self.attention())
+        } else {
+            (1.0, self.attention.unwrap_or(1.0))
+        }
+    }
+
     /// The network efficiency factor, 1 when not set.
     pub fn network(&self) -> f64 {
         self.network.unwrap_or(1.0)
@@ -142,6 +179,17 @@ impl Calibration {
         }
         if let Some(n) = self.network {
             parts.push(format!("links run at {} of the modelled bandwidth", pct(n)));
+        }
+        if let (Some(p), true) = (self.precision, self.compute.is_some()) {
+            parts.push(format!(
+                "measured in {} ({})",
+                p.as_str(),
+                if p == Precision::Fp32 {
+                    "the compute factor applies to fp32 plans only"
+                } else {
+                    "the compute factor does not apply to fp32 plans"
+                }
+            ));
         }
         if let Some(m) = self.memory_gib {
             parts.push(format!(

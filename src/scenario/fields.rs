@@ -1307,6 +1307,14 @@ fields! {
         get: |s| opt_real(s.calibration.network),
         set: |s, v| { s.calibration.network = v.opt_real()?; Ok(()) },
     }
+    /// `calibration.precision`.
+    CalPrecision {
+        path: "calibration.precision", key: "cal.prec", label: "Factors measured in", unit: "",
+        help: "Training precision of the measured run: the compute factor acts only on plans whose GEMMs run on the same units (tensor cores; fp32: the CUDA cores); empty = every plan.",
+        kind: Kind::Choice(&["fp32", "fp16", "bf16", "fp8", "nvfp4"]), optional: true,
+        get: |s| opt_choice(s.calibration.precision, Precision::as_str),
+        set: |s, v| { s.calibration.precision = v.opt_choice(Precision::ALL, Precision::as_str)?; Ok(()) },
+    }
     /// `calibration.memory_gib`.
     CalMemory {
         path: "calibration.memory_gib", key: "cal.mem", label: "Memory offset", unit: "GiB",

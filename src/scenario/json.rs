@@ -206,7 +206,7 @@ mod tests {
             &shard=2&ppov=1&fsdp=per_block&disp=deepep&intra=100&inter=50&price=2.5&gpu=custom\
             &gpu.id=x&gpu.name=X&gpu.fp32=1&gpu.tf32=2&gpu.fp16=3&gpu.bf16=4&gpu.fp8=5&gpu.fp4=6\
             &gpu.usable=70&gpu.nvlink=400&gpu.nic=50&gpu.pcie=60&gpu.host=70&ctx=1&commbuf=0.5\
-            &reserve=4&cal.compute=0.9&cal.attn=1.2&cal.network=0.8&cal.mem=-1";
+            &reserve=4&cal.compute=0.9&cal.attn=1.2&cal.network=0.8&cal.prec=bf16&cal.mem=-1";
         let d = crate::share::decode(link).unwrap();
         assert!(d.notices.is_empty(), "{:?}", d.notices);
         d.scenario

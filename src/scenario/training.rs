@@ -145,7 +145,7 @@ impl Training {
     /// Whether the host issues every operator eagerly: `training.eager`, else yes for eager
     /// PyTorch (`framework` pytorch) only (see the field).
     pub fn eager(&self) -> bool {
-        self.eager.unwrap_or(self.framework() == Framework::Pytorch)
+        self.eager.unwrap_or(self.framework().traits().eager)
     }
 
     /// Switches the recomputation to `mode` as a planner does (the search, the advice): Megatron-LM's
@@ -162,7 +162,7 @@ impl Training {
     /// under Megatron-LM and PyTorch's unfused `cross_entropy` everywhere else.
     pub fn loss_kernel(&self) -> LossKernel {
         self.loss_kernel
-            .unwrap_or(if self.framework() == Framework::Megatron {
+            .unwrap_or(if self.framework().traits().vocab_parallel_loss {
                 LossKernel::VocabParallel
             } else {
                 LossKernel::Unfused
@@ -204,7 +204,7 @@ impl Training {
     /// ([`crate::engine::memory::experts`]).
     pub fn moe_probs_in_experts(&self) -> bool {
         self.moe_probs_in_experts
-            .unwrap_or(self.framework() == Framework::Megatron)
+            .unwrap_or(self.framework().traits().moe_probs_in_experts)
     }
 
     /// Whether the GEMM weights are FP8 tensors: `training.fp8_params`, else no (Megatron-LM's
@@ -230,7 +230,7 @@ impl Training {
     /// precision is [`crate::engine::memory::states::master_as_remainder`]'s question.
     pub fn master_weights(&self) -> MasterWeights {
         self.master_weights.unwrap_or(
-            if self.framework() == Framework::Megatron
+            if self.framework().traits().precision_aware_optimizer
                 && self.optimizer_states() == OptimizerStates::Bf16
             {
                 MasterWeights::Remainder
@@ -262,46 +262,7 @@ impl Training {
     }
 }
 
-/// The software stack that runs the training (`DESIGN.md`, "The software stack is an input").
-/// It selects mechanisms (attention kernel, how ZeRO-3/FSDP gathers, which overlaps run), never
-/// a speed factor.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Framework {
-    /// Megatron-LM, NeMo, Megatron-Bridge: Transformer Engine, cuDNN fused attention,
-    /// distributed optimizer.
-    #[default]
-    Megatron,
-    /// DeepSpeed ZeRO, Megatron-DeepSpeed.
-    Deepspeed,
-    /// torchtitan: FSDP2, torch.compile, SDPA.
-    Torchtitan,
-    /// Eager PyTorch DDP/FSDP1: Hugging Face Trainer, llm-foundry/Composer.
-    Pytorch,
-    /// JAX: MaxText, Paxml.
-    Jax,
-}
-
-impl Framework {
-    /// All values, for dropdowns.
-    pub const ALL: &'static [Framework] = &[
-        Framework::Megatron,
-        Framework::Deepspeed,
-        Framework::Torchtitan,
-        Framework::Pytorch,
-        Framework::Jax,
-    ];
-
-    /// The JSON spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Framework::Megatron => "megatron",
-            Framework::Deepspeed => "deepspeed",
-            Framework::Torchtitan => "torchtitan",
-            Framework::Pytorch => "pytorch",
-            Framework::Jax => "jax",
-        }
-    }
-}
+pub use crate::engine::framework::Framework;
 
 /// How the loss is computed from the logits, which sets what the loss keeps for backward and
 /// the transient at its backward (`engine::memory::activations::output_bytes`).

@@ -271,7 +271,7 @@ fn expert_and_shard_groups(c: &mut Checker, s: &Scenario) {
 fn training_stack(c: &mut Checker, s: &Scenario) {
     let t = &s.training;
     if s.parallel.fsdp_style == Some(super::FsdpStyle::PerParameterSync)
-        && t.framework() != super::Framework::Deepspeed
+        && !t.framework().traits().zero3_2021
     {
         c.push(
             FieldId::FsdpStyle,
@@ -294,10 +294,7 @@ fn training_stack(c: &mut Checker, s: &Scenario) {
                 FieldId::MoeDispatcher,
                 "DeepEP sends tokens between expert-parallel ranks; parallel.ep is 1.".to_string(),
             );
-        } else if matches!(
-            t.framework(),
-            super::Framework::Deepspeed | super::Framework::Jax
-        ) {
+        } else if !t.framework().traits().deepep {
             // DeepEP is a PyTorch extension (`deep_ep`, deepseek-ai/DeepEP README); Megatron-Core
             // (flex dispatcher), torchtitan and eager PyTorch stacks (NeMo Automodel) call it,
             // DeepSpeed-MoE dispatches with its own all-to-all (`deepspeed/moe/sharded_moe.py`
@@ -362,7 +359,7 @@ fn training_stack(c: &mut Checker, s: &Scenario) {
         );
     }
     if t.swiglu_fp8_input() {
-        if t.framework() != super::Framework::Megatron {
+        if !t.framework().traits().swiglu_fp8_input {
             c.push(
                 FieldId::SwigluFp8Input,
                 format!(
@@ -392,7 +389,7 @@ fn training_stack(c: &mut Checker, s: &Scenario) {
                 "the routing probabilities belong to a mixture-of-experts model; model.moe is absent."
                     .to_string(),
             );
-        } else if on && t.framework() != super::Framework::Megatron {
+        } else if on && !t.framework().traits().moe_probs_in_experts {
             c.push(
                 FieldId::MoeProbsInExperts,
                 format!(
@@ -415,7 +412,7 @@ pub(crate) fn fp8_params_unsupported(s: &Scenario) -> Option<String> {
             "FP8 primary weights need precision fp8, not {}.",
             t.precision.as_str()
         ))
-    } else if t.framework() != super::Framework::Megatron {
+    } else if !t.framework().traits().fp8_param_gather {
         Some(format!(
             "FP8 primary weights are Megatron-LM's --fp8-param-gather; training.framework is {}.",
             t.framework().as_str()
@@ -435,16 +432,19 @@ pub(crate) fn fp8_params_unsupported(s: &Scenario) -> Option<String> {
 /// `optimizer/__init__.py` @d98e8a6, "--use-precision-aware-optimizer only supported with
 /// distributed optimizer") and torchtitan (`fused_opt_states_bf16`, Adam/AdamW).
 fn optimizer_state_rules(c: &mut Checker, s: &Scenario) {
-    use super::Framework as F;
-    let why = match s.training.framework() {
-        F::Megatron if s.parallel.zero_stage == 0 => Some(
+    let framework = s.training.framework();
+    let fw = framework.traits();
+    let why = if fw.precision_aware_optimizer && s.parallel.zero_stage == 0 {
+        Some(
             "bf16 moments are Megatron-LM's precision-aware optimizer, which runs only with the distributed optimizer; parallel.zero_stage is 0 (use 1).".to_string(),
-        ),
-        F::Megatron | F::Torchtitan => None,
-        other => Some(format!(
+        )
+    } else if fw.bf16_moments {
+        None
+    } else {
+        Some(format!(
             "bf16 Adam moments need Megatron-LM (--use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16) or torchtitan (optimizer.implementation fused_opt_states_bf16); training.framework {} keeps fp32 moments.",
-            other.as_str()
-        )),
+            framework.as_str()
+        ))
     };
     if let Some(message) = why {
         c.push(FieldId::OptimizerStates, message);
@@ -456,9 +456,8 @@ fn optimizer_state_rules(c: &mut Checker, s: &Scenario) {
 /// optimizer only), for bf16 parameters, with no FP8 recipe but delayed scaling
 /// (`optimizer_config.py` @d98e8a6, `use_precision_aware_optimizer_no_fp8_or_ds_fp8`).
 fn master_remainder_rules(c: &mut Checker, s: &Scenario) {
-    use super::Framework as F;
     let t = &s.training;
-    let why = if t.framework() != F::Megatron {
+    let why = if !t.framework().traits().precision_aware_optimizer {
         Some(format!(
             "16-bit master remainders are Megatron-LM's precision-aware optimizer (Transformer Engine FusedAdam); training.framework is {}.",
             t.framework().as_str()
@@ -495,7 +494,7 @@ fn recompute_module_rules(c: &mut Checker, s: &Scenario, m: super::RecomputeModu
             t.recompute.as_str()
         ));
     }
-    if t.framework() != super::Framework::Megatron {
+    if !t.framework().traits().recompute_modules {
         why(format!(
             "recompute modules are Megatron-LM's --recompute-modules; training.framework is {} (its selective recomputation checkpoints per operator).",
             t.framework().as_str()

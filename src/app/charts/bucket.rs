@@ -4,8 +4,8 @@
 
 use super::style::{clean, fmt_seconds, sig3, tick_for_span, time_unit, ChartStyle};
 use super::{
-    build, draw_header, draw_message, header_height, mesh, padded, pow2_label, stacked_hit_rect,
-    stacked_panels, Axes, Chart2d, ChartError, LegendItem, Swatch,
+    build, draw_header, draw_message, header_height, padded, pow2_mesh, stacked_hit_rect,
+    stacked_panels, Chart2d, ChartError, LegendItem, Swatch,
 };
 use crate::engine::sweep::BucketPoint;
 use plotters::coord::Shift;
@@ -189,7 +189,9 @@ pub fn draw<DB: DrawingBackend>(
     let span = y.end - y.start;
     let mut chart = build(&top, top_rect, x.clone(), y)?;
     let desc = format!("Step time ({su})");
-    panel_mesh(&mut chart, style, "", &desc, span)?;
+    pow2_mesh(&mut chart, style, ("", &desc), 14, &|v| {
+        tick_for_span(*v, span)
+    })?;
     chart.draw_series(LineSeries::new(
         pts.iter().map(|q| (q.x, q.step * sf)),
         p.step.stroke_width(2),
@@ -210,12 +212,12 @@ pub fn draw<DB: DrawingBackend>(
     )?;
     let desc = format!("DP comm per step ({du})");
     let span = (max_dp * df * 1.1).max(1e-9);
-    panel_mesh(
+    pow2_mesh(
         &mut chart,
         style,
-        "Gradient bucket size (MB, log₂ scale)",
-        &desc,
-        span,
+        ("Gradient bucket size (MB, log₂ scale)", &desc),
+        14,
+        &|v| tick_for_span(*v, span),
     )?;
     chart.draw_series(DashedLineSeries::new(
         pts.iter().map(|q| (q.x, q.hidden * df)),
@@ -252,30 +254,6 @@ fn mark_current<DB: DrawingBackend>(
         ))?;
     }
     Ok(())
-}
-
-/// Grid and axes of one panel: log₂ bucket sizes on x, y ticks for a range of `span`.
-fn panel_mesh<DB: DrawingBackend>(
-    chart: &mut Chart2d<'_, DB>,
-    style: &ChartStyle,
-    x_desc: &str,
-    y_desc: &str,
-    span: f64,
-) -> Result<(), ChartError> {
-    let x_fmt = |v: &f64| pow2_label(*v);
-    let y_fmt = move |v: &f64| tick_for_span(*v, span);
-    mesh(
-        chart,
-        style,
-        &Axes {
-            x_desc,
-            y_desc,
-            x_labels: 14,
-            y_labels: 5,
-            x_fmt: &x_fmt,
-            y_fmt: &y_fmt,
-        },
-    )
 }
 
 /// Tooltip text for pixel (`x`, `y`) of a `width × height` bucket chart: the bucket size's

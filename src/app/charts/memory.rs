@@ -5,8 +5,8 @@
 
 use super::style::{clean, fmt_bytes, tick, ChartStyle, Palette, GIB};
 use super::{
-    build, draw_header, draw_message, header_height, mesh, plot_rect, Axes, ChartError, LegendItem,
-    PlotRect, Swatch, MARGINS,
+    build, draw_header, draw_message, header_height, mesh, plot_rect, Axes, Chart2d, ChartError,
+    LegendItem, PlotRect, Swatch, MARGINS,
 };
 use crate::engine::{MemoryEstimate, StageMemory};
 use plotters::coord::Shift;
@@ -176,7 +176,165 @@ fn geometry(data: &MemoryEstimate, width: u32, height: u32) -> Option<Geometry> 
     })
 }
 
-/// Draws the memory chart.
+/// Each stage's total against the usable capacity.
+struct Totals {
+    /// Usable bytes per GPU (0: unknown).
+    capacity: f64,
+    /// Each stage's total bytes.
+    totals: Vec<f64>,
+    /// Whether each stage is over the capacity.
+    over: Vec<bool>,
+    /// How many are.
+    n_over: usize,
+    /// The stage with the largest total, and that total.
+    peak_stage: usize,
+    peak: f64,
+}
+
+impl Totals {
+    fn of(data: &MemoryEstimate) -> Totals {
+        let capacity = clean(data.capacity_bytes);
+        let totals: Vec<f64> = data.stages().iter().map(stage_total).collect();
+        let over: Vec<bool> = totals
+            .iter()
+            .map(|&t| capacity > 0.0 && t > capacity)
+            .collect();
+        let n_over = over.iter().filter(|&&o| o).count();
+        let (peak_stage, peak) =
+            totals
+                .iter()
+                .copied()
+                .enumerate()
+                .fold(
+                    (0, 0.0),
+                    |best, (i, t)| if t > best.1 { (i, t) } else { best },
+                );
+        Totals {
+            capacity,
+            totals,
+            over,
+            n_over,
+            peak_stage,
+            peak,
+        }
+    }
+
+    /// The caption: the peak, and whether it fits with what headroom.
+    fn caption(&self) -> String {
+        let (peak, peak_stage, capacity) = (self.peak, self.peak_stage, self.capacity);
+        if capacity <= 0.0 {
+            format!(
+                "peak {} on stage {peak_stage}; GPU capacity unknown",
+                fmt_bytes(peak)
+            )
+        } else if self.n_over == 0 {
+            format!(
+                "peak {} on stage {peak_stage} of {} usable: fits, {} headroom",
+                fmt_bytes(peak),
+                fmt_bytes(capacity),
+                fmt_bytes(capacity - peak)
+            )
+        } else {
+            format!(
+                "{} of {} stages over the {} usable (peak {} on stage {peak_stage}): does not fit",
+                self.n_over,
+                self.totals.len(),
+                fmt_bytes(capacity),
+                fmt_bytes(peak)
+            )
+        }
+    }
+}
+
+/// The bars: one rectangle per non-zero component of each stage, stacked; over capacity the
+/// overflow tinted and the whole bar outlined in red.
+fn draw_bars<DB: DrawingBackend>(
+    chart: &mut Chart2d<'_, DB>,
+    data: &MemoryEstimate,
+    t: &Totals,
+    g: &Geometry,
+    p: &Palette,
+) -> Result<(), ChartError> {
+    let mut rects = Vec::with_capacity(data.stages().len() * Component::ALL.len());
+    for (i, s) in data.stages().iter().enumerate() {
+        let x = i as f64;
+        let mut base = 0.0;
+        for c in Component::ALL {
+            let b = c.bytes(s) / GIB;
+            if b > 0.0 {
+                rects.push(Rectangle::new(
+                    [(x - g.half, base), (x + g.half, base + b)],
+                    c.color(p).filled(),
+                ));
+            }
+            base += b;
+        }
+    }
+    chart.draw_series(rects)?;
+    if t.n_over == 0 {
+        return Ok(());
+    }
+    let cap = t.capacity / GIB;
+    // (x, total in GiB) of each bar over capacity.
+    let over_bars = || {
+        t.over
+            .iter()
+            .zip(&t.totals)
+            .enumerate()
+            .filter(|(_, (o, _))| **o)
+            .map(|(i, (_, &t))| (i as f64, t / GIB))
+    };
+    chart.draw_series(over_bars().map(|(x, top)| {
+        Rectangle::new(
+            [(x - g.half, cap), (x + g.half, top)],
+            p.danger.mix(0.35).filled(),
+        )
+    }))?;
+    chart.draw_series(over_bars().map(|(x, top)| {
+        Rectangle::new(
+            [(x - g.half, 0.0), (x + g.half, top)],
+            p.danger.stroke_width(2),
+        )
+    }))?;
+    Ok(())
+}
+
+/// The capacity line and its label, on a background-coloured plate so it stays legible over
+/// bars.
+fn draw_capacity<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    capacity: f64,
+    g: &Geometry,
+    style: &ChartStyle,
+) -> Result<(), ChartError> {
+    let p = &style.palette;
+    let y = g.rect.map_y(capacity / GIB, &g.y).round() as i32;
+    dashed(
+        root,
+        g.rect.left,
+        g.rect.right - 1,
+        y,
+        p.reference.stroke_width(2),
+    )?;
+    let label = format!("capacity {}", fmt_bytes(capacity));
+    let tw = super::style::text_width(&label, super::style::px::TICK).ceil() as i32;
+    let (x1, yb) = (g.rect.right - 4, y - 3);
+    root.draw(&Rectangle::new(
+        [(x1 - tw - 4, yb - 14), (x1 + 2, yb)],
+        p.background.mix(0.85).filled(),
+    ))?;
+    root.draw_text(
+        &label,
+        &style
+            .text(super::style::px::TICK, p.reference)
+            .pos(Pos::new(HPos::Right, VPos::Bottom)),
+        (x1, yb),
+    )?;
+    Ok(())
+}
+
+/// Draws the memory chart: the header, the axes, the stacked bars, the overflow and the
+/// capacity line.
 ///
 /// # Errors
 /// Only backend failures; no stages or all-zero memory draws a message.
@@ -195,44 +353,13 @@ pub fn draw<DB: DrawingBackend>(
         return draw_message(root, style, TITLE, msg);
     };
     let p = &style.palette;
-    let capacity = clean(data.capacity_bytes);
-    let totals: Vec<f64> = data.stages().iter().map(stage_total).collect();
-    let over: Vec<bool> = totals
-        .iter()
-        .map(|&t| capacity > 0.0 && t > capacity)
-        .collect();
-    let n_over = over.iter().filter(|&&o| o).count();
-    let (peak_stage, peak) =
-        totals.iter().copied().enumerate().fold(
-            (0, 0.0),
-            |best, (i, t)| if t > best.1 { (i, t) } else { best },
-        );
-    let caption = if capacity <= 0.0 {
-        format!(
-            "peak {} on stage {peak_stage}; GPU capacity unknown",
-            fmt_bytes(peak)
-        )
-    } else if n_over == 0 {
-        format!(
-            "peak {} on stage {peak_stage} of {} usable: fits, {} headroom",
-            fmt_bytes(peak),
-            fmt_bytes(capacity),
-            fmt_bytes(capacity - peak)
-        )
-    } else {
-        format!(
-            "{n_over} of {} stages over the {} usable (peak {} on stage {peak_stage}): does not fit",
-            totals.len(),
-            fmt_bytes(capacity),
-            fmt_bytes(peak)
-        )
-    };
+    let t = Totals::of(data);
     draw_header(
         root,
         style,
         TITLE,
-        &caption,
-        &legend(style, n_over > 0, any_experts(data)),
+        &t.caption(),
+        &legend(style, t.n_over > 0, any_experts(data)),
     )?;
 
     let n = data.stages().len();
@@ -258,75 +385,9 @@ pub fn draw<DB: DrawingBackend>(
             y_fmt: &y_fmt,
         },
     )?;
-
-    // Stacked segments, one rectangle per non-zero component.
-    let mut rects = Vec::with_capacity(n * Component::ALL.len());
-    for (i, s) in data.stages().iter().enumerate() {
-        let x = i as f64;
-        let mut base = 0.0;
-        for c in Component::ALL {
-            let b = c.bytes(s) / GIB;
-            if b > 0.0 {
-                rects.push(Rectangle::new(
-                    [(x - g.half, base), (x + g.half, base + b)],
-                    c.color(p).filled(),
-                ));
-            }
-            base += b;
-        }
-    }
-    chart.draw_series(rects)?;
-
-    // Over capacity: the overflow tinted, the whole bar outlined in red.
-    if n_over > 0 {
-        let cap = capacity / GIB;
-        // (x, total in GiB) of each bar over capacity.
-        let over_bars = || {
-            over.iter()
-                .zip(&totals)
-                .enumerate()
-                .filter(|(_, (o, _))| **o)
-                .map(|(i, (_, &t))| (i as f64, t / GIB))
-        };
-        chart.draw_series(over_bars().map(|(x, top)| {
-            Rectangle::new(
-                [(x - g.half, cap), (x + g.half, top)],
-                p.danger.mix(0.35).filled(),
-            )
-        }))?;
-        chart.draw_series(over_bars().map(|(x, top)| {
-            Rectangle::new(
-                [(x - g.half, 0.0), (x + g.half, top)],
-                p.danger.stroke_width(2),
-            )
-        }))?;
-    }
-
-    // Capacity line and its label.
-    if capacity > 0.0 {
-        let y = g.rect.map_y(capacity / GIB, &g.y).round() as i32;
-        dashed(
-            root,
-            g.rect.left,
-            g.rect.right - 1,
-            y,
-            p.reference.stroke_width(2),
-        )?;
-        // On a background-coloured plate so it stays legible over bars.
-        let label = format!("capacity {}", fmt_bytes(capacity));
-        let tw = super::style::text_width(&label, super::style::px::TICK).ceil() as i32;
-        let (x1, yb) = (g.rect.right - 4, y - 3);
-        root.draw(&Rectangle::new(
-            [(x1 - tw - 4, yb - 14), (x1 + 2, yb)],
-            p.background.mix(0.85).filled(),
-        ))?;
-        root.draw_text(
-            &label,
-            &style
-                .text(super::style::px::TICK, p.reference)
-                .pos(Pos::new(HPos::Right, VPos::Bottom)),
-            (x1, yb),
-        )?;
+    draw_bars(&mut chart, data, &t, &g, p)?;
+    if t.capacity > 0.0 {
+        draw_capacity(root, t.capacity, &g, style)?;
     }
     root.present()?;
     Ok(())

@@ -8,8 +8,8 @@
 
 use super::style::{clean, fmt_pct, fmt_rate, si_tick, tick, ChartStyle};
 use super::{
-    build, draw_header, draw_message, header_height, mesh, padded, pow2_label, stacked_hit_rect,
-    stacked_panels, Axes, ChartError, LegendItem, Swatch,
+    build, draw_header, draw_message, header_height, padded, pow2_mesh, stacked_hit_rect,
+    stacked_panels, Chart2d, ChartError, LegendItem, Panel, Swatch,
 };
 use crate::engine::sweep::{efficiency_reference, GpuPoint, Scaling};
 use plotters::coord::Shift;
@@ -117,7 +117,218 @@ pub fn gpus_at(data: &ScalingData<'_>, width: u32, height: u32, x: f64, y: f64) 
     (dist <= HIT_PX).then_some(gpus as u64)
 }
 
-/// Draws the scaling chart.
+/// What the upper panel draws beside the series: the expected-error band around the first
+/// series, its uncalibrated twin (`(log₂ GPUs, tokens/s)`) and the current GPU count.
+struct Extras {
+    band: Option<f64>,
+    uncal: Vec<(f64, f64)>,
+    current_gpus: Option<u64>,
+}
+
+impl Extras {
+    fn of(data: &ScalingData<'_>) -> Extras {
+        let uncal = data
+            .uncalibrated
+            .unwrap_or(&[])
+            .iter()
+            .filter(|q| q.error.is_none() && q.num_gpus > 0 && clean(q.tokens_per_s) > 0.0)
+            .take(MAX_POINTS)
+            .map(|q| ((q.num_gpus as f64).log2(), q.tokens_per_s))
+            .collect();
+        Extras {
+            band: data.band.filter(|b| b.is_finite() && *b > 0.0 && *b < 1.0),
+            uncal,
+            current_gpus: data.current_gpus.filter(|&n| n > 0),
+        }
+    }
+}
+
+/// Series `i`'s colour.
+fn color(style: &ChartStyle, i: usize) -> RGBColor {
+    let p = &style.palette;
+    p.series.get(i % p.series.len()).copied().unwrap_or(p.step)
+}
+
+/// The legend: each series, the band, the uncalibrated twin, the ideal, the current count and
+/// "does not fit" when a point does not.
+fn legend(d: &Prepared<'_>, x: &Extras, style: &ChartStyle) -> Vec<LegendItem> {
+    let p = &style.palette;
+    let mut legend: Vec<LegendItem> = d
+        .series
+        .iter()
+        .enumerate()
+        .map(|(i, (name, _))| LegendItem::new(*name, color(style, i), Swatch::Line))
+        .collect();
+    if let Some(b) = x.band {
+        legend.push(LegendItem::new(
+            format!("±{:.0} % expected error", 100.0 * b),
+            color(style, 0),
+            Swatch::Faded,
+        ));
+    }
+    if !x.uncal.is_empty() {
+        legend.push(LegendItem::new(
+            "Uncalibrated",
+            style.faded(color(style, 0), 0.6),
+            Swatch::Line,
+        ));
+    }
+    legend.push(LegendItem::new("Linear ideal", p.reference, Swatch::Dashed));
+    if x.current_gpus.is_some() {
+        legend.push(LegendItem::new("Current GPUs", p.current, Swatch::Dashed));
+    }
+    if d.series.iter().any(|s| s.1.iter().any(|p| !p.fits)) {
+        legend.push(LegendItem::new("Does not fit", p.danger, Swatch::Dot));
+    }
+    legend
+}
+
+/// "efficiency vs linear: DP only 71 % at 1024 · …" (the first four series' last points).
+fn caption(d: &Prepared<'_>) -> String {
+    let parts: Vec<String> = d
+        .series
+        .iter()
+        .filter_map(|(name, pts)| {
+            let last = pts.last()?;
+            Some(format!(
+                "{name} {} at {:.0}",
+                fmt_pct(last.eff_pct / 100.0),
+                last.gpus
+            ))
+        })
+        .take(4)
+        .collect();
+    // Above 100 %: per GPU, the larger count runs faster than the reference (the best rate
+    // at the smallest count), e.g. with less recomputation or a smaller pipeline bubble.
+    let above = d
+        .series
+        .iter()
+        .any(|(_, pts)| pts.iter().any(|p| p.eff_pct > 100.5));
+    format!(
+        "efficiency vs linear: {}{}",
+        parts.join(" · "),
+        if above {
+            " (over 100 %: more GPUs run faster per GPU than the smallest count did)"
+        } else {
+            ""
+        }
+    )
+}
+
+/// Each series as a line with a dot per point (red where it does not fit), at `y` of a point.
+fn draw_series<DB: DrawingBackend>(
+    chart: &mut Chart2d<'_, DB>,
+    d: &Prepared<'_>,
+    style: &ChartStyle,
+    y: impl Fn(&Pt) -> f64,
+) -> Result<(), ChartError> {
+    for (i, (_, pts)) in d.series.iter().enumerate() {
+        let c = color(style, i);
+        chart.draw_series(LineSeries::new(
+            pts.iter().map(|q| (q.x, y(q))),
+            c.stroke_width(2),
+        ))?;
+        chart.draw_series(pts.iter().map(|q| {
+            let fill = if q.fits { c } else { style.palette.danger };
+            Circle::new((q.x, y(q)), 3, fill.filled())
+        }))?;
+    }
+    Ok(())
+}
+
+/// The upper panel: tokens/s on a log₁₀ axis with the linear ideal, the band, the
+/// uncalibrated twin, the series and the current GPU count.
+fn draw_throughput<DB: DrawingBackend>(
+    d: &Prepared<'_>,
+    x: &Extras,
+    (area, rect): &Panel<DB>,
+    style: &ChartStyle,
+) -> Result<(), ChartError> {
+    let p = &style.palette;
+    let ideal_lo = d.per_gpu * 2f64.powf(d.x.start);
+    let ideal_hi = d.per_gpu * 2f64.powf(d.x.end);
+    let all = || d.series.iter().flat_map(|s| s.1.iter());
+    let b = x.band.unwrap_or(0.0);
+    let ylo = all()
+        .map(|p| p.tps * (1.0 - b))
+        .chain(x.uncal.iter().map(|q| q.1))
+        .fold(ideal_lo, f64::min)
+        .log10();
+    let yhi = all()
+        .map(|p| p.tps * (1.0 + b))
+        .chain(x.uncal.iter().map(|q| q.1))
+        .fold(ideal_hi, f64::max)
+        .log10();
+    let mut chart = build(area, *rect, d.x.clone(), padded(ylo, yhi, 0.05))?;
+    let y_fmt = |v: &f64| si_tick(10f64.powf(*v));
+    pow2_mesh(&mut chart, style, ("", "Throughput (tokens/s)"), 12, &y_fmt)?;
+    // Dashes cut in data space: DashedLineSeries rounds each dash to pixels, which makes a
+    // sloped line look jagged.
+    let ideal = |x: f64| (d.per_gpu * 2f64.powf(x)).log10();
+    chart.draw_series(super::dashes(
+        (d.x.start, ideal(d.x.start)),
+        (d.x.end, ideal(d.x.end)),
+        48,
+        p.reference.stroke_width(1),
+    ))?;
+    // The expected-error band around the current layout's curve, then its uncalibrated twin.
+    if let (Some(b), Some((_, pts))) = (x.band, d.series.first()) {
+        if pts.len() >= 2 {
+            let upper = pts.iter().map(|q| (q.x, (q.tps * (1.0 + b)).log10()));
+            let lower = pts.iter().rev().map(|q| (q.x, (q.tps * (1.0 - b)).log10()));
+            chart.draw_series(std::iter::once(Polygon::new(
+                upper.chain(lower).collect::<Vec<_>>(),
+                color(style, 0).mix(0.3).filled(),
+            )))?;
+        }
+    }
+    if !x.uncal.is_empty() {
+        chart.draw_series(LineSeries::new(
+            x.uncal.iter().map(|q| (q.0, q.1.log10())),
+            style.faded(color(style, 0), 0.6).stroke_width(2),
+        ))?;
+    }
+    draw_series(&mut chart, d, style, |q| q.tps.log10())?;
+    if let Some(n) = x.current_gpus {
+        let x = (n as f64).log2();
+        if d.x.contains(&x) {
+            let r = chart.y_range();
+            chart.draw_series(DashedLineSeries::new(
+                [(x, r.start), (x, r.end)],
+                3,
+                3,
+                p.current.stroke_width(1),
+            ))?;
+        }
+    }
+    Ok(())
+}
+
+/// The lower panel: each series' scaling efficiency, %, with the 100 % line.
+fn draw_efficiency<DB: DrawingBackend>(
+    d: &Prepared<'_>,
+    (area, rect): &Panel<DB>,
+    style: &ChartStyle,
+) -> Result<(), ChartError> {
+    let max_eff = d
+        .series
+        .iter()
+        .flat_map(|s| s.1.iter())
+        .map(|p| p.eff_pct)
+        .fold(110.0, f64::max);
+    let mut chart = build(area, *rect, d.x.clone(), 0.0..max_eff * 1.02)?;
+    let axes = ("GPUs (log₂ scale)", "Scaling efficiency (%)");
+    pow2_mesh(&mut chart, style, axes, 12, &|v| tick(*v))?;
+    chart.draw_series(DashedLineSeries::new(
+        [(d.x.start, 100.0), (d.x.end, 100.0)],
+        6,
+        4,
+        style.palette.reference.stroke_width(1),
+    ))?;
+    draw_series(&mut chart, d, style, |q| q.eff_pct)
+}
+
+/// Draws the scaling chart: the header, then throughput above and efficiency below.
 ///
 /// # Errors
 /// Only backend failures; no valid points draws a message.
@@ -134,197 +345,16 @@ pub fn draw<DB: DrawingBackend>(
     let Some(d) = prepare(data) else {
         return draw_message(root, style, title, "No scaling points to show.");
     };
-    let p = &style.palette;
-    let color = |i: usize| p.series.get(i % p.series.len()).copied().unwrap_or(p.step);
-
-    let mut legend: Vec<LegendItem> = d
-        .series
-        .iter()
-        .enumerate()
-        .map(|(i, (name, _))| LegendItem::new(*name, color(i), Swatch::Line))
-        .collect();
-    let band = data.band.filter(|b| b.is_finite() && *b > 0.0 && *b < 1.0);
-    if let Some(b) = band {
-        legend.push(LegendItem::new(
-            format!("±{:.0} % expected error", 100.0 * b),
-            color(0),
-            Swatch::Faded,
-        ));
-    }
-    let uncal: Vec<(f64, f64)> = data
-        .uncalibrated
-        .unwrap_or(&[])
-        .iter()
-        .filter(|q| q.error.is_none() && q.num_gpus > 0 && clean(q.tokens_per_s) > 0.0)
-        .take(MAX_POINTS)
-        .map(|q| ((q.num_gpus as f64).log2(), q.tokens_per_s))
-        .collect();
-    if !uncal.is_empty() {
-        legend.push(LegendItem::new(
-            "Uncalibrated",
-            style.faded(color(0), 0.6),
-            Swatch::Line,
-        ));
-    }
-    legend.push(LegendItem::new("Linear ideal", p.reference, Swatch::Dashed));
-    if data.current_gpus.is_some_and(|n| n > 0) {
-        legend.push(LegendItem::new("Current GPUs", p.current, Swatch::Dashed));
-    }
-    let any_oom = d.series.iter().any(|s| s.1.iter().any(|p| !p.fits));
-    if any_oom {
-        legend.push(LegendItem::new("Does not fit", p.danger, Swatch::Dot));
-    }
-    let caption = {
-        let parts: Vec<String> = d
-            .series
-            .iter()
-            .filter_map(|(name, pts)| {
-                let last = pts.last()?;
-                Some(format!(
-                    "{name} {} at {:.0}",
-                    fmt_pct(last.eff_pct / 100.0),
-                    last.gpus
-                ))
-            })
-            .take(4)
-            .collect();
-        // Above 100 %: per GPU, the larger count runs faster than the reference (the best rate
-        // at the smallest count), e.g. with less recomputation or a smaller pipeline bubble.
-        let above = d
-            .series
-            .iter()
-            .any(|(_, pts)| pts.iter().any(|p| p.eff_pct > 100.5));
-        format!(
-            "efficiency vs linear: {}{}",
-            parts.join(" · "),
-            if above {
-                " (over 100 %: more GPUs run faster per GPU than the smallest count did)"
-            } else {
-                ""
-            }
-        )
-    };
-    draw_header(root, style, title, &caption, &legend)?;
+    let extras = Extras::of(data);
+    let legend = legend(&d, &extras, style);
+    draw_header(root, style, title, &caption(&d), &legend)?;
     let header = header_height(w, &legend);
-    let ((top, top_rect), (bottom, bottom_rect)) = stacked_panels(root, header, 0.56);
-
-    // Upper panel: tokens/s on a log₁₀ axis.
-    if !top_rect.is_usable() || !bottom_rect.is_usable() {
+    let (top, bottom) = stacked_panels(root, header, 0.56);
+    if !top.1.is_usable() || !bottom.1.is_usable() {
         return draw_message(root, style, title, "Too small to draw.");
     }
-    let ideal_lo = d.per_gpu * 2f64.powf(d.x.start);
-    let ideal_hi = d.per_gpu * 2f64.powf(d.x.end);
-    let all = || d.series.iter().flat_map(|s| s.1.iter());
-    let b = band.unwrap_or(0.0);
-    let ylo = all()
-        .map(|p| p.tps * (1.0 - b))
-        .chain(uncal.iter().map(|q| q.1))
-        .fold(ideal_lo, f64::min)
-        .log10();
-    let yhi = all()
-        .map(|p| p.tps * (1.0 + b))
-        .chain(uncal.iter().map(|q| q.1))
-        .fold(ideal_hi, f64::max)
-        .log10();
-    let y = padded(ylo, yhi, 0.05);
-    let mut chart = build(&top, top_rect, d.x.clone(), y)?;
-    let x_fmt = |v: &f64| pow2_label(*v);
-    let y_fmt = |v: &f64| si_tick(10f64.powf(*v));
-    mesh(
-        &mut chart,
-        style,
-        &Axes {
-            x_desc: "",
-            y_desc: "Throughput (tokens/s)",
-            x_labels: 12,
-            y_labels: 5,
-            x_fmt: &x_fmt,
-            y_fmt: &y_fmt,
-        },
-    )?;
-    // Dashes cut in data space: DashedLineSeries rounds each dash to pixels, which makes a
-    // sloped line look jagged.
-    let ideal = |x: f64| (d.per_gpu * 2f64.powf(x)).log10();
-    chart.draw_series(super::dashes(
-        (d.x.start, ideal(d.x.start)),
-        (d.x.end, ideal(d.x.end)),
-        48,
-        p.reference.stroke_width(1),
-    ))?;
-    // The expected-error band around the current layout's curve, then its uncalibrated twin.
-    if let (Some(b), Some((_, pts))) = (band, d.series.first()) {
-        if pts.len() >= 2 {
-            let upper = pts.iter().map(|q| (q.x, (q.tps * (1.0 + b)).log10()));
-            let lower = pts.iter().rev().map(|q| (q.x, (q.tps * (1.0 - b)).log10()));
-            chart.draw_series(std::iter::once(Polygon::new(
-                upper.chain(lower).collect::<Vec<_>>(),
-                color(0).mix(0.3).filled(),
-            )))?;
-        }
-    }
-    if !uncal.is_empty() {
-        chart.draw_series(LineSeries::new(
-            uncal.iter().map(|q| (q.0, q.1.log10())),
-            style.faded(color(0), 0.6).stroke_width(2),
-        ))?;
-    }
-    for (i, (_, pts)) in d.series.iter().enumerate() {
-        let c = color(i);
-        chart.draw_series(LineSeries::new(
-            pts.iter().map(|p| (p.x, p.tps.log10())),
-            c.stroke_width(2),
-        ))?;
-        chart.draw_series(pts.iter().map(|q| {
-            let fill = if q.fits { c } else { p.danger };
-            Circle::new((q.x, q.tps.log10()), 3, fill.filled())
-        }))?;
-    }
-    if let Some(n) = data.current_gpus.filter(|&n| n > 0) {
-        let x = (n as f64).log2();
-        if d.x.contains(&x) {
-            let r = chart.y_range();
-            chart.draw_series(DashedLineSeries::new(
-                [(x, r.start), (x, r.end)],
-                3,
-                3,
-                p.current.stroke_width(1),
-            ))?;
-        }
-    }
-
-    // Lower panel: efficiency, %.
-    let max_eff = all().map(|p| p.eff_pct).fold(110.0, f64::max);
-    let mut chart = build(&bottom, bottom_rect, d.x.clone(), 0.0..max_eff * 1.02)?;
-    let y_fmt = |v: &f64| tick(*v);
-    mesh(
-        &mut chart,
-        style,
-        &Axes {
-            x_desc: "GPUs (log₂ scale)",
-            y_desc: "Scaling efficiency (%)",
-            x_labels: 12,
-            y_labels: 5,
-            x_fmt: &x_fmt,
-            y_fmt: &y_fmt,
-        },
-    )?;
-    chart.draw_series(DashedLineSeries::new(
-        [(d.x.start, 100.0), (d.x.end, 100.0)],
-        6,
-        4,
-        p.reference.stroke_width(1),
-    ))?;
-    for (i, (_, pts)) in d.series.iter().enumerate() {
-        let c = color(i);
-        chart.draw_series(LineSeries::new(
-            pts.iter().map(|q| (q.x, q.eff_pct)),
-            c.stroke_width(2),
-        ))?;
-        chart.draw_series(pts.iter().map(|q| {
-            let fill = if q.fits { c } else { p.danger };
-            Circle::new((q.x, q.eff_pct), 3, fill.filled())
-        }))?;
-    }
+    draw_throughput(&d, &extras, &top, style)?;
+    draw_efficiency(&d, &bottom, style)?;
     root.present()?;
     Ok(())
 }

@@ -81,16 +81,11 @@ impl Tip {
     }
 }
 
-/// Draws `chart` on a canvas filling its container's width; see the module docs.
-#[component]
-pub fn ChartCanvas(props: &ChartCanvasProps) -> Html {
-    let node = use_node_ref();
+/// The canvas's size in CSS pixels, followed with a `ResizeObserver` (`(0, 0)` before the
+/// first report).
+#[hook]
+fn use_css_size(node: &NodeRef) -> (u32, u32) {
     let size = use_state_eq(|| (0u32, 0u32));
-    let drawn = use_mut_ref(Drawn::default);
-    let error = use_state_eq(|| None::<String>);
-    let tip = use_state_eq(|| None::<Tip>);
-
-    // Follow the container's size.
     {
         let (node, size) = (node.clone(), size.clone());
         use_effect_with((), move |_| {
@@ -110,111 +105,162 @@ pub fn ChartCanvas(props: &ChartCanvasProps) -> Html {
             }
         });
     }
+    *size
+}
 
-    // Redraw after renders that changed the data, the theme or the size.
-    {
-        let (node, drawn, error, tip) = (node.clone(), drawn.clone(), error.clone(), tip.clone());
-        use_effect_with(
-            (props.chart.clone(), props.theme, *size),
-            move |(chart, theme, _)| {
-                let Some(c) = node.cast::<HtmlCanvasElement>() else {
-                    return;
+/// What the canvas keeps between renders: the last draw, its failure and the tooltip.
+#[derive(Clone)]
+struct Canvas {
+    node: NodeRef,
+    drawn: Rc<RefCell<Drawn>>,
+    error: UseStateHandle<Option<String>>,
+    tip: UseStateHandle<Option<Tip>>,
+}
+
+/// Redraws `chart` after renders that changed the data, the theme or the `size` (and only
+/// then: an equal chart at the same size and theme is not drawn again).
+#[hook]
+fn use_redraw(canvas: &Canvas, chart: Rc<Chart>, theme: Theme, size: (u32, u32)) {
+    let Canvas {
+        node,
+        drawn,
+        error,
+        tip,
+    } = canvas.clone();
+    use_effect_with((chart, theme, size), move |(chart, theme, _)| {
+        let Some(c) = node.cast::<HtmlCanvasElement>() else {
+            return;
+        };
+        let now = canvas::css_size(&c);
+        {
+            let d = drawn.borrow();
+            let same = d
+                .chart
+                .as_ref()
+                .is_some_and(|x| Rc::ptr_eq(x, chart) || x == chart);
+            if same && d.theme == *theme && d.size == now && now != (0, 0) {
+                return;
+            }
+        }
+        // A tooltip of the old data would show stale numbers.
+        tip.set(None);
+        match canvas::draw_chart_on_canvas(&c, chart, &ChartStyle::for_theme(*theme)) {
+            Ok(used) => {
+                *drawn.borrow_mut() = Drawn {
+                    chart: Some(chart.clone()),
+                    theme: *theme,
+                    size: used,
                 };
-                let now = canvas::css_size(&c);
-                {
-                    let d = drawn.borrow();
-                    let same = d
-                        .chart
-                        .as_ref()
-                        .is_some_and(|x| Rc::ptr_eq(x, chart) || x == chart);
-                    if same && d.theme == *theme && d.size == now && now != (0, 0) {
-                        return;
-                    }
-                }
-                // A tooltip of the old data would show stale numbers.
-                tip.set(None);
-                let result =
-                    canvas::draw_chart_on_canvas(&c, chart, &ChartStyle::for_theme(*theme));
-                match result {
-                    Ok(used) => {
-                        *drawn.borrow_mut() = Drawn {
-                            chart: Some(chart.clone()),
-                            theme: *theme,
-                            size: used,
-                        };
-                        error.set(None);
-                    }
-                    Err(e) => error.set(Some(e.to_string())),
-                }
-            },
-        );
-    }
+                error.set(None);
+            }
+            Err(e) => error.set(Some(e.to_string())),
+        }
+    });
+}
 
-    let onmousemove = {
-        let (chart, drawn, tip) = (props.chart.clone(), drawn.clone(), tip.clone());
-        Callback::from(move |e: MouseEvent| {
-            let (w, h) = drawn.borrow().size;
-            let (x, y) = (f64::from(e.offset_x()), f64::from(e.offset_y()));
-            tip.set(chart.tooltip(w, h, x, y).map(|text| Tip {
-                text,
-                x,
-                y,
-                flip: x > f64::from(w) * 0.55,
-                width: f64::from(w),
-            }));
-        })
+/// The pointer's position in CSS pixels of the canvas, and the drawn size.
+fn pointer(e: &MouseEvent, drawn: &RefCell<Drawn>) -> (u32, u32, f64, f64) {
+    let (w, h) = drawn.borrow().size;
+    (w, h, f64::from(e.offset_x()), f64::from(e.offset_y()))
+}
+
+/// The tooltip of the point under the pointer (exact values from the chart's hit-test).
+fn on_hover(chart: &Rc<Chart>, canvas: &Canvas) -> Callback<MouseEvent> {
+    let (chart, drawn, tip) = (chart.clone(), canvas.drawn.clone(), canvas.tip.clone());
+    Callback::from(move |e: MouseEvent| {
+        let (w, h, x, y) = pointer(&e, &drawn);
+        tip.set(chart.tooltip(w, h, x, y).map(|text| Tip {
+            text,
+            x,
+            y,
+            flip: x > f64::from(w) * 0.55,
+            width: f64::from(w),
+        }));
+    })
+}
+
+/// A click on a search point picks its layout.
+fn on_click(
+    chart: &Rc<Chart>,
+    canvas: &Canvas,
+    on_pick: &Callback<Layout>,
+) -> Callback<MouseEvent> {
+    let (chart, drawn, on_pick) = (chart.clone(), canvas.drawn.clone(), on_pick.clone());
+    Callback::from(move |e: MouseEvent| {
+        let (w, h, x, y) = pointer(&e, &drawn);
+        if let Some(layout) = chart.layout_at(w, h, x, y) {
+            on_pick.emit(layout);
+        }
+    })
+}
+
+/// The PNG download: the canvas as it is drawn.
+fn on_png(chart: &Rc<Chart>, canvas: &Canvas) -> Callback<MouseEvent> {
+    let (node, chart, error) = (canvas.node.clone(), chart.clone(), canvas.error.clone());
+    Callback::from(move |_: MouseEvent| {
+        let Some(c) = node.cast::<HtmlCanvasElement>() else {
+            return;
+        };
+        let saved = c
+            .to_data_url_with_type("image/png")
+            .and_then(|url| browser::save_url(&url, &format!("{}.png", chart.file_stem())));
+        if saved.is_err() {
+            error.set(Some("PNG export failed".into()));
+        }
+    })
+}
+
+/// The SVG download: the chart drawn again as SVG at the drawn size (800 × 480 before any).
+fn on_svg(chart: &Rc<Chart>, canvas: &Canvas, theme: Theme) -> Callback<MouseEvent> {
+    let (chart, drawn, error) = (chart.clone(), canvas.drawn.clone(), canvas.error.clone());
+    Callback::from(move |_: MouseEvent| {
+        let (w, h) = match drawn.borrow().size {
+            (0, _) | (_, 0) => (800, 480),
+            s => s,
+        };
+        if let Err(e) = download_svg(&chart, theme, w, h) {
+            error.set(Some(e));
+        }
+    })
+}
+
+/// The PNG and SVG download buttons under the chart.
+fn downloads(chart: &Rc<Chart>, canvas: &Canvas, theme: Theme) -> Html {
+    html! {
+        <figcaption class="chart-tools">
+            <button type="button" class="chart-download" data-format="png" onclick={on_png(chart, canvas)}
+                title="Download this chart as a PNG image">{ "PNG" }</button>
+            <button type="button" class="chart-download" data-format="svg" onclick={on_svg(chart, canvas, theme)}
+                title="Download this chart as an SVG drawing">{ "SVG" }</button>
+        </figcaption>
+    }
+}
+
+/// Draws `chart` on a canvas filling its container's width; see the module docs.
+#[component]
+pub fn ChartCanvas(props: &ChartCanvasProps) -> Html {
+    let node = use_node_ref();
+    let size = use_css_size(&node);
+    let canvas = Canvas {
+        node: node.clone(),
+        drawn: use_mut_ref(Drawn::default),
+        error: use_state_eq(|| None::<String>),
+        tip: use_state_eq(|| None::<Tip>),
     };
+    use_redraw(&canvas, props.chart.clone(), props.theme, size);
+
+    let chart = &props.chart;
+    let onmousemove = on_hover(chart, &canvas);
     let onmouseleave = {
-        let tip = tip.clone();
+        let tip = canvas.tip.clone();
         Callback::from(move |_: MouseEvent| tip.set(None))
     };
-    let onclick = {
-        let (chart, drawn, on_pick) = (props.chart.clone(), drawn.clone(), props.on_pick.clone());
-        Callback::from(move |e: MouseEvent| {
-            let (w, h) = drawn.borrow().size;
-            let (x, y) = (f64::from(e.offset_x()), f64::from(e.offset_y()));
-            if let Some(layout) = chart.layout_at(w, h, x, y) {
-                on_pick.emit(layout);
-            }
-        })
-    };
-    let on_png = {
-        let (node, chart, error) = (node.clone(), props.chart.clone(), error.clone());
-        Callback::from(move |_: MouseEvent| {
-            let Some(c) = node.cast::<HtmlCanvasElement>() else {
-                return;
-            };
-            let saved = c
-                .to_data_url_with_type("image/png")
-                .and_then(|url| browser::save_url(&url, &format!("{}.png", chart.file_stem())));
-            if saved.is_err() {
-                error.set(Some("PNG export failed".into()));
-            }
-        })
-    };
-    let on_svg = {
-        let (chart, drawn, theme, error) = (
-            props.chart.clone(),
-            drawn.clone(),
-            props.theme,
-            error.clone(),
-        );
-        Callback::from(move |_: MouseEvent| {
-            let (w, h) = match drawn.borrow().size {
-                (0, _) | (_, 0) => (800, 480),
-                s => s,
-            };
-            if let Err(e) = download_svg(&chart, theme, w, h) {
-                error.set(Some(e));
-            }
-        })
-    };
-
+    let onclick = on_click(chart, &canvas, &props.on_pick);
     let label = props
         .label
         .clone()
-        .unwrap_or_else(|| AttrValue::from(props.chart.summary()));
-    let clickable = matches!(*props.chart, Chart::Search(_));
+        .unwrap_or_else(|| AttrValue::from(chart.summary()));
+    let clickable = matches!(**chart, Chart::Search(_));
     let class = classes!("chart-canvas", clickable.then_some("clickable"));
     let style = format!("width:100%;height:{}px;display:block", props.height);
     html! {
@@ -234,7 +280,7 @@ pub fn ChartCanvas(props: &ChartCanvasProps) -> Html {
                     {onmouseleave}
                     {onclick}
                 />
-                if let Some(t) = &*tip {
+                if let Some(t) = &*canvas.tip {
                     <div
                         class="chart-tooltip"
                         role="status"
@@ -243,14 +289,9 @@ pub fn ChartCanvas(props: &ChartCanvasProps) -> Html {
                 }
             </div>
             if props.downloads {
-                <figcaption class="chart-tools">
-                    <button type="button" class="chart-download" data-format="png" onclick={on_png}
-                        title="Download this chart as a PNG image">{ "PNG" }</button>
-                    <button type="button" class="chart-download" data-format="svg" onclick={on_svg}
-                        title="Download this chart as an SVG drawing">{ "SVG" }</button>
-                </figcaption>
+                { downloads(chart, &canvas, props.theme) }
             }
-            if let Some(message) = &*error {
+            if let Some(message) = &*canvas.error {
                 <p class="chart-error" role="alert">{ message.clone() }</p>
             }
         </figure>

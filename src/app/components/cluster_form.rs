@@ -2,7 +2,9 @@
 
 use yew::prelude::*;
 
-use crate::app::components::form::{errors_for, num_field, send, FormProps};
+use crate::app::components::form::{
+    choice_options, errors_for, num_field, select_field, send, FormProps,
+};
 use crate::app::components::num_field::{select, Opt};
 use crate::app::state::Action;
 use crate::presets::NETWORK_PRESETS;
@@ -137,6 +139,8 @@ pub fn cluster_form(props: &FormProps) -> Html {
                     { num_field(FieldId::CalAttention, props, "compute factor") }
                     { num_field(FieldId::CalNetwork, props, "1") }
                     { num_field(FieldId::CalMemory, props, "0") }
+                    { select_field(FieldId::CalPrecision, props, choice_options(FieldId::CalPrecision, "every plan"),
+                        s.calibration.precision.map_or("", |p| p.as_str())) }
                 </div>
             </details>
         </fieldset>

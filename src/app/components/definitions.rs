@@ -99,14 +99,22 @@ pub fn help_link(t: Term) -> Html {
 /// How many constants the engine has of each kind, and which published runs the end-to-end
 /// ones were chosen with (`src/docs/CONSTANTS.md`, [`crate::docs::constants`]).
 pub fn constants_sentence() -> String {
-    use crate::docs::constants::{BY_KIND, END_TO_END_GROUPS};
-    let kinds: Vec<String> = BY_KIND.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    use crate::docs::constants::{BODY_NUMBERS, BY_KIND, END_TO_END_GROUPS};
+    let list = |t: &[(&str, usize)]| -> String {
+        t.iter()
+            .map(|(k, n)| format!("{n} {k}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     format!(
         "The engine's numeric constants: {} (the registry src/docs/CONSTANTS.md lists each with \
          its source). Specification: data sheets and the frameworks' code; micro-benchmark: \
          kernel and collective benchmarks; end-to-end: chosen where published training runs sit, \
-         here {END_TO_END_GROUPS}; definition: units, caps and tolerances.",
-        kinds.join(", ")
+         here {END_TO_END_GROUPS}; definition: units, caps and tolerances. Numbers written in \
+         the engine's function bodies set no rate: {} (unit conversions, exact counts of a \
+         formula, indices, definitions, and the efficiency table's, registered above).",
+        list(&BY_KIND),
+        list(&BODY_NUMBERS)
     )
 }
 

@@ -314,55 +314,16 @@ pub fn MeasuredBox(props: &MeasuredBoxProps) -> Html {
             if text.trim().is_empty() {
                 return;
             }
-            // The last line with a known field (a pasted block may hold several).
-            let found = text.lines().rev().find_map(|l| logline::read(l).ok());
-            let Some(readings) = found else {
-                note.set(Some((
-                    true,
-                    format!(
-                        "Nothing read from the pasted text: {}",
-                        logline::read("").unwrap_err()
-                    ),
-                )));
-                return;
-            };
-            let line = text
-                .lines()
-                .rev()
-                .find(|l| logline::read(l).is_ok())
-                .unwrap_or_default();
-            let (differ, flops_warning) = line_mismatches(line, &scenario, &readings);
-            if !differ.is_empty() {
-                note.set(Some((
-                    true,
-                    format!(
-                        "Not calibrated: the line is of another run than this plan — {}. Make the plan match the run (or paste a line of this plan's run), then paste again.",
-                        differ.join(", ")
-                    ),
-                )));
-                return;
-            }
-            let (speed, mem) = logline::best(&readings);
-            if let Some(r) = speed.or(mem) {
-                let (shown, u) = match r.quantity {
-                    Quantity::StepS(t) => (t, Unit::StepS),
-                    Quantity::TokensPerS(v) => (v, Unit::TokensPerS),
-                    Quantity::TokensPerSPerGpu(v) => (v, Unit::TokensPerSPerGpu),
-                    Quantity::SamplesPerS(v) => (v, Unit::StepS),
-                    Quantity::TflopsPerGpu(v) => (v, Unit::TflopsPerGpu),
-                    Quantity::MemoryGib(v, _) => (v, Unit::MemoryGib),
-                };
-                if !matches!(r.quantity, Quantity::SamplesPerS(_)) {
-                    unit.set(u);
-                    value.set(format!("{shown}"));
+            match read_log(&text, &scenario) {
+                Err(why) => note.set(Some((true, why))),
+                Ok(None) => {}
+                Ok(Some(r)) => {
+                    if let Some((shown, u)) = r.shown {
+                        unit.set(u);
+                        value.set(format!("{shown}"));
+                    }
+                    apply(r.quantity, Some(r.read), r.warning);
                 }
-                let read = format!(
-                    "Read \u{201c}{}\u{201d} ({}): {}.",
-                    r.field,
-                    r.framework,
-                    describe(r.quantity)
-                );
-                apply(r.quantity, Some(read), flops_warning);
             }
         })
     };
@@ -380,7 +341,6 @@ pub fn MeasuredBox(props: &MeasuredBoxProps) -> Html {
             value.set(String::new());
         })
     };
-    let k = props.scenario.calibration;
     html! {
         <section class="card measured" id="measured" aria-labelledby="measured-title">
             <h2 id="measured-title">{ "I measured this plan" }</h2>
@@ -399,11 +359,82 @@ pub fn MeasuredBox(props: &MeasuredBoxProps) -> Html {
                 <textarea id="measured-log" rows="2" spellcheck="false" onchange={on_log}
                     placeholder="iteration 10/500 | elapsed time per iteration (ms): 4321.5 | throughput per GPU (TFLOP/s/GPU): 402.4 |" />
             </div>
-            if let Some((err, text)) = &*note {
+            { status(note.as_ref(), warning.as_deref(), props.scenario.calibration, reset) }
+        </section>
+    }
+}
+
+/// What a pasted log gives to calibrate with ([`read_log`]).
+struct LogReading {
+    /// The measured quantity.
+    quantity: Quantity,
+    /// What was read, in words ("Read “elapsed time per iteration (ms)” (Megatron-LM): …").
+    read: String,
+    /// The number and unit the form then shows (none for samples/s, which has no unit there).
+    shown: Option<(f64, Unit)>,
+    /// The line's FLOPs per step differ from the plan's ([`line_mismatches`]).
+    warning: Option<String>,
+}
+
+/// Reads pasted log `text` for plan `s`: the last line with a known field (a pasted block may
+/// hold several), its best speed reading, else its memory reading (`None`: neither).
+///
+/// # Errors
+/// The note to show: nothing read, or the line is of another run than the plan.
+fn read_log(text: &str, s: &Scenario) -> Result<Option<LogReading>, String> {
+    let Some((line, readings)) = text
+        .lines()
+        .rev()
+        .find_map(|l| logline::read(l).ok().map(|r| (l, r)))
+    else {
+        return Err(format!(
+            "Nothing read from the pasted text: {}",
+            logline::read("").unwrap_err()
+        ));
+    };
+    let (differ, warning) = line_mismatches(line, s, &readings);
+    if !differ.is_empty() {
+        return Err(format!(
+            "Not calibrated: the line is of another run than this plan — {}. Make the plan match the run (or paste a line of this plan's run), then paste again.",
+            differ.join(", ")
+        ));
+    }
+    let (speed, mem) = logline::best(&readings);
+    Ok(speed.or(mem).map(|r| LogReading {
+        quantity: r.quantity,
+        read: format!(
+            "Read \u{201c}{}\u{201d} ({}): {}.",
+            r.field,
+            r.framework,
+            describe(r.quantity)
+        ),
+        shown: match r.quantity {
+            Quantity::StepS(t) => Some((t, Unit::StepS)),
+            Quantity::TokensPerS(v) => Some((v, Unit::TokensPerS)),
+            Quantity::TokensPerSPerGpu(v) => Some((v, Unit::TokensPerSPerGpu)),
+            Quantity::SamplesPerS(_) => None,
+            Quantity::TflopsPerGpu(v) => Some((v, Unit::TflopsPerGpu)),
+            Quantity::MemoryGib(v, _) => Some((v, Unit::MemoryGib)),
+        },
+        warning,
+    }))
+}
+
+/// The last fit's note (`(is_error, text)`), a measured step far off, and the calibration in
+/// words with its reset button.
+fn status(
+    note: Option<&(bool, String)>,
+    warning: Option<&str>,
+    k: Calibration,
+    reset: Callback<MouseEvent>,
+) -> Html {
+    html! {
+        <>
+            if let Some((err, text)) = note {
                 <p id="measured-note" class={classes!("small", if *err { "error" } else { "muted" })} aria-live="polite">{ text.clone() }</p>
             }
-            if let Some(w) = &*warning {
-                <p id="measured-warning" class="small notice warn" role="status">{ w.clone() }</p>
+            if let Some(w) = warning {
+                <p id="measured-warning" class="small notice warn" role="status">{ w.to_string() }</p>
             }
             if k.is_default() {
                 <p class="small muted" id="calibration-words">{ "Not calibrated: the numbers use the data-sheet rates of the GPU and links." }</p>
@@ -411,7 +442,7 @@ pub fn MeasuredBox(props: &MeasuredBoxProps) -> Html {
                 <p class="small" id="calibration-words">{ format!("Calibrated: {}.", k.describe()) }</p>
                 <button type="button" id="calibration-reset" onclick={reset}>{ "Reset calibration" }</button>
             }
-        </section>
+        </>
     }
 }
 

@@ -163,9 +163,10 @@ fn swiglu_fp8_saving(s: &Scenario, d: &Shape) -> f64 {
 /// NVFP4 0.5625 B ([`crate::engine::time::fp8`]). Other stacks and precisions: the activation
 /// element ([`element_bytes`]).
 pub fn linear_input_bytes(s: &Scenario) -> f64 {
+    use crate::engine::framework::LayerLibrary;
     use crate::engine::time::fp8::{BLOCKWISE_BYTES, MXFP8_BYTES, NVFP4_BYTES};
-    use crate::scenario::{Fp8Recipe, Framework};
-    if s.training.framework() != Framework::Megatron {
+    use crate::scenario::Fp8Recipe;
+    if s.training.framework().traits().layers != LayerLibrary::TransformerEngine {
         return element_bytes(s);
     }
     match (s.training.precision, s.training.fp8_recipe()) {

@@ -22,12 +22,12 @@
 //!
 //! Formulas, sources and what was checked: [activations.md](crate::docs::formulas::activations) §7.
 
-use crate::scenario::{Framework, Scenario};
+use crate::scenario::Scenario;
 
 /// Whether the output GEMM keeps its sequence-gathered input (DTensor TP with SP: torchtitan,
 /// `tp > 1`, `sp`).
 pub fn output_keeps_gathered_input(s: &Scenario) -> bool {
-    s.training.framework() == Framework::Torchtitan && s.parallel.tp > 1 && s.parallel.sp
+    s.training.framework().traits().dtensor_sp && s.parallel.tp > 1 && s.parallel.sp
 }
 
 /// The divisor of the output GEMM's saved input, per token `e·h/div`: `t` with sequence
@@ -45,6 +45,7 @@ pub fn output_input_div(s: &Scenario) -> f64 {
 mod tests {
     use super::*;
     use crate::engine::memory::activations::output_bytes;
+    use crate::scenario::Framework;
 
     /// The public `torchtitan-h100-t4-10` plan ([`super::super::loss_parallel`]'s fixture) with
     /// sequence parallelism on or off.

@@ -27,7 +27,7 @@
 //!
 //! Formulas, sources and what was checked: [activations.md](crate::docs::formulas::activations) §7.
 
-use crate::scenario::{Framework, LossKernel, Scenario};
+use crate::scenario::{LossKernel, Scenario};
 
 /// Bytes per local logit that PyTorch's unfused `cross_entropy` backward holds beside the
 /// saved fp32 log-softmax: the NLL's input gradient and the log-softmax's, 4 B each.
@@ -42,7 +42,7 @@ pub const BACKWARD_TRANSIENT_BYTES: f64 = 12.0;
 /// ([`LossKernel::Unfused`]) under torchtitan with tensor parallelism (`tp > 1`; torchtitan's
 /// `loss_parallel_enabled` is `tp_enabled and enable_loss_parallel`).
 pub fn applies(s: &Scenario) -> bool {
-    s.training.framework() == Framework::Torchtitan
+    s.training.framework().traits().dtensor_sp
         && s.parallel.tp > 1
         && s.training.loss_kernel() == LossKernel::Unfused
 }
@@ -62,6 +62,7 @@ pub fn unfused_transient_bytes(s: &Scenario) -> f64 {
 pub(crate) mod tests {
     use super::*;
     use crate::engine::memory::activations::logits_transient_bytes;
+    use crate::scenario::Framework;
 
     /// Llama 3 70B on torchtitan, TP 8 with SP, local batch 16 × 8192, as the public
     /// `torchtitan-h100-t4-10` run.

@@ -292,7 +292,7 @@ pub const BF16_LP_GRAD_BYTES: f64 = 2.0;
 /// parallelism", the upstreamed BigScience optimizer; [states.md](crate::docs::formulas::states)
 /// §8). The data-parallel reduction still moves the fp32 buffer.
 pub fn deepspeed_bf16_lp_grads(s: &Scenario) -> bool {
-    s.training.framework() == crate::scenario::Framework::Deepspeed
+    s.training.framework().traits().bf16_optimizer
         && s.training.precision == Precision::Bf16
         && s.parallel.zero_stage <= 1
 }
@@ -316,15 +316,11 @@ pub fn deepspeed_bf16_lp_grads(s: &Scenario) -> bool {
 ///
 /// DeepSpeed ZeRO-3 and Megatron keep a 16-bit shard beside an fp32 master (unchanged).
 pub fn fp32_shard_is_master(s: &Scenario) -> bool {
-    use crate::scenario::Framework;
     s.parallel.zero_stage >= 3
         && s.training.precision != Precision::Fp32
         && !no_master_copy(s)
         && !s.training.fp8_params()
-        && matches!(
-            s.training.framework(),
-            Framework::Pytorch | Framework::Torchtitan | Framework::Jax
-        )
+        && s.training.framework().traits().fp32_shard_is_master
 }
 
 /// The routed experts' part of [`model_states`] (the same bytes per parameter and ZeRO sharding

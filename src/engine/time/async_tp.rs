@@ -52,13 +52,13 @@
 //! (every other `mm`: `wk` and `w3` of a Llama block, `parallelize_llama.py` l. 255-263).
 
 use super::inputs::Inputs;
-use crate::scenario::Framework;
+use crate::engine::framework::TpOverlap;
 
 /// Whether a layer's TP collectives run through this pass: `parallel.tp_comm_overlap` under
 /// torchtitan with sequence parallelism (without SP there is no all-gather or reduce-scatter
 /// for the pass to fuse, and nothing overlaps).
 pub(crate) fn applies(x: &Inputs) -> bool {
-    x.s.parallel.tp_comm_overlap() && x.s.parallel.sp && x.stack.framework == Framework::Torchtitan
+    x.s.parallel.tp_comm_overlap() && x.s.parallel.sp && x.stack.fw.tp_overlap == TpOverlap::AsyncTp
 }
 
 /// One TP block's forward GEMM times on one rank, seconds.

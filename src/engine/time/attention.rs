@@ -2,7 +2,7 @@
 //!
 //! Formulas, sources and what was checked: [attention.md](crate::docs::formulas::attention) §1.
 
-use super::blackwell_cudnn::{CudnnTable, B200_CUDNN_9_13};
+use super::blackwell_cudnn::{CudnnTable, B200_CUDNN_9_13, RATES_AT_TOKENS};
 use super::compute::Generation;
 use super::inputs::Inputs;
 pub use crate::scenario::AttentionKernel;
@@ -94,6 +94,20 @@ pub(crate) fn core_s(x: &Inputs) -> (f64, f64) {
     }
 }
 
+/// FlashAttention-2 on H100 SXM5, causal, head dim 128, 16k tokens: forward 335/989, backward
+/// 322/989 of the dense 16-bit peak (FlashAttention-3 paper, arXiv 2407.08608, forward and
+/// backward figures).
+pub const HOPPER_FA2: (f64, f64) = (0.34, 0.33);
+/// cuDNN's fused attention on H100 SXM5, same shape and figures: 539/989, 516/989.
+pub const HOPPER_CUDNN: (f64, f64) = (0.55, 0.52);
+/// FlashAttention-3 on H100 SXM5, same shape and figures: 616/989, 561/989.
+pub const HOPPER_FA3: (f64, f64) = (0.62, 0.57);
+/// Head-dimension ramp of fused attention, `d/(d + HEAD_DIM_RAMP)`, normalised at
+/// [`RATES_AT_HEAD_DIM`] ([`head_dim_factor`]) **[derived]**.
+pub const HEAD_DIM_RAMP: f64 = 16.0;
+/// Head dimension of the published fused-attention fractions.
+pub const RATES_AT_HEAD_DIM: f64 = 128.0;
+
 /// Forward and backward throughput of `kernel` on `gen` as fractions of the dense 16-bit peak,
 /// causal, head dim 128, long sequences (16k), softmax included — FLOPs counted as the
 /// kernels' authors do (`4·s²·d·h` forward non-causal, halved causal, backward 2.5× forward).
@@ -123,10 +137,10 @@ pub(crate) fn core_s(x: &Inputs) -> (f64, f64) {
 /// - Hopper, MPT's Triton kernel ([`AttentionKernel::Triton`]): [`TRITON_ON_HOPPER`].
 pub fn kernel_rates(gen: Generation, kernel: AttentionKernel) -> Option<(f64, f64)> {
     match (gen, kernel) {
-        (Generation::Hopper, AttentionKernel::Fa2) => Some((0.34, 0.33)),
+        (Generation::Hopper, AttentionKernel::Fa2) => Some(HOPPER_FA2),
         (Generation::Hopper, AttentionKernel::Triton) => Some(TRITON_ON_HOPPER),
-        (Generation::Hopper, AttentionKernel::Cudnn) => Some((0.55, 0.52)),
-        (Generation::Hopper, AttentionKernel::Fa3) => Some((0.62, 0.57)),
+        (Generation::Hopper, AttentionKernel::Cudnn) => Some(HOPPER_CUDNN),
+        (Generation::Hopper, AttentionKernel::Fa3) => Some(HOPPER_FA3),
         (Generation::Blackwell, AttentionKernel::Cudnn) => Some(B200_CUDNN_9_13.rates_16k()),
         _ => None,
     }
@@ -204,7 +218,7 @@ pub const UNMASKED_S_HALF: f64 = 150.0;
 /// `s/(s + half)`, normalised to 1 for causal attention at 16k tokens (so unmasked blocks at
 /// 16k come out 2 % faster than causal ones; measured 338 vs 328 TFLOP/s on H100).
 fn ramp(s: f64, half: f64) -> f64 {
-    s / (s + half) * (16384.0 + ATTENTION_S_HALF) / 16384.0
+    s / (s + half) * (RATES_AT_TOKENS + ATTENTION_S_HALF) / RATES_AT_TOKENS
 }
 
 /// Sequence ramp of the attention one rank computes under context parallelism `cp` (times
@@ -235,7 +249,7 @@ pub fn cp_ramp_with(s: f64, cp: f64, causal: impl Fn(f64) -> f64) -> f64 {
 /// of head dim 128 (FA2 A100 causal 171 vs 189 TFLOP/s; H100 0.88), 256 at 1.06 (FA3 forward 642
 /// vs 616 causal).
 pub fn head_dim_factor(d_h: f64) -> f64 {
-    d_h / (d_h + 16.0) * 144.0 / 128.0
+    d_h / (d_h + HEAD_DIM_RAMP) * (RATES_AT_HEAD_DIM + HEAD_DIM_RAMP) / RATES_AT_HEAD_DIM
 }
 
 #[cfg(test)]

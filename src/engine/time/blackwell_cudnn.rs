@@ -14,6 +14,10 @@
 
 use super::compute::Device;
 
+/// Sequence length of the published fused-attention fractions (these tables' and
+/// [`super::attention::kernel_rates`]), tokens: the sequence ramps are normalised to 1 there.
+pub const RATES_AT_TOKENS: f64 = 16384.0;
+
 /// One published table: `(tokens, forward TFLOP/s, backward TFLOP/s)` rows in increasing
 /// length, measured on a part whose fused-attention peak in the engine
 /// ([`Device::attn_peak_flops`]) is `ref_peak` TFLOP/s.
@@ -85,7 +89,7 @@ impl CudnnTable {
     /// Forward and backward rates at 16k tokens as fractions of [`CudnnTable::ref_peak`] (the
     /// convention of [`super::attention::kernel_rates`]).
     pub fn rates_16k(&self) -> (f64, f64) {
-        let (f, b) = self.tflops(16384.0);
+        let (f, b) = self.tflops(RATES_AT_TOKENS);
         (f / self.ref_peak, b / self.ref_peak)
     }
 
@@ -94,7 +98,7 @@ impl CudnnTable {
     /// 8k and 0.642 / 0.652 at 4k, against 0.971 and 0.918.
     pub fn ramps(&self, s: f64) -> (f64, f64) {
         let (f, b) = self.tflops(s);
-        let (f16, b16) = self.tflops(16384.0);
+        let (f16, b16) = self.tflops(RATES_AT_TOKENS);
         (f / f16, b / b16)
     }
 

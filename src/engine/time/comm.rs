@@ -126,6 +126,17 @@ pub enum Link {
     Network,
 }
 
+/// Fraction of compute a point-to-point transfer over NVLink takes from an overlapped kernel
+/// (Calculon `systems/*.json` `processor_usage`, NVLink).
+pub const NVLINK_SM_USAGE: f64 = 0.15;
+/// The same over InfiniBand (Calculon `processor_usage`, InfiniBand).
+pub const NETWORK_SM_USAGE: f64 = 0.02;
+/// Least NVLink bandwidth per GPU of an NVSwitch domain that multicasts (NVLS): NVLink 4,
+/// H100/H200's 450 GB/s per direction.
+pub const NVLS_MIN_NVLINK_GBPS: f64 = 450.0;
+/// Least GPUs of an NVLS domain (one NVSwitch tray of 8 GPUs).
+pub const NVLS_MIN_DOMAIN: u64 = 8;
+
 /// Fraction of compute lost while a collective on `link` overlaps it: NCCL runs as kernels on
 /// SMs (Calculon `systems/*.json` `processor_usage`: NVLink 0.15, InfiniBand 0.02;
 /// [comm.md](crate::docs::formulas::comm) §7). Used for point-to-point traffic (pipeline
@@ -133,8 +144,8 @@ pub enum Link {
 /// [`collective_sm_share`].
 pub fn sm_usage(link: Link) -> f64 {
     match link {
-        Link::Nvlink => 0.15,
-        Link::Network => 0.02,
+        Link::Nvlink => NVLINK_SM_USAGE,
+        Link::Network => NETWORK_SM_USAGE,
         Link::None => 0.0,
     }
 }
@@ -292,7 +303,9 @@ impl Fabric {
         // 900 GB/s); PCIe, A100's NVLink 3 and point-to-point meshes (MI300X XGMI, 448 GB/s
         // aggregate) have no multicast switch.
         let nvls_bps = match gpu.nvlink_gbps {
-            Some(b) if nvls_eff > 0.0 && b >= 450.0 && domain >= 8 => b * 1e9 * nvls_eff,
+            Some(b) if nvls_eff > 0.0 && b >= NVLS_MIN_NVLINK_GBPS && domain >= NVLS_MIN_DOMAIN => {
+                b * 1e9 * nvls_eff
+            }
             _ => 0.0,
         };
         Fabric {

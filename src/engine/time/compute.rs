@@ -142,6 +142,14 @@ impl Efficiency {
 /// Mission Control power FAQ) has no published matmul measurement.
 pub const BLACKWELL_NVL_GEMM: (f64, f64) = (0.636, 0.642);
 
+/// Dense 16-bit peak, TFLOP/s, from which a Blackwell part is one of the 2.5 PF NVL parts
+/// ([`BLACKWELL_NVL_GEMM`]): GB200/GB300 2500 against B200's 2250 (data sheets).
+pub const BLACKWELL_NVL_MIN_TFLOPS: f64 = 2400.0;
+
+/// The fp32 peak of a GPU without an fp32 figure, as a divisor of its 16-bit peak: V100's
+/// 125/15.7 ≈ 8 (A100 and H100 are nearer 16, so this errs fast) ([`peak_tflops`]).
+pub const FP32_FALLBACK_DIVISOR: f64 = 8.0;
+
 /// Share of a GB200/GB300's 2.5 PF spec peak that the Blackwell fused-attention fractions refer
 /// to. Those fractions were measured on a B200 (2.25 PF; cuDNN 9.13.1, 1332 TFLOP/s forward at
 /// 16k tokens, [`super::blackwell_cudnn::B200_CUDNN_9_13`]), and attention is bound by the SMs'
@@ -204,7 +212,7 @@ pub fn peak_tflops(gpu: &GpuSpec, precision: Precision) -> f64 {
     let p = gpu.peak_tflops;
     let p16 = sixteen_bit_tflops(gpu);
     match precision {
-        Precision::Fp32 => p.fp32.unwrap_or(p16 / 8.0),
+        Precision::Fp32 => p.fp32.unwrap_or(p16 / FP32_FALLBACK_DIVISOR),
         Precision::Fp16 => p.fp16.unwrap_or(p16),
         Precision::Bf16 => p16,
         Precision::Fp8 => p.fp8.unwrap_or(p16),
@@ -263,7 +271,7 @@ impl Device {
         let gen = Generation::of(gpu);
         let mut e = Efficiency::of(gen);
         let mut attn_peak_share = 1.0;
-        if gen == Generation::Blackwell && sixteen_bit_tflops(gpu) >= 2400.0 {
+        if gen == Generation::Blackwell && sixteen_bit_tflops(gpu) >= BLACKWELL_NVL_MIN_TFLOPS {
             (e.gemm, e.gemm_fp8) = BLACKWELL_NVL_GEMM;
             attn_peak_share = BLACKWELL_NVL_ATTENTION_PEAK;
         }

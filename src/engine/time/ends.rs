@@ -75,7 +75,7 @@ impl EndCosts {
 /// `2·e + 2·g` (write and read the 16-bit gradient, read and write the main gradient), 12 B in
 /// bf16 with fp32 main gradients. Other stacks: [`EMBEDDING_GRAD_BYTES`].
 pub(crate) fn embedding_grad_bytes(x: &Inputs) -> f64 {
-    if x.stack.framework == crate::scenario::Framework::Megatron {
+    if x.stack.fw.main_grad_hooks {
         2.0 * x.ab + 2.0 * x.main_grad_bytes
     } else {
         EMBEDDING_GRAD_BYTES

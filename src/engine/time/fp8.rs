@@ -15,7 +15,8 @@
 //! Formulas, sources and what was checked: [fp8.md](crate::docs::formulas::fp8) §1.
 
 use super::generation::Generation;
-use crate::scenario::{Fp8Recipe, Framework, GpuSpec, Precision};
+use crate::engine::framework::LayerLibrary;
+use crate::scenario::{Fp8Recipe, GpuSpec, Precision};
 
 /// How one FP8 recipe runs linear layers on one GPU generation.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -39,6 +40,27 @@ pub enum Fp8Gemms {
     /// speedup at the GEMM's shape ([`super::rowwise::speedup`]), quantization included.
     RowwiseTable,
 }
+
+/// Cast bytes per element of delayed scaling on Hopper: one fused cast-transpose reads bf16 (2)
+/// and writes both FP8 layouts (1 + 1); TE `performance_considerations.rst` l. 99-110.
+pub const DELAYED_CAST_BYTES: f64 = 4.0;
+/// Current (per-tensor) scaling: the same plus one read for the amax (2).
+pub const CURRENT_CAST_BYTES: f64 = 6.0;
+/// Blockwise scaling: both layouts with their block scales in the cast pass.
+pub const BLOCKWISE_CAST_BYTES: f64 = 4.0;
+/// TE's autocast speedup over bf16 on an H200, blockwise scaling
+/// (`docs/features/low_precision_training/speedups.rst` @d0067d0da).
+pub const TE_H200_BLOCKWISE_AUTOCAST: f64 = 1.41;
+/// The same, current scaling.
+pub const TE_H200_CURRENT_AUTOCAST: f64 = 1.57;
+/// TE's autocast speedup over bf16 on a B300, delayed scaling (the same table).
+pub const TE_B300_DELAYED_AUTOCAST: f64 = 1.61;
+/// The same, current scaling.
+pub const TE_B300_CURRENT_AUTOCAST: f64 = 1.41;
+/// The same, blockwise scaling.
+pub const TE_B300_BLOCKWISE_AUTOCAST: f64 = 1.30;
+/// The same, MXFP8.
+pub const TE_B300_MXFP8_AUTOCAST: f64 = 1.44;
 
 /// The FP8 linear-layer costs of `recipe` on `gen`; `None` where the recipe does not run
 /// (MXFP8 needs Blackwell; FP8 needs Hopper or newer).
@@ -78,16 +100,21 @@ pub fn gemms(gen: Generation, recipe: Fp8Recipe) -> Option<Fp8Gemms> {
     let autocast = |speedup| Some(Fp8Gemms::Autocast { speedup });
     match (gen, recipe) {
         (Generation::Volta | Generation::Ampere, _) => None,
-        (Generation::Hopper, Fp8Recipe::Delayed) => casts(1.0, 4.0),
-        (Generation::Hopper, Fp8Recipe::Tensorwise) => casts(1.0, 6.0),
-        (Generation::Hopper, Fp8Recipe::Blockwise) => casts(1.41 / 1.57, 4.0),
+        (Generation::Hopper, Fp8Recipe::Delayed) => casts(1.0, DELAYED_CAST_BYTES),
+        (Generation::Hopper, Fp8Recipe::Tensorwise) => casts(1.0, CURRENT_CAST_BYTES),
+        (Generation::Hopper, Fp8Recipe::Blockwise) => casts(
+            TE_H200_BLOCKWISE_AUTOCAST / TE_H200_CURRENT_AUTOCAST,
+            BLOCKWISE_CAST_BYTES,
+        ),
         (Generation::Hopper, Fp8Recipe::Rowwise) => Some(Fp8Gemms::RowwiseTable),
         (Generation::Hopper, Fp8Recipe::Mxfp8) => None,
-        (Generation::Blackwell, Fp8Recipe::Delayed) => autocast(1.61),
-        (Generation::Blackwell, Fp8Recipe::Tensorwise) => autocast(1.41),
-        (Generation::Blackwell, Fp8Recipe::Blockwise) => autocast(1.30),
-        (Generation::Blackwell, Fp8Recipe::Mxfp8) => autocast(1.44),
-        (Generation::Blackwell, Fp8Recipe::Rowwise) => autocast(1.41 * ROWWISE_VS_TENSORWISE),
+        (Generation::Blackwell, Fp8Recipe::Delayed) => autocast(TE_B300_DELAYED_AUTOCAST),
+        (Generation::Blackwell, Fp8Recipe::Tensorwise) => autocast(TE_B300_CURRENT_AUTOCAST),
+        (Generation::Blackwell, Fp8Recipe::Blockwise) => autocast(TE_B300_BLOCKWISE_AUTOCAST),
+        (Generation::Blackwell, Fp8Recipe::Mxfp8) => autocast(TE_B300_MXFP8_AUTOCAST),
+        (Generation::Blackwell, Fp8Recipe::Rowwise) => {
+            autocast(TE_B300_CURRENT_AUTOCAST * ROWWISE_VS_TENSORWISE)
+        }
     }
 }
 
@@ -159,19 +186,20 @@ pub const ROWWISE_VS_TENSORWISE: f64 = 1.20 / 1.57;
 ///   ([`NVFP4_BYTES`]; `distributed.py` `_all_gather_nvfp4`, same commit).
 /// - Everything else, rowwise scaling, and runs without FP8: 16-bit both ways.
 pub fn tp_gather_bytes(
-    framework: Framework,
+    layers: LayerLibrary,
     precision: Precision,
     recipe: Option<Fp8Recipe>,
     ab: f64,
 ) -> (f64, f64) {
-    if precision == Precision::Nvfp4 && framework == Framework::Megatron {
+    use LayerLibrary::{Torchao, TransformerEngine};
+    if precision == Precision::Nvfp4 && layers == TransformerEngine {
         return (NVFP4_BYTES, NVFP4_BYTES);
     }
-    match (framework, recipe) {
-        (Framework::Megatron, Some(Fp8Recipe::Delayed | Fp8Recipe::Tensorwise)) => (1.0, 1.0),
-        (Framework::Megatron, Some(Fp8Recipe::Mxfp8)) => (MXFP8_BYTES, MXFP8_BYTES),
-        (Framework::Megatron, Some(Fp8Recipe::Blockwise)) => (BLOCKWISE_BYTES, BLOCKWISE_BYTES),
-        (Framework::Torchtitan, Some(Fp8Recipe::Tensorwise)) => (1.0, 1.0),
+    match (layers, recipe) {
+        (TransformerEngine, Some(Fp8Recipe::Delayed | Fp8Recipe::Tensorwise)) => (1.0, 1.0),
+        (TransformerEngine, Some(Fp8Recipe::Mxfp8)) => (MXFP8_BYTES, MXFP8_BYTES),
+        (TransformerEngine, Some(Fp8Recipe::Blockwise)) => (BLOCKWISE_BYTES, BLOCKWISE_BYTES),
+        (Torchao, Some(Fp8Recipe::Tensorwise)) => (1.0, 1.0),
         _ => (ab, ab),
     }
 }
@@ -231,8 +259,8 @@ mod tests {
 
     #[test]
     fn transformer_engine_gathers_quantized_activations() {
-        use Framework::*;
-        let both = |f, r| tp_gather_bytes(f, Precision::Fp8, r, 2.0);
+        use crate::scenario::Framework::{self, *};
+        let both = |f: Framework, r| tp_gather_bytes(f.traits().layers, Precision::Fp8, r, 2.0);
         assert_eq!(both(Megatron, Some(Fp8Recipe::Delayed)), (1.0, 1.0));
         assert_eq!(both(Megatron, Some(Fp8Recipe::Mxfp8)), (1.03125, 1.03125));
         assert_eq!(
@@ -244,7 +272,7 @@ mod tests {
         assert_eq!(both(Megatron, None), (2.0, 2.0));
         assert_eq!(both(Jax, Some(Fp8Recipe::Delayed)), (2.0, 2.0));
         // NVFP4: 0.5 B + one E4M3 scale per 16 elements under TE, 16-bit elsewhere.
-        let fp4 = |f| tp_gather_bytes(f, Precision::Nvfp4, None, 2.0);
+        let fp4 = |f: Framework| tp_gather_bytes(f.traits().layers, Precision::Nvfp4, None, 2.0);
         assert_eq!(fp4(Megatron), (0.5625, 0.5625));
         assert_eq!(fp4(Torchtitan), (2.0, 2.0));
     }

@@ -16,6 +16,10 @@ pub enum Generation {
     Blackwell,
 }
 
+/// Dense bf16 peak, TFLOP/s, below which a GPU with FP8 is classed Hopper (H100/H200 989,
+/// B200 2250: any threshold between them classifies the presets alike).
+pub const HOPPER_MAX_BF16_TFLOPS: f64 = 1500.0;
+
 impl Generation {
     /// Classifies a GPU by its tensor-core peaks (works for custom GPUs too): no bf16 → Volta;
     /// no FP8 → Ampere; bf16 below 1.5 PFLOP/s → Hopper; otherwise Blackwell.
@@ -24,7 +28,7 @@ impl Generation {
         match (p.bf16, p.fp8) {
             (None, _) => Generation::Volta,
             (Some(_), None) => Generation::Ampere,
-            (Some(b), Some(_)) if b < 1500.0 => Generation::Hopper,
+            (Some(b), Some(_)) if b < HOPPER_MAX_BF16_TFLOPS => Generation::Hopper,
             _ => Generation::Blackwell,
         }
     }

@@ -31,8 +31,8 @@
 //!   [`super::data_parallel::reduced_grad_bytes`] = the fp32 main gradient, then the all-gather).
 
 use super::inputs::Inputs;
+use crate::engine::framework::ParamPasses;
 use crate::engine::memory::params::{has_biases, layer_tensors, linear_tensors};
-use crate::scenario::Framework;
 
 /// HBM bytes per parameter of one fp32 accumulation of a bf16 gradient (module docs): upcast
 /// read 2 + write 4, `add_` read 4 + 4 and write 4.
@@ -64,7 +64,10 @@ pub(crate) fn accumulate_s(
             ACCUMULATE_KERNELS_PER_TENSOR * tensors,
         );
     }
-    if x.stack.framework != Framework::Deepspeed || x.s.parallel.zero_stage >= 2 || x.m <= 1 {
+    if x.stack.fw.param_passes != ParamPasses::DeepspeedAccumulation
+        || x.s.parallel.zero_stage >= 2
+        || x.m <= 1
+    {
         return 0.0;
     }
     (x.mf - 1.0) / x.mf * x.dev.memory_s(AUTOGRAD_PASSES * x.pbytes * params, tensors)
@@ -83,10 +86,10 @@ pub(crate) fn param_passes_s(
     embedding: bool,
     output: bool,
 ) -> Option<(f64, f64, f64)> {
-    let pytorch = match x.stack.framework {
-        Framework::Deepspeed => false,
-        Framework::Pytorch => true,
-        _ => return None,
+    let pytorch = match x.stack.fw.param_passes {
+        ParamPasses::DeepspeedAccumulation => false,
+        ParamPasses::EagerAutocast => true,
+        ParamPasses::None => return None,
     };
     let params = x.sharded.placed(mix, embedding, output).total();
     Some(if pytorch {
@@ -135,7 +138,10 @@ pub(crate) fn pytorch_param_passes_s(
     embedding: bool,
     output: bool,
 ) -> (f64, f64, f64) {
-    if x.stack.framework != Framework::Pytorch || x.s.parallel.zero_stage != 0 || layers == 0.0 {
+    if x.stack.fw.param_passes != ParamPasses::EagerAutocast
+        || x.s.parallel.zero_stage != 0
+        || layers == 0.0
+    {
         return (0.0, 0.0, 0.0);
     }
     let tensors = super::host::stage_tensors(x, layers, embedding, output);

@@ -88,6 +88,7 @@ impl<'a> Inputs<'a> {
             dev: crate::engine::calibration::device(
                 Device::new(gpu, s.training.precision, s.training.fp8_recipe()),
                 &s.calibration,
+                s.training.precision,
             ),
             groups,
             stack: plan.stack,

@@ -386,7 +386,7 @@ fn attention_gemms_s(
 /// `wv`, `w1`, `w3` are separate `nn.Linear`s, `models/llama3/model.py` @820504e). Elsewhere
 /// fused and separate cost the same FLOPs, and per-tensor casts of a shared input are one cast.
 fn per_module(x: &Inputs) -> bool {
-    x.dev.rowwise_table && x.stack.framework == crate::scenario::Framework::Torchtitan
+    x.dev.rowwise_table && x.stack.fw.layers == crate::engine::framework::LayerLibrary::Torchao
 }
 
 /// The attention and MLP blocks' forward GEMM times for torch's async TP

@@ -6,7 +6,8 @@ pub use super::cp_exchange::CpCosts;
 use super::inputs::Inputs;
 use super::stack::CpMechanism;
 use super::userbuffers::{sm_count, UbLayer};
-use crate::scenario::{Framework, Recompute};
+use crate::engine::framework::TpOverlap;
+use crate::scenario::Recompute;
 
 /// TP/SP collectives of one layer, seconds per micro-batch.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -74,7 +75,7 @@ impl TpCosts {
         let mut gathers = 0.0;
         let (coll, coll_bwd, coll_16, closing) = if x.s.parallel.sp {
             let (fwd_b, bwd_b) = super::fp8::tp_gather_bytes(
-                x.stack.framework,
+                x.stack.fw.layers,
                 x.s.training.precision,
                 x.s.training.fp8_recipe(),
                 x.ab,
@@ -98,15 +99,16 @@ impl TpCosts {
         };
         let fwd_total = blocks * coll;
         let mut bwd_total = blocks * coll_bwd;
-        let titan = x.stack.framework == Framework::Torchtitan;
+        let titan = x.stack.fw.tp_overlap == TpOverlap::AsyncTp;
         let overlap = x.s.parallel.tp_comm_overlap() && (x.s.parallel.sp || !titan);
-        let userbuffers = overlap && x.s.parallel.sp && x.stack.framework == Framework::Megatron;
+        let userbuffers =
+            overlap && x.s.parallel.sp && x.stack.fw.tp_overlap == TpOverlap::Userbuffers;
         let async_tp = super::async_tp::applies(x);
         let mut regather_exp = None;
         let (fwd_exp, bwd_exp) = if async_tp {
             let rs = closing;
             let (fwd_b, bwd_b) = super::fp8::tp_gather_bytes(
-                x.stack.framework,
+                x.stack.fw.layers,
                 x.s.training.precision,
                 x.s.training.fp8_recipe(),
                 x.ab,

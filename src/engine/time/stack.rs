@@ -8,7 +8,7 @@ use super::compute::Generation;
 use super::moe_bookkeeping::Bookkeeping;
 pub use crate::engine::framework::CpMechanism;
 use crate::engine::framework::{traits, Traits};
-use crate::scenario::{Framework, FsdpStyle, GpuSpec, MoeDispatcher, Scenario};
+use crate::scenario::{FsdpStyle, GpuSpec, MoeDispatcher, Scenario};
 
 /// How ZeRO-3 / FSDP gathers parameters and reduces gradients (the scenario's
 /// `parallel.fsdp_style`, [`crate::scenario::FsdpStyle`]); the mechanisms priced per style:
@@ -63,8 +63,8 @@ pub const DEEPSPEED_MAX_REUSE_ELEMENTS: f64 = 1e9;
 /// The mechanisms one scenario's stack runs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Stack {
-    /// The framework.
-    pub framework: Framework,
+    /// The framework's row of the table (its switches the time model reads directly).
+    pub fw: &'static Traits,
     /// ZeRO-3 / FSDP style.
     pub fsdp: FsdpMechanism,
     /// Fused attention kernel: `training.attention_kernel`, else Megatron-LM/NeMo (Transformer Engine) and JAX (XLA) use cuDNN's
@@ -185,22 +185,24 @@ fn bf16_optimizer_with(fw: &Traits, s: &Scenario) -> bool {
 impl Stack {
     /// The defaults of `s`'s framework ([`traits`]), overridden where the scenario says.
     pub fn of(s: &Scenario, gpu: &GpuSpec) -> Stack {
-        let framework = s.training.framework();
-        let fw = traits(framework);
+        let fw = traits(s.training.framework());
         let fsdp = mechanism(s.parallel.fsdp_style.unwrap_or(fw.fsdp_style));
         let interleaved = s.parallel.schedule() == crate::scenario::Schedule::Interleaved;
         let hopper_plus = matches!(
             Generation::of(gpu),
             Generation::Hopper | Generation::Blackwell
         );
-        let attention = s.training.attention_kernel.unwrap_or(if hopper_plus {
-            fw.attention_hopper
-        } else {
-            AttentionKernel::Fa2
-        });
+        let attention =
+            s.training
+                .attention_kernel
+                .unwrap_or(if hopper_plus && fw.cudnn_attention {
+                    AttentionKernel::Cudnn
+                } else {
+                    AttentionKernel::Fa2
+                });
         let eager = s.training.eager();
         Stack {
-            framework,
+            fw,
             fsdp,
             attention,
             pp_overlap: s

@@ -40,12 +40,21 @@ pub const COMM_SMS: f64 = 16.0;
 /// B200, e.g. the Purlin collectives paper §5.1, "the B200's 148 SMs").
 pub fn sm_count(gen: Generation) -> f64 {
     match gen {
-        Generation::Volta => 80.0,
-        Generation::Ampere => 108.0,
-        Generation::Hopper => 132.0,
-        Generation::Blackwell => 148.0,
+        Generation::Volta => V100_SMS,
+        Generation::Ampere => A100_SMS,
+        Generation::Hopper => H100_SMS,
+        Generation::Blackwell => B200_SMS,
     }
 }
+
+/// SMs of a V100 (NVIDIA Volta architecture whitepaper).
+pub const V100_SMS: f64 = 80.0;
+/// SMs of an A100 (NVIDIA Ampere architecture whitepaper).
+pub const A100_SMS: f64 = 108.0;
+/// SMs of an H100 SXM (NVIDIA Hopper architecture whitepaper).
+pub const H100_SMS: f64 = 132.0;
+/// SMs of a B200/GB200 (`multi_processor_count`; Purlin collectives paper §5.1).
+pub const B200_SMS: f64 = 148.0;
 
 /// One layer's TP blocks as userbuffers sees them, seconds per micro-batch.
 #[derive(Clone, Copy, Debug, PartialEq)]

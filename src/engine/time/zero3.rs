@@ -225,10 +225,7 @@ impl Zero3Layer {
 /// The Llama-style models of the other stacks (torchtitan `wq`, `wk`, `wv`; Hugging Face
 /// `q_proj`, `k_proj`, `v_proj`; MaxText `query`, `key`, `value`) keep them apart.
 fn fuses_projections(x: &Inputs) -> bool {
-    matches!(
-        x.stack.framework,
-        crate::scenario::Framework::Megatron | crate::scenario::Framework::Deepspeed
-    )
+    x.stack.fw.fused_projections
 }
 
 /// The weight tensors of one layer in forward order, elements each on one GPU of the TP group,
