@@ -386,9 +386,9 @@ impl SavePolicy {
     /// the scan carry), so the rematerialized forward drops it as dead code.
     #[inline]
     pub fn reruns_gemm(self, d: &Shape, index: usize) -> bool {
-        !self.saves_gemm(d, index)
-            && !(matches!(self, SavePolicy::Named(_))
-                && Self::name_of(d, index) == RematSaved::MLPWO)
+        let dead =
+            matches!(self, SavePolicy::Named(_)) && Self::name_of(d, index) == RematSaved::MLPWO;
+        !(self.saves_gemm(d, index) || dead)
     }
 
     /// Whether the attention kernel's output and softmax statistics are kept; if not, the

@@ -94,7 +94,7 @@ impl AttentionCosts {
             Some(m) => (0.0, attention_modules_rc_s(x, d, m, core_fwd)),
             None if selective => (
                 priced_sac.unwrap_or_else(|| {
-                    op_sac_gemms_s(dev, d, tok, tf, x.e as f64, Half::Attention, 0.0, policy)
+                    op_sac_gemms_s(dev, d, tok, tf, x.e as f64, Half::Attention, policy)
                 }) + if policy.saves_attention_output() {
                     0.0
                 } else {
@@ -167,16 +167,9 @@ impl LayerCosts {
                 // reduce-scatter outputs are saved (no collective is repeated).
                 None => {
                     let policy = SavePolicy::of(x.s);
-                    op_sac_gemms_s(
-                        dev,
-                        d,
-                        tok,
-                        tf,
-                        x.e as f64,
-                        Half::Mlp,
-                        attn.sac_gemms,
-                        policy,
-                    ) + ew_fwd
+                    attn.sac_gemms
+                        + op_sac_gemms_s(dev, d, tok, tf, x.e as f64, Half::Mlp, policy)
+                        + ew_fwd
                 }
             },
             Recompute::Full => fwd - skipped,
@@ -470,9 +463,9 @@ enum Half {
     Mlp,
 }
 
-/// Per-op selective recomputation: `start` plus the forward time of the GEMMs of `half` that
-/// the checkpointing does not save ([`crate::engine::memory::activations::op_sac_saves_gemm`]),
-/// in [`Shape::layer_gemms`] order (the attention half's sum is the MLP half's `start`). The MLP
+/// Per-op selective recomputation: the forward time of the GEMMs of `half` that the
+/// checkpointing reruns ([`SavePolicy::reruns_gemm`]: torchtitan's every other GEMM, or JAX's
+/// unnamed ones), in [`Shape::layer_gemms`] order. The MLP
 /// half reads only the MLP's GEMMs ([`Shape::mlp_gemms`]), numbered from
 /// [`Shape::attention_gemms`] on.
 fn op_sac_gemms_s(
@@ -482,7 +475,6 @@ fn op_sac_gemms_s(
     tf: f64,
     ep: f64,
     half: Half,
-    start: f64,
     policy: SavePolicy,
 ) -> f64 {
     let n_local = if d.is_moe() {
@@ -490,7 +482,7 @@ fn op_sac_gemms_s(
     } else {
         1.0
     };
-    let mut t = start;
+    let mut t = 0.0;
     let mut add = |i: usize, g: &LayerGemm| {
         if !policy.reruns_gemm(d, i) {
             return;
