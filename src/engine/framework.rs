@@ -43,6 +43,18 @@ impl Framework {
         Framework::Jax,
     ];
 
+    /// Every framework's JSON spelling, in [`Framework::ALL`]'s order (the field table's
+    /// choices for `training.framework`).
+    pub const NAMES: [&'static str; Framework::ALL.len()] = {
+        let mut names = [""; Framework::ALL.len()];
+        let mut i = 0;
+        while i < names.len() {
+            names[i] = traits(Framework::ALL[i]).name;
+            i += 1;
+        }
+        names
+    };
+
     /// The JSON spelling.
     pub fn as_str(self) -> &'static str {
         traits(self).name
@@ -169,6 +181,9 @@ pub struct Traits {
     pub sac_regathers: bool,
     /// The embedding and output layer are FSDP2's root unit.
     pub fsdp_root_ends: bool,
+    /// FlashAttention-2 runs on unpadded rows, gathered and scattered back every layer
+    /// ([`crate::engine::time::unpad`]).
+    pub flash_unpad: bool,
     /// A model without a gated MLP runs dropout with p > 0 unless told otherwise (the stack's
     /// argument or model-config default; [`crate::engine::memory::activations::dropout`]).
     pub dropout: bool,
@@ -247,6 +262,7 @@ const fn plain(name: &'static str) -> Traits {
         bf16_optimizer: false,
         sac_regathers: false,
         fsdp_root_ends: false,
+        flash_unpad: false,
         dropout: false,
         layers: LayerLibrary::Plain,
         tp_overlap: TpOverlap::Generic,
@@ -376,6 +392,7 @@ static PYTORCH: Traits = Traits {
     autocast_softmax: true,
     eager_bert_layer: true,
     cp: CpMechanism::TorchRing,
+    flash_unpad: true,
     param_passes: ParamPasses::EagerAutocast,
     dropout: true,
     fp32_shard_is_master: true,
@@ -404,7 +421,7 @@ static JAX: Traits = Traits {
 };
 
 /// The row of `framework`: the one `match` on the framework.
-pub fn traits(framework: Framework) -> &'static Traits {
+pub const fn traits(framework: Framework) -> &'static Traits {
     match framework {
         Framework::Megatron => &MEGATRON,
         Framework::Deepspeed => &DEEPSPEED,

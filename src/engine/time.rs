@@ -57,6 +57,7 @@
 //! - [`data_parallel`]: step 4, the gradient reduction tail.
 //! - [`grad_accumulation`]: DeepSpeed's per-micro-batch gradient accumulation.
 //! - [`tied`]: the all-reduce of a tied embedding's gradient between the pipeline's ends.
+//! - [`unpad`]: eager PyTorch's unpadding around FlashAttention-2's variable-length kernel.
 //! - [`optimizer`]: the optimizer update.
 //! - [`offload`]: host-link time of offloaded optimizer states and activations.
 //! - [`host`]: eager PyTorch's host time and how long the GPU waits for it.
@@ -95,6 +96,7 @@ pub mod rowwise;
 pub mod stack;
 pub mod stage;
 pub(crate) mod tied;
+pub mod unpad;
 pub mod userbuffers;
 pub mod volumes;
 pub mod waves;

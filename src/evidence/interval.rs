@@ -11,13 +11,16 @@
 //! e = μ_source + r,     μ_source ~ (c, σ_b²) over sources,   r ~ (0, σ_w²) within one source
 //! ```
 //!
-//! A new source draws a new offset, so the band for a plan is `c ± z₈₀·√(σ_b² + σ_w²)`
+//! A new source draws a new offset, so the band for a plan is `c ± z₈₀·√(f_G·σ_b² + σ_w²)`
 //! (`z₈₀` = [`Z80`], the 10th and 90th percentiles of a normal distribution), where, over the
 //! published runs of the same kind as the plan (dense or MoE; the other kind too when fewer
 //! than [`MIN_SOURCES`] sources of this kind exist):
 //! - `c` is the mean of the per-source mean errors (each source counts once, whatever its size);
 //! - `σ_b` is the sample standard deviation of those per-source means: how a new source's offset
 //!   varies (the between-source spread);
+//! - `f_G` = [`new_source_factor`]`(G)` widens the between-source part for the few sources it
+//!   is estimated from: the prediction interval of one new source's offset from `G` source means
+//!   is `c ± t_{G−1}·σ_b·√(1 + 1/G)` (Student's t, [`T90`]), not `c ± z·σ_b`;
 //! - `σ_w` is the root-mean-square deviation of the runs *most like the plan* (the similarity
 //!   sets of [`super::band::Basis`]) from their own source's mean: the within-source spread
 //!   where the plan sits.
@@ -50,8 +53,9 @@
 //! carries the same band (`memory_frac(s)`), which the app's and the CLI's caveat use.
 //!
 //! Measured (README, "The error band"): leaving each source of `tests/data/public.json` out,
-//! the step band covers 368 of 422 runs (87.2 %, median width 26.3 points; the previous
-//! similar-runs band 66.8 % at 14.7 points) and the memory band 44 of 47 (93.6 %, 63.1 points).
+//! the step band covers 372 of 422 runs (88.2 %, median width 26.8 points; the previous
+//! similar-runs band 68.0 % at 14.9 points) and the memory band 39 of 47 (83.0 %, 39.4 points;
+//! 32 of 47 at 30.6 points without [`new_source_factor`]).
 //!
 //! One estimate per published run ([`Errors::of`]), then sums.
 //!
@@ -67,6 +71,27 @@ use crate::scenario::Scenario;
 /// The 90th percentile of the standard normal distribution: `c ± Z80·σ` holds 80 % of a normal
 /// variable.
 pub const Z80: f64 = 1.2816;
+
+/// Student's t distribution's 90th percentiles for 1 to 30 degrees of freedom (any statistics
+/// table, e.g. the NIST/SEMATECH e-Handbook of Statistical Methods, §1.3.6.7.2); beyond 30 the
+/// normal [`Z80`] is within 2 %.
+pub const T90: [f64; 30] = [
+    3.078, 1.886, 1.638, 1.533, 1.476, 1.440, 1.415, 1.397, 1.383, 1.372, 1.363, 1.356, 1.350,
+    1.345, 1.341, 1.337, 1.333, 1.330, 1.328, 1.325, 1.323, 1.321, 1.319, 1.318, 1.316, 1.315,
+    1.314, 1.313, 1.311, 1.310,
+];
+
+/// How much wider than `σ_b²` a new source's offset varies when `c` and `σ_b` are estimated from
+/// `g` source means: the prediction interval of one new draw, `c ± t_{g−1}·σ_b·√(1 + 1/g)`,
+/// as a factor on `σ_b²` under [`Z80`]: `(t_{g−1}/z₈₀)²·(1 + 1/g)` (1.43² for 4 sources,
+/// 1.07² for 17).
+pub fn new_source_factor(g: usize) -> f64 {
+    if g < 2 {
+        return 1.0;
+    }
+    let t = T90.get(g - 2).copied().unwrap_or(Z80);
+    (t / Z80).powi(2) * (1.0 + 1.0 / g as f64)
+}
 
 /// Fewest sources of the plan's kind (dense or MoE) from which the between-source spread is
 /// taken; below it the other kind's sources join.
@@ -241,7 +266,8 @@ pub fn interval(
     }
     let widened = widenings(cases, s, |c| exclude.is_none_or(|x| group_of(c) != x));
     let k = widened.len() as f64;
-    let half = Z80 * (between * between * (1.0 + k) + within * within).sqrt();
+    let half =
+        Z80 * (between * between * new_source_factor(g) * (1.0 + k) + within * within).sqrt();
     Some(Interval {
         lo_pct: (center - half).max(-90.0),
         hi_pct: center + half,
@@ -333,9 +359,8 @@ impl Interval {
             .filter(|w| matches!(w, Widening::Scale | Widening::Size))
             .collect();
         let k = widened.len() as f64;
-        let half = Z80
-            * (2.0 * self.within_pct * self.within_pct + k * self.between_pct * self.between_pct)
-                .sqrt();
+        let between_sq = self.between_pct * self.between_pct * new_source_factor(self.sources);
+        let half = Z80 * (2.0 * self.within_pct * self.within_pct + k * between_sq).sqrt();
         Interval {
             lo_pct: (-half).max(-90.0),
             hi_pct: half,

@@ -807,7 +807,7 @@ fields! {
     Framework {
         path: "training.framework", key: "fw", label: "Framework", unit: "",
         help: "The software stack, which decides which kernels and collectives run; empty = Megatron-LM.",
-        kind: Kind::Choice(&["megatron", "deepspeed", "torchtitan", "pytorch", "jax"]), optional: true,
+        kind: Kind::Choice(&Framework::NAMES), optional: true,
         get: |s| opt_choice(s.training.framework, Framework::as_str),
         set: |s, v| { s.training.framework = v.opt_choice(Framework::ALL, Framework::as_str)?; Ok(()) },
     }

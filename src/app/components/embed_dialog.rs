@@ -4,9 +4,9 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::app::browser;
 use crate::app::charts::ChartKind;
 use crate::app::click::emit_on_click;
+use crate::app::hooks::use_copy;
 use crate::app::state::State;
 
 /// Props of [`EmbedDialog`].
@@ -65,8 +65,8 @@ pub fn EmbedDialog(props: &EmbedDialogProps) -> Html {
             }
         });
     }
-    let copied = use_state(bool::default);
     let code = snippet(&props.state, &props.base, *chart);
+    let (copied, copy) = use_copy(code.clone());
     let onchange = {
         let (chart, copied) = (chart.clone(), copied.clone());
         Callback::from(move |e: Event| {
@@ -75,13 +75,6 @@ pub fn EmbedDialog(props: &EmbedDialogProps) -> Html {
                 chart.set(k);
                 copied.set(false);
             }
-        })
-    };
-    let copy = {
-        let (code, copied) = (code.clone(), copied.clone());
-        Callback::from(move |_| {
-            let copied = copied.clone();
-            browser::copy_text(code.clone(), move |ok| copied.set(ok));
         })
     };
     let close = emit_on_click(&props.on_close, ());

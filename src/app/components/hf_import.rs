@@ -5,6 +5,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::app::components::tool_card::tool_card;
+use crate::app::hooks::use_text;
 use crate::app::state::Action;
 use crate::hf;
 use crate::scenario::Model;
@@ -36,15 +37,8 @@ pub fn import_action(text: &str, base: &Model) -> Action {
 /// A text area and a file picker; both fill the model section.
 #[component]
 pub fn HfImport(props: &HfImportProps) -> Html {
-    let text = use_state(String::new);
+    let (text, oninput) = use_text();
     let reader = use_mut_ref(|| None::<gloo::file::callbacks::FileReader>);
-    let oninput = {
-        let text = text.clone();
-        Callback::from(move |e: InputEvent| {
-            let el: web_sys::HtmlTextAreaElement = e.target_unchecked_into();
-            text.set(el.value());
-        })
-    };
     let onclick = {
         let (text, model, on_action) = (text.clone(), props.model.clone(), props.on_action.clone());
         Callback::from(move |_| on_action.emit(import_action(&text, &model)))

@@ -6,6 +6,7 @@ use yew::prelude::*;
 
 use crate::app::browser;
 use crate::app::components::tool_card::tool_card;
+use crate::app::hooks::{use_copy, use_text};
 use crate::app::state::Action;
 use crate::scenario::{self, Scenario};
 
@@ -44,15 +45,8 @@ pub fn json_action(text: &str) -> Action {
 /// Export and import.
 #[component]
 pub fn JsonIo(props: &JsonIoProps) -> Html {
-    let text = use_state(String::new);
+    let (text, oninput) = use_text();
     let json = props.scenario.to_json_pretty();
-    let oninput = {
-        let text = text.clone();
-        Callback::from(move |e: InputEvent| {
-            let el: web_sys::HtmlTextAreaElement = e.target_unchecked_into();
-            text.set(el.value());
-        })
-    };
     let load = {
         let (text, on_action) = (text.clone(), props.on_action.clone());
         Callback::from(move |_| on_action.emit(json_action(&text)))
@@ -69,14 +63,7 @@ pub fn JsonIo(props: &JsonIoProps) -> Html {
             }
         })
     };
-    let copied = use_state(bool::default);
-    let copy = {
-        let (json, copied) = (json.clone(), copied.clone());
-        Callback::from(move |_| {
-            let copied = copied.clone();
-            browser::copy_text(json.clone(), move |ok| copied.set(ok));
-        })
-    };
+    let (copied, copy) = use_copy(json.clone());
     tool_card(
         "json-io",
         "Scenario JSON",

@@ -4,8 +4,8 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::app::browser;
 use crate::app::components::tool_card::tool_card;
+use crate::app::hooks::use_copy;
 use crate::megatron;
 use crate::scenario::Scenario;
 
@@ -20,14 +20,7 @@ pub struct MegatronPanelProps {
 #[component]
 pub fn MegatronPanel(props: &MegatronPanelProps) -> Html {
     let args = megatron::launch_args(&props.scenario);
-    let copied = use_state(bool::default);
-    let copy = {
-        let (args, copied) = (args.clone(), copied.clone());
-        Callback::from(move |_| {
-            let copied = copied.clone();
-            browser::copy_text(args.clone(), move |ok| copied.set(ok));
-        })
-    };
+    let (copied, copy) = use_copy(args.clone());
     tool_card(
         "megatron",
         "Megatron-LM arguments",

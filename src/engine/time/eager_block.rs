@@ -179,16 +179,17 @@ mod tests {
             assert!((l.ew_bwd - 5.255_64e-3).abs() < 1e-8, "{}", l.ew_bwd);
         });
         // Compiled torchtitan (the default) and eager PyTorch with flash attention keep the fused
-        // model:
-        // 8192·188 416 / 1.92e12 + 8·5e-6 = 0.80390 + 0.04 = 0.84390 ms forward.
-        for s in [
-            llama8b(Framework::Torchtitan, None),
-            llama8b(Framework::Pytorch, None),
+        // model: 8192·188 416 / 1.92e12 + 8·5e-6 = 0.80390 + 0.04 = 0.84390 ms forward; eager
+        // PyTorch on FA2 adds the unpadding ([`super::super::unpad`]): 8192·(2·2·6144 + 3·2·4096)
+        // = 8192·49 152 B / 1.92e12 + 24·5e-6 = 0.20972 + 0.12 = 0.32972 ms.
+        for (s, want) in [
+            (llama8b(Framework::Torchtitan, None), 0.843_91e-3),
+            (llama8b(Framework::Pytorch, None), 0.843_91e-3 + 0.329_72e-3),
         ] {
             with_inputs(&s, |x| {
                 assert!(!x.stack.unfused_elementwise);
                 let l = LayerCosts::of(x);
-                assert!((l.ew_fwd - 0.843_91e-3).abs() < 1e-8, "{}", l.ew_fwd);
+                assert!((l.ew_fwd - want).abs() < 1e-8, "{}", l.ew_fwd);
             });
         }
     }

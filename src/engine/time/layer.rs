@@ -281,10 +281,18 @@ fn elementwise_s(x: &Inputs, d: &Shape) -> (f64, f64) {
     let f_local = d.f_busiest(tf);
     let ew_fwd_bytes =
         ab * tok * (ELEMENTWISE_PER_H * h_sp + d.c_ffn * f_local + 2.0 * (d.q + d.kv) / tf);
-    (
+    let (fwd, bwd) = (
         x.dev.memory_s(ew_fwd_bytes, ELEMENTWISE_KERNELS),
         x.dev
             .memory_s(2.0 * ew_fwd_bytes, 2.0 * ELEMENTWISE_KERNELS),
+    );
+    if !x.stack.flash_unpad {
+        return (fwd, bwd);
+    }
+    let (uf, ub) = super::unpad::bytes_per_token(ab, d.q / tf, d.kv / tf);
+    (
+        fwd + x.dev.memory_s(tok * uf, super::unpad::FWD_KERNELS),
+        bwd + x.dev.memory_s(tok * ub, super::unpad::BWD_KERNELS),
     )
 }
 

@@ -162,6 +162,11 @@ pub struct Stack {
     /// ends differently (NeMo Automodel shards `embed_tokens` and `lm_head` as units of their
     /// own, `nemo_automodel/components/moe/parallelizer.py`), not priced here.
     pub fsdp_root_ends: bool,
+    /// FlashAttention-2's variable-length kernel runs on unpadded rows: the query, key and value
+    /// are gathered and the output scattered back every layer ([`super::unpad`]): eager PyTorch
+    /// (llm-foundry's `flash_attn_fn` with `attn_impl: flash`, which unpads with an all-ones
+    /// mask) with flash attention on the FA2 kernel.
+    pub flash_unpad: bool,
 }
 
 impl Stack {
@@ -222,6 +227,9 @@ impl Stack {
             bf16_optimizer: bf16_optimizer_with(fw, s),
             sac_regathers: fw.sac_regathers,
             fsdp_root_ends: fw.fsdp_root_ends,
+            flash_unpad: fw.flash_unpad
+                && s.training.flash_attention
+                && attention == AttentionKernel::Fa2,
         }
     }
 }
