@@ -1,11 +1,23 @@
 //! Small helpers for the sentences the engine, the CLI and the app write.
 
-/// `s` with its first letter in upper case ("on those runs …" → "On those runs …").
+/// `s` with its first letter in upper case ("on those runs …" → "On those runs …"): ASCII and
+/// Latin-1 letters ([`upper`]); the sentences paracalc writes start with one.
 pub fn capitalized(s: &str) -> String {
     let mut c = s.chars();
     match c.next() {
-        Some(f) => f.to_uppercase().chain(c).collect(),
+        Some(f) => std::iter::once(upper(f)).chain(c).collect(),
         None => String::new(),
+    }
+}
+
+/// The capital of an ASCII or Latin-1 letter (`é` → `É`: U+00E0–U+00FE less `÷` sit 32 above
+/// their capitals), any other character unchanged. Not `char::to_uppercase`: that links the
+/// whole Unicode case table (12 KB) into the WebAssembly bundle for text that never needs it.
+pub fn upper(c: char) -> char {
+    match c {
+        'a'..='z' => c.to_ascii_uppercase(),
+        'à'..='þ' if c != '÷' => char::from_u32(u32::from(c) - 32).unwrap_or(c),
+        _ => c,
     }
 }
 
@@ -21,5 +33,13 @@ mod tests {
         );
         assert_eq!(capitalized("ébauche"), "Ébauche");
         assert_eq!(capitalized(""), "");
+        // Agrees with the standard library on ASCII and Latin-1 (one capital letter each).
+        for c in ('a'..='z').chain('à'..='þ').filter(|&c| c != '÷') {
+            assert_eq!(Some(super::upper(c)), c.to_uppercase().next(), "{c}");
+            assert_ne!(super::upper(c), c, "{c}");
+        }
+        for c in ['A', 'É', '1', ' ', '÷', 'ß', 'ÿ'] {
+            assert_eq!(super::upper(c), c, "{c}");
+        }
     }
 }

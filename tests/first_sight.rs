@@ -39,8 +39,10 @@ const CHECKPOINTS: &[(usize, usize, &str)] = &[
     (752, 515, "68c0bf9c2f545cd7"),
     // Issue 36: llm-foundry and Nemotron state dropout 0, the audit's memory rows applied.
     (752, 735, "6214cc692013dbf4"),
+    // The DeepSeek-V3 report row states its FP8 dispatch (issue 34): a change note.
+    (752, 736, "11a349d68d92d124"),
     // Issue 36: MaxText's runs state their remat policy (training.remat_saved).
-    (752, 747, "6ca3c7bb0a104730"),
+    (752, 748, "f58a3281a8979b63"),
 ];
 
 fn load(path: &str) -> Value {

@@ -124,12 +124,13 @@ impl MemoryEstimate {
 pub fn fill(plan: &Plan, out: &mut MemoryEstimate) {
     out.rows.clear();
     let s = plan.s;
-    let layer_bytes = activations::LayerBytes::with_shape(s, &plan.shape);
-    let logits = activations::logits_transient_bytes(s);
+    let g = &plan.per_gpu;
+    let layer_bytes = activations::LayerBytes::with_shape(s, g, &plan.shape);
+    let logits = activations::logits_transient_bytes_per_gpu(s, g);
     let opt_off = s.training.optimizer_offload();
     let terms = rows::RowTerms {
-        embedding: activations::embedding_bytes(s),
-        output: activations::output_bytes(s),
+        embedding: activations::embedding_bytes_per_gpu(s, g),
+        output: activations::output_bytes_per_gpu(s, g),
         cuda_context: s.overhead.cuda_context_gib() * GIB,
         comm_buffers: s.overhead.comm_buffers_gib(overhead::communicators(s)) * GIB,
         reserve: s.overhead.allocator_reserve_pct() / 100.0,
@@ -139,14 +140,14 @@ pub fn fill(plan: &Plan, out: &mut MemoryEstimate) {
         // (DualPipe's two directions, the V of zb-v and dualpipev, interleaved chunks), its
         // backward follows its forward at once, as on 1F1B's last stage: one micro-batch of it
         // is alive.
-        out_once: activations::InFlight::of(s).output_once(),
+        out_once: activations::InFlight::with(s, g).output_once(),
     };
     let capacity = plan.gpu.capacity_gib() * GIB;
 
     // What a stage holds depends only on its layers and whether it holds the embedding or the
     // output layer, so the ranks of one run ([`runs`]) share one computation.
     out.rows.terms = terms;
-    out.rows.flight = Some(activations::InFlight::of(s));
+    out.rows.flight = Some(activations::InFlight::with(s, g));
     for run in plan.runs() {
         let h = Held::of(plan, &layer_bytes, run.holds, opt_off);
         let (mix, has_out) = (run.holds.mix, run.holds.output);

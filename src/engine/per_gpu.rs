@@ -4,9 +4,33 @@
 
 use crate::scenario::{Precision, Scenario};
 
+/// What one GPU processes per micro-batch and per step: resolved once per estimate (the plan's
+/// [`crate::engine::plan::Plan::per_gpu`]) and read by the memory and time models.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PerGpu {
+    /// Tokens of one micro-batch on one GPU, `b·s/c` ([`tokens_per_gpu`]).
+    pub tokens: f64,
+    /// Bytes of one stored activation element ([`element_bytes`]).
+    pub element_bytes: f64,
+    /// Micro-batches per pipeline per step ([`micro_batches`]).
+    pub micro_batches: u64,
+}
+
+impl PerGpu {
+    /// The per-GPU facts of `s`.
+    #[inline]
+    pub fn of(s: &Scenario) -> PerGpu {
+        PerGpu {
+            tokens: tokens_per_gpu(s),
+            element_bytes: element_bytes(s),
+            micro_batches: micro_batches(s),
+        }
+    }
+}
+
 /// Bytes of one stored activation element: 4 for fp32 training, 2 otherwise (16-bit activations;
 /// FP8 training keeps bf16 activations outside the GEMMs).
-pub fn element_bytes(s: &Scenario) -> f64 {
+fn element_bytes(s: &Scenario) -> f64 {
     element_bytes_of(s.training.precision)
 }
 
@@ -22,13 +46,13 @@ pub fn element_bytes_of(precision: Precision) -> f64 {
 
 /// Tokens of one micro-batch on one GPU: `b·s/c`.
 #[inline]
-pub fn tokens_per_gpu(s: &Scenario) -> f64 {
+fn tokens_per_gpu(s: &Scenario) -> f64 {
     s.training.micro_batch as f64 * s.model.seq_len as f64 / s.parallel.cp.max(1) as f64
 }
 
 /// Micro-batches per pipeline per step, `m = B/(b·d)` (at least 1).
 #[inline]
-pub fn micro_batches(s: &Scenario) -> u64 {
+fn micro_batches(s: &Scenario) -> u64 {
     let per = s.training.micro_batch.saturating_mul(s.parallel.dp).max(1);
     (s.training.global_batch / per).max(1)
 }

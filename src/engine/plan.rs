@@ -13,7 +13,7 @@ use super::bucket::GradBucket;
 use super::layers::StageMixer;
 use super::memory::params::ShardedParams;
 use super::memory::states::ParamBytes;
-use super::per_gpu::{element_bytes_of, micro_batches, tokens_per_gpu};
+use super::per_gpu::PerGpu;
 use super::runs::{Holds, Run, Runs};
 use super::shape::Shape;
 use super::time::stack::Stack;
@@ -35,13 +35,9 @@ pub struct Plan<'a> {
 
     /// Bytes per parameter of the weights, main gradients and optimizer states before ZeRO.
     pub param_bytes: ParamBytes,
-    /// Bytes of one activation element (4 for fp32 training, 2 otherwise).
-    pub element_bytes: f64,
-
-    /// Tokens of one micro-batch on one GPU, `b·s/c`.
-    pub tokens_per_gpu: f64,
-    /// Micro-batches per pipeline per step, `m = B/(b·d)` (at least 1).
-    pub micro_batches: u64,
+    /// Tokens of one micro-batch on one GPU, bytes of one activation element, micro-batches
+    /// per step.
+    pub per_gpu: PerGpu,
 
     /// The mechanisms of the software stack (the framework's defaults, overridden where the
     /// scenario says).
@@ -103,9 +99,7 @@ impl<'a> Plan<'a> {
             shape,
             sharded: ShardedParams::with_shape(s, &shape),
             param_bytes,
-            element_bytes: element_bytes_of(s.training.precision),
-            tokens_per_gpu: tokens_per_gpu(s),
-            micro_batches: micro_batches(s),
+            per_gpu: PerGpu::of(s),
             stack,
             bucket: GradBucket::with(s, &param_bytes, stack.bf16_optimizer),
             kept: KeptRuns::of(&mixer),

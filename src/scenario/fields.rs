@@ -1064,6 +1064,14 @@ fields! {
         get: |s| opt_choice(s.parallel.moe_dispatcher, MoeDispatcher::as_str),
         set: |s, v| { s.parallel.moe_dispatcher = v.opt_choice(MoeDispatcher::ALL, MoeDispatcher::as_str)?; Ok(()) },
     }
+    /// `parallel.moe_dispatch_fp8`.
+    MoeDispatchFp8 {
+        path: "parallel.moe_dispatch_fp8", key: "dfp8", label: "FP8 dispatch", unit: "",
+        help: "Send MoE tokens to the experts in FP8 with block scales (1.03 bytes per value) and combine them back in BF16, as DeepSeek-V3 trained; FP8 training only; default off.",
+        kind: Kind::Bool, optional: true,
+        get: |s| opt_bit(s.parallel.moe_dispatch_fp8),
+        set: |s, v| { s.parallel.moe_dispatch_fp8 = v.opt_bit()?; Ok(()) },
+    }
     // --- cluster ---
     /// `cluster.gpu`: a preset id or `custom`.
     Gpu {

@@ -49,6 +49,11 @@ pub struct Parallel {
     /// How MoE tokens reach their experts across nodes. Default: the framework's (all of them
     /// run an NCCL all-to-all; DeepEP is opt-in everywhere).
     pub moe_dispatcher: Option<MoeDispatcher>,
+    /// Send the MoE dispatch (and the combine's backward, the gradients travelling the same
+    /// way) in FP8 with block scales, the combine (and the dispatch's backward) in BF16
+    /// (DeepSeek-V3 report §3.3.2; Megatron-Core `moe_dispatch_fwd_dtype` /
+    /// `moe_combine_bwd_dtype`). Default: off (every framework's default is BF16 on the wire).
+    pub moe_dispatch_fp8: Option<bool>,
 }
 
 /// How ZeRO-3 / FSDP gathers parameters and reduces gradients (the engine prices each,
@@ -228,6 +233,7 @@ impl Default for Parallel {
             pp_comm_overlap: None,
             fsdp_style: None,
             moe_dispatcher: None,
+            moe_dispatch_fp8: None,
         }
     }
 }
@@ -246,6 +252,11 @@ impl Parallel {
     /// Whether TP communication overlaps GEMMs (default off).
     pub fn tp_comm_overlap(&self) -> bool {
         self.tp_comm_overlap.unwrap_or(false)
+    }
+
+    /// Whether the MoE dispatch travels in FP8 (default off).
+    pub fn moe_dispatch_fp8(&self) -> bool {
+        self.moe_dispatch_fp8.unwrap_or(false)
     }
 
     /// Expert tensor parallel size (default `tp`).

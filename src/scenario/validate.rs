@@ -266,6 +266,21 @@ fn expert_and_shard_groups(c: &mut Checker, s: &Scenario) {
     }
 }
 
+/// FP8 dispatch quantizes what the first expert GEMM reads in FP8 anyway (DeepSeek-V3 report
+/// §3.3.2), so it needs FP8 training, experts and expert parallelism to send them over.
+fn fp8_dispatch_rules(c: &mut Checker, s: &Scenario) {
+    let why = if s.model.moe.is_none() {
+        "FP8 dispatch sends mixture-of-experts tokens; the model has no experts (model.moe)."
+    } else if s.parallel.ep <= 1 {
+        "FP8 dispatch sends tokens between expert-parallel ranks; parallel.ep is 1."
+    } else if s.training.precision != Precision::Fp8 {
+        "FP8 dispatch sends the FP8 input of the expert GEMMs; it needs training.precision fp8."
+    } else {
+        return;
+    };
+    c.push(FieldId::MoeDispatchFp8, why.to_string());
+}
+
 /// An FP8 recipe only with FP8 precision; the 2021 DeepSpeed ZeRO-3 style only with DeepSpeed;
 /// DeepEP only for an MoE model with expert parallelism.
 fn training_stack(c: &mut Checker, s: &Scenario) {
@@ -331,6 +346,9 @@ fn training_stack(c: &mut Checker, s: &Scenario) {
                 ),
             );
         }
+    }
+    if s.parallel.moe_dispatch_fp8() {
+        fp8_dispatch_rules(c, s);
     }
     if let (Some(r), false) = (t.fp8_recipe, t.precision == Precision::Fp8) {
         c.push(

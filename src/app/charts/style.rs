@@ -1,7 +1,7 @@
 //! Shared look of every chart: the light and dark palettes (one colour per component, the same in
 //! every chart), font sizes, and unit formatting (binary prefixes for memory, SI for rates).
 
-use plotters::style::{FontDesc, IntoFont, RGBColor, TextStyle};
+use plotters::style::{FontDesc, FontFamily, FontStyle, RGBColor, TextStyle};
 
 /// Light or dark page.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -221,9 +221,10 @@ impl ChartStyle {
         }
     }
 
-    /// A font of `size` px.
+    /// A font of `size` px. The family goes in by name (the same CSS text): plotters' `From<&str>`
+    /// lower-cases it, which links the whole Unicode case table (12 KB) into the bundle.
     pub fn font(&self, size: f64) -> FontDesc<'static> {
-        (self.font, size).into_font()
+        FontDesc::new(FontFamily::Name(self.font), size, FontStyle::Normal)
     }
 
     /// Text of `size` px in `color`.

@@ -19,6 +19,7 @@ const FOLDED: &[FieldId] = &[
     FieldId::ShardRanks,
     FieldId::FsdpStyle,
     FieldId::MoeDispatcher,
+    FieldId::MoeDispatchFp8,
     FieldId::TpCommOverlap,
     FieldId::DpCommOverlap,
     FieldId::PpCommOverlap,
@@ -114,6 +115,9 @@ pub fn parallel_form(props: &FormProps) -> Html {
                 if s.model.moe.is_some() || p.moe_dispatcher.is_some() {
                     { select_field(FieldId::MoeDispatcher, props, choice_options(FieldId::MoeDispatcher, "all-to-all"),
                         p.moe_dispatcher.map_or("", |d| d.as_str())) }
+                }
+                if (s.model.moe.is_some() && s.training.precision == crate::scenario::Precision::Fp8) || p.moe_dispatch_fp8.is_some() {
+                    { select_field(FieldId::MoeDispatchFp8, props, opt_bool_options("off"), opt_bool_value(p.moe_dispatch_fp8)) }
                 }
                 { select_field(FieldId::TpCommOverlap, props, opt_bool_options("off"), opt_bool_value(p.tp_comm_overlap)) }
                 { select_field(FieldId::DpCommOverlap, props, opt_bool_options("on"), opt_bool_value(p.dp_comm_overlap)) }

@@ -38,7 +38,7 @@
 //! ([`in_flight_micro_batches`], [pipeline.md](crate::docs::formulas::pipeline) §2), plus the embedding terms on stage 0 and the
 //! output layer and logits on the last stage (Megatron `compute_activation_memory`).
 
-use crate::engine::per_gpu::{element_bytes, micro_batches, tokens_per_gpu};
+use crate::engine::per_gpu::PerGpu;
 use crate::engine::shape::Shape;
 use crate::scenario::{
     FfnAct, LossKernel, Precision, Recompute, RecomputeModules, RematSaved, Scenario, Schedule,
@@ -67,7 +67,7 @@ impl LayerActivations {
 /// (Korthikanti Table 2 general form; module docs), for the model's characteristic layer
 /// ([`Shape::of`]: the MoE layer of an MoE model). `flash_attention` is honoured.
 pub fn layer_activations_full(s: &Scenario) -> LayerActivations {
-    layer_activations_full_of(s, &Shape::of(&s.model))
+    layer_activations_full_of(s, &PerGpu::of(s), &Shape::of(&s.model))
 }
 
 /// [`layer_activations_full`] for a layer of shape `d` (a dense or an MoE layer,
@@ -79,10 +79,10 @@ pub fn layer_activations_full(s: &Scenario) -> LayerActivations {
 /// - MoE MLP ([`super::experts`]): the router and shared experts' input `e·h` (as the dense
 ///   FC1 input), the router's outputs, the shared experts' `c_ffn·e·f_shared/t`, and the routed
 ///   rows this GPU computes with their FC1 inputs and intermediates.
-pub fn layer_activations_full_of(s: &Scenario, d: &Shape) -> LayerActivations {
+pub fn layer_activations_full_of(s: &Scenario, g: &PerGpu, d: &Shape) -> LayerActivations {
     let p = &s.parallel;
-    let e = element_bytes(s);
-    let tok = tokens_per_gpu(s);
+    let e = g.element_bytes;
+    let tok = g.tokens;
     let t = p.tp.max(1) as f64;
     let sp_div = if p.sp { t } else { 1.0 };
     let Shape {
@@ -103,7 +103,7 @@ pub fn layer_activations_full_of(s: &Scenario, d: &Shape) -> LayerActivations {
     let kv_rank = d.kv_rank(t, s.tp_replicates_kv_heads());
     let attention = tok * e * ((q + o) / t + 2.0 * kv_rank) + latents;
     let mlp = if d.is_moe() {
-        super::experts::moe_mlp_bytes(s, d)
+        super::experts::moe_mlp_bytes(s, g, d)
     } else {
         tok * c * e * d.f_dense / t
     };
@@ -116,10 +116,10 @@ pub fn layer_activations_full_of(s: &Scenario, d: &Shape) -> LayerActivations {
         tok * e * a * s_local / t
     };
     // Transformer Engine keeps each linear layer's input quantized for its backward.
-    let (rep_q, shard_q) = quantized_inputs_saving(s, d);
+    let (rep_q, shard_q) = quantized_inputs_saving(s, g, d);
     LayerActivations {
         replicated: replicated - rep_q,
-        sharded: attention + mlp - shard_q - swiglu_fp8_saving(s, d),
+        sharded: attention + mlp - shard_q - swiglu_fp8_saving(s, g, d),
         scores,
     }
 }
@@ -127,11 +127,11 @@ pub fn layer_activations_full_of(s: &Scenario, d: &Shape) -> LayerActivations {
 /// Bytes of one element of the SwiGLU input (gate and up projections' output) as kept for the
 /// activation's backward: 1 with `training.swiglu_fp8_input` (an `e4m3` cast, no scales:
 /// [`crate::scenario::Training::swiglu_fp8_input`]), else the activation element.
-fn activation_input_bytes(s: &Scenario) -> f64 {
+fn activation_input_bytes(s: &Scenario, g: &PerGpu) -> f64 {
     if s.training.swiglu_fp8_input() {
         1.0
     } else {
-        element_bytes(s)
+        g.element_bytes
     }
 }
 
@@ -150,8 +150,8 @@ fn swiglu_input_elements(s: &Scenario, d: &Shape) -> f64 {
 
 /// What storing the SwiGLU input in FP8 saves per layer and micro-batch: `(e − 1)` per element
 /// of [`swiglu_input_elements`]; zero when off.
-fn swiglu_fp8_saving(s: &Scenario, d: &Shape) -> f64 {
-    tokens_per_gpu(s) * (element_bytes(s) - activation_input_bytes(s)) * swiglu_input_elements(s, d)
+fn swiglu_fp8_saving(s: &Scenario, g: &PerGpu, d: &Shape) -> f64 {
+    g.tokens * (g.element_bytes - activation_input_bytes(s, g)) * swiglu_input_elements(s, d)
 }
 
 /// Bytes of one element of a linear layer's input as kept for its backward: under Transformer
@@ -162,19 +162,19 @@ fn swiglu_fp8_saving(s: &Scenario, d: &Shape) -> f64 {
 /// rowwise), plus the block scales for blockwise (one fp32 per 128) and MXFP8 (one byte per 32),
 /// NVFP4 0.5625 B ([`crate::engine::time::fp8`]). Other stacks and precisions: the activation
 /// element ([`element_bytes`]).
-pub fn linear_input_bytes(s: &Scenario) -> f64 {
+pub fn linear_input_bytes_per_gpu(s: &Scenario, g: &PerGpu) -> f64 {
     use crate::engine::framework::LayerLibrary;
     use crate::engine::time::fp8::{BLOCKWISE_BYTES, MXFP8_BYTES, NVFP4_BYTES};
     use crate::scenario::Fp8Recipe;
     if s.training.framework().traits().layers != LayerLibrary::TransformerEngine {
-        return element_bytes(s);
+        return g.element_bytes;
     }
     match (s.training.precision, s.training.fp8_recipe()) {
         (Precision::Fp8, Some(Fp8Recipe::Blockwise)) => BLOCKWISE_BYTES,
         (Precision::Fp8, Some(Fp8Recipe::Mxfp8)) => MXFP8_BYTES,
         (Precision::Fp8, _) => 1.0,
         (Precision::Nvfp4, _) => NVFP4_BYTES,
-        _ => element_bytes(s),
+        _ => g.element_bytes,
     }
 }
 
@@ -184,13 +184,13 @@ pub fn linear_input_bytes(s: &Scenario) -> f64 {
 /// the router keeps it), the output projection's input `o/t`, MLA's query and key/value latents,
 /// the second MLP GEMM's input (`f/t` dense, `f_shared/t` shared experts) and each routed row's
 /// FC1 and FC2 inputs (`h + f_e/etp`). Zero unless the inputs are quantized.
-fn quantized_inputs_saving(s: &Scenario, d: &Shape) -> (f64, f64) {
-    let dl = quantized_saving_per_element(s);
+fn quantized_inputs_saving(s: &Scenario, g: &PerGpu, d: &Shape) -> (f64, f64) {
+    let dl = quantized_saving_per_element(s, g);
     if dl <= 0.0 {
         return (0.0, 0.0);
     }
     let p = &s.parallel;
-    let tok = tokens_per_gpu(s);
+    let tok = g.tokens;
     let t = p.tp.max(1) as f64;
     let sp_div = if p.sp { t } else { 1.0 };
     let fc1_inputs = if d.is_moe() { 1.0 } else { 2.0 };
@@ -201,8 +201,8 @@ fn quantized_inputs_saving(s: &Scenario, d: &Shape) -> (f64, f64) {
 
 /// Bytes a quantized linear input saves per element against the 16-bit tensor, `e − l`
 /// ([`linear_input_bytes`]; 0 unless the inputs are quantized).
-fn quantized_saving_per_element(s: &Scenario) -> f64 {
-    (element_bytes(s) - linear_input_bytes(s)).max(0.0)
+fn quantized_saving_per_element(s: &Scenario, g: &PerGpu) -> f64 {
+    (g.element_bytes - linear_input_bytes_per_gpu(s, g)).max(0.0)
 }
 
 /// The MLP's linear-input elements per token that [`quantized_inputs_saving`] counts (sharded):
@@ -219,8 +219,8 @@ fn mlp_linear_inputs(s: &Scenario, d: &Shape) -> f64 {
 }
 
 /// The MLP's part of [`quantized_inputs_saving`], bytes per micro-batch.
-fn quantized_mlp_saving(s: &Scenario, d: &Shape) -> f64 {
-    tokens_per_gpu(s) * quantized_saving_per_element(s) * mlp_linear_inputs(s, d)
+fn quantized_mlp_saving(s: &Scenario, g: &PerGpu, d: &Shape) -> f64 {
+    g.tokens * quantized_saving_per_element(s, g) * mlp_linear_inputs(s, d)
 }
 
 /// One layer's stored activations for one micro-batch on one GPU, for the scenario's
@@ -233,22 +233,27 @@ pub fn layer_activations(s: &Scenario) -> LayerActivations {
 
 /// [`layer_activations`] for a layer of shape `d`.
 pub fn layer_activations_of(s: &Scenario, d: &Shape) -> LayerActivations {
-    stored_of(s, d, layer_activations_full_of(s, d))
+    layer_activations_per_gpu(s, &PerGpu::of(s), d)
+}
+
+/// [`layer_activations_of`] with the per-GPU facts `g` resolved.
+pub fn layer_activations_per_gpu(s: &Scenario, g: &PerGpu, d: &Shape) -> LayerActivations {
+    stored_of(s, g, d, layer_activations_full_of(s, g, d))
 }
 
 /// [`layer_activations_of`] from the layer's activations without recomputation, `full`.
-fn stored_of(s: &Scenario, d: &Shape, full: LayerActivations) -> LayerActivations {
+fn stored_of(s: &Scenario, g: &PerGpu, d: &Shape, full: LayerActivations) -> LayerActivations {
     match s.training.recompute {
         Recompute::None => full,
         Recompute::Selective => match s.recompute_modules() {
-            Some(m) => by_module(s, d, full, m),
-            None => selective_flash(s, d, full),
+            Some(m) => by_module(s, g, d, full, m),
+            None => selective_flash(s, g, d, full),
         },
         Recompute::Full => {
             let t = s.parallel.tp.max(1) as f64;
             let sp_div = if s.parallel.sp { t } else { 1.0 };
             LayerActivations {
-                replicated: tokens_per_gpu(s) * element_bytes(s) * s.model.hidden as f64 / sp_div,
+                replicated: g.tokens * g.element_bytes * s.model.hidden as f64 / sp_div,
                 sharded: 0.0,
                 scores: 0.0,
             }
@@ -273,12 +278,13 @@ fn stored_of(s: &Scenario, d: &Shape, full: LayerActivations) -> LayerActivation
 ///   ([`super::experts::moe_mlp_bytes`]), which include the two above.
 fn by_module(
     s: &Scenario,
+    g: &PerGpu,
     d: &Shape,
     full: LayerActivations,
     m: RecomputeModules,
 ) -> LayerActivations {
-    let e = element_bytes(s);
-    let tok = tokens_per_gpu(s);
+    let e = g.element_bytes;
+    let tok = g.tokens;
     let t = s.parallel.tp.max(1) as f64;
     let sp_div = if s.parallel.sp { t } else { 1.0 };
     let mut a = full;
@@ -288,7 +294,7 @@ fn by_module(
     if m.has(RecomputeModules::MLA_UP_PROJ) && d.is_mla() {
         a.sharded -= tok * e * (d.q + 2.0 * d.kv) / t;
     }
-    let l = linear_input_bytes(s);
+    let l = linear_input_bytes_per_gpu(s, g);
     if m.has(RecomputeModules::LAYERNORM) {
         // The norm outputs are the QKV input and the MLP input (the router's 16-bit copy in an
         // MoE layer), kept as the linear layers keep them.
@@ -296,18 +302,18 @@ fn by_module(
         a.replicated -= tok * (l + mlp_in) * d.h / sp_div;
     }
     // The activation's input (GELU's, or SwiGLU's gate and up) as the layer keeps it.
-    let g = activation_input_bytes(s);
+    let act_in = activation_input_bytes(s, g);
     if d.is_moe() && m.has(RecomputeModules::MOE) {
         // The whole block: everything the MoE MLP stores but its input (the pre-MLP norm's
         // output, counted with the layer), which covers moe_act and shared_experts.
-        a.sharded -= super::experts::moe_mlp_bytes(s, d)
-            - quantized_mlp_saving(s, d)
-            - swiglu_fp8_saving(s, d);
+        a.sharded -= super::experts::moe_mlp_bytes(s, g, d)
+            - quantized_mlp_saving(s, g, d)
+            - swiglu_fp8_saving(s, g, d);
     } else if d.is_moe() {
         if m.has(RecomputeModules::MOE_ACT) {
             let etp = s.parallel.etp().max(1) as f64;
             let weighting = if s.training.moe_probs_in_experts() {
-                super::experts::combine_bytes_per_row(s, d)
+                super::experts::combine_bytes_per_row(s, g, d)
             } else {
                 0.0
             };
@@ -315,10 +321,10 @@ fn by_module(
                 tok * super::experts::rows_per_token(s, d) * (l * d.f_expert / etp + weighting);
         }
         if m.has(RecomputeModules::SHARED_EXPERTS) {
-            a.sharded -= tok * ((d.c_ffn - 1.0) * g + l) * d.f_shared / t;
+            a.sharded -= tok * ((d.c_ffn - 1.0) * act_in + l) * d.f_shared / t;
         }
     } else if m.has(RecomputeModules::MLP) {
-        a.sharded -= tok * ((d.c_ffn - 1.0) * g + l) * d.f_dense / t;
+        a.sharded -= tok * ((d.c_ffn - 1.0) * act_in + l) * d.f_dense / t;
     }
     a
 }
@@ -417,9 +423,14 @@ impl SavePolicy {
 /// Under JAX's named policy ([`SavePolicy::Named`], MaxText's `remat_policy: custom`) the saved
 /// GEMM outputs are the named ones, and the attention kernel's output and statistics only with
 /// `context` ([activations.md](crate::docs::formulas::activations) §13).
-fn selective_flash(s: &Scenario, d: &Shape, full: LayerActivations) -> LayerActivations {
-    let e = element_bytes(s);
-    let tok = tokens_per_gpu(s);
+fn selective_flash(
+    s: &Scenario,
+    g: &PerGpu,
+    d: &Shape,
+    full: LayerActivations,
+) -> LayerActivations {
+    let e = g.element_bytes;
+    let tok = g.tokens;
     let t = s.parallel.tp.max(1) as f64;
     let sp_div = if s.parallel.sp { t } else { 1.0 };
     let (gemms, n) = d.layer_gemms();
@@ -494,17 +505,17 @@ pub struct LayerBytes {
 impl LayerBytes {
     /// Both kinds for `s`.
     pub fn new(s: &Scenario) -> LayerBytes {
-        LayerBytes::with_shape(s, &Shape::of(&s.model))
+        LayerBytes::with_shape(s, &PerGpu::of(s), &Shape::of(&s.model))
     }
 
-    /// [`LayerBytes::new`] from the model's already resolved [`Shape`] `d` (an estimate
-    /// resolves it once).
-    pub fn with_shape(s: &Scenario, d: &Shape) -> LayerBytes {
+    /// [`LayerBytes::new`] from the model's already resolved [`Shape`] `d` and per-GPU facts
+    /// `g` (an estimate resolves them once, [`crate::engine::plan::Plan`]).
+    pub fn with_shape(s: &Scenario, g: &PerGpu, d: &Shape) -> LayerBytes {
         // Stored bytes and the recompute working set (what recomputation brings back) of a
         // layer of shape `d`.
         let kind = |d: &Shape| {
-            let full = layer_activations_full_of(s, d);
-            let stored = stored_of(s, d, full).total();
+            let full = layer_activations_full_of(s, g, d);
+            let stored = stored_of(s, g, d, full).total();
             (stored, (full.total() - stored).max(0.0))
         };
         let (dense, dense_working) = kind(&d.dense_layer());
@@ -542,10 +553,10 @@ impl LayerBytes {
 /// Stage 0's embedding activations per micro-batch: the token ids (int64, 8 B per token, every
 /// TP rank) and, with [`dropout`], the embedding-dropout mask (1 B per element, ÷t with SP). Megatron
 /// `compute_activation_memory`: `8·s·b·p + s·b·h·p`.
-pub fn embedding_bytes(s: &Scenario) -> f64 {
+pub fn embedding_bytes_per_gpu(s: &Scenario, g: &PerGpu) -> f64 {
     let t = s.parallel.tp.max(1) as f64;
     let sp_div = if s.parallel.sp { t } else { 1.0 };
-    let tok = tokens_per_gpu(s);
+    let tok = g.tokens;
     let mask = if dropout(s) { 1.0 } else { 0.0 };
     tok * 8.0 + mask * tok * s.model.hidden as f64 / sp_div
 }
@@ -591,18 +602,18 @@ pub fn dropout(s: &Scenario) -> bool {
 /// vocab-parallel one; the 16-bit logits and a per-token fp32 log-sum-exp, `e·V/t + 4`, for a
 /// fused kernel (flash-attn `ops/triton/cross_entropy.py` @0251105a:
 /// `ctx.save_for_backward(logits, lse, labels)`).
-pub fn output_bytes(s: &Scenario) -> f64 {
+pub fn output_bytes_per_gpu(s: &Scenario, g: &PerGpu) -> f64 {
     let t = s.parallel.tp.max(1) as f64;
     let sp_div = if s.parallel.sp { t } else { 1.0 };
-    let tok = tokens_per_gpu(s);
+    let tok = g.tokens;
     let loss = match s.training.loss_kernel() {
-        LossKernel::Fused => tok * (element_bytes(s) * s.model.vocab as f64 / t + 4.0),
+        LossKernel::Fused => tok * (g.element_bytes * s.model.vocab as f64 / t + 4.0),
         LossKernel::Unfused | LossKernel::VocabParallel => tok * 4.0 * s.model.vocab as f64 / t,
     };
     // Final-norm input, and the output GEMM's input as its backward keeps it (the shard, or
     // under DTensor TP the sequence-gathered tensor, `super::gathered_input`).
     let h = s.model.hidden as f64;
-    let e = element_bytes(s);
+    let e = g.element_bytes;
     tok * e * h / sp_div + tok * e * h / super::gathered_input::output_input_div(s) + loss
 }
 
@@ -625,13 +636,33 @@ pub fn output_bytes(s: &Scenario) -> f64 {
 ///
 /// The kernel is the scenario's [`crate::scenario::Training::loss_kernel`] (by default
 /// vocab-parallel under Megatron-LM, unfused elsewhere).
-pub fn logits_transient_bytes(s: &Scenario) -> f64 {
+pub fn logits_transient_bytes_per_gpu(s: &Scenario, g: &PerGpu) -> f64 {
     let per_token = match s.training.loss_kernel() {
         LossKernel::VocabParallel => 2.0,
         LossKernel::Unfused => super::loss_parallel::unfused_transient_bytes(s),
-        LossKernel::Fused => element_bytes(s),
+        LossKernel::Fused => g.element_bytes,
     };
-    tokens_per_gpu(s) * per_token * s.model.vocab as f64 / s.parallel.tp.max(1) as f64
+    g.tokens * per_token * s.model.vocab as f64 / s.parallel.tp.max(1) as f64
+}
+
+/// [`embedding_bytes_per_gpu`] of `s` (its per-GPU facts resolved here).
+pub fn embedding_bytes(s: &Scenario) -> f64 {
+    embedding_bytes_per_gpu(s, &PerGpu::of(s))
+}
+
+/// [`output_bytes_per_gpu`] of `s` (its per-GPU facts resolved here).
+pub fn output_bytes(s: &Scenario) -> f64 {
+    output_bytes_per_gpu(s, &PerGpu::of(s))
+}
+
+/// [`logits_transient_bytes_per_gpu`] of `s` (its per-GPU facts resolved here).
+pub fn logits_transient_bytes(s: &Scenario) -> f64 {
+    logits_transient_bytes_per_gpu(s, &PerGpu::of(s))
+}
+
+/// [`linear_input_bytes_per_gpu`] of `s` (its per-GPU facts resolved here).
+pub fn linear_input_bytes(s: &Scenario) -> f64 {
+    linear_input_bytes_per_gpu(s, &PerGpu::of(s))
 }
 
 /// Micro-batches whose activations pipeline stage `stage` holds at its peak ([pipeline.md](crate::docs::formulas::pipeline) §2):
@@ -669,10 +700,16 @@ impl InFlight {
     /// The pipeline of `s`.
     #[inline]
     pub fn of(s: &Scenario) -> InFlight {
+        InFlight::with(s, &PerGpu::of(s))
+    }
+
+    /// [`InFlight::of`] with the per-GPU facts `g` (its micro-batches) resolved.
+    #[inline]
+    pub fn with(s: &Scenario, g: &PerGpu) -> InFlight {
         InFlight {
             p: s.parallel.pp.max(1),
             v: s.parallel.vp.max(1),
-            m: micro_batches(s),
+            m: g.micro_batches,
             schedule: s.parallel.schedule(),
         }
     }
@@ -756,13 +793,13 @@ mod swiglu_fp8_tests {
         let d = Shape::of(&on.model);
         // MoE layer: gate + up of 4 rows × 2048 and of the shared expert's 2048/2 per token:
         // 2·(4·2048 + 1024) = 18432 elements, 1 B saved each; × 4096 tokens.
-        let moe = layer_activations_full_of(&off, &d).sharded
-            - layer_activations_full_of(&on, &d).sharded;
+        let moe = layer_activations_full_of(&off, &PerGpu::of(&off), &d).sharded
+            - layer_activations_full_of(&on, &PerGpu::of(&on), &d).sharded;
         assert_eq!(moe, 4096.0 * 18432.0);
         // Dense layer: 2·18432/2 = 18432 elements per token.
         let dense = d.dense_layer();
-        let saved = layer_activations_full_of(&off, &dense).sharded
-            - layer_activations_full_of(&on, &dense).sharded;
+        let saved = layer_activations_full_of(&off, &PerGpu::of(&off), &dense).sharded
+            - layer_activations_full_of(&on, &PerGpu::of(&on), &dense).sharded;
         assert_eq!(saved, 4096.0 * 18432.0);
         // Recomputing the whole MLP discards the input either way: no double count.
         for (modules, shape) in [

@@ -20,7 +20,7 @@
 //!   and output, or SwiGLU gate, up and product), and what the probability weighting keeps to
 //!   form the gradient of the routing probabilities ([`combine_bytes_per_row`]).
 
-use crate::engine::per_gpu::{element_bytes, tokens_per_gpu};
+use crate::engine::per_gpu::PerGpu;
 use crate::engine::shape::Shape;
 use crate::scenario::Scenario;
 
@@ -32,17 +32,17 @@ pub fn rows_per_token(s: &Scenario, d: &Shape) -> f64 {
 
 /// Bytes of one MoE MLP's stored activations for one micro-batch on one GPU (module docs).
 #[inline]
-pub fn moe_mlp_bytes(s: &Scenario, d: &Shape) -> f64 {
+pub fn moe_mlp_bytes(s: &Scenario, g: &PerGpu, d: &Shape) -> f64 {
     let p = &s.parallel;
-    let e = element_bytes(s);
-    let tok = tokens_per_gpu(s);
+    let e = g.element_bytes;
+    let tok = g.tokens;
     let t = p.tp.max(1) as f64;
     let etp = p.etp().max(1) as f64;
     let sp_div = if p.sp { t } else { 1.0 };
     let router = ((e + 1.0) * d.experts + 4.0 * d.k) / sp_div;
     let shared = d.c_ffn * e * d.f_shared / t;
     let routed = rows_per_token(s, d)
-        * (e * d.h + d.c_ffn * e * d.f_expert / etp + combine_bytes_per_row(s, d));
+        * (e * d.h + d.c_ffn * e * d.f_expert / etp + combine_bytes_per_row(s, g, d));
     tok * (router + shared + routed)
 }
 
@@ -58,8 +58,8 @@ pub fn moe_mlp_bytes(s: &Scenario, d: &Shape) -> f64 {
 ///   the intermediates already count; for non-gated experts the unfused `activation(x) · probs`
 ///   keeps the activation's output, `e·f_e/etp` (`moe/experts.py`, `bias_act_func`).
 #[inline]
-pub fn combine_bytes_per_row(s: &Scenario, d: &Shape) -> f64 {
-    let e = element_bytes(s);
+pub fn combine_bytes_per_row(s: &Scenario, g: &PerGpu, d: &Shape) -> f64 {
+    let e = g.element_bytes;
     if !s.training.moe_probs_in_experts() {
         e * d.h
     } else if d.c_ffn >= 3.0 {
@@ -97,31 +97,37 @@ pub(crate) mod tests {
         let s = deepseek_v3_tp2();
         let d = Shape::of(&s.model);
         assert_eq!(rows_per_token(&s, &d), 4.0);
-        assert_eq!(combine_bytes_per_row(&s, &d), 0.0);
-        assert_eq!(moe_mlp_bytes(&s, &d), 4096.0 * 113_040.0);
+        assert_eq!(combine_bytes_per_row(&s, &PerGpu::of(&s), &d), 0.0);
+        assert_eq!(moe_mlp_bytes(&s, &PerGpu::of(&s), &d), 4096.0 * 113_040.0);
         // Weighted at the combine (Megatron-Core 0.12.0 and older): each row also keeps its expert output,
         // 2·7168 = 14336 B: rows of 40960 → 163840, per token 170384 B.
         let mut old = s.clone();
         old.training.moe_probs_in_experts = Some(false);
-        assert_eq!(combine_bytes_per_row(&old, &d), 14336.0);
-        assert_eq!(moe_mlp_bytes(&old, &d), 4096.0 * 170_384.0);
+        assert_eq!(combine_bytes_per_row(&old, &PerGpu::of(&old), &d), 14336.0);
+        assert_eq!(
+            moe_mlp_bytes(&old, &PerGpu::of(&old), &d),
+            4096.0 * 170_384.0
+        );
         // torchtitan weights outside the experts by default.
         let mut tt = s.clone();
         tt.training.framework = Some(crate::scenario::Framework::Torchtitan);
-        assert_eq!(moe_mlp_bytes(&tt, &d), 4096.0 * 170_384.0);
+        assert_eq!(moe_mlp_bytes(&tt, &PerGpu::of(&tt), &d), 4096.0 * 170_384.0);
         // Non-gated experts under Megatron-Core: the unfused `activation · probs` keeps the
         // activation output, 2·2048 = 4096 B per row (GELU: c_ffn 2, rows of 2·7168 + 2·2·2048
         // + 4096 = 26624 B).
         let mut gelu = s.clone();
         gelu.model.ffn_act = crate::scenario::FfnAct::Gelu;
         let dg = Shape::of(&gelu.model);
-        assert_eq!(combine_bytes_per_row(&gelu, &dg), 4096.0);
+        assert_eq!(
+            combine_bytes_per_row(&gelu, &PerGpu::of(&gelu), &dg),
+            4096.0
+        );
         // Imbalance scales the routed rows only.
         let mut s2 = s.clone();
         s2.model.moe.as_mut().unwrap().imbalance = Some(1.5);
         let d2 = Shape::of(&s2.model);
         assert_eq!(
-            moe_mlp_bytes(&s2, &d2) - moe_mlp_bytes(&s, &d),
+            moe_mlp_bytes(&s2, &PerGpu::of(&s2), &d2) - moe_mlp_bytes(&s, &PerGpu::of(&s), &d),
             4096.0 * 0.5 * 106_496.0
         );
     }

@@ -9,6 +9,7 @@ use super::routing::Routing;
 use super::stack::Stack;
 use crate::engine::bucket::GradBucket;
 use crate::engine::memory::params::ShardedParams;
+use crate::engine::per_gpu::PerGpu;
 use crate::engine::plan::Plan;
 use crate::engine::shape::Shape;
 use crate::scenario::{GpuSpec, Scenario};
@@ -61,6 +62,8 @@ pub(crate) struct Inputs<'a> {
     pub tok: f64,
     /// Bytes of one activation element.
     pub ab: f64,
+    /// `tok`, `ab` and `m` as the plan holds them (for the memory model's per-layer bytes).
+    pub per_gpu: PerGpu,
     /// Bytes per parameter of the working (16-bit) weights.
     pub pbytes: f64,
     /// Bytes per parameter of the main gradients.
@@ -79,7 +82,7 @@ impl<'a> Inputs<'a> {
     pub fn new(plan: &'a Plan<'a>, gpu: &'a GpuSpec, groups: &'a Groups) -> Inputs<'a> {
         let s = plan.s;
         let par = &s.parallel;
-        let (d, m) = (&plan.shape, plan.micro_batches);
+        let (d, m) = (&plan.shape, plan.per_gpu.micro_batches);
         Inputs {
             s,
             gpu,
@@ -105,8 +108,9 @@ impl<'a> Inputs<'a> {
             b: s.training.micro_batch.max(1) as f64,
             m,
             mf: m as f64,
-            tok: plan.tokens_per_gpu,
-            ab: plan.element_bytes,
+            tok: plan.per_gpu.tokens,
+            ab: plan.per_gpu.element_bytes,
+            per_gpu: plan.per_gpu,
             pbytes: plan.param_bytes.weights,
             main_grad_bytes: plan.param_bytes.main_grads,
             zero3: par.zero_stage >= 3,

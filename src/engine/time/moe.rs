@@ -40,6 +40,27 @@ use crate::scenario::MoeDispatcher;
 /// Rows per tile of a grouped GEMM (module docs).
 pub const M_TILE: f64 = 128.0;
 
+/// Bytes per value of an FP8 dispatch on the wire: one E4M3 byte plus a 4-byte FP32 scale per
+/// 128 values (DeepEP's `per_token_cast_to_fp8`, and its benchmarks count `(1 + 4/128)/2` of
+/// the BF16 bytes, deepseek-ai/DeepEP `tests/utils.py` l. 50-58, `tests/test_internode.py`
+/// l. 219 @79bbb54), the same as MXFP8's one E8M0 byte per 32 (Megatron-Core
+/// `moe_dispatch_fwd_dtype = 'mxfp8'`).
+pub const FP8_WIRE_BYTES: f64 = 1.0 + 4.0 / 128.0;
+
+/// Bytes per value of the dispatch and of the combine (`parallel.moe_dispatch_fp8`): FP8 the
+/// way to the experts, the activations' bytes back. The backward mirrors it: the combine's
+/// backward carries the gradients to the experts in FP8 and the dispatch's backward brings
+/// them back in BF16 (DeepSeek-V3 report §3.3.2, "Low-Precision Communication"; Megatron-Core
+/// `moe_combine_bwd_dtype`), so each pass moves one FP8 and one 16-bit all-to-all.
+pub(crate) fn wire_bytes(x: &Inputs) -> (f64, f64) {
+    let back = x.ab;
+    if x.s.parallel.moe_dispatch_fp8() {
+        (FP8_WIRE_BYTES, back)
+    } else {
+        (back, back)
+    }
+}
+
 /// Costs of one MoE MLP for one micro-batch on the busiest GPU, seconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct MoeCosts {
@@ -53,7 +74,8 @@ pub struct MoeCosts {
     pub shared_fwd: f64,
     /// Dispatch + combine all-to-alls (and expert-tensor gathers) of one pass.
     pub comm_pass: f64,
-    /// Bytes one GPU sends in one dispatch all-to-all.
+    /// Bytes one GPU sends in one dispatch all-to-all (routed copies, in the dispatch's wire
+    /// bytes).
     pub a2a_bytes: f64,
 }
 
@@ -140,15 +162,23 @@ impl MoeCosts {
             + dev.memory_s(router_bytes, kern.router_bwd)
             + dev.memory_s(perm_bytes, kern.permute_bwd + sort_bwd + probs_bwd);
         // Dispatch and combine: this GPU sends its tokens' k copies; the busiest receives
-        // `imbalance ×` that. Expert-tensor gather/scatter of the received rows.
-        let a2a_bytes = tok_sp * d.k * d.h * ab;
-        let a2a = match x.stack.dispatcher {
-            MoeDispatcher::Alltoall => x.groups.ep.all_to_all_s(a2a_bytes * d.imbalance),
+        // `imbalance ×` that, each way in its wire bytes. Expert-tensor gather/scatter of the
+        // received rows.
+        let a2a_s = |b: f64| match x.stack.dispatcher {
+            MoeDispatcher::Alltoall => x
+                .groups
+                .ep
+                .all_to_all_s(tok_sp * d.k * d.h * b * d.imbalance),
             MoeDispatcher::Deepep => x
                 .groups
                 .ep
-                .node_forwarded_all_to_all_s(tok_sp * d.h * ab * d.imbalance, &x.routing),
+                .node_forwarded_all_to_all_s(tok_sp * d.h * b * d.imbalance, &x.routing),
         };
+        // Each call costs its latency plus its bytes at a fixed rate, so a dispatch and a
+        // combine cost two calls at their mean bytes.
+        let (dispatch_b, combine_b) = wire_bytes(x);
+        let a2a_bytes = tok_sp * d.k * d.h * dispatch_b;
+        let a2a = 2.0 * a2a_s((dispatch_b + combine_b) / 2.0);
         let etp_g = Group::new(x.gpu, par.etp().max(1), 1);
         let gather = etp_g.gather_s(rows * d.h * ab);
         let probs = if probs_travel {
@@ -166,7 +196,7 @@ impl MoeCosts {
             bwd,
             gemm_fwd,
             shared_fwd: shared,
-            comm_pass: 2.0 * (a2a + gather) + probs,
+            comm_pass: a2a + 2.0 * gather + probs,
             a2a_bytes,
         }
     }
@@ -247,6 +277,31 @@ mod tests {
             (m.fwd - m.gemm_fwd, m.bwd - 2.0 * m.gemm_fwd)
         });
         assert!((deepep_f - f_old).abs() < 1e-12 && (deepep_b - b_old).abs() < 1e-12);
+    }
+
+    #[test]
+    fn fp8_dispatch_sends_the_way_out_in_fp8_and_back_in_bf16() {
+        // Megatron, FP8, 8 H100s of one node, ep 8, NCCL all-to-all: a dispatch carries
+        // 4096·2 copies × 4096 values, 7/8 of them to the 7 other GPUs, 29,360,128 values at
+        // 351 GB/s (450 × 0.78). In FP8 the dispatch moves 1 + 4/128 = 1.03125 B per value
+        // instead of 2, the combine still 2: each pass is 29,360,128 × 0.96875 / 351e9 =
+        // 81.033 µs shorter, and the step's EP bytes are (1.03125 + 2)/(2 + 2) of BF16's.
+        let run = |fp8_wire: bool| {
+            let mut s = mixtral_like("megatron");
+            s.training.precision = crate::scenario::Precision::Fp8;
+            s.parallel.moe_dispatch_fp8 = Some(fp8_wire);
+            let pass = super::super::inputs::with_inputs(&s, |x| MoeCosts::of(x, x.d).comm_pass);
+            (pass, crate::engine::estimate(&s).unwrap().comm.ep.bytes)
+        };
+        let ((fp8, fp8_bytes), (bf16, bf16_bytes)) = (run(true), run(false));
+        let want = 29_360_128.0 * 0.96875 / 351e9;
+        assert!((bf16 - fp8 - want).abs() < 1e-12, "{}", bf16 - fp8);
+        assert!((fp8_bytes / bf16_bytes - 3.03125 / 4.0).abs() < 1e-12);
+        // A BF16 run has no FP8 expert input to send: the field is refused, by name.
+        let mut s = mixtral_like("megatron");
+        s.parallel.moe_dispatch_fp8 = Some(true);
+        let err = crate::engine::estimate(&s).unwrap_err().to_string();
+        assert!(err.contains("parallel.moe_dispatch_fp8"), "{err}");
     }
 
     #[test]

@@ -31,7 +31,10 @@ pub(crate) fn offload_s(x: &Inputs, gpu: &GpuSpec, crit: &StageTimes, stage_para
     };
     let a = x.s.training.activation_offload();
     let act = if a > 0.0 {
-        let bytes = a * crit.layers * crate::engine::memory::activations::layer_bytes(x.s);
+        let bytes = a
+            * crit.layers
+            * crate::engine::memory::activations::layer_activations_per_gpu(x.s, &x.per_gpu, x.d)
+                .total();
         let t = bytes / bps;
         x.mf * ((t - crit.fwd).max(0.0) + (t - crit.bwd - crit.rc).max(0.0))
     } else {

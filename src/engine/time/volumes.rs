@@ -37,10 +37,10 @@ pub(crate) fn volumes(
         ep: volume(
             // Dispatch and combine in each pass ([`super::layer::ep_passes`]), each a copy of a
             // token per other rank it reaches: the routed copies of an NCCL all-to-all, or
-            // DeepEP's copies through the NIC and over NVLink.
-            mf * crit.moe_layers * 2.0 * super::layer::ep_passes(x.s) * ep_copies(x) * x.tok / x.tf
+            // DeepEP's copies through the NIC and over NVLink; each way in its wire bytes.
+            mf * crit.moe_layers * super::layer::ep_passes(x.s) * ep_copies(x) * x.tok / x.tf
                 * d.h
-                * x.ab,
+                * ep_wire_bytes(x),
             &g.ep,
             Collective::AllToAll,
             x.e,
@@ -66,6 +66,12 @@ pub(crate) fn volumes(
             x.dp.saturating_mul(x.c),
         ),
     }
+}
+
+/// Bytes per value of one dispatch and one combine ([`super::moe::wire_bytes`]).
+fn ep_wire_bytes(x: &Inputs) -> f64 {
+    let (dispatch, combine) = super::moe::wire_bytes(x);
+    dispatch + combine
 }
 
 /// Copies of one of its tokens a GPU sends to other expert-parallel ranks per dispatch.
