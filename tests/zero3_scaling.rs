@@ -236,10 +236,12 @@ fn hsdp_trades_ring_latency_for_network_bytes() {
 fn knob_fields_override_the_framework_defaults() {
     use paracalc::scenario::FsdpStyle;
     // DeepSpeed with FSDP1-style block gathers prices exactly as the pytorch stack's ZeRO-3
-    // (with flash attention, so that eager PyTorch's fp32 autocast softmax does not apply, the
-    // eager host switched off, and PyTorch FSDP's early-stopping recomputation too).
+    // (with flash attention, so that eager PyTorch's fp32 autocast softmax does not apply, on
+    // MPT's Triton kernel, so that its FlashAttention-2 unpadding does not either, the eager
+    // host switched off, and PyTorch FSDP's early-stopping recomputation too).
     let flash = |mut s: Scenario| {
         s.training.flash_attention = true;
+        s.training.attention_kernel = Some(paracalc::scenario::AttentionKernel::Triton);
         estimate(&s).unwrap().time.step_s
     };
     let mut s = gpt3(1536, "deepspeed", 1, 1, 1, 3, 1);
@@ -253,6 +255,7 @@ fn knob_fields_override_the_framework_defaults() {
     eager.training.eager = None;
     let e = {
         eager.training.flash_attention = true;
+        eager.training.attention_kernel = Some(paracalc::scenario::AttentionKernel::Triton);
         estimate(&eager).unwrap()
     };
     assert!(
