@@ -46,6 +46,7 @@ mod model;
 mod overhead;
 mod parallel;
 mod recompute_modules;
+mod remat_saved;
 mod training;
 pub(crate) mod validate;
 
@@ -59,6 +60,7 @@ pub use model::{FfnAct, Mla, Model, Moe};
 pub use overhead::Overhead;
 pub use parallel::{FsdpStyle, MoeDispatcher, Parallel, Schedule};
 pub use recompute_modules::RecomputeModules;
+pub use remat_saved::RematSaved;
 pub use training::{
     AttentionKernel, Fp8Recipe, Framework, LossKernel, MasterWeights, Optimizer, OptimizerStates,
     Precision, Recompute, Training,
@@ -246,7 +248,10 @@ impl Scenario {
         }
         match self.selective_modules() {
             Some(m) => format!("selective ({})", m.list()),
-            None => "selective (per-op)".to_string(),
+            None => match self.training.remat_saved {
+                Some(n) => format!("selective (saves {})", n.list()),
+                None => "selective (per-op)".to_string(),
+            },
         }
     }
 

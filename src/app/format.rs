@@ -45,21 +45,19 @@ pub fn gib(bytes: f64) -> String {
 
 /// A count with SI prefix: `1.23M`, `45.6k`.
 pub fn si(v: f64) -> String {
-    let a = v.abs();
-    let (x, p) = if a >= 1e15 {
-        (v / 1e15, "P")
-    } else if a >= 1e12 {
-        (v / 1e12, "T")
-    } else if a >= 1e9 {
-        (v / 1e9, "G")
-    } else if a >= 1e6 {
-        (v / 1e6, "M")
-    } else if a >= 1e3 {
-        (v / 1e3, "k")
-    } else {
-        (v, "")
-    };
+    const SI: [(f64, &str); 5] = [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")];
+    let (x, p) = scaled(v, &SI).unwrap_or((v, ""));
     format!("{}{p}", sig(x))
+}
+
+/// `v` over the largest factor of `prefixes` (largest first) that `|v|` reaches, with its
+/// suffix; `None` below the smallest.
+fn scaled(v: f64, prefixes: &[(f64, &'static str)]) -> Option<(f64, &'static str)> {
+    let a = v.abs();
+    prefixes
+        .iter()
+        .find(|(f, _)| a >= *f)
+        .map(|&(f, p)| (v / f, p))
 }
 
 /// A fraction as a percentage: `0.456` → `45.6 %`.
@@ -73,17 +71,11 @@ pub fn money(v: f64) -> String {
     if !v.is_finite() {
         return "–".into();
     }
-    let a = v.abs();
-    let (x, p) = if a >= 1e9 {
-        (v / 1e9, "\u{a0}B")
-    } else if a >= 1e6 {
-        (v / 1e6, "\u{a0}M")
-    } else if a >= 1e3 {
-        (v / 1e3, "\u{a0}k")
-    } else {
-        return format!("$\u{a0}{v:.0}");
-    };
-    format!("$\u{a0}{}{p}", sig(x))
+    const MONEY: [(f64, &str); 3] = [(1e9, "\u{a0}B"), (1e6, "\u{a0}M"), (1e3, "\u{a0}k")];
+    match scaled(v, &MONEY) {
+        Some((x, p)) => format!("$\u{a0}{}{p}", sig(x)),
+        None => format!("$\u{a0}{v:.0}"),
+    }
 }
 
 /// Relative change from `a` to `b` as `+12.3 %` (`–` when `a` is 0).

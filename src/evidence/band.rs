@@ -397,12 +397,12 @@ pub fn fit_is_uncertain(peak: f64, capacity: f64, frac: f64) -> bool {
 /// verdict's band is chosen: `validate`, `estimate` and the app read it here.
 ///
 /// Not the out-of-sample memory band ([`super::interval::memory_band_fraction`], shown beside
-/// the peak): on this data that band is ±28-33 % (five sources report memory, BLOOM 02-28 far
+/// the peak): on this data that band is ±24-30 % (five sources report memory, BLOOM 02-28 far
 /// off: the model under-counts its DeepSpeed pipeline activations; a new source's offset
-/// estimated from so few is uncertain). Judged with it, 169 of the 422 published runs that ran
-/// read "may not fit" (133 at ±21-27 % before the band counted that uncertainty):
-/// a verdict that says "maybe" to a third of the plans that ran tells a planner little. The
-/// in-sample band calls 20 of those runs "does not fit" and 30 "may not fit" instead;
+/// estimated from so few is uncertain). Judged with it, 143 of the 422 published runs that ran
+/// read "may not fit": a verdict that says "maybe" to a third of the plans that ran tells a
+/// planner little. The in-sample band calls 8 of those runs "does not fit" and 29 "may not fit"
+/// instead;
 /// interval.md §2 keeps both counts.
 pub fn memory_verdict_frac(cases: &[Case], s: &Scenario) -> f64 {
     memory_verdict_frac_with(cases, &Errors::of(cases), s)

@@ -36,7 +36,7 @@
 use super::{
     gpu_preset, AttentionKernel, Calibration, CustomGpu, FfnAct, Fp8Recipe, Framework, FsdpStyle,
     GpuChoice, GpuSpec, LossKernel, MasterWeights, Mla, Moe, MoeDispatcher, OptimizerStates,
-    Precision, Recompute, RecomputeModules, Scenario, Schedule, GPU_PRESETS,
+    Precision, Recompute, RecomputeModules, RematSaved, Scenario, Schedule, GPU_PRESETS,
 };
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -882,6 +882,14 @@ fields! {
         kind: Kind::Bool, optional: true,
         get: |s| opt_bit(s.training.dropout),
         set: |s, v| { s.training.dropout = v.opt_bit()?; Ok(()) },
+    }
+    /// `training.remat_saved`.
+    RematSaved {
+        path: "training.remat_saved", key: "remat", label: "Remat: saved tensors", unit: "",
+        help: "JAX's named remat policy under selective recompute (MaxText remat_policy custom): the tensors each layer keeps besides its input, the rest recomputed in backward: qkv_proj, out_proj, context (attention output), mlpwi, mlpwo; framework jax only; empty = the stack's selective recompute.",
+        kind: Kind::Set(RematSaved::IDS), optional: true,
+        get: |s| opt_set(s.training.remat_saved.map(|m| m.bits())),
+        set: |s, v| { s.training.remat_saved = v.opt_set()?.map(RematSaved::from_bits); Ok(()) },
     }
     /// `training.moe_probs_in_experts`.
     MoeProbsInExperts {

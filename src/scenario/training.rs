@@ -86,6 +86,10 @@ pub struct Training {
     /// `None` means the model's recipe and stack's default
     /// ([`crate::engine::memory::activations::dropout`]).
     pub dropout: Option<bool>,
+    /// JAX's named rematerialization policy under selective recomputation: the tensors each
+    /// layer saves besides its input (MaxText `remat_policy: custom`, [`super::RematSaved`]).
+    /// Optional; `None` means the stack's selective recomputation.
+    pub remat_saved: Option<super::RematSaved>,
 }
 
 impl Default for Training {
@@ -117,6 +121,7 @@ impl Default for Training {
             fp8_params: None,
             master_weights: None,
             dropout: None,
+            remat_saved: None,
         }
     }
 }

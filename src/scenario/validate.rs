@@ -326,6 +326,27 @@ fn training_stack(c: &mut Checker, s: &Scenario) {
     if let Some(m) = t.recompute_modules {
         recompute_module_rules(c, s, m);
     }
+    if t.remat_saved.is_some() {
+        // JAX names the tensors it saves (MaxText's remat_policy); the other stacks checkpoint
+        // by their own rules (Megatron-LM's modules, PyTorch's per-op policy).
+        if t.framework() != super::Framework::Jax {
+            c.push(
+                FieldId::RematSaved,
+                format!(
+                    "the named remat policy is JAX's (MaxText); {} does not use it: leave it empty.",
+                    t.framework().as_str()
+                ),
+            );
+        } else if t.recompute != super::Recompute::Selective {
+            c.push(
+                FieldId::RematSaved,
+                format!(
+                    "the named remat policy applies to selective recomputation, not {}.",
+                    t.recompute.as_str()
+                ),
+            );
+        }
+    }
     if s.parallel.moe_dispatch_fp8() {
         fp8_dispatch_rules(c, s);
     }

@@ -71,6 +71,9 @@ pub fn training_form(props: &FormProps) -> Html {
             if t.recompute == Recompute::Selective || t.recompute_modules.is_some() {
                 { set_field(FieldId::RecomputeModules, props, t.recompute_modules.map_or(0, |m| m.bits())) }
             }
+            if t.recompute == Recompute::Selective || t.remat_saved.is_some() {
+                { set_field(FieldId::RematSaved, props, t.remat_saved.map_or(0, |m| m.bits())) }
+            }
             { folded("group-training-more", "More training settings (offload, framework, number formats, kernels)", props, FOLDED,
                 if t.flash_attention { &[] } else { &["Flash attention off"] }, html! { <>
             <div class="grid">

@@ -41,7 +41,7 @@
 use crate::engine::per_gpu::PerGpu;
 use crate::engine::shape::Shape;
 use crate::scenario::{
-    FfnAct, LossKernel, Precision, Recompute, RecomputeModules, Scenario, Schedule,
+    FfnAct, LossKernel, Precision, Recompute, RecomputeModules, RematSaved, Scenario, Schedule,
 };
 
 /// Activation bytes of one layer for one micro-batch, split by how tensor parallelism treats them.
@@ -340,6 +340,74 @@ pub fn op_sac_saves_gemm(index: usize) -> bool {
     index % 2 == 0
 }
 
+/// What selective checkpointing without Megatron-LM's modules keeps of a layer (with flash
+/// attention): torchtitan's per-op policy ([`op_sac_saves_gemm`]), or JAX's named policy
+/// (`training.remat_saved`, [`RematSaved`]). The memory half stores what it saves, the time
+/// half reruns what it does not ([`SavePolicy::reruns_gemm`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SavePolicy {
+    /// PyTorch per-op selective checkpointing with torchtitan's policy.
+    EveryOtherGemm,
+    /// JAX `save_only_these_names` over MaxText's checkpoint names.
+    Named(RematSaved),
+}
+
+impl SavePolicy {
+    /// The policy of `s`: the named one when `training.remat_saved` is set.
+    #[inline]
+    pub fn of(s: &Scenario) -> SavePolicy {
+        s.training
+            .remat_saved
+            .map_or(SavePolicy::EveryOtherGemm, SavePolicy::Named)
+    }
+
+    /// Whether the output of the `index`-th weight GEMM of a layer of shape `d` is kept
+    /// ([`Shape::layer_gemms`] order: the input projections, the attention output projection,
+    /// the MLP's input projections, its output projection).
+    #[inline]
+    pub fn saves_gemm(self, d: &Shape, index: usize) -> bool {
+        match self {
+            SavePolicy::EveryOtherGemm => op_sac_saves_gemm(index),
+            SavePolicy::Named(n) => n.saves(Self::name_of(d, index)),
+        }
+    }
+
+    /// MaxText's name of the `index`-th weight GEMM's output.
+    #[inline]
+    fn name_of(d: &Shape, index: usize) -> RematSaved {
+        let a = d.attention_gemms();
+        if index + 1 < a {
+            RematSaved::QKV_PROJ
+        } else if index + 1 == a {
+            RematSaved::OUT_PROJ
+        } else if index + 1 < a + d.mlp_gemms().1 {
+            RematSaved::MLPWI
+        } else {
+            RematSaved::MLPWO
+        }
+    }
+
+    /// Whether the backward reruns the `index`-th weight GEMM: the ones not saved, except, under
+    /// JAX, the MLP's output projection, whose output only the next layer's input reads (kept as
+    /// the scan carry), so the rematerialized forward drops it as dead code.
+    #[inline]
+    pub fn reruns_gemm(self, d: &Shape, index: usize) -> bool {
+        let dead =
+            matches!(self, SavePolicy::Named(_)) && Self::name_of(d, index) == RematSaved::MLPWO;
+        !(self.saves_gemm(d, index) || dead)
+    }
+
+    /// Whether the attention kernel's output and softmax statistics are kept; if not, the
+    /// backward reruns the kernel's forward (MaxText's `context: remat`).
+    #[inline]
+    pub fn saves_attention_output(self) -> bool {
+        match self {
+            SavePolicy::EveryOtherGemm => true,
+            SavePolicy::Named(n) => n.saves(RematSaved::CONTEXT),
+        }
+    }
+}
+
 /// Selective recompute with FlashAttention: per-operator selective activation checkpointing
 /// (PyTorch `torch.utils.checkpoint.create_selective_checkpoint_contexts` with torchtitan's
 /// op policy, see [`op_sac_saves_gemm`]). Attention-core recompute in Megatron's sense has
@@ -352,6 +420,9 @@ pub fn op_sac_saves_gemm(index: usize) -> bool {
 /// - the attention kernel's output `e·q/t` and its log-sum-exp (the flash `scores` term).
 ///
 /// Norms, activation functions, residual adds and the other GEMMs are recomputed in backward.
+/// Under JAX's named policy ([`SavePolicy::Named`], MaxText's `remat_policy: custom`) the saved
+/// GEMM outputs are the named ones, and the attention kernel's output and statistics only with
+/// `context` ([activations.md](crate::docs::formulas::activations) §13).
 fn selective_flash(
     s: &Scenario,
     g: &PerGpu,
@@ -364,12 +435,13 @@ fn selective_flash(
     let sp_div = if s.parallel.sp { t } else { 1.0 };
     let (gemms, n) = d.layer_gemms();
     let attn = d.attention_gemms();
+    let policy = SavePolicy::of(s);
     // Saved GEMM outputs per token: column-parallel (÷t) and row-parallel (whole width). The MLP
     // GEMMs (after the attention ones) run once per routed copy of a token (`k` for MoE, 1
     // dense).
     let (mut col, mut row) = (0.0, 0.0);
     for (i, g) in gemms.iter().take(n).enumerate() {
-        if op_sac_saves_gemm(i) {
+        if policy.saves_gemm(d, i) {
             let copies = if i >= attn { d.k } else { 1.0 };
             if g.row_parallel {
                 row += copies * g.n;
@@ -378,10 +450,16 @@ fn selective_flash(
             }
         }
     }
+    // The attention kernel's output and statistics, unless a named policy recomputes them.
+    let (attn_out, scores) = if policy.saves_attention_output() {
+        (d.o, full.scores)
+    } else {
+        (0.0, 0.0)
+    };
     let stored = LayerActivations {
         replicated: tok * e * (d.h / sp_div + row),
-        sharded: tok * e * (col + d.o) / t,
-        scores: full.scores,
+        sharded: tok * e * (col + attn_out) / t,
+        scores,
     };
     // Checkpointing never stores more than running without it (possible only for odd shapes
     // with TP, where the row-parallel partial sums are wider than the sharded tensors).
@@ -863,5 +941,62 @@ mod dropout_tests {
         assert!(!dropout(&s));
         s.training.dropout = Some(true);
         assert!(dropout(&s));
+    }
+}
+
+#[cfg(test)]
+mod remat_saved_tests {
+    use super::*;
+
+    /// Llama 2 70B under MaxText (JAX), FSDP over 64 H100s, micro-batch 2 × 4096, bf16, flash
+    /// attention: the `dgxc-2411-maxtext-*` runs, with `training.remat_saved` = `saved`.
+    fn llama70b(saved: Option<u8>) -> Scenario {
+        let mut s = crate::scenario::parse(
+            r#"{
+          "model": {"layers": 80, "hidden": 8192, "heads": 64, "kv_heads": 8, "ffn_hidden": 28672,
+                    "ffn_act": "swiglu", "vocab": 32000, "seq_len": 4096},
+          "training": {"global_batch": 128, "micro_batch": 2, "precision": "bf16",
+                       "recompute": "selective", "flash_attention": true, "framework": "jax"},
+          "parallel": {"tp": 1, "pp": 1, "dp": 64, "zero_stage": 3},
+          "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 64}
+        }"#,
+        )
+        .unwrap();
+        s.training.remat_saved = saved.map(RematSaved::from_bits);
+        s
+    }
+
+    #[test]
+    fn maxtext_custom_policy_keeps_the_named_tensors_only() {
+        let tok = 8192.0;
+        // qkv_proj, out_proj, mlpwo (the bf16 runs): per token the input 8192, Q 8192, K and V
+        // 1024 each, the out-projection output 8192 and the MLP output 8192, 2 B each:
+        // 2·(8192·4 + 2048) = 69,632 B.
+        let bf16 = llama70b(Some(0b1_0011));
+        assert_eq!(layer_activations(&bf16).total(), tok * 69_632.0);
+        // Without mlpwo (the FP8 runs): 2·(8192·3 + 2048) = 53,248 B.
+        let fp8 = llama70b(Some(0b0_0011));
+        assert_eq!(layer_activations(&fp8).total(), tok * 53_248.0);
+        // torchtitan's per-op policy on the same layer keeps Q, V, the gate and FC2's output
+        // and the attention output with its log-sum-exp: 2·(8192·4 + 1024 + 28672) + 4·64.
+        let per_op = llama70b(None);
+        assert_eq!(
+            layer_activations(&per_op).total(),
+            tok * (2.0 * (8192.0 * 4.0 + 1024.0 + 28672.0) + 256.0)
+        );
+        // What is not kept is rerun: Q, K, V and the out projection are saved, the MLP's
+        // output projection is dead code in the rerun, so only gate and up rerun (and the
+        // attention kernel's forward, `context` not saved).
+        let d = Shape::of(&bf16.model);
+        let p = SavePolicy::of(&bf16);
+        let reruns: Vec<bool> = (0..7).map(|i| p.reruns_gemm(&d, i)).collect();
+        assert_eq!(reruns, [false, false, false, false, true, true, false]);
+        assert!(!p.saves_attention_output());
+        // Saving context keeps the kernel's output and statistics: + 2·8192 + 4·64 B.
+        let ctx = llama70b(Some(0b1_0111));
+        assert_eq!(
+            layer_activations(&ctx).total(),
+            tok * (69_632.0 + 2.0 * 8192.0 + 256.0)
+        );
     }
 }

@@ -13,6 +13,7 @@
 //! and NVIDIA's benchmark pages count the full `s²` (used for MFU here, `model_flops`); Megatron
 //! since 2025-03 halves it (`model_flops_causal`).
 
+use crate::engine::memory::activations::SavePolicy;
 use crate::engine::shape::Shape;
 use crate::scenario::RecomputeModules;
 
@@ -101,14 +102,18 @@ pub(crate) fn model_flops_causal(f: &LayerFlops, global_batch: f64) -> f64 {
 /// Forward FLOPs per token of the GEMMs that per-op selective checkpointing recomputes (every
 /// other weight GEMM, [`crate::engine::memory::activations::op_sac_saves_gemm`]): `2·k·n` each,
 /// the MLP ones once per routed copy of the token.
-pub fn op_sac_recompute_flops_per_token(d: &Shape) -> f64 {
+pub fn op_sac_recompute_flops_per_token(d: &Shape, policy: SavePolicy) -> f64 {
     let (gemms, n) = d.layer_gemms();
     let attn = d.attention_gemms();
     let mut f = 0.0;
     for (i, g) in gemms.iter().take(n).enumerate() {
-        if !crate::engine::memory::activations::op_sac_saves_gemm(i) {
+        if policy.reruns_gemm(d, i) {
             f += 2.0 * g.k * g.n * if i >= attn { d.k } else { 1.0 };
         }
+    }
+    // A named policy without `context` reruns the attention kernel's forward.
+    if !policy.saves_attention_output() {
+        f += layer_attention_flops_per_token(d);
     }
     f
 }
@@ -127,6 +132,7 @@ pub(crate) fn recompute_flops(
     recompute: crate::scenario::Recompute,
     modules: Option<RecomputeModules>,
     early_stop: bool,
+    policy: SavePolicy,
 ) -> f64 {
     use crate::scenario::Recompute;
     let d = f.d;
@@ -134,7 +140,9 @@ pub(crate) fn recompute_flops(
     match (recompute, modules) {
         (Recompute::None, _) => 0.0,
         (Recompute::Selective, Some(m)) => modules_flops(d, tokens, m),
-        (Recompute::Selective, None) => tokens * d.layers * op_sac_recompute_flops_per_token(d),
+        (Recompute::Selective, None) => {
+            tokens * d.layers * op_sac_recompute_flops_per_token(d, policy)
+        }
         (Recompute::Full, _) if early_stop => {
             let dense_layers = d.layers - d.moe_layers;
             tokens * (f.per_token(1.0) - dense_layers * 2.0 * d.f_dense * d.h)

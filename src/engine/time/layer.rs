@@ -12,6 +12,7 @@ use super::compute::Device;
 use super::inputs::Inputs;
 use super::layer_comm::{CpCosts, TpCosts};
 use super::moe::MoeCosts;
+use crate::engine::memory::activations::SavePolicy;
 use crate::engine::shape::{LayerGemm, Shape};
 use crate::scenario::{Recompute, RecomputeModules};
 
@@ -81,8 +82,9 @@ impl AttentionCosts {
     /// The attention half of a layer of shape `d` (of the model `x` reads).
     pub(crate) fn of(x: &Inputs, d: &Shape) -> AttentionCosts {
         let (dev, tok, tf) = (&x.dev, x.tok, x.tf);
+        let policy = SavePolicy::of(x.s);
         let (gemm_fwd, gemm_col_fwd, priced_sac) =
-            attention_gemms_s(dev, d, tok, tf, per_module(x));
+            attention_gemms_s(dev, d, tok, tf, per_module(x), policy);
         let (kernel_fwd, kernel_bwd) = attention::core_s(x);
         // PyTorch's ring attention merges its steps' outputs and gradients outside the kernels.
         let (ring_fwd, ring_bwd) = super::ring::merge_s(x);
@@ -92,8 +94,13 @@ impl AttentionCosts {
             Some(m) => (0.0, attention_modules_rc_s(x, d, m, core_fwd)),
             None if selective => (
                 priced_sac.unwrap_or_else(|| {
-                    op_sac_gemms_s(dev, d, tok, tf, x.e as f64, Half::Attention, 0.0)
-                }),
+                    op_sac_gemms_s(dev, d, tok, tf, x.e as f64, Half::Attention, policy)
+                }) + if policy.saves_attention_output() {
+                    0.0
+                } else {
+                    // MaxText's `context: remat`: the kernel's forward reruns.
+                    core_fwd
+                },
                 0.0,
             ),
             None => (0.0, 0.0),
@@ -159,7 +166,10 @@ impl LayerCosts {
                 // and the element-wise ops are recomputed, the attention kernel's output and the
                 // reduce-scatter outputs are saved (no collective is repeated).
                 None => {
-                    op_sac_gemms_s(dev, d, tok, tf, x.e as f64, Half::Mlp, attn.sac_gemms) + ew_fwd
+                    let policy = SavePolicy::of(x.s);
+                    attn.sac_gemms
+                        + op_sac_gemms_s(dev, d, tok, tf, x.e as f64, Half::Mlp, policy)
+                        + ew_fwd
                 }
             },
             Recompute::Full => fwd - skipped,
@@ -340,6 +350,7 @@ fn attention_gemms_s(
     tok: f64,
     tf: f64,
     per_module: bool,
+    policy: SavePolicy,
 ) -> (f64, f64, Option<f64>) {
     if !d.is_mla() {
         // Q, K and V as one fused GEMM (Megatron's `linear_qkv`), or as their own modules,
@@ -362,7 +373,7 @@ fn attention_gemms_s(
             t
         };
         all += t;
-        if !crate::engine::memory::activations::op_sac_saves_gemm(i) {
+        if policy.reruns_gemm(d, i) {
             sac += t;
         }
     }
@@ -394,7 +405,7 @@ fn async_tp_blocks(
     let mlp_col = (tp_col - attn_col).max(0.0);
     let (rc_attn, rc_mlp) =
         if x.s.training.recompute == Recompute::Selective && x.s.recompute_modules().is_none() {
-            op_sac_col_gemms_s(&x.dev, d, x.tok, x.tf)
+            op_sac_col_gemms_s(&x.dev, d, x.tok, x.tf, SavePolicy::of(x.s))
         } else {
             (0.0, 0.0)
         };
@@ -417,11 +428,17 @@ fn async_tp_blocks(
 /// [`crate::engine::memory::activations::op_sac_saves_gemm`] does not save, in
 /// [`Shape::layer_gemms`] order (for Llama the K projection and the MLP's second input
 /// projection). What async TP fuses a regather with ([`super::async_tp`]).
-fn op_sac_col_gemms_s(dev: &Device, d: &Shape, tok: f64, tf: f64) -> (f64, f64) {
+fn op_sac_col_gemms_s(
+    dev: &Device,
+    d: &Shape,
+    tok: f64,
+    tf: f64,
+    policy: SavePolicy,
+) -> (f64, f64) {
     let (gemms, n) = d.layer_gemms();
     let a = d.attention_gemms().min(n);
     let col = |i: usize, g: &LayerGemm| {
-        if g.row_parallel || crate::engine::memory::activations::op_sac_saves_gemm(i) {
+        if g.row_parallel || !policy.reruns_gemm(d, i) {
             0.0
         } else {
             dev.gemm_s(tok, g.k, g.n / tf)
@@ -454,9 +471,9 @@ enum Half {
     Mlp,
 }
 
-/// Per-op selective recomputation: `start` plus the forward time of the GEMMs of `half` that
-/// the checkpointing does not save ([`crate::engine::memory::activations::op_sac_saves_gemm`]),
-/// in [`Shape::layer_gemms`] order (the attention half's sum is the MLP half's `start`). The MLP
+/// Per-op selective recomputation: the forward time of the GEMMs of `half` that the
+/// checkpointing reruns ([`SavePolicy::reruns_gemm`]: torchtitan's every other GEMM, or JAX's
+/// unnamed ones), in [`Shape::layer_gemms`] order. The MLP
 /// half reads only the MLP's GEMMs ([`Shape::mlp_gemms`]), numbered from
 /// [`Shape::attention_gemms`] on.
 fn op_sac_gemms_s(
@@ -466,16 +483,16 @@ fn op_sac_gemms_s(
     tf: f64,
     ep: f64,
     half: Half,
-    start: f64,
+    policy: SavePolicy,
 ) -> f64 {
     let n_local = if d.is_moe() {
         (d.experts / ep).max(1.0)
     } else {
         1.0
     };
-    let mut t = start;
+    let mut t = 0.0;
     let mut add = |i: usize, g: &LayerGemm| {
-        if crate::engine::memory::activations::op_sac_saves_gemm(i) {
+        if !policy.reruns_gemm(d, i) {
             return;
         }
         let (k, nn) = if g.row_parallel {

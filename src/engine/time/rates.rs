@@ -28,6 +28,7 @@ pub(crate) fn fill(
             recompute,
             s.recompute_modules(),
             s.recompute_early_stop(),
+            crate::engine::memory::activations::SavePolicy::of(s),
         );
     let n_gpus = s.cluster.num_gpus as f64;
     let peak = peak_flops(gpu, s.training.precision);
