@@ -53,8 +53,8 @@
 //! carries the same band (`memory_frac(s)`), which the app's and the CLI's caveat use.
 //!
 //! Measured (README, "The error band"): leaving each source of `tests/data/public.json` out,
-//! the step band covers 372 of 422 runs (88.2 %, median width 26.8 points; the previous
-//! similar-runs band 68.0 % at 14.9 points) and the memory band 39 of 47 (83.0 %, 39.4 points;
+//! the step band covers 375 of 422 runs (88.9 %, median width 26.8 points; the previous
+//! similar-runs band 68.7 % at 14.9 points) and the memory band 39 of 47 (83.0 %, 39.4 points;
 //! 32 of 47 at 30.6 points without [`new_source_factor`]).
 //!
 //! One estimate per published run ([`Errors::of`]), then sums.
