@@ -13,6 +13,11 @@
 //! - [`charts`]: backend-generic plotters drawing functions (canvas in the browser, SVG in tests);
 //! - [`hooks`]: browser side effects (`use_url_sync`, `use_post_height`);
 //! - [`format`]: numbers as text with units.
+//!
+//! Children not named above:
+//! - [`browser`]: Small browser helpers for event handlers (never called while rendering, so
+//!   components still render natively).
+//! - [`click`]: Buttons that send a fixed value when clicked.
 
 pub mod browser;
 pub mod charts;

@@ -14,6 +14,12 @@
 //! `tests/evidence.rs` fails when the shipped file differs from what [`generate`] makes.
 //!
 //! Pure: no web types, no I/O.
+//!
+//! Children not named above:
+//! - [`first_sight`]: First sight (issue 31): what the engine predicted for a source the first
+//!   time it saw it.
+//! - [`interval`]: The 80 % band for a run from a source paracalc has not seen.
+//! - [`loso`]: Leave-one-source-out coverage of the error bands (`paracalc validate`, issue 31).
 
 pub mod band;
 pub mod first_sight;

@@ -34,6 +34,9 @@
 //! - [`json_path`]: positions in a JSON text, for errors.
 //! - [`validate`]: value checks across the whole scenario.
 //! - [`error`]: field-level errors.
+//!
+//! Children not named above:
+//! - [`remat_saved`]: JAX's named rematerialization policy (MaxText's `remat_policy`).
 
 mod calibration;
 mod cluster;

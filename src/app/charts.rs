@@ -24,6 +24,12 @@
 //! degenerate data (no stages, all-zero times, no points) draws a sentence instead of a plot.
 //! Layout is computed from the size alone (not from measured text), so hit-tests agree with what
 //! was drawn. Sizes are CSS pixels.
+//!
+//! Children not named above:
+//! - [`backend`]: One drawing backend type for every chart.
+//! - [`canvas`]: Drawing a chart on an HTML canvas, crisp on high-DPI screens.
+//! - [`style`]: Shared look of every chart.
+//! - [`svg`]: SVG output at the same text size as the canvas.
 
 mod backend;
 pub mod bucket;

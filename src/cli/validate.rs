@@ -12,6 +12,9 @@
 //! With a first-sight record (`--first-sight FILE`, by default `first_sight.json` beside the
 //! cases file when there is one) it adds, per group, the error now beside the error at first
 //! sight and a constant-MFU rule of thumb ([`first_sight`]).
+//!
+//! Children not named above:
+//! - [`loso`]: `validate`'s leave-one-source-out report (issue 31).
 
 mod calibrated;
 mod first_sight;

@@ -9,6 +9,10 @@
 //! when no engine of the source's first sight can read the corrected run.
 //!
 //! Pure: no I/O.
+//!
+//! Children:
+//! - [`groups`]: the first-sight error of every group, generated from
+//!   `tests/data/first_sight.json` (`PARACALC_WRITE_FIRST_SIGHT=1 cargo test --test first_sight`).
 
 mod groups;
 
