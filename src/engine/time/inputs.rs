@@ -118,16 +118,19 @@ impl<'a> Inputs<'a> {
         }
     }
 
-    /// Fraction of compute lost while an NCCL collective of `g` runs under it
-    /// ([`super::comm::collective_sm_share`]), on this GPU's SMs (its own count, else its
-    /// generation's, [`super::userbuffers::sm_count`]).
-    pub fn collective_sm_share(&self, g: &super::comm::Group) -> f64 {
-        let sms = if self.dev.sms > 0.0 {
+    /// This GPU's SMs: its own count, else its generation's ([`super::userbuffers::sm_count`]).
+    pub fn sms(&self) -> f64 {
+        if self.dev.sms > 0.0 {
             self.dev.sms
         } else {
             super::userbuffers::sm_count(self.gen)
-        };
-        super::comm::collective_sm_share(g, self.gen, sms)
+        }
+    }
+
+    /// Fraction of compute lost while an NCCL collective of `g` runs under it
+    /// ([`super::comm::collective_sm_share`]), on this GPU's SMs ([`Inputs::sms`]).
+    pub fn collective_sm_share(&self, g: &super::comm::Group) -> f64 {
+        super::comm::collective_sm_share(g, self.gen, self.sms())
     }
 }
 

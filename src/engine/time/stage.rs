@@ -227,14 +227,7 @@ pub const DEEPEP_SMS: f64 = 20.0;
 /// collective's [`sm_usage`] of its link.
 pub(crate) fn overlap_sm_share(x: &Inputs) -> (f64, f64) {
     let ep = match x.stack.dispatcher {
-        crate::scenario::MoeDispatcher::Deepep => {
-            let sms = if x.dev.sms > 0.0 {
-                x.dev.sms
-            } else {
-                super::userbuffers::sm_count(x.gen)
-            };
-            (DEEPEP_SMS / sms).min(1.0)
-        }
+        crate::scenario::MoeDispatcher::Deepep => (DEEPEP_SMS / x.sms()).min(1.0),
         crate::scenario::MoeDispatcher::Alltoall => sm_usage(x.groups.ep.link),
     };
     (ep, sm_usage(x.groups.pp.link))
