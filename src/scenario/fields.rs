@@ -282,6 +282,11 @@ fn opt_set(v: Option<u8>) -> Option<Value<'static>> {
     Some(v.map_or(Value::Unset, Value::Set))
 }
 
+/// The bits a set over the names `all` can hold (one per name, at most 8).
+pub const fn set_mask(all: &[&str]) -> u8 {
+    ((1u16 << if all.len() < 8 { all.len() } else { 8 }) - 1) as u8
+}
+
 /// The ids of `all` whose bits are set in `bits`, in `all`'s order.
 pub fn set_names(bits: u8, all: &'static [&'static str]) -> impl Iterator<Item = &'static str> {
     all.iter()

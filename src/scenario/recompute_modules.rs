@@ -55,7 +55,7 @@ impl RecomputeModules {
 
     /// The set of bits `bits` (bit `i` is [`RecomputeModules::IDS`]`[i]`; higher bits dropped).
     pub fn from_bits(bits: u8) -> RecomputeModules {
-        RecomputeModules(bits & ((1 << Self::IDS.len()) - 1))
+        RecomputeModules(bits & super::fields::set_mask(Self::IDS))
     }
 
     /// The bits of the set.

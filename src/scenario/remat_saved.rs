@@ -33,9 +33,9 @@ impl RematSaved {
     /// MaxText's names, bit `i` being `IDS[i]`.
     pub const IDS: &'static [&'static str] = &["qkv_proj", "out_proj", "context", "mlpwi", "mlpwo"];
 
-    /// The set of bits `bits` (higher bits dropped).
+    /// The set of bits `bits` (bit `i` is [`RematSaved::IDS`]`[i]`; higher bits dropped).
     pub fn from_bits(bits: u8) -> RematSaved {
-        RematSaved(bits & 0b1_1111)
+        RematSaved(bits & super::fields::set_mask(Self::IDS))
     }
 
     /// The bits of the set.
