@@ -119,6 +119,12 @@ pub fn model_from_value(value: &serde_json::Value) -> Result<Model, ScenarioErro
     json::read::model(value)
 }
 
+/// A model section from JSON text, for unit tests (panics on bad JSON or a bad model).
+#[cfg(test)]
+pub(crate) fn test_model(json: &str) -> Model {
+    model_from_value(&serde_json::from_str(json).unwrap()).unwrap()
+}
+
 impl Scenario {
     /// The scenario as pretty JSON (the `DESIGN.md` format), written through the field table
     /// ([`json`]).
