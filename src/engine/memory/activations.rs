@@ -355,7 +355,7 @@ impl SavePolicy {
     pub fn saves_gemm(self, d: &Shape, index: usize) -> bool {
         match self {
             SavePolicy::EveryOtherGemm => op_sac_saves_gemm(index),
-            SavePolicy::Named(n) => n.saves(Self::name_of(d, index)),
+            SavePolicy::Named(n) => n.has(Self::name_of(d, index)),
         }
     }
 
@@ -390,7 +390,7 @@ impl SavePolicy {
     pub fn saves_attention_output(self) -> bool {
         match self {
             SavePolicy::EveryOtherGemm => true,
-            SavePolicy::Named(n) => n.saves(RematSaved::CONTEXT),
+            SavePolicy::Named(n) => n.has(RematSaved::CONTEXT),
         }
     }
 }
