@@ -351,12 +351,14 @@ fn fsdp_paper_at_512_a100_supports_zero3_beating_ptdp() {
     let s = gpt3(768, "megatron", 1, 1, 1, 3, 2);
     let z = estimate(&s).unwrap();
     let p = estimate(&gpt3(768, "megatron", 8, 12, 1, 1, 1)).unwrap();
+    // 30.2 s against 38.6 s (within 2 %: other mechanisms may move both).
     assert!(
-        (z.time.step_s - 30.2).abs() < 0.1 && (p.time.step_s - 38.6).abs() < 0.1,
+        (z.time.step_s / 30.2 - 1.0).abs() < 0.02 && (p.time.step_s / 38.6 - 1.0).abs() < 0.02,
         "{} vs {}",
         z.time.step_s,
         p.time.step_s
     );
+    assert!(z.time.step_s < p.time.step_s);
     let t = paper_tflops(&z, &s);
     assert!((t / 186.0 - 1.0).abs() < 0.06, "{t:.1}");
     let ratio = p.time.step_s / z.time.step_s;
