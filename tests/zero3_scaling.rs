@@ -336,8 +336,9 @@ fn fsdp_paper_at_512_a100_supports_zero3_beating_ptdp() {
     for n in [128, 192, 256, 384, 512] {
         for (mbs, paper) in [(1, 173.0), (2, 186.0)] {
             let t = tflops(n, mbs);
+            // Within 5 % (the paper's "more than" 173 / 186 are lower bounds).
             assert!(
-                (t / paper - 1.0).abs() < 0.04,
+                (t / paper - 1.0).abs() < 0.05,
                 "{n} GPUs, batch {mbs}: {t:.1}"
             );
         }
@@ -351,12 +352,14 @@ fn fsdp_paper_at_512_a100_supports_zero3_beating_ptdp() {
     let s = gpt3(768, "megatron", 1, 1, 1, 3, 2);
     let z = estimate(&s).unwrap();
     let p = estimate(&gpt3(768, "megatron", 8, 12, 1, 1, 1)).unwrap();
+    // 30.2 s against 38.6 s (within 2 %: other mechanisms may move both).
     assert!(
-        (z.time.step_s - 30.2).abs() < 0.1 && (p.time.step_s - 38.6).abs() < 0.1,
+        (z.time.step_s / 30.2 - 1.0).abs() < 0.02 && (p.time.step_s / 38.6 - 1.0).abs() < 0.02,
         "{} vs {}",
         z.time.step_s,
         p.time.step_s
     );
+    assert!(z.time.step_s < p.time.step_s);
     let t = paper_tflops(&z, &s);
     assert!((t / 186.0 - 1.0).abs() < 0.06, "{t:.1}");
     let ratio = p.time.step_s / z.time.step_s;
