@@ -13,9 +13,13 @@
 //! fit, fewest changes first, then fastest. [`overflow`] breaks a failing plan's memory down by
 //! stage and part.
 //!
+//! [`fixed`] names the costs a step pays once whatever the work per GPU when they take over.
+//!
 //! Candidates that break a rule of the scenario (divisibility, ranges) are dropped by
 //! [`Scenario::validate`], and those the scenario's framework cannot run by
 //! [`super::support::unsupported`], so only valid, runnable plans are ever offered.
+
+pub mod fixed;
 
 use super::estimate::{estimate_into, Estimate, MemoryEstimate, TimeEstimate};
 use super::search::Layout;
@@ -438,6 +442,9 @@ pub struct Verdict {
     /// What the plan needs from its stack's version, and its cost without
     /// ([`super::stack_notes`]).
     pub stack_notes: Vec<super::stack_notes::StackNote>,
+    /// The costs paid once per step whatever the work per GPU, when they take over
+    /// ([`fixed::note`]).
+    pub fixed: Option<fixed::FixedNote>,
 }
 
 /// Suggestions the verdict keeps.
@@ -623,6 +630,7 @@ pub fn verdict(s: &Scenario, e: &Estimate) -> Verdict {
         fits,
         suggestions: scored,
         stack_notes: super::stack_notes::stack_notes(s),
+        fixed: fixed::note(t),
     }
 }
 
@@ -781,7 +789,7 @@ pub fn sentence(v: &Verdict) -> String {
         pct(v.dominant_share),
         secs(v.step_s)
     );
-    match v.largest_exposed {
+    let line = match v.largest_exposed {
         Some((_, _, share)) if share < 0.01 => {
             format!("{head}; every other part is under 1 % of the step.")
         }
@@ -793,6 +801,10 @@ pub fn sentence(v: &Verdict) -> String {
         ),
         Some(_) => format!("{head}; it is the largest exposed cost."),
         None => format!("{head}; nothing else is exposed."),
+    };
+    match &v.fixed {
+        Some(n) => format!("{line} {}", fixed::sentence(n)),
+        None => line,
     }
 }
 
