@@ -787,7 +787,7 @@ pub fn sentence(v: &Verdict) -> String {
         "{} is {} of the {} step",
         crate::text::capitalized(v.dominant.label()),
         pct(v.dominant_share),
-        secs(v.step_s)
+        crate::text::secs(v.step_s)
     );
     let line = match v.largest_exposed {
         Some((_, _, share)) if share < 0.01 => {
@@ -797,7 +797,7 @@ pub fn sentence(v: &Verdict) -> String {
             "{head}; the largest exposed cost is {}, {} ({}).",
             part.label(),
             pct(share),
-            secs(sec)
+            crate::text::secs(sec)
         ),
         Some(_) => format!("{head}; it is the largest exposed cost."),
         None => format!("{head}; nothing else is exposed."),
@@ -805,15 +805,5 @@ pub fn sentence(v: &Verdict) -> String {
     match &v.fixed {
         Some(n) => format!("{line} {}", fixed::sentence(n)),
         None => line,
-    }
-}
-
-/// Seconds with about three significant digits ([`crate::text::sig3`]: "5.21 s"), below a
-/// second in whole milliseconds ("812 ms").
-fn secs(x: f64) -> String {
-    if x >= 1.0 {
-        format!("{} s", crate::text::sig3(x))
-    } else {
-        format!("{:.0} ms", x * 1e3)
     }
 }

@@ -63,13 +63,13 @@ pub fn sentence(n: &FixedNote) -> String {
     let list: Vec<String> = n
         .parts
         .iter()
-        .map(|&(what, sec)| format!("{what} {}", super::secs(sec)))
+        .map(|&(what, sec)| format!("{what} {}", crate::text::secs(sec)))
         .collect();
     format!(
         "Costs paid once per step whatever the work per GPU are {:.0} % of the step ({}): {}; \
          more data-parallel GPUs shrink only the rest.",
         100.0 * n.share,
-        super::secs(n.seconds),
+        crate::text::secs(n.seconds),
         list.join(", ")
     )
 }
