@@ -59,7 +59,8 @@ pub fn scalar_all_reduce_s(n: f64, nodes: f64, pcie: bool) -> f64 {
 /// (`distrib_optimizer.py` `get_grad_stats_parallel_group`); otherwise the data-parallel
 /// replicas hold equal gradients and the group is the model-parallel ranks `t·c·p`, one slice
 /// per stage, on `min(N_world, p·⌈t·c/domain⌉)` domains. The pass over the gradients that forms
-/// the local norm is in the update's bytes ([`crate::engine::memory::states::OPTIMIZER_BYTES_PER_PARAM`]).
+/// the local norm is in the update's bytes
+/// ([`crate::engine::memory::states::OPTIMIZER_BYTES_PER_PARAM`]).
 pub(crate) fn grad_norm_s(x: &Inputs) -> f64 {
     let pcie = x.gpu.nvlink_gbps.is_none();
     let domain = if pcie {
