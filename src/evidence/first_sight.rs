@@ -10,11 +10,9 @@
 //!
 //! Pure: no I/O.
 //!
-//! Children:
-//! - [`groups`]: the first-sight error of every group, generated from
-//!   `tests/data/first_sight.json` (`PARACALC_WRITE_FIRST_SIGHT=1 cargo test --test first_sight`).
-
-mod groups;
+//! The first-sight error of every group is data, `first_sight/groups.tsv`, generated from
+//! `tests/data/first_sight.json` (`PARACALC_WRITE_FIRST_SIGHT=1 cargo test --test first_sight`)
+//! and compiled in ([`group`]).
 
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -23,11 +21,22 @@ use std::fmt::Write as _;
 /// `(timed runs, MAPE %, signed mean %)` over the runs of the group, each compared as
 /// `validate` compares it ([`Book::sight`]); `None` for a group without first sight.
 pub fn group(name: &str) -> Option<(u32, f64, f64)> {
-    groups::GROUPS
-        .iter()
-        .find(|g| g.0 == name)
-        .map(|g| (g.1, g.2, g.3))
+    GROUPS.lines().find_map(|line| {
+        let mut f = line.split('\t');
+        if f.next()? != name {
+            return None;
+        }
+        Some((
+            f.next()?.parse().ok()?,
+            f.next()?.parse().ok()?,
+            f.next()?.parse().ok()?,
+        ))
+    })
 }
+
+/// The first-sight table: one line per group, `group, timed runs, MAPE %, signed mean %`
+/// tab-separated, after `#` comment lines.
+const GROUPS: &str = include_str!("first_sight/groups.tsv");
 
 /// One source (group) of published runs: the engine's step-time error on its runs now and the
 /// first time it saw the source.
