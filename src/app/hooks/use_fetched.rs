@@ -65,7 +65,7 @@ pub struct Slot<T> {
 
 impl<T> Slot<T> {
     /// Not asked for yet, nobody waiting.
-    pub const fn new() -> Self {
+    pub const fn empty() -> Self {
         Slot {
             now: Fetched::Idle,
             waiting: Vec::new(),
@@ -85,8 +85,8 @@ pub struct DataFile<T: 'static> {
 }
 
 thread_local! {
-    static EVIDENCE: RefCell<Slot<Vec<Case>>> = const { RefCell::new(Slot::new()) };
-    static SOURCES: RefCell<Slot<Sources>> = const { RefCell::new(Slot::new()) };
+    static EVIDENCE: RefCell<Slot<Vec<Case>>> = const { RefCell::new(Slot::empty()) };
+    static SOURCES: RefCell<Slot<Sources>> = const { RefCell::new(Slot::empty()) };
 }
 
 /// The published runs, as loaded.
