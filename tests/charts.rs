@@ -394,6 +394,36 @@ fn dp_and_pp_series<'a>(dp: &'a [GpuPoint], pp: &'a [GpuPoint]) -> [scaling::Sca
 }
 
 #[test]
+fn scaling_chart_names_where_the_fixed_costs_take_over() {
+    // GPT-3 1.3B, micro-batch 1, 512 sequences per step on A100s, 8 → 512 GPUs: the data-parallel
+    // reduction after the last backward reaches a tenth of the step at 512 GPUs.
+    let mut s = paracalc::presets::model_preset("gpt3-1.3b")
+        .unwrap()
+        .scenario();
+    s.training.micro_batch = 1;
+    let pts = paracalc::engine::sweep::sweep_gpus(&s, &[8, 64, 256, 512], Scaling::Strong);
+    let series = [scaling::ScalingSeries {
+        name: "DP only",
+        points: &pts,
+    }];
+    let data = scaling::ScalingData {
+        series: &series,
+        scaling: Scaling::Strong,
+        current_gpus: None,
+        band: None,
+        uncalibrated: None,
+    };
+    // The caption wraps over lines: its words joined back.
+    let caption = texts(&svg(&ChartData::Scaling(data))).join(" ");
+    assert!(
+        caption.contains("fixed costs per step 19.1% of the step from 512 GPUs, most of it the data-parallel reduction after the last backward"),
+        "{caption}"
+    );
+    assert!(scaling::summary(&data)
+        .contains("From 512 GPUs the costs paid once per step are 19.1% of the step"));
+}
+
+#[test]
 fn scaling_chart_draws_each_strategy_and_the_ideal() {
     let p = style::Palette::LIGHT;
     // DP only falls off; PP+DP keeps up (8 → 1024 GPUs, 8 points each); one DP point fails.
