@@ -393,13 +393,23 @@ fn dp_and_pp_series<'a>(dp: &'a [GpuPoint], pp: &'a [GpuPoint]) -> [scaling::Sca
     ]
 }
 
+/// A strong-scaling chart of `series` with the current count at 64 and no band or twin.
+fn strong_scaling<'a>(series: &'a [scaling::ScalingSeries<'a>]) -> scaling::ScalingData<'a> {
+    scaling::ScalingData {
+        series,
+        scaling: Scaling::Strong,
+        current_gpus: Some(64),
+        band: None,
+        uncalibrated: None,
+    }
+}
+
 #[test]
 fn scaling_chart_names_where_the_fixed_costs_take_over() {
     // GPT-3 1.3B, micro-batch 1, 512 sequences per step on A100s, 8 → 512 GPUs: the data-parallel
     // reduction after the last backward reaches a tenth of the step at 512 GPUs.
-    let mut s = paracalc::presets::model_preset("gpt3-1.3b")
-        .unwrap()
-        .scenario();
+    let preset = paracalc::presets::model_preset("gpt3-1.3b");
+    let mut s = preset.map(|p| p.scenario()).unwrap();
     s.training.micro_batch = 1;
     let pts = paracalc::engine::sweep::sweep_gpus(&s, &[8, 64, 256, 512], Scaling::Strong);
     let series = [scaling::ScalingSeries {
@@ -407,11 +417,8 @@ fn scaling_chart_names_where_the_fixed_costs_take_over() {
         points: &pts,
     }];
     let data = scaling::ScalingData {
-        series: &series,
-        scaling: Scaling::Strong,
         current_gpus: None,
-        band: None,
-        uncalibrated: None,
+        ..strong_scaling(&series)
     };
     // The caption wraps over lines: its words joined back.
     let caption = texts(&svg(&ChartData::Scaling(data))).join(" ");
@@ -1234,13 +1241,7 @@ fn scaling_draws_the_error_band_and_the_uncalibrated_curve() {
         name: "Current",
         points: &a,
     }];
-    let plain = scaling::ScalingData {
-        series: &series,
-        scaling: Scaling::Strong,
-        current_gpus: Some(64),
-        band: None,
-        uncalibrated: None,
-    };
+    let plain = strong_scaling(&series);
     let s0 = svg(&ChartData::Scaling(plain));
     assert!(!has_text(&s0, "±7 % expected error") && !has_text(&s0, "Uncalibrated"));
     let s = svg(&ChartData::Scaling(scaling::ScalingData {
