@@ -30,6 +30,7 @@
 //! - [`gpu`]: GPU presets and custom GPUs (peaks, HBM, links).
 //! - [`fields`]: the field table: one entry per field, read by JSON, links, forms and checks.
 //! - [`recompute_modules`]: Megatron-LM's selective recomputation by module.
+//! - [`name_set`]: a set of names from a fixed list, as bits (the recomputed modules, the saved names).
 //! - [`json`]: the scenario's JSON, read and written through the field table.
 //! - [`json_path`]: positions in a JSON text, for errors.
 //! - [`validate`]: value checks across the whole scenario.
@@ -46,6 +47,7 @@ mod gpu;
 pub mod json;
 pub mod json_path;
 mod model;
+pub mod name_set;
 mod overhead;
 mod parallel;
 mod recompute_modules;
@@ -117,6 +119,12 @@ pub fn from_value(value: &serde_json::Value) -> Result<Scenario, ScenarioError> 
 /// apart from any layout in a test.
 pub fn model_from_value(value: &serde_json::Value) -> Result<Model, ScenarioError> {
     json::read::model(value)
+}
+
+/// A model section from JSON text, for unit tests (panics on bad JSON or a bad model).
+#[cfg(test)]
+pub(crate) fn test_model(json: &str) -> Model {
+    model_from_value(&serde_json::from_str(json).unwrap()).unwrap()
 }
 
 impl Scenario {

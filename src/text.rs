@@ -21,6 +21,24 @@ pub fn upper(c: char) -> char {
     }
 }
 
+/// Three significant digits, without trailing noise: 80 → "80.0", 1.234 → "1.23", 512 → "512".
+pub fn sig3(x: f64) -> String {
+    if !x.is_finite() {
+        return "–".to_string();
+    }
+    let a = x.abs();
+    if a >= 100.0 || a == 0.0 {
+        format!("{x:.0}")
+    } else if a >= 10.0 {
+        format!("{x:.1}")
+    } else if a >= 1.0 {
+        format!("{x:.2}")
+    } else {
+        let decimals = (2.0 - a.log10().floor()).clamp(2.0, 9.0) as usize;
+        format!("{x:.decimals$}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::capitalized;

@@ -288,3 +288,79 @@ fn knob_fields_override_the_framework_defaults() {
     let off = estimate(&p).unwrap();
     assert!(off.time.exposed_comm_s.pp > 10.0 * on.time.exposed_comm_s.pp);
 }
+
+/// The PyTorch FSDP paper's GPT-175B runs (Zhao et al., "PyTorch FSDP: Experiences on Scaling
+/// Fully Sharded Data Parallel", PVLDB 16(12) 2023, arXiv 2304.11277, §5.1 and §5.4, Figure
+/// 7 (b)): minGPT 175B (96 layers, hidden 12288, vocab 50000, block size 2048, untied output
+/// layer), FULL_SHARD with backward prefetch and the rate limiter, full activation
+/// checkpointing, bf16, Adam, `mbs` sequences per GPU on `n` A100 80GB GPUs "interconnected by a
+/// 2Tb/s RoCE network" (read as 2 Tb/s per 8-GPU node: 250 Gb/s per GPU).
+fn fsdp_paper(n: u64, mbs: u64) -> Scenario {
+    scenario::from_value(&serde_json::json!({
+        "model": {"name": "minGPT 175B", "layers": 96, "hidden": 12288, "heads": 96,
+                  "vocab": 50000, "seq_len": 2048, "tied_embeddings": false},
+        "training": {"global_batch": n * mbs, "micro_batch": mbs, "precision": "bf16",
+                     "recompute": "full", "framework": "pytorch"},
+        "parallel": {"tp": 1, "pp": 1, "dp": n, "zero_stage": 3},
+        "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": n, "inter_node_gbps": 31.25}
+    }))
+    .unwrap()
+}
+
+/// Issue 33 (regime 6): with today's default stack, ZeRO-3 without model parallelism is
+/// predicted faster than PTD-P for GPT-3 175B on 768 A100s with 200 Gb/s per GPU. The largest
+/// published measurement of FSDP/ZeRO-3 without model parallelism on a 175B model on A100s with
+/// a current stack supports it: Zhao et al. 2023 (§5.4) report "more than 173 and 186 TFLOPS
+/// per GPU with batch size equal to 1 and 2" (≈ 55 % and 60 % of the A100's 312), with "linear
+/// scalability from 128 GPUs to 512 GPUs" (the 128-GPU batch-2 run excepted: allocator
+/// defragmentation near 80 GB, not priced). No published run of it at 768 or more A100s was
+/// found (Narayanan et al.'s 2021 DeepSpeed is the 2021 stack, tested above); the prediction
+/// at 768 is an extrapolation of 1.5× from 512, over which the engine and the paper agree
+/// the per-GPU rate stays flat.
+///
+/// TFLOPS by Narayanan et al.'s eq. 3 (recomputation included), the count of the PyTorch
+/// distributed team's GPT benchmark (`calc_flop`, mrshenli/ptd_benchmark `trainer.py`); the
+/// paper does not state its count, and "GPU hardware utilization" reads as one that includes the
+/// recomputation. Predicted (eager PyTorch FSDP1 stack, as the paper ran it), batch 1 / 2:
+/// 178.9 / 183.8 at 128 GPUs, 178.0 / 183.4 at 512 (the paper > 173 / > 186: +2.9 % / −1.4 %).
+/// The default (Megatron-LM) stack in the seed setting at 768 GPUs, batch 2 per GPU: ZeRO-3
+/// 30.2 s, 194.5 TFLOPS by the same count (+4.6 % over the paper's 186 at 512), PTD-P (Table
+/// 2's tp 8 pp 12) 38.6 s, 152 TFLOPS (Narayanan et al. measured 149): 1.28× slower, where the
+/// two published runs give 186 / 149 = 1.25×.
+#[test]
+fn fsdp_paper_at_512_a100_supports_zero3_beating_ptdp() {
+    let tflops = |n: u64, mbs: u64| {
+        let s = fsdp_paper(n, mbs);
+        paper_tflops(&estimate(&s).unwrap(), &s)
+    };
+    for n in [128, 192, 256, 384, 512] {
+        for (mbs, paper) in [(1, 173.0), (2, 186.0)] {
+            let t = tflops(n, mbs);
+            assert!(
+                (t / paper - 1.0).abs() < 0.04,
+                "{n} GPUs, batch {mbs}: {t:.1}"
+            );
+        }
+    }
+    // Linear scaling from 128 to 512 GPUs: the per-GPU rate within 1 %.
+    for mbs in [1, 2] {
+        let (a, b) = (tflops(128, mbs), tflops(512, mbs));
+        assert!(b < a && b > 0.99 * a, "batch {mbs}: {a:.1} → {b:.1}");
+    }
+    // The default stack at 768 GPUs (global batch 1536: 2 sequences per GPU).
+    let s = gpt3(768, "megatron", 1, 1, 1, 3, 2);
+    let z = estimate(&s).unwrap();
+    let p = estimate(&gpt3(768, "megatron", 8, 12, 1, 1, 1)).unwrap();
+    // 30.2 s against 38.6 s (within 2 %: other mechanisms may move both).
+    assert!(
+        (z.time.step_s / 30.2 - 1.0).abs() < 0.02 && (p.time.step_s / 38.6 - 1.0).abs() < 0.02,
+        "{} vs {}",
+        z.time.step_s,
+        p.time.step_s
+    );
+    assert!(z.time.step_s < p.time.step_s);
+    let t = paper_tflops(&z, &s);
+    assert!((t / 186.0 - 1.0).abs() < 0.06, "{t:.1}");
+    let ratio = p.time.step_s / z.time.step_s;
+    assert!((ratio / (186.0 / 149.0) - 1.0).abs() < 0.05, "{ratio:.3}");
+}

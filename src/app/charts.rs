@@ -348,27 +348,17 @@ pub(crate) fn draw_header<DB: DrawingBackend>(
             Swatch::Fill => {
                 root.draw(&Rectangle::new([(x, y + 1), (x + 11, y + 12)], c.filled()))?
             }
-            Swatch::Faded => {
-                root.draw(&Rectangle::new(
-                    [(x, y + 1), (x + 11, y + 12)],
-                    style.faded(c, 0.55).filled(),
-                ))?;
-                root.draw(&Rectangle::new(
-                    [(x, y + 1), (x + 11, y + 12)],
-                    c.stroke_width(1),
-                ))?;
-            }
-            Swatch::Outline => {
-                // The overflow's tint (the danger colour at 35 % over the background, as the
-                // bars draw it) inside the bar's red outline.
-                root.draw(&Rectangle::new(
-                    [(x, y + 1), (x + 11, y + 12)],
-                    style.faded(c, 0.65).filled(),
-                ))?;
-                root.draw(&Rectangle::new(
-                    [(x, y + 1), (x + 11, y + 12)],
-                    c.stroke_width(2),
-                ))?;
+            Swatch::Faded | Swatch::Outline => {
+                // A tint inside an outline of the colour. Outline is the overflow's (the danger
+                // colour at 35 % over the background, as the bars draw it, inside the bar's red
+                // outline).
+                let (fade, width) = match item.swatch {
+                    Swatch::Faded => (0.55, 1),
+                    _ => (0.65, 2),
+                };
+                let corners = [(x, y + 1), (x + 11, y + 12)];
+                root.draw(&Rectangle::new(corners, style.faded(c, fade).filled()))?;
+                root.draw(&Rectangle::new(corners, c.stroke_width(width)))?;
             }
             Swatch::Line => root.draw(&PathElement::new(
                 vec![(x, y + 6), (x + 12, y + 6)],

@@ -269,15 +269,18 @@ pub fn best(readings: &[Reading]) -> (Option<&Reading>, Option<&Reading>) {
 mod tests {
     use super::*;
 
+    /// Whether the line's readings include `q`.
+    fn has(r: &[Reading], q: Quantity) -> bool {
+        r.iter().any(|x| x.quantity == q)
+    }
+
     #[test]
     fn megatron_iteration_line() {
         let line = " [2024-06-06 10:37:05] iteration       10/  500000 | consumed samples:         1280 | elapsed time per iteration (ms): 4321.5 | throughput per GPU (TFLOP/s/GPU): 402.4 | learning rate: 1.500000E-05 | global batch size:   128 | lm loss: 1.044020E+01 | loss scale: 1.0 | grad norm: 61.583 | number of skipped iterations:   0 | number of nan iterations:   0 |";
         let r = read(line).unwrap();
         assert_eq!(r[0].quantity, Quantity::StepS(4.3215));
         assert_eq!(r[0].field, "elapsed time per iteration (ms)");
-        assert!(r
-            .iter()
-            .any(|x| x.quantity == Quantity::TflopsPerGpu(402.4)));
+        assert!(has(&r, Quantity::TflopsPerGpu(402.4)), "{r:?}");
     }
 
     #[test]
@@ -315,9 +318,7 @@ mod tests {
             mem.unwrap().quantity,
             Quantity::MemoryGib(39.41, MemoryKind::AllocatorReserved)
         );
-        assert!(r
-            .iter()
-            .any(|x| x.quantity == Quantity::TflopsPerGpu(389.95)));
+        assert!(has(&r, Quantity::TflopsPerGpu(389.95)), "{r:?}");
     }
 
     #[test]
@@ -348,17 +349,9 @@ mod tests {
         let line = " iteration       20/  292968 | consumed samples:         5120 | consumed tokens:     10485760 | elapsed time per iteration (ms): 12345.6 | learning rate: 2.000E-06 | global batch size:   256 | lm loss: 1.040E+01 | loss scale: 4096.0 | grad norm: 12.345 | number of skipped iterations:   0 | number of nan iterations:   0 | samples per second: 20.737 | tokens per gpu per second (tgs): 331.8 | TFLOPs: 145.32 |";
         let r = read(line).unwrap();
         assert_eq!(r[0].quantity, Quantity::StepS(12345.6 / 1000.0));
-        assert!(r
-            .iter()
-            .any(|x| x.quantity == Quantity::SamplesPerS(20.737)));
-        assert!(r
-            .iter()
-            .any(|x| x.quantity == Quantity::TokensPerSPerGpu(331.8)));
-        assert!(
-            r.iter()
-                .any(|x| x.quantity == Quantity::TflopsPerGpu(145.32)),
-            "{r:?}"
-        );
+        assert!(has(&r, Quantity::SamplesPerS(20.737)), "{r:?}");
+        assert!(has(&r, Quantity::TokensPerSPerGpu(331.8)), "{r:?}");
+        assert!(has(&r, Quantity::TflopsPerGpu(145.32)), "{r:?}");
     }
 
     #[test]

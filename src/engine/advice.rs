@@ -796,14 +796,11 @@ pub fn sentence(v: &Verdict) -> String {
     }
 }
 
-/// Seconds with about three significant digits ("5.21 s", "812 ms").
+/// Seconds with about three significant digits ([`crate::text::sig3`]: "5.21 s"), below a
+/// second in whole milliseconds ("812 ms").
 fn secs(x: f64) -> String {
-    if x >= 100.0 {
-        format!("{x:.0} s")
-    } else if x >= 10.0 {
-        format!("{x:.1} s")
-    } else if x >= 1.0 {
-        format!("{x:.2} s")
+    if x >= 1.0 {
+        format!("{} s", crate::text::sig3(x))
     } else {
         format!("{:.0} ms", x * 1e3)
     }

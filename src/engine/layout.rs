@@ -259,14 +259,21 @@ mod tests {
         assert_eq!(chunk_layers(48, 4, 2, Some(&[11, 12, 12, 13]), 4), 5);
     }
 
+    /// Layers on each of 8 ranks of a 126-layer model with `vp` chunks under `schedule`.
+    fn ranks_126_on_8(vp: u64, schedule: Schedule) -> Vec<u64> {
+        (0..8)
+            .map(|k| rank_layers(126, 8, vp, None, schedule, k))
+            .collect()
+    }
+
     #[test]
     fn v_shape_puts_the_first_and_last_chunk_on_rank_0() {
         // Llama 3.1 405B, 126 layers, pp 8 × 2 chunks: (126 + 2)/16 = 8 per chunk, the first and
         // the last chunk 7; both on rank 0 in a V.
-        let r: Vec<u64> = (0..8)
-            .map(|k| rank_layers(126, 8, 2, None, Schedule::ZbV, k))
-            .collect();
-        assert_eq!(r, vec![14, 16, 16, 16, 16, 16, 16, 16]);
+        assert_eq!(
+            ranks_126_on_8(2, Schedule::ZbV),
+            vec![14, 16, 16, 16, 16, 16, 16, 16]
+        );
         assert!(holds_embedding(8, Schedule::ZbV, 0) && holds_output(8, Schedule::ZbV, 0));
         assert!(!holds_output(8, Schedule::DualPipeV, 7));
     }
@@ -274,10 +281,10 @@ mod tests {
     #[test]
     fn dualpipe_ranks_hold_two_mirrored_stages() {
         // 126 layers, pp 8: stages 15,16,…,16,15; rank r holds stage r and stage 7 − r.
-        let r: Vec<u64> = (0..8)
-            .map(|k| rank_layers(126, 8, 1, None, Schedule::DualPipe, k))
-            .collect();
-        assert_eq!(r, vec![30, 32, 32, 32, 32, 32, 32, 30]);
+        assert_eq!(
+            ranks_126_on_8(1, Schedule::DualPipe),
+            vec![30, 32, 32, 32, 32, 32, 32, 30]
+        );
         assert!(
             holds_embedding(8, Schedule::DualPipe, 7) && holds_output(8, Schedule::DualPipe, 0)
         );

@@ -14,6 +14,11 @@ pub struct PerGpu {
     pub element_bytes: f64,
     /// Micro-batches per pipeline per step ([`micro_batches`]).
     pub micro_batches: u64,
+    /// Tensor-parallel degree `t` as a divisor (at least 1).
+    pub tp: f64,
+    /// What sequence parallelism divides the activations outside the TP regions by (norm and
+    /// dropout inputs, residuals; Korthikanti et al. 2022 §4.2.2): `t` with SP, else 1.
+    pub sp_div: f64,
 }
 
 impl PerGpu {
@@ -24,6 +29,12 @@ impl PerGpu {
             tokens: tokens_per_gpu(s),
             element_bytes: element_bytes(s),
             micro_batches: micro_batches(s),
+            tp: s.parallel.tp.max(1) as f64,
+            sp_div: if s.parallel.sp {
+                s.parallel.tp.max(1) as f64
+            } else {
+                1.0
+            },
         }
     }
 }

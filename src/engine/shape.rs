@@ -380,10 +380,7 @@ impl Shape {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn model(json: &str) -> Model {
-        crate::scenario::model_from_value(&serde_json::from_str(json).unwrap()).unwrap()
-    }
+    use crate::scenario::test_model as model;
 
     #[test]
     fn layer_gemms_match_the_parameter_count() {

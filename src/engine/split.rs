@@ -412,26 +412,18 @@ pub fn best_first_last(s: &Scenario, est: &mut Estimate) -> Option<(u64, u64, Sc
 mod tests {
     use super::*;
 
+    /// 16 stages of `middle` layers but for `first` on the first and `last` on the last.
+    fn ends(middle: u64, first: u64, last: u64) -> Vec<u64> {
+        let mut l = vec![middle; 16];
+        l[0] = first;
+        l[15] = last;
+        l
+    }
+
     #[test]
     fn megatron_split_lists() {
-        assert_eq!(
-            megatron_split(96, 16, 4, 8),
-            Some({
-                let mut l = vec![6; 16];
-                l[0] = 4;
-                l[15] = 8;
-                l
-            })
-        );
-        assert_eq!(
-            megatron_split(126, 16, 7, 7),
-            Some({
-                let mut l = vec![8; 16];
-                l[0] = 7;
-                l[15] = 7;
-                l
-            })
-        );
+        assert_eq!(megatron_split(96, 16, 4, 8), Some(ends(6, 4, 8)));
+        assert_eq!(megatron_split(126, 16, 7, 7), Some(ends(8, 7, 7)));
         assert_eq!(megatron_split(126, 16, 7, 8), None); // 111 over 14 stages
         assert_eq!(megatron_split(10, 2, 4, 6), Some(vec![4, 6]));
         assert_eq!(megatron_split(10, 2, 4, 5), None);

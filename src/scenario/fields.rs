@@ -395,6 +395,9 @@ pub struct FieldDef {
     pub kind: Kind,
     /// May be empty ([`Value::Unset`]: the default applies).
     pub optional: bool,
+    /// What the form's input shows while an optional field is empty: the default in effect
+    /// ("" where there is none to name, or where the form works it out from the scenario).
+    pub empty: &'static str,
     /// Its value in a scenario; `None` where it does not apply (a custom GPU's numbers for a
     /// preset GPU, top-k of a dense model) and is never written to a link. Text and lists are
     /// borrowed from the scenario, never allocated.
@@ -412,9 +415,11 @@ impl std::fmt::Debug for FieldDef {
 }
 
 macro_rules! fields {
+    (@empty) => { "" };
+    (@empty $empty:expr) => { $empty };
     ($( $(#[$doc:meta])* $id:ident {
         path: $path:expr, key: $key:expr, label: $label:expr, unit: $unit:expr,
-        help: $help:expr, kind: $kind:expr, optional: $opt:expr,
+        help: $help:expr, kind: $kind:expr, optional: $opt:expr, $(empty: $empty:expr,)?
         get: $get:expr, set: $set:expr $(,)?
     } )*) => {
         /// A scenario field, the typed key of field errors, form inputs and link keys. Its
@@ -434,6 +439,7 @@ macro_rules! fields {
             help: $help,
             kind: $kind,
             optional: $opt,
+            empty: fields!(@empty $($empty)?),
             get: $get,
             set: $set,
         }, )* ];
@@ -616,7 +622,7 @@ fields! {
     MtpLayers {
         path: "model.mtp_layers", key: "mtp", label: "MTP modules", unit: "modules",
         help: "Multi-token prediction modules after the last layer (DeepSeek-V3: 1); empty = 0.",
-        kind: count_in(0, MAX_MTP_LAYERS), optional: true,
+        kind: count_in(0, MAX_MTP_LAYERS), optional: true, empty: "0",
         get: |s| opt_count(s.model.mtp_layers),
         set: |s, v| { s.model.mtp_layers = v.opt_count()?; Ok(()) },
     }
@@ -674,7 +680,7 @@ fields! {
     SharedExperts {
         path: "model.moe.shared_experts", key: "shexp", label: "Shared experts", unit: "experts",
         help: "Experts every token passes through (DeepSeekMoE); empty = 0.",
-        kind: count_in(0, MAX_EXPERTS), optional: true,
+        kind: count_in(0, MAX_EXPERTS), optional: true, empty: "0",
         get: |s| s.model.moe.map(|m| m.shared_experts.map_or(Value::Unset, Value::Count)),
         set: |s, v| { let n = v.opt_count()?; moe_mut(s)?.shared_experts = n; Ok(()) },
     }
@@ -682,7 +688,7 @@ fields! {
     SharedExpertFfn {
         path: "model.moe.shared_expert_ffn_hidden", key: "shffn", label: "Shared expert FFN size", unit: "dims",
         help: "Inner MLP size of one shared expert; empty = the expert FFN size.",
-        kind: count_in(1, MAX_FFN), optional: true,
+        kind: count_in(1, MAX_FFN), optional: true, empty: "= expert FFN",
         get: |s| s.model.moe.map(|m| m.shared_expert_ffn_hidden.map_or(Value::Unset, Value::Count)),
         set: |s, v| { let n = v.opt_count()?; moe_mut(s)?.shared_expert_ffn_hidden = n; Ok(()) },
     }
@@ -690,7 +696,7 @@ fields! {
     DenseLayers {
         path: "model.moe.dense_layers", key: "dense", label: "Dense first layers", unit: "layers",
         help: "Leading layers with a dense MLP (DeepSeek-V3: 3); empty = 0.",
-        kind: count_in(0, MAX_LAYERS), optional: true,
+        kind: count_in(0, MAX_LAYERS), optional: true, empty: "0",
         get: |s| s.model.moe.map(|m| m.dense_layers.map_or(Value::Unset, Value::Count)),
         set: |s, v| { let n = v.opt_count()?; moe_mut(s)?.dense_layers = n; Ok(()) },
     }
@@ -698,7 +704,7 @@ fields! {
     MoeEvery {
         path: "model.moe.moe_every", key: "moeevery", label: "MoE every", unit: "layers",
         help: "Every n-th layer after the dense ones is an MoE layer; empty = 1 (every layer).",
-        kind: count_in(1, MAX_LAYERS), optional: true,
+        kind: count_in(1, MAX_LAYERS), optional: true, empty: "1",
         get: |s| s.model.moe.map(|m| m.moe_every.map_or(Value::Unset, Value::Count)),
         set: |s, v| { let n = v.opt_count()?; moe_mut(s)?.moe_every = n; Ok(()) },
     }
@@ -706,7 +712,7 @@ fields! {
     Imbalance {
         path: "model.moe.imbalance", key: "imbalance", label: "Expert-load imbalance", unit: "× mean",
         help: "Tokens on the busiest expert-parallel rank over the mean; empty = 1 (balanced).",
-        kind: Kind::Between { min: 1.0, max: MAX_IMBALANCE }, optional: true,
+        kind: Kind::Between { min: 1.0, max: MAX_IMBALANCE }, optional: true, empty: "1",
         get: |s| s.model.moe.map(|m| m.imbalance.map_or(Value::Unset, Value::Real)),
         set: |s, v| { let x = v.opt_real()?; moe_mut(s)?.imbalance = x; Ok(()) },
     }
@@ -714,7 +720,7 @@ fields! {
     ExpertGroups {
         path: "model.moe.expert_groups", key: "egroups", label: "Expert groups", unit: "groups",
         help: "Group-limited routing: the experts form this many equal groups (DeepSeek-V3: 8); empty = 1 (no groups).",
-        kind: count_in(1, MAX_EXPERTS), optional: true,
+        kind: count_in(1, MAX_EXPERTS), optional: true, empty: "1",
         get: |s| s.model.moe.map(|m| m.expert_groups.map_or(Value::Unset, Value::Count)),
         set: |s, v| { let n = v.opt_count()?; moe_mut(s)?.expert_groups = n; Ok(()) },
     }
@@ -722,7 +728,7 @@ fields! {
     GroupLimit {
         path: "model.moe.group_limit", key: "glimit", label: "Groups per token", unit: "groups",
         help: "A token's experts come from at most this many groups (DeepSeek-V3: 4); empty = every group.",
-        kind: count_in(1, MAX_EXPERTS), optional: true,
+        kind: count_in(1, MAX_EXPERTS), optional: true, empty: "all",
         get: |s| s.model.moe.map(|m| m.group_limit.map_or(Value::Unset, Value::Count)),
         set: |s, v| { let n = v.opt_count()?; moe_mut(s)?.group_limit = n; Ok(()) },
     }
@@ -780,7 +786,7 @@ fields! {
     TrainTokens {
         path: "training.train_tokens", key: "tokens", label: "Train tokens", unit: "tokens",
         help: "Tokens to train on, for time and cost to train (e.g. 1.5e13); optional.",
-        kind: Kind::Real { zero_ok: false, max: 1.0e18 }, optional: true,
+        kind: Kind::Real { zero_ok: false, max: 1.0e18 }, optional: true, empty: "not set",
         get: |s| opt_real(s.training.train_tokens),
         set: |s, v| { s.training.train_tokens = v.opt_real()?; Ok(()) },
     }
@@ -796,7 +802,7 @@ fields! {
     OptimizerOffload {
         path: "training.optimizer_offload", key: "optoff", label: "Optimizer offload", unit: "fraction",
         help: "Share of the fp32 master weights and Adam moments kept in CPU memory (Megatron --optimizer-offload-fraction, ZeRO-Offload), paid in host-link time each step; empty = none.",
-        kind: Kind::Between { min: 0.0, max: 1.0 }, optional: true,
+        kind: Kind::Between { min: 0.0, max: 1.0 }, optional: true, empty: "none",
         get: |s| opt_real(s.training.optimizer_offload),
         set: |s, v| { s.training.optimizer_offload = v.opt_real()?; Ok(()) },
     }
@@ -804,7 +810,7 @@ fields! {
     ActivationOffload {
         path: "training.activation_offload", key: "actoff", label: "Activation offload", unit: "fraction",
         help: "Share of stored activations parked in CPU memory between forward and backward (Megatron --cpu-offloading); empty = none.",
-        kind: Kind::Between { min: 0.0, max: 1.0 }, optional: true,
+        kind: Kind::Between { min: 0.0, max: 1.0 }, optional: true, empty: "none",
         get: |s| opt_real(s.training.activation_offload),
         set: |s, v| { s.training.activation_offload = v.opt_real()?; Ok(()) },
     }
@@ -1009,7 +1015,7 @@ fields! {
     BucketMb {
         path: "parallel.bucket_mb", key: "bucket", label: "Gradient bucket", unit: "MB",
         help: "Gradient bucket size for DP reduction; empty = framework default.",
-        kind: Kind::Real { zero_ok: false, max: 1.0e7 }, optional: true,
+        kind: Kind::Real { zero_ok: false, max: 1.0e7 }, optional: true, empty: "framework default",
         get: |s| opt_real(s.parallel.bucket_mb),
         set: |s, v| { s.parallel.bucket_mb = v.opt_real()?; Ok(()) },
     }
@@ -1033,7 +1039,7 @@ fields! {
     Etp {
         path: "parallel.etp", key: "etp", label: "Expert tensor parallel (etp)", unit: "GPUs",
         help: "GPUs splitting each expert's matrices; ep × etp fold over tp × cp × dp; empty = tp.",
-        kind: count_in(1, MAX_GPUS), optional: true,
+        kind: count_in(1, MAX_GPUS), optional: true, empty: "= tp",
         get: |s| opt_count(s.parallel.etp),
         set: |s, v| { s.parallel.etp = v.opt_count()?; Ok(()) },
     }
@@ -1041,7 +1047,7 @@ fields! {
     ShardRanks {
         path: "parallel.shard_ranks", key: "shard", label: "Shard group", unit: "ranks",
         help: "ZeRO/FSDP shards over this many data-parallel ranks (HSDP), a divisor of dp; empty = all of dp.",
-        kind: count_in(1, MAX_GPUS), optional: true,
+        kind: count_in(1, MAX_GPUS), optional: true, empty: "= dp",
         get: |s| opt_count(s.parallel.shard_ranks),
         set: |s, v| { s.parallel.shard_ranks = v.opt_count()?; Ok(()) },
     }
@@ -1138,7 +1144,7 @@ fields! {
     Price {
         path: "cluster.price_per_gpu_hour", key: "price", label: "Price", unit: "$/GPU·h",
         help: "Price of one GPU-hour, for the cost to train; optional.",
-        kind: Kind::Real { zero_ok: true, max: 1.0e6 }, optional: true,
+        kind: Kind::Real { zero_ok: true, max: 1.0e6 }, optional: true, empty: "not set",
         get: |s| opt_real(s.cluster.price_per_gpu_hour),
         set: |s, v| { s.cluster.price_per_gpu_hour = v.opt_real()?; Ok(()) },
     }
@@ -1162,7 +1168,7 @@ fields! {
     GpuFp32 {
         path: "cluster.gpu.peak_tflops.fp32", key: "gpu.fp32", label: "Peak fp32", unit: "TFLOP/s",
         help: "fp32 (non-tensor-core) peak; empty = none.",
-        kind: PEAK, optional: true,
+        kind: PEAK, optional: true, empty: "none",
         get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.peak_tflops.fp32)),
         set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.peak_tflops.fp32 = x); Ok(()) },
     }
@@ -1170,7 +1176,7 @@ fields! {
     GpuTf32 {
         path: "cluster.gpu.peak_tflops.tf32", key: "gpu.tf32", label: "Peak tf32", unit: "TFLOP/s",
         help: "Dense TF32 tensor-core peak; empty = none.",
-        kind: PEAK, optional: true,
+        kind: PEAK, optional: true, empty: "none",
         get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.peak_tflops.tf32)),
         set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.peak_tflops.tf32 = x); Ok(()) },
     }
@@ -1178,7 +1184,7 @@ fields! {
     GpuFp16 {
         path: "cluster.gpu.peak_tflops.fp16", key: "gpu.fp16", label: "Peak fp16", unit: "TFLOP/s",
         help: "Dense fp16 tensor-core peak; empty = none.",
-        kind: PEAK, optional: true,
+        kind: PEAK, optional: true, empty: "none",
         get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.peak_tflops.fp16)),
         set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.peak_tflops.fp16 = x); Ok(()) },
     }
@@ -1186,7 +1192,7 @@ fields! {
     GpuBf16 {
         path: "cluster.gpu.peak_tflops.bf16", key: "gpu.bf16", label: "Peak bf16", unit: "TFLOP/s",
         help: "Dense bf16 tensor-core peak; empty = none.",
-        kind: PEAK, optional: true,
+        kind: PEAK, optional: true, empty: "none",
         get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.peak_tflops.bf16)),
         set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.peak_tflops.bf16 = x); Ok(()) },
     }
@@ -1194,7 +1200,7 @@ fields! {
     GpuFp8 {
         path: "cluster.gpu.peak_tflops.fp8", key: "gpu.fp8", label: "Peak fp8", unit: "TFLOP/s",
         help: "Dense FP8 tensor-core peak; empty = none.",
-        kind: PEAK, optional: true,
+        kind: PEAK, optional: true, empty: "none",
         get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.peak_tflops.fp8)),
         set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.peak_tflops.fp8 = x); Ok(()) },
     }
@@ -1202,7 +1208,7 @@ fields! {
     GpuFp4 {
         path: "cluster.gpu.peak_tflops.fp4", key: "gpu.fp4", label: "Peak fp4", unit: "TFLOP/s",
         help: "Dense FP4 (NVFP4) tensor-core peak, Blackwell; empty = none.",
-        kind: PEAK, optional: true,
+        kind: PEAK, optional: true, empty: "none",
         get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.peak_tflops.fp4)),
         set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.peak_tflops.fp4 = x); Ok(()) },
     }
@@ -1218,7 +1224,7 @@ fields! {
     GpuUsable {
         path: "cluster.gpu.usable_gib", key: "gpu.usable", label: "Usable memory", unit: "GiB",
         help: "What the framework sees (nvidia-smi total); empty = HBM capacity.",
-        kind: Kind::Real { zero_ok: false, max: 1.0e6 }, optional: true,
+        kind: Kind::Real { zero_ok: false, max: 1.0e6 }, optional: true, empty: "= HBM",
         get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.usable_gib)),
         set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.usable_gib = x); Ok(()) },
     }
@@ -1234,7 +1240,7 @@ fields! {
     GpuNvlink {
         path: "cluster.gpu.nvlink_gbps", key: "gpu.nvlink", label: "NVLink", unit: "GB/s",
         help: "NVLink per GPU per direction; empty = none.",
-        kind: POSITIVE_GBPS, optional: true,
+        kind: POSITIVE_GBPS, optional: true, empty: "none",
         get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.nvlink_gbps)),
         set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.nvlink_gbps = x); Ok(()) },
     }
@@ -1250,7 +1256,7 @@ fields! {
     GpuNic {
         path: "cluster.gpu.nic_gbps", key: "gpu.nic", label: "NIC", unit: "GB/s",
         help: "Network per GPU per direction; empty = none.",
-        kind: POSITIVE_GBPS, optional: true,
+        kind: POSITIVE_GBPS, optional: true, empty: "none",
         get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.nic_gbps)),
         set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.nic_gbps = x); Ok(()) },
     }
@@ -1266,7 +1272,7 @@ fields! {
     GpuHostLink {
         path: "cluster.gpu.host_link_gbps", key: "gpu.host", label: "Host link", unit: "GB/s",
         help: "GPU to CPU memory per direction (PCIe Gen5 x16 = 63, NVLink-C2C = 450), for offloading; empty = the PCIe figure.",
-        kind: POSITIVE_GBPS, optional: true,
+        kind: POSITIVE_GBPS, optional: true, empty: "PCIe figure",
         get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.host_link_gbps)),
         set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.host_link_gbps = x); Ok(()) },
     }
@@ -1275,7 +1281,7 @@ fields! {
     CtxGib {
         path: "overhead.cuda_context_gib", key: "ctx", label: "CUDA context", unit: "GiB",
         help: "Per GPU, outside PyTorch's allocator; empty = 1.3.",
-        kind: Kind::Real { zero_ok: true, max: 1.0e4 }, optional: true,
+        kind: Kind::Real { zero_ok: true, max: 1.0e4 }, optional: true, empty: "1.3",
         get: |s| opt_real(s.overhead.cuda_context_gib),
         set: |s, v| { s.overhead.cuda_context_gib = v.opt_real()?; Ok(()) },
     }
@@ -1283,7 +1289,7 @@ fields! {
     CommBufGib {
         path: "overhead.comm_buffers_gib", key: "commbuf", label: "NCCL buffers", unit: "GiB",
         help: "Per GPU, all communicators; empty = 0.25 per communicator.",
-        kind: Kind::Real { zero_ok: true, max: 1.0e4 }, optional: true,
+        kind: Kind::Real { zero_ok: true, max: 1.0e4 }, optional: true, empty: "0.25 × communicators",
         get: |s| opt_real(s.overhead.comm_buffers_gib),
         set: |s, v| { s.overhead.comm_buffers_gib = v.opt_real()?; Ok(()) },
     }
@@ -1291,7 +1297,7 @@ fields! {
     ReservePct {
         path: "overhead.allocator_reserve_pct", key: "reserve", label: "Allocator reserve", unit: "%",
         help: "Caching-allocator overhead on allocated bytes; empty = 5 %.",
-        kind: Kind::Real { zero_ok: true, max: 100.0 }, optional: true,
+        kind: Kind::Real { zero_ok: true, max: 100.0 }, optional: true, empty: "5",
         get: |s| opt_real(s.overhead.allocator_reserve_pct),
         set: |s, v| { s.overhead.allocator_reserve_pct = v.opt_real()?; Ok(()) },
     }
@@ -1300,7 +1306,7 @@ fields! {
     CalCompute {
         path: "calibration.compute", key: "cal.compute", label: "Compute efficiency factor", unit: "×",
         help: "Fitted from a measured run: multiplies the GPU kernel rates, fused attention too unless its own factor is set (at most 1.35: no kernel beats the data-sheet peak); empty = 1.",
-        kind: Kind::Between { min: Calibration::COMPUTE_MIN, max: Calibration::COMPUTE_MAX }, optional: true,
+        kind: Kind::Between { min: Calibration::COMPUTE_MIN, max: Calibration::COMPUTE_MAX }, optional: true, empty: "1",
         get: |s| opt_real(s.calibration.compute),
         set: |s, v| { s.calibration.compute = v.opt_real()?; Ok(()) },
     }
@@ -1308,7 +1314,7 @@ fields! {
     CalAttention {
         path: "calibration.attention", key: "cal.attn", label: "Attention efficiency factor", unit: "×",
         help: "Fitted from a measured run: multiplies the fused-attention kernel rates (0.25-2: backends differ up to 1.8× at one shape); empty = the compute factor.",
-        kind: Kind::Between { min: Calibration::ATTENTION_MIN, max: Calibration::ATTENTION_MAX }, optional: true,
+        kind: Kind::Between { min: Calibration::ATTENTION_MIN, max: Calibration::ATTENTION_MAX }, optional: true, empty: "compute factor",
         get: |s| opt_real(s.calibration.attention),
         set: |s, v| { s.calibration.attention = v.opt_real()?; Ok(()) },
     }
@@ -1316,7 +1322,7 @@ fields! {
     CalNetwork {
         path: "calibration.network", key: "cal.network", label: "Network efficiency factor", unit: "×",
         help: "Fitted from a measured run: multiplies every link bandwidth (at most 1.2: NCCL cannot beat the line rate); empty = 1.",
-        kind: Kind::Between { min: Calibration::NETWORK_MIN, max: Calibration::NETWORK_MAX }, optional: true,
+        kind: Kind::Between { min: Calibration::NETWORK_MIN, max: Calibration::NETWORK_MAX }, optional: true, empty: "1",
         get: |s| opt_real(s.calibration.network),
         set: |s, v| { s.calibration.network = v.opt_real()?; Ok(()) },
     }
@@ -1332,7 +1338,7 @@ fields! {
     CalMemory {
         path: "calibration.memory_gib", key: "cal.mem", label: "Memory offset", unit: "GiB",
         help: "Fitted from a measured peak: added to every stage's allocator reserve; empty = 0.",
-        kind: Kind::Between { min: Calibration::MEMORY_MIN_GIB, max: Calibration::MEMORY_MAX_GIB }, optional: true,
+        kind: Kind::Between { min: Calibration::MEMORY_MIN_GIB, max: Calibration::MEMORY_MAX_GIB }, optional: true, empty: "0",
         get: |s| opt_real(s.calibration.memory_gib),
         set: |s, v| { s.calibration.memory_gib = v.opt_real()?; Ok(()) },
     }

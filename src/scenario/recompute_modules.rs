@@ -1,5 +1,7 @@
 //! Megatron-LM's selective recomputation by module (`--recompute-modules`).
 
+use super::name_set::{NameSet, Names};
+
 /// The submodules Megatron-Core recomputes under `--recompute-granularity selective`, as a
 /// set (`training.recompute_modules`). Megatron-LM `megatron/core/transformer/
 /// transformer_config.py` (`recompute_modules`, default `["core_attn"]`; NVIDIA/Megatron-LM
@@ -22,28 +24,14 @@
 /// - `shared_experts`: the shared experts' MLP likewise.
 /// - `moe`: an MoE layer's whole MLP block (router, dispatch, experts, combine; its input
 ///   kept), rerun: its forward, the dispatch and combine all-to-alls included.
+pub type RecomputeModules = NameSet<MegatronModules>;
+
+/// The names of [`RecomputeModules`]: Megatron-LM's module names.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RecomputeModules(u8);
+pub struct MegatronModules;
 
-impl RecomputeModules {
-    /// The attention core.
-    pub const CORE_ATTN: RecomputeModules = RecomputeModules(1);
-    /// MLA's up projections and RoPE.
-    pub const MLA_UP_PROJ: RecomputeModules = RecomputeModules(2);
-    /// The two pre-norms.
-    pub const LAYERNORM: RecomputeModules = RecomputeModules(4);
-    /// The routed experts' activation function.
-    pub const MOE_ACT: RecomputeModules = RecomputeModules(8);
-    /// A dense layer's MLP.
-    pub const MLP: RecomputeModules = RecomputeModules(16);
-    /// The shared experts.
-    pub const SHARED_EXPERTS: RecomputeModules = RecomputeModules(32);
-    /// An MoE layer's whole MLP block.
-    pub const MOE: RecomputeModules = RecomputeModules(64);
-
-    /// The Megatron names, bit `i` of the set being `IDS[i]` (the field's choices, the order
-    /// of the canonical text).
-    pub const IDS: &'static [&'static str] = &[
+impl Names for MegatronModules {
+    const IDS: &'static [&'static str] = &[
         "core_attn",
         "mla_up_proj",
         "layernorm",
@@ -52,41 +40,24 @@ impl RecomputeModules {
         "shared_experts",
         "moe",
     ];
+    const NONE: &'static str = "";
+}
 
-    /// The set of bits `bits` (bit `i` is [`RecomputeModules::IDS`]`[i]`; higher bits dropped).
-    pub fn from_bits(bits: u8) -> RecomputeModules {
-        RecomputeModules(bits & super::fields::set_mask(Self::IDS))
-    }
-
-    /// The bits of the set.
-    pub fn bits(self) -> u8 {
-        self.0
-    }
-
-    /// Whether every module of `other` is in the set.
-    pub fn has(self, other: RecomputeModules) -> bool {
-        self.0 & other.0 == other.0 && other.0 != 0
-    }
-
-    /// The set with `other` added.
-    pub const fn with(self, other: RecomputeModules) -> RecomputeModules {
-        RecomputeModules(self.0 | other.0)
-    }
-
-    /// Whether the set is empty.
-    pub fn is_empty(self) -> bool {
-        self.0 == 0
-    }
-
-    /// The Megatron names of the set, in [`RecomputeModules::IDS`] order.
-    pub fn names(self) -> impl Iterator<Item = &'static str> {
-        super::fields::set_names(self.0, Self::IDS)
-    }
-
-    /// The names in words, comma-separated ("mla_up_proj, layernorm").
-    pub fn list(self) -> String {
-        self.names().collect::<Vec<_>>().join(", ")
-    }
+impl RecomputeModules {
+    /// The attention core.
+    pub const CORE_ATTN: Self = Self::bit(0);
+    /// MLA's up projections and RoPE.
+    pub const MLA_UP_PROJ: Self = Self::bit(1);
+    /// The two pre-norms.
+    pub const LAYERNORM: Self = Self::bit(2);
+    /// The routed experts' activation function.
+    pub const MOE_ACT: Self = Self::bit(3);
+    /// A dense layer's MLP.
+    pub const MLP: Self = Self::bit(4);
+    /// The shared experts.
+    pub const SHARED_EXPERTS: Self = Self::bit(5);
+    /// An MoE layer's whole MLP block.
+    pub const MOE: Self = Self::bit(6);
 }
 
 #[cfg(test)]

@@ -192,14 +192,7 @@ pub fn draw<DB: DrawingBackend>(
     pow2_mesh(&mut chart, style, ("", &desc), 14, &|v| {
         tick_for_span(*v, span)
     })?;
-    chart.draw_series(LineSeries::new(
-        pts.iter().map(|q| (q.x, q.step * sf)),
-        p.step.stroke_width(2),
-    ))?;
-    chart.draw_series(
-        pts.iter()
-            .map(|q| Circle::new((q.x, q.step * sf), 3, p.step.filled())),
-    )?;
+    draw_curve(&mut chart, pts.iter().map(|q| (q.x, q.step * sf)), p.step)?;
     mark_current(&mut chart, current, p.current)?;
 
     // Lower: exposed and hidden DP communication from zero.
@@ -225,16 +218,20 @@ pub fn draw<DB: DrawingBackend>(
         3,
         style.faded(p.dp, 0.45).stroke_width(2),
     ))?;
-    chart.draw_series(LineSeries::new(
-        pts.iter().map(|q| (q.x, q.exposed * df)),
-        p.dp.stroke_width(2),
-    ))?;
-    chart.draw_series(
-        pts.iter()
-            .map(|q| Circle::new((q.x, q.exposed * df), 3, p.dp.filled())),
-    )?;
+    draw_curve(&mut chart, pts.iter().map(|q| (q.x, q.exposed * df)), p.dp)?;
     mark_current(&mut chart, current, p.current)?;
     root.present()?;
+    Ok(())
+}
+
+/// A measured curve: the line through `points` with a dot at each.
+fn draw_curve<DB: DrawingBackend>(
+    chart: &mut Chart2d<'_, DB>,
+    points: impl Iterator<Item = (f64, f64)> + Clone,
+    color: RGBColor,
+) -> Result<(), ChartError> {
+    chart.draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))?;
+    chart.draw_series(points.map(|q| Circle::new(q, 3, color.filled())))?;
     Ok(())
 }
 

@@ -3,7 +3,8 @@
 use yew::prelude::*;
 
 use crate::app::components::form::{
-    choice_options, errors_for, num_field, select_field, send, FormProps,
+    choice_options, errors_for, num_field, num_field_showing, num_fields, select_field, send,
+    FormProps,
 };
 use crate::app::components::num_field::{select, Opt};
 use crate::app::state::Action;
@@ -99,46 +100,34 @@ pub fn cluster_form(props: &FormProps) -> Html {
                 { gpu_source(&c.gpu) }
                 { select("cluster.network", "Network preset", "Sets GPUs per node and both link bandwidths.", net_options, "", &[],
                     send(props, |v: String| (!v.is_empty()).then_some(Action::ApplyNetwork(v)))) }
-                { num_field(FieldId::GpusPerNode, props, "") }
-                { num_field(FieldId::IntraGbps, props, &intra_default) }
-                { num_field(FieldId::InterGbps, props, &inter_default) }
-                { num_field(FieldId::Price, props, "not set") }
+                { num_field(FieldId::GpusPerNode, props) }
+                { num_field_showing(FieldId::IntraGbps, props, &intra_default) }
+                { num_field_showing(FieldId::InterGbps, props, &inter_default) }
+                { num_field(FieldId::Price, props) }
             </div>
             if custom {
                 <fieldset class="subgroup" id="group-custom-gpu">
                     <legend>{ "Custom GPU" }</legend>
                     <div class="grid">
-                        { num_field(FieldId::GpuHbm, props, "") }
-                        { num_field(FieldId::GpuUsable, props, "= HBM") }
-                        { num_field(FieldId::GpuMemBw, props, "") }
-                        { num_field(FieldId::GpuBf16, props, "none") }
-                        { num_field(FieldId::GpuFp16, props, "none") }
-                        { num_field(FieldId::GpuFp8, props, "none") }
-                        { num_field(FieldId::GpuFp4, props, "none") }
-                        { num_field(FieldId::GpuTf32, props, "none") }
-                        { num_field(FieldId::GpuFp32, props, "none") }
-                        { num_field(FieldId::GpuNvlink, props, "none") }
-                        { num_field(FieldId::GpuDomain, props, "") }
-                        { num_field(FieldId::GpuNic, props, "none") }
-                        { num_field(FieldId::GpuHostLink, props, "PCIe figure") }
+                        { num_fields(&[FieldId::GpuHbm, FieldId::GpuUsable, FieldId::GpuMemBw,
+                            FieldId::GpuBf16, FieldId::GpuFp16, FieldId::GpuFp8,
+                            FieldId::GpuFp4, FieldId::GpuTf32, FieldId::GpuFp32,
+                            FieldId::GpuNvlink, FieldId::GpuDomain, FieldId::GpuNic,
+                            FieldId::GpuHostLink], props) }
                     </div>
                 </fieldset>
             }
             <details class="subgroup" id="group-overhead" open={issues.iter().any(|i| i.field.starts_with("overhead")) || !s.overhead.is_default()}>
                 <summary>{ "Framework overhead" }</summary>
                 <div class="grid">
-                    { num_field(FieldId::CtxGib, props, "1.3") }
-                    { num_field(FieldId::CommBufGib, props, "0.25 × communicators") }
-                    { num_field(FieldId::ReservePct, props, "5") }
+                    { num_fields(&[FieldId::CtxGib, FieldId::CommBufGib, FieldId::ReservePct], props) }
                 </div>
             </details>
             <details class="subgroup" id="group-calibration" open={issues.iter().any(|i| i.field.starts_with("calibration")) || !s.calibration.is_default()}>
                 <summary>{ "Calibration (fitted from a measured run)" }</summary>
                 <div class="grid">
-                    { num_field(FieldId::CalCompute, props, "1") }
-                    { num_field(FieldId::CalAttention, props, "compute factor") }
-                    { num_field(FieldId::CalNetwork, props, "1") }
-                    { num_field(FieldId::CalMemory, props, "0") }
+                    { num_fields(&[FieldId::CalCompute, FieldId::CalAttention, FieldId::CalNetwork,
+                        FieldId::CalMemory], props) }
                     { select_field(FieldId::CalPrecision, props, choice_options(FieldId::CalPrecision, "every plan"),
                         s.calibration.precision.map_or("", |p| p.as_str())) }
                 </div>

@@ -30,8 +30,20 @@ pub fn errors_for(issues: &[Issue], field: impl Into<FieldRef>) -> Vec<String> {
         .collect()
 }
 
-/// A [`NumField`] for the numeric field `id`, wired to `SetNum`.
-pub fn num_field(id: FieldId, props: &FormProps, placeholder: &str) -> Html {
+/// A [`NumField`] for the numeric field `id`, wired to `SetNum`; empty, it shows the field
+/// table's default ([`crate::scenario::FieldDef::empty`]).
+pub fn num_field(id: FieldId, props: &FormProps) -> Html {
+    num_field_showing(id, props, id.def().empty)
+}
+
+/// The [`NumField`]s of `ids`, in order (the rows of a grid).
+pub fn num_fields(ids: &[FieldId], props: &FormProps) -> Html {
+    ids.iter().map(|&id| num_field(id, props)).collect()
+}
+
+/// [`num_field`] showing `placeholder` while empty: a default the form works out from the
+/// scenario (the K/V heads follow the heads, the links follow the GPU).
+pub fn num_field_showing(id: FieldId, props: &FormProps, placeholder: &str) -> Html {
     let def = id.def();
     let on_action = props.on_action.clone();
     let on_draft = {
@@ -131,6 +143,18 @@ pub fn opt_bool_options(default: &str) -> Vec<Opt> {
         Opt::new("on", "on"),
         Opt::new("off", "off"),
     ]
+}
+
+/// A `<select>` for the optional switch `id` whose three choices read `labels`: the default
+/// (empty), on and off; `v` is the field's value.
+pub fn opt_bool_field(id: FieldId, props: &FormProps, labels: [&str; 3], v: Option<bool>) -> Html {
+    let [default, on, off] = labels;
+    let options = vec![
+        Opt::new("", default),
+        Opt::new("on", on),
+        Opt::new("off", off),
+    ];
+    select_field(id, props, options, opt_bool_value(v))
 }
 
 /// The select value of an optional switch: "" = default, "on", "off".

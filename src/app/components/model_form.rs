@@ -3,7 +3,8 @@
 use yew::prelude::*;
 
 use crate::app::components::form::{
-    errors_for, num_field, select_field, send, switch_field, FormProps,
+    errors_for, num_field, num_field_showing, num_fields, select_field, send, switch_field,
+    FormProps,
 };
 use crate::app::components::num_field::{checkbox, Opt};
 use crate::app::state::Action;
@@ -57,34 +58,26 @@ pub fn model_form(props: &FormProps) -> Html {
                 </p>
             </div>
             <div class="grid">
-                { num_field(FieldId::Layers, props, "") }
-                { num_field(FieldId::Hidden, props, "") }
-                { num_field(FieldId::Heads, props, "") }
-                { num_field(FieldId::KvHeads, props, &kv_default) }
-                { num_field(FieldId::FfnHidden, props, &ffn_default) }
+                { num_fields(&[FieldId::Layers, FieldId::Hidden, FieldId::Heads], props) }
+                { num_field_showing(FieldId::KvHeads, props, &kv_default) }
+                { num_field_showing(FieldId::FfnHidden, props, &ffn_default) }
                 { select_field(FieldId::FfnAct, props,
                     FfnAct::ALL.iter().map(|a| Opt::new(a.as_str(), match a { FfnAct::Gelu => "GELU (2 GEMMs)", FfnAct::Swiglu => "SwiGLU (3 GEMMs)" })).collect(),
                     m.ffn_act.as_str()) }
-                { num_field(FieldId::Vocab, props, "") }
-                { num_field(FieldId::SeqLen, props, "") }
-                { num_field(FieldId::HeadDim, props, &head_dim_default) }
-                { num_field(FieldId::MtpLayers, props, "0") }
+                { num_field(FieldId::Vocab, props) }
+                { num_field(FieldId::SeqLen, props) }
+                { num_field_showing(FieldId::HeadDim, props, &head_dim_default) }
+                { num_field(FieldId::MtpLayers, props) }
             </div>
             { switch_field(FieldId::TiedEmbeddings, props, m.tied_embeddings) }
             { checkbox("model.moe", "Mixture of experts", "Replace each MLP by routed experts.",
                 m.moe.is_some(), &errors_for(issues, "model.moe"), send(props, |b| Some(Action::SetMoe(b)))) }
             if m.moe.is_some() {
                 <div class="grid">
-                    { num_field(FieldId::Experts, props, "") }
-                    { num_field(FieldId::TopK, props, "") }
-                    { num_field(FieldId::ExpertFfn, props, "") }
-                    { num_field(FieldId::SharedExperts, props, "0") }
-                    { num_field(FieldId::SharedExpertFfn, props, "= expert FFN") }
-                    { num_field(FieldId::DenseLayers, props, "0") }
-                    { num_field(FieldId::MoeEvery, props, "1") }
-                    { num_field(FieldId::Imbalance, props, "1") }
-                    { num_field(FieldId::ExpertGroups, props, "1") }
-                    { num_field(FieldId::GroupLimit, props, "all") }
+                    { num_fields(&[FieldId::Experts, FieldId::TopK, FieldId::ExpertFfn,
+                        FieldId::SharedExperts, FieldId::SharedExpertFfn, FieldId::DenseLayers,
+                        FieldId::MoeEvery, FieldId::Imbalance, FieldId::ExpertGroups,
+                        FieldId::GroupLimit], props) }
                 </div>
             }
             { checkbox("model.mla", "Latent attention (MLA)", "DeepSeek-V2/V3 multi-head latent attention; switching it on starts from DeepSeek-V3's ranks.",
@@ -92,11 +85,8 @@ pub fn model_form(props: &FormProps) -> Html {
                 send(props, |b: bool| Some(Action::Set(FieldId::MlaKvRank, Value::Count(if b { 512 } else { 0 }))))) }
             if m.mla.is_some() {
                 <div class="grid">
-                    { num_field(FieldId::MlaKvRank, props, "") }
-                    { num_field(FieldId::MlaQRank, props, "") }
-                    { num_field(FieldId::MlaNopeDim, props, "") }
-                    { num_field(FieldId::MlaRopeDim, props, "") }
-                    { num_field(FieldId::MlaVDim, props, "") }
+                    { num_fields(&[FieldId::MlaKvRank, FieldId::MlaQRank, FieldId::MlaNopeDim,
+                        FieldId::MlaRopeDim, FieldId::MlaVDim], props) }
                 </div>
             }
         </fieldset>

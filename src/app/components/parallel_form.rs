@@ -4,8 +4,8 @@ use yew::prelude::*;
 
 use crate::app::click::emit_on_click;
 use crate::app::components::form::{
-    choice_options, errors_for, folded, num_field, opt_bool_options, opt_bool_value, select_field,
-    send, switch_field, FormProps,
+    choice_options, errors_for, folded, num_field, num_fields, opt_bool_options, opt_bool_value,
+    select_field, send, switch_field, FormProps,
 };
 use crate::app::components::num_field::Opt;
 use crate::app::format::{duration, gib};
@@ -88,13 +88,10 @@ pub fn parallel_form(props: &FormProps) -> Html {
             <legend>{ "Parallel layout" }</legend>
             { balance }
             <div class="grid">
-                { num_field(FieldId::Tp, props, "") }
-                { num_field(FieldId::Pp, props, "") }
-                { num_field(FieldId::Dp, props, "") }
-                { num_field(FieldId::Cp, props, "") }
-                if s.model.moe.is_some() || p.ep > 1 { { num_field(FieldId::Ep, props, "") } }
-                if s.model.moe.is_some() || p.etp.is_some() { { num_field(FieldId::Etp, props, "= tp") } }
-                { num_field(FieldId::Vp, props, "") }
+                { num_fields(&[FieldId::Tp, FieldId::Pp, FieldId::Dp, FieldId::Cp], props) }
+                if s.model.moe.is_some() || p.ep > 1 { { num_field(FieldId::Ep, props) } }
+                if s.model.moe.is_some() || p.etp.is_some() { { num_field(FieldId::Etp, props) } }
+                { num_field(FieldId::Vp, props) }
                 { select_field(FieldId::ZeroStage, props,
                     vec![Opt::new("0", "0: replicated"), Opt::new("1", "1: optimizer"), Opt::new("2", "2: + gradients"), Opt::new("3", "3: + weights")],
                     &p.zero_stage.to_string()) }
@@ -106,8 +103,8 @@ pub fn parallel_form(props: &FormProps) -> Html {
             { switch_field(FieldId::Sp, props, p.sp) }
             { folded("group-parallel-more", "More layout settings (buckets, sharding, overlap, stage split)", props, FOLDED, &[], html! { <>
             <div class="grid">
-                { num_field(FieldId::BucketMb, props, "framework default") }
-                if p.zero_stage > 0 || p.shard_ranks.is_some() { { num_field(FieldId::ShardRanks, props, "= dp") } }
+                { num_field(FieldId::BucketMb, props) }
+                if p.zero_stage > 0 || p.shard_ranks.is_some() { { num_field(FieldId::ShardRanks, props) } }
                 if p.zero_stage > 0 || p.fsdp_style.is_some() {
                     { select_field(FieldId::FsdpStyle, props, choice_options(FieldId::FsdpStyle, "framework's"),
                         p.fsdp_style.map_or("", |f| f.as_str())) }

@@ -44,8 +44,8 @@ pub fn plan_bar(p: &PlanBarProps<'_>) -> Html {
                     <p id="preset-hint" class="hint">{ "A published model and run; links store only what differs from it." }</p>
                 </div>
                 { gpu_select(p.form) }
-                { num_field(FieldId::NumGpus, p.form, "") }
-                { num_field(FieldId::TrainTokens, p.form, "not set") }
+                { num_field(FieldId::NumGpus, p.form) }
+                { num_field(FieldId::TrainTokens, p.form) }
             </div>
             <div class="plan-about">
                 { model_size(&p.form.scenario.model) }

@@ -4,7 +4,7 @@ use yew::prelude::*;
 
 use crate::app::click::emit_on_click;
 use crate::app::components::form::{
-    choice_options, errors_for, folded, num_field, opt_bool_value, select_field, set_field,
+    choice_options, errors_for, folded, num_field, opt_bool_field, select_field, set_field,
     switch_field, FormProps,
 };
 use crate::app::components::num_field::Opt;
@@ -51,8 +51,8 @@ pub fn training_form(props: &FormProps) -> Html {
         <fieldset class="group" id="group-training">
             <legend>{ "Training" }</legend>
             <div class="grid">
-                { num_field(FieldId::GlobalBatch, props, "") }
-                { num_field(FieldId::MicroBatch, props, "") }
+                { num_field(FieldId::GlobalBatch, props) }
+                { num_field(FieldId::MicroBatch, props) }
             </div>
             // One node whether or not the fix shows (an `if`, not a flattened `for`): the
             // siblings keep their places and the batch input is never rebuilt under the cursor.
@@ -77,8 +77,8 @@ pub fn training_form(props: &FormProps) -> Html {
             { folded("group-training-more", "More training settings (offload, framework, number formats, kernels)", props, FOLDED,
                 if t.flash_attention { &[] } else { &["Flash attention off"] }, html! { <>
             <div class="grid">
-                { num_field(FieldId::OptimizerOffload, props, "none") }
-                { num_field(FieldId::ActivationOffload, props, "none") }
+                { num_field(FieldId::OptimizerOffload, props) }
+                { num_field(FieldId::ActivationOffload, props) }
                 { select_field(FieldId::Optimizer, props, vec![Opt::new("adam", "Adam / AdamW")], "adam") }
                 { select_field(FieldId::Framework, props, choice_options(FieldId::Framework, "Megatron-LM"),
                     t.framework.map_or("", |f| f.as_str())) }
@@ -87,13 +87,9 @@ pub fn training_form(props: &FormProps) -> Html {
                         t.fp8_recipe.map_or("", |r| r.as_str())) }
                 }
                 if t.precision == Precision::Fp8 || t.fp8_params.is_some() {
-                    { select_field(FieldId::Fp8Params, props,
-                        vec![Opt::new("", "default (off)"), Opt::new("on", "on (FP8 only)"), Opt::new("off", "off (16-bit + FP8)")],
-                        opt_bool_value(t.fp8_params)) }
+                    { opt_bool_field(FieldId::Fp8Params, props, ["default (off)", "on (FP8 only)", "off (16-bit + FP8)"], t.fp8_params) }
                 }
-                { select_field(FieldId::GradReduceFp32, props,
-                    vec![Opt::new("", "default (fp32)"), Opt::new("on", "fp32"), Opt::new("off", "16-bit (bf16/fp16)")],
-                    opt_bool_value(t.grad_reduce_in_fp32)) }
+                { opt_bool_field(FieldId::GradReduceFp32, props, ["default (fp32)", "fp32", "16-bit (bf16/fp16)"], t.grad_reduce_in_fp32) }
                 { select_field(FieldId::OptimizerStates, props, choice_options(FieldId::OptimizerStates, "fp32"),
                     t.optimizer_states.map_or("", |m| m.as_str())) }
                 { select_field(FieldId::MasterWeights, props, choice_options(FieldId::MasterWeights, "stack's"),
@@ -104,26 +100,16 @@ pub fn training_form(props: &FormProps) -> Html {
                 { select_field(FieldId::AttentionKernel, props,
                     choice_options(FieldId::AttentionKernel, "framework's"),
                     t.attention_kernel.map_or("", |k| k.as_str())) }
-                { select_field(FieldId::Eager, props,
-                    vec![Opt::new("", "framework's"), Opt::new("on", "eager (host per operator)"), Opt::new("off", "compiled / fused")],
-                    opt_bool_value(t.eager)) }
+                { opt_bool_field(FieldId::Eager, props, ["framework's", "eager (host per operator)", "compiled / fused"], t.eager) }
                 { select_field(FieldId::LossKernel, props, choice_options(FieldId::LossKernel, "framework's"),
                     t.loss_kernel.map_or("", |k| k.as_str())) }
-                { select_field(FieldId::SwigluFp8Input, props,
-                    vec![Opt::new("", "default (off)"), Opt::new("on", "on (FP8, 1 B)"), Opt::new("off", "off (16-bit)")],
-                    opt_bool_value(t.swiglu_fp8_input)) }
-                { select_field(FieldId::RecomputeEarlyStop, props,
-                    vec![Opt::new("", "off (rerun the layer)"), Opt::new("on", "on (skip the last GEMM)"), Opt::new("off", "off")],
-                    opt_bool_value(t.recompute_early_stop)) }
-                { select_field(FieldId::Dropout, props,
-                    vec![Opt::new("", "recipe's"), Opt::new("on", "on (1-byte masks)"), Opt::new("off", "off (p = 0)")],
-                    opt_bool_value(t.dropout)) }
+                { opt_bool_field(FieldId::SwigluFp8Input, props, ["default (off)", "on (FP8, 1 B)", "off (16-bit)"], t.swiglu_fp8_input) }
+                { opt_bool_field(FieldId::RecomputeEarlyStop, props, ["off (rerun the layer)", "on (skip the last GEMM)", "off"], t.recompute_early_stop) }
+                { opt_bool_field(FieldId::Dropout, props, ["recipe's", "on (1-byte masks)", "off (p = 0)"], t.dropout) }
             </div>
             if props.scenario.model.moe.is_some() {
                 <div class="grid">
-                    { select_field(FieldId::MoeProbsInExperts, props,
-                        vec![Opt::new("", "framework's"), Opt::new("on", "on (keeps nothing)"), Opt::new("off", "off (keeps a row)")],
-                        opt_bool_value(t.moe_probs_in_experts)) }
+                    { opt_bool_field(FieldId::MoeProbsInExperts, props, ["framework's", "on (keeps nothing)", "off (keeps a row)"], t.moe_probs_in_experts) }
                 </div>
             }
             </> }) }

@@ -83,10 +83,7 @@ pub fn layer_activations_full(s: &Scenario) -> LayerActivations {
 ///   rows this GPU computes with their FC1 inputs and intermediates.
 pub fn layer_activations_full_of(s: &Scenario, g: &PerGpu, d: &Shape) -> LayerActivations {
     let p = &s.parallel;
-    let e = g.element_bytes;
-    let tok = g.tokens;
-    let t = p.tp.max(1) as f64;
-    let sp_div = if p.sp { t } else { 1.0 };
+    let (tok, e, t, sp_div) = (g.tokens, g.element_bytes, g.tp, g.sp_div);
     let Shape {
         h,
         q,
@@ -213,10 +210,7 @@ fn quantized_inputs_saving(s: &Scenario, g: &PerGpu, d: &Shape) -> (f64, f64) {
     if dl <= 0.0 {
         return (0.0, 0.0);
     }
-    let p = &s.parallel;
-    let tok = g.tokens;
-    let t = p.tp.max(1) as f64;
-    let sp_div = if p.sp { t } else { 1.0 };
+    let (tok, t, sp_div) = (g.tokens, g.tp, g.sp_div);
     let fc1_inputs = if d.is_moe() { 1.0 } else { 2.0 };
     let replicated = tok * dl * fc1_inputs * d.h / sp_div;
     let sharded = tok * dl * (d.o / t + d.q_lora + d.kv_lora) + tok * dl * mlp_linear_inputs(s, d);
@@ -273,15 +267,11 @@ fn stored_of(s: &Scenario, g: &PerGpu, d: &Shape, full: LayerActivations) -> Lay
             Some(m) => by_module(s, g, d, full, m),
             None => selective_flash(s, g, d, full),
         },
-        Recompute::Full => {
-            let t = s.parallel.tp.max(1) as f64;
-            let sp_div = if s.parallel.sp { t } else { 1.0 };
-            LayerActivations {
-                replicated: g.tokens * g.element_bytes * s.model.hidden as f64 / sp_div,
-                sharded: 0.0,
-                scores: 0.0,
-            }
-        }
+        Recompute::Full => LayerActivations {
+            replicated: g.tokens * g.element_bytes * s.model.hidden as f64 / g.sp_div,
+            sharded: 0.0,
+            scores: 0.0,
+        },
     }
 }
 
@@ -307,10 +297,7 @@ fn by_module(
     full: LayerActivations,
     m: RecomputeModules,
 ) -> LayerActivations {
-    let e = g.element_bytes;
-    let tok = g.tokens;
-    let t = s.parallel.tp.max(1) as f64;
-    let sp_div = if s.parallel.sp { t } else { 1.0 };
+    let (tok, e, t, sp_div) = (g.tokens, g.element_bytes, g.tp, g.sp_div);
     let mut a = full;
     if m.has(RecomputeModules::CORE_ATTN) {
         a.scores = 0.0;
@@ -392,7 +379,7 @@ impl SavePolicy {
     pub fn saves_gemm(self, d: &Shape, index: usize) -> bool {
         match self {
             SavePolicy::EveryOtherGemm => op_sac_saves_gemm(index),
-            SavePolicy::Named(n) => n.saves(Self::name_of(d, index)),
+            SavePolicy::Named(n) => n.has(Self::name_of(d, index)),
         }
     }
 
@@ -427,7 +414,7 @@ impl SavePolicy {
     pub fn saves_attention_output(self) -> bool {
         match self {
             SavePolicy::EveryOtherGemm => true,
-            SavePolicy::Named(n) => n.saves(RematSaved::CONTEXT),
+            SavePolicy::Named(n) => n.has(RematSaved::CONTEXT),
         }
     }
 }
@@ -453,10 +440,7 @@ fn selective_flash(
     d: &Shape,
     full: LayerActivations,
 ) -> LayerActivations {
-    let e = g.element_bytes;
-    let tok = g.tokens;
-    let t = s.parallel.tp.max(1) as f64;
-    let sp_div = if s.parallel.sp { t } else { 1.0 };
+    let (tok, e, t, sp_div) = (g.tokens, g.element_bytes, g.tp, g.sp_div);
     let (gemms, n) = d.layer_gemms();
     let attn = d.attention_gemms();
     let policy = SavePolicy::of(s);
@@ -578,9 +562,7 @@ impl LayerBytes {
 /// TP rank) and, with [`dropout`], the embedding-dropout mask (1 B per element, ÷t with SP). Megatron
 /// `compute_activation_memory`: `8·s·b·p + s·b·h·p`.
 pub fn embedding_bytes_per_gpu(s: &Scenario, g: &PerGpu) -> f64 {
-    let t = s.parallel.tp.max(1) as f64;
-    let sp_div = if s.parallel.sp { t } else { 1.0 };
-    let tok = g.tokens;
+    let (tok, sp_div) = (g.tokens, g.sp_div);
     let mask = if dropout(s) { 1.0 } else { 0.0 };
     tok * 8.0 + mask * tok * s.model.hidden as f64 / sp_div
 }
@@ -627,9 +609,7 @@ pub fn dropout(s: &Scenario) -> bool {
 /// fused kernel (flash-attn `ops/triton/cross_entropy.py` @0251105a:
 /// `ctx.save_for_backward(logits, lse, labels)`).
 pub fn output_bytes_per_gpu(s: &Scenario, g: &PerGpu) -> f64 {
-    let t = s.parallel.tp.max(1) as f64;
-    let sp_div = if s.parallel.sp { t } else { 1.0 };
-    let tok = g.tokens;
+    let (tok, t, sp_div) = (g.tokens, g.tp, g.sp_div);
     let loss = match s.training.loss_kernel() {
         LossKernel::Fused => tok * (g.element_bytes * s.model.vocab as f64 / t + 4.0),
         LossKernel::Unfused | LossKernel::VocabParallel => tok * 4.0 * s.model.vocab as f64 / t,
@@ -666,7 +646,7 @@ pub fn logits_transient_bytes_per_gpu(s: &Scenario, g: &PerGpu) -> f64 {
         LossKernel::Unfused => super::loss_parallel::unfused_transient_bytes(s),
         LossKernel::Fused => g.element_bytes,
     };
-    g.tokens * per_token * s.model.vocab as f64 / s.parallel.tp.max(1) as f64
+    g.tokens * per_token * s.model.vocab as f64 / g.tp
 }
 
 /// [`embedding_bytes_per_gpu`] of `s` (its per-GPU facts resolved here).

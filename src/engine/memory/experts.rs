@@ -33,12 +33,8 @@ pub fn rows_per_token(s: &Scenario, d: &Shape) -> f64 {
 /// Bytes of one MoE MLP's stored activations for one micro-batch on one GPU (module docs).
 #[inline]
 pub fn moe_mlp_bytes(s: &Scenario, g: &PerGpu, d: &Shape) -> f64 {
-    let p = &s.parallel;
-    let e = g.element_bytes;
-    let tok = g.tokens;
-    let t = p.tp.max(1) as f64;
-    let etp = p.etp().max(1) as f64;
-    let sp_div = if p.sp { t } else { 1.0 };
+    let (tok, e, t, sp_div) = (g.tokens, g.element_bytes, g.tp, g.sp_div);
+    let etp = s.parallel.etp().max(1) as f64;
     let router = ((e + 1.0) * d.experts + 4.0 * d.k) / sp_div;
     let shared = d.c_ffn * e * d.f_shared / t;
     let routed = rows_per_token(s, d)

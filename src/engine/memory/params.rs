@@ -512,10 +512,7 @@ impl ShardedParams {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn model(json: &str) -> Model {
-        crate::scenario::model_from_value(&serde_json::from_str(json).unwrap()).unwrap()
-    }
+    use crate::scenario::test_model as model;
 
     #[test]
     fn gpt3_175b_matches_sc21_formula() {

@@ -164,6 +164,13 @@ mod tests {
         }
     }
 
+    /// `c`'s forward, backward and regather seconds are `fwd`, `bwd` and `regather` (to 1e-12 s).
+    fn assert_costs(c: AsyncTpCosts, fwd: f64, bwd: f64, regather: f64) {
+        assert!((c.fwd - fwd).abs() < 1e-12, "{}", c.fwd);
+        assert!((c.bwd - bwd).abs() < 1e-12, "{}", c.bwd);
+        assert!((c.regather - regather).abs() < 1e-12, "{}", c.regather);
+    }
+
     #[test]
     fn each_collective_hides_under_its_own_gemms() {
         let c = layer(true).costs();
@@ -171,24 +178,20 @@ mod tests {
         // Forward, attention: gather 0.1 + (2.0 − 1.0) + 0.035 = 1.135 ms; scatter 0.4 +
         // (2.0 − 0.7) + 0.035 = 1.735 ms. MLP: gather 0.1 + 0 + 0.035 = 0.135; scatter 0.4 + 0 +
         // 0.035 = 0.435. Sum 3.44 ms.
-        assert!((c.fwd - 3.44e-3).abs() < 1e-12, "{}", c.fwd);
         // Backward: the gradient's gather under the row-parallel input-gradient GEMM, attention
         // 0.1 + 1.3 + 0.035 = 1.435, MLP 0.135; the input gradient's scatters in full, 2 × 2.0:
         // 5.57 ms.
-        assert!((c.bwd - 5.57e-3).abs() < 1e-12, "{}", c.bwd);
         // Regathers: attention under the recomputed K, 0.1 + 1.8 + 0.035 = 1.935, MLP 0.135:
         // 2.07 ms.
-        assert!((c.regather - 2.07e-3).abs() < 1e-12, "{}", c.regather);
+        assert_costs(c, 3.44e-3, 5.57e-3, 2.07e-3);
     }
 
     #[test]
     fn gathers_that_feed_a_cast_stay_exposed() {
         let c = layer(false).costs();
         // Forward: the gathers in full (2 × 2.0) plus the fused scatters 1.735 + 0.435: 6.17 ms.
-        assert!((c.fwd - 6.17e-3).abs() < 1e-12, "{}", c.fwd);
         // Backward: nothing fuses, 4 × 2.0 ms; regathers 2 × 2.0 ms.
-        assert!((c.bwd - 8.0e-3).abs() < 1e-12, "{}", c.bwd);
-        assert!((c.regather - 4.0e-3).abs() < 1e-12, "{}", c.regather);
+        assert_costs(c, 6.17e-3, 8.0e-3, 4.0e-3);
     }
 
     #[test]

@@ -116,9 +116,16 @@ pub(crate) fn elementwise_s(x: &Inputs, d: &Shape, h_sp: f64) -> (f64, f64) {
         d.c_ffn,
         x.stack.repeat_kv,
     );
+    traffic_s(x, (fwd, bwd), (FWD_KERNELS, BWD_KERNELS))
+}
+
+/// Forward and backward time of eager element-wise work for a micro-batch, seconds: `bytes`
+/// per token moved through HBM by `kernels` launches each way (every eager operator is its own
+/// memory-bound kernel). Shared by this block and [`super::hf_eager_layer`].
+pub(crate) fn traffic_s(x: &Inputs, bytes: (f64, f64), kernels: (f64, f64)) -> (f64, f64) {
     (
-        x.dev.memory_s(x.tok * fwd, FWD_KERNELS),
-        x.dev.memory_s(x.tok * bwd, BWD_KERNELS),
+        x.dev.memory_s(x.tok * bytes.0, kernels.0),
+        x.dev.memory_s(x.tok * bytes.1, kernels.1),
     )
 }
 

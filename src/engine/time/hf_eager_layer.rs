@@ -124,11 +124,7 @@ pub(crate) fn elementwise_s(x: &Inputs, d: &Shape, h_sp: f64) -> (f64, f64) {
         (h_sp, d.q / tf, d.kv / tf, d.o / tf, f_local),
         batched,
     );
-    let (kf, kb) = kernels(x.ab, batched);
-    (
-        x.dev.memory_s(x.tok * fwd, kf),
-        x.dev.memory_s(x.tok * bwd, kb),
-    )
+    super::eager_block::traffic_s(x, (fwd, bwd), kernels(x.ab, batched))
 }
 
 #[cfg(test)]
