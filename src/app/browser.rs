@@ -1,7 +1,8 @@
 //! Small browser helpers for event handlers (never called while rendering, so components still
 //! render natively).
 
-use wasm_bindgen::JsValue;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
 
 /// Copies `text` to the clipboard; `done` gets whether it worked.
 pub fn copy_text(text: String, done: impl FnOnce(bool) + 'static) {
@@ -19,6 +20,33 @@ fn copy_then(text: String, done: Box<dyn FnOnce(bool)>) {
     wasm_bindgen_futures::spawn_local(async move {
         done(wasm_bindgen_futures::JsFuture::from(promise).await.is_ok());
     });
+}
+
+/// A `ResizeObserver` watching one element ([`watch_resize`]); dropping it ends the watch.
+pub struct ResizeWatch {
+    observer: web_sys::ResizeObserver,
+    _callback: Closure<dyn FnMut()>,
+}
+
+impl Drop for ResizeWatch {
+    fn drop(&mut self) {
+        self.observer.disconnect();
+    }
+}
+
+/// Calls `on_resize` whenever `el` changes size, until the returned watch is dropped (`None`
+/// where the browser has no `ResizeObserver`).
+pub fn watch_resize(
+    el: &web_sys::Element,
+    on_resize: impl FnMut() + 'static,
+) -> Option<ResizeWatch> {
+    let callback = Closure::<dyn FnMut()>::new(on_resize);
+    let observer = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()).ok()?;
+    observer.observe(el);
+    Some(ResizeWatch {
+        observer,
+        _callback: callback,
+    })
 }
 
 /// Offers `text` as a file download named `name`.

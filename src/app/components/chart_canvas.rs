@@ -9,8 +9,6 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 use web_sys::{HtmlCanvasElement, MouseEvent};
 use yew::prelude::*;
 
@@ -89,20 +87,11 @@ fn use_css_size(node: &NodeRef) -> (u32, u32) {
     {
         let (node, size) = (node.clone(), size.clone());
         use_effect_with((), move |_| {
-            let observer = node.cast::<HtmlCanvasElement>().and_then(|c| {
+            let watch = node.cast::<HtmlCanvasElement>().and_then(|c| {
                 let target = c.clone();
-                let cb = Closure::<dyn FnMut()>::new(move || {
-                    size.set(canvas::css_size(&target));
-                });
-                let ro = web_sys::ResizeObserver::new(cb.as_ref().unchecked_ref()).ok()?;
-                ro.observe(&c);
-                Some((ro, cb))
+                browser::watch_resize(&c, move || size.set(canvas::css_size(&target)))
             });
-            move || {
-                if let Some((ro, _cb)) = observer {
-                    ro.disconnect();
-                }
-            }
+            move || drop(watch)
         });
     }
     *size

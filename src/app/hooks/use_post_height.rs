@@ -1,7 +1,6 @@
 //! Embed mode: tells the parent page how tall the content is.
 
-use wasm_bindgen::closure::Closure;
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsValue;
 use yew::prelude::*;
 
 /// Posts `{paracalcHeight: h}` (only that number, in CSS pixels) to the parent window whenever
@@ -10,7 +9,7 @@ use yew::prelude::*;
 #[hook]
 pub fn use_post_height(node: NodeRef) {
     use_effect_with((), move |_| {
-        let observer = (|| {
+        let watch = (|| {
             let window = web_sys::window()?;
             let parent = window.parent().ok()??;
             if JsValue::from(&parent) == JsValue::from(&window) {
@@ -24,17 +23,9 @@ pub fn use_post_height(node: NodeRef) {
                 let _ = parent.post_message(&msg, "*");
             };
             post();
-            let cb =
-                Closure::<dyn FnMut(js_sys::Array)>::new(move |_entries: js_sys::Array| post());
-            let observer = web_sys::ResizeObserver::new(cb.as_ref().unchecked_ref()).ok()?;
-            observer.observe(&el);
-            Some((observer, cb))
+            crate::app::browser::watch_resize(&el, post)
         })();
-        move || {
-            if let Some((observer, _cb)) = observer {
-                observer.disconnect();
-            }
-        }
+        move || drop(watch)
     });
 }
 

@@ -86,6 +86,9 @@ pub struct ParamBytes {
     pub main_grads: f64,
     /// The optimizer states (master copy and moments).
     pub optimizer: f64,
+    /// What the optimizer step moves through HBM per local parameter
+    /// ([`update_bytes_per_param`], read by the time model's optimizer step).
+    pub update: f64,
 }
 
 impl ParamBytes {
@@ -96,8 +99,35 @@ impl ParamBytes {
             weights,
             main_grads,
             optimizer,
+            update: update_bytes_per_param(s),
         }
     }
+}
+
+/// Adam step bytes per local parameter: read fp32 grad (4), read+write fp32 master (8), both
+/// moments (16), write the 16-bit copy (2), grad-norm read (4), zero the grad (4) ≈ 38
+/// (memory-bound multi-tensor apply; llm-analysis prices the update at model-state bytes / HBM).
+pub const OPTIMIZER_BYTES_PER_PARAM: f64 = 38.0;
+
+/// Bytes the optimizer step reads and writes per local parameter (the time model's optimizer
+/// step, [`crate::engine::time::optimizer`]): [`OPTIMIZER_BYTES_PER_PARAM`] for the scenario's
+/// optimizer states: each moment is read and written at its
+/// [`crate::scenario::OptimizerStates::moment_bytes`] (bf16 moments: 16 → 8, so 30), and a master
+/// weight kept as a 16-bit remainder ([`master_as_remainder`]) is read and written at 2 B plus a
+/// read of the bf16 parameter it completes (8 → 6; TE `FusedAdam` rebuilds the fp32 value from
+/// both halves and writes both back, the 16-bit write already counted): 28. With no master copy
+/// ([`no_master_copy`]) the update reads the 16-bit parameter itself and writes it back in place
+/// (8 → 2, the write already counted): 32 with fp32 moments, 24 with bf16.
+pub fn update_bytes_per_param(s: &Scenario) -> f64 {
+    let moments = 2.0 * 2.0 * s.training.optimizer_states().moment_bytes();
+    let master = if no_master_copy(s) {
+        2.0
+    } else if master_as_remainder(s) {
+        2.0 * 2.0 + 2.0
+    } else {
+        8.0
+    };
+    OPTIMIZER_BYTES_PER_PARAM - 16.0 - 8.0 + moments + master
 }
 
 /// Optimizer-state bytes per parameter before ZeRO sharding: Adam's two moments at

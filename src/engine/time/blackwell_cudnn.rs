@@ -137,13 +137,8 @@ mod tests {
 
     #[test]
     fn gb300_has_its_own_table() {
-        let d = |id: &str| {
-            Device::new(
-                &crate::scenario::gpu_preset(id).unwrap().spec,
-                crate::scenario::Precision::Bf16,
-                None,
-            )
-        };
+        let d =
+            |id: &str| super::super::compute::preset_device(id, crate::scenario::Precision::Bf16);
         assert_eq!(CudnnTable::of(&d("gb300")), &GB300_CUDNN_9_13);
         assert_eq!(CudnnTable::of(&d("gb200")), &B200_CUDNN_9_13);
         assert_eq!(CudnnTable::of(&d("b200-sxm-180gb")), &B200_CUDNN_9_13);

@@ -756,14 +756,9 @@ mod tests {
     #[test]
     fn deepep_crosses_the_network_once_per_node() {
         // DeepSeek-V3's routing over 64 H100s on 8 nodes: 256 experts, 32 per node, 4 per GPU,
-        // top-8. Per node P0 = (224·223·…·217)/(256·255·…·249) = 0.338, so 7·0.662 = 4.633
-        // remote copies per token instead of NCCL's 8·7/8 = 7.
-        let p0: f64 = (0..8)
-            .map(|i| (224.0 - i as f64) / (256.0 - i as f64))
-            .product();
-        assert!((p0 - 0.338).abs() < 5e-4, "{p0}");
+        // top-8. Per node P0 = (224·223·…·217)/(256·255·…·249) = 0.338 (checked by hand in
+        // `routing`), so 7·0.662 = 4.633 remote copies per token instead of NCCL's 8·7/8 = 7.
         let d = 7.0 * Routing::uniform(8.0, 256.0).reach(8.0);
-        assert!((d - 7.0 * (1.0 - p0)).abs() < 1e-12);
         assert!((d - 4.633).abs() < 1e-3, "{d}");
         // One expert per token (top-1) has nothing to deduplicate: (N−1)/N of a copy.
         assert!((7.0 * Routing::uniform(1.0, 128.0).reach(8.0) - 7.0 / 8.0).abs() < 1e-12);
@@ -772,10 +767,6 @@ mod tests {
         // Per GPU P0 = (252·251·…·245)/(256·255·…·249) = 0.88007, so a forwarding GPU sends a
         // token over NVLink to 56·0.11993 = 6.716 GPUs of the 8 nodes' 7 non-forwarding ones
         // each, where the routed copies would be 8·7/8 = 7.
-        let pg: f64 = (0..8)
-            .map(|i| (252.0 - i as f64) / (256.0 - i as f64))
-            .product();
-        assert!((pg - 0.88007).abs() < 1e-5, "{pg}");
         let nvl = 56.0 * Routing::uniform(8.0, 256.0).reach(64.0);
         assert!((nvl - 6.716).abs() < 1e-3, "{nvl}");
         // The time: 4096 tokens × 7168 × 2 bytes; the network part, 4.63 copies through a
@@ -798,14 +789,9 @@ mod tests {
         // Qwen3-235B-A22B at EP 8 inside one H100 node: 128 experts, 16 per GPU, top-8. A GPU
         // holds none of a token's experts with P0 = (112·111·…·105)/(128·127·…·121) = 0.33258,
         // so a token goes to 7·0.66742 = 4.672 of the 7 other GPUs, not its 8·7/8 = 7 routed
-        // copies. At TP 4 a GPU routes 1024 tokens × 4096 × 2 B = 8,388,608 B: 39.19 MB per
-        // call cross NVLink instead of 58.72 MB.
-        let p0: f64 = (0..8)
-            .map(|i| (112.0 - i as f64) / (128.0 - i as f64))
-            .product();
-        assert!((p0 - 0.33258).abs() < 1e-5, "{p0}");
+        // copies (P0 checked by hand in `routing`). At TP 4 a GPU routes 1024 tokens × 4096 × 2 B
+        // = 8,388,608 B: 39.19 MB per call cross NVLink instead of 58.72 MB.
         let gpus = 7.0 * Routing::uniform(8.0, 128.0).reach(8.0);
-        assert!((gpus - 7.0 * (1.0 - p0)).abs() < 1e-12);
         assert!((gpus - 4.672).abs() < 1e-3, "{gpus}");
         let tb = 1024.0 * 4096.0 * 2.0;
         assert!((tb * gpus / 1e6 - 39.19).abs() < 0.01);

@@ -439,14 +439,17 @@ impl Device {
     }
 }
 
+/// The device of the GPU preset `id` at precision `p` (delayed FP8 scaling), for unit tests.
+#[cfg(test)]
+pub(crate) fn preset_device(id: &str, p: Precision) -> Device {
+    Device::new(&crate::scenario::gpu_preset(id).unwrap().spec, p, None)
+}
+
 #[cfg(test)]
 mod tests {
+    use super::preset_device as dev;
     use super::*;
     use crate::scenario::gpu_preset;
-
-    fn dev(id: &str, p: Precision) -> Device {
-        Device::new(&gpu_preset(id).unwrap().spec, p, None)
-    }
 
     #[test]
     fn generations() {

@@ -68,6 +68,8 @@ pub(crate) struct Inputs<'a> {
     pub pbytes: f64,
     /// Bytes per parameter of the main gradients.
     pub main_grad_bytes: f64,
+    /// Bytes the optimizer step moves per local parameter.
+    pub update_bytes: f64,
     /// ZeRO stage 3 / FSDP full sharding.
     pub zero3: bool,
     /// The gradient bucket of the data-parallel reduction and its element's bytes.
@@ -113,6 +115,7 @@ impl<'a> Inputs<'a> {
             per_gpu: plan.per_gpu,
             pbytes: plan.param_bytes.weights,
             main_grad_bytes: plan.param_bytes.main_grads,
+            update_bytes: plan.param_bytes.update,
             zero3: par.zero_stage >= 3,
             bucket: plan.bucket,
         }

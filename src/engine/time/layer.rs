@@ -524,7 +524,7 @@ fn op_sac_gemms_s(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::scenario;
 
@@ -581,16 +581,21 @@ mod tests {
         .unwrap()
     }
 
-    /// MPT-7B-like layer (h 4096, FFN 16384, 32 heads) under eager PyTorch FSDP on 8 A100s,
-    /// micro-batch 8 × 2048 tokens, full recomputation; `early` sets
-    /// `training.recompute_early_stop`, `moe` makes it an MoE model (8 experts, top 2).
+    /// The costs of [`mpt_like`]'s layer.
     fn mpt_layer(early: bool, moe: bool) -> LayerCosts {
+        super::super::inputs::with_inputs(&mpt_like(early, moe), LayerCosts::of)
+    }
+
+    /// An MPT-7B-like model (h 4096, FFN 16384, 32 heads) under eager PyTorch FSDP (ZeRO-3) on
+    /// 8 A100s, micro-batch 8 × 2048 tokens, full recomputation; `early` sets
+    /// `training.recompute_early_stop`, `moe` makes it an MoE model (8 experts, top 2).
+    pub(crate) fn mpt_like(early: bool, moe: bool) -> crate::scenario::Scenario {
         let moe = if moe {
             r#"{"experts": 8, "top_k": 2, "expert_ffn_hidden": 16384}"#
         } else {
             "null"
         };
-        let s = scenario::parse(&format!(
+        scenario::parse(&format!(
             r#"{{"model": {{"name": "m", "layers": 32, "hidden": 4096, "heads": 32,
                  "vocab": 50368, "seq_len": 2048, "moe": {moe}}},
               "training": {{"global_batch": 128, "micro_batch": 8, "precision": "bf16",
@@ -599,8 +604,7 @@ mod tests {
               "parallel": {{"tp": 1, "pp": 1, "dp": 8, "zero_stage": 3}},
               "cluster": {{"gpu": "a100-sxm4-80gb", "num_gpus": 8}}}}"#
         ))
-        .unwrap();
-        super::super::inputs::with_inputs(&s, LayerCosts::of)
+        .unwrap()
     }
 
     #[test]

@@ -392,19 +392,13 @@ mod tests {
         assert!(titan.validate().is_err());
     }
 
-    /// The TP costs of a GPT-like layer (h 4096, tp 2 without SP, bf16, 8 × 2048 tokens) under
-    /// eager PyTorch with full recomputation; `early` sets `training.recompute_early_stop`.
+    /// The TP costs of the MPT-7B-like layer of the layer tests (h 4096, bf16, 8 × 2048 tokens,
+    /// eager PyTorch, full recomputation) at tp 2 without SP, dp 4, ZeRO-1; `early` sets
+    /// `training.recompute_early_stop`.
     fn eager_tp2(early: bool) -> TpCosts {
-        let s = crate::scenario::parse(&format!(
-            r#"{{"model": {{"name": "m", "layers": 32, "hidden": 4096, "heads": 32,
-                 "vocab": 50368, "seq_len": 2048}},
-              "training": {{"global_batch": 64, "micro_batch": 8, "precision": "bf16",
-                 "recompute": "full", "flash_attention": true, "framework": "pytorch",
-                 "recompute_early_stop": {early}}},
-              "parallel": {{"tp": 2, "pp": 1, "dp": 4, "zero_stage": 1}},
-              "cluster": {{"gpu": "a100-sxm4-80gb", "num_gpus": 8}}}}"#
-        ))
-        .unwrap();
+        let mut s = super::super::layer::tests::mpt_like(early, false);
+        s.training.global_batch = 64;
+        (s.parallel.tp, s.parallel.dp, s.parallel.zero_stage) = (2, 4, 1);
         super::super::inputs::with_inputs(&s, |x| super::super::layer::LayerCosts::of(x).tp)
     }
 

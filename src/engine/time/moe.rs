@@ -204,8 +204,8 @@ impl MoeCosts {
 
 #[cfg(test)]
 mod tests {
+    use super::super::compute::preset_device;
     use super::*;
-    use crate::scenario::gpu_preset;
 
     /// An 8-expert top-2 MoE layer (hidden 4096, expert ffn 14336, seq 4096) on 8 H100s,
     /// ep 8, one expert per GPU, bf16, under `framework`.
@@ -306,11 +306,7 @@ mod tests {
 
     #[test]
     fn small_expert_gemms_pay_for_whole_tiles() {
-        let dev = Device::new(
-            &gpu_preset("h100-sxm5-80gb").unwrap().spec,
-            crate::scenario::Precision::Bf16,
-            None,
-        );
+        let dev = preset_device("h100-sxm5-80gb", crate::scenario::Precision::Bf16);
         // 8 experts of 100 rows cost as 8 of 128 rows, one launch.
         let a = grouped_gemm_s(&dev, 8.0, 100.0, 7168.0, 4096.0);
         let b = grouped_gemm_s(&dev, 8.0, 128.0, 7168.0, 4096.0);
@@ -336,11 +332,7 @@ mod tests {
         // FLOP at 100e12 × 1024/1140.18 × 0.8 = 3.736 µs (its 2.36 MB at 720
         // GB/s take 3.28 µs: compute-bound), so 4 × 3.736 + 5 = 19.94 µs
         // rather than at the lone expert's fill.
-        let dev = Device::new(
-            &gpu_preset("v100-sxm2-16gb").unwrap().spec,
-            crate::scenario::Precision::Fp16,
-            None,
-        );
+        let dev = preset_device("v100-sxm2-16gb", crate::scenario::Precision::Fp16);
         let t = grouped_gemm_s(&dev, 4.0, 128.0, 1024.0, 1024.0);
         let k0 = super::super::compute::tensor_k0(125.0, 900.0);
         let member = 2.0 * 128.0 * 1024.0 * 1024.0 / (100e12 * 1024.0 / (1024.0 + k0) * 0.8);

@@ -2,32 +2,6 @@
 
 use super::inputs::Inputs;
 
-/// Adam step bytes per local parameter: read fp32 grad (4), read+write fp32 master (8), both
-/// moments (16), write the 16-bit copy (2), grad-norm read (4), zero the grad (4) ≈ 38
-/// (memory-bound multi-tensor apply; llm-analysis prices the update at model-state bytes / HBM).
-pub const OPTIMIZER_BYTES_PER_PARAM: f64 = 38.0;
-
-/// [`OPTIMIZER_BYTES_PER_PARAM`] for the scenario's optimizer states: each moment is read and
-/// written at its [`crate::scenario::OptimizerStates::moment_bytes`] (bf16 moments: 16 → 8, so
-/// 30), and a master weight kept as a 16-bit remainder
-/// ([`crate::engine::memory::states::master_as_remainder`]) is read and written at 2 B plus a
-/// read of the bf16 parameter it completes (8 → 6; TE `FusedAdam` rebuilds the fp32 value from
-/// both halves and writes both back, the 16-bit write already counted): 28. With no master copy
-/// ([`crate::engine::memory::states::no_master_copy`]) the update reads the 16-bit parameter
-/// itself and writes it back in place (8 → 2, the write already counted): 32 with fp32 moments,
-/// 24 with bf16.
-pub(crate) fn optimizer_bytes_per_param(s: &crate::scenario::Scenario) -> f64 {
-    use crate::engine::memory::states::{master_as_remainder, no_master_copy};
-    let moments = 2.0 * 2.0 * s.training.optimizer_states().moment_bytes();
-    let master = if no_master_copy(s) {
-        2.0
-    } else if master_as_remainder(s) {
-        2.0 * 2.0 + 2.0
-    } else {
-        8.0
-    };
-    OPTIMIZER_BYTES_PER_PARAM - 16.0 - 8.0 + moments + master
-}
 /// Kernels of the optimizer step: gradient norm, clipping scale, the multi-tensor Adam update and
 /// the copy to the 16-bit weights (Megatron / Apex `multi_tensor_applier`, one launch each).
 pub const OPTIMIZER_KERNELS: f64 = 4.0;
@@ -38,7 +12,7 @@ pub const OPTIMIZER_KERNELS: f64 = 4.0;
 pub(crate) fn optimizer_s(x: &Inputs, stage_params: f64) -> f64 {
     let on_gpu = 1.0 - x.s.training.optimizer_offload();
     x.dev.memory_s(
-        on_gpu * local_params(x, stage_params) * optimizer_bytes_per_param(x.s),
+        on_gpu * local_params(x, stage_params) * x.update_bytes,
         OPTIMIZER_KERNELS,
     )
 }
@@ -55,38 +29,38 @@ pub(crate) fn local_params(x: &Inputs, stage_params: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::engine::memory::states::update_bytes_per_param;
     use crate::scenario::{Fp8Recipe, Framework, OptimizerStates, Precision};
 
     #[test]
     fn step_bytes_follow_the_states() {
         let mut s = crate::presets::default_model_preset().scenario();
         s.training.precision = Precision::Bf16;
-        assert_eq!(optimizer_bytes_per_param(&s), 38.0);
+        assert_eq!(update_bytes_per_param(&s), 38.0);
         // bf16 moments under Megatron-LM: moments 2·(2+2) = 8, master remainder 2+2 + param
         // read 2 = 6; grad 4 + bf16 write 2 + norm 4 + zero 4 = 14: 28.
         s.training.optimizer_states = Some(OptimizerStates::Bf16);
-        assert_eq!(optimizer_bytes_per_param(&s), 28.0);
+        assert_eq!(update_bytes_per_param(&s), 28.0);
         // FP8 blockwise keeps Megatron's fp32 master: 14 + 8 + 8 = 30.
         s.training.precision = Precision::Fp8;
         s.training.fp8_recipe = Some(Fp8Recipe::Blockwise);
-        assert_eq!(optimizer_bytes_per_param(&s), 30.0);
+        assert_eq!(update_bytes_per_param(&s), 30.0);
         // torchtitan: bf16 moments, fp32 master untouched: 30.
         s.training.precision = Precision::Bf16;
         s.training.framework = Some(Framework::Torchtitan);
-        assert_eq!(optimizer_bytes_per_param(&s), 30.0);
+        assert_eq!(update_bytes_per_param(&s), 30.0);
         // Megatron-LM's precision-aware optimizer with fp32 moments (NeMo's bf16 performance
         // runs): 14 + 16 + 6 = 36.
         s.training.framework = None;
         s.training.optimizer_states = None;
         s.training.master_weights = Some(crate::scenario::MasterWeights::Remainder);
-        assert_eq!(optimizer_bytes_per_param(&s), 36.0);
+        assert_eq!(update_bytes_per_param(&s), 36.0);
         // No master copy: the bf16 parameter is read (2) and written in place (counted in the
         // 14): 14 + 16 + 2 = 32 with fp32 moments, 14 + 8 + 2 = 24 with bf16 (NeMo 1
         // `dtype: bf16`).
         s.training.master_weights = Some(crate::scenario::MasterWeights::None);
-        assert_eq!(optimizer_bytes_per_param(&s), 32.0);
+        assert_eq!(update_bytes_per_param(&s), 32.0);
         s.training.optimizer_states = Some(OptimizerStates::Bf16);
-        assert_eq!(optimizer_bytes_per_param(&s), 24.0);
+        assert_eq!(update_bytes_per_param(&s), 24.0);
     }
 }

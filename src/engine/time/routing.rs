@@ -153,8 +153,18 @@ mod tests {
         // 256 experts over 8 nodes, top-8: a node misses a token with
         // P0 = (224·223·…·217)/(256·255·…·249) = 0.338, so 7·0.662 = 4.633 other nodes.
         let r = Routing::uniform(8.0, 256.0);
+        assert!((product(224.0, 256.0) - 0.338).abs() < 5e-4);
         assert!((7.0 * r.reach(8.0) - 7.0 * (1.0 - product(224.0, 256.0))).abs() < 1e-12);
         assert!((7.0 * r.reach(8.0) - 4.633).abs() < 1e-3);
+        // The same experts over 64 GPUs (4 each): a GPU misses a token with
+        // P0 = (252·251·…·245)/(256·255·…·249) = 0.88007, so 56·0.11993 = 6.716 of 56 others.
+        assert!((product(252.0, 256.0) - 0.88007).abs() < 1e-5);
+        assert!((56.0 * r.reach(64.0) - 56.0 * (1.0 - product(252.0, 256.0))).abs() < 1e-12);
+        // 128 experts over 8 GPUs (Qwen3-235B-A22B at EP 8), top-8:
+        // P0 = (112·111·…·105)/(128·127·…·121) = 0.33258, so 7·0.66742 = 4.672 other GPUs.
+        let q = Routing::uniform(8.0, 128.0);
+        assert!((product(112.0, 128.0) - 0.33258).abs() < 1e-5);
+        assert!((7.0 * q.reach(8.0) - 7.0 * (1.0 - product(112.0, 128.0))).abs() < 1e-12);
         // One holder, or more experts per token than elsewhere: always reached.
         assert_eq!(r.reach(1.0), 1.0);
         assert!((Routing::uniform(8.0, 8.0).reach(8.0) - 1.0).abs() < 1e-12);
