@@ -346,6 +346,7 @@ fn gpu_point(n: u64, tps: f64, fits: bool) -> GpuPoint {
         mfu: 0.4,
         scaling_efficiency: 1.0,
         fits,
+        fixed: Default::default(),
         error: None,
     }
 }
