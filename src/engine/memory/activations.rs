@@ -682,7 +682,10 @@ pub fn linear_input_bytes(s: &Scenario) -> f64 {
 ///   activation memory "1x" of 1F1B, balanced over the ranks by the V);
 /// - DualPipe: `PP + 1` chunk activations per rank (deepseek-ai/DualPipe README, "Pipeline
 ///   Bubbles and Memory Usage Comparison", commit 3da1bbe), a chunk being one stage of
-///   `L/p` layers; the rank holds two stages, so `(p + 1)/2` micro-batches of its layers;
+///   `L/p` layers; the rank holds two stages, so `(p + 1)/2` micro-batches of its layers when
+///   its two stages are alike. The memory rows weigh each stage by its own count
+///   ([`InFlight::dualpipe_counts`]: `p − r` for stage `r`, `r + 1` for stage `p − 1 − r`);
+///   this is their mean;
 /// - DualPipeV: `PP + 1` with `PP = 2p` chunks of `L/(2p)` layers: `(2p + 1)/2` micro-batches
 ///   of the rank's `L/p` layers.
 #[inline]
@@ -770,6 +773,29 @@ impl InFlight {
         self.schedule.v_shape()
             || self.schedule == Schedule::DualPipe
             || (self.schedule == Schedule::Interleaved && self.v > 1 && self.p > 1)
+    }
+
+    /// DualPipe: the micro-batches rank `stage` holds at its peak for each of its two model
+    /// stages, `(stage stage, stage pp − 1 − stage)`; `None` for other schedules. Model stage `s`
+    /// holds `min(pp − s, m/2)`, as 1F1B's stage `s` would, whichever rank it is on:
+    /// deepseek-ai/DualPipe `dualpipe.py` (@3da1bbe, `DualPipe.step`), on a rank `r` of the first
+    /// half (`half_rank = r`, phase 0 = model stage `r`, phase 1 = stage `pp − 1 − r`) runs
+    /// `2(pp/2 − r − 1)` forwards of phase 0 (step 1), then `r + 1` pairs of a phase-0 and a
+    /// phase-1 forward (step 2), then `pp/2 − r − 1` rounds of one phase-1 backward and forward
+    /// (step 3), and its main step opens with a phase-0 forward beside a phase-1 backward
+    /// (step 4): `pp − r` chunks of stage `r` and `r + 1` of stage `pp − 1 − r` are alive, `pp + 1`
+    /// in all (the README's "PP+1"); the second half mirrors it (`phase ^= is_in_second_half`).
+    /// Rank 0 thus holds `pp` micro-batches of stage 0 (the embedding and the first layers) and
+    /// one of stage `pp − 1` (the last layers, the MTP modules, the head); each direction runs
+    /// `m/2` micro-batches.
+    #[inline]
+    pub fn dualpipe_counts(&self, stage: u64) -> Option<(f64, f64)> {
+        if self.schedule != Schedule::DualPipe {
+            return None;
+        }
+        let half = (self.m / 2).max(1);
+        let r = stage.min(self.p - 1);
+        Some(((self.p - r).min(half) as f64, (r + 1).min(half) as f64))
     }
 
     /// Micro-batches whose activations stage `stage` holds at its peak.
