@@ -21,6 +21,7 @@
 //! - [`cli`]: the native command-line tool (native builds only).
 //! - [`docs`]: reference documents rendered with the API documentation (the formulas, by part, and the constants).
 //! - [`sort`]: one stable sort for the whole crate.
+//! - [`sources`]: where the built-in presets' numbers come from (`static/sources.json`).
 //! - [`text`]: small helpers for the sentences the engine, the CLI and the app write.
 
 pub mod app;
@@ -35,6 +36,7 @@ pub mod presets;
 pub mod scenario;
 pub mod share;
 pub mod sort;
+pub mod sources;
 pub mod text;
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -21,6 +21,15 @@ pub fn upper(c: char) -> char {
     }
 }
 
+/// Seconds with about three significant digits ("5.21 s", "812 ms").
+pub fn secs(x: f64) -> String {
+    if x >= 1.0 {
+        format!("{} s", sig3(x))
+    } else {
+        format!("{:.0} ms", x * 1e3)
+    }
+}
+
 /// Three significant digits, without trailing noise: 80 → "80.0", 1.234 → "1.23", 512 → "512".
 pub fn sig3(x: f64) -> String {
     if !x.is_finite() {

@@ -32,8 +32,13 @@ fn presets_match_the_validation_gpus() {
         ("h100-sxm5-96gb", "fp8", 1600.0),
     ];
     assert_eq!(gpus.len() + EXTRA.len(), GPU_PRESETS.len());
+    let sources = paracalc::sources::builtin().unwrap();
     for id in EXTRA {
-        assert!(gpu_preset(id).is_some_and(|p| !p.source.is_empty()), "{id}");
+        assert!(gpu_preset(id).is_some(), "{id}");
+        assert!(
+            sources.gpu(id).is_some_and(|s| !s.source.is_empty()),
+            "{id}"
+        );
     }
     for g in &gpus {
         let id = g["id"].as_str().unwrap();

@@ -43,6 +43,8 @@
 //! - [`parallel_form`]: The parallel layout section, with the `dp = GPUs / (tp·pp·cp)` helper.
 //! - [`plan_bar`]: The plan bar.
 //! - [`search_panel`]: The search tab.
+//! - [`source_note`]: A folded "Where … comes from" panel: a preset's sources, fetched when it is
+//!   first unfolded.
 //! - [`stack_configs`]: The plan as a torchtitan job config (TOML) and a DeepSpeed config (JSON),
 //!   each with the settings that have no equivalent there ([`crate::export`]).
 //! - [`summary`]: The key numbers of an estimate.
@@ -76,6 +78,7 @@ pub mod num_field;
 pub mod parallel_form;
 pub mod plan_bar;
 pub mod search_panel;
+pub mod source_note;
 pub mod stack_configs;
 pub mod summary;
 pub mod table;

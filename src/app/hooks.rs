@@ -5,7 +5,8 @@
 //! - [`use_bands`](mod@use_bands): the error bands beside the key numbers, recomputed when
 //!   the plan or the loaded runs change.
 //! - [`use_copy`](mod@use_copy): a "Copy" button: copy a text, remember whether it worked.
-//! - [`use_evidence`](mod@use_evidence): the published runs, fetched once per page.
+//! - [`use_fetched`](mod@use_fetched): data files next to index.html (the published runs, the
+//!   presets' sources), each fetched once per page when first needed.
 //! - [`use_post_height`](mod@use_post_height): embed mode: tell the parent page the height.
 //! - [`use_share`](mod@use_share): the plan bar's "Copy link" and "Embed…" dialog.
 //! - [`use_search`](mod@use_search): the best-layout search, run without freezing the page.
@@ -15,7 +16,7 @@
 pub mod use_advice;
 pub mod use_bands;
 pub mod use_copy;
-pub mod use_evidence;
+pub mod use_fetched;
 pub mod use_post_height;
 pub mod use_share;
 pub mod use_text;
@@ -24,7 +25,7 @@ pub mod use_url_sync;
 pub use use_advice::use_advice;
 pub use use_bands::use_bands;
 pub use use_copy::use_copy;
-pub use use_evidence::use_evidence;
+pub use use_fetched::{use_evidence, use_sources};
 pub use use_post_height::use_post_height;
 pub use use_share::{use_copy_link, use_embed_dialog};
 pub use use_text::use_text;

@@ -82,7 +82,7 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
         )
     };
     out += &format!(
-        "{} scaling ({})\n     GPUs  tp×pp×dp×cp         batch   step (s)     tokens/s    MFU  efficiency  fits\n",
+        "{} scaling ({})\n     GPUs  tp×pp×dp×cp         batch   step (s)     tokens/s    MFU  efficiency  fixed  fits\n",
         if scaling == Scaling::Weak { "weak" } else { "strong" },
         if a.has("--best") {
             "the best layout at each GPU count".to_string()
@@ -97,7 +97,7 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
         match &p.error {
             Some(e) => out.push_str(&format!("{:>9}  {e}\n", p.num_gpus)),
             None => out.push_str(&format!(
-                "{:>9}  {:<18} {:>7} {:>10.3} {:>12.0} {:>5.1}% {:>10.1}%  {}\n",
+                "{:>9}  {:<18} {:>7} {:>10.3} {:>12.0} {:>5.1}% {:>10.1}% {:>5.1}%  {}\n",
                 p.num_gpus,
                 format!("{}×{}×{}×{}", p.tp, p.pp, p.dp, p.cp),
                 p.global_batch,
@@ -105,9 +105,20 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
                 p.tokens_per_s,
                 p.mfu * 100.0,
                 p.scaling_efficiency * 100.0,
+                p.fixed.total_s() / p.step_s * 100.0,
                 if p.fits { "yes" } else { "NO" }
             )),
         }
+    }
+    out.push_str(
+        "  fixed: the share of the step paid once whatever the work per GPU (optimizer, \
+         gradient norm, pipeline bubble, gradient reduction after the last backward)\n",
+    );
+    if let Some((n, note)) = crate::engine::advice::fixed::bend(&points) {
+        out.push_str(&format!(
+            "  the curve bends at {n} GPUs. {}\n",
+            crate::engine::advice::fixed::sentence(&note)
+        ));
     }
     out.push_str(
         "\ngradient bucket size\n  bucket (MB)   exposed DP (s)   hidden DP (s)   step (s)\n",

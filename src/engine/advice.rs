@@ -13,9 +13,13 @@
 //! fit, fewest changes first, then fastest. [`overflow`] breaks a failing plan's memory down by
 //! stage and part.
 //!
+//! [`fixed`] names the costs a step pays once whatever the work per GPU when they take over.
+//!
 //! Candidates that break a rule of the scenario (divisibility, ranges) are dropped by
 //! [`Scenario::validate`], and those the scenario's framework cannot run by
 //! [`super::support::unsupported`], so only valid, runnable plans are ever offered.
+
+pub mod fixed;
 
 use super::estimate::{estimate_into, Estimate, MemoryEstimate, TimeEstimate};
 use super::search::Layout;
@@ -438,6 +442,9 @@ pub struct Verdict {
     /// What the plan needs from its stack's version, and its cost without
     /// ([`super::stack_notes`]).
     pub stack_notes: Vec<super::stack_notes::StackNote>,
+    /// The costs paid once per step whatever the work per GPU, when they take over
+    /// ([`fixed::note`]).
+    pub fixed: Option<fixed::FixedNote>,
 }
 
 /// Suggestions the verdict keeps.
@@ -623,6 +630,7 @@ pub fn verdict(s: &Scenario, e: &Estimate) -> Verdict {
         fits,
         suggestions: scored,
         stack_notes: super::stack_notes::stack_notes(s),
+        fixed: fixed::note(t),
     }
 }
 
@@ -779,9 +787,9 @@ pub fn sentence(v: &Verdict) -> String {
         "{} is {} of the {} step",
         crate::text::capitalized(v.dominant.label()),
         pct(v.dominant_share),
-        secs(v.step_s)
+        crate::text::secs(v.step_s)
     );
-    match v.largest_exposed {
+    let line = match v.largest_exposed {
         Some((_, _, share)) if share < 0.01 => {
             format!("{head}; every other part is under 1 % of the step.")
         }
@@ -789,19 +797,13 @@ pub fn sentence(v: &Verdict) -> String {
             "{head}; the largest exposed cost is {}, {} ({}).",
             part.label(),
             pct(share),
-            secs(sec)
+            crate::text::secs(sec)
         ),
         Some(_) => format!("{head}; it is the largest exposed cost."),
         None => format!("{head}; nothing else is exposed."),
-    }
-}
-
-/// Seconds with about three significant digits ([`crate::text::sig3`]: "5.21 s"), below a
-/// second in whole milliseconds ("812 ms").
-fn secs(x: f64) -> String {
-    if x >= 1.0 {
-        format!("{} s", crate::text::sig3(x))
-    } else {
-        format!("{:.0} ms", x * 1e3)
+    };
+    match &v.fixed {
+        Some(n) => format!("{line} {}", fixed::sentence(n)),
+        None => line,
     }
 }

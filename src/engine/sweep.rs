@@ -3,6 +3,7 @@
 
 use super::estimate::{estimate_into, Estimate};
 use super::search::{search, SearchSpace};
+use super::time::breakdown::FixedCosts;
 use crate::scenario::{Scenario, ScenarioError};
 use serde::Serialize;
 
@@ -41,6 +42,9 @@ pub struct GpuPoint {
     pub scaling_efficiency: f64,
     /// Whether the peak stage fits in GPU memory.
     pub fits: bool,
+    /// The step's costs paid once whatever the work per GPU
+    /// ([`crate::engine::time::breakdown::FixedCosts`]).
+    pub fixed: FixedCosts,
     /// Why this point could not be evaluated (then the numbers are 0).
     pub error: Option<String>,
 }
@@ -60,6 +64,7 @@ impl GpuPoint {
             mfu: 0.0,
             scaling_efficiency: 0.0,
             fits: false,
+            fixed: FixedCosts::default(),
             error: None,
         }
     }
@@ -199,6 +204,7 @@ pub fn sweep_gpus(s: &Scenario, gpus: &[u64], scaling: Scaling) -> Vec<GpuPoint>
         }
         work.training.global_batch = point.global_batch;
         record_estimate!(point, &work, est);
+        point.fixed = est.time.fixed;
         out.push(point);
     }
     set_scaling_efficiency(&mut [&mut out]);
@@ -218,6 +224,7 @@ pub fn sweep_gpus_best(
 ) -> Vec<GpuPoint> {
     let base_gpus = s.cluster.num_gpus.max(1);
     let mut work = s.clone();
+    let mut est = Estimate::default();
     let mut out = Vec::with_capacity(gpus.len());
     for &n in gpus {
         let mut point = GpuPoint::empty(n, s.training.global_batch);
@@ -253,6 +260,13 @@ pub fn sweep_gpus_best(
                 point.tokens_per_s = best.tokens_per_s;
                 point.mfu = best.mfu;
                 point.fits = best.fits;
+                // The search keeps no breakdown: the chosen layout's fixed costs, estimated once.
+                let mut chosen = work.clone();
+                l.apply(&mut chosen);
+                chosen.cluster.num_gpus = n;
+                if estimate_into(&chosen, &mut est).is_ok() {
+                    point.fixed = est.time.fixed;
+                }
             }
         }
         out.push(point);

@@ -52,6 +52,8 @@
 //! - [`hf_eager_layer`]: Hugging Face's eager BERT layer, operator by operator.
 //! - [`zero3`]: ZeRO-3 / FSDP per-layer gathers and reduce-scatters.
 //! - [`ends`]: the pipeline's ends: embedding, output layer and loss, MTP modules.
+//! - [`fixed`]: the gradient-norm reduction and the step's costs that do not shrink with the
+//!   work per GPU.
 //! - [`stage`]: step 2, a stage's layers plus its ends; the slowest stage.
 //! - [`pipeline`]: step 3, the bubble of each schedule.
 //! - [`data_parallel`]: step 4, the gradient reduction tail.
@@ -74,6 +76,7 @@ pub mod cp_exchange;
 pub mod data_parallel;
 pub mod eager_block;
 pub mod ends;
+pub mod fixed;
 pub mod flops;
 pub mod fp8;
 pub mod generation;
@@ -159,7 +162,9 @@ pub fn fill(
         (held.embedding, held.output),
         &z3,
     );
-    let optimizer = optimizer::optimizer_s(&x, stage_params);
+    // The update waits for the gradient norm's all-reduce ([`fixed`]).
+    let grad_norm = fixed::grad_norm_s(&x);
+    let optimizer = optimizer::optimizer_s(&x, stage_params) + grad_norm;
     let offload = offload::offload_s(&x, gpu, &crit, stage_params);
     // 5. The eager host: per micro-batch against the critical stage's GPU time, and the
     // optimizer phase against the update.
@@ -171,9 +176,18 @@ pub fn fill(
         optimizer,
     );
     // Assemble.
-    assemble(&x, &crit, layer, &dp, bubble, optimizer, time);
+    let tied = assemble(&x, &crit, layer, &dp, bubble, optimizer, time);
     time.offload_s = offload;
     time.host_s = stall.step_s(x.mf);
+    time.grad_norm_s = grad_norm;
+    time.fixed = breakdown::FixedCosts::of(
+        optimizer,
+        grad_norm,
+        bubble,
+        dp.exposed_s,
+        tied,
+        stall.optimizer_s,
+    );
     time.step_s += offload + time.host_s;
     *comm_out = volumes::volumes(&x, &crit, layer, &dp);
     // 6. Rates.
@@ -183,6 +197,7 @@ pub fn fill(
 /// Writes the step breakdown: `m ×` the critical stage's per-micro-batch terms, the bubble, the
 /// DP tail, the tied-embedding all-reduce ([`tied`], counted with the pipeline's communication)
 /// and the optimizer; hidden communication is each dimension's total minus its exposed part.
+/// Returns the tied-embedding all-reduce.
 fn assemble(
     x: &Inputs,
     crit: &stage::StageTimes,
@@ -191,7 +206,7 @@ fn assemble(
     bubble: f64,
     optimizer: f64,
     time: &mut TimeEstimate,
-) {
+) -> f64 {
     let mf = x.mf;
     let tied = tied::tied_embedding_sync_s(x);
     time.micro_batches = x.m;
@@ -224,4 +239,5 @@ fn assemble(
         + time.bubble_s
         + time.optimizer_s
         + time.exposed_comm_s.total();
+    tied
 }

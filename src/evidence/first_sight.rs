@@ -10,12 +10,11 @@
 //!
 //! Pure: no I/O.
 //!
-//! Children:
-//! - [`groups`]: the first-sight error of every group, generated from
-//!   `tests/data/first_sight.json` (`PARACALC_WRITE_FIRST_SIGHT=1 cargo test --test first_sight`).
+//! The first-sight error of every group is data, `first_sight/groups.tsv`, generated from
+//! `tests/data/first_sight.json` (`PARACALC_WRITE_FIRST_SIGHT=1 cargo test --test first_sight`)
+//! and compiled in ([`group`]).
 
-mod groups;
-
+use serde::Deserialize;
 use serde_json::Value;
 use std::fmt::Write as _;
 
@@ -23,11 +22,22 @@ use std::fmt::Write as _;
 /// `(timed runs, MAPE %, signed mean %)` over the runs of the group, each compared as
 /// `validate` compares it ([`Book::sight`]); `None` for a group without first sight.
 pub fn group(name: &str) -> Option<(u32, f64, f64)> {
-    groups::GROUPS
-        .iter()
-        .find(|g| g.0 == name)
-        .map(|g| (g.1, g.2, g.3))
+    GROUPS.lines().find_map(|line| {
+        let mut f = line.split('\t');
+        if f.next()? != name {
+            return None;
+        }
+        Some((
+            f.next()?.parse().ok()?,
+            f.next()?.parse().ok()?,
+            f.next()?.parse().ok()?,
+        ))
+    })
 }
+
+/// The first-sight table: one line per group, `group, timed runs, MAPE %, signed mean %`
+/// tab-separated, after `#` comment lines.
+const GROUPS: &str = include_str!("first_sight/groups.tsv");
 
 /// One source (group) of published runs: the engine's step-time error on its runs now and the
 /// first time it saw the source.
@@ -152,8 +162,10 @@ pub fn chain_head<'a>(entries: impl IntoIterator<Item = &'a Value>) -> String {
     head
 }
 
-/// One first-sight record: the run, the engine that predicted it and what it predicted.
-#[derive(Clone, Debug, PartialEq)]
+/// One first-sight record: the run, the engine that predicted it and what it predicted (read
+/// from the file by serde: the keys are the field names, the `Option` ones may be absent or
+/// null).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 pub struct Record {
     /// Case id.
     pub id: String,
@@ -174,7 +186,7 @@ pub struct Record {
 }
 
 /// A run that changed after its first sight without a record of the new version.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 pub struct Change {
     /// Case id.
     pub id: String,
@@ -206,37 +218,16 @@ pub enum Sight<'a> {
     None,
 }
 
-fn text(v: &Value, key: &str) -> Result<String, String> {
-    v.get(key)
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .ok_or_else(|| format!("\"{key}\" is missing or not a string"))
-}
-
-fn number(v: &Value, key: &str) -> Result<Option<f64>, String> {
-    match v.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(x) => x
-            .as_f64()
-            .map(Some)
-            .ok_or_else(|| format!("\"{key}\" is not a number")),
-    }
-}
-
-/// The entries of the list `v[key]` (none when absent), each read by `read`; an error names
-/// the entry (`records[3]: "id" is missing or not a string`).
-fn entries<T>(
-    v: &Value,
-    key: &str,
-    read: impl Fn(&Value) -> Result<T, String>,
-) -> Result<Vec<T>, String> {
+/// The entries of the list `v[key]` (none when absent), each read by serde; an error names
+/// the entry (`records[3]: missing field `id``).
+fn entries<'de, T: Deserialize<'de>>(v: &'de Value, key: &str) -> Result<Vec<T>, String> {
     let list = v
         .get(key)
         .and_then(Value::as_array)
         .map_or(&[][..], Vec::as_slice);
     list.iter()
         .enumerate()
-        .map(|(i, e)| read(e).map_err(|err| format!("{key}[{i}]: {err}")))
+        .map(|(i, e)| T::deserialize(e).map_err(|err| format!("{key}[{i}]: {err}")))
         .collect()
 }
 
@@ -244,30 +235,8 @@ impl Book {
     /// Parses the file's JSON (`{"records": [...], "changes": [...]}`); the error names the entry.
     pub fn parse(v: &Value) -> Result<Book, String> {
         Ok(Book {
-            records: entries(v, "records", |r| {
-                Ok(Record {
-                    id: text(r, "id")?,
-                    group: text(r, "group")?,
-                    case_digest: text(r, "case_digest")?,
-                    commit: text(r, "commit")?,
-                    how: text(r, "how")?,
-                    step_error_pct: number(r, "step_error_pct")?,
-                    memory_error_pct: number(r, "memory_error_pct")?,
-                    predicted_fits: match r.get("predicted_fits") {
-                        None | Some(Value::Null) => None,
-                        Some(Value::Bool(b)) => Some(*b),
-                        Some(_) => return Err("\"predicted_fits\" is not a boolean".into()),
-                    },
-                })
-            })?,
-            changes: entries(v, "changes", |c| {
-                Ok(Change {
-                    id: text(c, "id")?,
-                    from: text(c, "from")?,
-                    to: text(c, "to")?,
-                    why: text(c, "why")?,
-                })
-            })?,
+            records: entries(v, "records")?,
+            changes: entries(v, "changes")?,
         })
     }
 
@@ -362,6 +331,22 @@ mod tests {
             memory_error_pct: None,
             predicted_fits: None,
         }
+    }
+
+    #[test]
+    fn parse_reads_records_and_names_a_bad_entry() {
+        let rec = json!({"id": "a", "group": "g", "case_digest": "d", "commit": "c", "how": "h",
+                         "step_error_pct": -3.5, "memory_error_pct": null});
+        let book = Book::parse(&json!({"records": [rec.clone()]})).unwrap();
+        assert_eq!(book.records[0].step_error_pct, Some(-3.5));
+        assert_eq!(book.records[0].memory_error_pct, None);
+        assert_eq!(book.records[0].predicted_fits, None);
+        assert!(book.changes.is_empty());
+        let bad = json!({"records": [rec, {"id": "b"}]});
+        let err = Book::parse(&bad).unwrap_err();
+        assert!(err.starts_with("records[1]: missing field"), "{err}");
+        let bad = json!({"changes": [{"id": "a", "from": "x", "to": 3, "why": "w"}]});
+        assert!(Book::parse(&bad).unwrap_err().starts_with("changes[0]: "));
     }
 
     #[test]

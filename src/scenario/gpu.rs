@@ -92,7 +92,7 @@ impl GpuSpec {
     }
 }
 
-/// A built-in GPU with its identity and sources.
+/// A built-in GPU with its identity; its sources are in [`crate::sources`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GpuPreset {
     /// Stable id used in scenarios (`a100-sxm4-80gb`).
@@ -105,10 +105,6 @@ pub struct GpuPreset {
     pub peak_bounds_bf16: Option<(f64, f64)>,
     /// The bf16 peak a vendor's benchmark pages use for MFU, where it differs.
     pub peak_for_mfu_bf16: Option<f64>,
-    /// Where the numbers come from.
-    pub source: &'static str,
-    /// Caveats.
-    pub notes: &'static str,
 }
 
 /// Looks up a preset by id (case-insensitive).
@@ -218,7 +214,8 @@ const GB200: GpuSpec = GpuSpec {
     sms: Some(148),
 };
 
-/// Every built-in GPU, from the validation data's `gpus.json` (same numbers, same sources).
+/// Every built-in GPU, from the validation data's `gpus.json` (same numbers; the same sources in
+/// `static/sources.json`).
 pub static GPU_PRESETS: &[GpuPreset] = &[
     GpuPreset {
         id: "v100-sxm2-16gb",
@@ -226,8 +223,6 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
         spec: V100_SXM2,
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
-        source: "cli99/llm-analysis llm_analysis/gpu_configs/*.json (v100-sxm-32gb: 125 TFLOPS fp16, 900 GB/s); stas00/ml-engineering network/README.md (intra-node NVLink/XGMI tables and inter-node table), which cites vendor docs (NVLink 2: 6 links, 150 GB/s uni, 300 duplex)",
-        notes: "fp16 = tensor-core peak (125 TFLOP/s); V100 has no TF32/BF16/FP8 tensor cores (null). fp32 15.7 TFLOP/s is the NVIDIA datasheet figure, not re-read for this file. DGX-2H (450 W) parts run faster: ~130 TFLOP/s fp16 implied by the Megatron v1.0 blog. nic_gbps: DGX-1/DGX-2 have one 100 Gb/s EDR port per two GPUs (6.25 GB/s per GPU), standard figure. nvlink_gbps: NVLink2, 6 links, 150 GB/s per direction; DGX-1 is a hybrid cube mesh, DGX-2 has NVSwitch across 16 GPUs. usable_gib from nvidia-smi (16160 MiB). Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell.",
     },
     GpuPreset {
         id: "v100-sxm2-32gb",
@@ -240,8 +235,6 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
-        source: "cli99/llm-analysis llm_analysis/gpu_configs/*.json (v100-sxm-32gb: 125 TFLOPS fp16, 900 GB/s); stas00/ml-engineering network/README.md (intra-node NVLink/XGMI tables and inter-node table), which cites vendor docs (NVLink 2: 6 links, 150 GB/s uni, 300 duplex)",
-        notes: "Same compute as the 16 GB part. Used for the DGX-2 rows (16 GPUs on NVSwitch, hence nvlink_domain_gpus 16); DGX-2H parts are clocked higher (~130 TFLOP/s fp16, derived from the Megatron v1.0 blog: 62.4 TFLOP/s = 48% of peak). Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell.",
     },
     GpuPreset {
         id: "a100-sxm4-40gb",
@@ -249,8 +242,6 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
         spec: A100_SXM4,
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
-        source: "stas00/ml-engineering compute/accelerator/README.md ('TFLOPS comparison table' dense/no-sparsity, memory table), which cites vendor spec pages; cli99/llm-analysis llm_analysis/gpu_configs/*.json (a100-sxm-40gb: 1555 GB/s); stas00/ml-engineering network/README.md (intra-node NVLink/XGMI tables and inter-node table), which cites vendor docs; Narayanan et al. 2021 sec.5: 'peak device throughput of an A100 GPU with 16-bit precision is 312 teraFLOP/s'",
-        notes: "Dense peaks (no sparsity); no FP8 tensor cores. nic_gbps: DGX A100 has 8x 200 Gb/s HDR InfiniBand for compute traffic (25 GB/s per GPU; Narayanan et al. 2021 sec. 5). nvidia-smi shows 40960 MiB (recent drivers) or 40536 MiB (older drivers), so usable_gib is left null. Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell.",
     },
     GpuPreset {
         id: "a100-sxm4-80gb",
@@ -263,8 +254,6 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
-        source: "stas00/ml-engineering compute/accelerator/README.md ('TFLOPS comparison table' dense/no-sparsity, memory table), which cites vendor spec pages; stas00/ml-engineering network/README.md (intra-node NVLink/XGMI tables and inter-node table), which cites vendor docs; cli99/llm-analysis llm_analysis/gpu_configs/*.json",
-        notes: "HBM bandwidth: ml-engineering lists 2.00 TB/s, llm-analysis 2039 GB/s; 2039 used. nic_gbps: DGX A100 8x 200 Gb/s HDR (25 GB/s per GPU). usable_gib from nvidia-smi (81920 MiB). Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell.",
     },
     GpuPreset {
         id: "h100-sxm5-80gb",
@@ -272,8 +261,6 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
         spec: H100_SXM5,
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
-        source: "stas00/ml-engineering compute/accelerator/README.md ('TFLOPS comparison table' dense/no-sparsity, memory table), which cites vendor spec pages; stas00/ml-engineering network/README.md (intra-node NVLink/XGMI tables and inter-node table), which cites vendor docs; NVIDIA/dgxc-benchmarking READMEs: 'peak theoretical throughput for H100 FP8 is 1979 TFLOPS and for H100 BF16 is 989 TFLOPS'",
-        notes: "Dense peaks; 989 / 1979 TFLOP/s are also the peaks NVIDIA's benchmark pages use for MFU. nic_gbps: DGX H100 8x 400 Gb/s NDR (50 GB/s per GPU). usable_gib from nvidia-smi (81559 MiB). Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell.",
     },
     GpuPreset {
         id: "h800-sxm5-80gb",
@@ -284,14 +271,19 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
-        source: "DeepSeek-AI, DeepSeek-V3 Technical Report (arXiv 2412.19437) sec. 3.1-3.2.2: 2048 H800 GPUs, 8 per node on NVLink/NVSwitch, nodes on InfiniBand; 'NVLink offers a bandwidth of 160 GB/s, roughly 3.2 times that of IB (50 GB/s)'; Zhao et al. 2025, Insights into DeepSeek-V3 (ISCA '25, arXiv 2505.09343) sec. 2.3/4: H800 NVLink reduced from 900 GB/s to 400 GB/s (bidirectional), one 400 Gb/s CX7 InfiniBand NIC per GPU; compute and HBM as the H100 SXM5 (the H800 keeps the Hopper SXM5 die and HBM3)",
-        notes: "Not in the validation gpus.json. nvlink_gbps 200 = 400 GB/s bidirectional per GPU, per direction; the engine's NVLink efficiency 0.78 gives 156 GB/s, DeepSeek's measured 160 GB/s. nic_gbps 50 = 400 Gb/s per GPU (DeepSeek's 50 GB/s). Peaks, HBM and usable memory as h100-sxm5-80gb (same silicon; the export limit cuts the interconnect only).",
     },
     GpuPreset {
         id: "h100-pcie-80gb",
         name: "NVIDIA H100 PCIe 80GB",
         spec: GpuSpec {
-            peak_tflops: PeakTflops { fp32: Some(51.0), tf32: Some(378.0), fp16: Some(756.0), bf16: Some(756.0), fp8: Some(1513.0), fp4: None },
+            peak_tflops: PeakTflops {
+                fp32: Some(51.0),
+                tf32: Some(378.0),
+                fp16: Some(756.0),
+                bf16: Some(756.0),
+                fp8: Some(1513.0),
+                fp4: None,
+            },
             hbm_gib: 80.0,
             usable_gib: None,
             hbm_gbps: 2000.0,
@@ -306,14 +298,19 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
-        source: "stas00/ml-engineering compute/accelerator/README.md ('TFLOPS comparison table' dense/no-sparsity, memory table), which cites vendor spec pages",
-        notes: "fp16 set equal to the bf16 tensor-core peak (same units on Hopper). No NVSwitch: GPUs talk over PCIe Gen5 x16 (~63 GB/s per direction, pcie_gbps) or an NVLink bridge to one peer, so nvlink_gbps is null. There is no standard DGX/HGX system for this part, so nic_gbps is null. Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell.",
     },
     GpuPreset {
         id: "h100-sxm5-96gb",
         name: "NVIDIA H100 96GB HBM2e, 500 W (Meta Grand Teton, torchtitan benchmarks)",
         spec: GpuSpec {
-            peak_tflops: PeakTflops { fp32: None, tf32: None, fp16: Some(800.0), bf16: Some(800.0), fp8: Some(1600.0), fp4: None },
+            peak_tflops: PeakTflops {
+                fp32: None,
+                tf32: None,
+                fp16: Some(800.0),
+                bf16: Some(800.0),
+                fp8: Some(1600.0),
+                fp4: None,
+            },
             hbm_gib: 96.0,
             usable_gib: None,
             hbm_gbps: 2400.0,
@@ -328,8 +325,6 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
         },
         peak_bounds_bf16: Some((835.0, 989.0)),
         peak_for_mfu_bf16: None,
-        source: "pytorch/torchtitan docs/performance.md @d4c86e37: 'Each H100 GPU is equipped with 96GB HBM2e with 2.4 TB/sec peak memory bandwidth ... default 500W power limit'; 'actual peak TFLOPs number is between SXM and NVL, and we don't know its exact value'; bounds: torchtitan utils.get_peak_flops (H100 NVL 835e12, SXM 989e12 bf16). Peak: Yang et al. (Meta), 'Context Parallelism for Scalable Million-Token Inference', MLSys 2025 (arXiv 2411.01783v3), sec. 4.1 and App. A, on the same Grand Teton Training hosts (8 H100 per host on NVLink, 96GB HBM2e at 2.4 TB/sec, 400 Gb/s RDMA per GPU): 'power limited H100 GPUs (500 Watt) ... where the BF16 peak for each H100 is 800 TF/sec, instead of 989 TF/sec for H100 HBM3 with 700 Watt'; the same appendix measures 'the standalone Flash Attention v3 causal attention benchmark using 8K context length on a single H100' at 540 TF/sec",
-        notes: "bf16/fp16 800 TFLOP/s: the BF16 peak Meta states for this 500 W part (source), below torchtitan's NVL..SXM guess (peak_bounds_bf16 keeps that published range; paracalc used its midpoint, 912, until the stated figure was found). It is a peak, not a measured matmul rate (the best measured H100 SXM matmul at 700 W is 794.5 TFLOP/s, ml-engineering MAMF table), so GEMMs run at Hopper's 0.70 of it like the 700 W part's at 0.70 of 989. fp8 1600 = 2 x bf16 [derived] (Hopper's FP8 tensor-core rate is twice its bf16 rate at any clock). attn_peak_tflops 897 [derived]: the fused-attention peak that makes the FlashAttention-3 rates paracalc takes from the FA3 paper (causal, head dim 128: 0.62 of the peak forward at 16k tokens, 0.971 of that at 8k, engine/time/attention.rs) reproduce the 540 TF/sec measured on this part: 540/(0.62 x 0.9712) = 897; attention loses 9 % to the power limit against the 700 W part where GEMMs lose 19 % (800/989), as a kernel that keeps the tensor cores less busy draws less power per clock. The clock each kernel sustains under the 500 W limit is not published. 8 GPUs per host on NVLink, 400 Gb/s RDMA per GPU. The 2024-08 torchtitan page calls the same hosts 'H100 (94GB)'; both map here. Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell.",
     },
     GpuPreset {
         id: "h200-sxm-141gb",
@@ -342,14 +337,19 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
-        source: "stas00/ml-engineering compute/accelerator/README.md ('TFLOPS comparison table' dense/no-sparsity, memory table), which cites vendor spec pages; stas00/ml-engineering network/README.md (intra-node NVLink/XGMI tables and inter-node table), which cites vendor docs",
-        notes: "fp16 set equal to bf16 (hardware.json lists bf16 only). nic_gbps: 400 Gb/s per GPU (DGX H200 and the one H200 benchmark, 'CX-7 400Gb/s per GPU'). usable_gib from nvidia-smi (143771 MiB). Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell.",
     },
     GpuPreset {
         id: "b200-sxm-180gb",
         name: "NVIDIA B200 (DGX B200, 180GB)",
         spec: GpuSpec {
-            peak_tflops: PeakTflops { fp32: Some(80.0), tf32: Some(1125.0), fp16: Some(2250.0), bf16: Some(2250.0), fp8: Some(4500.0), fp4: Some(9000.0) },
+            peak_tflops: PeakTflops {
+                fp32: Some(80.0),
+                tf32: Some(1125.0),
+                fp16: Some(2250.0),
+                bf16: Some(2250.0),
+                fp8: Some(4500.0),
+                fp4: Some(9000.0),
+            },
             hbm_gib: 180.0,
             usable_gib: Some(179.06),
             nvlink_domain_gpus: 8,
@@ -358,8 +358,6 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
-        source: "stas00/ml-engineering compute/accelerator/README.md ('TFLOPS comparison table' dense/no-sparsity, memory table), which cites vendor spec pages (note 20: NVIDIA DGX B200 datasheet); stas00/ml-engineering network/README.md (intra-node NVLink/XGMI tables and inter-node table), which cites vendor docs",
-        notes: "fp4 9000 TFLOP/s: the dense NVFP4 peak of the same TFLOPS table (the validation gpus.json has no fp4 column). DGX B200 dense figures; other NVIDIA pages quote 192 GB / 2.5 PF for some B200 SKUs. fp16 set equal to bf16. nic_gbps: DGX B200 ships 8x 400 Gb/s ConnectX-7 (standard figure, not re-read). usable_gib from nvidia-smi (183359 MiB). Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell. Also: fp4 9000 TFLOP/s dense.",
     },
     GpuPreset {
         id: "gb200",
@@ -367,14 +365,15 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
         spec: GB200,
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: Some(2450.0),
-        source: "stas00/ml-engineering compute/accelerator/README.md ('TFLOPS comparison table' dense/no-sparsity, memory table), which cites vendor spec pages (note 23: per-chip GB200 NVL72 spec); NVIDIA/dgxc-benchmarking v25.05 llama3.1/README.md: 'peak theoretical throughput for GB200 FP8 is 4.9 PFLOPS and for GB200 BF16 is 2.45 PFLOPS'",
-        notes: "fp4 10000 TFLOP/s: the dense NVFP4 peak of the same TFLOPS table (the validation gpus.json has no fp4 column). 4 GPUs per compute tray (gpus_per_node 4 in the cases) but one NVLink5 domain of 72 GPUs (nvlink_domain_gpus): traffic between trays of the same rack stays on NVLink. NVIDIA's benchmark MFU uses 2.45 / 4.9 PFLOP/s. nic_gbps: one 400 Gb/s ConnectX-7 per GPU (standard figure, not re-read; the benchmark pages do not describe the network). Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell. Also: fp4 10000 TFLOP/s dense.",
     },
     GpuPreset {
         id: "gb300",
         name: "NVIDIA GB300 NVL72 (per Blackwell Ultra GPU)",
         spec: GpuSpec {
-            peak_tflops: PeakTflops { fp4: Some(15000.0), ..GB200.peak_tflops },
+            peak_tflops: PeakTflops {
+                fp4: Some(15000.0),
+                ..GB200.peak_tflops
+            },
             hbm_gib: 288.0,
             nic_gbps: Some(100.0),
             sfu_exp_per_s: Some(10.0e12),
@@ -383,14 +382,19 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
-        source: "stas00/ml-engineering compute/accelerator/README.md ('TFLOPS comparison table' dense/no-sparsity, memory table), which cites vendor spec pages; HBM from the B300-SXM entry; sfu_exp_per_s 10.0e12 = 2 x Blackwell's 5e12 [derived]: the per-SM EX2 rate doubled on the same SMs at the same clock (NVIDIA Technical Blog 'Inside NVIDIA Blackwell Ultra: The Chip Powering the AI Factory Era', 2025-08-22: attention-layer acceleration, doubled SFU throughput; 'Making Softmax More Efficient with NVIDIA Blackwell Ultra', 2026-02-25: MUFU.EX2 throughput doubled, its micro-benchmark 10,024 vs 4,943 Gop/s on GB300 vs GB200, ratio 2.03). The first blog's comparison table, row 'Attention acceleration (SFU EX2)', gives 10.7 TeraExponentials/s against Blackwell's 5: 10.7 is the full 160-SM implementation (160 x 32 x 2.09 GHz), and the micro-benchmark's 10.0e12 is what a GB300 runs (table read through verbatim copies, verda.com 'NVIDIA GB300 NVL72: GPU Architecture & Performance'; the blog itself was only readable from its beginning)",
-        notes: "fp4 15000 TFLOP/s: the dense NVFP4 peak of the same TFLOPS table (the validation gpus.json has no fp4 column). hardware.json has no HBM figure for GB300; 288 GB HBM3e / 8 TB/s are the B300-SXM entry's. NVLink5 (900 GB/s per direction per GPU), 72-GPU domain, 4 GPUs per tray. nic_gbps: one 800 Gb/s ConnectX-8 per GPU (standard figure, not re-read). Dense bf16/fp8 peaks are GB200's (the GB300 NVL72 product page's '360 PF FP8 for training', as quoted by glennklockwood.com/garden/processors/B300, = 5 PF per GPU; ml-engineering note 24: 'GB200 NVL72 and GB300 NVL72 seem to be the same but faster fp4 and more memory'); the part differs for training in its special-function units (sfu_exp_per_s: twice Blackwell's rate) and its power limit (1.4 kW vs GB200's 1.2 kW, NVIDIA Mission Control power FAQ via ml-engineering's power table), which no published matmul measurement turns into a rate. The Blackwell Ultra die has 160 SMs in its full implementation ('Inside NVIDIA Blackwell Ultra'), whose resources vary by product; no GB300 document found gives more enabled SMs than a GB200's 148, and NVIDIA's measured EX2 rate is twice GB200's, not 2 x 160/148 of it. Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell. Also: fp4 15000 TFLOP/s dense.",
     },
     GpuPreset {
         id: "mi300x",
         name: "AMD Instinct MI300X",
         spec: GpuSpec {
-            peak_tflops: PeakTflops { fp32: Some(163.4), tf32: Some(653.7), fp16: Some(1300.0), bf16: Some(1300.0), fp8: Some(2610.0), fp4: None },
+            peak_tflops: PeakTflops {
+                fp32: Some(163.4),
+                tf32: Some(653.7),
+                fp16: Some(1300.0),
+                bf16: Some(1300.0),
+                fp8: Some(2610.0),
+                fp4: None,
+            },
             hbm_gib: 192.0,
             usable_gib: None,
             hbm_gbps: 5300.0,
@@ -405,26 +409,7 @@ pub static GPU_PRESETS: &[GpuPreset] = &[
         },
         peak_bounds_bf16: None,
         peak_for_mfu_bf16: None,
-        source: "stas00/ml-engineering compute/accelerator/README.md ('TFLOPS comparison table' dense/no-sparsity, memory table), which cites vendor spec pages (note 17: AMD MI300X spec page); stas00/ml-engineering network/README.md (intra-node NVLink/XGMI tables and inter-node table), which cites vendor docs",
-        notes: "AMD pages give 1307.4 TFLOP/s bf16 dense; the source table rounds to 1300. nvlink_gbps here is Infinity Fabric (XGMI): 7 point-to-point links of 64 GB/s per direction, 448 GB/s aggregate; it is not a switch, so one peer gets 64 GB/s. nic_gbps: typical 8x 400 Gb/s platform (standard figure, not re-read). No validation case uses this GPU. Capacity units: vendors quote HBM in 'GB' but mean binary units (an '80GB' A100 reports 81920 MiB = 80 GiB), so hbm_gib is the vendor number read as GiB; usable_gib is the total nvidia-smi reports (MiB/1024) where a published nvidia-smi printout was found, and is a little lower on Hopper/Blackwell.",
-    },];
-
-/// Where each preset's [`GpuSpec::host_link_gbps`] comes from (the GPU↔CPU link used to price
-/// optimizer and activation offloading); the validation data's `gpus.json` has no such field.
-pub static HOST_LINK_SOURCES: &[(&str, &str)] = &[
-    ("v100-sxm2-16gb", "PCIe Gen3 x16 to the host: 8 GT/s × 16 lanes × 128/130 = 15.75 GB/s per direction (PCI-SIG PCIe 3.0 base specification)"),
-    ("v100-sxm2-32gb", "PCIe Gen3 x16: 15.75 GB/s per direction (PCI-SIG PCIe 3.0 base specification)"),
-    ("a100-sxm4-40gb", "PCIe Gen4 x16: 31.5 GB/s per direction (NVIDIA A100 datasheet: PCIe Gen4 64 GB/s)"),
-    ("a100-sxm4-80gb", "PCIe Gen4 x16: 31.5 GB/s per direction (NVIDIA A100 datasheet: PCIe Gen4 64 GB/s)"),
-    ("h100-sxm5-80gb", "PCIe Gen5 x16: 63 GB/s per direction (NVIDIA H100 datasheet: PCIe Gen5 128 GB/s)"),
-    ("h100-pcie-80gb", "PCIe Gen5 x16: 63 GB/s per direction (NVIDIA H100 datasheet: PCIe Gen5 128 GB/s)"),
-    ("h100-sxm5-96gb", "PCIe Gen5 x16: 63 GB/s per direction (NVIDIA H100 datasheet: PCIe Gen5 128 GB/s)"),
-    ("h200-sxm-141gb", "PCIe Gen5 x16: 63 GB/s per direction (NVIDIA H200 datasheet: PCIe Gen5 128 GB/s)"),
-    ("b200-sxm-180gb", "PCIe Gen5 x16 to the host CPU: 63 GB/s per direction (NVIDIA DGX B200 datasheet: PCIe Gen5)"),
-    ("gb200", "NVLink-C2C to the Grace CPU: 900 GB/s bidirectional = 450 GB/s per direction (NVIDIA GB200 NVL72 datasheet; PHYSICS.md, NVLink-C2C row)"),
-    ("gb300", "NVLink-C2C to the Grace CPU: 900 GB/s bidirectional = 450 GB/s per direction (NVIDIA GB300 NVL72 datasheet)"),
-    ("h800-sxm5-80gb", "PCIe Gen5 x16: 63 GB/s per direction (the H100 SXM5 board's host interface; NVIDIA H100 datasheet: PCIe Gen5 128 GB/s)"),
-    ("mi300x", "PCIe Gen5 x16 host interface: 63 GB/s per direction (AMD Instinct MI300X datasheet: 128 GB/s)"),
+    },
 ];
 
 /// PCIe Gen4 x16 per direction, GB/s (PCI-SIG PCIe 4.0: 16 GT/s × 16 lanes × 128/130): the
@@ -451,8 +436,9 @@ mod host_link_tests {
     fn every_preset_has_a_sourced_host_link() {
         for p in GPU_PRESETS {
             assert!(p.spec.host_link_gbps.is_some(), "{}", p.id);
+            let sources = crate::sources::builtin().unwrap();
             assert!(
-                HOST_LINK_SOURCES.iter().any(|(id, _)| *id == p.id),
+                sources.gpu(p.id).is_some_and(|s| !s.host_link.is_empty()),
                 "{}",
                 p.id
             );

@@ -469,10 +469,17 @@ const CHECKS = [
       await page.waitForFunction((l) => location.search.includes(`lps=${l}`), list);
       assert.equal(await page.inputValue('#parallel-layers_per_stage'), list);
       assert.notEqual(await page.textContent('#key-step'), step);
-      // The preset's and the GPU's sources, folded.
+      // The preset's and the GPU's sources, folded, and fetched from sources.json when the
+      // fold is first opened (the bundle does not carry them).
       assert.match(await page.textContent('#preset-source summary'), /DeepSeek-V3/);
-      assert.match(await page.textContent('#preset-source'), /config\.json/);
-      assert.match(await page.textContent('#gpu-source'), /arXiv 2412\.19437/);
+      assert.doesNotMatch(await page.textContent('#preset-source'), /config\.json/);
+      const fetchedSources = () => page.evaluate(() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('/sources.json')));
+      assert.equal(await fetchedSources(), false, 'sources.json is not part of the first load');
+      await page.click('#preset-source summary');
+      await page.waitForFunction(() => /config\.json/.test(document.querySelector('#preset-source').textContent));
+      await page.click('#gpu-source summary');
+      await page.waitForFunction(() => /arXiv 2412\.19437/.test(document.querySelector('#gpu-source').textContent));
+      assert.equal(await fetchedSources(), true);
     },
   },
   {

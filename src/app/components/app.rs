@@ -111,7 +111,7 @@ pub fn App(props: &AppProps) -> Html {
     let advice = use_advice(scenario.clone(), est.clone());
     // Error bands from the published runs most like the plan (evidence::band).
     let evidence = use_evidence(true);
-    let bands = use_bands(&state.scenario, evidence.cases());
+    let bands = use_bands(&state.scenario, evidence.ready());
     let band = bands.band.clone();
     let copy = use_copy_link(state_rc.clone(), query, stale);
     let embed = use_embed_dialog();

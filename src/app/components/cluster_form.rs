@@ -7,6 +7,7 @@ use crate::app::components::form::{
     FormProps,
 };
 use crate::app::components::num_field::{select, Opt};
+use crate::app::components::source_note::{SourceNote, Whose};
 use crate::app::state::Action;
 use crate::presets::NETWORK_PRESETS;
 use crate::scenario::{gpu_preset, FieldId, GpuChoice, GPU_PRESETS};
@@ -15,8 +16,8 @@ fn opt_num(v: Option<f64>) -> String {
     v.map_or_else(|| "none".to_string(), |x| format!("{x}"))
 }
 
-/// Where a preset GPU's figures come from (its source and notes), folded; nothing for a custom
-/// GPU, whose figures are the user's.
+/// Where a preset GPU's figures come from (its source and notes), folded and fetched when
+/// unfolded; nothing for a custom GPU, whose figures are the user's.
 fn gpu_source(gpu: &GpuChoice) -> Html {
     let GpuChoice::Preset(id) = gpu else {
         return html! {};
@@ -25,13 +26,8 @@ fn gpu_source(gpu: &GpuChoice) -> Html {
         return html! {};
     };
     html! {
-        <details class="source" id="gpu-source">
-            <summary>{ "Where these GPU figures come from" }</summary>
-            <p>{ p.source }</p>
-            if !p.notes.is_empty() {
-                <p>{ p.notes }</p>
-            }
-        </details>
+        <SourceNote id="gpu-source" class="source" summary="Where these GPU figures come from"
+            whose={Whose::Gpu(p.id.into())} />
     }
 }
 

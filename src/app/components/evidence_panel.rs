@@ -7,7 +7,7 @@ use yew::prelude::*;
 use crate::app::components::table::col_heads;
 use crate::app::components::tool_card::tool_card;
 use crate::app::format;
-use crate::app::hooks::use_evidence::Evidence;
+use crate::app::hooks::use_fetched::Evidence;
 use crate::engine::estimate;
 use crate::evidence::band::Band;
 use crate::evidence::{self, first_sight, Case};

@@ -7,6 +7,7 @@ use crate::app::click::emit_on_click;
 use crate::app::components::cluster_form::gpu_select;
 use crate::app::components::form::{num_field, FormProps};
 use crate::app::components::model_size::model_size;
+use crate::app::components::source_note::{SourceNote, Whose};
 use crate::app::hooks::use_share::{CopyLink, EmbedDialogHandle};
 use crate::app::state::{Action, State};
 use crate::presets::MODEL_PRESETS;
@@ -74,16 +75,14 @@ pub fn plan_bar(p: &PlanBarProps<'_>) -> Html {
 }
 
 /// The sources of the preset the plan started from (the model's shape and the published run's
-/// layout), folded under the toolbar; nothing when the plan did not start from a preset.
+/// layout), folded under the toolbar and fetched when unfolded; nothing when the plan did not
+/// start from a preset.
 fn preset_source(id: &str) -> Html {
     let Some(p) = MODEL_PRESETS.iter().find(|p| p.id == id) else {
         return html! {};
     };
     html! {
-        <details class="source preset-source" id="preset-source">
-            <summary>{ format!("Where “{}” comes from", p.name) }</summary>
-            <p>{ "Model: " }{ p.source }</p>
-            <p>{ "Run: " }{ p.setup_source }</p>
-        </details>
+        <SourceNote id="preset-source" class="source preset-source"
+            summary={format!("Where “{}” comes from", p.name)} whose={Whose::Preset(p.id.into())} />
     }
 }

@@ -13,7 +13,7 @@ use crate::app::charts::{Chart, Theme};
 use crate::app::click::emit_on_click;
 use crate::app::components::chart_canvas::ChartCanvas;
 use crate::app::components::table::col_heads;
-use crate::app::hooks::use_evidence::{use_evidence, Evidence};
+use crate::app::hooks::use_fetched::{use_evidence, Evidence};
 use crate::app::hooks::use_search::{use_search, SHOWN};
 use crate::engine::search::Layout;
 use crate::engine::Estimate;

@@ -66,6 +66,47 @@ pub struct TimeEstimate {
     /// framework default for the DP group `dp·cp` and the reduced gradient type (the bucket-size
     /// chart marks it).
     pub dp_bucket_bytes: f64,
+    /// Part of `optimizer_s`: the scalar all-reduce(s) of the gradient norm the update waits for
+    /// ([`crate::engine::time::fixed::grad_norm_s`]), s.
+    pub grad_norm_s: f64,
+    /// The parts of the step above that are paid once per step whatever the work per GPU
+    /// ([`FixedCosts`]): what adding data-parallel GPUs does not shrink.
+    pub fixed: FixedCosts,
+}
+
+/// The costs of one step that do not shrink with the tokens a GPU processes, each a part (or a
+/// part of a part) of [`TimeEstimate::step_s`]; [`FixedCosts::total_s`] is their sum. Strong scaling shrinks the
+/// per-GPU compute as `1/N`; these stay, so they take over a small model on many GPUs
+/// ([fixed.md](crate::docs::formulas::fixed) §2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct FixedCosts {
+    /// The optimizer's update pass over the local parameters (`optimizer_s − grad_norm_s`), s.
+    pub update_s: f64,
+    /// The gradient-norm all-reduce ([`TimeEstimate::grad_norm_s`]), s.
+    pub grad_norm_s: f64,
+    /// The pipeline's warm-up and drain ([`TimeEstimate::bubble_s`]): `(p−1)` micro-batch
+    /// slots per step whatever `m`, s.
+    pub bubble_s: f64,
+    /// The data-parallel reduction left after the last backward (part of
+    /// `exposed_comm_s.dp`): its volume per GPU does not fall with more replicas, s.
+    pub dp_tail_s: f64,
+    /// The tied embedding's gradient all-reduce between the pipeline's ends (part of
+    /// `exposed_comm_s.pp`), s.
+    pub tied_s: f64,
+    /// The eager host's stall in the optimizer phase (part of `host_s`), s.
+    pub host_optimizer_s: f64,
+}
+
+impl FixedCosts {
+    /// Their sum, s (at most [`TimeEstimate::step_s`]).
+    pub fn total_s(&self) -> f64 {
+        self.update_s
+            + self.grad_norm_s
+            + self.bubble_s
+            + self.dp_tail_s
+            + self.tied_s
+            + self.host_optimizer_s
+    }
 }
 
 impl TimeEstimate {

@@ -247,7 +247,7 @@ const US: f64 = 1e-6;
 /// `log2(n)` of a node count `n ≥ 1`: for a power of two (the usual cluster) its binary
 /// exponent, the exact value libm returns too, without the call; libm otherwise.
 #[inline]
-fn log2_nodes(n: f64) -> f64 {
+pub(super) fn log2_nodes(n: f64) -> f64 {
     const MANTISSA: u64 = (1 << 52) - 1;
     let bits = n.to_bits();
     if n >= 1.0 && bits & MANTISSA == 0 {
