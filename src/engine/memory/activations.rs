@@ -26,6 +26,8 @@
 //!   recomputed; [`op_sac_saves_gemm`]). The time half recomputes exactly what is not stored.
 //! - **FlashAttention** never stores them either; it keeps the softmax log-sum-exp (fp32,
 //!   `4·a` bytes per token, ÷t) instead.
+//! - **Autocast** (eager PyTorch 16-bit training without flash attention): the softmax runs in
+//!   fp32, so the scores keep `(4 + 1 + e)·a·s` ([`autocast_score_bytes`]).
 //! - **Full recompute** stores only each layer's input, `e·h` per token (÷t with SP, as Megatron
 //!   stores the sequence-parallel shard; Korthikanti Table 2 `2sbh`).
 //! - Any recomputation needs, once per stage, the rest of one layer's activations while that
@@ -106,6 +108,8 @@ pub fn layer_activations_full_of(s: &Scenario, g: &PerGpu, d: &Shape) -> LayerAc
     };
     let scores = if s.training.flash_attention {
         tok * 4.0 * a / t
+    } else if autocast_scores(s, g) {
+        tok * autocast_score_bytes(s, g) * a * s_local / t
     } else if dropout(s) {
         tok * (2.0 * e + 1.0) * a * s_local / t
     } else {
@@ -119,6 +123,26 @@ pub fn layer_activations_full_of(s: &Scenario, g: &PerGpu, d: &Shape) -> LayerAc
         sharded: attention + mlp - shard_q - swiglu_fp8_saving(s, g, d),
         scores,
     }
+}
+
+/// Whether the unfused attention's scores go through PyTorch autocast's fp32 softmax: an eager
+/// stack whose 16-bit training is `torch.autocast` (the Hugging Face Trainer and Composer,
+/// [`crate::engine::framework::Traits::autocast_softmax`]) without flash attention.
+fn autocast_scores(s: &Scenario, g: &PerGpu) -> bool {
+    s.training.framework().traits().autocast_softmax && g.element_bytes == 2.0
+}
+
+/// Bytes kept per attention score under autocast ([`autocast_scores`]), as Hugging Face's eager
+/// attention writes it (transformers v4.16 `models/bert/modeling_bert.py`,
+/// `BertSelfAttention.forward`: `softmax`, `dropout`, `matmul(attention_probs, value_layer)`):
+/// `softmax` is on autocast's float32 list (PyTorch `torch.amp` docs, "CUDA Ops that can
+/// autocast to float32"), so its saved output is fp32 (4 B); the dropout, on no list, runs in
+/// fp32 on it and keeps its 1-byte mask; the probabilities·V matmul, on the 16-bit list, saves
+/// the 16-bit copy autocast casts its input to (`e`). `4 + 1 + e` = 7 against the fused
+/// kernel's `2e + 1` = 5; without dropout `4 + e` = 6 against `e`.
+fn autocast_score_bytes(s: &Scenario, g: &PerGpu) -> f64 {
+    let mask = if dropout(s) { 1.0 } else { 0.0 };
+    crate::engine::per_gpu::element_bytes_of(Precision::Fp32) + mask + g.element_bytes
 }
 
 /// Bytes of one element of the SwiGLU input (gate and up projections' output) as kept for the
@@ -925,6 +949,35 @@ mod dropout_tests {
         // Stage 0's embedding: 8 B of token ids per token, plus the 1-byte mask per element.
         assert_eq!(embedding_bytes(&gpt3(None)), 2048.0 * (8.0 + 12288.0));
         assert_eq!(embedding_bytes(&gpt3(Some(false))), 2048.0 * 8.0);
+    }
+
+    #[test]
+    fn autocast_keeps_the_fp32_softmax_and_the_16_bit_copy_of_the_probabilities() {
+        use crate::scenario::Framework;
+        // Korthikanti's setting (GPT-3, t 8, no SP): 10·sbh replicated, 24/t·sbh sharded,
+        // scores 5as/(ht)·sbh = 10·sbh with dropout, 4·sbh without.
+        let sbh = 2048.0 * 12288.0;
+        let mut s = gpt3(None);
+        s.training.framework = Some(Framework::Pytorch);
+        // Under autocast: fp32 softmax output 4, mask 1, 16-bit probabilities 2 per score,
+        // 7as/(ht) = 14·sbh: sbh·(10 + 3 + 14) = 27·sbh.
+        assert_eq!(layer_activations_full(&s).scores, 14.0 * sbh);
+        assert_eq!(layer_activations_full(&s).total(), 27.0 * sbh);
+        // Without dropout 6 per score (12·sbh) and no masks: sbh·(8 + 3 + 12) = 23·sbh.
+        s.training.dropout = Some(false);
+        assert_eq!(layer_activations_full(&s).total(), 23.0 * sbh);
+        // fp32 training has no autocast: the softmax output, mask and dropout output at
+        // 4 + 1 + 4 per score, Korthikanti's (2e + 1).
+        s.training.dropout = None;
+        s.training.precision = crate::scenario::Precision::Fp32;
+        assert_eq!(
+            layer_activations_full(&s).scores,
+            2048.0 * 9.0 * 96.0 * 2048.0 / 8.0
+        );
+        // Flash attention keeps no scores under any stack.
+        s.training.precision = crate::scenario::Precision::Bf16;
+        s.training.flash_attention = true;
+        assert_eq!(layer_activations_full(&s).scores, 2048.0 * 4.0 * 96.0 / 8.0);
     }
 
     #[test]
