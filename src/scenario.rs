@@ -61,7 +61,7 @@ pub(crate) use error::printable;
 pub use error::{FieldRef, Issue, ScenarioError};
 pub use fields::{FieldDef, FieldId, Kind, Value, FIELDS};
 pub use gpu::{gpu_preset, GpuPreset, GpuSpec, PeakTflops, GPU_PRESETS};
-pub use model::{FfnAct, Mla, Model, Moe};
+pub use model::{FfnAct, Mla, Model, Moe, MoeRouting};
 pub use overhead::Overhead;
 pub use parallel::{FsdpStyle, MoeDispatcher, Parallel, Schedule};
 pub use recompute_modules::RecomputeModules;

@@ -20,8 +20,9 @@ use serde_json::Value;
 const ALL_MAPE_CEILING_PCT: f64 = 10.48;
 /// The same over the 377 timed dense cases (9.794 %; 9.770 % as encoded).
 const DENSE_MAPE_CEILING_PCT: f64 = 9.80;
-/// The same over the 45 timed `moe_*` cases (16.204 %; 16.090 % as encoded).
-const MOE_MAPE_CEILING_PCT: f64 = 16.21;
+/// The same over the 45 timed `moe_*` cases (14.451 % with the Automodel round-robin gate
+/// encoded, issue 34; 14.583 % as encoded).
+const MOE_MAPE_CEILING_PCT: f64 = 14.46;
 /// Runs that ran (not `oom`) but that the engine predicts do not fit, every row applied (18;
 /// 23 as encoded, where the llm-foundry fused loss and the memory example's recipe now are).
 const NOT_FITTING_CEILING: usize = 18;

@@ -393,6 +393,43 @@ fn dp_and_pp_series<'a>(dp: &'a [GpuPoint], pp: &'a [GpuPoint]) -> [scaling::Sca
     ]
 }
 
+/// A strong-scaling chart of `series` with the current count at 64 and no band or twin.
+fn strong_scaling<'a>(series: &'a [scaling::ScalingSeries<'a>]) -> scaling::ScalingData<'a> {
+    scaling::ScalingData {
+        series,
+        scaling: Scaling::Strong,
+        current_gpus: Some(64),
+        band: None,
+        uncalibrated: None,
+    }
+}
+
+#[test]
+fn scaling_chart_names_where_the_fixed_costs_take_over() {
+    // GPT-3 1.3B, micro-batch 1, 512 sequences per step on A100s, 8 → 512 GPUs: the data-parallel
+    // reduction after the last backward reaches a tenth of the step at 512 GPUs.
+    let preset = paracalc::presets::model_preset("gpt3-1.3b");
+    let mut s = preset.map(|p| p.scenario()).unwrap();
+    s.training.micro_batch = 1;
+    let pts = paracalc::engine::sweep::sweep_gpus(&s, &[8, 64, 256, 512], Scaling::Strong);
+    let series = [scaling::ScalingSeries {
+        name: "DP only",
+        points: &pts,
+    }];
+    let data = scaling::ScalingData {
+        current_gpus: None,
+        ..strong_scaling(&series)
+    };
+    // The caption wraps over lines: its words joined back.
+    let caption = texts(&svg(&ChartData::Scaling(data))).join(" ");
+    assert!(
+        caption.contains("fixed costs per step 19.1% of the step from 512 GPUs, most of it the data-parallel reduction after the last backward"),
+        "{caption}"
+    );
+    assert!(scaling::summary(&data)
+        .contains("From 512 GPUs the costs paid once per step are 19.1% of the step"));
+}
+
 #[test]
 fn scaling_chart_draws_each_strategy_and_the_ideal() {
     let p = style::Palette::LIGHT;
@@ -1204,13 +1241,7 @@ fn scaling_draws_the_error_band_and_the_uncalibrated_curve() {
         name: "Current",
         points: &a,
     }];
-    let plain = scaling::ScalingData {
-        series: &series,
-        scaling: Scaling::Strong,
-        current_gpus: Some(64),
-        band: None,
-        uncalibrated: None,
-    };
+    let plain = strong_scaling(&series);
     let s0 = svg(&ChartData::Scaling(plain));
     assert!(!has_text(&s0, "±7 % expected error") && !has_text(&s0, "Uncalibrated"));
     let s = svg(&ChartData::Scaling(scaling::ScalingData {

@@ -43,6 +43,8 @@ const CHECKPOINTS: &[(usize, usize, &str)] = &[
     (752, 736, "11a349d68d92d124"),
     // Issue 36: MaxText's runs state their remat policy (training.remat_saved).
     (752, 748, "f58a3281a8979b63"),
+    // Issue 34: the six Automodel runs state their round-robin gate (model.moe.routing).
+    (752, 754, "5b103ddb62de46b4"),
 ];
 
 fn load(path: &str) -> Value {

@@ -840,3 +840,65 @@ fn group_limited_routing_fields_validate_and_round_trip() {
     let moe = lite.moe.expect("experts");
     assert_eq!((moe.expert_groups, moe.group_limit), (None, None));
 }
+
+#[test]
+fn round_robin_routing_narrows_deepep_reach_only() {
+    // Automodel's DeepSeek-V3 benchmark shape: EP 64 over 8 nodes, DeepEP, routing over all
+    // experts (the fixed gate ignores groups).
+    let v = |routing: Option<&str>, disp: &str| {
+        let mut v = serde_json::json!({
+            "model": model_json("deepseek-v3"),
+            "training": {"global_batch": 512, "micro_batch": 1, "precision": "bf16",
+                         "recompute": "full"},
+            "parallel": {"tp": 1, "pp": 4, "dp": 64, "ep": 64, "etp": 1, "zero_stage": 1,
+                         "moe_dispatcher": disp},
+            "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 256, "gpus_per_node": 8}
+        });
+        v["model"]["moe"]["expert_groups"] = serde_json::Value::Null;
+        v["model"]["moe"]["group_limit"] = serde_json::Value::Null;
+        if let Some(r) = routing {
+            v["model"]["moe"]["routing"] = serde_json::json!(r);
+        }
+        v
+    };
+    let learned = estimate(&scen(v(None, "deepep"))).unwrap();
+    let same = estimate(&scen(v(Some("learned"), "deepep"))).unwrap();
+    assert_eq!(
+        learned.time.step_s, same.time.step_s,
+        "learned is the default"
+    );
+    let s = scen(v(Some("round_robin"), "deepep"));
+    let rr = estimate(&s).unwrap();
+    // Bytes a GPU sends per own token: uniform routing over 256 experts reaches
+    // 7·(1 − P0(256, 32)) = 4.633 other nodes and 56·(1 − P0(256, 4)) = 6.716 other GPUs over
+    // NVLink; the round-robin gate 7·1/8 = 0.875 nodes and 56·2/64 = 1.75 GPUs.
+    let uni = paracalc::engine::time::routing::Routing::uniform(8.0, 256.0);
+    let (net_u, nvl_u) = (7.0 * uni.reach(8.0), 56.0 * uni.reach(64.0));
+    let bytes = rr.comm.ep.bytes / learned.comm.ep.bytes;
+    assert!(
+        (bytes - (0.875 + 1.75) / (net_u + nvl_u)).abs() < 1e-9,
+        "bytes {bytes}"
+    );
+    assert!(rr.time.exposed_comm_s.ep < 0.3 * learned.time.exposed_comm_s.ep);
+    common::assert_breakdown(&rr);
+    // The all-to-all dispatcher sends every routed copy either way.
+    assert_eq!(
+        estimate(&scen(v(Some("round_robin"), "alltoall")))
+            .unwrap()
+            .time
+            .step_s,
+        estimate(&scen(v(None, "alltoall"))).unwrap().time.step_s
+    );
+    // Share link: a new key, and the plan comes back.
+    let q = paracalc::share::encode(&s, "deepseek-v3");
+    assert!(q.contains("route=round_robin"), "{q}");
+    assert_eq!(paracalc::share::decode(&q).unwrap().scenario, s);
+    // A value the field does not know is an error naming it.
+    let mut bad = v(Some("random"), "deepep");
+    bad["model"]["moe"]["routing"] = serde_json::json!("random");
+    let e = scenario::from_value(&bad)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("model.moe.routing"), "{e}");
+}

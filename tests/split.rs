@@ -107,15 +107,19 @@ fn deepseek_v3_on_pp16_with_dualpipe_is_no_slower() {
 }
 
 #[test]
-fn llama_405b_on_pp16_with_dualpipe_keeps_the_even_split() {
+fn llama_405b_on_pp16_with_dualpipe_evens_the_end_ranks() {
     // 126 layers, NeMo's even split 7, 8 × 14, 7: DualPipe pairs stage r with stage 15 − r, so
-    // every rank holds 15 or 16 layers and the split is already balanced and fastest.
+    // every rank holds 14 or 16 layers and the step is already fastest. The end ranks hold
+    // stage 0 with 16 micro-batches in flight and stage 15 with one (deepseek-ai/DualPipe
+    // `dualpipe.py`), so moving layers from stage 15 to stage 0 evens the ranks' memory at the
+    // same step and peak.
     let mut s = llama405_pp16(Recompute::Full);
     s.parallel.schedule = Some(paracalc::scenario::Schedule::DualPipe);
     let p = accept(&s);
-    assert_eq!(p.layers_per_stage[..2], [7, 8]);
-    assert!(!p.is_better());
-    assert!(proposals(&s).is_empty());
+    assert_eq!(p.base_layers_per_stage[..2], [7, 8]);
+    assert!(p.is_better() && p.layers_per_stage[0] > p.layers_per_stage[15]);
+    assert_eq!((p.step_s, p.peak_bytes), (p.base_step_s, p.base_peak_bytes));
+    assert!(p.spread_bytes < p.base_spread_bytes / 10.0);
 }
 
 /// Under 1F1B stage `r` holds `p − r` micro-batches, so stage memory falls from the first stage
@@ -252,9 +256,9 @@ fn llama_405b_on_1f1b_no_split_as_fast_as_even_is_balanced() {
 }
 
 /// The lightest split at no cost in time: DeepSeek-V3 on pp 16 with DualPipe keeps the even
-/// split's step (22.56 s against 22.59) and lowers the busiest rank from 70.7 to 63.6 GiB with
-/// the stages 5.0 GiB apart instead of 19.0, where the fastest split (1, 5, 3, 3, 4, …, 5) is
-/// 18.7 GiB apart. Under 1F1B it tapers the stages (fewer layers first, where more micro-batches
+/// split's step (22.98 s against 23.00) and lowers the busiest rank from 67.9 to 58.5 GiB with
+/// the stages 4.9 GiB apart instead of 18.8 (the fastest split, 1, 3, 5, 5, 4, …, 6, 5, reaches
+/// the same peak). Under 1F1B it tapers the stages (fewer layers first, where more micro-batches
 /// are in flight). Every preset's lightest split is no slower and no heavier than its own.
 #[test]
 fn the_lightest_split_is_no_slower_and_lighter() {
@@ -270,7 +274,7 @@ fn the_lightest_split_is_no_slower_and_lighter() {
     );
     assert!(p.spread_bytes < p.base_spread_bytes / 3.0);
     let fastest = best_split(&s).unwrap().unwrap();
-    assert!(p.spread_bytes < fastest.spread_bytes / 3.5);
+    assert!(p.peak_bytes <= fastest.peak_bytes);
     // Both are shown, fastest first.
     let shown = proposals(&s);
     assert_eq!(shown, vec![fastest.clone(), p.clone()]);

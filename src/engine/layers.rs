@@ -248,6 +248,41 @@ impl<'a> StageMixer<'a> {
         self.moe_mix(chunks, stage, mtp)
     }
 
+    /// Under DualPipe, the part of rank `stage`'s layers ([`StageMixer::mix`]) that is model
+    /// stage `stage` (the rank's other stage is `pp − 1 − stage`), with the MTP modules when that
+    /// stage is the last; the two stages hold different numbers of micro-batches in flight
+    /// ([`super::memory::activations::InFlight::dualpipe_counts`]). Empty for other schedules and
+    /// for the middle rank of an odd pipeline, whose two stages are one.
+    #[inline]
+    pub fn dualpipe_near(&self, stage: u64) -> LayerMix {
+        let pp = self.pp;
+        if self.schedule != Schedule::DualPipe || stage >= pp || pp - 1 - stage == stage {
+            return LayerMix::default();
+        }
+        let mtp = if stage + 1 == pp {
+            self.m.mtp_layers()
+        } else {
+            0
+        };
+        let n = chunk_layers(self.m.layers, pp, 1, self.custom, stage);
+        let Some(mc) = &self.moe else {
+            return LayerMix {
+                dense: n,
+                moe: 0,
+                mtp,
+                mtp_moe: false,
+            };
+        };
+        let lo = chunk_start(self.m.layers, pp, 1, self.custom, stage);
+        let moe = mc.moe_among(lo, n);
+        LayerMix {
+            dense: n - moe,
+            moe,
+            mtp,
+            mtp_moe: mc.mtp_moe,
+        }
+    }
+
     /// [`StageMixer::mix`] of an MoE model: each chunk's layers by kind.
     #[inline(never)]
     fn moe_mix(&self, moe_chunks: &MoeChunks, stage: u64, mtp: u64) -> LayerMix {

@@ -141,6 +141,7 @@ pub fn fill(plan: &Plan, out: &mut MemoryEstimate) {
         // backward follows its forward at once, as on 1F1B's last stage: one micro-batch of it
         // is alive.
         out_once: activations::InFlight::with(s, g).output_once(),
+        flight: Some(activations::InFlight::with(s, g)),
     };
     let capacity = plan.gpu.capacity_gib() * GIB;
 
@@ -173,6 +174,7 @@ pub fn fill(plan: &Plan, out: &mut MemoryEstimate) {
             end: run.ranks.end,
             shared,
             stored: h.stored,
+            near: layer_bytes.of_mix(&run.holds.near),
             // The loss's logits copy and a layer's recompute working set are not alive
             // together.
             transient: if has_out {
@@ -220,6 +222,7 @@ impl Held {
             mix,
             embedding,
             output,
+            ..
         } = holds;
         let gp = plan.sharded.placed(mix, embedding, output);
         let bytes = &plan.param_bytes;

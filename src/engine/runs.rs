@@ -28,6 +28,10 @@ pub struct Holds {
     pub embedding: bool,
     /// Whether it holds the output layer and the loss.
     pub output: bool,
+    /// Under DualPipe, the part of `mix` that is model stage `r` of rank `r` (the rest is stage
+    /// `pp − 1 − r`; [`StageMixer::dualpipe_near`]): the two hold different numbers of
+    /// micro-batches in flight. Empty for other schedules.
+    pub near: LayerMix,
 }
 
 /// Consecutive ranks that hold the same.
@@ -83,6 +87,7 @@ impl<'a, F: Fn(u64) -> LayerMix> Runs<'a, F> {
             mix: (self.mix)(r),
             embedding: holds_embedding(self.pp, self.schedule, r),
             output: holds_output(self.pp, self.schedule, r),
+            near: self.mixer.dualpipe_near(r),
         }
     }
 
@@ -193,6 +198,7 @@ mod tests {
                 mix: stage_mix(s, r),
                 embedding: holds_embedding(pp, sched, r),
                 output: holds_output(pp, sched, r),
+                near: StageMixer::new(s).dualpipe_near(r),
             })
             .collect()
     }

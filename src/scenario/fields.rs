@@ -35,8 +35,9 @@
 
 use super::{
     gpu_preset, AttentionKernel, Calibration, CustomGpu, FfnAct, Fp8Recipe, Framework, FsdpStyle,
-    GpuChoice, GpuSpec, LossKernel, MasterWeights, Mla, Moe, MoeDispatcher, OptimizerStates,
-    Precision, Recompute, RecomputeModules, RematSaved, Scenario, Schedule, GPU_PRESETS,
+    GpuChoice, GpuSpec, LossKernel, MasterWeights, Mla, Moe, MoeDispatcher, MoeRouting,
+    OptimizerStates, Precision, Recompute, RecomputeModules, RematSaved, Scenario, Schedule,
+    GPU_PRESETS,
 };
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -731,6 +732,14 @@ fields! {
         kind: count_in(1, MAX_EXPERTS), optional: true, empty: "all",
         get: |s| s.model.moe.map(|m| m.group_limit.map_or(Value::Unset, Value::Count)),
         set: |s, v| { let n = v.opt_count()?; moe_mut(s)?.group_limit = n; Ok(()) },
+    }
+    /// `model.moe.routing`.
+    MoeRouting {
+        path: "model.moe.routing", key: "route", label: "Expert routing", unit: "",
+        help: "How tokens pick their experts: a learned router (spread over the experts on average) or a benchmark's round-robin gate (token t takes the k consecutive experts from t·k, Automodel's fake_balanced_gate); empty = learned.",
+        kind: Kind::Choice(&["learned", "round_robin"]), optional: true,
+        get: |s| s.model.moe.and_then(|m| opt_choice(m.routing, MoeRouting::as_str)),
+        set: |s, v| { let r = v.opt_choice(MoeRouting::ALL, MoeRouting::as_str)?; moe_mut(s)?.routing = r; Ok(()) },
     }
     // --- training ---
     /// `training.global_batch`.
@@ -1801,6 +1810,8 @@ mod tests {
         assert_eq!(ids(FieldId::FsdpStyle), fsdp);
         let disp: Vec<&str> = MoeDispatcher::ALL.iter().map(|x| x.as_str()).collect();
         assert_eq!(ids(FieldId::MoeDispatcher), disp);
+        let route: Vec<&str> = MoeRouting::ALL.iter().map(|x| x.as_str()).collect();
+        assert_eq!(ids(FieldId::MoeRouting), route);
     }
 
     #[test]

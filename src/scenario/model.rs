@@ -89,6 +89,34 @@ pub struct Moe {
     /// Groups a token's experts come from (`topk_group`; Megatron-Core
     /// `moe_router_group_topk`). Default: every group.
     pub group_limit: Option<u64>,
+    /// How the router picks a token's experts. Default: [`MoeRouting::Learned`].
+    pub routing: Option<MoeRouting>,
+}
+
+/// How an MoE router picks a token's experts (the engine's all-to-all reach,
+/// `engine::time::routing`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MoeRouting {
+    /// A learned top-k router: over many tokens, every expert (of the groups a token may use)
+    /// is as likely as any other.
+    Learned,
+    /// A fixed benchmark gate: token `t` of a GPU's micro-batch takes the `k` consecutive experts
+    /// `t·k … t·k + k − 1 (mod E)` (NVIDIA-NeMo/Automodel `FakeBalancedGate`, set by
+    /// `fake_balanced_gate: true` in its benchmark configs).
+    RoundRobin,
+}
+
+impl MoeRouting {
+    /// All values, for dropdowns.
+    pub const ALL: &'static [MoeRouting] = &[MoeRouting::Learned, MoeRouting::RoundRobin];
+
+    /// The JSON spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MoeRouting::Learned => "learned",
+            MoeRouting::RoundRobin => "round_robin",
+        }
+    }
 }
 
 impl Moe {
@@ -106,6 +134,7 @@ impl Moe {
             imbalance: None,
             expert_groups: None,
             group_limit: None,
+            routing: None,
         }
     }
 
@@ -146,6 +175,11 @@ impl Moe {
         self.group_limit
             .unwrap_or(self.expert_groups())
             .clamp(1, self.expert_groups())
+    }
+
+    /// The router's choice of experts (default: learned).
+    pub fn routing(&self) -> MoeRouting {
+        self.routing.unwrap_or(MoeRouting::Learned)
     }
 
     /// Whether layer `i` (0-based) of a model of `layers` layers has an MoE MLP: after the

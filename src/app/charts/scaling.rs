@@ -183,8 +183,17 @@ fn legend(d: &Prepared<'_>, x: &Extras, style: &ChartStyle) -> Vec<LegendItem> {
     legend
 }
 
-/// "efficiency vs linear: DP only 71 % at 1024 · …" (the first four series' last points).
-fn caption(d: &Prepared<'_>) -> String {
+/// The GPU count from which the first series' fixed costs are named
+/// ([`crate::engine::advice::fixed::bend`]), and the share and largest of them there.
+fn bend(data: &ScalingData<'_>) -> Option<(u64, f64, &'static str)> {
+    let (n, note) = crate::engine::advice::fixed::bend(data.series.first()?.points)?;
+    Some((n, note.share, note.parts.first()?.0))
+}
+
+/// "efficiency vs linear: DP only 71 % at 1024 · …" (the first four series' last points), then
+/// where the first series' fixed costs take over ("fixed costs 19 % of the step from 512 GPUs,
+/// most of it …").
+fn caption(d: &Prepared<'_>, bend: Option<(u64, f64, &'static str)>) -> String {
     let parts: Vec<String> = d
         .series
         .iter()
@@ -204,8 +213,15 @@ fn caption(d: &Prepared<'_>) -> String {
         .series
         .iter()
         .any(|(_, pts)| pts.iter().any(|p| p.eff_pct > 100.5));
+    let fixed = match bend {
+        Some((n, share, largest)) => format!(
+            "; fixed costs per step {} of the step from {n} GPUs, most of it {largest}",
+            fmt_pct(share)
+        ),
+        None => String::new(),
+    };
     format!(
-        "efficiency vs linear: {}{}",
+        "efficiency vs linear: {}{}{fixed}",
         parts.join(" · "),
         if above {
             " (over 100 %: more GPUs run faster per GPU than the smallest count did)"
@@ -347,7 +363,7 @@ pub fn draw<DB: DrawingBackend>(
     };
     let extras = Extras::of(data);
     let legend = legend(&d, &extras, style);
-    draw_header(root, style, title, &caption(&d), &legend)?;
+    draw_header(root, style, title, &caption(&d, bend(data)), &legend)?;
     let header = header_height(w, &legend);
     let (top, bottom) = stacked_panels(root, header, 0.56);
     if !top.1.is_usable() || !bottom.1.is_usable() {
@@ -373,10 +389,11 @@ pub fn tooltip(d: &ScalingData<'_>, width: u32, height: u32, x: f64, y: f64) -> 
                 .find(|p| p.num_gpus == gpus && p.error.is_none())?;
             let fit = if p.fits { "" } else { ", does not fit" };
             Some(format!(
-                "{} {} ({} eff.{fit})",
+                "{} {} ({} eff., fixed costs {} of the step{fit})",
                 s.name,
                 fmt_rate(p.tokens_per_s, "tokens/s"),
-                fmt_pct(p.scaling_efficiency)
+                fmt_pct(p.scaling_efficiency),
+                fmt_pct(clean(p.fixed.total_s() / p.step_s))
             ))
         })
         .collect();
@@ -404,5 +421,12 @@ pub fn summary(d: &ScalingData<'_>) -> String {
         Scaling::Strong => "Strong",
         Scaling::Weak => "Weak",
     };
-    format!("{mode} scaling. {}.", parts.join("; "))
+    let fixed = match bend(d) {
+        Some((n, share, largest)) => format!(
+            " From {n} GPUs the costs paid once per step are {} of the step, most of it {largest}.",
+            fmt_pct(share)
+        ),
+        None => String::new(),
+    };
+    format!("{mode} scaling. {}.{fixed}", parts.join("; "))
 }

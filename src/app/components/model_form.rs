@@ -3,8 +3,8 @@
 use yew::prelude::*;
 
 use crate::app::components::form::{
-    errors_for, num_field, num_field_showing, num_fields, select_field, send, switch_field,
-    FormProps,
+    choice_options, errors_for, num_field, num_field_showing, num_fields, select_field, send,
+    switch_field, FormProps,
 };
 use crate::app::components::num_field::{checkbox, Opt};
 use crate::app::state::Action;
@@ -78,6 +78,8 @@ pub fn model_form(props: &FormProps) -> Html {
                         FieldId::SharedExperts, FieldId::SharedExpertFfn, FieldId::DenseLayers,
                         FieldId::MoeEvery, FieldId::Imbalance, FieldId::ExpertGroups,
                         FieldId::GroupLimit], props) }
+                    { select_field(FieldId::MoeRouting, props, choice_options(FieldId::MoeRouting, "learned"),
+                        m.moe.and_then(|x| x.routing).map_or("", |r| r.as_str())) }
                 </div>
             }
             { checkbox("model.mla", "Latent attention (MLA)", "DeepSeek-V2/V3 multi-head latent attention; switching it on starts from DeepSeek-V3's ranks.",

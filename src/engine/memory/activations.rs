@@ -26,6 +26,8 @@
 //!   recomputed; [`op_sac_saves_gemm`]). The time half recomputes exactly what is not stored.
 //! - **FlashAttention** never stores them either; it keeps the softmax log-sum-exp (fp32,
 //!   `4·a` bytes per token, ÷t) instead.
+//! - **Autocast** (eager PyTorch 16-bit training without flash attention): the softmax runs in
+//!   fp32, so the scores keep `(4 + 1 + e)·a·s` ([`autocast_score_bytes`]).
 //! - **Full recompute** stores only each layer's input, `e·h` per token (÷t with SP, as Megatron
 //!   stores the sequence-parallel shard; Korthikanti Table 2 `2sbh`).
 //! - Any recomputation needs, once per stage, the rest of one layer's activations while that
@@ -106,6 +108,8 @@ pub fn layer_activations_full_of(s: &Scenario, g: &PerGpu, d: &Shape) -> LayerAc
     };
     let scores = if s.training.flash_attention {
         tok * 4.0 * a / t
+    } else if autocast_scores(s, g) {
+        tok * autocast_score_bytes(s, g) * a * s_local / t
     } else if dropout(s) {
         tok * (2.0 * e + 1.0) * a * s_local / t
     } else {
@@ -119,6 +123,26 @@ pub fn layer_activations_full_of(s: &Scenario, g: &PerGpu, d: &Shape) -> LayerAc
         sharded: attention + mlp - shard_q - swiglu_fp8_saving(s, g, d),
         scores,
     }
+}
+
+/// Whether the unfused attention's scores go through PyTorch autocast's fp32 softmax: an eager
+/// stack whose 16-bit training is `torch.autocast` (the Hugging Face Trainer and Composer,
+/// [`crate::engine::framework::Traits::autocast_softmax`]) without flash attention.
+fn autocast_scores(s: &Scenario, g: &PerGpu) -> bool {
+    s.training.framework().traits().autocast_softmax && g.element_bytes == 2.0
+}
+
+/// Bytes kept per attention score under autocast ([`autocast_scores`]), as Hugging Face's eager
+/// attention writes it (transformers v4.16 `models/bert/modeling_bert.py`,
+/// `BertSelfAttention.forward`: `softmax`, `dropout`, `matmul(attention_probs, value_layer)`):
+/// `softmax` is on autocast's float32 list (PyTorch `torch.amp` docs, "CUDA Ops that can
+/// autocast to float32"), so its saved output is fp32 (4 B); the dropout, on no list, runs in
+/// fp32 on it and keeps its 1-byte mask; the probabilities·V matmul, on the 16-bit list, saves
+/// the 16-bit copy autocast casts its input to (`e`). `4 + 1 + e` = 7 against the fused
+/// kernel's `2e + 1` = 5; without dropout `4 + e` = 6 against `e`.
+fn autocast_score_bytes(s: &Scenario, g: &PerGpu) -> f64 {
+    let mask = if dropout(s) { 1.0 } else { 0.0 };
+    crate::engine::per_gpu::element_bytes_of(Precision::Fp32) + mask + g.element_bytes
 }
 
 /// Bytes of one element of the SwiGLU input (gate and up projections' output) as kept for the
@@ -658,7 +682,10 @@ pub fn linear_input_bytes(s: &Scenario) -> f64 {
 ///   activation memory "1x" of 1F1B, balanced over the ranks by the V);
 /// - DualPipe: `PP + 1` chunk activations per rank (deepseek-ai/DualPipe README, "Pipeline
 ///   Bubbles and Memory Usage Comparison", commit 3da1bbe), a chunk being one stage of
-///   `L/p` layers; the rank holds two stages, so `(p + 1)/2` micro-batches of its layers;
+///   `L/p` layers; the rank holds two stages, so `(p + 1)/2` micro-batches of its layers when
+///   its two stages are alike. The memory rows weigh each stage by its own count
+///   ([`InFlight::dualpipe_counts`]: `p − r` for stage `r`, `r + 1` for stage `p − 1 − r`);
+///   this is their mean;
 /// - DualPipeV: `PP + 1` with `PP = 2p` chunks of `L/(2p)` layers: `(2p + 1)/2` micro-batches
 ///   of the rank's `L/p` layers.
 #[inline]
@@ -746,6 +773,29 @@ impl InFlight {
         self.schedule.v_shape()
             || self.schedule == Schedule::DualPipe
             || (self.schedule == Schedule::Interleaved && self.v > 1 && self.p > 1)
+    }
+
+    /// DualPipe: the micro-batches rank `stage` holds at its peak for each of its two model
+    /// stages, `(stage stage, stage pp − 1 − stage)`; `None` for other schedules. Model stage `s`
+    /// holds `min(pp − s, m/2)`, as 1F1B's stage `s` would, whichever rank it is on:
+    /// deepseek-ai/DualPipe `dualpipe.py` (@3da1bbe, `DualPipe.step`), on a rank `r` of the first
+    /// half (`half_rank = r`, phase 0 = model stage `r`, phase 1 = stage `pp − 1 − r`) runs
+    /// `2(pp/2 − r − 1)` forwards of phase 0 (step 1), then `r + 1` pairs of a phase-0 and a
+    /// phase-1 forward (step 2), then `pp/2 − r − 1` rounds of one phase-1 backward and forward
+    /// (step 3), and its main step opens with a phase-0 forward beside a phase-1 backward
+    /// (step 4): `pp − r` chunks of stage `r` and `r + 1` of stage `pp − 1 − r` are alive, `pp + 1`
+    /// in all (the README's "PP+1"); the second half mirrors it (`phase ^= is_in_second_half`).
+    /// Rank 0 thus holds `pp` micro-batches of stage 0 (the embedding and the first layers) and
+    /// one of stage `pp − 1` (the last layers, the MTP modules, the head); each direction runs
+    /// `m/2` micro-batches.
+    #[inline]
+    pub fn dualpipe_counts(&self, stage: u64) -> Option<(f64, f64)> {
+        if self.schedule != Schedule::DualPipe {
+            return None;
+        }
+        let half = (self.m / 2).max(1);
+        let r = stage.min(self.p - 1);
+        Some(((self.p - r).min(half) as f64, (r + 1).min(half) as f64))
     }
 
     /// Micro-batches whose activations stage `stage` holds at its peak.
@@ -899,6 +949,35 @@ mod dropout_tests {
         // Stage 0's embedding: 8 B of token ids per token, plus the 1-byte mask per element.
         assert_eq!(embedding_bytes(&gpt3(None)), 2048.0 * (8.0 + 12288.0));
         assert_eq!(embedding_bytes(&gpt3(Some(false))), 2048.0 * 8.0);
+    }
+
+    #[test]
+    fn autocast_keeps_the_fp32_softmax_and_the_16_bit_copy_of_the_probabilities() {
+        use crate::scenario::Framework;
+        // Korthikanti's setting (GPT-3, t 8, no SP): 10·sbh replicated, 24/t·sbh sharded,
+        // scores 5as/(ht)·sbh = 10·sbh with dropout, 4·sbh without.
+        let sbh = 2048.0 * 12288.0;
+        let mut s = gpt3(None);
+        s.training.framework = Some(Framework::Pytorch);
+        // Under autocast: fp32 softmax output 4, mask 1, 16-bit probabilities 2 per score,
+        // 7as/(ht) = 14·sbh: sbh·(10 + 3 + 14) = 27·sbh.
+        assert_eq!(layer_activations_full(&s).scores, 14.0 * sbh);
+        assert_eq!(layer_activations_full(&s).total(), 27.0 * sbh);
+        // Without dropout 6 per score (12·sbh) and no masks: sbh·(8 + 3 + 12) = 23·sbh.
+        s.training.dropout = Some(false);
+        assert_eq!(layer_activations_full(&s).total(), 23.0 * sbh);
+        // fp32 training has no autocast: the softmax output, mask and dropout output at
+        // 4 + 1 + 4 per score, Korthikanti's (2e + 1).
+        s.training.dropout = None;
+        s.training.precision = crate::scenario::Precision::Fp32;
+        assert_eq!(
+            layer_activations_full(&s).scores,
+            2048.0 * 9.0 * 96.0 * 2048.0 / 8.0
+        );
+        // Flash attention keeps no scores under any stack.
+        s.training.precision = crate::scenario::Precision::Bf16;
+        s.training.flash_attention = true;
+        assert_eq!(layer_activations_full(&s).scores, 2048.0 * 4.0 * 96.0 / 8.0);
     }
 
     #[test]

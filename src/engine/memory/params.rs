@@ -62,12 +62,6 @@ pub fn norm_params(m: &Model) -> f64 {
     }
 }
 
-/// Query width `q = a·d_h` and key/value width `kv = g·d_h` (the notation of [FORMULAS.md](crate::docs::formulas); [`Shape`]).
-pub fn attention_widths(m: &Model) -> (f64, f64) {
-    let d = Shape::of(m);
-    (d.q, d.kv)
-}
-
 /// Attention parameters of one layer: Q and O are `h·q`, K and V are `h·kv` each
 /// (Megatron `theoretical_memory_usage.py`: `2·h·q·(1 + g/a)`), plus biases `q + 2kv + h` for GELU
 /// models (SC21 §5.1). MHA (`g = a`), GQA (`1 < g < a`) and MQA (`g = 1`) all follow. MLA: its
@@ -178,16 +172,6 @@ pub fn layer_active_params(m: &Model) -> f64 {
         }
         None => dense_layer_params(m),
     }
-}
-
-/// Weight-matrix (GEMM) parameters of one layer of the characteristic kind, biases and norms
-/// excluded: what FP8 casts and what the FLOP count multiplies (all experts).
-pub fn layer_matrix_params(m: &Model) -> f64 {
-    let d = Shape::of(m);
-    d.attention_matrix_params()
-        + d.dense_mlp_matrix_params()
-        + d.expert_matrix_params()
-        + d.shared_matrix_params()
 }
 
 /// The extra parameters of one multi-token prediction module besides its Transformer layer:

@@ -90,6 +90,9 @@ pub(crate) struct RowTerms {
     pub act_off: f64,
     /// Whether one micro-batch of the output layer is alive at a time (DualPipe, V shapes).
     pub out_once: bool,
+    /// The pipeline's in-flight counts, read for DualPipe's two stages per rank
+    /// ([`InFlight::dualpipe_counts`]).
+    pub flight: Option<InFlight>,
 }
 
 /// One run of ranks: the part of a row its ranks share and what their own parts follow from.
@@ -104,6 +107,9 @@ pub(crate) struct RunRows {
     pub shared: StageMemory,
     /// One layer's stored activations × the run's layers per micro-batch, bytes.
     pub stored: f64,
+    /// Under DualPipe, the part of `stored` that is model stage `r` of rank `r`
+    /// ([`crate::engine::runs::Holds::near`]), bytes; 0 otherwise.
+    pub near: f64,
     /// The recompute working set or the loss's logits copy, bytes.
     pub transient: f64,
     /// Weights + gradients + optimizer states, bytes.
@@ -124,21 +130,44 @@ impl RunRows {
     /// and without activation offload and with a calibration offset of at least 0 a row's total
     /// is a chain of roundings each non-decreasing in the count (the byte terms are at least 0,
     /// the reserve is `reserve·allocated + offset ≥ −allocated`), so the first rank's total is
-    /// the run's largest and the first of equals, as a scan of every rank finds it. Otherwise
-    /// (offload subtracts, a negative offset clamps) every rank.
-    fn peak_candidates(&self, t: &RowTerms) -> std::ops::Range<u64> {
-        if t.act_off == 0.0 && t.calibration_offset >= 0.0 {
-            self.first..(self.first + 1).min(self.end)
+    /// the run's largest and the first of equals, as a scan of every rank finds it. Under
+    /// DualPipe a rank's layer activations are affine in its rank inside a run
+    /// ([`InFlight::dualpipe_counts`]: `p − r` and `r + 1` micro-batches of its two stages), rising
+    /// or falling, so the first and the last rank (read in that order). Otherwise (offload
+    /// subtracts, a negative offset clamps) every rank.
+    fn peak_candidates(&self, t: &RowTerms) -> [std::ops::Range<u64>; 2] {
+        if t.act_off != 0.0 || t.calibration_offset < 0.0 {
+            return [self.first..self.end, self.end..self.end];
+        }
+        let first = self.first..(self.first + 1).min(self.end);
+        let dualpipe = t.flight.is_some_and(|f| f.dualpipe_counts(0).is_some());
+        if dualpipe && self.end > first.end {
+            [first, self.end - 1..self.end]
         } else {
-            self.first..self.end
+            [first, self.end..self.end]
         }
     }
 }
 
-/// Rank `r`'s row in `run`, holding `in_flight` micro-batches.
+/// Rank `r`'s row in `run`, holding `in_flight` micro-batches (under DualPipe, each of its two
+/// stages its own count, [`InFlight::dualpipe_counts`], and `in_flight` their mean weighted by
+/// the stages' activations).
 #[inline]
 pub(crate) fn row(t: &RowTerms, run: &RunRows, r: u64, in_flight: f64) -> StageMemory {
     let (stored, states, other_buffers) = (run.stored, run.states, run.shared.other_buffers_bytes);
+    // The layers' activations of the in-flight micro-batches, the count they amount to, and the
+    // count of stage 0's (the embedding's).
+    let (layers_act, in_flight, emb_in_flight) = match t
+        .flight
+        .and_then(|f| Some((f.dualpipe_counts(r)?, f.dualpipe_counts(0)?)))
+    {
+        Some(((near, far), (stage0, _))) => {
+            let a = run.near * near + (stored - run.near) * far;
+            let n = if stored > 0.0 { a / stored } else { in_flight };
+            (a, n, stage0)
+        }
+        None => (stored * in_flight, in_flight, in_flight),
+    };
     // Activation offload: the offloaded share of every in-flight micro-batch's layer
     // activations waits in host memory; one micro-batch's share stays on the GPU while it is
     // copied out or back in (double buffering). Nothing without offload.
@@ -147,9 +176,9 @@ pub(crate) fn row(t: &RowTerms, run: &RunRows, r: u64, in_flight: f64) -> StageM
     } else {
         0.0
     };
-    let mut act = stored * in_flight - act_host;
+    let mut act = layers_act - act_host;
     if run.has_emb {
-        act += t.embedding * in_flight;
+        act += t.embedding * emb_in_flight;
     }
     if run.has_out {
         // The output layer, and each MTP module's pass through the shared head.
@@ -250,7 +279,8 @@ impl Rows {
             return (peak, peak_stage);
         };
         for run in &self.runs {
-            for (r, in_flight) in f.over(run.peak_candidates(&self.terms)) {
+            let [a, b] = run.peak_candidates(&self.terms);
+            for (r, in_flight) in f.over(a).chain(f.over(b)) {
                 let total = row(&self.terms, run, r, in_flight).total_bytes;
                 if total > peak {
                     peak = total;

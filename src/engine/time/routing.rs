@@ -12,8 +12,14 @@
 //! M = 4 nodes", DeepSeek-V3 technical report §2.1.2, arXiv 2412.19437). Experts are placed on
 //! the expert-parallel ranks in order, `E/H` consecutive experts per holder, so a holder lies
 //! inside one group or holds whole groups whenever one count divides the other.
+//!
+//! A benchmark's round-robin gate is not uniform: NVIDIA-NeMo/Automodel's `FakeBalancedGate`
+//! (`nemo_automodel/components/moe/layers.py` @e45812012, with no noise: `indices =
+//! arange(n_tokens·k).view(−1, k) % E`) gives token `t` the `k` consecutive experts
+//! `t·k … t·k + k − 1 (mod E)`, so a token's copies land on one holder or two
+//! ([`Routing::reach`]).
 
-use crate::scenario::Moe;
+use crate::scenario::{Moe, MoeRouting};
 
 /// A token's routing: `k` experts of `experts`, from `limit` of `groups` groups.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -26,6 +32,9 @@ pub struct Routing {
     pub groups: u64,
     /// Groups a token draws from, `L ≤ G`.
     pub limit: u64,
+    /// Token `t` takes the consecutive experts `t·k … t·k + k − 1 (mod E)` (a round-robin
+    /// benchmark gate), not a uniform draw; groups do not apply.
+    pub round_robin: bool,
 }
 
 impl Routing {
@@ -36,6 +45,7 @@ impl Routing {
             experts,
             groups: 1,
             limit: 1,
+            round_robin: false,
         }
     }
 
@@ -47,6 +57,7 @@ impl Routing {
                 experts,
                 groups: m.expert_groups(),
                 limit: m.group_limit(),
+                round_robin: m.routing() == MoeRouting::RoundRobin,
             },
             None => Routing::uniform(k, experts),
         }
@@ -64,9 +75,13 @@ impl Routing {
     /// - A holder of `h = G/H` whole groups (`H` divides `G`): `j` of them are picked with the
     ///   hypergeometric chance `C(h, j)·C(G − h, L − j)/C(G, L)`, and then it holds `j·E/G` of the
     ///   `M` experts: `Σ_j P(j)·(1 − P₀(M, j·E/G))`.
+    /// - Round robin: [`round_robin_reach`].
     pub fn reach(&self, holders: f64) -> f64 {
         if holders <= 1.0 || self.experts <= 0.0 {
             return 1.0;
+        }
+        if self.round_robin {
+            return round_robin_reach(self.k, self.experts, holders);
         }
         let (g, l) = (self.groups, self.limit.clamp(1, self.groups.max(1)));
         let h = holders as u64;
@@ -95,6 +110,39 @@ impl Routing {
             1.0 - miss(self.k, self.experts, self.experts / holders)
         }
     }
+}
+
+/// Chance that one of `holders` equal shares of `S = E/H` consecutive experts holds one of a
+/// token's `k` experts under a round-robin gate, `touched/H`, with `touched` the mean number of
+/// shares a window of `k` consecutive experts (mod `E`) covers. Token `t`'s window starts at
+/// `t·k mod E`, so over a micro-batch the starts are the multiples of `gcd(k, E)`, evenly; each
+/// start's offset inside its share, `s mod S`, is then a multiple of `d = gcd(k, E, S)`, evenly.
+/// With `k − 1 = q·S + r` (`0 ≤ r < S`) the window covers `q + 1` shares, one more when the
+/// offset is at least `S − r`, which `⌊r/d⌋·d/S` of the starts are:
+/// `touched = min(H, q + 1 + ⌊r/d⌋·d/S)`. Every GPU draws its tokens' windows the same way
+/// (`t` counts the GPU's own tokens), so a holder's chance is the same from every source.
+/// Uneven shares (`H` not dividing `E`) or non-integral counts are priced at the even
+/// share's `touched`, rounded as integers.
+pub fn round_robin_reach(k: f64, experts: f64, holders: f64) -> f64 {
+    let (e, h) = (experts as u64, holders as u64);
+    let k = (k as u64).max(1);
+    if k >= e || h <= 1 {
+        return 1.0;
+    }
+    let share = (e / h).max(1);
+    let d = gcd(gcd(k, e), share);
+    let (q, r) = ((k - 1) / share, (k - 1) % share);
+    let touched = (q + 1) as f64 + ((r / d) * d) as f64 / share as f64;
+    touched.min(holders) / holders
+}
+
+/// Greatest common divisor (Euclid).
+fn gcd(a: u64, b: u64) -> u64 {
+    let (mut a, mut b) = (a, b);
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
 }
 
 /// Largest group limit priced as group-limited routing ([`Routing::reach`]).
@@ -182,6 +230,7 @@ mod tests {
             experts: 256.0,
             groups: 8,
             limit: 4,
+            round_robin: false,
         };
         let p0 = product(96.0, 128.0);
         assert!((p0 - 0.0927).abs() < 5e-5, "{p0}");
@@ -238,6 +287,7 @@ mod tests {
             experts: 1e6,
             groups: 1_000_000,
             limit: 500_000,
+            round_robin: false,
         };
         for h in [2.0, 8.0, 1e6] {
             let x = r.reach(h);
@@ -248,6 +298,7 @@ mod tests {
             experts: 1e6,
             groups: 1000,
             limit: 64,
+            round_robin: false,
         };
         assert!((0.0..=1.0).contains(&wide.reach(2.0)));
     }
@@ -282,5 +333,59 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn round_robin_gate_by_hand() {
+        // Automodel's DeepSeek-V3 benchmark: 256 experts, top-8, EP 64 over 8 nodes. Windows
+        // start at multiples of 8; a GPU holds 4 experts (k − 1 = 7 = 1·4 + 3, d = 4): every
+        // window covers exactly 2 GPUs; a node holds 32 (7 = 0·32 + 7, d = 8): 1 node.
+        let rr = Routing {
+            round_robin: true,
+            ..Routing::uniform(8.0, 256.0)
+        };
+        assert!((rr.reach(64.0) - 2.0 / 64.0).abs() < 1e-15);
+        assert!((rr.reach(8.0) - 1.0 / 8.0).abs() < 1e-15);
+        // Groups do not apply to a fixed gate.
+        let grouped = Routing {
+            groups: 8,
+            limit: 4,
+            ..rr
+        };
+        assert_eq!(grouped.reach(64.0), rr.reach(64.0));
+        // gpt-oss: 32 experts, top-4, EP 8 (4 per GPU): windows start at multiples of 4, each
+        // exactly one GPU's experts.
+        assert!((round_robin_reach(4.0, 32.0, 8.0) - 1.0 / 8.0).abs() < 1e-15);
+        // Kimi K2: 384 experts, top-8, EP 32 (12 per GPU): starts at multiples of 8, offsets
+        // 0, 4 or 8 in a share (d = gcd(8, 384, 12) = 4); 7 = 0·12 + 7, one more share for the
+        // offsets ≥ 5, ⌊7/4⌋·4/12 = 1/3 of them: 4/3 GPUs.
+        assert!((round_robin_reach(8.0, 384.0, 32.0) - 4.0 / 3.0 / 32.0).abs() < 1e-15);
+        // Brute force over the starts for a few shapes.
+        for (k, e, h) in [
+            (8u64, 256u64, 64u64),
+            (8, 384, 32),
+            (6, 160, 8),
+            (3, 64, 16),
+            (5, 60, 6),
+        ] {
+            let s = e / h;
+            let starts: Vec<u64> = (0..e).map(|t| t * k % e).collect();
+            let mean = starts
+                .iter()
+                .map(|&b| {
+                    let mut seen = vec![false; h as usize];
+                    (0..k).for_each(|i| seen[(((b + i) % e) / s) as usize] = true);
+                    seen.iter().filter(|&&x| x).count() as f64
+                })
+                .sum::<f64>()
+                / starts.len() as f64;
+            let got = round_robin_reach(k as f64, e as f64, h as f64) * h as f64;
+            assert!(
+                (got - mean).abs() < 1e-12,
+                "k {k} E {e} H {h}: {got} vs {mean}"
+            );
+        }
+        // As many experts per token as there are: every holder.
+        assert_eq!(round_robin_reach(8.0, 8.0, 4.0), 1.0);
     }
 }
