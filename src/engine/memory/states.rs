@@ -330,6 +330,25 @@ pub fn deepspeed_bf16_lp_grads(s: &Scenario) -> bool {
         && s.parallel.zero_stage <= 1
 }
 
+/// Bytes of the fp32 copy DeepSpeed's `BF16_Optimizer` makes of one parameter's bf16 gradient
+/// after each micro-batch's backward, for the largest parameter tensor on the GPU: 0 when
+/// [`deepspeed_bf16_lp_grads`] is off. `update_hp_grads` adds the gradients into the fp32
+/// buffer one parameter at a time through `lp.grad.data.to(hp_grad.dtype)`, an fp32 copy of
+/// the whole tensor (`deepspeed/runtime/bf16_optimizer.py` @56c522386 l. 393, the same line in
+/// the BigScience branch of 2022-02-28, @15293139f), while every bf16 and fp32 gradient is
+/// alive. The largest tensor is the word-embedding shard `V·h/t` on a rank that holds it (the
+/// input embedding, or the tied copy on the last stage), else the larger of a layer's QKV and
+/// first MLP weight, `h·(q + 2kv)/t` and `h·(c_ffn − 1)·f/t` (Megatron's fused column-parallel
+/// weights: `f` for GELU, gate and up `2f` for SwiGLU). [states.md](crate::docs::formulas::states) §8.
+pub fn bf16_hp_upcast_bytes(s: &Scenario, d: &crate::engine::shape::Shape, embedding: f64) -> f64 {
+    if !deepspeed_bf16_lp_grads(s) {
+        return 0.0;
+    }
+    let t = s.parallel.tp.max(1) as f64;
+    let layer = d.h * (d.q + 2.0 * d.kv).max((d.c_ffn - 1.0) * d.f_dense) / t;
+    crate::engine::per_gpu::element_bytes_of(Precision::Fp32) * layer.max(embedding)
+}
+
 /// Whether ZeRO-3 keeps the fp32 parameters themselves as each rank's shard and casts to 16
 /// bits only when it gathers them, so the shard holds no separate 16-bit copy and the
 /// optimizer no separate master: PyTorch FSDP (`pytorch`, `torchtitan`) and JAX (`jax`) with
