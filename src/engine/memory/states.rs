@@ -24,7 +24,7 @@
 //! | fp32 | 4 | 4 | 8 (moments) | Megatron `dist_optimizer.md` table: 16 / `8 + 8/d` |
 //! | fp16, bf16 | 2 | 4 | 12 | `dist_optimizer.md`: 18 / `6 + 12/d` (16-bit + fp32 grads) |
 //! | fp16, bf16 with `training.grad_reduce_in_fp32 = false` | 2 | 2 | 12 | 16 / `4 + 12/d` ([`scenario_bytes_per_param`]) |
-//! | fp8 | 2 + 2 (FP8 row- and column-wise copies of the GEMM weights) + amax history | 4 | 12 | Transformer Engine |
+//! | fp8 | 2 + 2 (FP8 row- and column-wise copies of the GEMM weights) + amax history (delayed scaling) | 4 | 12 | Transformer Engine |
 //!
 //! FP8 does **not** halve model-state memory: Transformer Engine keeps the bf16 weights (the
 //! optimizer updates them), and caches an FP8 copy of every GEMM weight plus its transpose for
@@ -290,9 +290,12 @@ pub fn model_states(s: &Scenario, bytes: &ParamBytes, p: &GpuParams, layers: u64
             weights -= w * p.matrices;
         }
         weights += quantized_copy_bytes(s.training.precision) * p.matrices;
-        // Transformer Engine's FP8 amax history; NVFP4 scales from the current amax and keeps
-        // none.
-        if s.training.precision == Precision::Fp8 {
+        // Transformer Engine's FP8 amax history, kept by delayed scaling only: the current
+        // scaling, block and MX recipes (and NVFP4) scale from the tensor at hand and keep none
+        // (NVIDIA/TransformerEngine `docs/api/common.rst`: `amax_history_len` is a parameter of
+        // `DelayedScaling` only, not of `Float8CurrentScaling`, `Float8BlockScaling` or
+        // `MXFP8BlockScaling`).
+        if s.training.fp8_recipe() == Some(Fp8Recipe::Delayed) {
             weights += FP8_AMAX_HISTORY_BYTES_PER_GEMM * gemms_per_layer(s) * layers as f64;
         }
     }
