@@ -522,6 +522,49 @@ fn transfers_never_carry_a_calibration_to_another_gpu() {
         .all(|t| runs[t.from].scenario.cluster.gpu == runs[t.to].scenario.cluster.gpu));
 }
 
+/// Where calibration misses its acceptance, the miss is the precision crossing
+/// (src/calibrate/transfer.rs, "What it can do"): in moe_dgxc_grok1_2505 and
+/// dgxc_maxtext_llama2_70b the pairs of one precision calibrate no worse than a pure scale
+/// (0.96 against 0.97 %, 4.09 against 4.10 %); those crossing bf16 and FP8 do worse (2.77
+/// against 2.73 %, 6.80 against 6.71 %).
+#[test]
+fn calibration_misses_the_scale_only_across_precisions() {
+    let cases = public();
+    for group in ["moe_dgxc_grok1_2505", "dgxc_maxtext_llama2_70b"] {
+        let scenarios: Vec<(Scenario, f64)> = cases
+            .iter()
+            .filter(|c| c["group"] == group)
+            .filter_map(|c| {
+                let t = c.pointer("/measured/iteration_time_s")?.as_f64()?;
+                Some((scenario::from_value(&c["scenario"]).ok()?, t))
+            })
+            .collect();
+        let runs: Vec<Run<'_>> = scenarios
+            .iter()
+            .map(|(s, t)| Run {
+                group,
+                scenario: s,
+                step_s: *t,
+            })
+            .collect();
+        let ratio = |i: usize| step(runs[i].scenario) / runs[i].step_s;
+        // (pairs, Σ|calibrated|, Σ|scale|) of one precision [0] and across precisions [1].
+        let mut sums = [(0usize, 0.0, 0.0); 2];
+        for t in transfers(&runs) {
+            let cal = t.error_pct.unwrap_or_else(|e| panic!("{group}: {e}")).abs();
+            let scale = 100.0 * (ratio(t.to) / ratio(t.from) - 1.0).abs();
+            let p = |i: usize| runs[i].scenario.training.precision;
+            let k = &mut sums[usize::from(p(t.from) != p(t.to))];
+            *k = (k.0 + 1, k.1 + cal, k.2 + scale);
+        }
+        // One precision: no worse than the scale, within 0.05 points (other model changes move
+        // both by hundredths); the crossing pairs are the group's whole gap.
+        let [(n0, c0, s0), (n1, _, _)] = sums;
+        assert!(n0 > 0 && n1 > 0, "{group}: {sums:?}");
+        assert!((c0 - s0) / n0 as f64 <= 0.05, "{group}: {sums:?}");
+    }
+}
+
 mod cli {
     use super::*;
     use std::process::{Command, Output};
@@ -643,13 +686,11 @@ mod cli {
         let scaled = g["scale_transfer_time_mape_pct"].as_f64().unwrap();
         assert!(cal < 6.5 && scaled > 11.0, "{g}");
         assert_eq!(g["calibration_acceptance"], Value::Bool(true), "{g}");
-        // Where it misses, it misses by less than 0.25 points, in a group where the only rule
-        // that would meet it costs the held-out groups more (src/engine/time/attention.md §1):
-        // moe_dgxc_grok1_2505 loses 0.02 points to the scale through its one H100 pair (a bf16
-        // run +2 % against an FP8 run −17 %; keeping FP8 apart from bf16 would fix that pair
-        // and take extra.json's calibrated MAPE from 3.97 to 5.3 %), torchtitan_a100 sits
-        // within 0.01 points of its scale transfer, and dgxc_maxtext_llama2_70b (4.7 %
-        // uncalibrated since its runs state their remat policy, issue 36) within 0.05.
+        // Where it misses, it misses by less than 0.25 points, and only in pairs that cross
+        // bf16 and FP8 (src/calibrate/transfer.rs, "What it can do"): moe_dgxc_grok1_2505
+        // 2.09 % against the scale's 2.07 (+0.022 ± 0.035 points, jackknife over runs) through
+        // its one H100 pair (bf16 +2 %, FP8 −17 %), dgxc_maxtext_llama2_70b 5.57 against 5.52
+        // (+0.048 ± 0.016); torchtitan_a100 holds by 0.014 ± 0.028.
         let acc = &s["calibration_acceptance"];
         let misses = acc["misses"].as_array().unwrap();
         assert!(acc["holds"].as_u64().unwrap() >= 20, "{acc}");

@@ -167,3 +167,30 @@ fn the_report_says_how_far_to_trust_it_from_the_shipped_runs() {
         Some(b.spread.within as u64)
     );
 }
+
+/// Issue 34: the breakdown shows where DualPipe hides the all-to-all. DeepSeek-V3 as its report
+/// runs it (the `deepseek-v3-report` preset): the EP dispatch and combine are mostly hidden under
+/// the paired forward and backward chunks, and the hidden part is printed per kind beside the
+/// exposed one, from the same estimate.
+#[test]
+fn the_breakdown_shows_where_dualpipe_hides_the_all_to_all() {
+    const PRESET: &str = include_str!("../src/presets/deepseek-v3-report.json");
+    let s = paracalc::scenario::parse(PRESET).unwrap();
+    let e = paracalc::engine::estimate(&s).unwrap();
+    let (hidden, exposed) = (e.time.hidden_comm_s.ep, e.time.exposed_comm_s.ep);
+    assert!(
+        hidden > 3.0 * exposed && exposed > 0.0,
+        "{hidden} {exposed}"
+    );
+    let out = run(&["estimate", &write("dsv3.json", PRESET)]).unwrap();
+    let want = format!(
+        "{exposed:.4} s exposed, {hidden:.4} s hidden under the paired forward and backward chunks of DualPipe"
+    );
+    assert!(out.contains(&want), "{out}");
+    assert!(
+        out.contains(&format!(
+            "hidden comm (not in the step): tp 0.0000, cp 0.0000, ep {hidden:.4}"
+        )),
+        "{out}"
+    );
+}

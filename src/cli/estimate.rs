@@ -65,7 +65,7 @@ pub fn render(s: &Scenario, e: &Estimate) -> String {
     let mut o = String::new();
     write_plan(&mut o, s);
     write_memory(&mut o, s, e);
-    write_time(&mut o, e);
+    write_time(&mut o, s, e);
     write_throughput(&mut o, e);
     write_verdict(&mut o, s, e);
     o
@@ -213,10 +213,13 @@ fn write_memory(o: &mut String, s: &Scenario, e: &Estimate) {
     let _ = writeln!(o);
 }
 
-/// The step time and its exposed communication.
-fn write_time(o: &mut String, e: &Estimate) {
+/// The step time, its exposed communication and the communication hidden behind compute (under
+/// DualPipe, the paired forward and backward chunks: DeepSeek-V3 technical report §3.2.1,
+/// Fig. 4), each kind apart.
+fn write_time(o: &mut String, s: &Scenario, e: &Estimate) {
     let t = &e.time;
     let c = &t.exposed_comm_s;
+    let h = &t.hidden_comm_s;
     let _ = writeln!(o, "Step time (s)");
     let _ = writeln!(
         o,
@@ -234,14 +237,18 @@ fn write_time(o: &mut String, e: &Estimate) {
     );
     let _ = writeln!(
         o,
-        "  exposed comm: tp {:.4}, cp {:.4}, ep {:.4}, pp {:.4}, dp {:.4}; hidden {:.4}; micro-batches {}",
-        c.tp,
-        c.cp,
-        c.ep,
-        c.pp,
-        c.dp,
-        t.hidden_comm_s.total(),
-        t.micro_batches
+        "  exposed comm: tp {:.4}, cp {:.4}, ep {:.4}, pp {:.4}, dp {:.4}; micro-batches {}",
+        c.tp, c.cp, c.ep, c.pp, c.dp, t.micro_batches
+    );
+    let _ = writeln!(
+        o,
+        "  hidden comm (not in the step): tp {:.4}, cp {:.4}, ep {:.4}, pp {:.4}, dp {:.4}; total {:.4}",
+        h.tp,
+        h.cp,
+        h.ep,
+        h.pp,
+        h.dp,
+        h.total()
     );
     let ep = &e.comm.ep;
     if ep.group > 1 {
@@ -250,11 +257,17 @@ fn write_time(o: &mut String, e: &Estimate) {
             crate::engine::time::comm::Link::Network => "across nodes",
             crate::engine::time::comm::Link::None => "none",
         };
+        let under = if s.parallel.schedule().overlaps_chunks() {
+            "under the paired forward and backward chunks of DualPipe"
+        } else {
+            "behind compute"
+        };
         let _ = writeln!(
             o,
-            "  ep: MoE token dispatch + combine all-to-all over {} ranks ({link}), {:.4} s exposed, {:.2} GB per GPU per step",
+            "  ep: MoE token dispatch + combine all-to-all over {} ranks ({link}), {:.4} s exposed, {:.4} s hidden {under}, {:.2} GB per GPU per step",
             ep.group,
             c.ep,
+            h.ep,
             ep.bytes / 1e9
         );
     }

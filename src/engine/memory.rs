@@ -176,12 +176,22 @@ pub fn fill(plan: &Plan, out: &mut MemoryEstimate) {
             shared,
             stored: h.stored,
             near: layer_bytes.of_mix(&run.holds.near),
-            // The loss's logits copy and a layer's recompute working set are not alive
-            // together.
-            transient: if has_out {
-                h.working.max(logits)
-            } else {
-                h.working
+            // The loss's logits copy, a layer's recompute working set and the bf16 optimizer's
+            // fp32 gradient copy are not alive together; the copy is made after a micro-batch's
+            // backward, when that micro-batch's stored activations are freed.
+            transient: {
+                let stored_one = h.stored
+                    + if run.holds.embedding {
+                        terms.embedding
+                    } else {
+                        0.0
+                    };
+                let t = h.working.max(h.upcast - stored_one);
+                if has_out {
+                    t.max(logits)
+                } else {
+                    t
+                }
             },
             states: st.total(),
             opt_host: h.opt_host,
@@ -213,6 +223,9 @@ struct Held {
     opt_host: f64,
     stored: f64,
     working: f64,
+    /// DeepSpeed `BF16_Optimizer`'s fp32 copy of the largest gradient
+    /// ([`states::bf16_hp_upcast_bytes`]).
+    upcast: f64,
     other_buffers: f64,
 }
 
@@ -241,6 +254,15 @@ impl Held {
             opt_host,
             stored: layer_bytes.of_mix(&mix),
             working: layer_bytes.working(&mix),
+            upcast: states::bf16_hp_upcast_bytes(
+                s,
+                &plan.shape,
+                if embedding || output {
+                    plan.sharded.embedding
+                } else {
+                    0.0
+                },
+            ),
             other_buffers: overhead::other_buffers_bytes(s, bytes, &plan.bucket, &gp),
         }
     }

@@ -38,14 +38,12 @@ pub fn import_action(text: &str, base: &Model) -> Action {
 #[component]
 pub fn HfImport(props: &HfImportProps) -> Html {
     let (text, oninput) = use_text();
-    let reader = use_mut_ref(|| None::<gloo::file::callbacks::FileReader>);
     let onclick = {
         let (text, model, on_action) = (text.clone(), props.model.clone(), props.on_action.clone());
         Callback::from(move |_| on_action.emit(import_action(&text, &model)))
     };
     let onchange = {
-        let (model, on_action, reader) =
-            (props.model.clone(), props.on_action.clone(), reader.clone());
+        let (model, on_action) = (props.model.clone(), props.on_action.clone());
         Callback::from(move |e: Event| {
             let input: web_sys::HtmlInputElement = e.target_unchecked_into();
             let Some(file) = input.files().and_then(|f| f.get(0)) else {
@@ -61,16 +59,19 @@ pub fn HfImport(props: &HfImportProps) -> Html {
                 ));
                 return;
             }
-            let file = gloo::file::File::from(file);
+            // The browser reads it (`Blob.text()`, a promise); gloo's FileReader wrapper cost
+            // about 1 KB of the bundle.
+            let read = wasm_bindgen_futures::JsFuture::from(file.text());
             let (model, on_action) = (model.clone(), on_action.clone());
-            let task = gloo::file::callbacks::read_as_text(&file, move |res| match res {
-                Ok(t) => on_action.emit(import_action(&t, &model)),
-                Err(e) => on_action.emit(Action::Message(
-                    true,
-                    format!("The file could not be read: {e}"),
-                )),
+            wasm_bindgen_futures::spawn_local(async move {
+                match read.await.ok().and_then(|t| t.as_string()) {
+                    Some(t) => on_action.emit(import_action(&t, &model)),
+                    None => on_action.emit(Action::Message(
+                        true,
+                        "The file could not be read.".to_string(),
+                    )),
+                }
             });
-            *reader.borrow_mut() = Some(task);
         })
     };
     tool_card(

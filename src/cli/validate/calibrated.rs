@@ -9,7 +9,9 @@
 //! So a group whose mean error exceeds its spread (population standard deviation of the runs'
 //! signed errors) must come out calibrated below uncalibrated; any other group must come out
 //! no worse than the pure scale (the factors act on rates, so they can beat the scale only where
-//! the step's shares explain the errors). [`CalGroup::holds`] says which.
+//! the step's shares explain the errors). [`CalGroup::holds`] says which. Where it misses and
+//! why (pairs crossing bf16 and FP8 in sources whose model error differs by precision), with
+//! the noise of each gap: [`crate::calibrate::transfer`].
 
 use crate::calibrate::transfer::{transfers, Run};
 use serde_json::Value;

@@ -24,7 +24,7 @@
 //! | fp32 | 4 | 4 | 8 (moments) | Megatron `dist_optimizer.md` table: 16 / `8 + 8/d` |
 //! | fp16, bf16 | 2 | 4 | 12 | `dist_optimizer.md`: 18 / `6 + 12/d` (16-bit + fp32 grads) |
 //! | fp16, bf16 with `training.grad_reduce_in_fp32 = false` | 2 | 2 | 12 | 16 / `4 + 12/d` ([`scenario_bytes_per_param`]) |
-//! | fp8 | 2 + 2 (FP8 row- and column-wise copies of the GEMM weights) + amax history | 4 | 12 | Transformer Engine |
+//! | fp8 | 2 + 2 (FP8 row- and column-wise copies of the GEMM weights) + amax history (delayed scaling) | 4 | 12 | Transformer Engine |
 //!
 //! FP8 does **not** halve model-state memory: Transformer Engine keeps the bf16 weights (the
 //! optimizer updates them), and caches an FP8 copy of every GEMM weight plus its transpose for
@@ -338,9 +338,12 @@ pub fn model_states(s: &Scenario, bytes: &ParamBytes, p: &GpuParams, layers: u64
             weights -= w * p.matrices;
         }
         weights += quantized_copy_bytes(s.training.precision) * p.matrices;
-        // Transformer Engine's FP8 amax history; NVFP4 scales from the current amax and keeps
-        // none.
-        if s.training.precision == Precision::Fp8 {
+        // Transformer Engine's FP8 amax history, kept by delayed scaling only: the current
+        // scaling, block and MX recipes (and NVFP4) scale from the tensor at hand and keep none
+        // (NVIDIA/TransformerEngine `docs/api/common.rst`: `amax_history_len` is a parameter of
+        // `DelayedScaling` only, not of `Float8CurrentScaling`, `Float8BlockScaling` or
+        // `MXFP8BlockScaling`).
+        if s.training.fp8_recipe() == Some(Fp8Recipe::Delayed) {
             weights += FP8_AMAX_HISTORY_BYTES_PER_GEMM * gemms_per_layer(s) * layers as f64;
         }
     }
@@ -373,6 +376,25 @@ pub fn deepspeed_bf16_lp_grads(s: &Scenario) -> bool {
     s.training.framework().traits().bf16_optimizer
         && s.training.precision == Precision::Bf16
         && s.parallel.zero_stage <= 1
+}
+
+/// Bytes of the fp32 copy DeepSpeed's `BF16_Optimizer` makes of one parameter's bf16 gradient
+/// after each micro-batch's backward, for the largest parameter tensor on the GPU: 0 when
+/// [`deepspeed_bf16_lp_grads`] is off. `update_hp_grads` adds the gradients into the fp32
+/// buffer one parameter at a time through `lp.grad.data.to(hp_grad.dtype)`, an fp32 copy of
+/// the whole tensor (`deepspeed/runtime/bf16_optimizer.py` @56c522386 l. 393, the same line in
+/// the BigScience branch of 2022-02-28, @15293139f), while every bf16 and fp32 gradient is
+/// alive. The largest tensor is the word-embedding shard `V·h/t` on a rank that holds it (the
+/// input embedding, or the tied copy on the last stage), else the larger of a layer's QKV and
+/// first MLP weight, `h·(q + 2kv)/t` and `h·(c_ffn − 1)·f/t` (Megatron's fused column-parallel
+/// weights: `f` for GELU, gate and up `2f` for SwiGLU). [states.md](crate::docs::formulas::states) §8.
+pub fn bf16_hp_upcast_bytes(s: &Scenario, d: &crate::engine::shape::Shape, embedding: f64) -> f64 {
+    if !deepspeed_bf16_lp_grads(s) {
+        return 0.0;
+    }
+    let t = s.parallel.tp.max(1) as f64;
+    let layer = d.h * (d.q + 2.0 * d.kv).max((d.c_ffn - 1.0) * d.f_dense) / t;
+    crate::engine::per_gpu::element_bytes_of(Precision::Fp32) * layer.max(embedding)
 }
 
 /// Whether ZeRO-3 keeps the fp32 parameters themselves as each rank's shard and casts to 16
