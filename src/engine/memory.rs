@@ -175,7 +175,11 @@ pub fn fill(plan: &Plan, out: &mut MemoryEstimate) {
             end: run.ranks.end,
             shared,
             stored: h.stored,
-            near: layer_bytes.of_mix(&run.holds.near),
+            near: if terms.dualpipe.is_some() {
+                layer_bytes.of_mix(&run.holds.near)
+            } else {
+                0.0
+            },
             // The loss's logits copy, a layer's recompute working set and the bf16 optimizer's
             // fp32 gradient copy are not alive together; the copy is made after a micro-batch's
             // backward, when that micro-batch's stored activations are freed.
@@ -200,7 +204,7 @@ pub fn fill(plan: &Plan, out: &mut MemoryEstimate) {
             has_out,
         });
     }
-    let (mut peak, peak_stage) = out.rows.peak();
+    let (mut peak, peak_stage, peak_row) = out.rows.peak();
     if !peak.is_finite() {
         peak = 0.0;
     }
@@ -209,7 +213,12 @@ pub fn fill(plan: &Plan, out: &mut MemoryEstimate) {
     out.capacity_bytes = capacity;
     out.headroom_bytes = capacity - peak;
     out.fits = peak <= capacity;
-    out.fit = out.fit_with(verdict::DEFAULT_BAND_FRAC);
+    // [`MemoryEstimate::fit_with`] of the peak row at hand.
+    out.fit = verdict::Fit::of(
+        &peak_row.unwrap_or_default(),
+        capacity,
+        verdict::DEFAULT_BAND_FRAC,
+    );
 }
 
 /// The part of a stage's memory that follows from what it holds (its layers, the embedding, the

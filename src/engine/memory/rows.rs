@@ -269,14 +269,15 @@ impl Rows {
         Some(row(&self.terms, run, r, f.at(r)))
     }
 
-    /// The largest total and its rank (the first of equals), as a scan of every rank's row
-    /// finds them, reading only the ranks that can hold it ([`RunRows::peak_candidates`]);
-    /// `(−∞, 0)` without ranks.
-    pub(crate) fn peak(&self) -> (f64, u64) {
+    /// The largest total, its rank (the first of equals) and that rank's row ([`Rows::get`]), as
+    /// a scan of every rank's row finds them, reading only the ranks that can hold it
+    /// ([`RunRows::peak_candidates`]); `(−∞, 0, None)` without ranks.
+    pub(crate) fn peak(&self) -> (f64, u64, Option<StageMemory>) {
         let (mut peak, mut peak_stage) = (f64::NEG_INFINITY, 0);
         let Some(f) = &self.flight else {
-            return (peak, peak_stage);
+            return (peak, peak_stage, None);
         };
+        let mut at = None;
         for run in &self.runs {
             let [a, b] = run.peak_candidates(&self.terms);
             for (r, in_flight) in f.over(a).chain(f.over(b)) {
@@ -284,10 +285,13 @@ impl Rows {
                 if total > peak {
                     peak = total;
                     peak_stage = r;
+                    at = Some((run, in_flight));
                 }
             }
         }
-        (peak, peak_stage)
+        // The peak rank's row once more, not looked up again by rank.
+        let peak_row = at.map(|(run, in_flight)| row(&self.terms, run, peak_stage, in_flight));
+        (peak, peak_stage, peak_row)
     }
 }
 
