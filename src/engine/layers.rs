@@ -253,10 +253,19 @@ impl<'a> StageMixer<'a> {
     /// stage is the last; the two stages hold different numbers of micro-batches in flight
     /// ([`super::memory::activations::InFlight::dualpipe_counts`]). Empty for other schedules and
     /// for the middle rank of an odd pipeline, whose two stages are one.
-    #[inline]
+    #[inline(always)]
     pub fn dualpipe_near(&self, stage: u64) -> LayerMix {
+        if self.schedule != Schedule::DualPipe {
+            return LayerMix::default();
+        }
+        self.dualpipe_near_of(stage)
+    }
+
+    /// [`StageMixer::dualpipe_near`] under DualPipe.
+    #[inline(never)]
+    fn dualpipe_near_of(&self, stage: u64) -> LayerMix {
         let pp = self.pp;
-        if self.schedule != Schedule::DualPipe || stage >= pp || pp - 1 - stage == stage {
+        if stage >= pp || pp - 1 - stage == stage {
             return LayerMix::default();
         }
         let mtp = if stage + 1 == pp {
@@ -264,17 +273,16 @@ impl<'a> StageMixer<'a> {
         } else {
             0
         };
-        let n = chunk_layers(self.m.layers, pp, 1, self.custom, stage);
         let Some(mc) = &self.moe else {
             return LayerMix {
-                dense: n,
+                dense: chunk_layers(self.m.layers, pp, 1, self.custom, stage),
                 moe: 0,
                 mtp,
                 mtp_moe: false,
             };
         };
-        let lo = chunk_start(self.m.layers, pp, 1, self.custom, stage);
-        let moe = mc.moe_among(lo, n);
+        // DualPipe numbers one chunk per stage (`mc.v` = 1): the chunk is the stage.
+        let (n, moe) = self.chunk_kinds(mc, stage);
         LayerMix {
             dense: n - moe,
             moe,
@@ -290,14 +298,7 @@ impl<'a> StageMixer<'a> {
         let r = stage.min(pp - 1);
         let (mut dense, mut moe) = (0, 0);
         let mut add = |chunk: u64| {
-            let (n, lo) = match self.custom {
-                None => (
-                    moe_chunks.split.layers(chunk),
-                    moe_chunks.split.start(chunk),
-                ),
-                Some(_) => self.custom_chunk(moe_chunks.v, chunk),
-            };
-            let e = moe_chunks.moe_among(lo, n);
+            let (n, e) = self.chunk_kinds(moe_chunks, chunk);
             moe += e;
             dense += n - e;
         };
@@ -324,6 +325,20 @@ impl<'a> StageMixer<'a> {
             mtp,
             mtp_moe: moe_chunks.mtp_moe,
         }
+    }
+
+    /// Layers and MoE layers of chunk `chunk` in `moe_chunks`' numbering (the default split
+    /// worked out once, else `layers_per_stage`).
+    #[inline(always)]
+    fn chunk_kinds(&self, moe_chunks: &MoeChunks, chunk: u64) -> (u64, u64) {
+        let (n, lo) = match self.custom {
+            None => (
+                moe_chunks.split.layers(chunk),
+                moe_chunks.split.start(chunk),
+            ),
+            Some(_) => self.custom_chunk(moe_chunks.v, chunk),
+        };
+        (n, moe_chunks.moe_among(lo, n))
     }
 
     /// Layers and first layer of chunk `chunk` (of `v` per rank) with `layers_per_stage`.

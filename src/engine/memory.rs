@@ -128,6 +128,7 @@ pub fn fill(plan: &Plan, out: &mut MemoryEstimate) {
     let layer_bytes = activations::LayerBytes::with_shape(s, g, &plan.shape);
     let logits = activations::logits_transient_bytes_per_gpu(s, g);
     let opt_off = s.training.optimizer_offload();
+    let flight = activations::InFlight::with(s, g);
     let terms = rows::RowTerms {
         embedding: activations::embedding_bytes_per_gpu(s, g),
         output: activations::output_bytes_per_gpu(s, g),
@@ -140,15 +141,15 @@ pub fn fill(plan: &Plan, out: &mut MemoryEstimate) {
         // (DualPipe's two directions, the V of zb-v and dualpipev, interleaved chunks), its
         // backward follows its forward at once, as on 1F1B's last stage: one micro-batch of it
         // is alive.
-        out_once: activations::InFlight::with(s, g).output_once(),
-        flight: Some(activations::InFlight::with(s, g)),
+        out_once: flight.output_once(),
+        dualpipe: flight.under_dualpipe(),
     };
     let capacity = plan.gpu.capacity_gib() * GIB;
 
     // What a stage holds depends only on its layers and whether it holds the embedding or the
     // output layer, so the ranks of one run ([`runs`]) share one computation.
     out.rows.terms = terms;
-    out.rows.flight = Some(activations::InFlight::with(s, g));
+    out.rows.flight = Some(flight);
     for run in plan.runs() {
         let h = Held::of(plan, &layer_bytes, run.holds, opt_off);
         let (mix, has_out) = (run.holds.mix, run.holds.output);

@@ -51,10 +51,10 @@ pub struct Plan<'a> {
     kept: KeptRuns,
 }
 
-/// How many runs of ranks a plan keeps (an even split is at most three; a pipeline with more
-/// runs than this is walked again by each reader, [`Plan::runs`]; a larger array costs its copy
-/// in every estimate).
-pub const RUNS_KEPT: usize = 4;
+/// How many runs of ranks a plan keeps (an even split is at most three; DeepSeek-V3's 61 layers
+/// under DualPipe on 16 ranks are five; a pipeline with more runs than this is walked again by
+/// each reader, [`Plan::runs`]; a larger array costs its copy in every estimate).
+pub const RUNS_KEPT: usize = 6;
 
 /// The first [`RUNS_KEPT`] runs of ranks as `(first, end, holds)`, and whether they are all.
 #[derive(Clone, Copy, Debug)]

@@ -798,6 +798,13 @@ impl InFlight {
         Some(((self.p - r).min(half) as f64, (r + 1).min(half) as f64))
     }
 
+    /// These counts under DualPipe, whose ranks each hold two stages with counts of their own
+    /// ([`InFlight::dualpipe_counts`]); `None` for other schedules.
+    #[inline]
+    pub fn under_dualpipe(self) -> Option<InFlight> {
+        (self.schedule == Schedule::DualPipe).then_some(self)
+    }
+
     /// Micro-batches whose activations stage `stage` holds at its peak.
     #[inline]
     pub fn at(&self, stage: u64) -> f64 {

@@ -90,9 +90,9 @@ pub(crate) struct RowTerms {
     pub act_off: f64,
     /// Whether one micro-batch of the output layer is alive at a time (DualPipe, V shapes).
     pub out_once: bool,
-    /// The pipeline's in-flight counts, read for DualPipe's two stages per rank
-    /// ([`InFlight::dualpipe_counts`]).
-    pub flight: Option<InFlight>,
+    /// Under DualPipe, the pipeline's in-flight counts, read for the two stages of each rank
+    /// ([`InFlight::dualpipe_counts`]); `None` for other schedules, whose rows read none.
+    pub dualpipe: Option<InFlight>,
 }
 
 /// One run of ranks: the part of a row its ranks share and what their own parts follow from.
@@ -140,8 +140,7 @@ impl RunRows {
             return [self.first..self.end, self.end..self.end];
         }
         let first = self.first..(self.first + 1).min(self.end);
-        let dualpipe = t.flight.is_some_and(|f| f.dualpipe_counts(0).is_some());
-        if dualpipe && self.end > first.end {
+        if t.dualpipe.is_some() && self.end > first.end {
             [first, self.end - 1..self.end]
         } else {
             [first, self.end..self.end]
@@ -158,7 +157,7 @@ pub(crate) fn row(t: &RowTerms, run: &RunRows, r: u64, in_flight: f64) -> StageM
     // The layers' activations of the in-flight micro-batches, the count they amount to, and the
     // count of stage 0's (the embedding's).
     let (layers_act, in_flight, emb_in_flight) = match t
-        .flight
+        .dualpipe
         .and_then(|f| Some((f.dualpipe_counts(r)?, f.dualpipe_counts(0)?)))
     {
         Some(((near, far), (stage0, _))) => {

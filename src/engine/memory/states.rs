@@ -66,8 +66,13 @@ pub fn bytes_per_param(precision: Precision) -> (f64, f64, f64) {
 ///   recipes.
 /// - the optimizer holds [`optimizer_bytes_per_param`] (bf16 moments, remainder master weights).
 pub fn scenario_bytes_per_param(s: &Scenario) -> (f64, f64, f64) {
+    scenario_bytes_with(s, Master::of(s))
+}
+
+/// [`scenario_bytes_per_param`] with the master copy `master` resolved.
+fn scenario_bytes_with(s: &Scenario, master: Master) -> (f64, f64, f64) {
     let (w, g, _) = bytes_per_param(s.training.precision);
-    let o = optimizer_bytes_per_param(s);
+    let o = 2.0 * s.training.optimizer_states().moment_bytes() + master.held_bytes();
     if s.training.precision != Precision::Fp32 && !s.training.grad_reduce_in_fp32() {
         (w, 2.0, o)
     } else {
@@ -94,12 +99,54 @@ pub struct ParamBytes {
 impl ParamBytes {
     /// The bytes per parameter of `s` ([`scenario_bytes_per_param`]).
     pub fn of(s: &Scenario) -> ParamBytes {
-        let (weights, main_grads, optimizer) = scenario_bytes_per_param(s);
+        // The master copy read once for the states and the update.
+        let master = Master::of(s);
+        let (weights, main_grads, optimizer) = scenario_bytes_with(s, master);
         ParamBytes {
             weights,
             main_grads,
             optimizer,
-            update: update_bytes_per_param(s),
+            update: update_bytes_with(s, master),
+        }
+    }
+}
+
+/// How the optimizer keeps the master weights ([`master_bytes_per_param`],
+/// [`update_bytes_per_param`]): the scenario's choices resolved once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Master {
+    /// fp32 training: the fp32 weights are the master, updated in place.
+    Fp32Training,
+    /// No copy: the 16-bit parameters are updated in place ([`no_master_copy`]).
+    InPlace,
+    /// The low 16 bits beside the bf16 parameters ([`master_as_remainder`]).
+    Remainder,
+    /// An fp32 copy of the 16-bit parameters.
+    Fp32,
+}
+
+impl Master {
+    /// The master copy of `s`.
+    #[inline]
+    fn of(s: &Scenario) -> Master {
+        let t = &s.training;
+        if t.precision == Precision::Fp32 {
+            return Master::Fp32Training;
+        }
+        match t.master_weights() {
+            MasterWeights::None => Master::InPlace,
+            MasterWeights::Remainder if remainder_precision(s) => Master::Remainder,
+            _ => Master::Fp32,
+        }
+    }
+
+    /// Bytes per parameter the optimizer holds for it ([`master_bytes_per_param`]).
+    #[inline]
+    fn held_bytes(self) -> f64 {
+        match self {
+            Master::Fp32Training | Master::InPlace => 0.0,
+            Master::Remainder => 2.0,
+            Master::Fp32 => 4.0,
         }
     }
 }
@@ -119,13 +166,16 @@ pub const OPTIMIZER_BYTES_PER_PARAM: f64 = 38.0;
 /// ([`no_master_copy`]) the update reads the 16-bit parameter itself and writes it back in place
 /// (8 → 2, the write already counted): 32 with fp32 moments, 24 with bf16.
 pub fn update_bytes_per_param(s: &Scenario) -> f64 {
+    update_bytes_with(s, Master::of(s))
+}
+
+/// [`update_bytes_per_param`] with the master copy `master` resolved.
+fn update_bytes_with(s: &Scenario, master: Master) -> f64 {
     let moments = 2.0 * 2.0 * s.training.optimizer_states().moment_bytes();
-    let master = if no_master_copy(s) {
-        2.0
-    } else if master_as_remainder(s) {
-        2.0 * 2.0 + 2.0
-    } else {
-        8.0
+    let master = match master {
+        Master::InPlace => 2.0,
+        Master::Remainder => 2.0 * 2.0 + 2.0,
+        Master::Fp32Training | Master::Fp32 => 8.0,
     };
     OPTIMIZER_BYTES_PER_PARAM - 16.0 - 8.0 + moments + master
 }
@@ -141,7 +191,7 @@ pub fn update_bytes_per_param(s: &Scenario) -> f64 {
 /// | bf16 under Megatron-LM (master as 16 remainder bits) | — | 2 + 4 = 6 |
 /// | 16-bit, no master (`training.master_weights` none) | 0 + 8 = 8 | 0 + 4 = 4 (NeMo 1 `dtype: bf16`) |
 pub fn optimizer_bytes_per_param(s: &Scenario) -> f64 {
-    2.0 * s.training.optimizer_states().moment_bytes() + master_bytes_per_param(s)
+    scenario_bytes_per_param(s).2
 }
 
 /// Bytes per parameter of the optimizer's master weights: none for fp32 training, else fp32
@@ -151,13 +201,7 @@ pub fn optimizer_bytes_per_param(s: &Scenario) -> f64 {
 /// parameters in place with no copy at all (`training.master_weights` none,
 /// [`crate::scenario::MasterWeights::None`]): 0 B.
 pub fn master_bytes_per_param(s: &Scenario) -> f64 {
-    if s.training.precision == Precision::Fp32 || no_master_copy(s) {
-        0.0
-    } else if master_as_remainder(s) {
-        2.0
-    } else {
-        4.0
-    }
+    Master::of(s).held_bytes()
 }
 
 /// Whether the fp32 master weights are stored as 16-bit remainders next to bf16 parameters.
@@ -176,13 +220,17 @@ pub fn master_bytes_per_param(s: &Scenario) -> f64 {
 /// (the scenario's `training.master_weights`, else remainders with bf16 moments under
 /// Megatron-LM).
 pub fn master_as_remainder(s: &Scenario) -> bool {
-    let t = &s.training;
-    t.master_weights() == MasterWeights::Remainder
-        && match t.precision {
-            Precision::Bf16 => true,
-            Precision::Fp8 => t.fp8_recipe() == Some(Fp8Recipe::Delayed),
-            Precision::Fp32 | Precision::Fp16 | Precision::Nvfp4 => false,
-        }
+    s.training.master_weights() == MasterWeights::Remainder && remainder_precision(s)
+}
+
+/// Whether the precision lets [`master_as_remainder`] hold: bf16 parameters, or FP8 with
+/// delayed scaling (no FP8 recipe that keeps Megatron's own fp32 master shard).
+fn remainder_precision(s: &Scenario) -> bool {
+    match s.training.precision {
+        Precision::Bf16 => true,
+        Precision::Fp8 => s.training.fp8_recipe() == Some(Fp8Recipe::Delayed),
+        Precision::Fp32 | Precision::Fp16 | Precision::Nvfp4 => false,
+    }
 }
 
 /// Whether the optimizer keeps no master copy of the 16-bit parameters and updates them in
