@@ -606,3 +606,28 @@ fn importing_any_model_onto_the_default_plan_ends_with_a_plan_that_fits() {
         );
     }
 }
+
+/// One fit verdict: the page's memory tile and one-line summary (the embed's caption), once the
+/// published runs are loaded, judge the plan with the band `paracalc estimate` judges it with
+/// (`evidence::band::memory_verdict_frac`). The DeepSeek-V3 report plan peaks at 74.0 of 79.65
+/// GiB: inside the engine's own ±9.3 % ("may not fit", what the page says before the runs
+/// arrive), outside the ±6 % of the published runs most like it ("fits").
+#[test]
+fn the_page_and_the_cli_judge_the_fit_with_one_band() {
+    use paracalc::app::components::summary::{one_line, page_fit};
+    use paracalc::engine::memory::verdict::Verdict;
+    use paracalc::evidence::band;
+    let s = model_preset("deepseek-v3-report").unwrap().scenario();
+    let e = estimate(&s).unwrap();
+    let cases = paracalc::evidence::parse(include_str!("../static/evidence.json")).unwrap();
+    let cli = band::memory_verdict_frac(&cases, &s);
+    let page = band::band(&cases, &s).and_then(|b| b.memory_frac(&s));
+    assert_eq!(page, Some(cli));
+    assert!(cli < 0.07, "{cli}");
+    let v = page_fit(&e, page);
+    assert_eq!(v, e.memory.fit_with(cli).verdict);
+    assert_eq!(v, Verdict::Fits);
+    assert_eq!(page_fit(&e, None), Verdict::MayNotFit);
+    assert!(one_line(&e, &s, v).contains("(fits)"));
+    assert!(one_line(&e, &s, page_fit(&e, None)).contains("(may NOT fit)"));
+}

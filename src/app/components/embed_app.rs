@@ -5,9 +5,9 @@ use yew::prelude::*;
 
 use crate::app::charts::ChartKind;
 use crate::app::components::charts_panel::ChartsPanel;
-use crate::app::components::summary::one_line;
+use crate::app::components::summary::{one_line, page_fit};
 use crate::app::derived::Derived;
-use crate::app::hooks::use_post_height;
+use crate::app::hooks::{use_bands, use_evidence, use_post_height};
 use crate::app::state::State;
 
 /// Props of [`EmbedApp`].
@@ -25,8 +25,13 @@ pub fn EmbedApp(props: &EmbedAppProps) -> Html {
     let s = &props.state;
     let kind = s.embed.unwrap_or(ChartKind::Memory);
     let derived = use_memo(s.clone(), Derived::of);
+    // The published runs, for the same fit verdict as the full page ([`page_fit`]); until they
+    // are loaded the caption judges with the engine's band.
+    let evidence = use_evidence(true);
+    let bands = use_bands(&s.scenario, evidence.ready());
+    let frac = bands.texts.as_ref().and_then(|t| t.memory_frac);
     let line = match &*derived.estimate {
-        Ok(e) => one_line(e, &s.scenario),
+        Ok(e) => one_line(e, &s.scenario, page_fit(e, frac)),
         Err(e) => format!(
             "This plan has {} problem(s) in its inputs; open it in paracalc to fix them.",
             e.issues.len()

@@ -8,6 +8,7 @@ use yew::prelude::*;
 use crate::app::components::definitions::{help_link, Term};
 use crate::app::format;
 use crate::app::state::Draft;
+use crate::engine::memory::verdict::{Verdict, DEFAULT_BAND_FRAC};
 use crate::engine::Estimate;
 use crate::evidence::band;
 use crate::scenario::{Scenario, ScenarioError};
@@ -161,13 +162,22 @@ pub fn key_numbers(e: &Estimate, s: &Scenario) -> Vec<KeyNumber> {
     out
 }
 
-/// A one-line summary (the embed's caption, the page's status line).
-pub fn one_line(e: &Estimate, s: &Scenario) -> String {
+/// The fit verdict the page shows, one for the tile and the one-line summary: judged with the
+/// memory band of the published runs most like the plan (`frac`, the evidence's
+/// [`band::Band::memory_frac`], the band `paracalc estimate` judges with) once they are loaded,
+/// else with the engine's own ([`DEFAULT_BAND_FRAC`], the verdict the estimate carries).
+pub fn page_fit(e: &Estimate, frac: Option<f64>) -> Verdict {
+    frac.map_or(e.memory.fit.verdict, |f| e.memory.fit_with(f).verdict)
+}
+
+/// A one-line summary (the embed's caption, the page's status line), with the fit `verdict` the
+/// page shows ([`page_fit`]).
+pub fn one_line(e: &Estimate, s: &Scenario, verdict: Verdict) -> String {
     let m = &e.memory;
-    let fit = match m.fit.verdict {
-        crate::engine::memory::verdict::Verdict::Fits => "fits",
-        crate::engine::memory::verdict::Verdict::MayNotFit => "may NOT fit",
-        crate::engine::memory::verdict::Verdict::DoesNotFit => "does NOT fit",
+    let fit = match verdict {
+        Verdict::Fits => "fits",
+        Verdict::MayNotFit => "may NOT fit",
+        Verdict::DoesNotFit => "does NOT fit",
     };
     let calibrated = if s.calibration.is_default() {
         ""
@@ -287,12 +297,18 @@ pub fn summary(props: &SummaryProps) -> Html {
     };
     let fits = e.memory.fits;
     let headroom = e.memory.headroom_bytes;
+    let frac = props.bands.as_ref().and_then(|b| b.memory_frac);
+    let verdict = page_fit(e, frac);
     // The limit inside the memory band: the verdict could go either way.
-    let caveat = props
-        .bands
-        .as_ref()
-        .and_then(|b| b.memory_frac)
-        .and_then(|f| band::fit_caveat(e.memory.peak_bytes, e.memory.capacity_bytes, f));
+    let caveat = (verdict == Verdict::MayNotFit)
+        .then(|| {
+            band::fit_caveat(
+                e.memory.peak_bytes,
+                e.memory.capacity_bytes,
+                frac.unwrap_or(DEFAULT_BAND_FRAC),
+            )
+        })
+        .flatten();
     html! {
         <section class={classes!("summary", "card", stale.then_some("stale"))} id="summary" aria-live="polite">
             <h2 class="sr-only">{ "Key numbers" }</h2>
@@ -366,7 +382,7 @@ pub fn summary(props: &SummaryProps) -> Html {
                 </div>
             </dl>
             // The tiles in one sentence, for screen readers (the embeds show it as their caption).
-            <p class="sr-only" id="summary-line">{ one_line(e, &props.scenario) }</p>
+            <p class="sr-only" id="summary-line">{ one_line(e, &props.scenario, verdict) }</p>
         </section>
     }
 }
