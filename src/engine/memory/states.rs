@@ -94,6 +94,10 @@ pub struct ParamBytes {
     /// What the optimizer step moves through HBM per local parameter
     /// ([`update_bytes_per_param`], read by the time model's optimizer step).
     pub update: f64,
+    /// The ZeRO shard degree of the dense parameters' states ([`dense_shard_degree`]).
+    pub dense_shard: f64,
+    /// The ZeRO shard degree of the routed experts' states ([`expert_shard_degree`]).
+    pub expert_shard: f64,
 }
 
 impl ParamBytes {
@@ -107,6 +111,9 @@ impl ParamBytes {
             main_grads,
             optimizer,
             update: update_bytes_with(s, master),
+            // Resolved once: every run's model states divide by them.
+            dense_shard: dense_shard_degree(s),
+            expert_shard: expert_shard_degree(s),
         }
     }
 }
@@ -312,8 +319,7 @@ pub fn expert_shard_degree(s: &Scenario) -> f64 {
 pub fn model_states(s: &Scenario, bytes: &ParamBytes, p: &GpuParams, layers: u64) -> ModelStates {
     let (w, g, o) = (bytes.weights, bytes.main_grads, bytes.optimizer);
     let zero = s.parallel.zero_stage;
-    let nd = dense_shard_degree(s);
-    let ne = expert_shard_degree(s);
+    let (nd, ne) = (bytes.dense_shard, bytes.expert_shard);
     // Per-parameter divisors for each state, by ZeRO stage.
     let shard = |bytes: f64, from_stage: u8| -> f64 {
         if zero >= from_stage {
@@ -434,7 +440,7 @@ pub fn expert_states(s: &Scenario, bytes: &ParamBytes, p: &GpuParams) -> ModelSt
     }
     let (w, g, o) = (bytes.weights, bytes.main_grads, bytes.optimizer);
     let zero = s.parallel.zero_stage;
-    let ne = expert_shard_degree(s);
+    let ne = bytes.expert_shard;
     let shard = |bytes: f64, from_stage: u8| -> f64 {
         if zero >= from_stage {
             bytes * p.experts / ne
