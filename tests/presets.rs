@@ -8,8 +8,9 @@
 //!   out-of-sample step band (`Band::step_reach_for`, the "80 % band for a new cluster" the
 //!   estimate prints), the band built from published sources other than the run's.
 //!
-//! Each listed preset is either in [`PUBLISHED`] (the run, with its citation) or in
-//! [`NOT_A_RUN`] (why its step has no published figure to meet), so a new preset must say which.
+//! Each listed preset is either `published` in `tests/data/preset_runs.json` (the run: a case of
+//! the data files, or the source's seconds per step, with its citation) or `not_a_run` there (why
+//! its step has no published figure to meet), so a new preset must say which.
 //! Retired presets (kept for old links, `presets` module docs) are checked for what made them
 //! retire.
 
@@ -22,102 +23,11 @@ use serde_json::Value;
 
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 
-/// Where a preset's published step comes from.
-enum Step {
-    /// A case of `tests/data/public.json` or `tests/data/extra.json` (its `id`): the measured
-    /// step of the very run, whose layout the preset must match.
-    Case(&'static str),
-    /// A figure printed by the source, seconds per step, for a run not among the cases.
-    Figure(f64),
+/// `tests/data/preset_runs.json`: the published run of each listed preset that is one, with its
+/// citation, and why the others have no published step.
+fn preset_runs() -> Value {
+    serde_json::from_str(include_str!("data/preset_runs.json")).expect("preset_runs.json")
 }
-
-/// Presets that are a published run: id, the run's step, its citation.
-const PUBLISHED: &[(&str, Step, &str)] = &[
-    (
-        "llama3-8b",
-        Step::Case("dgxc-2504-h100-llama_3.1_8b_bf16-8gpu"),
-        "NVIDIA dgxc-benchmarking v25.04.01 llama3.1 README, 8B BF16 on 8 H100: 12.27 s (Llama 3.1 8B: the same network)",
-    ),
-    (
-        "llama3-70b",
-        Step::Case("dgxc-2504-h100-llama_3.1_70b_bf16-64gpu"),
-        "NVIDIA dgxc-benchmarking v25.04.01 llama3.1 README, 70B BF16 on 64 H100: 14.66 s (Llama 3.1 70B: the same network)",
-    ),
-    (
-        "llama3.1-8b",
-        Step::Case("dgxc-2504-h100-llama_3.1_8b_bf16-8gpu"),
-        "NVIDIA dgxc-benchmarking v25.04.01 llama3.1 README, 8B BF16 on 8 H100: 12.27 s",
-    ),
-    (
-        "llama3.1-70b",
-        Step::Case("dgxc-2504-h100-llama_3.1_70b_bf16-64gpu"),
-        "NVIDIA dgxc-benchmarking v25.04.01 llama3.1 README, 70B BF16 on 64 H100: 14.66 s",
-    ),
-    (
-        "llama3.1-405b",
-        Step::Case("dgxc-2504-h100-llama_3.1_405b_bf16-512gpu"),
-        "NVIDIA dgxc-benchmarking v25.04.01 llama3.1 README, 405B BF16 on 512 H100: 19.78 s",
-    ),
-    (
-        "deepseek-v3-2048-h800",
-        Step::Case("deepseek-v3-report-2048-h800-fp8"),
-        "DeepSeek-V3 Technical Report (arXiv 2412.19437), abstract and §1: 180K H800 GPU hours per trillion tokens, 19.9 s per 15360 x 4096-token step on 2048 GPUs",
-    ),
-    (
-        "llama4-maverick-512-h100",
-        Step::Case("dgxc2505-h100-llama4_maverick_bf16-512gpu"),
-        "NVIDIA dgxc-benchmarking v25.05 llama4 README, Maverick BF16 on 512 H100: 4.426 s",
-    ),
-    (
-        "bloom-176b-384-a100",
-        Step::Case("bloom176b-production-it85376"),
-        "BigScience tr11-176B-ml README, the production run on 384 A100: 104.7 s per iteration",
-    ),
-    (
-        "nemotron4-340b-6144-h100",
-        Step::Figure(8.0),
-        "Nemotron-4 340B Technical Report (arXiv 2406.11704), Table 2: 6144 H100, batch 2304, 8.0 s per iteration (MFU 41.0 %)",
-    ),
-];
-
-/// Listed presets whose step has no published figure for their setup, and why.
-const NOT_A_RUN: &[(&str, &str)] = &[
-    ("gpt3-125m", "paracalc's choice"),
-    ("gpt3-350m", "paracalc's choice"),
-    ("gpt3-760m", "paracalc's choice"),
-    ("gpt3-1.3b", "paracalc's choice"),
-    ("gpt3-2.7b", "paracalc's choice"),
-    ("gpt3-6.7b", "paracalc's choice"),
-    ("gpt3-13b", "paracalc's choice"),
-    (
-        "gpt3-175b",
-        "DESIGN.md's example: Narayanan et al. 2021's 1024-GPU layout with Korthikanti et al. 2022's selective recomputation, a pair no source timed",
-    ),
-    (
-        "llama2-7b",
-        "NeMo 24.07's layout with the Llama 2 paper's 1024-sequence batch in BF16; NeMo timed FP8 at batch 128",
-    ),
-    (
-        "llama2-13b",
-        "NeMo 24.07's layout with the Llama 2 paper's 1024-sequence batch in BF16; NeMo timed FP8 at batch 128",
-    ),
-    (
-        "llama2-70b",
-        "NeMo 24.07's layout with the Llama 2 paper's 1024-sequence batch in BF16; NeMo timed FP8 at batch 128",
-    ),
-    ("mixtral-8x7b", "paracalc's choice"),
-    ("mixtral-8x22b", "paracalc's choice"),
-    ("qwen3-30b-a3b", "paracalc's choice after Automodel's table"),
-    ("qwen3-235b-a22b", "paracalc's choice"),
-    ("gpt-oss-120b", "paracalc's choice after Automodel's table"),
-    ("gpt-oss-20b", "paracalc's choice after Automodel's table"),
-    ("qwen2-72b", "paracalc's choice"),
-    ("mistral-7b", "paracalc's choice"),
-    (
-        "falcon-40b",
-        "the model card's cluster and layout; it gives no step time (training took 'two months')",
-    ),
-];
 
 fn cases() -> Vec<evidence::Case> {
     evidence::parse(include_str!("../static/evidence.json")).expect("static/evidence.json")
@@ -161,15 +71,15 @@ fn shipped(cases: &[evidence::Case], s: &Scenario) -> Shipped {
     }
 }
 
-/// The published step of `step`, and the case behind it if any.
-fn published_step(step: &Step) -> (f64, Option<Value>) {
-    match step {
-        Step::Case(id) => {
+/// The published step of `run` (an entry of `preset_runs.json`), and the case behind it if any.
+fn published_step(run: &Value) -> (f64, Option<Value>) {
+    match run["case"].as_str() {
+        Some(id) => {
             let c = data_case(id);
             let t = c["measured"]["iteration_time_s"].as_f64().unwrap();
             (t, Some(c))
         }
-        Step::Figure(t) => (*t, None),
+        None => (run["step_s"].as_f64().expect("case or step_s"), None),
     }
 }
 
@@ -203,15 +113,16 @@ fn assert_same_run(id: &str, s: &Scenario, case: &Value) {
 #[test]
 fn every_listed_preset_fits_and_meets_its_published_run() {
     let cases = cases();
+    let runs = preset_runs();
     let mut failures = Vec::new();
     for p in MODEL_PRESETS.iter().filter(|p| p.listed()) {
         let s = p.scenario();
         let got = shipped(&cases, &s);
-        let run = PUBLISHED.iter().find(|r| r.0 == p.id);
-        let why_not = NOT_A_RUN.iter().find(|r| r.0 == p.id);
+        let run = runs["published"].get(p.id);
+        let why_not = runs["not_a_run"][p.id].as_str();
         assert!(
             run.is_some() != why_not.is_some(),
-            "{}: list it in exactly one of PUBLISHED and NOT_A_RUN",
+            "{}: list it in exactly one of published and not_a_run",
             p.id
         );
         let mut line = format!(
@@ -226,26 +137,36 @@ fn every_listed_preset_fits_and_meets_its_published_run() {
         if got.verdict != Verdict::Fits {
             failures.push(format!("{}: {}", p.id, got.verdict.words()));
         }
-        if let Some((_, step, cite)) = run {
-            let (published, case) = published_step(step);
+        if let Some(run) = run {
+            let (published, case) = published_step(run);
             if let Some(c) = &case {
                 assert_same_run(p.id, &s, c);
             }
             let ratio = published / got.step_s;
             let inside = got.band.0 <= ratio && ratio <= got.band.1;
             line += &format!(
-                "  published {published:7.3} s: {ratio:.3}x in {:.3}-{:.3}x {}  [{cite}]",
+                "  published {published:7.3} s: {ratio:.3}x in {:.3}-{:.3}x {}  [{}]",
                 got.band.0,
                 got.band.1,
-                if inside { "in band" } else { "OUT OF BAND" }
+                if inside { "in band" } else { "OUT OF BAND" },
+                run["cite"].as_str().expect("a citation")
             );
             if !inside {
                 failures.push(format!("{}: step {ratio:.3}x of the published", p.id));
             }
-        } else if let Some((_, why)) = why_not {
+        } else if let Some(why) = why_not {
             line += &format!("  (no published step: {why})");
         }
         println!("{line}");
+    }
+    // Every entry names a listed preset.
+    for list in ["published", "not_a_run"] {
+        for id in runs[list].as_object().unwrap().keys() {
+            assert!(
+                model_preset(id).is_some_and(|p| p.listed()),
+                "{list}: {id} is not a listed preset"
+            );
+        }
     }
     assert!(failures.is_empty(), "{failures:?}");
 }
