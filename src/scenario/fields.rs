@@ -1428,8 +1428,8 @@ fn parse_real(v: &str, zero_ok: bool, hi: f64) -> Result<f64, String> {
     if v.is_empty() || v.len() > 40 || !v.bytes().any(|b| b.is_ascii_digit()) {
         return Err(expect());
     }
-    match v.parse::<f64>() {
-        Ok(x) if x.is_finite() && x <= hi && (x > 0.0 || (zero_ok && x == 0.0)) => Ok(x),
+    match crate::text::parse_f64(v) {
+        Some(x) if x.is_finite() && x <= hi && (x > 0.0 || (zero_ok && x == 0.0)) => Ok(x),
         _ => Err(expect()),
     }
 }
@@ -1512,8 +1512,8 @@ impl FieldDef {
             Kind::Count { min, max } => parse_count(v, min, max).map(Value::Count),
             Kind::Real { zero_ok, max } => parse_real(v, zero_ok, max).map(Value::Real),
             // May be negative (the calibration's memory offset): parsed here, not by parse_real.
-            Kind::Between { min, max } => match v.parse::<f64>() {
-                Ok(x)
+            Kind::Between { min, max } => match crate::text::parse_f64(v) {
+                Some(x)
                     if v.len() <= 40
                         && v.bytes().any(|b| b.is_ascii_digit())
                         && x.is_finite()
