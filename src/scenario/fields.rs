@@ -866,8 +866,8 @@ fields! {
     /// `training.loss_kernel`.
     LossKernel {
         path: "training.loss_kernel", key: "loss", label: "Loss kernel", unit: "",
-        help: "Cross-entropy at the loss: unfused = PyTorch on fp32 logits (HF, torchtitan), vocab_parallel = Megatron-LM's (gradient in place), fused = on the 16-bit logits (flash-attn xentropy, llm-foundry); empty = the framework's.",
-        kind: Kind::Choice(&["unfused", "vocab_parallel", "fused"]), optional: true,
+        help: "Cross-entropy at the loss: unfused = PyTorch on fp32 logits (HF, torchtitan), unfused_16bit = PyTorch on the 16-bit logits with no upcast (NeMo Automodel fp32_upcast: false), vocab_parallel = Megatron-LM's (gradient in place), fused = on the 16-bit logits (flash-attn xentropy, llm-foundry); empty = the framework's.",
+        kind: Kind::Choice(&["unfused", "unfused_16bit", "vocab_parallel", "fused"]), optional: true,
         get: |s| opt_choice(s.training.loss_kernel, LossKernel::as_str),
         set: |s, v| { s.training.loss_kernel = v.opt_choice(LossKernel::ALL, LossKernel::as_str)?; Ok(()) },
     }
