@@ -20,6 +20,13 @@ pub fn communicators(s: &Scenario) -> u64 {
         .count() as u64
 }
 
+/// Parameters ZeRO-3 gathers on one GPU: its dense and its expert parameters, each only when
+/// their shard degree is above 1 ([`other_buffers_bytes`]).
+fn gathered_params(bytes: &ParamBytes, p: &GpuParams) -> f64 {
+    let sharded = |n: f64, degree: f64| if degree > 1.0 { n } else { 0.0 };
+    sharded(p.dense, bytes.dense_shard) + sharded(p.experts, bytes.expert_shard)
+}
+
 /// Transient buffers of one GPU besides activations, bytes (`bytes` and `bucket` as the plan
 /// resolved them, [`crate::engine::plan::Plan`]):
 /// - **ZeRO-3 without pipelining**: the gathered 16-bit working copy and 16-bit gradient of the
@@ -34,6 +41,13 @@ pub fn communicators(s: &Scenario) -> u64 {
 ///   FSDP2 with pipelining does this (`reshard_after_forward=False`, gradient sync only on the last
 ///   micro-batch, unsharded accumulation in the fp32 reduce dtype); Megatron and DeepSpeed do not
 ///   combine ZeRO-3 with pipelining at all.
+///   Only parameters that ZeRO shards are gathered: a group whose shard degree is 1 (the routed
+///   experts when `dp·cp·tp = ep·etp`) is whole on the GPU already, and its gradient is the
+///   model states' own. NeMo Automodel leaves the experts out of FSDP when expert parallelism
+///   covers the data-parallel ranks (`nemo_automodel/components/moe/parallelizer.py`
+///   @89e3a9fdd l.158-162: `ignored_params` = the experts' parameters, and their own
+///   `fully_shard` over the `ep_shard` mesh only when it has more than one rank, l.143-151;
+///   `components/distributed/fsdp2.py` l.198 `ep_shard_size = dp_size // ep_size`).
 /// - **ZeRO-2**: one gradient bucket of unsharded gradients before its reduce-scatter, the
 ///   bucket the time model reduces ([`GradBucket`]: `parallel.bucket_mb` MB, else DeepSpeed's
 ///   `reduce_bucket_size` of 5·10⁸ 16-bit gradients, the `ipg_buffer` of `stage_1_and_2.py`),
@@ -48,9 +62,88 @@ pub fn other_buffers_bytes(
     let (w, g) = (bytes.weights, bytes.main_grads);
     let fp8 = super::states::quantized_copy_bytes(s.training.precision);
     match s.parallel.zero_stage {
-        3 if s.parallel.pp > 1 => (w + g + fp8) * p.total(),
+        3 if s.parallel.pp > 1 => (w + g + fp8) * gathered_params(bytes, p),
         3 => (3.0 * w + fp8) * p.largest_module,
         2 => bucket.bytes.min(g * p.total()),
         _ => 0.0,
+    }
+}
+
+/// DeepSpeed's pipeline all-reduce bucket, elements (`MEMORY_OPT_ALLREDUCE_SIZE`, `engine.py`
+/// l. 73 @15293139f): `allreduce_no_retain` gathers gradient tensors until their count exceeds
+/// it, then flattens and reduces them.
+pub const DEEPSPEED_ALLREDUCE_BUCKET_ELEMENTS: f64 = 5e8;
+
+/// Bytes the caching allocator reserves for the gradient all-reduce of DeepSpeed's pipeline
+/// engine when `BF16_Optimizer` runs the step ([`super::states::deepspeed_bf16_lp_grads`],
+/// `pp > 1`); 0 otherwise.
+///
+/// At the end of the batch `PipelineEngine._exec_reduce_grads` calls `_bf16_reduce_grads`, which
+/// hands the optimizer's flat fp32 gradient groups (`get_grads_for_reduction`:
+/// `fp32_groups_gradients_flat`, Megatron's weight-decay group first) to
+/// `buffered_allreduce_fallback` with [`DEEPSPEED_ALLREDUCE_BUCKET_ELEMENTS`]; `allreduce_bucket`
+/// flattens the bucket and casts it to `communication_data_type`, bf16 for bf16 at ZeRO stage 0
+/// (microsoft/DeepSpeed @15293139f, the BigScience branch of 2022-02-28: `pipe/engine.py`
+/// l. 246-270, `engine.py` l. 733-742 and 2104-2147). A stage of more than a bucket of
+/// parameters sends its weight-decay group alone (flattening one tensor is a view): a bf16 copy,
+/// `2·P` bytes; a smaller stage sends both groups in one bucket, flattened into a new fp32
+/// tensor and then copied to bf16, `(4 + 2)·P`. The copy is made after the last backward, when
+/// the activations are freed, but PyTorch's caching allocator serves a request from a cached
+/// block only when one free block holds all of it, and never merges two segments it got from
+/// `cudaMalloc` (`c10/cuda/CUDACachingAllocator.cpp`: best fit in a pool, blocks split and
+/// coalesced only inside their segment). The pipeline phase caches blocks the size of its own
+/// requests, the largest being the fp32 upcast of the largest gradient (`upcast`,
+/// [`super::states::bf16_hp_upcast_bytes`]); a larger copy takes a new segment, so the reserved
+/// memory nvidia-smi reports is the activation phase's plus the copy.
+/// [states.md](crate::docs::formulas::states) §8.
+pub fn bf16_reduce_copy_bytes(s: &Scenario, p: &GpuParams, upcast: f64) -> f64 {
+    if s.parallel.pp <= 1 || !super::states::deepspeed_bf16_lp_grads(s) {
+        return 0.0;
+    }
+    let params = p.total();
+    let bf16 = crate::engine::per_gpu::element_bytes_of(crate::scenario::Precision::Bf16);
+    let copy = if params > DEEPSPEED_ALLREDUCE_BUCKET_ELEMENTS {
+        bf16 * params
+    } else {
+        (crate::engine::per_gpu::element_bytes_of(crate::scenario::Precision::Fp32) + bf16) * params
+    };
+    if copy > upcast {
+        copy
+    } else {
+        0.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ZeRO-3 with pipelining gathers only what ZeRO shards: a GPU with 1e9 dense and 2e9
+    /// expert parameters, bf16 with an fp32 gradient accumulation (2 + 4 B), pp 4, dp 8: with
+    /// ep 8 the experts' shard degree is 1 (whole already), so 6·1e9 B; with ep 2 (degree 4)
+    /// both, 6·3e9 B.
+    #[test]
+    fn zero3_pipeline_gathers_only_sharded_params() {
+        let mut s = crate::presets::default_model_preset().scenario();
+        (s.parallel.tp, s.parallel.cp, s.parallel.pp, s.parallel.dp) = (1, 1, 4, 8);
+        s.parallel.ep = 8;
+        s.parallel.etp = None;
+        s.parallel.zero_stage = 3;
+        s.training.precision = crate::scenario::Precision::Bf16;
+        s.training.grad_reduce_in_fp32 = None;
+        let p = GpuParams {
+            dense: 1e9,
+            experts: 2e9,
+            matrices: 0.0,
+            largest_module: 0.0,
+        };
+        let bucket = GradBucket::default();
+        let b = ParamBytes::of(&s);
+        assert_eq!((b.weights, b.main_grads, b.expert_shard), (2.0, 4.0, 1.0));
+        assert_eq!(other_buffers_bytes(&s, &b, &bucket, &p), 6e9);
+        s.parallel.ep = 2;
+        let b = ParamBytes::of(&s);
+        assert_eq!(b.expert_shard, 4.0);
+        assert_eq!(other_buffers_bytes(&s, &b, &bucket, &p), 18e9);
     }
 }
