@@ -47,6 +47,8 @@ const CHECKPOINTS: &[(usize, usize, &str)] = &[
     (752, 754, "5b103ddb62de46b4"),
     // Issues 34, 36: the six Automodel runs state their bf16 parameters and Adam moments.
     (752, 760, "b02f12ee6b84d6f5"),
+    // Issue 36: the BLOOM runs state their embedding LayerNorm (model.embedding_norm).
+    (752, 791, "ab861858f4144d0f"),
 ];
 
 fn load(path: &str) -> Value {
