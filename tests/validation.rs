@@ -27,8 +27,8 @@ const WORST_ERROR_CEILING_PCT: f64 = 38.5;
 /// 15.30 % with the tensor-core K0 at each GPU's FLOPs per byte; 15.38 % with NCCL's CTAs:
 /// the Automodel FSDP2 rows, predicted slower already, move further; 14.58 % with the
 /// Automodel runs' round-robin gate, `model.moe.routing`; 14.67 % with their TE attention as
-/// cuDNN, a data correction).
-const MOE_TIME_MAPE_CEILING_PCT: f64 = 14.67;
+/// cuDNN, a data correction; 14.951 % with whole experts not gathered by ZeRO-3).
+const MOE_TIME_MAPE_CEILING_PCT: f64 = 14.96;
 /// Cases in `tests/data/public.json`: 380 dense and 45 mixture-of-experts runs.
 const CASES: u64 = 425;
 /// Cases with a measured step time: 377 dense, 45 MoE.
