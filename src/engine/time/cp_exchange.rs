@@ -18,6 +18,8 @@ pub struct CpCosts {
     pub bytes: f64,
     /// Exposed time, plus the SM share the hidden part takes from compute.
     pub exposed: f64,
+    /// Part of `exposed`: that SM share ([`super::contention`]).
+    pub contention: f64,
 }
 
 impl CpCosts {
@@ -35,13 +37,15 @@ impl CpCosts {
         let rc = if full { 1.0 } else { 0.0 };
         let exp = (1.0 + rc) * fwd.1 + bwd.1;
         let total = (1.0 + rc) * fwd.0 + bwd.0;
+        let contention = super::contention::charge(total, exp, sm_usage(g.link));
         CpCosts {
             kv_msg,
             fwd_total: fwd.0,
             bwd_total: bwd.0,
             rc_total: rc * fwd.0,
             bytes,
-            exposed: exp + sm_usage(g.link) * (total - exp).max(0.0),
+            exposed: exp + contention,
+            contention,
         }
     }
 }

@@ -33,6 +33,8 @@ pub struct TpCosts {
     pub total: f64,
     /// Exposed time, plus the SM share the hidden part takes from compute.
     pub exposed: f64,
+    /// Part of `exposed`: that SM share ([`super::contention`]).
+    pub contention: f64,
 }
 
 impl TpCosts {
@@ -192,6 +194,13 @@ impl TpCosts {
         );
         let total = fwd_total + bwd_total + rc_total;
         let exp = fwd_exp + bwd_exp + rc_exp;
+        // Userbuffers' SM cost is its margins, already in `exp`; async TP hides only what
+        // the copy engines move; NCCL collectives take their SM share of the hidden time.
+        let contention = if userbuffers || async_tp {
+            0.0
+        } else {
+            super::contention::charge(total, exp, x.collective_sm_share(g))
+        };
         TpCosts {
             coll,
             coll_16,
@@ -202,13 +211,8 @@ impl TpCosts {
             bwd_exp,
             rc_exp,
             total,
-            // Userbuffers' SM cost is its margins, already in `exp`; async TP hides only what
-            // the copy engines move; NCCL collectives take their SM share of the hidden time.
-            exposed: if userbuffers || async_tp {
-                exp
-            } else {
-                exp + x.collective_sm_share(g) * (total - exp).max(0.0)
-            },
+            exposed: exp + contention,
+            contention,
         }
     }
 }
