@@ -1,8 +1,6 @@
 //! The result of one layer's context-parallel exchange ([`CpCosts`]), whichever ring runs it:
 //! the P2P ring ([`super::layer_comm`]) or PyTorch's ring attention ([`super::ring`]).
 
-use super::comm::{sm_usage, Group};
-
 /// Context-parallel ring of one layer, seconds per micro-batch.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct CpCosts {
@@ -23,11 +21,12 @@ pub struct CpCosts {
 }
 
 impl CpCosts {
-    /// The costs of an exchange on `g` whose forward takes `fwd` = (total, exposed) seconds and
+    /// The costs of an exchange whose forward takes `fwd` = (total, exposed) seconds and
     /// backward `bwd`; full recomputation (`full`) runs the forward exchange again; the hidden
-    /// part takes its SM share ([`sm_usage`]). `bytes`: what one rank sends in all.
+    /// part takes `share` of its time from compute ([`super::contention::p2p_sm_share`]).
+    /// `bytes`: what one rank sends in all.
     pub(crate) fn assemble(
-        g: &Group,
+        share: f64,
         kv_msg: f64,
         fwd: (f64, f64),
         bwd: (f64, f64),
@@ -37,7 +36,7 @@ impl CpCosts {
         let rc = if full { 1.0 } else { 0.0 };
         let exp = (1.0 + rc) * fwd.1 + bwd.1;
         let total = (1.0 + rc) * fwd.0 + bwd.0;
-        let contention = super::contention::charge(total, exp, sm_usage(g.link));
+        let contention = super::contention::charge(total, exp, share);
         CpCosts {
             kv_msg,
             fwd_total: fwd.0,

@@ -282,7 +282,7 @@ impl CpCosts {
         let cpm1 = x.cf - 1.0;
         let full = x.s.training.recompute == Recompute::Full;
         CpCosts::assemble(
-            g,
+            x.p2p_sm_share(g, super::contention::P2p::Ring),
             kv_msg,
             (cpm1 * step, cpm1 * (step - attn_fwd / x.cf).max(0.0)),
             (
@@ -304,11 +304,9 @@ mod tests {
 
     #[test]
     fn full_recomputation_runs_the_forward_exchange_again() {
-        // Forward exchange 10 ms (4 ms exposed), backward 20 ms (1 ms exposed), on NVLink
-        // (hidden collectives take 0.15 of their time from compute).
-        let gpu = gpu_preset("h100-sxm5-96gb").unwrap().spec;
-        let g = Group::new(&gpu, 8, 1);
-        let full = CpCosts::assemble(&g, 1.0, (0.010, 0.004), (0.020, 0.001), true, 4.0);
+        // Forward exchange 10 ms (4 ms exposed), backward 20 ms (1 ms exposed), the hidden part
+        // taking 0.15 of its time from compute.
+        let full = CpCosts::assemble(0.15, 1.0, (0.010, 0.004), (0.020, 0.001), true, 4.0);
         // Exposed 2·4 + 1 = 9 ms, hidden 2·10 + 20 − 9 = 31 ms: 9 + 0.15·31 = 13.65 ms.
         assert!((full.exposed - 0.01365).abs() < 1e-12, "{}", full.exposed);
         assert_eq!(
@@ -316,7 +314,7 @@ mod tests {
             (0.010, 0.010, 0.020)
         );
         // Without it: 5 + 0.15·(30 − 5) = 8.75 ms, nothing recomputed.
-        let once = CpCosts::assemble(&g, 1.0, (0.010, 0.004), (0.020, 0.001), false, 3.0);
+        let once = CpCosts::assemble(0.15, 1.0, (0.010, 0.004), (0.020, 0.001), false, 3.0);
         assert!((once.exposed - 0.00875).abs() < 1e-12, "{}", once.exposed);
         assert_eq!(once.rc_total, 0.0);
     }

@@ -2,10 +2,10 @@
 //! the slowest (critical) stage that paces the pipeline.
 
 use super::breakdown::CommTimes;
-use super::contention::charge;
+use super::contention::{charge, P2p};
 use super::ends::EndCosts;
 use super::inputs::Inputs;
-use super::layer::{sm_usage, AttentionCosts, LayerCosts};
+use super::layer::{AttentionCosts, LayerCosts};
 use super::zero3::Zero3Layer;
 use crate::engine::plan::Plan;
 use crate::engine::runs::{Holds, Run};
@@ -123,7 +123,7 @@ pub(crate) fn stage_pp_s(x: &Inputs) -> (f64, f64) {
         0.0
     };
     if x.stack.pp_overlap {
-        let c = charge(pp_total, 0.0, sm_usage(x.groups.pp.link));
+        let c = charge(pp_total, 0.0, x.p2p_sm_share(&x.groups.pp, P2p::Ring));
         (c, c)
     } else {
         (pp_total, 0.0)
@@ -239,14 +239,15 @@ pub(crate) fn stage_times(
 pub const DEEPEP_SMS: f64 = 20.0;
 
 /// Fraction of the compute's SMs that the EP and the PP communication take while they run under
-/// a paired chunk (DualPipe), `(ep, pp)`: DeepEP's [`DEEPEP_SMS`] of the GPU's SMs, an NCCL
-/// collective's [`sm_usage`] of its link.
+/// a paired chunk (DualPipe), `(ep, pp)`: DeepEP's [`DEEPEP_SMS`] of the GPU's SMs, NCCL's
+/// point-to-point channels of an all-to-all and of the pipeline's sends
+/// ([`Inputs::p2p_sm_share`]).
 pub(crate) fn overlap_sm_share(x: &Inputs) -> (f64, f64) {
     let ep = match x.stack.dispatcher {
         crate::scenario::MoeDispatcher::Deepep => (DEEPEP_SMS / x.sms()).min(1.0),
-        crate::scenario::MoeDispatcher::Alltoall => sm_usage(x.groups.ep.link),
+        crate::scenario::MoeDispatcher::Alltoall => x.p2p_sm_share(&x.groups.ep, P2p::AllToAll),
     };
-    (ep, sm_usage(x.groups.pp.link))
+    (ep, x.p2p_sm_share(&x.groups.pp, P2p::Ring))
 }
 
 /// All stages: their sum and the slowest (the first of equals). A stage's time follows from
