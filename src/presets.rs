@@ -12,12 +12,16 @@
 //! | `llama3-8b/70b`, `llama3.1-8b/70b/405b` | Llama Team 2024, *The Llama 3 Herd of Models* (arXiv 2407.21783) Table 3 + HF `config.json` | NVIDIA dgxc-benchmarking v25.04 llama3.1 layouts |
 //! | `mixtral-8x7b` | Jiang et al. 2024, *Mixtral of Experts* (arXiv 2401.04088) Table 1 | paracalc's choice (NeMo-style TP1/PP4/EP8) |
 //! | `mixtral-8x22b` | `mistralai/Mixtral-8x22B-v0.1` `config.json` | paracalc's choice |
-//! | `deepseek-v3` | `deepseek-ai/DeepSeek-V3` `config.json`; DeepSeek-V3 Technical Report (arXiv 2412.19437) | the report's 2048-H800 layout (PP16, EP64, ZeRO-1, FP8) under 1F1B with the all-to-all dispatcher: the plan old links name, kept as it was |
-//! | `deepseek-v3-report` | as `deepseek-v3`, with its node-limited routing | the plan as the report runs it (DualPipe, DeepEP-style dispatch to at most 4 nodes, blockwise FP8, its recomputation) |
+//! | `deepseek-v3-2048-h800` | `deepseek-ai/DeepSeek-V3` `config.json` with its node-limited routing; DeepSeek-V3 Technical Report (arXiv 2412.19437) | the plan as the report runs it (DualPipe, PP16, EP64, DeepEP-style dispatch to at most 4 nodes in FP8, blockwise FP8, its recomputation, no TP) |
+//! | `deepseek-v3` (retired) | as above | the report's layout under 1F1B with the all-to-all dispatcher, which the report did not run |
+//! | `deepseek-v3-report` (retired) | as above | the report's plan without its FP8 dispatch (`parallel.moe_dispatch_fp8` came later) |
 //! | `gpt-oss-120b`, `gpt-oss-20b` | `openai/gpt-oss-*` `config.json` and model card | paracalc's choice after the Automodel performance summary |
-//! | `llama4-maverick` | `meta-llama/Llama-4-Maverick-17B-128E` `config.json` | dgxc-benchmarking v25.05 H100 row |
-//! | `bloom-176b` | BigScience 2022 (arXiv 2211.05100); `bigscience/bloom` `config.json` | the production run (bigscience tr11-176B-ml README) |
-//! | `nemotron4-340b` | NVIDIA 2024, *Nemotron-4 340B Technical Report* (arXiv 2406.11704) Table 1 | the same report, Table 2 (6144 GPUs) |
+//! | `llama4-maverick-512-h100` | `meta-llama/Llama-4-Maverick-17B-128E` `config.json` | dgxc-benchmarking v25.05 H100 row, with the stack its NeMo recipe sets (TP comm overlap, 16-bit gradient buffers, master-weight remainders) |
+//! | `llama4-maverick` (retired) | as above | the same row without the recipe's stack settings |
+//! | `bloom-176b-384-a100` | BigScience 2022 (arXiv 2211.05100); `bigscience/bloom` `config.json` | the production run (bigscience tr11-176B-ml README) under Megatron-DeepSpeed on Jean Zay's network |
+//! | `bloom-176b` (retired) | as above | the same layout under Megatron-LM on a DGX A100 network |
+//! | `nemotron4-340b-6144-h100` | NVIDIA 2024, *Nemotron-4 340B Technical Report* (arXiv 2406.11704) Table 1 | the same report, §3.1 and Table 2 (6144 GPUs, pipeline with interleaving: 2 chunks per rank, the degree paracalc's choice) |
+//! | `nemotron4-340b` (retired) | as above | the same layout without the interleaving the report names |
 //! | `qwen2-72b` | Qwen Team 2024, *Qwen2 Technical Report* (arXiv 2407.10671) Table 1 + `Qwen/Qwen2-72B` `config.json` | paracalc's choice |
 //! | `mistral-7b` | Jiang et al. 2023, *Mistral 7B* (arXiv 2310.06825) Table 1 | paracalc's choice |
 //! | `falcon-40b` | `tiiuae/falcon-40b` `config.json` and model card | the model card (384 A100 40GB, TP 8, PP 4, DP 12, ZeRO, batch 1152) |
@@ -28,6 +32,14 @@
 //! means. Never edit a preset in place; add a new id, or bump the link version and keep a frozen
 //! copy of the old table for the old version. `tests/share.rs` pins every preset's full scenario
 //! (golden links), so an accidental edit fails the tests.
+//!
+//! A preset found wrong (a plan the run it cites did not run) is **retired**: a new id carries
+//! the corrected plan and takes its place in the picker, and the old one stays in
+//! [`MODEL_PRESETS`] with [`ModelPreset::replaced_by`] set, so old links still decode to what
+//! they meant. A retired preset is not offered ([`ModelPreset::listed`]), not chosen as the base
+//! of a new link ([`crate::share::nearest_preset`]), and shown only to a page opened from a
+//! link that names it. `tests/presets.rs` checks that every listed preset fits and, where it is
+//! a published run, that its step is within its own error band of that run.
 //!
 //! Presets are data: each model preset's scenario is a JSON file, `src/presets/<id>.json` (the
 //! scenario format of `DESIGN.md`, compiled in and read by the scenario parser,
@@ -49,9 +61,16 @@ pub struct ModelPreset {
     pub name: &'static str,
     /// The scenario as JSON (the file's text).
     pub json: &'static str,
+    /// For a retired preset (module docs, "Stability"): the id of the preset that replaces it.
+    pub replaced_by: Option<&'static str>,
 }
 
 impl ModelPreset {
+    /// Whether the app offers it: every preset but the retired ones.
+    pub fn listed(&self) -> bool {
+        self.replaced_by.is_none()
+    }
+
     /// The preset as a full scenario, read from its JSON by the scenario parser. `num_gpus =
     /// tp·pp·dp·cp`. A preset that did not parse (the tests parse and validate every one) would
     /// give the sections' defaults rather than panic.
@@ -68,12 +87,20 @@ impl ModelPreset {
 }
 
 /// A row of [`MODEL_PRESETS`]: id, display name, and the JSON file `src/presets/<id>.json`.
+/// `retired_for: "id"` marks a retired preset and names the one that replaces it.
 macro_rules! preset {
     ($id:literal, $name:literal) => {
         ModelPreset {
             id: $id,
             name: $name,
             json: include_str!(concat!("presets/", $id, ".json")),
+            replaced_by: None,
+        }
+    };
+    ($id:literal, $name:literal, retired_for: $by:literal) => {
+        ModelPreset {
+            replaced_by: Some($by),
+            ..preset!($id, $name)
         }
     };
 }
@@ -93,7 +120,8 @@ pub fn default_model_preset() -> &'static ModelPreset {
     model_preset(DEFAULT_MODEL_PRESET).unwrap_or(&MODEL_PRESETS[0])
 }
 
-/// Every model preset. Order is the order shown in the app. See the module docs for sources.
+/// Every model preset, the retired ones included (they decode old links). Order is the order
+/// shown in the app. See the module docs for sources.
 pub static MODEL_PRESETS: &[ModelPreset] = &[
     // --- GPT-3 family (Brown et al. 2020, Table 2.1) ---
     preset!("gpt3-125m", "GPT-3 125M"),
@@ -123,17 +151,26 @@ pub static MODEL_PRESETS: &[ModelPreset] = &[
     preset!("mixtral-8x7b", "Mixtral 8x7B"),
     preset!("mixtral-8x22b", "Mixtral 8x22B"),
     // --- Fine-grained MoE with shared experts, MLA and MTP (issue 12) ---
-    preset!("deepseek-v3", "DeepSeek-V3 671B"),
-    preset!("deepseek-v3-report", "DeepSeek-V3 671B (report plan)"),
+    // The report's plan (its FP8 dispatch included); the two retired ones before it are what
+    // links of the v1 format made from them still mean.
+    preset!("deepseek-v3-2048-h800", "DeepSeek-V3 671B"),
+    preset!("deepseek-v3", "DeepSeek-V3 671B", retired_for: "deepseek-v3-2048-h800"),
+    preset!("deepseek-v3-report", "DeepSeek-V3 671B (report plan)", retired_for: "deepseek-v3-2048-h800"),
     preset!("qwen3-30b-a3b", "Qwen3-30B-A3B"),
     preset!("qwen3-235b-a22b", "Qwen3-235B-A22B"),
     preset!("gpt-oss-120b", "gpt-oss-120b"),
     preset!("gpt-oss-20b", "gpt-oss-20b"),
-    preset!("llama4-maverick", "Llama 4 Maverick 400B"),
+    // The benchmark as its recipe runs it; the retired one left the recipe's stack at defaults.
+    preset!("llama4-maverick-512-h100", "Llama 4 Maverick 400B"),
+    preset!("llama4-maverick", "Llama 4 Maverick 400B", retired_for: "llama4-maverick-512-h100"),
     // --- Other large dense models people train or reproduce ---
-    preset!("bloom-176b", "BLOOM-176B"),
+    // The production run under Megatron-DeepSpeed on Jean Zay; the retired one had neither.
+    preset!("bloom-176b-384-a100", "BLOOM-176B"),
+    preset!("bloom-176b", "BLOOM-176B", retired_for: "bloom-176b-384-a100"),
     // Squared-ReLU MLP: two h×f GEMMs like GELU, so ffn_act "gelu" (the non-gated shape).
-    preset!("nemotron4-340b", "Nemotron-4 340B"),
+    // The report trains with interleaved pipeline stages (§3.1); the retired one has none.
+    preset!("nemotron4-340b-6144-h100", "Nemotron-4 340B"),
+    preset!("nemotron4-340b", "Nemotron-4 340B", retired_for: "nemotron4-340b-6144-h100"),
     preset!("qwen2-72b", "Qwen2 72B"),
     preset!("mistral-7b", "Mistral 7B"),
     preset!("falcon-40b", "Falcon-40B"),
@@ -247,6 +284,24 @@ mod tests {
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-.".contains(&b)));
         }
         assert_eq!(default_model_preset().id, DEFAULT_MODEL_PRESET);
+        assert!(default_model_preset().listed());
+    }
+
+    #[test]
+    fn a_retired_preset_names_a_listed_one_of_the_same_model() {
+        let retired: Vec<_> = MODEL_PRESETS.iter().filter(|p| !p.listed()).collect();
+        assert_eq!(retired.len(), 5);
+        for p in retired {
+            let by = model_preset(p.replaced_by.unwrap()).unwrap();
+            assert!(by.listed(), "{} -> {}", p.id, by.id);
+            let (old, new) = (p.scenario(), by.scenario());
+            assert_eq!(
+                (old.model.layers, old.model.hidden, old.cluster.num_gpus),
+                (new.model.layers, new.model.hidden, new.cluster.num_gpus),
+                "{}",
+                p.id
+            );
+        }
     }
 
     #[test]

@@ -281,12 +281,13 @@ fn diff_count(s: &Scenario, base: &Scenario) -> usize {
     out.bytes().filter(|&b| b == b'&').count()
 }
 
-/// The preset whose scenario is closest to `s` (fewest link keys; the first in table order on
-/// ties).
+/// The listed preset whose scenario is closest to `s` (fewest link keys; the first in table
+/// order on ties). Retired presets ([`crate::presets`], "Stability") decode old links but are
+/// never chosen as the base of a new one.
 pub fn nearest_preset(s: &Scenario) -> &'static ModelPreset {
     let mut best = presets::default_model_preset();
     let mut best_n = usize::MAX;
-    for p in presets::MODEL_PRESETS {
+    for p in presets::MODEL_PRESETS.iter().filter(|p| p.listed()) {
         let n = diff_count(s, &p.scenario());
         if n < best_n {
             best = p;

@@ -45,6 +45,8 @@ const CHECKPOINTS: &[(usize, usize, &str)] = &[
     (752, 748, "f58a3281a8979b63"),
     // Issue 34: the six Automodel runs state their round-robin gate (model.moe.routing).
     (752, 754, "5b103ddb62de46b4"),
+    // Issues 34, 36: the six Automodel runs state their bf16 parameters and Adam moments.
+    (752, 760, "b02f12ee6b84d6f5"),
 ];
 
 fn load(path: &str) -> Value {

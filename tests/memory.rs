@@ -1275,7 +1275,7 @@ fn every_preset_fits_as_shipped() {
         // The v1-link `deepseek-v3` (frozen: 1F1B and an all-to-all the report did not run)
         // does not fit.
         let want = match id {
-            "deepseek-v3-report" => Verdict::MayNotFit,
+            "deepseek-v3-report" | "deepseek-v3-2048-h800" => Verdict::MayNotFit,
             "deepseek-v3" => Verdict::DoesNotFit,
             _ => Verdict::Fits,
         };

@@ -422,6 +422,12 @@ fn every_preset_shows_its_parameter_count_as_published() {
             exact,
             "DeepSeek-V3 card: 685B with the MTP module",
         ),
+        (
+            "deepseek-v3-2048-h800",
+            685e9,
+            exact,
+            "DeepSeek-V3 card: 685B with the MTP module",
+        ),
         ("qwen3-30b-a3b", 30.5e9, exact, "Qwen3 card: 30.5B"),
         ("qwen3-235b-a22b", 235e9, exact, "Qwen3 card: 235B"),
         (
@@ -437,13 +443,26 @@ fn every_preset_shows_its_parameter_count_as_published() {
             "OpenAI gpt-oss model card: 20.91B",
         ),
         ("llama4-maverick", 400e9, exact, "Meta: 400B total"),
+        ("llama4-maverick-512-h100", 400e9, exact, "Meta: 400B total"),
         (
             "bloom-176b",
             176_247_271_424.0,
             exact,
             "BLOOM model card: 176,247,271,424",
         ),
+        (
+            "bloom-176b-384-a100",
+            176_247_271_424.0,
+            exact,
+            "BLOOM model card: 176,247,271,424",
+        ),
         ("nemotron4-340b", 340e9, named, "Nemotron-4 340B (named)"),
+        (
+            "nemotron4-340b-6144-h100",
+            340e9,
+            named,
+            "Nemotron-4 340B (named)",
+        ),
         ("qwen2-72b", 72.71e9, exact, "Qwen2-72B: 72.71B"),
         (
             "mistral-7b",

@@ -10,7 +10,7 @@ use crate::app::components::model_size::model_size;
 use crate::app::components::source_note::{SourceNote, Whose};
 use crate::app::hooks::use_share::{CopyLink, EmbedDialogHandle};
 use crate::app::state::{Action, State};
-use crate::presets::MODEL_PRESETS;
+use crate::presets::{ModelPreset, MODEL_PRESETS};
 use crate::scenario::FieldId;
 
 /// Inputs of [`plan_bar`].
@@ -38,8 +38,8 @@ pub fn plan_bar(p: &PlanBarProps<'_>) -> Html {
                 <div class="field">
                     <label for="preset">{ "Start from" }</label>
                     <select id="preset" onchange={p.on_preset.clone()} aria-describedby="preset-hint">
-                        { for MODEL_PRESETS.iter().map(|m| html! {
-                            <option value={m.id} selected={m.id == state.preset}>{ m.name }</option>
+                        { for MODEL_PRESETS.iter().filter(|m| m.listed() || m.id == state.preset).map(|m| html! {
+                            <option value={m.id} selected={m.id == state.preset}>{ preset_label(m) }</option>
                         }) }
                     </select>
                     <p id="preset-hint" class="hint">{ "A published model and run; links store only what differs from it." }</p>
@@ -71,6 +71,15 @@ pub fn plan_bar(p: &PlanBarProps<'_>) -> Html {
                 }
             </nav>
         </section>
+    }
+}
+
+/// A preset's name in "Start from". A retired preset (shown only to a page opened from an old
+/// link that names it) says so, and which preset replaces it.
+fn preset_label(m: &ModelPreset) -> String {
+    match m.replaced_by.and_then(crate::presets::model_preset) {
+        Some(by) => format!("{} (old link's plan, retired: see {})", m.name, by.name),
+        None => m.name.to_string(),
     }
 }
 

@@ -20,6 +20,13 @@ pub fn communicators(s: &Scenario) -> u64 {
         .count() as u64
 }
 
+/// Parameters ZeRO-3 gathers on one GPU: its dense and its expert parameters, each only when
+/// their shard degree is above 1 ([`other_buffers_bytes`]).
+fn gathered_params(bytes: &ParamBytes, p: &GpuParams) -> f64 {
+    let sharded = |n: f64, degree: f64| if degree > 1.0 { n } else { 0.0 };
+    sharded(p.dense, bytes.dense_shard) + sharded(p.experts, bytes.expert_shard)
+}
+
 /// Transient buffers of one GPU besides activations, bytes (`bytes` and `bucket` as the plan
 /// resolved them, [`crate::engine::plan::Plan`]):
 /// - **ZeRO-3 without pipelining**: the gathered 16-bit working copy and 16-bit gradient of the
@@ -34,6 +41,13 @@ pub fn communicators(s: &Scenario) -> u64 {
 ///   FSDP2 with pipelining does this (`reshard_after_forward=False`, gradient sync only on the last
 ///   micro-batch, unsharded accumulation in the fp32 reduce dtype); Megatron and DeepSpeed do not
 ///   combine ZeRO-3 with pipelining at all.
+///   Only parameters that ZeRO shards are gathered: a group whose shard degree is 1 (the routed
+///   experts when `dp·cp·tp = ep·etp`) is whole on the GPU already, and its gradient is the
+///   model states' own. NeMo Automodel leaves the experts out of FSDP when expert parallelism
+///   covers the data-parallel ranks (`nemo_automodel/components/moe/parallelizer.py`
+///   @89e3a9fdd l.158-162: `ignored_params` = the experts' parameters, and their own
+///   `fully_shard` over the `ep_shard` mesh only when it has more than one rank, l.143-151;
+///   `components/distributed/fsdp2.py` l.198 `ep_shard_size = dp_size // ep_size`).
 /// - **ZeRO-2**: one gradient bucket of unsharded gradients before its reduce-scatter, the
 ///   bucket the time model reduces ([`GradBucket`]: `parallel.bucket_mb` MB, else DeepSpeed's
 ///   `reduce_bucket_size` of 5·10⁸ 16-bit gradients, the `ipg_buffer` of `stage_1_and_2.py`),
@@ -48,9 +62,43 @@ pub fn other_buffers_bytes(
     let (w, g) = (bytes.weights, bytes.main_grads);
     let fp8 = super::states::quantized_copy_bytes(s.training.precision);
     match s.parallel.zero_stage {
-        3 if s.parallel.pp > 1 => (w + g + fp8) * p.total(),
+        3 if s.parallel.pp > 1 => (w + g + fp8) * gathered_params(bytes, p),
         3 => (3.0 * w + fp8) * p.largest_module,
         2 => bucket.bytes.min(g * p.total()),
         _ => 0.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ZeRO-3 with pipelining gathers only what ZeRO shards: a GPU with 1e9 dense and 2e9
+    /// expert parameters, bf16 with an fp32 gradient accumulation (2 + 4 B), pp 4, dp 8: with
+    /// ep 8 the experts' shard degree is 1 (whole already), so 6·1e9 B; with ep 2 (degree 4)
+    /// both, 6·3e9 B.
+    #[test]
+    fn zero3_pipeline_gathers_only_sharded_params() {
+        let mut s = crate::presets::default_model_preset().scenario();
+        (s.parallel.tp, s.parallel.cp, s.parallel.pp, s.parallel.dp) = (1, 1, 4, 8);
+        s.parallel.ep = 8;
+        s.parallel.etp = None;
+        s.parallel.zero_stage = 3;
+        s.training.precision = crate::scenario::Precision::Bf16;
+        s.training.grad_reduce_in_fp32 = None;
+        let p = GpuParams {
+            dense: 1e9,
+            experts: 2e9,
+            matrices: 0.0,
+            largest_module: 0.0,
+        };
+        let bucket = GradBucket::default();
+        let b = ParamBytes::of(&s);
+        assert_eq!((b.weights, b.main_grads, b.expert_shard), (2.0, 4.0, 1.0));
+        assert_eq!(other_buffers_bytes(&s, &b, &bucket, &p), 6e9);
+        s.parallel.ep = 2;
+        let b = ParamBytes::of(&s);
+        assert_eq!(b.expert_shard, 4.0);
+        assert_eq!(other_buffers_bytes(&s, &b, &bucket, &p), 18e9);
     }
 }

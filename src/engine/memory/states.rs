@@ -89,6 +89,10 @@ pub struct ParamBytes {
     pub weights: f64,
     /// The main gradients (what the data-parallel reduction of Megatron DDP moves).
     pub main_grads: f64,
+    /// The gradients the model states hold between steps: `main_grads`, except under PyTorch
+    /// FSDP with no master copy, which keeps each gradient in its 16-bit parameter's dtype
+    /// ([`grad_in_param_dtype`]).
+    pub held_grads: f64,
     /// The optimizer states (master copy and moments).
     pub optimizer: f64,
     /// What the optimizer step moves through HBM per local parameter
@@ -109,6 +113,11 @@ impl ParamBytes {
         ParamBytes {
             weights,
             main_grads,
+            held_grads: if grad_in_param_dtype(s) {
+                weights
+            } else {
+                main_grads
+            },
             optimizer,
             update: update_bytes_with(s, master),
             // Resolved once: every run's model states divide by them.
@@ -248,6 +257,27 @@ pub fn no_master_copy(s: &Scenario) -> bool {
     s.training.precision != Precision::Fp32 && s.training.master_weights() == MasterWeights::None
 }
 
+/// Whether the gradients are held in the 16-bit parameters' own dtype although the reduction
+/// runs in fp32: PyTorch FSDP (FSDP1 or FSDP2, `parallel.fsdp_style` per block) sharding the
+/// gradients (ZeRO ≥ 2) of 16-bit parameters kept with no master copy ([`no_master_copy`]).
+/// FSDP2 reduce-scatters in `MixedPrecisionPolicy.reduce_dtype` and casts the result back to
+/// the sharded parameter's dtype before it becomes or joins `.grad`
+/// (`torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py` `foreach_reduce`:
+/// `reduce_output = _to_dtype_if_needed(reduce_output, orig_dtype)`), as FSDP1 does
+/// (`_runtime_utils.py` `_cast_grad_to_param_dtype`); a parameter FSDP leaves out (an expert
+/// in NeMo Automodel's `ignored_params`) keeps autograd's `.grad` in its own dtype. With fp32
+/// shards (torchtitan, llm-foundry) the held gradient is fp32 either way. [states.md](crate::docs::formulas::states) §11.
+pub fn grad_in_param_dtype(s: &Scenario) -> bool {
+    use crate::scenario::FsdpStyle;
+    let style = s
+        .parallel
+        .fsdp_style
+        .unwrap_or(s.training.framework().traits().fsdp_style);
+    s.parallel.zero_stage >= 2
+        && matches!(style, FsdpStyle::PerBlock | FsdpStyle::PerBlockCopy)
+        && no_master_copy(s)
+}
+
 /// FP8 (Transformer Engine): an FP8 copy of each GEMM weight and of its transpose, 1 B each,
 /// cached across the micro-batches of a step.
 pub const FP8_EXTRA_BYTES_PER_MATRIX_PARAM: f64 = 2.0;
@@ -317,7 +347,7 @@ pub fn expert_shard_degree(s: &Scenario) -> f64 {
 /// layers, for the scenario's precision and ZeRO stage.
 #[inline]
 pub fn model_states(s: &Scenario, bytes: &ParamBytes, p: &GpuParams, layers: u64) -> ModelStates {
-    let (w, g, o) = (bytes.weights, bytes.main_grads, bytes.optimizer);
+    let (w, g, o) = (bytes.weights, bytes.held_grads, bytes.optimizer);
     let zero = s.parallel.zero_stage;
     let (nd, ne) = (bytes.dense_shard, bytes.expert_shard);
     // Per-parameter divisors for each state, by ZeRO stage.
@@ -438,7 +468,7 @@ pub fn expert_states(s: &Scenario, bytes: &ParamBytes, p: &GpuParams) -> ModelSt
     if p.experts <= 0.0 {
         return ModelStates::default();
     }
-    let (w, g, o) = (bytes.weights, bytes.main_grads, bytes.optimizer);
+    let (w, g, o) = (bytes.weights, bytes.held_grads, bytes.optimizer);
     let zero = s.parallel.zero_stage;
     let ne = bytes.expert_shard;
     let shard = |bytes: f64, from_stage: u8| -> f64 {
@@ -658,6 +688,46 @@ mod tests {
         s.training.fp8_recipe = None;
         assert!(!no_master_copy(&s));
         assert_eq!(master_bytes_per_param(&s), 0.0);
+    }
+
+    /// PyTorch FSDP with bf16 parameters and no master copy (NeMo Automodel's benchmarks) holds
+    /// each gradient in bf16, though it reduces in fp32: a GPU with 1e9 dense and 2e9 expert
+    /// parameters, dp 8, ep 8 (expert shard 1), ZeRO-3, bf16 moments: gradients 2·(1e9/8 + 2e9)
+    /// = 4.25e9 B, not 4·… = 8.5e9; the reduction still moves fp32 (`main_grads` 4). With an
+    /// fp32 master torchtitan's fp32 shard holds fp32 gradients, and Megatron's buffer is fp32
+    /// with or without a master.
+    #[test]
+    fn fsdp_gradient_in_param_dtype_by_hand() {
+        use crate::scenario::{Framework, MasterWeights as M, OptimizerStates};
+        let mut s = zero1_scenario(8, 8);
+        s.parallel.etp = None;
+        s.parallel.zero_stage = 3;
+        s.training.precision = Precision::Bf16;
+        s.training.optimizer_states = Some(OptimizerStates::Bf16);
+        s.training.master_weights = Some(M::None);
+        s.training.framework = Some(Framework::Torchtitan);
+        let p = gpu_params(1e9, 2e9);
+        let b = ParamBytes::of(&s);
+        assert!(grad_in_param_dtype(&s));
+        assert_eq!((b.main_grads, b.held_grads), (4.0, 2.0));
+        let m = model_states(&s, &b, &p, 0);
+        assert_eq!(m.gradients, 2.0 * (1.25e8 + 2e9));
+        assert_eq!(m.weights, 2.0 * (1.25e8 + 2e9));
+        assert_eq!(m.optimizer, 4.0 * (1.25e8 + 2e9));
+        assert_eq!(expert_states(&s, &b, &p).gradients, 2.0 * 2e9);
+        // An fp32 master: the fp32 shard's gradient, 4 B.
+        s.training.master_weights = Some(M::Fp32);
+        assert!(!grad_in_param_dtype(&s));
+        assert_eq!(
+            model_states(&s, &ParamBytes::of(&s), &p, 0).gradients,
+            4.0 * (1.25e8 + 2e9)
+        );
+        // Megatron-LM keeps its fp32 gradient buffer with no master copy too.
+        s.training.master_weights = Some(M::None);
+        s.training.framework = Some(Framework::Megatron);
+        s.parallel.zero_stage = 1;
+        assert!(!grad_in_param_dtype(&s));
+        assert_eq!(ParamBytes::of(&s).held_grads, 4.0);
     }
 
     #[test]
