@@ -299,8 +299,6 @@ impl CpCosts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::time::comm::Group;
-    use crate::scenario::gpu_preset;
 
     #[test]
     fn full_recomputation_runs_the_forward_exchange_again() {
