@@ -47,6 +47,8 @@ const CHECKPOINTS: &[(usize, usize, &str)] = &[
     (752, 754, "5b103ddb62de46b4"),
     // Issues 34, 36: the six Automodel runs state their bf16 parameters and Adam moments.
     (752, 760, "b02f12ee6b84d6f5"),
+    // Issue 36: the six Automodel runs state their loss on the bf16 logits (unfused_16bit).
+    (752, 766, "b90f8aab2232829f"),
 ];
 
 fn load(path: &str) -> Value {

@@ -78,14 +78,16 @@ fn public_memory_cases() {
     // it; the five BLOOM 02-28 runs came in at -30 to -32 % and the DGX Cloud example log line at
     // +38.3 %, first sight), rounded up: a change that makes either worse fails here. 8.41:
     // autocast's fp32 softmax (activations.md §14), BF16_Optimizer's fp32 upcast (states.md §8).
-    assert!(mape <= 8.41, "memory MAPE {mape:.2}%");
+    // 7.14: DeepSpeed's bf16 pipeline all-reduce copy (states.md §8).
+    assert!(mape <= 7.14, "memory MAPE {mape:.2}%");
     // The engine's band without evidence is this MAPE, rounded up: never narrower.
     let band = 100.0 * paracalc::engine::memory::verdict::DEFAULT_BAND_FRAC;
     assert!(
         mape <= band,
         "memory MAPE {mape:.2}% above the default band {band} %"
     );
-    assert!(worst <= 38.3, "worst memory error {worst:.1}%");
+    // 23.3: BLOOM 02-25 dp24tp8pp2mbs1 (the DGX Cloud log line's +38.3 % is −7.8 % now).
+    assert!(worst <= 23.3, "worst memory error {worst:.1}%");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1291,14 +1293,7 @@ fn every_preset_fits_as_shipped() {
 #[test]
 fn deepspeed_bf16_optimizer_upcasts_the_largest_gradient() {
     use paracalc::engine::shape::Shape;
-    let s = scen(serde_json::json!({
-        "model": {"layers": 70, "hidden": 14336, "heads": 64, "ffn_hidden": 57344,
-                  "ffn_act": "gelu", "vocab": 250000, "seq_len": 2048, "tied_embeddings": true},
-        "training": {"global_batch": 2048, "micro_batch": 2, "precision": "bf16",
-                     "recompute": "full", "flash_attention": false, "framework": "deepspeed"},
-        "parallel": {"tp": 4, "pp": 12, "dp": 8, "zero_stage": 1},
-        "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 384}
-    }));
+    let s = bloom_0228(12, "bf16");
     let d = Shape::of(&s.model);
     let emb = 250_000.0 * 14_336.0 / 4.0;
     assert_eq!(states::bf16_hp_upcast_bytes(&s, &d, emb), 3_584_000_000.0);
@@ -1318,4 +1313,62 @@ fn deepspeed_bf16_optimizer_upcasts_the_largest_gradient() {
     let mut f = s.clone();
     f.training.precision = paracalc::scenario::Precision::Fp16;
     assert_eq!(states::bf16_hp_upcast_bytes(&f, &d, emb), 0.0);
+}
+
+/// DeepSpeed's pipeline engine all-reduces `BF16_Optimizer`'s fp32 gradient buffer through a
+/// bf16 copy after the last backward (`_bf16_reduce_grads`, `allreduce_bucket`), too large for
+/// any block the pipeline phase cached, so the allocator reserves it beside the activations
+/// (overhead.rs `bf16_reduce_copy_bytes`, states.md §8). BLOOM-176B 02-28, tp 4, pp 12: stage 0
+/// holds five layers and the embedding shard, over 5·10⁸ parameters, so its weight-decay group
+/// is one bucket and the copy is `2·P` (7.96 GB), above the 3.584 GB fp32 upcast of the
+/// embedding's gradient. A stage under a bucket flattens both groups into a new fp32 tensor
+/// first: `(4 + 2)·P`. No copy without pipelining (the plain engine reduces the bf16 `.grad`s)
+/// or with fp16 (DeepSpeed's ZeRO-1 optimizer).
+/// BLOOM-176B's 02-28 layout (tp 4, dp 8, micro-batch 2, full recompute) under DeepSpeed with
+/// `pp` stages in `precision`.
+fn bloom_0228(pp: u64, precision: &str) -> Scenario {
+    scen(serde_json::json!({
+        "model": {"layers": 70, "hidden": 14336, "heads": 64, "ffn_hidden": 57344,
+                  "ffn_act": "gelu", "vocab": 250000, "seq_len": 2048, "tied_embeddings": true},
+        "training": {"global_batch": 2048, "micro_batch": 2, "precision": precision,
+                     "recompute": "full", "flash_attention": false, "framework": "deepspeed"},
+        "parallel": {"tp": 4, "pp": pp, "dp": 8, "zero_stage": 1},
+        "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 32 * pp}
+    }))
+}
+
+#[test]
+fn deepspeed_bf16_pipeline_reduce_copy_is_reserved_beside_the_activations() {
+    let e = paracalc::engine::estimate(&bloom_0228(12, "bf16")).unwrap();
+    let st = &e.memory.stages()[0];
+    assert!(st.params > overhead::DEEPSPEED_ALLREDUCE_BUCKET_ELEMENTS);
+    assert_eq!(st.other_buffers_bytes, 2.0 * st.params);
+    assert!(
+        (st.other_buffers_bytes - 7.9588e9).abs() < 1e6,
+        "{}",
+        st.other_buffers_bytes
+    );
+    assert!(st.other_buffers_bytes > 3_584_000_000.0);
+    // A 1.3B-parameter model on four stages: 6 layers of 12.6 M parameters and the 51.5 M
+    // embedding on stage 0, one bucket of both groups.
+    let small = scen(serde_json::json!({
+        "model": {"layers": 24, "hidden": 1024, "heads": 16, "ffn_hidden": 4096,
+                  "ffn_act": "gelu", "vocab": 50257, "seq_len": 2048, "tied_embeddings": true},
+        "training": {"global_batch": 512, "micro_batch": 4, "precision": "bf16",
+                     "recompute": "full", "flash_attention": false, "framework": "deepspeed"},
+        "parallel": {"tp": 1, "pp": 4, "dp": 2, "zero_stage": 1},
+        "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 8}
+    }));
+    let e = paracalc::engine::estimate(&small).unwrap();
+    let st = &e.memory.stages()[0];
+    assert!(st.params < overhead::DEEPSPEED_ALLREDUCE_BUCKET_ELEMENTS);
+    assert_eq!(st.other_buffers_bytes, 6.0 * st.params);
+    for (pp, precision) in [(1, "bf16"), (12, "fp16")] {
+        let e = paracalc::engine::estimate(&bloom_0228(pp, precision)).unwrap();
+        assert_eq!(
+            e.memory.stages()[0].other_buffers_bytes,
+            0.0,
+            "pp {pp} {precision}"
+        );
+    }
 }

@@ -650,3 +650,31 @@ fn the_page_and_the_cli_judge_the_fit_with_one_band() {
     assert!(one_line(&e, &s, v).contains("(fits)"));
     assert!(one_line(&e, &s, page_fit(&e, None)).contains("(may NOT fit)"));
 }
+
+/// "Start from" offers the listed presets; a retired one (kept for old links) appears only on a
+/// page opened from a link that names it, marked retired, with a hint naming its replacement.
+#[test]
+fn start_from_offers_retired_presets_only_to_their_old_links() {
+    let picker = |html: &str| {
+        let at = html.find(r#"id="preset""#).unwrap();
+        let end = at + html[at..].find("</select>").unwrap();
+        html[at..end].to_string()
+    };
+    let fresh = render("?v=1&model=llama3-8b");
+    let options = picker(&fresh);
+    for p in paracalc::presets::MODEL_PRESETS {
+        let shown = options.contains(&format!(r#"value="{}""#, p.id));
+        assert_eq!(shown, p.listed(), "{}", p.id);
+    }
+    assert_eq!(options.matches("DeepSeek-V3").count(), 1, "{options}");
+    let old = render("?v=1&model=deepseek-v3");
+    let options = picker(&old);
+    assert!(options.contains("DeepSeek-V3 671B (retired)"), "{options}");
+    assert!(options.contains(r#"value="deepseek-v3-2048-h800""#));
+    let hint = text_of(&old, "preset-hint");
+    assert!(
+        hint.contains("retired") && hint.contains("“DeepSeek-V3 671B”"),
+        "{hint}"
+    );
+    assert!(!text_of(&fresh, "preset-hint").contains("retired"));
+}

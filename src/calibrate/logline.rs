@@ -201,9 +201,7 @@ fn number_after(text: &str, at: usize) -> Option<f64> {
         }
     }
     let num = num.trim_end_matches(['e', 'E']);
-    num.parse::<f64>()
-        .ok()
-        .filter(|v| v.is_finite() && *v > 0.0)
+    crate::text::parse_f64(num).filter(|v| v.is_finite() && *v > 0.0)
 }
 
 /// Whether `field` occurs at `i` as a whole field name (not inside a longer word: torchtitan's

@@ -256,6 +256,15 @@ impl Held {
         let opt_host = st.optimizer * opt_off;
         st.optimizer -= opt_host;
         experts.optimizer *= 1.0 - opt_off;
+        let upcast = states::bf16_hp_upcast_bytes(
+            s,
+            &plan.shape,
+            if embedding || output {
+                plan.sharded.embedding
+            } else {
+                0.0
+            },
+        );
         Held {
             gp,
             st,
@@ -263,16 +272,9 @@ impl Held {
             opt_host,
             stored: layer_bytes.of_mix(&mix),
             working: layer_bytes.working(&mix),
-            upcast: states::bf16_hp_upcast_bytes(
-                s,
-                &plan.shape,
-                if embedding || output {
-                    plan.sharded.embedding
-                } else {
-                    0.0
-                },
-            ),
-            other_buffers: overhead::other_buffers_bytes(s, bytes, &plan.bucket, &gp),
+            upcast,
+            other_buffers: overhead::other_buffers_bytes(s, bytes, &plan.bucket, &gp)
+                + overhead::bf16_reduce_copy_bytes(s, &gp, upcast),
         }
     }
 }

@@ -29,8 +29,8 @@ pub fn group(name: &str) -> Option<(u32, f64, f64)> {
         }
         Some((
             f.next()?.parse().ok()?,
-            f.next()?.parse().ok()?,
-            f.next()?.parse().ok()?,
+            crate::text::parse_f64(f.next()?)?,
+            crate::text::parse_f64(f.next()?)?,
         ))
     })
 }

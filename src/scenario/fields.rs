@@ -866,8 +866,8 @@ fields! {
     /// `training.loss_kernel`.
     LossKernel {
         path: "training.loss_kernel", key: "loss", label: "Loss kernel", unit: "",
-        help: "Cross-entropy at the loss: unfused = PyTorch on fp32 logits (HF, torchtitan), vocab_parallel = Megatron-LM's (gradient in place), fused = on the 16-bit logits (flash-attn xentropy, llm-foundry); empty = the framework's.",
-        kind: Kind::Choice(&["unfused", "vocab_parallel", "fused"]), optional: true,
+        help: "Cross-entropy at the loss: unfused = PyTorch on fp32 logits (HF, torchtitan), unfused_16bit = PyTorch on the 16-bit logits with no upcast (NeMo Automodel fp32_upcast: false), vocab_parallel = Megatron-LM's (gradient in place), fused = on the 16-bit logits (flash-attn xentropy, llm-foundry); empty = the framework's.",
+        kind: Kind::Choice(&["unfused", "unfused_16bit", "vocab_parallel", "fused"]), optional: true,
         get: |s| opt_choice(s.training.loss_kernel, LossKernel::as_str),
         set: |s, v| { s.training.loss_kernel = v.opt_choice(LossKernel::ALL, LossKernel::as_str)?; Ok(()) },
     }
@@ -1428,8 +1428,8 @@ fn parse_real(v: &str, zero_ok: bool, hi: f64) -> Result<f64, String> {
     if v.is_empty() || v.len() > 40 || !v.bytes().any(|b| b.is_ascii_digit()) {
         return Err(expect());
     }
-    match v.parse::<f64>() {
-        Ok(x) if x.is_finite() && x <= hi && (x > 0.0 || (zero_ok && x == 0.0)) => Ok(x),
+    match crate::text::parse_f64(v) {
+        Some(x) if x.is_finite() && x <= hi && (x > 0.0 || (zero_ok && x == 0.0)) => Ok(x),
         _ => Err(expect()),
     }
 }
@@ -1512,8 +1512,8 @@ impl FieldDef {
             Kind::Count { min, max } => parse_count(v, min, max).map(Value::Count),
             Kind::Real { zero_ok, max } => parse_real(v, zero_ok, max).map(Value::Real),
             // May be negative (the calibration's memory offset): parsed here, not by parse_real.
-            Kind::Between { min, max } => match v.parse::<f64>() {
-                Ok(x)
+            Kind::Between { min, max } => match crate::text::parse_f64(v) {
+                Some(x)
                     if v.len() <= 40
                         && v.bytes().any(|b| b.is_ascii_digit())
                         && x.is_finite()

@@ -273,6 +273,11 @@ pub enum LossKernel {
     /// under torchtitan with TP (DTensor loss parallel,
     /// `crate::engine::memory::loss_parallel`).
     Unfused,
+    /// PyTorch's `cross_entropy` on the 16-bit logits themselves, with no fp32 upcast (NeMo
+    /// Automodel's `MaskedCrossEntropy(fp32_upcast=False)`): the same operators as
+    /// [`LossKernel::Unfused`] in the logits' dtype, so it keeps the 16-bit log-softmax and its
+    /// backward holds two more 16-bit tensors of the logits' size.
+    Unfused16,
     /// Megatron-LM's vocab-parallel cross-entropy: keeps the fp32 softmax and turns it into the
     /// gradient in place.
     VocabParallel,
@@ -297,6 +302,7 @@ impl LossKernel {
     /// All values, for dropdowns.
     pub const ALL: &'static [LossKernel] = &[
         LossKernel::Unfused,
+        LossKernel::Unfused16,
         LossKernel::VocabParallel,
         LossKernel::Fused,
     ];
@@ -305,6 +311,7 @@ impl LossKernel {
     pub fn as_str(self) -> &'static str {
         match self {
             LossKernel::Unfused => "unfused",
+            LossKernel::Unfused16 => "unfused_16bit",
             LossKernel::VocabParallel => "vocab_parallel",
             LossKernel::Fused => "fused",
         }

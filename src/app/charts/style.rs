@@ -345,7 +345,10 @@ pub fn fmt_si(x: f64) -> String {
 pub fn si_tick(x: f64) -> String {
     let s = fmt_si(x);
     match s.split_once(' ') {
-        Some((num, prefix)) => format!("{} {prefix}", tick(num.parse().unwrap_or(0.0))),
+        Some((num, prefix)) => format!(
+            "{} {prefix}",
+            tick(crate::text::parse_f64(num).unwrap_or(0.0))
+        ),
         None => tick(x),
     }
 }

@@ -147,9 +147,7 @@ fn number_after_field(line: &str, field: &str) -> Option<f64> {
         .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ',')
         .filter(|c| *c != ',')
         .collect();
-    num.parse::<f64>()
-        .ok()
-        .filter(|v| v.is_finite() && *v > 0.0)
+    crate::text::parse_f64(&num).filter(|v| v.is_finite() && *v > 0.0)
 }
 
 /// Fields of a log line that describe the run rather than its speed, as the frameworks print
@@ -283,8 +281,8 @@ pub fn MeasuredBox(props: &MeasuredBoxProps) -> Html {
             let el: web_sys::HtmlInputElement = e.target_unchecked_into();
             let text = el.value();
             value.set(text.clone());
-            match text.trim().replace(',', "").parse::<f64>() {
-                Ok(v) if v.is_finite() && v > 0.0 => apply(unit.quantity(v), None, None),
+            match crate::text::parse_f64(&text.trim().replace(',', "")) {
+                Some(v) if v.is_finite() && v > 0.0 => apply(unit.quantity(v), None, None),
                 _ if text.trim().is_empty() => note.set(None),
                 _ => note.set(Some((
                     true,

@@ -60,8 +60,8 @@ pub fn parse(text: &str, def: &FieldDef) -> Result<Option<f64>, String> {
         Some(b'P') => (&t[..t.len() - 1], 1e15),
         _ => (t.as_str(), 1.0),
     };
-    let v: f64 = match digits.parse::<f64>() {
-        Ok(v) if v.is_finite() && digits.bytes().any(|b| b.is_ascii_digit()) => v * scale,
+    let v: f64 = match crate::text::parse_f64(digits) {
+        Some(v) if v.is_finite() && digits.bytes().any(|b| b.is_ascii_digit()) => v * scale,
         _ => return Err("Not a number.".into()),
     };
     if def.whole() && v.fract() != 0.0 {

@@ -42,7 +42,7 @@ pub fn plan_bar(p: &PlanBarProps<'_>) -> Html {
                             <option value={m.id} selected={m.id == state.preset}>{ preset_label(m) }</option>
                         }) }
                     </select>
-                    <p id="preset-hint" class="hint">{ "A published model and run; links store only what differs from it." }</p>
+                    <p id="preset-hint" class="hint">{ preset_hint(state.preset) }</p>
                 </div>
                 { gpu_select(p.form) }
                 { num_field(FieldId::NumGpus, p.form) }
@@ -74,12 +74,25 @@ pub fn plan_bar(p: &PlanBarProps<'_>) -> Html {
     }
 }
 
-/// A preset's name in "Start from". A retired preset (shown only to a page opened from an old
-/// link that names it) says so, and which preset replaces it.
+/// A preset's name in "Start from": a retired one (shown only to a page opened from an old link
+/// that names it, [`crate::presets`] "Stability") says so.
 fn preset_label(m: &ModelPreset) -> String {
-    match m.replaced_by.and_then(crate::presets::model_preset) {
-        Some(by) => format!("{} (old link's plan, retired: see {})", m.name, by.name),
-        None => m.name.to_string(),
+    if m.listed() {
+        m.name.to_string()
+    } else {
+        format!("{} (retired)", m.name)
+    }
+}
+
+/// The hint under "Start from"; for a retired preset, why it is there and which to pick instead.
+fn preset_hint(id: &str) -> String {
+    match crate::presets::model_preset(id).and_then(|p| p.replaced_by) {
+        Some(by) => format!(
+            "A retired preset, kept so that this old link opens as it was made; “{}” in the list \
+             is the plan its source ran.",
+            crate::presets::model_preset(by).map_or(by, |b| b.name)
+        ),
+        None => "A published model and run; links store only what differs from it.".into(),
     }
 }
 

@@ -605,7 +605,10 @@ pub fn dropout(s: &Scenario) -> bool {
 ///
 /// What the loss keeps depends on its kernel ([`crate::scenario::LossKernel`]): the fp32
 /// (log-)softmax, `4·V/t`, for PyTorch's unfused `cross_entropy` and Megatron-LM's
-/// vocab-parallel one; the 16-bit logits and a per-token fp32 log-sum-exp, `e·V/t + 4`, for a
+/// vocab-parallel one; the 16-bit log-softmax, `e·V/t`, for the unfused `cross_entropy` on
+/// 16-bit logits (`_log_softmax` saves its output in the input's dtype, pytorch
+/// `tools/autograd/derivatives.yaml`: `_log_softmax_backward_data(grad, result, dim,
+/// self.scalar_type())`; `nll_loss` saves the same tensor); the 16-bit logits and a per-token fp32 log-sum-exp, `e·V/t + 4`, for a
 /// fused kernel (flash-attn `ops/triton/cross_entropy.py` @0251105a:
 /// `ctx.save_for_backward(logits, lse, labels)`).
 pub fn output_bytes_per_gpu(s: &Scenario, g: &PerGpu) -> f64 {
@@ -613,6 +616,7 @@ pub fn output_bytes_per_gpu(s: &Scenario, g: &PerGpu) -> f64 {
     let loss = match s.training.loss_kernel() {
         LossKernel::Fused => tok * (g.element_bytes * s.model.vocab as f64 / t + 4.0),
         LossKernel::Unfused | LossKernel::VocabParallel => tok * 4.0 * s.model.vocab as f64 / t,
+        LossKernel::Unfused16 => tok * g.element_bytes * s.model.vocab as f64 / t,
     };
     // Final-norm input, and the output GEMM's input as its backward keeps it (the shard, or
     // under DTensor TP the sequence-gathered tensor, `super::gathered_input`).
@@ -634,6 +638,9 @@ pub fn output_bytes_per_gpu(s: &Scenario, g: &PerGpu) -> f64 {
 ///   16-bit logits beside their fp32 copy, `2·V/t` (`megatron/core/tensor_parallel/
 ///   cross_entropy.py`: `vocab_parallel_logits.float()`, `save_for_backward(exp_logits, …)`,
 ///   NVIDIA/Megatron-LM @d98e8a64);
+/// - PyTorch's unfused `cross_entropy` on the 16-bit logits (no upcast): the same two gradients
+///   in the logits' dtype, `2e·V/t` (NeMo Automodel `components/loss/masked_ce.py` @89e3a9fdd
+///   l.73-82: `logits.float()` only with `fp32_upcast`, then `F.cross_entropy`);
 /// - a fused kernel on the 16-bit logits writes one gradient of their size, `e·V/t`
 ///   (flash-attn `ops/triton/cross_entropy.py` @0251105a: `dlogits = torch.empty_like(logits)`
 ///   unless `inplace_backward`, default off).
@@ -645,6 +652,7 @@ pub fn logits_transient_bytes_per_gpu(s: &Scenario, g: &PerGpu) -> f64 {
         LossKernel::VocabParallel => 2.0,
         LossKernel::Unfused => super::loss_parallel::unfused_transient_bytes(s),
         LossKernel::Fused => g.element_bytes,
+        LossKernel::Unfused16 => 2.0 * g.element_bytes,
     };
     g.tokens * per_token * s.model.vocab as f64 / g.tp
 }
@@ -912,6 +920,11 @@ mod compiled_loss_tests {
             - output_bytes(&compiled)
             - logits_transient_bytes(&compiled);
         assert_eq!(gap, 16_810_704_896.0);
+        // cross_entropy on the bf16 logits, no upcast (Automodel's fp32_upcast: false): the
+        // bf16 log-softmax, 2 B per logit, and two bf16 gradients, 4 B.
+        let bf16 = llama8b(LossKernel::Unfused16);
+        assert_eq!(output_bytes(&bf16), 16_384.0 * 16_384.0 + 2.0 * logits);
+        assert_eq!(logits_transient_bytes(&bf16), 4.0 * logits);
     }
 }
 

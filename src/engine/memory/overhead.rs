@@ -69,6 +69,51 @@ pub fn other_buffers_bytes(
     }
 }
 
+/// DeepSpeed's pipeline all-reduce bucket, elements (`MEMORY_OPT_ALLREDUCE_SIZE`, `engine.py`
+/// l. 73 @15293139f): `allreduce_no_retain` gathers gradient tensors until their count exceeds
+/// it, then flattens and reduces them.
+pub const DEEPSPEED_ALLREDUCE_BUCKET_ELEMENTS: f64 = 5e8;
+
+/// Bytes the caching allocator reserves for the gradient all-reduce of DeepSpeed's pipeline
+/// engine when `BF16_Optimizer` runs the step ([`super::states::deepspeed_bf16_lp_grads`],
+/// `pp > 1`); 0 otherwise.
+///
+/// At the end of the batch `PipelineEngine._exec_reduce_grads` calls `_bf16_reduce_grads`, which
+/// hands the optimizer's flat fp32 gradient groups (`get_grads_for_reduction`:
+/// `fp32_groups_gradients_flat`, Megatron's weight-decay group first) to
+/// `buffered_allreduce_fallback` with [`DEEPSPEED_ALLREDUCE_BUCKET_ELEMENTS`]; `allreduce_bucket`
+/// flattens the bucket and casts it to `communication_data_type`, bf16 for bf16 at ZeRO stage 0
+/// (microsoft/DeepSpeed @15293139f, the BigScience branch of 2022-02-28: `pipe/engine.py`
+/// l. 246-270, `engine.py` l. 733-742 and 2104-2147). A stage of more than a bucket of
+/// parameters sends its weight-decay group alone (flattening one tensor is a view): a bf16 copy,
+/// `2·P` bytes; a smaller stage sends both groups in one bucket, flattened into a new fp32
+/// tensor and then copied to bf16, `(4 + 2)·P`. The copy is made after the last backward, when
+/// the activations are freed, but PyTorch's caching allocator serves a request from a cached
+/// block only when one free block holds all of it, and never merges two segments it got from
+/// `cudaMalloc` (`c10/cuda/CUDACachingAllocator.cpp`: best fit in a pool, blocks split and
+/// coalesced only inside their segment). The pipeline phase caches blocks the size of its own
+/// requests, the largest being the fp32 upcast of the largest gradient (`upcast`,
+/// [`super::states::bf16_hp_upcast_bytes`]); a larger copy takes a new segment, so the reserved
+/// memory nvidia-smi reports is the activation phase's plus the copy.
+/// [states.md](crate::docs::formulas::states) §8.
+pub fn bf16_reduce_copy_bytes(s: &Scenario, p: &GpuParams, upcast: f64) -> f64 {
+    if s.parallel.pp <= 1 || !super::states::deepspeed_bf16_lp_grads(s) {
+        return 0.0;
+    }
+    let params = p.total();
+    let bf16 = crate::engine::per_gpu::element_bytes_of(crate::scenario::Precision::Bf16);
+    let copy = if params > DEEPSPEED_ALLREDUCE_BUCKET_ELEMENTS {
+        bf16 * params
+    } else {
+        (crate::engine::per_gpu::element_bytes_of(crate::scenario::Precision::Fp32) + bf16) * params
+    };
+    if copy > upcast {
+        copy
+    } else {
+        0.0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

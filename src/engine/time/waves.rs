@@ -47,11 +47,13 @@ pub const SPLITS: [f64; 3] = [1.0, 2.0, 4.0];
 /// No allocation and few divisions: tile counts by exact power-of-two scaling, waves by one
 /// multiplication (`⌈(T − ½)/S⌉ = ⌈T/S⌉` for whole `T`, `S`), candidates compared by
 /// cross-multiplication, the split-k penalty as `(k + K0)/(k + s·K0)`; the tile shapes are those
-/// of [`TILES`] and the splits [`SPLITS`].
+/// of [`TILES`] and the splits [`SPLITS`]. Also 1 where the counts would not be whole numbers
+/// ([`ceil_pos`]): a dimension not in `(0, 2⁵¹)`, a batch of `2⁵¹` or more (or not a number).
 #[inline]
 pub fn fill(sms: f64, batch: f64, m: f64, k: f64, n: f64, k0: f64) -> f64 {
-    let finite = m.is_finite() && n.is_finite() && k.is_finite() && batch.is_finite();
-    if !finite || sms < 1.0 || m <= 0.0 || n <= 0.0 || k <= 0.0 {
+    // One pair of comparisons a dimension (NaN fails them), none for the infinities apart.
+    let dim = |x: f64| x > 0.0 && x < WHOLE_BELOW;
+    if !(sms >= 1.0 && dim(m) && dim(n) && dim(k) && batch.abs() < WHOLE_BELOW) {
         return 1.0;
     }
     let inv_sms = 1.0 / sms;
@@ -109,18 +111,7 @@ pub fn fill(sms: f64, batch: f64, m: f64, k: f64, n: f64, k0: f64) -> f64 {
     };
     // The best candidate as a fraction `num/den` (`penalty·blocks` over `waves`), compared by
     // cross-multiplication so that the loop divides nowhere; fill = num/(den·S).
-    let (mut num, mut den) = (0.0_f64, 1.0_f64);
-    for &s in &SPLITS {
-        // (k/s)/(k/s + K0) over k/(k + K0): no candidate with this split beats it, so once the
-        // best fill so far reaches it the larger splits are skipped (most GEMMs stop at s = 1).
-        let penalty = if s == 1.0 {
-            1.0
-        } else {
-            (k + k0) / (k + s * k0)
-        };
-        if num * inv_sms >= penalty * den {
-            break;
-        }
+    let scan = |s: f64, penalty: f64, (mut num, mut den): (f64, f64)| {
         for &t in candidates {
             let blocks = t * b * s;
             let waves = ceil_pos((blocks - 0.5) * inv_sms);
@@ -129,9 +120,24 @@ pub fn fill(sms: f64, batch: f64, m: f64, k: f64, n: f64, k0: f64) -> f64 {
                 (num, den) = (cand, waves);
             }
         }
+        (num, den)
+    };
+    // No split (`SPLITS[0]`, penalty 1): always scanned, nothing to compare with yet.
+    let (mut num, mut den) = scan(1.0, 1.0, (0.0, 1.0));
+    for &s in &SPLITS[1..] {
+        // (k/s)/(k/s + K0) over k/(k + K0): no candidate with this split beats it, so once the
+        // best fill so far reaches it the larger splits are skipped (most GEMMs stop at s = 1).
+        let penalty = (k + k0) / (k + s * k0);
+        if num * inv_sms >= penalty * den {
+            break;
+        }
+        (num, den) = scan(s, penalty, (num, den));
     }
     (num * inv_sms / den).min(1.0)
 }
+
+/// `2⁵¹`: below it, [`ceil_pos`] and [`whole`] round exactly.
+const WHOLE_BELOW: f64 = 2_251_799_813_685_248.0;
 
 /// Whether `0 ≤ x < 2⁵¹` is a whole number ([`ceil_pos`]'s rounding).
 #[inline(always)]
@@ -261,6 +267,19 @@ mod tests {
         assert!(f > 0.99 && f <= 1.0, "{f}");
         // Without an SM count: no wave term.
         assert_eq!(fill(0.0, 1.0, 64.0, 64.0, 64.0, 128.0), 1.0);
+        // Nor where the tile counts would not be whole: a dimension that is not a number, not
+        // positive or not below 2⁵¹, a batch of 2⁵¹ or more.
+        for (b, m) in [
+            (1.0, f64::NAN),
+            (1.0, -64.0),
+            (1.0, f64::INFINITY),
+            (1.0, WHOLE_BELOW),
+            (f64::NEG_INFINITY, 64.0),
+            (f64::NAN, 64.0),
+            (WHOLE_BELOW, 64.0),
+        ] {
+            assert_eq!(fill(132.0, b, m, 64.0, 64.0, 128.0), 1.0, "{b} × {m}");
+        }
     }
 
     #[test]
