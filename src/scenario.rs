@@ -142,19 +142,28 @@ impl Scenario {
 
     /// Checks every value and every rule across fields, returning all problems at once.
     pub fn validate(&self) -> Result<(), ScenarioError> {
-        self.validated_gpu().map(|_| ())
+        self.with_validated_gpu(|_| ())
     }
 
     /// [`Scenario::validate`], then the GPU's numbers ([`Scenario::gpu`]): validation resolves
     /// them anyway, so an estimate looks the preset up once.
     pub fn validated_gpu(&self) -> Result<GpuSpec, ScenarioError> {
-        let gpu = self.cluster.gpu_spec();
-        let issues = validate::issues(self, gpu.as_ref());
+        self.with_validated_gpu(|gpu| *gpu)
+    }
+
+    /// [`Scenario::validated_gpu`] handed to `f`, borrowed: a preset's own numbers are not
+    /// copied ([`Cluster::gpu_spec_cow`]; an estimate reads them through a reference anyway).
+    pub fn with_validated_gpu<R>(&self, f: impl FnOnce(&GpuSpec) -> R) -> Result<R, ScenarioError> {
+        let gpu = self.cluster.gpu_spec_cow();
+        let issues = validate::issues(self, gpu.as_deref());
         if !issues.is_empty() {
             return Err(ScenarioError { issues });
         }
         // Validation reports an unknown preset; this only guards the invariant.
-        gpu.ok_or_else(|| ScenarioError::single("cluster.gpu", "unknown GPU."))
+        match gpu {
+            Some(gpu) => Ok(f(&gpu)),
+            None => Err(ScenarioError::single("cluster.gpu", "unknown GPU.")),
+        }
     }
 
     /// Whether tensor parallel `tp` splits the key/value heads as the stack runs them: `tp`

@@ -39,11 +39,11 @@ pub fn estimate(scenario: &Scenario) -> Result<Estimate, ScenarioError> {
 /// symbol (`callgrind --toggle-collect`, README "How accurate, how fast").
 #[inline(never)]
 pub fn estimate_into(scenario: &Scenario, out: &mut Estimate) -> Result<(), ScenarioError> {
-    let gpu = scenario.validated_gpu()?;
-    let plan = Plan::new(scenario, &gpu);
-    memory_into(&plan, out);
-    time_into(&plan, out);
-    Ok(())
+    scenario.with_validated_gpu(|gpu| {
+        let plan = Plan::new(scenario, gpu);
+        memory_into(&plan, out);
+        time_into(&plan, out);
+    })
 }
 
 /// The first half of [`estimate_into`]: fills `out.memory` only, for the resolved `plan` of a

@@ -1,6 +1,7 @@
 //! The cluster section: which GPU, how many, and the links between them.
 
 use super::gpu::{gpu_preset, GpuSpec};
+use std::borrow::Cow;
 
 /// The hardware: GPU model, GPU count, node size and optional link overrides.
 #[derive(Clone, Debug, PartialEq)]
@@ -112,6 +113,14 @@ impl Cluster {
             spec.nic_gbps = Some(b);
         }
         Some(spec)
+    }
+
+    /// [`Cluster::gpu_spec`], borrowed where it is a preset's own numbers (no link override).
+    pub fn gpu_spec_cow(&self) -> Option<Cow<'static, GpuSpec>> {
+        match (&self.gpu, self.intra_node_gbps, self.inter_node_gbps) {
+            (GpuChoice::Preset(id), None, None) => gpu_preset(id).map(|p| Cow::Borrowed(&p.spec)),
+            _ => self.gpu_spec().map(Cow::Owned),
+        }
     }
 
     /// Display name of the GPU: the preset's name, the custom name, or the id.

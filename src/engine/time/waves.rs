@@ -111,8 +111,8 @@ pub fn fill(sms: f64, batch: f64, m: f64, k: f64, n: f64, k0: f64) -> f64 {
     };
     // The best candidate as a fraction `num/den` (`penalty·blocks` over `waves`), compared by
     // cross-multiplication so that the loop divides nowhere; fill = num/(den·S).
-    let scan = |s: f64, penalty: f64, (mut num, mut den): (f64, f64)| {
-        for &t in candidates {
+    let scan = |tiles: &[f64], s: f64, penalty: f64, (mut num, mut den): (f64, f64)| {
+        for &t in tiles {
             let blocks = t * b * s;
             let waves = ceil_pos((blocks - 0.5) * inv_sms);
             let cand = penalty * blocks;
@@ -122,8 +122,18 @@ pub fn fill(sms: f64, batch: f64, m: f64, k: f64, n: f64, k0: f64) -> f64 {
         }
         (num, den)
     };
-    // No split (`SPLITS[0]`, penalty 1): always scanned, nothing to compare with yet.
-    let (mut num, mut den) = scan(1.0, 1.0, (0.0, 1.0));
+    // No split (`SPLITS[0]`, penalty 1): the first tile shape is the best so far (nothing to
+    // compare it with), then the others.
+    let Some((&first, others)) = candidates.split_first() else {
+        return 1.0;
+    };
+    let blocks = first * b;
+    let (mut num, mut den) = scan(
+        others,
+        1.0,
+        1.0,
+        (blocks, ceil_pos((blocks - 0.5) * inv_sms)),
+    );
     for &s in &SPLITS[1..] {
         // (k/s)/(k/s + K0) over k/(k + K0): no candidate with this split beats it, so once the
         // best fill so far reaches it the larger splits are skipped (most GEMMs stop at s = 1).
@@ -131,7 +141,7 @@ pub fn fill(sms: f64, batch: f64, m: f64, k: f64, n: f64, k0: f64) -> f64 {
         if num * inv_sms >= penalty * den {
             break;
         }
-        (num, den) = scan(s, penalty, (num, den));
+        (num, den) = scan(candidates, s, penalty, (num, den));
     }
     (num * inv_sms / den).min(1.0)
 }
@@ -155,11 +165,8 @@ fn whole(x: f64) -> bool {
 fn ceil_pos(x: f64) -> f64 {
     const TWO_52: f64 = 4_503_599_627_370_496.0;
     let r = (x + TWO_52) - TWO_52;
-    if r < x {
-        r + 1.0
-    } else {
-        r
-    }
+    // `r + 0` is `r` (`r ≥ +0`): a mask and an add, no blend of two values.
+    r + if r < x { 1.0 } else { 0.0 }
 }
 
 #[cfg(test)]
