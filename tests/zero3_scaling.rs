@@ -360,6 +360,15 @@ fn fsdp_paper_at_512_a100_supports_zero3_beating_ptdp() {
         p.time.step_s
     );
     assert!(z.time.step_s < p.time.step_s);
+    // The FSDP collectives run across nodes with 8 of the group's GPUs on each: NCCL's 16 CTAs
+    // of the A100's 108 SMs (`comm::NET_RING_CTAS`) while they hide, named apart as overlap
+    // contention: u/(1 − u) of what stays hidden.
+    let u = 16.0 / 108.0;
+    let (oc, hidden) = (z.time.overlap_contention_s.dp, z.time.hidden_comm_s.dp);
+    assert!(
+        (oc / (u / (1.0 - u) * hidden) - 1.0).abs() < 1e-9,
+        "{oc} vs {hidden}"
+    );
     let t = paper_tflops(&z, &s);
     assert!((t / 186.0 - 1.0).abs() < 0.06, "{t:.1}");
     let ratio = p.time.step_s / z.time.step_s;
