@@ -64,7 +64,7 @@ pub mod constants {
     /// definitions, and the kernel-efficiency table registered above.
     pub const BODY_NUMBERS: [(&str, usize); 5] = [
         ("unit", 34),
-        ("count", 99),
+        ("count", 100),
         ("index", 17),
         ("definition", 18),
         ("registered", 28),
