@@ -28,6 +28,8 @@
 //!
 //! Formulas, sources and what was checked: [compute.md](crate::docs::formulas::compute) §2.
 
+use crate::engine::num::{max_num, min_num};
+
 /// Output tile shapes `(Tm, Tn)` cuBLAS chooses among (the guide's §2.3 list).
 pub const TILES: [(f64, f64); 6] = [
     (256.0, 128.0),
@@ -57,7 +59,7 @@ pub fn fill(sms: f64, batch: f64, m: f64, k: f64, n: f64, k0: f64) -> f64 {
         return 1.0;
     }
     let inv_sms = 1.0 / sms;
-    let b = ceil_pos(batch.max(1.0));
+    let b = ceil_pos(max_num(batch, 1.0));
     let mut kept = [0.0_f64; 6];
     // With `m` and `n` whole multiples of 256 every tile but 64×64 is dropped below (each count
     // doubles exactly into the next smaller tile's), and 64×64 counts `(m/64)·(n/64)` exactly:
@@ -143,7 +145,7 @@ pub fn fill(sms: f64, batch: f64, m: f64, k: f64, n: f64, k0: f64) -> f64 {
         }
         (num, den) = scan(candidates, s, penalty, (num, den));
     }
-    (num * inv_sms / den).min(1.0)
+    min_num(num * inv_sms / den, 1.0)
 }
 
 /// `2⁵¹`: below it, [`ceil_pos`] and [`whole`] round exactly.
