@@ -391,7 +391,7 @@ impl Group {
     /// Ring bus bandwidth of `proto`, B/s.
     fn ring_bw(&self, proto: Protocol) -> f64 {
         match proto {
-            Protocol::Ll => (nccl::LL_BW * self.bus_bps).min(self.ll_max_bps),
+            Protocol::Ll => min_num(nccl::LL_BW * self.bus_bps, self.ll_max_bps),
             Protocol::Ll128 => nccl::LL128_BW * self.bus_bps,
             Protocol::Simple => self.bus_bps,
         }
