@@ -261,6 +261,15 @@ impl Rows {
             .find(|run| (run.first..run.end).contains(&r))
     }
 
+    /// The run holding rank `r`, looked up first as the `i`-th run (its place among the plan's
+    /// runs, which the time model's stages read in the same order), else by rank.
+    pub(crate) fn run_at(&self, i: usize, r: u64) -> Option<&RunRows> {
+        match self.runs.get(i) {
+            Some(run) if (run.first..run.end).contains(&r) => Some(run),
+            _ => self.run_of(r),
+        }
+    }
+
     /// Rank `r`'s row.
     pub fn get(&self, r: u64) -> Option<StageMemory> {
         if let Some(given) = self.given.get(r as usize) {
