@@ -113,6 +113,9 @@ fn model(s: &Scenario, a: &mut Args) {
     if !m.tied_embeddings {
         a.arg("--untie-embeddings-and-output-weights");
     }
+    if m.embedding_norm() {
+        a.note("# the embedding LayerNorm has no Megatron-LM flag (Megatron-DeepSpeed: --embed-layernorm)");
+    }
     a.note(format!(
         "# vocabulary {} comes from the tokenizer (--tokenizer-type/--tokenizer-model)",
         m.vocab

@@ -20,9 +20,9 @@ use serde_json::Value;
 const ALL_MAPE_CEILING_PCT: f64 = 10.48;
 /// The same over the 377 timed dense cases (9.794 %; 9.770 % as encoded).
 const DENSE_MAPE_CEILING_PCT: f64 = 9.80;
-/// The same over the 45 timed `moe_*` cases (14.667 %: no MoE row is left; the Automodel runs'
-/// bf16 states and TE attention encoded, issues 34, 36).
-const MOE_MAPE_CEILING_PCT: f64 = 14.67;
+/// The same over the 45 timed `moe_*` cases (14.560 %: no MoE row is left; ZeRO-3 no longer
+/// gathers the Automodel runs' whole experts, issue 34).
+const MOE_MAPE_CEILING_PCT: f64 = 14.57;
 /// Runs that ran (not `oom`) but that the engine predicts do not fit, every row applied (18;
 /// 23 as encoded, where the llm-foundry fused loss and the memory example's recipe now are).
 const NOT_FITTING_CEILING: usize = 18;

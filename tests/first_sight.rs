@@ -49,6 +49,8 @@ const CHECKPOINTS: &[(usize, usize, &str)] = &[
     (752, 760, "b02f12ee6b84d6f5"),
     // Issue 36: the six Automodel runs state their loss on the bf16 logits (unfused_16bit).
     (752, 766, "b90f8aab2232829f"),
+    // Issue 36: the BLOOM runs state their embedding LayerNorm (model.embedding_norm).
+    (752, 796, "e6f73bd679ed301d"),
 ];
 
 fn load(path: &str) -> Value {

@@ -78,16 +78,17 @@ fn public_memory_cases() {
     // it; the five BLOOM 02-28 runs came in at -30 to -32 % and the DGX Cloud example log line at
     // +38.3 %, first sight), rounded up: a change that makes either worse fails here. 8.41:
     // autocast's fp32 softmax (activations.md §14), BF16_Optimizer's fp32 upcast (states.md §8).
-    // 7.14: DeepSpeed's bf16 pipeline all-reduce copy (states.md §8).
-    assert!(mape <= 7.14, "memory MAPE {mape:.2}%");
+    // 7.14: DeepSpeed's bf16 pipeline all-reduce copy (states.md §8); 6.94: BLOOM's embedding
+    // LayerNorm input (activations.md §15).
+    assert!(mape <= 6.94, "memory MAPE {mape:.2}%");
     // The engine's band without evidence is this MAPE, rounded up: never narrower.
     let band = 100.0 * paracalc::engine::memory::verdict::DEFAULT_BAND_FRAC;
     assert!(
         mape <= band,
         "memory MAPE {mape:.2}% above the default band {band} %"
     );
-    // 23.3: BLOOM 02-25 dp24tp8pp2mbs1 (the DGX Cloud log line's +38.3 % is −7.8 % now).
-    assert!(worst <= 23.3, "worst memory error {worst:.1}%");
+    // 25.2: BLOOM 02-25 dp8tp4pp12mbs2-r2, whose repeat measured 44 GiB (+8.1 %).
+    assert!(worst <= 25.2, "worst memory error {worst:.1}%");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1335,6 +1336,29 @@ fn bloom_0228(pp: u64, precision: &str) -> Scenario {
         "parallel": {"tp": 4, "pp": pp, "dp": 8, "zero_stage": 1},
         "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 32 * pp}
     }))
+}
+
+/// BLOOM's embedding LayerNorm keeps its input outside DeepSpeed's layer checkpointing
+/// (activations.md §15): `e·h` per token on stage 0 for each micro-batch in flight. 02-28 layout,
+/// b 2: 4096 tokens · 2 B · 14336 = 117,440,512 B per micro-batch.
+#[test]
+fn embedding_norm_keeps_its_input_on_stage_0() {
+    let mut s = bloom_0228(12, "bf16");
+    let without = activations::embedding_bytes(&s);
+    let e0 = paracalc::engine::estimate(&s).unwrap();
+    s.model.embedding_norm = Some(true);
+    assert_eq!(activations::embedding_bytes(&s) - without, 117_440_512.0);
+    let e1 = paracalc::engine::estimate(&s).unwrap();
+    let (a0, a1) = (e0.memory.stages()[0], e1.memory.stages()[0]);
+    // Twelve in flight, less the one freed before BF16_Optimizer's fp32 upcast, stage 0's
+    // transient (`upcast − stored(one micro-batch)`).
+    assert_eq!(
+        a1.activations_bytes - a0.activations_bytes,
+        11.0 * 117_440_512.0
+    );
+    // The last stage holds no input embedding.
+    let last = |e: &Estimate| e.memory.stages()[11].activations_bytes;
+    assert_eq!(last(&e1), last(&e0));
 }
 
 #[test]

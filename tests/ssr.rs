@@ -677,4 +677,7 @@ fn start_from_offers_retired_presets_only_to_their_old_links() {
         "{hint}"
     );
     assert!(!text_of(&fresh, "preset-hint").contains("retired"));
+    // Shown, unlike the other hints of the plan bar.
+    assert!(tag(&old, "preset-hint").contains("retired"));
+    assert!(!tag(&fresh, "preset-hint").contains("retired"));
 }

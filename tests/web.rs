@@ -616,3 +616,60 @@ fn numbers_parse_in_the_browser_as_natively() {
         }
     }
 }
+
+/// The browser build's allocator (`app::heap`, the global allocator of this test binary too):
+/// blocks of every size and alignment are aligned, do not overlap, keep their bytes through a
+/// `realloc`, and a freed block is handed out again for the next request of its size.
+#[wasm_bindgen_test]
+fn the_heap_hands_out_aligned_disjoint_blocks() {
+    use std::alloc::{alloc, dealloc, realloc, Layout};
+    let mut live: Vec<(usize, Layout)> = Vec::new();
+    let mut x: u32 = 0x2545_f491;
+    for i in 0..1500u32 {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        let size = 1 + (x % [24, 300, 5000, 70_000][(i % 4) as usize]) as usize;
+        let layout = Layout::from_size_align(size, 1 << ((x >> 28) % 7)).unwrap();
+        // SAFETY: a non-zero size; every block is written only within its own size and freed
+        // once with the layout it was allocated with.
+        unsafe {
+            let p = alloc(layout);
+            assert!(
+                !p.is_null() && p as usize % layout.align() == 0,
+                "{layout:?}"
+            );
+            p.write_bytes(i as u8, size);
+            for &(q, l) in &live {
+                assert!(
+                    p as usize + size <= q || q + l.size() <= p as usize,
+                    "overlap"
+                );
+            }
+            live.push((p as usize, layout));
+            if x % 3 == 0 {
+                let (q, l) = live.swap_remove((x as usize / 3) % live.len());
+                dealloc(q as *mut u8, l);
+            }
+        }
+    }
+    // SAFETY: as above.
+    unsafe {
+        for (q, l) in live.drain(..) {
+            dealloc(q as *mut u8, l);
+        }
+        let l = Layout::from_size_align(100, 8).unwrap();
+        let p = alloc(l);
+        p.write_bytes(7, 100);
+        let grown = realloc(p, l, 10_000);
+        assert!((0..100).all(|i| *grown.add(i) == 7));
+        let l2 = Layout::from_size_align(10_000, 8).unwrap();
+        dealloc(grown, l2);
+        assert_eq!(
+            alloc(l2),
+            grown,
+            "a freed block serves the next request of its size"
+        );
+        dealloc(grown, l2);
+    }
+}

@@ -627,6 +627,14 @@ fields! {
         get: |s| opt_count(s.model.mtp_layers),
         set: |s, v| { s.model.mtp_layers = v.opt_count()?; Ok(()) },
     }
+    /// `model.embedding_norm`.
+    EmbeddingNorm {
+        path: "model.embedding_norm", key: "embnorm", label: "Embedding LayerNorm", unit: "",
+        help: "A LayerNorm right after the word embedding (BLOOM; Megatron-DeepSpeed --embed-layernorm): it keeps its input for backward on the first stage, outside activation checkpointing; empty = none.",
+        kind: Kind::Bool, optional: true,
+        get: |s| opt_bit(s.model.embedding_norm),
+        set: |s, v| { s.model.embedding_norm = v.opt_bit()?; Ok(()) },
+    }
     /// `model.mla.kv_lora_rank`; 0 in a link is standard attention (no MLA).
     MlaKvRank {
         path: "model.mla.kv_lora_rank", key: "mla.kv", label: "MLA KV latent rank", unit: "dims",

@@ -36,6 +36,9 @@ pub struct Model {
     pub mla: Option<Mla>,
     /// Multi-token prediction modules after the last layer (DeepSeek-V3: 1). Default: 0.
     pub mtp_layers: Option<u64>,
+    /// A LayerNorm right after the word embedding (BLOOM's `word_embeddings_layernorm`,
+    /// Megatron-DeepSpeed `--embed-layernorm`). Default: none.
+    pub embedding_norm: Option<bool>,
 }
 
 /// Multi-head latent attention (DeepSeek-V2 §2.1, DeepSeek-V3 §2.1.1): keys and values are
@@ -252,5 +255,10 @@ impl Model {
     #[inline]
     pub fn mtp_layers(&self) -> u64 {
         self.mtp_layers.unwrap_or(0)
+    }
+
+    /// Whether a LayerNorm follows the word embedding: the scenario's value, else none.
+    pub fn embedding_norm(&self) -> bool {
+        self.embedding_norm.unwrap_or(false)
     }
 }

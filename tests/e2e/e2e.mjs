@@ -52,7 +52,8 @@ const CHECKS = [
       ctx.log(`import: ${msg.slice(0, 300)}`);
       assert.match(msg, /To make it fit: GPUs 8 → \d+/);
       assert.match(await page.textContent('#key-fits dd'), /^fits \(/);
-      assert.equal(await page.inputValue('#preset'), 'deepseek-v3');
+      // "Start from" lists DeepSeek-V3 as the report's plan since the 1F1B preset was retired.
+      assert.equal(await page.inputValue('#preset'), 'deepseek-v3-2048-h800');
       assert.match(await page.textContent('#model-params-total'), /68\d B parameters, 3\d\.\d B active per token/);
       // The message sits above the import panel, never over it.
       const [m, p] = await page.evaluate(() => ['#import-message', '#hf-import'].map((s) => {

@@ -3,8 +3,8 @@
 use yew::prelude::*;
 
 use crate::app::components::form::{
-    choice_options, errors_for, num_field, num_field_showing, num_fields, select_field, send,
-    switch_field, FormProps,
+    choice_options, errors_for, num_field, num_field_showing, num_fields, opt_bool_field,
+    select_field, send, switch_field, FormProps,
 };
 use crate::app::components::num_field::{checkbox, Opt};
 use crate::app::state::Action;
@@ -70,6 +70,7 @@ pub fn model_form(props: &FormProps) -> Html {
                 { num_field(FieldId::MtpLayers, props) }
             </div>
             { switch_field(FieldId::TiedEmbeddings, props, m.tied_embeddings) }
+            { opt_bool_field(FieldId::EmbeddingNorm, props, ["default (none)", "on (BLOOM)", "off"], m.embedding_norm) }
             { checkbox("model.moe", "Mixture of experts", "Replace each MLP by routed experts.",
                 m.moe.is_some(), &errors_for(issues, "model.moe"), send(props, |b| Some(Action::SetMoe(b)))) }
             if m.moe.is_some() {

@@ -32,6 +32,8 @@ pub fn plan_bar(p: &PlanBarProps<'_>) -> Html {
     let state = p.state;
     let on_action = &p.form.on_action;
     let stale = !state.drafts.is_empty();
+    // A retired preset's hint is shown (the others are for screen readers only).
+    let retired = crate::presets::model_preset(state.preset).is_some_and(|m| !m.listed());
     html! {
         <section class="plan-bar" aria-label="What to train, on what">
             <div class="plan-fields" id="plan">
@@ -42,7 +44,7 @@ pub fn plan_bar(p: &PlanBarProps<'_>) -> Html {
                             <option value={m.id} selected={m.id == state.preset}>{ preset_label(m) }</option>
                         }) }
                     </select>
-                    <p id="preset-hint" class="hint">{ preset_hint(state.preset) }</p>
+                    <p id="preset-hint" class={classes!("hint", retired.then_some("retired"))}>{ preset_hint(state.preset) }</p>
                 </div>
                 { gpu_select(p.form) }
                 { num_field(FieldId::NumGpus, p.form) }

@@ -562,10 +562,23 @@ impl LayerBytes {
 /// Stage 0's embedding activations per micro-batch: the token ids (int64, 8 B per token, every
 /// TP rank) and, with [`dropout`], the embedding-dropout mask (1 B per element, ÷t with SP). Megatron
 /// `compute_activation_memory`: `8·s·b·p + s·b·h·p`.
+///
+/// With an embedding LayerNorm (`model.embedding_norm`, BLOOM) its input too, `e·h` per token
+/// (÷t with SP): the norm runs on the all-reduced embedding output inside
+/// `VocabParallelEmbedding` and saves its input for backward, and no recomputation covers it —
+/// DeepSpeed's pipeline checkpoints only the transformer layers of `GPTModelPipe`
+/// (`PipelineModule._is_checkpointable`), Megatron's full recompute only the transformer block
+/// (bigscience-workshop/Megatron-DeepSpeed @49d21af2 `megatron/mpu/layers.py`,
+/// `megatron/model/gpt_model.py`; [activations.md](crate::docs::formulas::activations) §15).
 pub fn embedding_bytes_per_gpu(s: &Scenario, g: &PerGpu) -> f64 {
     let (tok, sp_div) = (g.tokens, g.sp_div);
     let mask = if dropout(s) { 1.0 } else { 0.0 };
-    tok * 8.0 + mask * tok * s.model.hidden as f64 / sp_div
+    let norm = if s.model.embedding_norm() {
+        g.element_bytes
+    } else {
+        0.0
+    };
+    tok * 8.0 + (mask + norm) * tok * s.model.hidden as f64 / sp_div
 }
 
 /// Whether the layers keep dropout masks: `training.dropout`, else the recipe's default

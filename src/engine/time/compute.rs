@@ -185,6 +185,19 @@ pub fn tensor_k0(p16_tflops: f64, hbm_gbps: f64) -> f64 {
     GEMM_K0 * (p16_tflops / hbm_gbps.max(1.0)) / GEMM_K0_REF_FLOPS_PER_BYTE
 }
 
+/// The reduction penalty's `K0` of Hopper's FP8 GEMM kernels: [`tensor_k0`] at the FP8 peak
+/// `p8_tflops` **[derived]**. A tile's fixed work (pipeline fill, epilogue) takes the same time
+/// as in a 16-bit kernel: the epilogue writes the same 16-bit output tile, and each pipeline
+/// stage loads the same bytes (an FP8 k-tile holds twice the elements), while the tensor cores
+/// run each step of the `k` loop twice as fast (FP8 peak = 2 × 16-bit). So the fixed work is
+/// worth twice as many `k` elements: H100 SXM 1979/3350 FLOP/B, K0 = 494 (a k = 2048 GEMM at
+/// 0.81 of its large-k FP8 rate, against 0.89 in bf16). DeepGEMM's FP8 GEMMs on an H800 fall off
+/// faster still with `k` (deepseek-ai/DeepGEMM PR #74, base 128×128 tiles, M 4096, N 7168:
+/// K 2048 1031 TFLOP/s against K 16384 1404, 0.73; this K0 gives 0.83, 16-bit's 0.92).
+pub fn fp8_k0(p8_tflops: f64, hbm_gbps: f64) -> f64 {
+    tensor_k0(p8_tflops, hbm_gbps)
+}
+
 /// The reduction penalty's `K0` for fp32 GEMMs on the CUDA cores (no tensor cores): the fill
 /// and the epilogue of an output tile take about the same time as in a tensor-core kernel (they
 /// move the same tile through shared memory and HBM), but each step of the `k` loop takes
@@ -240,9 +253,13 @@ pub(crate) struct Device {
     pub hbm_bps: f64,
     /// Fixed cost per kernel, s.
     pub kernel_s: f64,
-    /// The reduction penalty's `K0` of the precision's GEMMs: [`GEMM_K0`] on tensor cores,
-    /// [`fp32_k0`] for fp32 training.
+    /// The reduction penalty's `K0` of the precision's GEMMs: [`GEMM_K0`] on tensor cores
+    /// ([`tensor_k0`], at the FP8 peak for Hopper's FP8 kernels, [`fp8_k0`]), [`fp32_k0`] for
+    /// fp32 training.
     pub gemm_k0: f64,
+    /// The same for the 16-bit GEMMs ([`Device::gemm16_s`], [`Device::bmm16_s`]): `gemm_k0`
+    /// except under FP8 on Hopper.
+    pub gemm16_k0: f64,
     /// Exponentials per second (flash-attention softmax): the part's own SFU rate
     /// ([`GpuSpec::sfu_exp_per_s`]), else its generation's.
     pub exp_per_s: f64,
@@ -322,6 +339,15 @@ impl Device {
             .attn_peak_tflops
             .filter(|a| !fp32 && a.is_finite() && *a > 0.0);
         let attn_peak = part_attn.unwrap_or(p16_eff * attn_peak_share);
+        let gemm16_k0 = if fp32 {
+            fp32_k0(gpu)
+        } else {
+            tensor_k0(p16_eff, gpu.hbm_gbps)
+        };
+        let gemm_k0 = match fp8 {
+            Some(Fp8Gemms::Casts { .. }) => fp8_k0(peak, gpu.hbm_gbps),
+            _ => gemm16_k0,
+        };
         Device {
             gemm_flops: (gemm_flops * 1e12).max(1.0),
             gemm16_flops: (p16_eff * bmm_eff * 1e12).max(1.0),
@@ -329,11 +355,8 @@ impl Device {
             flash_flops: (part_attn.unwrap_or(p16_eff) * e.flash_attention * 1e12).max(1.0),
             hbm_bps: (gpu.hbm_gbps * 1e9 * e.hbm).max(1.0),
             kernel_s: e.kernel_s,
-            gemm_k0: if fp32 {
-                fp32_k0(gpu)
-            } else {
-                tensor_k0(p16_eff, gpu.hbm_gbps)
-            },
+            gemm_k0,
+            gemm16_k0,
             exp_per_s: gpu
                 .sfu_exp_per_s
                 .filter(|r| r.is_finite() && *r > 0.0)
@@ -372,15 +395,28 @@ impl Device {
     #[inline]
     pub fn gemm_in_group_s(&self, groups: f64, m: f64, k: f64, n: f64) -> f64 {
         if self.rowwise_table {
-            return self.gemm_at(self.gemm_flops, self.gemm_bytes, groups, m, k, n)
-                / super::rowwise::speedup(m, k, n);
+            return self.gemm_at(
+                (self.gemm_flops, self.gemm_k0),
+                self.gemm_bytes,
+                groups,
+                m,
+                k,
+                n,
+            ) / super::rowwise::speedup(m, k, n);
         }
         let casts = if self.cast_bytes > 0.0 {
             (self.cast_bytes * m * (k + n) / self.hbm_bps + 2.0 * self.kernel_s) / 3.0
         } else {
             0.0
         };
-        self.gemm_at(self.gemm_flops, self.gemm_bytes, groups, m, k, n) + casts
+        self.gemm_at(
+            (self.gemm_flops, self.gemm_k0),
+            self.gemm_bytes,
+            groups,
+            m,
+            k,
+            n,
+        ) + casts
     }
 
     /// [`Device::gemm_s`] in 16 bits whatever the training precision: the GEMMs an FP8 recipe
@@ -389,13 +425,20 @@ impl Device {
     /// reach it (`megatron/core/models/gpt/gpt_model.py`), and torchtitan's float8 converter
     /// skips it (`filter_fqns` default `["output"]`, `torchtitan/components/quantization`).
     pub fn gemm16_s(&self, m: f64, k: f64, n: f64) -> f64 {
-        self.gemm_at(self.gemm16_flops, self.act_bytes, 1.0, m, k, n)
+        self.gemm_at(
+            (self.gemm16_flops, self.gemm16_k0),
+            self.act_bytes,
+            1.0,
+            m,
+            k,
+            n,
+        )
     }
 
     #[inline]
     fn gemm_at(
         &self,
-        flops_per_s: f64,
+        (flops_per_s, k0): (f64, f64),
         operand_bytes: f64,
         groups: f64,
         m: f64,
@@ -404,8 +447,8 @@ impl Device {
     ) -> f64 {
         let flops = 2.0 * m * k * n;
         let bytes = operand_bytes * (m * k + k * n) + self.act_bytes * m * n;
-        let fill = super::waves::fill(self.sms, groups, m, k, n, self.gemm_k0);
-        let rate = flops_per_s * k / (k + self.gemm_k0) * fill;
+        let fill = super::waves::fill(self.sms, groups, m, k, n, k0);
+        let rate = flops_per_s * k / (k + k0) * fill;
         max_num(flops / max_num(rate, 1.0), bytes / self.hbm_bps) + self.kernel_s
     }
 
@@ -429,9 +472,15 @@ impl Device {
     pub fn bmm16_s(&self, batch: f64, m: f64, k: f64, n: f64) -> f64 {
         let flops = 2.0 * batch * m * k * n;
         let bytes = self.act_bytes * batch * (m * k + k * n + m * n);
+<<<<<<< HEAD
         let fill = super::waves::fill(self.sms, batch, m, k, n, self.gemm_k0);
         let rate = self.gemm16_flops * k / (k + self.gemm_k0) * fill;
         max_num(flops / max_num(rate, 1.0), bytes / self.hbm_bps) + self.kernel_s
+=======
+        let fill = super::waves::fill(self.sms, batch, m, k, n, self.gemm16_k0);
+        let rate = self.gemm16_flops * k / (k + self.gemm16_k0) * fill;
+        (flops / rate.max(1.0)).max(bytes / self.hbm_bps) + self.kernel_s
+>>>>>>> main
     }
 
     /// Time to stream `bytes` through HBM in `kernels` kernels, seconds.
@@ -510,13 +559,16 @@ mod tests {
         // 4 B/element, a third per GEMM: 4·8192·8192/3 B at 3350 GB/s × 0.8 = 33.38 µs, plus
         // two thirds of a 5 µs kernel. Operands 1 B, output 2 B: compute-bound. On 132 SMs the
         // best tile is 64×64: 8192 tiles, 63 waves (8316), fill 8192/8316 = 0.98509 (128×128:
-        // 2048 in 16 waves, 0.9697). K0 at H100's balance ([`tensor_k0`]): 246.96.
+        // 2048 in 16 waves, 0.9697). K0 at the FP8 peak's balance ([`fp8_k0`]): 494.17, twice
+        // the 16-bit GEMMs' 246.96 (1979/989).
         let h = dev("h100-sxm5-80gb", Precision::Fp8);
         assert!((h.gemm_flops - 1979e12 * 0.63).abs() < 1.0);
         assert!((h.gemm16_flops - 989e12 * 0.70).abs() < 1.0);
+        assert!((h.gemm_k0 - 494.17).abs() < 0.01, "{}", h.gemm_k0);
         let hfill = 8192.0 / 8316.0;
+        let h8 = 4096.0 / (4096.0 + fp8_k0(1979.0, 3350.0));
         let hk = 4096.0 / (4096.0 + tensor_k0(989.0, 3350.0));
-        let gemm = 2.0 * 8192.0 * 4096.0 * 4096.0 / (1979e12 * 0.63 * hk * hfill) + 5e-6;
+        let gemm = 2.0 * 8192.0 * 4096.0 * 4096.0 / (1979e12 * 0.63 * h8 * hfill) + 5e-6;
         let casts = (4.0 * 8192.0 * 8192.0 / (3350e9 * 0.8) + 2.0 * 5e-6) / 3.0;
         assert!((h.gemm_s(8192.0, 4096.0, 4096.0) - (gemm + casts)).abs() < 1e-12);
         assert!((casts - 3.672e-5).abs() < 1e-7, "{casts}");
@@ -558,6 +610,15 @@ mod tests {
         assert!((h - 246.96).abs() < 0.01, "{h}");
         // A k = 2048 GEMM keeps 2048/2295 = 0.892 of its large-k rate on H100, 0.941 on A100.
         assert!((2048.0 / (2048.0 + h) - 0.892).abs() < 0.001);
+        // Hopper's FP8 kernels: twice the K0 (FP8 peak 1979), so a k = 2048 FP8 GEMM keeps
+        // 2048/2542.2 = 0.806 of its large-k rate; at M 4096, N 7168, k 2048 against 16384 that
+        // is 0.830 (DeepGEMM PR #74 measured 1031/1404 = 0.734 on an H800, bf16's K0 gives 0.919).
+        let f = dev("h100-sxm5-80gb", Precision::Fp8).gemm_k0;
+        assert!((f / h - 1979.0 / 989.0).abs() < 1e-12);
+        let r = |k: f64| k / (k + f);
+        assert!((r(2048.0) / r(16384.0) - 0.830).abs() < 0.001);
+        // The 16-bit GEMMs of an FP8 run keep the 16-bit K0.
+        assert_eq!(dev("h100-sxm5-80gb", Precision::Fp8).gemm16_k0, h);
     }
 
     #[test]

@@ -72,6 +72,10 @@ pub(crate) struct Inputs<'a> {
     pub update_bytes: f64,
     /// ZeRO stage 3 / FSDP full sharding.
     pub zero3: bool,
+    /// Whether ZeRO shards the routed experts (their shard degree `dp·cp·tp/(ep·etp)` above 1,
+    /// [`crate::engine::memory::states::expert_shard_degree`]); at 1 they are whole on the GPU
+    /// and ZeRO-3 gathers and reduces none of them ([`super::zero3::Zero3Layer::of`]).
+    pub experts_sharded: bool,
     /// The gradient bucket of the data-parallel reduction and its element's bytes.
     pub bucket: GradBucket,
 }
@@ -117,6 +121,7 @@ impl<'a> Inputs<'a> {
             main_grad_bytes: plan.param_bytes.main_grads,
             update_bytes: plan.param_bytes.update,
             zero3: par.zero_stage >= 3,
+            experts_sharded: plan.param_bytes.expert_shard > 1.0,
             bucket: plan.bucket,
         }
     }

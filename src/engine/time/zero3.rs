@@ -54,7 +54,16 @@ impl Zero3Layer {
         if !x.zero3 {
             return Zero3Layer::default();
         }
-        let params = x.sharded.layer();
+        // The layer's parameters ZeRO shards: the routed experts only when their shard degree is
+        // above 1 (whole experts have nothing to gather or reduce-scatter; NeMo Automodel leaves
+        // them out of FSDP then, `nemo_automodel/components/moe/parallelizer.py` @89e3a9fdd
+        // l.158-162, memory/states.md 11).
+        let experts = if x.experts_sharded {
+            x.sharded.layer_experts
+        } else {
+            0.0
+        };
+        let params = x.sharded.layer_dense + experts;
         let bytes = params * x.pbytes;
         let g = &x.groups.shard;
         // The layer's weight tensors (the small norms and biases stay resident under
@@ -348,6 +357,41 @@ mod tests {
         ))
         .unwrap();
         super::super::inputs::with_inputs(&s, |x| (Zero3Layer::of(x), x.sharded.layer()))
+    }
+
+    /// The ZeRO-3 layer of a Qwen3-30B-A3B-like MoE under torchtitan, dp 8, with `ep` ranks.
+    fn moe_layer(ep: u64) -> (Zero3Layer, f64, f64) {
+        let s = crate::scenario::parse(&format!(
+            r#"{{"model": {{"name": "m", "layers": 48, "hidden": 2048, "heads": 32, "kv_heads": 4,
+                 "head_dim": 128, "ffn_hidden": 6144, "ffn_act": "swiglu", "vocab": 151936,
+                 "seq_len": 4096, "moe": {{"experts": 128, "top_k": 8, "expert_ffn_hidden": 768}}}},
+              "training": {{"global_batch": 64, "micro_batch": 1, "precision": "bf16",
+                 "recompute": "full", "flash_attention": true, "framework": "torchtitan"}},
+              "parallel": {{"tp": 1, "pp": 1, "dp": 8, "ep": {ep}, "zero_stage": 3}},
+              "cluster": {{"gpu": "h100-sxm5-80gb", "num_gpus": 8}}}}"#
+        ))
+        .unwrap();
+        super::super::inputs::with_inputs(&s, |x| {
+            (Zero3Layer::of(x), x.sharded.layer_dense, x.sharded.layer())
+        })
+    }
+
+    #[test]
+    fn whole_experts_are_not_gathered() {
+        // ep 8 = dp 8: each GPU holds its 16 experts whole (shard degree 1), so the layer's
+        // gather moves its dense parameters only; ep 2 (degree 4) gathers the experts too. The
+        // all-gather time is the same function of the bytes, so the ratio of the two gathers'
+        // bandwidth parts is that of the parameters gathered.
+        let (whole, dense, _) = moe_layer(8);
+        let (sharded, dense2, layer2) = moe_layer(2);
+        assert_eq!(dense, dense2);
+        assert!(layer2 > 10.0 * dense2, "{layer2} vs {dense2}");
+        assert!(
+            whole.ag > 0.0 && sharded.ag > 4.0 * whole.ag,
+            "{} vs {}",
+            sharded.ag,
+            whole.ag
+        );
     }
 
     #[test]
