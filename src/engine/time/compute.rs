@@ -472,15 +472,9 @@ impl Device {
     pub fn bmm16_s(&self, batch: f64, m: f64, k: f64, n: f64) -> f64 {
         let flops = 2.0 * batch * m * k * n;
         let bytes = self.act_bytes * batch * (m * k + k * n + m * n);
-<<<<<<< HEAD
-        let fill = super::waves::fill(self.sms, batch, m, k, n, self.gemm_k0);
-        let rate = self.gemm16_flops * k / (k + self.gemm_k0) * fill;
-        max_num(flops / max_num(rate, 1.0), bytes / self.hbm_bps) + self.kernel_s
-=======
         let fill = super::waves::fill(self.sms, batch, m, k, n, self.gemm16_k0);
         let rate = self.gemm16_flops * k / (k + self.gemm16_k0) * fill;
-        (flops / rate.max(1.0)).max(bytes / self.hbm_bps) + self.kernel_s
->>>>>>> main
+        max_num(flops / max_num(rate, 1.0), bytes / self.hbm_bps) + self.kernel_s
     }
 
     /// Time to stream `bytes` through HBM in `kernels` kernels, seconds.
