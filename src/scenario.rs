@@ -168,7 +168,7 @@ impl Scenario {
         }
         // Validation reports an unknown preset; this only guards the invariant.
         match gpu {
-            Some(gpu) => Ok(f(&gpu)),
+            Some(gpu) => Ok(f(gpu)),
             None => Err(ScenarioError::single("cluster.gpu", "unknown GPU.")),
         }
     }

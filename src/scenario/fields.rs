@@ -1410,7 +1410,8 @@ fn printable_word(w: u64) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let below = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
-    let above = (w.wrapping_add(ONES * (127 - 0x7E)) | w) & HIGH;
+    // `n = 0x7E`: add `127 − n = 1` to every byte.
+    let above = (w.wrapping_add(ONES) | w) & HIGH;
     below | above == 0
 }
 
