@@ -240,6 +240,17 @@ fn write_time(o: &mut String, s: &Scenario, e: &Estimate) {
         "  exposed comm: tp {:.4}, cp {:.4}, ep {:.4}, pp {:.4}, dp {:.4}; micro-batches {}",
         c.tp, c.cp, c.ep, c.pp, c.dp, t.micro_batches
     );
+    let oc = &t.overlap_contention_s;
+    let _ = writeln!(
+        o,
+        "  of which overlap contention (compute lost to the SMs hidden communication holds): tp {:.4}, cp {:.4}, ep {:.4}, pp {:.4}, dp {:.4}; total {:.4}",
+        oc.tp,
+        oc.cp,
+        oc.ep,
+        oc.pp,
+        oc.dp,
+        oc.total()
+    );
     let _ = writeln!(
         o,
         "  hidden comm (not in the step): tp {:.4}, cp {:.4}, ep {:.4}, pp {:.4}, dp {:.4}; total {:.4}",

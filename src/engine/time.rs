@@ -32,6 +32,8 @@
 //! - [`comm`]: collectives as NCCL runs them per link tier: ring and tree all-reduce, ring
 //!   all-gather / reduce-scatter, all-to-all, point-to-point.
 //! - [`compute`]: GEMM and memory-bound time on one GPU (rates per GPU generation).
+//! - [`contention`]: the compute that communication hidden under it still takes (SMs held by
+//!   NCCL's channels), a named part of the exposed communication.
 //! - [`generation`]: GPU generations (Volta, Ampere, Hopper, Blackwell) by tensor-core peaks.
 //! - [`waves`]: wave quantization of GEMMs (tiles over the SMs).
 //! - [`flops`]: FLOP counts per token and per step.
@@ -72,6 +74,7 @@ pub mod blackwell_cudnn;
 pub mod breakdown;
 pub mod comm;
 pub mod compute;
+pub mod contention;
 pub mod cp_exchange;
 pub mod data_parallel;
 pub mod eager_block;
@@ -224,6 +227,14 @@ fn assemble(
         ep: mf * crit.ep,
         pp: mf * crit.pp + tied,
         dp: mf * crit.dp + dp.exposed_s,
+    };
+    let c = &crit.contention;
+    time.overlap_contention_s = CommTimes {
+        tp: mf * c.tp,
+        cp: mf * c.cp,
+        ep: mf * c.ep,
+        pp: mf * c.pp,
+        dp: mf * c.dp + dp.contention_s,
     };
     let tp_total = mf * crit.layers * layer.tp.total;
     let cp_total = mf * crit.layers * (layer.cp.fwd_total + layer.cp.rc_total + layer.cp.bwd_total);

@@ -53,6 +53,17 @@ pub fn assert_breakdown(e: &paracalc::engine::Estimate) {
     ] {
         assert!(x.is_finite() && x >= 0.0, "{t:?}");
     }
+    // Overlap contention is a part of each kind's exposed communication.
+    let (oc, c) = (&t.overlap_contention_s, &t.exposed_comm_s);
+    for (part, whole) in [
+        (oc.tp, c.tp),
+        (oc.cp, c.cp),
+        (oc.ep, c.ep),
+        (oc.pp, c.pp),
+        (oc.dp, c.dp),
+    ] {
+        assert!(part >= 0.0 && part <= whole * (1.0 + 1e-12), "{t:?}");
+    }
     assert!(t.step_s > 0.0);
 }
 

@@ -50,6 +50,9 @@ pub struct TimeEstimate {
     pub exposed_comm_s: CommTimes,
     /// Communication hidden behind compute (for display; not part of `step_s`).
     pub hidden_comm_s: CommTimes,
+    /// Part of `exposed_comm_s`, by kind: overlap contention, the compute lost while hidden
+    /// communication holds SMs beside it ([`crate::engine::time::contention`]), s.
+    pub overlap_contention_s: CommTimes,
     /// Micro-batches per pipeline per step `m = B/(b·d)`.
     pub micro_batches: u64,
     /// Part of `backward_s`: the weight-gradient (W) GEMMs, which zero-bubble and DualPipe

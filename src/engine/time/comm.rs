@@ -140,9 +140,10 @@ pub const NVLS_MIN_DOMAIN: u64 = 8;
 
 /// Fraction of compute lost while a collective on `link` overlaps it: NCCL runs as kernels on
 /// SMs (Calculon `systems/*.json` `processor_usage`: NVLink 0.15, InfiniBand 0.02;
-/// [comm.md](crate::docs::formulas::comm) §7). Used for point-to-point traffic (pipeline
-/// sends, all-to-all, the CP ring), whose channel count NCCL sizes per peer; collectives use
-/// [`collective_sm_share`].
+/// [comm.md](crate::docs::formulas::comm) §7). Used only where NCCL's channel count is not
+/// known (Volta, or a GPU without an SM count); otherwise collectives use
+/// [`collective_sm_share`] and point-to-point traffic (pipeline sends, all-to-all, the CP ring)
+/// [`super::contention::p2p_sm_share`].
 pub fn sm_usage(link: Link) -> f64 {
     match link {
         Link::Nvlink => NVLINK_SM_USAGE,

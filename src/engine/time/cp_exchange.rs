@@ -1,8 +1,6 @@
 //! The result of one layer's context-parallel exchange ([`CpCosts`]), whichever ring runs it:
 //! the P2P ring ([`super::layer_comm`]) or PyTorch's ring attention ([`super::ring`]).
 
-use super::comm::{sm_usage, Group};
-
 /// Context-parallel ring of one layer, seconds per micro-batch.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct CpCosts {
@@ -18,14 +16,17 @@ pub struct CpCosts {
     pub bytes: f64,
     /// Exposed time, plus the SM share the hidden part takes from compute.
     pub exposed: f64,
+    /// Part of `exposed`: that SM share ([`super::contention`]).
+    pub contention: f64,
 }
 
 impl CpCosts {
-    /// The costs of an exchange on `g` whose forward takes `fwd` = (total, exposed) seconds and
+    /// The costs of an exchange whose forward takes `fwd` = (total, exposed) seconds and
     /// backward `bwd`; full recomputation (`full`) runs the forward exchange again; the hidden
-    /// part takes its SM share ([`sm_usage`]). `bytes`: what one rank sends in all.
+    /// part takes `share` of its time from compute ([`super::contention::p2p_sm_share`]).
+    /// `bytes`: what one rank sends in all.
     pub(crate) fn assemble(
-        g: &Group,
+        share: f64,
         kv_msg: f64,
         fwd: (f64, f64),
         bwd: (f64, f64),
@@ -35,13 +36,15 @@ impl CpCosts {
         let rc = if full { 1.0 } else { 0.0 };
         let exp = (1.0 + rc) * fwd.1 + bwd.1;
         let total = (1.0 + rc) * fwd.0 + bwd.0;
+        let contention = super::contention::charge(total, exp, share);
         CpCosts {
             kv_msg,
             fwd_total: fwd.0,
             bwd_total: bwd.0,
             rc_total: rc * fwd.0,
             bytes,
-            exposed: exp + sm_usage(g.link) * (total - exp).max(0.0),
+            exposed: exp + contention,
+            contention,
         }
     }
 }

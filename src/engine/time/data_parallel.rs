@@ -2,6 +2,7 @@
 //! ZeRO-1/2 reduce-scatter + parameter all-gather) and its exposed tail; ZeRO-3's per-micro-batch
 //! collectives are priced per stage ([`super::zero3`]) and only totalled here.
 
+use super::contention::charge;
 use super::inputs::Inputs;
 use super::stage::StageTimes;
 use super::zero3::Zero3Layer;
@@ -21,6 +22,9 @@ pub struct DpStep {
     pub total_s: f64,
     /// Bytes this GPU sends per step.
     pub bytes: f64,
+    /// Part of `exposed_s`: the compute the hidden collectives' SMs take
+    /// ([`super::contention`]), s.
+    pub contention_s: f64,
 }
 
 impl DpStep {
@@ -57,6 +61,7 @@ impl DpStep {
                 bytes: x.mf * (n_dp - 1.0) / n_dp
                     * (stage_params * (2.0 * x.pbytes + z3.grad_bytes)
                         + crit.layers * z3.ag_rc_bytes),
+                contention_s: 0.0,
             };
         }
         let u_dp = x.collective_sm_share(dp_g);
@@ -76,12 +81,14 @@ impl DpStep {
         let t_bucket = reduce(g / k);
         let grad_total = k * t_bucket;
         let window_bwd = crit.bwd + crit.rc + crit.tp;
+        let mut contention_s = 0.0;
         let mut exp = if x.s.dp_comm_overlap() {
             let e = min_num(
                 t_bucket + max_num((k - 1.0) * t_bucket - window_bwd, 0.0),
                 grad_total,
             );
-            e + u_dp * (grad_total - e)
+            contention_s += charge(grad_total, e, u_dp);
+            e
         } else {
             grad_total
         };
@@ -93,7 +100,8 @@ impl DpStep {
             let ag_total = k * ag_b;
             exp += if x.s.dp_comm_overlap() {
                 let e = min_num(ag_b + max_num((k - 1.0) * ag_b - crit.fwd, 0.0), ag_total);
-                e + u_dp * (ag_total - e)
+                contention_s += charge(ag_total, e, u_dp);
+                e
             } else {
                 ag_total
             };
@@ -101,9 +109,10 @@ impl DpStep {
             bytes += (n_dp - 1.0) / n_dp * pbytes_total;
         }
         DpStep {
-            exposed_s: exp,
+            exposed_s: exp + contention_s,
             total_s,
             bytes,
+            contention_s,
         }
     }
 }

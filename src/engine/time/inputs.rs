@@ -140,6 +140,12 @@ impl<'a> Inputs<'a> {
     pub fn collective_sm_share(&self, g: &super::comm::Group) -> f64 {
         super::comm::collective_sm_share(g, self.gen, self.sms())
     }
+
+    /// Fraction of compute lost while an NCCL point-to-point transfer of pattern `kind` on `g`
+    /// runs under it ([`super::contention::p2p_sm_share`]), on this GPU's SMs.
+    pub fn p2p_sm_share(&self, g: &super::comm::Group, kind: super::contention::P2p) -> f64 {
+        super::contention::p2p_sm_share(g, self.gen, self.sms(), kind)
+    }
 }
 
 /// Runs `f` on the time-model inputs of `s` (tests of the time model's steps build them this

@@ -33,6 +33,8 @@ pub struct TpCosts {
     pub total: f64,
     /// Exposed time, plus the SM share the hidden part takes from compute.
     pub exposed: f64,
+    /// Part of `exposed`: that SM share ([`super::contention`]).
+    pub contention: f64,
 }
 
 impl TpCosts {
@@ -192,6 +194,13 @@ impl TpCosts {
         );
         let total = fwd_total + bwd_total + rc_total;
         let exp = fwd_exp + bwd_exp + rc_exp;
+        // Userbuffers' SM cost is its margins, already in `exp`; async TP hides only what
+        // the copy engines move; NCCL collectives take their SM share of the hidden time.
+        let contention = if userbuffers || async_tp {
+            0.0
+        } else {
+            super::contention::charge(total, exp, x.collective_sm_share(g))
+        };
         TpCosts {
             coll,
             coll_16,
@@ -202,13 +211,8 @@ impl TpCosts {
             bwd_exp,
             rc_exp,
             total,
-            // Userbuffers' SM cost is its margins, already in `exp`; async TP hides only what
-            // the copy engines move; NCCL collectives take their SM share of the hidden time.
-            exposed: if userbuffers || async_tp {
-                exp
-            } else {
-                exp + x.collective_sm_share(g) * (total - exp).max(0.0)
-            },
+            exposed: exp + contention,
+            contention,
         }
     }
 }
@@ -278,7 +282,7 @@ impl CpCosts {
         let cpm1 = x.cf - 1.0;
         let full = x.s.training.recompute == Recompute::Full;
         CpCosts::assemble(
-            g,
+            x.p2p_sm_share(g, super::contention::P2p::Ring),
             kv_msg,
             (cpm1 * step, cpm1 * (step - attn_fwd / x.cf).max(0.0)),
             (
@@ -295,16 +299,12 @@ impl CpCosts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::time::comm::Group;
-    use crate::scenario::gpu_preset;
 
     #[test]
     fn full_recomputation_runs_the_forward_exchange_again() {
-        // Forward exchange 10 ms (4 ms exposed), backward 20 ms (1 ms exposed), on NVLink
-        // (hidden collectives take 0.15 of their time from compute).
-        let gpu = gpu_preset("h100-sxm5-96gb").unwrap().spec;
-        let g = Group::new(&gpu, 8, 1);
-        let full = CpCosts::assemble(&g, 1.0, (0.010, 0.004), (0.020, 0.001), true, 4.0);
+        // Forward exchange 10 ms (4 ms exposed), backward 20 ms (1 ms exposed), the hidden part
+        // taking 0.15 of its time from compute.
+        let full = CpCosts::assemble(0.15, 1.0, (0.010, 0.004), (0.020, 0.001), true, 4.0);
         // Exposed 2·4 + 1 = 9 ms, hidden 2·10 + 20 − 9 = 31 ms: 9 + 0.15·31 = 13.65 ms.
         assert!((full.exposed - 0.01365).abs() < 1e-12, "{}", full.exposed);
         assert_eq!(
@@ -312,7 +312,7 @@ mod tests {
             (0.010, 0.010, 0.020)
         );
         // Without it: 5 + 0.15·(30 − 5) = 8.75 ms, nothing recomputed.
-        let once = CpCosts::assemble(&g, 1.0, (0.010, 0.004), (0.020, 0.001), false, 3.0);
+        let once = CpCosts::assemble(0.15, 1.0, (0.010, 0.004), (0.020, 0.001), false, 3.0);
         assert!((once.exposed - 0.00875).abs() < 1e-12, "{}", once.exposed);
         assert_eq!(once.rc_total, 0.0);
     }

@@ -124,28 +124,31 @@ pub(crate) fn merge_s(x: &Inputs) -> (f64, f64) {
 /// recomputation repeats the forward exchange.
 pub(crate) fn costs(x: &Inputs, attn_fwd: f64, attn_bwd: f64) -> CpCosts {
     let kv_msg = 2.0 * x.tok * kv_width(x) * x.ab;
+    let g = &x.groups.cp;
     exchange(
-        &x.groups.cp,
+        g,
         x.cf,
         kv_msg,
         F32 / x.ab,
-        attn_fwd,
-        attn_bwd,
+        (attn_fwd, attn_bwd),
         x.s.training.recompute == Recompute::Full,
+        x.p2p_sm_share(g, super::contention::P2p::Ring),
     )
 }
 
 /// [`costs`] for a group `g` of `c` ranks, K+V chunks of `kv_msg` bytes, gradients `grad_scale`
-/// times larger, kernels of `fwd` and `bwd` seconds per layer.
+/// times larger, kernels of `fwd` and `bwd` seconds per layer (`kernels`); the hidden part
+/// takes `share` of its time from compute.
 pub(crate) fn exchange(
     g: &Group,
     c: f64,
     kv_msg: f64,
     grad_scale: f64,
-    fwd: f64,
-    bwd: f64,
+    kernels: (f64, f64),
     full_recompute: bool,
+    share: f64,
 ) -> CpCosts {
+    let (fwd, bwd) = kernels;
     if c <= 1.0 {
         return CpCosts::default();
     }
@@ -153,7 +156,7 @@ pub(crate) fn exchange(
     let send = g.p2p_s(grad_scale * kv_msg);
     let rotations = (c - 1.0) * kv_msg;
     CpCosts::assemble(
-        g,
+        share,
         kv_msg,
         (gather, (gather - fwd / c).max(0.0)),
         (
@@ -195,12 +198,13 @@ mod tests {
         let gpu = gpu_preset("h100-sxm5-96gb").unwrap().spec;
         let g = Group::new(&gpu, 8, 1);
         let kv = 536_870_912.0;
+        let u = 0.15;
         // All-gather of 8 chunks (Simple ring: 8.4 + 7·3.4 µs, 7/8 of the buffer at 351 GB/s):
         // 32.2 µs + 10.70683 ms; fp32 gradient send: 8.4 + 3.4 µs + 1,073,741,824 B / 351 GB/s.
         let gather = 32.2e-6 + 7.0 * kv / 351e9;
         let send = 11.8e-6 + 2.0 * kv / 351e9;
         // No kernel to hide under: forward, recomputed forward and backward all exposed.
-        let bare = exchange(&g, 8.0, kv, 2.0, 0.0, 0.0, true);
+        let bare = exchange(&g, 8.0, kv, 2.0, (0.0, 0.0), true, u);
         let total = 3.0 * gather + 8.0 * send;
         assert!(
             (bare.exposed - total).abs() < 1e-9,
@@ -209,9 +213,9 @@ mod tests {
         );
         assert!((total - 0.056784).abs() < 1e-5, "{total}");
         // Long kernels (25 ms per forward step, 62.5 ms per backward step): only the last
-        // gradient send is exposed, plus NVLink's SM share (0.15) of the rest.
-        let hidden = exchange(&g, 8.0, kv, 2.0, 0.2, 0.5, true);
-        let want = send + 0.15 * (total - send);
+        // gradient send is exposed, plus the SM share u = 0.15 of the rest.
+        let hidden = exchange(&g, 8.0, kv, 2.0, (0.2, 0.5), true, u);
+        let want = send + u * (total - send);
         assert!(
             (hidden.exposed - want).abs() < 1e-9,
             "{} vs {want}",
@@ -223,11 +227,11 @@ mod tests {
         assert!((hidden.bytes - 37.0 * kv).abs() < 1.0);
         assert!((hidden.rc_total - hidden.fwd_total).abs() < 1e-12);
         // Without recomputation the forward exchange happens once.
-        let once = exchange(&g, 8.0, kv, 2.0, 0.0, 0.0, false);
+        let once = exchange(&g, 8.0, kv, 2.0, (0.0, 0.0), false, u);
         assert!((bare.exposed - once.exposed - gather).abs() < 1e-9);
         // One rank: nothing.
         assert_eq!(
-            exchange(&g, 1.0, kv, 2.0, 0.0, 0.0, true),
+            exchange(&g, 1.0, kv, 2.0, (0.0, 0.0), true, u),
             CpCosts::default()
         );
     }

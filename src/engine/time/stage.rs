@@ -1,9 +1,11 @@
 //! Step 2 of the time model: per-micro-batch time of every pipeline stage (all its chunks), and
 //! the slowest (critical) stage that paces the pipeline.
 
+use super::breakdown::CommTimes;
+use super::contention::{charge, P2p};
 use super::ends::EndCosts;
 use super::inputs::Inputs;
-use super::layer::{sm_usage, AttentionCosts, LayerCosts};
+use super::layer::{AttentionCosts, LayerCosts};
 use super::zero3::Zero3Layer;
 use crate::engine::plan::Plan;
 use crate::engine::runs::{Holds, Run};
@@ -69,6 +71,9 @@ pub struct StageTimes {
     pub pp: f64,
     /// Exposed ZeRO-3 gathers, reduce-scatters and copies.
     pub dp: f64,
+    /// Part of `tp`, `cp`, `ep`, `pp` and `dp`, by kind: the compute that their hidden part
+    /// takes ([`super::contention`]).
+    pub contention: CommTimes,
 }
 
 impl StageTimes {
@@ -112,17 +117,19 @@ pub(crate) fn pp_msg_bytes(x: &Inputs) -> f64 {
 
 /// PP time of any stage per micro-batch: one send forward and one backward per chunk
 /// ([`pp_msg_bytes`]); overlapped sends still take their SM share from compute. The same for
-/// every stage, so [`stages`] prices it once.
-pub(crate) fn stage_pp_s(x: &Inputs) -> f64 {
+/// every stage, so [`stages`] prices it once. Returns `(exposed, contention)`, the second the
+/// part of the first that SM share is ([`super::contention`]).
+pub(crate) fn stage_pp_s(x: &Inputs) -> (f64, f64) {
     let pp_total = if x.p > 1 {
         2.0 * x.v as f64 * x.groups.pp.p2p_s(pp_msg_bytes(x))
     } else {
         0.0
     };
     if x.stack.pp_overlap {
-        sm_usage(x.groups.pp.link) * pp_total
+        let c = charge(pp_total, 0.0, x.p2p_sm_share(&x.groups.pp, P2p::Ring));
+        (c, c)
     } else {
-        pp_total
+        (pp_total, 0.0)
     }
 }
 
@@ -131,7 +138,7 @@ pub(crate) fn stage_times(
     x: &Inputs,
     r: u64,
     holds: Holds,
-    pp: f64,
+    pp: (f64, f64),
     kinds: &LayerKinds,
     ends: &EndCosts,
     z3: &Zero3Layer,
@@ -166,8 +173,14 @@ pub(crate) fn stage_times(
         tp: nd * dl.tp.exposed + nm * ml.tp.exposed,
         cp: nd * dl.cp.exposed + nm * ml.cp.exposed,
         ep: nm * ml.ep,
-        pp,
+        pp: pp.0,
         dp: 0.0,
+        contention: CommTimes {
+            tp: nd * dl.tp.contention + nm * ml.tp.contention,
+            cp: nd * dl.cp.contention + nm * ml.cp.contention,
+            pp: pp.1,
+            ..CommTimes::default()
+        },
     };
     // MTP modules (last stage): their layer is counted above; each also projects the
     // concatenated hidden state and embedding (`2h→h`) and runs the shared output head again.
@@ -207,13 +220,16 @@ pub(crate) fn stage_times(
         st.hidden_ep = st.ep * (1.0 - k);
         st.hidden_pp = st.pp * (1.0 - k);
         let (u_ep, u_pp) = overlap_sm_share(x);
-        st.ep = st.ep * k + u_ep * st.hidden_ep;
-        st.pp = st.pp * k + u_pp * st.hidden_pp;
+        let (c_ep, c_pp) = (u_ep * st.hidden_ep, u_pp * st.hidden_pp);
+        st.ep = st.ep * k + c_ep;
+        st.pp = st.pp * k + c_pp;
+        st.contention.ep = c_ep;
+        st.contention.pp = st.contention.pp * k + c_pp;
         st.hidden_ep *= 1.0 - u_ep;
         st.hidden_pp *= 1.0 - u_pp;
     }
     if x.zero3 {
-        st.dp = z3.stage_exposed_s(x, nl, st.fwd, st.bwd, st.rc);
+        (st.dp, st.contention.dp) = z3.stage_exposed_s(x, nl, st.fwd, st.bwd, st.rc);
     }
     st
 }
@@ -226,14 +242,15 @@ pub(crate) fn stage_times(
 pub const DEEPEP_SMS: f64 = 20.0;
 
 /// Fraction of the compute's SMs that the EP and the PP communication take while they run under
-/// a paired chunk (DualPipe), `(ep, pp)`: DeepEP's [`DEEPEP_SMS`] of the GPU's SMs, an NCCL
-/// collective's [`sm_usage`] of its link.
+/// a paired chunk (DualPipe), `(ep, pp)`: DeepEP's [`DEEPEP_SMS`] of the GPU's SMs, NCCL's
+/// point-to-point channels of an all-to-all and of the pipeline's sends
+/// ([`Inputs::p2p_sm_share`]).
 pub(crate) fn overlap_sm_share(x: &Inputs) -> (f64, f64) {
     let ep = match x.stack.dispatcher {
         crate::scenario::MoeDispatcher::Deepep => (DEEPEP_SMS / x.sms()).min(1.0),
-        crate::scenario::MoeDispatcher::Alltoall => sm_usage(x.groups.ep.link),
+        crate::scenario::MoeDispatcher::Alltoall => x.p2p_sm_share(&x.groups.ep, P2p::AllToAll),
     };
-    (ep, sm_usage(x.groups.pp.link))
+    (ep, x.p2p_sm_share(&x.groups.pp, P2p::Ring))
 }
 
 /// All stages: their sum and the slowest (the first of equals). A stage's time follows from

@@ -150,21 +150,30 @@ impl Zero3Layer {
     /// backward and recompute time: the first gather forward and the last reduce-scatter
     /// backward are exposed; with DP overlap on, the others run under the neighbouring layer's
     /// compute (prefetch depth 1), and what does not fit is exposed; hidden collectives still
-    /// take their SM share ([`Inputs::collective_sm_share`]).
-    pub(crate) fn stage_exposed_s(&self, x: &Inputs, nl: f64, fwd: f64, bwd: f64, rc: f64) -> f64 {
+    /// take their SM share ([`Inputs::collective_sm_share`]). Returns `(exposed, contention)`,
+    /// the second the part of the first that share is ([`super::contention`]).
+    pub(crate) fn stage_exposed_s(
+        &self,
+        x: &Inputs,
+        nl: f64,
+        fwd: f64,
+        bwd: f64,
+        rc: f64,
+    ) -> (f64, f64) {
         let ag_total = nl * self.ag;
         let ag_bwd = ag_total + nl * self.ag_rc - self.kept_last_s(x);
         let fwd_exp = self.ag + (ag_total - self.ag - fwd).max(0.0);
         let bwd_exp = self.rs + (ag_bwd + nl * self.rs - self.rs - bwd - rc).max(0.0);
         let total = ag_total + ag_bwd + nl * self.rs;
         let copies = nl * (self.copy_fwd + self.copy_bwd);
-        copies
-            + if x.s.dp_comm_overlap() && !self.serial {
-                let exposed = (fwd_exp + bwd_exp).min(total);
-                exposed + x.collective_sm_share(&x.groups.shard) * (total - exposed)
-            } else {
-                total
-            }
+        if x.s.dp_comm_overlap() && !self.serial {
+            let exposed = (fwd_exp + bwd_exp).min(total);
+            let c =
+                super::contention::charge(total, exposed, x.collective_sm_share(&x.groups.shard));
+            (copies + exposed + c, c)
+        } else {
+            (copies + total, 0.0)
+        }
     }
 
     /// The FSDP2 root unit's collectives, seconds, exposed: the parameters outside the
