@@ -132,13 +132,17 @@ pub(crate) fn costs(x: &Inputs, attn_fwd: f64, attn_bwd: f64) -> CpCosts {
         F32 / x.ab,
         (attn_fwd, attn_bwd),
         x.s.training.recompute == Recompute::Full,
-        x.p2p_sm_share(g, super::contention::P2p::Ring),
+        (
+            x.collective_sm_share(g),
+            x.p2p_sm_share(g, super::contention::P2p::Ring),
+        ),
     )
 }
 
 /// [`costs`] for a group `g` of `c` ranks, K+V chunks of `kv_msg` bytes, gradients `grad_scale`
 /// times larger, kernels of `fwd` and `bwd` seconds per layer (`kernels`); the hidden part
-/// takes `share` of its time from compute.
+/// takes its share of its time from compute, `shares` = (the all-gathers', a collective's; the
+/// sends', point-to-point), weighted by their time.
 pub(crate) fn exchange(
     g: &Group,
     c: f64,
@@ -146,7 +150,7 @@ pub(crate) fn exchange(
     grad_scale: f64,
     kernels: (f64, f64),
     full_recompute: bool,
-    share: f64,
+    shares: (f64, f64),
 ) -> CpCosts {
     let (fwd, bwd) = kernels;
     if c <= 1.0 {
@@ -155,6 +159,9 @@ pub(crate) fn exchange(
     let gather = g.gather_s(c * kv_msg);
     let send = g.p2p_s(grad_scale * kv_msg);
     let rotations = (c - 1.0) * kv_msg;
+    let gathers = (if full_recompute { 3.0 } else { 2.0 }) * gather;
+    let share =
+        (gathers * shares.0 + c * send * shares.1) / (gathers + c * send).max(f64::MIN_POSITIVE);
     CpCosts::assemble(
         share,
         kv_msg,
@@ -204,7 +211,7 @@ mod tests {
         let gather = 32.2e-6 + 7.0 * kv / 351e9;
         let send = 11.8e-6 + 2.0 * kv / 351e9;
         // No kernel to hide under: forward, recomputed forward and backward all exposed.
-        let bare = exchange(&g, 8.0, kv, 2.0, (0.0, 0.0), true, u);
+        let bare = exchange(&g, 8.0, kv, 2.0, (0.0, 0.0), true, (u, u));
         let total = 3.0 * gather + 8.0 * send;
         assert!(
             (bare.exposed - total).abs() < 1e-9,
@@ -214,7 +221,7 @@ mod tests {
         assert!((total - 0.056784).abs() < 1e-5, "{total}");
         // Long kernels (25 ms per forward step, 62.5 ms per backward step): only the last
         // gradient send is exposed, plus the SM share u = 0.15 of the rest.
-        let hidden = exchange(&g, 8.0, kv, 2.0, (0.2, 0.5), true, u);
+        let hidden = exchange(&g, 8.0, kv, 2.0, (0.2, 0.5), true, (u, u));
         let want = send + u * (total - send);
         assert!(
             (hidden.exposed - want).abs() < 1e-9,
@@ -227,11 +234,11 @@ mod tests {
         assert!((hidden.bytes - 37.0 * kv).abs() < 1.0);
         assert!((hidden.rc_total - hidden.fwd_total).abs() < 1e-12);
         // Without recomputation the forward exchange happens once.
-        let once = exchange(&g, 8.0, kv, 2.0, (0.0, 0.0), false, u);
+        let once = exchange(&g, 8.0, kv, 2.0, (0.0, 0.0), false, (u, u));
         assert!((bare.exposed - once.exposed - gather).abs() < 1e-9);
         // One rank: nothing.
         assert_eq!(
-            exchange(&g, 1.0, kv, 2.0, (0.0, 0.0), true, u),
+            exchange(&g, 1.0, kv, 2.0, (0.0, 0.0), true, (u, u)),
             CpCosts::default()
         );
     }
