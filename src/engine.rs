@@ -43,6 +43,8 @@
 //! - [`search`]: the best-layout search (enumeration plus the same estimate).
 //! - [`knobs`]: the knobs of a parallel layout the search varies and the support rules check.
 //! - [`sweep`]: sweeps over GPUs, bucket size, micro-batch size and sequence length.
+//! - [`num`]: the larger and the smaller of two numbers in one instruction (the hot path's
+//!   `max`/`min`).
 #![deny(missing_docs)]
 
 pub mod advice;
@@ -54,6 +56,7 @@ pub mod knobs;
 pub mod layers;
 pub mod layout;
 pub mod memory;
+pub mod num;
 pub mod per_gpu;
 pub mod plan;
 pub mod runs;

@@ -152,16 +152,23 @@ impl Scenario {
     }
 
     /// [`Scenario::validated_gpu`] handed to `f`, borrowed: a preset's own numbers are not
-    /// copied ([`Cluster::gpu_spec_cow`]; an estimate reads them through a reference anyway).
+    /// copied ([`Cluster::preset_spec`]; an estimate reads them through a reference anyway).
     pub fn with_validated_gpu<R>(&self, f: impl FnOnce(&GpuSpec) -> R) -> Result<R, ScenarioError> {
-        let gpu = self.cluster.gpu_spec_cow();
-        let issues = validate::issues(self, gpu.as_deref());
+        let resolved;
+        let gpu = match self.cluster.preset_spec() {
+            Some(spec) => Some(spec),
+            None => {
+                resolved = self.cluster.gpu_spec();
+                resolved.as_ref()
+            }
+        };
+        let issues = validate::issues(self, gpu);
         if !issues.is_empty() {
             return Err(ScenarioError { issues });
         }
         // Validation reports an unknown preset; this only guards the invariant.
         match gpu {
-            Some(gpu) => Ok(f(&gpu)),
+            Some(gpu) => Ok(f(gpu)),
             None => Err(ScenarioError::single("cluster.gpu", "unknown GPU.")),
         }
     }

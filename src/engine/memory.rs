@@ -70,6 +70,7 @@ pub mod rows;
 pub mod states;
 pub mod verdict;
 
+use super::num::max_num;
 use super::plan::Plan;
 use super::runs::Holds;
 use overhead::GIB;
@@ -190,9 +191,9 @@ pub fn fill(plan: &Plan, out: &mut MemoryEstimate) {
                     } else {
                         0.0
                     };
-                let t = h.working.max(h.upcast - stored_one);
+                let t = max_num(h.working, h.upcast - stored_one);
                 if has_out {
-                    t.max(logits)
+                    max_num(t, logits)
                 } else {
                     t
                 }

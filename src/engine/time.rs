@@ -148,7 +148,7 @@ pub fn fill(
     let held = stages.crit_holds;
     let placed = || x.sharded.placed(held.mix, held.embedding, held.output);
     // Its parameters on one GPU: the count its memory row holds, else worked out again.
-    let stage_params = match memory.rows.run_of(crit.stage) {
+    let stage_params = match memory.rows.run_at(stages.crit_run, crit.stage) {
         Some(run) => run.shared.params,
         None => placed().total(),
     };

@@ -1,7 +1,6 @@
 //! The cluster section: which GPU, how many, and the links between them.
 
 use super::gpu::{gpu_preset, GpuSpec};
-use std::borrow::Cow;
 
 /// The hardware: GPU model, GPU count, node size and optional link overrides.
 #[derive(Clone, Debug, PartialEq)]
@@ -115,11 +114,12 @@ impl Cluster {
         Some(spec)
     }
 
-    /// [`Cluster::gpu_spec`], borrowed where it is a preset's own numbers (no link override).
-    pub fn gpu_spec_cow(&self) -> Option<Cow<'static, GpuSpec>> {
+    /// [`Cluster::gpu_spec`] where it is a preset's own numbers (no link override), borrowed
+    /// from the preset table; `None` otherwise (a custom GPU, a link override, an unknown id).
+    pub fn preset_spec(&self) -> Option<&'static GpuSpec> {
         match (&self.gpu, self.intra_node_gbps, self.inter_node_gbps) {
-            (GpuChoice::Preset(id), None, None) => gpu_preset(id).map(|p| Cow::Borrowed(&p.spec)),
-            _ => self.gpu_spec().map(Cow::Owned),
+            (GpuChoice::Preset(id), None, None) => gpu_preset(id).map(|p| &p.spec),
+            _ => None,
         }
     }
 

@@ -1376,7 +1376,7 @@ pub(crate) fn is_unsafe_char(c: char) -> bool {
 /// as the bidi controls lie outside ASCII.
 fn has_unsafe_char(v: &str) -> bool {
     // Printable ASCII, the usual case, in one pass.
-    if v.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+    if printable_ascii(v.as_bytes()) {
         return false;
     }
     if v.is_ascii() {
@@ -1384,6 +1384,35 @@ fn has_unsafe_char(v: &str) -> bool {
     } else {
         v.chars().any(is_unsafe_char)
     }
+}
+
+/// Whether every byte of `v` is printable ASCII (`b' '..=b'~'`): eight bytes at a time, the
+/// last eight overlapping the word before them (a byte read twice is tested twice), shorter
+/// text byte by byte.
+fn printable_ascii(v: &[u8]) -> bool {
+    let word = |i: usize| {
+        v.get(i..i + 8)
+            .and_then(|w| <[u8; 8]>::try_from(w).ok())
+            .is_some_and(|w| printable_word(u64::from_le_bytes(w)))
+    };
+    if v.len() < 8 {
+        return v.iter().all(|b| (b' '..=b'~').contains(b));
+    }
+    let last = v.len() - 8;
+    (0..last).step_by(8).all(word) && word(last)
+}
+
+/// Whether all eight bytes of `w` lie in `0x20..=0x7E`: none below `0x20` and none above `0x7E`,
+/// by the carry tests of "Bit Twiddling Hacks" (S. E. Anderson, "Determine if a word has a byte
+/// less than n" and "… greater than n"; exact for any byte values, `n ≤ 128` and `n ≤ 127`).
+#[inline(always)]
+fn printable_word(w: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
+    // `n = 0x7E`: add `127 − n = 1` to every byte.
+    let above = (w.wrapping_add(ONES) | w) & HIGH;
+    below | above == 0
 }
 
 /// A user value shown inside a message: quoted, at most 24 characters, no control characters.
@@ -1748,6 +1777,18 @@ mod tests {
         for c in (0..0x3000).filter_map(char::from_u32) {
             for v in [c.to_string(), format!("a100-{c}-80gb")] {
                 assert_eq!(has_unsafe_char(&v), v.chars().any(is_unsafe_char), "{c:?}");
+            }
+        }
+        // Every byte value at every place of text of every length up to 20 (words, the
+        // overlapping last word, the short text).
+        for len in 1..=20 {
+            for at in 0..len {
+                for b in 0..=255u8 {
+                    let mut v = vec![b'a'; len];
+                    v[at] = b;
+                    let want = v.iter().all(|b| (b' '..=b'~').contains(b));
+                    assert_eq!(printable_ascii(&v), want, "{len} {at} {b}");
+                }
             }
         }
         assert!(!has_unsafe_char("GPT-3 175B"));

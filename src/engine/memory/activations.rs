@@ -40,6 +40,7 @@
 //! ([`in_flight_micro_batches`], [pipeline.md](crate::docs::formulas::pipeline) §2), plus the embedding terms on stage 0 and the
 //! output layer and logits on the last stage (Megatron `compute_activation_memory`).
 
+use crate::engine::num::min_num;
 use crate::engine::per_gpu::PerGpu;
 use crate::engine::shape::Shape;
 use crate::scenario::{
@@ -772,7 +773,7 @@ impl InFlight {
         };
         let mut next = a;
         ranks.map(move |r| {
-            let n = next.min(cap) / div;
+            let n = min_num(next, cap) / div;
             next -= step;
             (r, n)
         })

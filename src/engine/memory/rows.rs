@@ -12,6 +12,7 @@
 //! [`RunRows::peak_candidates`]).
 
 use super::activations::InFlight;
+use crate::engine::num::max_num;
 use serde::{Serialize, Serializer};
 
 /// Memory of one GPU of one pipeline stage (all its `vp` chunks), in bytes.
@@ -188,7 +189,7 @@ pub(crate) fn row(t: &RowTerms, run: &RunRows, r: u64, in_flight: f64) -> StageM
     let allocated = states + act + other_buffers;
     // The calibration's memory offset (scenario::calibration) is reserve the model does not
     // count; a negative one never takes the stage below its CUDA context and buffers.
-    let allocator_reserve = (t.reserve * allocated + t.calibration_offset).max(-allocated);
+    let allocator_reserve = max_num(t.reserve * allocated + t.calibration_offset, -allocated);
     let other = t.cuda_context + t.comm_buffers + allocator_reserve + other_buffers;
     let total = states + act + other;
     StageMemory {
@@ -258,6 +259,15 @@ impl Rows {
         self.runs
             .iter()
             .find(|run| (run.first..run.end).contains(&r))
+    }
+
+    /// The run holding rank `r`, looked up first as the `i`-th run (its place among the plan's
+    /// runs, which the time model's stages read in the same order), else by rank.
+    pub(crate) fn run_at(&self, i: usize, r: u64) -> Option<&RunRows> {
+        match self.runs.get(i) {
+            Some(run) if (run.first..run.end).contains(&r) => Some(run),
+            _ => self.run_of(r),
+        }
     }
 
     /// Rank `r`'s row.

@@ -28,6 +28,7 @@
 
 use super::compute::Generation;
 use super::routing::Routing;
+use crate::engine::num::{max_num, min_num};
 use crate::scenario::GpuSpec;
 use serde::Serialize;
 
@@ -357,12 +358,12 @@ impl Group {
                 Link::Network
             },
             bus_bps: if one_domain {
-                intra_bps.max(1.0)
+                max_num(intra_bps, 1.0)
             } else {
-                (k as f64 * f.nic_bps).min(intra_bps).max(1.0)
+                max_num(min_num(k as f64 * f.nic_bps, intra_bps), 1.0)
             },
-            intra_bps: intra_bps.max(1.0),
-            nic_bps: f.nic_bps.max(1.0),
+            intra_bps: max_num(intra_bps, 1.0),
+            nic_bps: max_num(f.nic_bps, 1.0),
             nvls_bps: if one_domain { f.nvls_bps } else { 0.0 },
             ll_max_bps: f.ll_max_bps,
             pcie: f.pcie,
@@ -391,7 +392,7 @@ impl Group {
     /// Ring bus bandwidth of `proto`, B/s.
     fn ring_bw(&self, proto: Protocol) -> f64 {
         match proto {
-            Protocol::Ll => (nccl::LL_BW * self.bus_bps).min(self.ll_max_bps),
+            Protocol::Ll => min_num(nccl::LL_BW * self.bus_bps, self.ll_max_bps),
             Protocol::Ll128 => nccl::LL128_BW * self.bus_bps,
             Protocol::Simple => self.bus_bps,
         }
@@ -481,7 +482,7 @@ impl Group {
         }
         let (intra, net) = self.hop_us(true, Protocol::Simple);
         let (hop, bw) = if self.multi_node() {
-            (net, self.nic_bps.min(self.intra_bps))
+            (net, min_num(self.nic_bps, self.intra_bps))
         } else {
             (intra, self.intra_bps)
         };

@@ -14,6 +14,7 @@
 
 use super::fp8::Fp8Gemms;
 pub use super::generation::Generation;
+use crate::engine::num::max_num;
 use crate::scenario::{Fp8Recipe, GpuSpec, Precision};
 
 /// Kernel efficiencies of one GPU generation.
@@ -448,7 +449,7 @@ impl Device {
         let bytes = operand_bytes * (m * k + k * n) + self.act_bytes * m * n;
         let fill = super::waves::fill(self.sms, groups, m, k, n, k0);
         let rate = flops_per_s * k / (k + k0) * fill;
-        (flops / rate.max(1.0)).max(bytes / self.hbm_bps) + self.kernel_s
+        max_num(flops / max_num(rate, 1.0), bytes / self.hbm_bps) + self.kernel_s
     }
 
     /// Flash attention forward and backward for `elements` score elements (`b·heads·s_q·s_k`,
@@ -473,7 +474,7 @@ impl Device {
         let bytes = self.act_bytes * batch * (m * k + k * n + m * n);
         let fill = super::waves::fill(self.sms, batch, m, k, n, self.gemm16_k0);
         let rate = self.gemm16_flops * k / (k + self.gemm16_k0) * fill;
-        (flops / rate.max(1.0)).max(bytes / self.hbm_bps) + self.kernel_s
+        max_num(flops / max_num(rate, 1.0), bytes / self.hbm_bps) + self.kernel_s
     }
 
     /// Time to stream `bytes` through HBM in `kernels` kernels, seconds.

@@ -6,6 +6,7 @@ use super::contention::charge;
 use super::inputs::Inputs;
 use super::stage::StageTimes;
 use super::zero3::Zero3Layer;
+use crate::engine::num::{max_num, min_num};
 
 /// Bytes of one reduced gradient element ([`crate::engine::bucket::GradBucket::with`]).
 pub(crate) fn reduced_grad_bytes(x: &Inputs) -> f64 {
@@ -82,7 +83,10 @@ impl DpStep {
         let window_bwd = crit.bwd + crit.rc + crit.tp;
         let mut contention_s = 0.0;
         let mut exp = if x.s.dp_comm_overlap() {
-            let e = (t_bucket + ((k - 1.0) * t_bucket - window_bwd).max(0.0)).min(grad_total);
+            let e = min_num(
+                t_bucket + max_num((k - 1.0) * t_bucket - window_bwd, 0.0),
+                grad_total,
+            );
             contention_s += charge(grad_total, e, u_dp);
             e
         } else {
@@ -95,7 +99,7 @@ impl DpStep {
             let ag_b = dp_g.gather_s(pbytes_total / k);
             let ag_total = k * ag_b;
             exp += if x.s.dp_comm_overlap() {
-                let e = (ag_b + ((k - 1.0) * ag_b - crit.fwd).max(0.0)).min(ag_total);
+                let e = min_num(ag_b + max_num((k - 1.0) * ag_b - crit.fwd, 0.0), ag_total);
                 contention_s += charge(ag_total, e, u_dp);
                 e
             } else {

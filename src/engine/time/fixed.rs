@@ -7,6 +7,7 @@
 use super::breakdown::FixedCosts;
 use super::comm::{log2_nodes, nccl, Protocol, GPUS_PER_PCIE_HOST};
 use super::inputs::Inputs;
+use crate::engine::num::min_num;
 use crate::scenario::Precision;
 
 /// Scalar all-reduces of the gradient-norm computation per step: the sum of the squared local
@@ -49,7 +50,7 @@ pub fn scalar_all_reduce_s(n: f64, nodes: f64, pcie: bool) -> f64 {
         + inter * nccl::RING_NET_US[ll];
     let tree = nccl::TREE_BASE_US[ll]
         + 2.0 * ((n / nodes - 1.0) * tree_intra + levels * nccl::TREE_NET_US[ll]);
-    ring.min(tree) * 1e-6
+    min_num(ring, tree) * 1e-6
 }
 
 /// The gradient-norm reduction of one step, seconds: [`GRAD_NORM_ALL_REDUCES`] (and with fp16

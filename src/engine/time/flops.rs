@@ -61,10 +61,12 @@ impl<'a> LayerFlops<'a> {
                 layer_attention_flops_per_token(x),
             )
         };
+        let dense = kind(&d.dense_layer());
         LayerFlops {
             d,
-            dense: kind(&d.dense_layer()),
-            moe: kind(d),
+            dense,
+            // A dense model's shape is its own dense layer ([`Shape::dense_layer`]).
+            moe: if d.is_moe() { kind(d) } else { dense },
         }
     }
 

@@ -92,6 +92,9 @@ pub struct Stages {
     pub crit: StageTimes,
     /// What the slowest stage holds.
     pub crit_holds: Holds,
+    /// The place of the slowest stage's run among the plan's runs ([`Plan::runs`], the order
+    /// the memory rows keep them in too).
+    pub crit_run: usize,
 }
 
 impl Stages {
@@ -271,7 +274,7 @@ pub(crate) fn stages(
 fn slowest(runs: impl Iterator<Item = Run>, price: impl Fn(&Run) -> StageTimes) -> Stages {
     let mut out = Stages::default();
     let mut max_t = -1.0;
-    for run in runs {
+    for (i, run) in runs.enumerate() {
         let st = price(&run);
         let tot = st.total();
         // Rank by rank, in order, as a sum over the stages.
@@ -282,6 +285,7 @@ fn slowest(runs: impl Iterator<Item = Run>, price: impl Fn(&Run) -> StageTimes) 
             max_t = tot;
             out.crit = st;
             out.crit_holds = run.holds;
+            out.crit_run = i;
         }
     }
     out

@@ -28,6 +28,8 @@
 //!
 //! Formulas, sources and what was checked: [compute.md](crate::docs::formulas::compute) §2.
 
+use crate::engine::num::{max_num, min_num};
+
 /// Output tile shapes `(Tm, Tn)` cuBLAS chooses among (the guide's §2.3 list).
 pub const TILES: [(f64, f64); 6] = [
     (256.0, 128.0),
@@ -48,16 +50,16 @@ pub const SPLITS: [f64; 3] = [1.0, 2.0, 4.0];
 /// multiplication (`⌈(T − ½)/S⌉ = ⌈T/S⌉` for whole `T`, `S`), candidates compared by
 /// cross-multiplication, the split-k penalty as `(k + K0)/(k + s·K0)`; the tile shapes are those
 /// of [`TILES`] and the splits [`SPLITS`]. Also 1 where the counts would not be whole numbers
-/// ([`ceil_pos`]): a dimension not in `(0, 2⁵¹)`, a batch of `2⁵¹` or more (or not a number).
+/// ([`ceil_pos`]): a dimension not in `(0, 2⁵²)`, a batch of `2⁵²` or more (or not a number).
 #[inline]
 pub fn fill(sms: f64, batch: f64, m: f64, k: f64, n: f64, k0: f64) -> f64 {
     // One pair of comparisons a dimension (NaN fails them), none for the infinities apart.
-    let dim = |x: f64| x > 0.0 && x < WHOLE_BELOW;
-    if !(sms >= 1.0 && dim(m) && dim(n) && dim(k) && batch.abs() < WHOLE_BELOW) {
+    let dim = |x: f64| x > 0.0 && x < TWO_52;
+    if !(sms >= 1.0 && dim(m) && dim(n) && dim(k) && batch.abs() < TWO_52) {
         return 1.0;
     }
     let inv_sms = 1.0 / sms;
-    let b = ceil_pos(batch.max(1.0));
+    let b = ceil_pos(max_num(batch, 1.0));
     let mut kept = [0.0_f64; 6];
     // With `m` and `n` whole multiples of 256 every tile but 64×64 is dropped below (each count
     // doubles exactly into the next smaller tile's), and 64×64 counts `(m/64)·(n/64)` exactly:
@@ -111,10 +113,12 @@ pub fn fill(sms: f64, batch: f64, m: f64, k: f64, n: f64, k0: f64) -> f64 {
     };
     // The best candidate as a fraction `num/den` (`penalty·blocks` over `waves`), compared by
     // cross-multiplication so that the loop divides nowhere; fill = num/(den·S).
+    // Waves of `blocks` blocks: `⌈(T − ½)/S⌉`, one multiplication.
+    let waves_of = |blocks: f64| ceil_pos((blocks - 0.5) * inv_sms);
     let scan = |tiles: &[f64], s: f64, penalty: f64, (mut num, mut den): (f64, f64)| {
         for &t in tiles {
             let blocks = t * b * s;
-            let waves = ceil_pos((blocks - 0.5) * inv_sms);
+            let waves = waves_of(blocks);
             let cand = penalty * blocks;
             if cand * den > num * waves {
                 (num, den) = (cand, waves);
@@ -128,12 +132,7 @@ pub fn fill(sms: f64, batch: f64, m: f64, k: f64, n: f64, k0: f64) -> f64 {
         return 1.0;
     };
     let blocks = first * b;
-    let (mut num, mut den) = scan(
-        others,
-        1.0,
-        1.0,
-        (blocks, ceil_pos((blocks - 0.5) * inv_sms)),
-    );
+    let (mut num, mut den) = scan(others, 1.0, 1.0, (blocks, waves_of(blocks)));
     for &s in &SPLITS[1..] {
         // (k/s)/(k/s + K0) over k/(k + K0): no candidate with this split beats it, so once the
         // best fill so far reaches it the larger splits are skipped (most GEMMs stop at s = 1).
@@ -143,27 +142,26 @@ pub fn fill(sms: f64, batch: f64, m: f64, k: f64, n: f64, k0: f64) -> f64 {
         }
         (num, den) = scan(candidates, s, penalty, (num, den));
     }
-    (num * inv_sms / den).min(1.0)
+    min_num(num * inv_sms / den, 1.0)
 }
 
-/// `2⁵¹`: below it, [`ceil_pos`] and [`whole`] round exactly.
-const WHOLE_BELOW: f64 = 2_251_799_813_685_248.0;
+/// `2⁵²`: a non-negative number below it plus `2⁵²` keeps no fraction bits, so [`ceil_pos`] and
+/// [`whole`] round it exactly.
+const TWO_52: f64 = 4_503_599_627_370_496.0;
 
-/// Whether `0 ≤ x < 2⁵¹` is a whole number ([`ceil_pos`]'s rounding).
+/// Whether `0 ≤ x < 2⁵²` is a whole number ([`ceil_pos`]'s rounding).
 #[inline(always)]
 fn whole(x: f64) -> bool {
-    const TWO_52: f64 = 4_503_599_627_370_496.0;
     (x + TWO_52) - TWO_52 == x
 }
 
-/// `⌈x⌉` for `0 ≤ x < 2⁵¹` in plain floating-point arithmetic: adding and subtracting 2⁵² rounds
+/// `⌈x⌉` for `0 ≤ x < 2⁵²` in plain floating-point arithmetic: adding and subtracting 2⁵² rounds
 /// `x` to the nearest whole number (the sum has no fraction bits left), then one step up if that
 /// fell below `x`. `f64::ceil` is a call into libm on the baseline x86-64 target (no SSE4.1
 /// rounding instruction), and a float-to-integer cast carries saturation checks; this is four
 /// instructions and vectorises.
 #[inline(always)]
 fn ceil_pos(x: f64) -> f64 {
-    const TWO_52: f64 = 4_503_599_627_370_496.0;
     let r = (x + TWO_52) - TWO_52;
     // `r + 0` is `r` (`r ≥ +0`): a mask and an add, no blend of two values.
     r + if r < x { 1.0 } else { 0.0 }
@@ -260,6 +258,9 @@ mod tests {
             127.999,
             1e6 + 0.5,
             1125899906842625.0,
+            // Up to 2⁵², where the numbers still carry a half.
+            2251799813685248.5,
+            4503599627370495.5,
         ];
         for x in xs {
             assert_eq!(ceil_pos(x), x.ceil(), "{x}");
@@ -275,15 +276,15 @@ mod tests {
         // Without an SM count: no wave term.
         assert_eq!(fill(0.0, 1.0, 64.0, 64.0, 64.0, 128.0), 1.0);
         // Nor where the tile counts would not be whole: a dimension that is not a number, not
-        // positive or not below 2⁵¹, a batch of 2⁵¹ or more.
+        // positive or not below 2⁵², a batch of 2⁵² or more.
         for (b, m) in [
             (1.0, f64::NAN),
             (1.0, -64.0),
             (1.0, f64::INFINITY),
-            (1.0, WHOLE_BELOW),
+            (1.0, TWO_52),
             (f64::NEG_INFINITY, 64.0),
             (f64::NAN, 64.0),
-            (WHOLE_BELOW, 64.0),
+            (TWO_52, 64.0),
         ] {
             assert_eq!(fill(132.0, b, m, 64.0, 64.0, 128.0), 1.0, "{b} × {m}");
         }
