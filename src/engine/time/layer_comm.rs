@@ -33,7 +33,9 @@ pub struct TpCosts {
     pub total: f64,
     /// Exposed time, plus the SM share the hidden part takes from compute.
     pub exposed: f64,
-    /// Part of `exposed`: that SM share ([`super::contention`]).
+    /// Part of `exposed`: that SM share ([`super::contention`]). NCCL collectives take their SM
+    /// share of the hidden time; userbuffers' SM cost is its margins, already in the exposed
+    /// time; async TP hides only what the copy engines move: 0 for both.
     pub contention: f64,
 }
 
@@ -194,12 +196,9 @@ impl TpCosts {
         );
         let total = fwd_total + bwd_total + rc_total;
         let exp = fwd_exp + bwd_exp + rc_exp;
-        // Userbuffers' SM cost is its margins, already in `exp`; async TP hides only what
-        // the copy engines move; NCCL collectives take their SM share of the hidden time.
-        let contention = if userbuffers || async_tp {
-            0.0
-        } else {
-            super::contention::charge(total, exp, x.collective_sm_share(g))
+        let contention = match userbuffers || async_tp {
+            true => 0.0,
+            false => super::contention::charge(total, exp, x.collective_sm_share(g)),
         };
         TpCosts {
             coll,
