@@ -128,6 +128,14 @@ pub(crate) fn test_model(json: &str) -> Model {
 }
 
 impl Scenario {
+    /// ZeRO-3's sharding style in effect: `parallel.fsdp_style`, else the framework's default
+    /// ([`crate::engine::framework::Traits::fsdp_style`]).
+    pub fn fsdp_style(&self) -> FsdpStyle {
+        self.parallel
+            .fsdp_style
+            .unwrap_or(self.training.framework().traits().fsdp_style)
+    }
+
     /// The scenario as pretty JSON (the `DESIGN.md` format), written through the field table
     /// ([`json`]).
     pub fn to_json_pretty(&self) -> String {

@@ -269,12 +269,11 @@ pub fn no_master_copy(s: &Scenario) -> bool {
 /// shards (torchtitan, llm-foundry) the held gradient is fp32 either way. [states.md](crate::docs::formulas::states) §11.
 pub fn grad_in_param_dtype(s: &Scenario) -> bool {
     use crate::scenario::FsdpStyle;
-    let style = s
-        .parallel
-        .fsdp_style
-        .unwrap_or(s.training.framework().traits().fsdp_style);
     s.parallel.zero_stage >= 2
-        && matches!(style, FsdpStyle::PerBlock | FsdpStyle::PerBlockCopy)
+        && matches!(
+            s.fsdp_style(),
+            FsdpStyle::PerBlock | FsdpStyle::PerBlockCopy
+        )
         && no_master_copy(s)
 }
 

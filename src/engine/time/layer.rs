@@ -7,7 +7,6 @@
 
 use super::async_tp::BlockGemms;
 use super::attention;
-pub use super::comm::sm_usage;
 use super::compute::Device;
 use super::inputs::Inputs;
 use super::layer_comm::{CpCosts, TpCosts};

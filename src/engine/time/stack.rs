@@ -191,7 +191,7 @@ impl Stack {
     /// The defaults of `s`'s framework ([`traits`]), overridden where the scenario says.
     pub fn of(s: &Scenario, gpu: &GpuSpec) -> Stack {
         let fw = traits(s.training.framework());
-        let fsdp = mechanism(s.parallel.fsdp_style.unwrap_or(fw.fsdp_style));
+        let fsdp = mechanism(s.fsdp_style());
         let interleaved = s.parallel.schedule() == crate::scenario::Schedule::Interleaved;
         let hopper_plus = matches!(
             Generation::of(gpu),
