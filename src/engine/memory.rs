@@ -266,6 +266,16 @@ impl Held {
                 0.0
             },
         );
+        let norm_copy = overhead::deepspeed_norm_copy_bytes(
+            s,
+            bytes,
+            &gp,
+            if embedding {
+                plan.sharded.embedding
+            } else {
+                0.0
+            },
+        );
         Held {
             gp,
             st,
@@ -275,7 +285,8 @@ impl Held {
             working: layer_bytes.working(&mix),
             upcast,
             other_buffers: overhead::other_buffers_bytes(s, bytes, &plan.bucket, &gp)
-                + overhead::bf16_reduce_copy_bytes(s, &gp, upcast),
+                + overhead::bf16_reduce_copy_bytes(s, &gp, upcast)
+                + norm_copy,
         }
     }
 }
