@@ -96,6 +96,32 @@ pub enum MemoryKind {
 }
 
 impl MemoryKind {
+    /// The kind a validation case's `memory_kind` names: `device_used`, `allocator_reserved`
+    /// or `allocator_peak`.
+    ///
+    /// # Errors
+    /// Any other name, in a sentence.
+    pub fn from_name(name: &str) -> Result<MemoryKind, String> {
+        match name {
+            "device_used" => Ok(MemoryKind::DeviceUsed),
+            "allocator_reserved" => Ok(MemoryKind::AllocatorReserved),
+            "allocator_peak" => Ok(MemoryKind::AllocatorPeak),
+            other => Err(format!("unknown memory_kind \"{other}\".")),
+        }
+    }
+
+    /// The peak over stages of this kind, GiB: what `validate` compares a case's measured
+    /// memory with.
+    ///
+    /// # Errors
+    /// An estimate without stages.
+    pub fn peak_gib(self, e: &Estimate) -> Result<f64, String> {
+        if e.memory.rows.is_empty() {
+            return Err("the memory model gave no stages.".to_string());
+        }
+        Ok(self.peak_bytes(e) / GIB)
+    }
+
     /// The peak over stages of this kind, bytes.
     pub fn peak_bytes(self, e: &Estimate) -> f64 {
         e.memory

@@ -3,7 +3,8 @@
 //! against GPU count (the scenario's layout, or with `--best` the best layout at each count),
 //! the gradient-bucket-size curve, and optional micro-batch and sequence-length sweeps.
 
-use super::{load_scenario, Args, CliError};
+use super::args::{load_scenario, Args};
+use super::error::CliError;
 use crate::engine::search::SearchSpace;
 use crate::engine::sweep::{
     default_bucket_sizes_mb, default_gpu_counts, sweep_bucket_size, sweep_gpus, sweep_gpus_best,

@@ -146,11 +146,8 @@ const GIB: f64 = 1_073_741_824.0;
 
 /// The memory a case's `memory_kind` names (as `validate` compares it).
 pub(crate) fn memory_kind(kind: Option<&str>) -> MemoryKind {
-    match kind {
-        Some("allocator_reserved") => MemoryKind::AllocatorReserved,
-        Some("allocator_peak") => MemoryKind::AllocatorPeak,
-        _ => MemoryKind::DeviceUsed,
-    }
+    kind.and_then(|k| MemoryKind::from_name(k).ok())
+        .unwrap_or_default()
 }
 
 /// Which number a band is for.
