@@ -6,11 +6,12 @@
 //!
 //! [`engine::schedule::timeline`]: crate::engine::schedule::timeline
 
-use super::style::{clean, fmt_pct, fmt_seconds, tick, time_unit, ChartStyle};
-use super::{
-    build, draw_header, draw_message, header_height, mesh, plot_rect, Axes, ChartError, LegendItem,
-    Margins, PlotRect, Swatch,
+use super::error::ChartError;
+use super::frame::{
+    build, draw_header, draw_message, header_height, mesh, plot_rect, Axes, LegendItem, Margins,
+    PlotRect, Swatch,
 };
+use super::style::{clean, fmt_pct, fmt_seconds, tick, time_unit, ChartStyle};
 use crate::engine::schedule::{makespan, timeline, Block, BlockKind};
 use crate::engine::TimeEstimate;
 use crate::scenario::{Scenario, Schedule};
