@@ -503,7 +503,7 @@ fn master_remainder_rules(c: &mut Checker, s: &Scenario) {
 /// Megatron-LM's recompute modules: selective recomputation under Megatron-LM, at least one
 /// module, and each module's block in the model.
 fn recompute_module_rules(c: &mut Checker, s: &Scenario, m: super::RecomputeModules) {
-    use super::RecomputeModules as M;
+    use super::recompute_modules::RecomputeModules as M;
     let t = &s.training;
     let mut why = |message: String| c.push(FieldId::RecomputeModules, message);
     if t.recompute != super::Recompute::Selective {
