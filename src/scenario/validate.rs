@@ -285,8 +285,17 @@ fn fp8_dispatch_rules(c: &mut Checker, s: &Scenario) {
 /// option the plan sets goes through its own rules, in this order (the issues' order).
 fn training_stack(c: &mut Checker, s: &Scenario) {
     let t = &s.training;
-    if s.parallel.fsdp_style == Some(super::FsdpStyle::PerParameterSync) {
-        per_parameter_sync_rules(c, s);
+    if s.parallel.fsdp_style == Some(super::FsdpStyle::PerParameterSync)
+        && !t.framework().traits().zero3_2021
+    {
+        c.push(
+            FieldId::FsdpStyle,
+            format!(
+                "per_parameter_sync is DeepSpeed's ZeRO-3 as released in 2021 (v0.3.13-v0.5.4); \
+                 training.framework is {}, not deepspeed.",
+                t.framework().as_str()
+            ),
+        );
     }
     if s.parallel.moe_dispatcher == Some(super::MoeDispatcher::Deepep) {
         deepep_rules(c, s);
@@ -336,22 +345,6 @@ fn training_stack(c: &mut Checker, s: &Scenario) {
     }
     if let Some(on) = t.moe_probs_in_experts {
         moe_probs_in_experts_rules(c, s, on);
-    }
-}
-
-/// The 2021 DeepSpeed ZeRO-3 style (`parallel.fsdp_style: per_parameter_sync`) only with
-/// DeepSpeed.
-fn per_parameter_sync_rules(c: &mut Checker, s: &Scenario) {
-    let t = &s.training;
-    if !t.framework().traits().zero3_2021 {
-        c.push(
-            FieldId::FsdpStyle,
-            format!(
-                "per_parameter_sync is DeepSpeed's ZeRO-3 as released in 2021 (v0.3.13-v0.5.4); \
-                 training.framework is {}, not deepspeed.",
-                t.framework().as_str()
-            ),
-        );
     }
 }
 
