@@ -51,6 +51,8 @@ const CHECKPOINTS: &[(usize, usize, &str)] = &[
     (752, 766, "b90f8aab2232829f"),
     // Issue 36: the BLOOM runs state their embedding LayerNorm (model.embedding_norm).
     (752, 796, "e6f73bd679ed301d"),
+    // Issue 34: Nemotron-4 340B's GB200 rows state the unfused core and dropout 0 (notes).
+    (752, 808, "d3e68c110cb43756"),
 ];
 
 fn load(path: &str) -> Value {
