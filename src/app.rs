@@ -18,7 +18,8 @@
 //! - [`browser`]: Small browser helpers for event handlers (never called while rendering, so
 //!   components still render natively).
 //! - [`click`]: Buttons that send a fixed value when clicked.
-//! - `heap` (WebAssembly only): the memory allocator of the browser build.
+//! - [`heap`](heap/index.html) (WebAssembly only, so a plain link: the native docs have no such
+//!   page): the memory allocator of the browser build.
 
 pub mod browser;
 pub mod charts;

@@ -33,6 +33,7 @@
 //!
 //! Nothing else: rules across fields go in `validate.rs` only when the field has one.
 
+use super::name_set::set_names;
 use super::{
     gpu_preset, AttentionKernel, Calibration, CustomGpu, FfnAct, Fp8Recipe, Framework, FsdpStyle,
     GpuChoice, GpuSpec, LossKernel, MasterWeights, Mla, Moe, MoeDispatcher, MoeRouting,
@@ -281,19 +282,6 @@ fn text(v: &str) -> Option<Value<'_>> {
 #[inline(always)]
 fn opt_set(v: Option<u8>) -> Option<Value<'static>> {
     Some(v.map_or(Value::Unset, Value::Set))
-}
-
-/// The bits a set over the names `all` can hold (one per name, at most 8).
-pub const fn set_mask(all: &[&str]) -> u8 {
-    ((1u16 << if all.len() < 8 { all.len() } else { 8 }) - 1) as u8
-}
-
-/// The ids of `all` whose bits are set in `bits`, in `all`'s order.
-pub fn set_names(bits: u8, all: &'static [&'static str]) -> impl Iterator<Item = &'static str> {
-    all.iter()
-        .enumerate()
-        .filter(move |(i, _)| *i < 8 && bits & (1 << i) != 0)
-        .map(|(_, x)| *x)
 }
 
 /// The bit of `id` in `all` (ASCII case-insensitive), or a phrase naming the unknown id.
