@@ -236,6 +236,13 @@ fn write_time(o: &mut String, s: &Scenario, e: &Estimate) {
         t.host_s,
         c.total()
     );
+    if t.moe_tokens_s > 0.0 {
+        let _ = writeln!(
+            o,
+            "  of compute: MoE token bookkeeping {:.4} (router, permutation, combine; forward and backward)",
+            t.moe_tokens_s
+        );
+    }
     let _ = writeln!(
         o,
         "  exposed comm: tp {:.4}, cp {:.4}, ep {:.4}, pp {:.4}, dp {:.4}; micro-batches {}",

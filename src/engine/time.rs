@@ -214,6 +214,7 @@ fn assemble(
     let tied = tied::tied_embedding_sync_s(x);
     time.micro_batches = x.m;
     time.weight_grad_s = mf * crit.wgrad;
+    time.moe_tokens_s = mf * crit.moe_tokens;
     time.dp_bucket_bytes = x.bucket.bytes;
     time.forward_s = mf * crit.fwd;
     time.backward_s = mf * crit.bwd;
