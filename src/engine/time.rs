@@ -143,7 +143,7 @@ pub fn fill(
     let stages = stage::stages(&x, plan, &kinds, &ends, &z3);
     let crit = stages.crit;
     let schedule = s.parallel.schedule();
-    let bubble = pipeline::bubble(&stages.sums(), x.p, x.m, x.v, schedule);
+    let bubble = pipeline::rounds_bubble(&stages.sums(), x.p, &x.per_gpu, x.v, schedule);
     // 4. Data parallel, optimizer and offloading, for the critical stage's parameters.
     let held = stages.crit_holds;
     let placed = || x.sharded.placed(held.mix, held.embedding, held.output);

@@ -1064,6 +1064,14 @@ fields! {
         get: |s| opt_bit(s.parallel.pp_comm_overlap),
         set: |s, v| { s.parallel.pp_comm_overlap = v.opt_bit()?; Ok(()) },
     }
+    /// `parallel.pp_rounds`.
+    PpRounds {
+        path: "parallel.pp_rounds", key: "pprounds", label: "Pipeline rounds", unit: "per step",
+        help: "Times per step the pipeline schedule runs, each over an equal share of the micro-batches and draining the pipeline (NeMo Automodel: one per gradient-accumulation step); divides the micro-batches; empty = 1.",
+        kind: count_in(1, MAX_GPUS), optional: true, empty: "1",
+        get: |s| opt_count(s.parallel.pp_rounds),
+        set: |s, v| { s.parallel.pp_rounds = v.opt_count()?; Ok(()) },
+    }
     /// `parallel.fsdp_style`.
     FsdpStyle {
         path: "parallel.fsdp_style", key: "fsdp", label: "ZeRO-3 gathers", unit: "",

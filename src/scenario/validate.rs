@@ -598,6 +598,30 @@ fn pipeline_rules(c: &mut Checker, s: &Scenario) {
         }
         dualpipe_rules(c, s, sched);
     }
+    rounds_rule(c, s);
+}
+
+/// The pipeline rounds of a step (`parallel.pp_rounds`) each run an equal share of the step's
+/// micro-batches `m = B/(b·d)`: the rounds divide `m`.
+fn rounds_rule(c: &mut Checker, s: &Scenario) {
+    use FieldId::{Dp, GlobalBatch, MicroBatch, PpRounds};
+    let (t, p) = (&s.training, &s.parallel);
+    let Some(r) = p.pp_rounds else { return };
+    if !c.ok(&[PpRounds, GlobalBatch, MicroBatch, Dp]) {
+        return;
+    }
+    let m =
+        p.dp.checked_mul(t.micro_batch)
+            .filter(|&per| per > 0)
+            .map(|per| t.global_batch / per);
+    if let Some(m) = m {
+        if r == 0 || m % r != 0 {
+            c.push(
+                PpRounds,
+                format!("{r} pipeline rounds do not divide the step's {m} micro-batches (global batch / (micro-batch × data parallel))."),
+            );
+        }
+    }
 }
 
 /// DualPipe's conditions (deepseek-ai/DualPipe `dualpipe.py` / `dualpipev.py`, `step`): an even
