@@ -14,13 +14,15 @@
 use super::time::comm::{DEFAULT_NIC_GBPS, DEFAULT_PCIE_GBPS};
 use super::time::compute::Device;
 use crate::scenario::{Calibration, GpuSpec, Precision};
+use std::borrow::Cow;
 
 /// `gpu` with every link bandwidth (NVLink or PCIe, NIC) multiplied by the network factor. A link
 /// the GPU leaves unset gets the time model's default for it first, so the factor always acts.
-pub fn links(gpu: &GpuSpec, k: &Calibration) -> GpuSpec {
+/// Without a network factor, `gpu` itself (borrowed: no copy on the estimate's path).
+pub fn links<'g>(gpu: &'g GpuSpec, k: &Calibration) -> Cow<'g, GpuSpec> {
     let n = k.network();
     if n == 1.0 {
-        return *gpu;
+        return Cow::Borrowed(gpu);
     }
     let mut g = *gpu;
     g.nvlink_gbps = gpu.nvlink_gbps.map(|b| b * n);
@@ -28,7 +30,7 @@ pub fn links(gpu: &GpuSpec, k: &Calibration) -> GpuSpec {
         g.pcie_gbps = Some(gpu.pcie_gbps.unwrap_or(DEFAULT_PCIE_GBPS) * n);
     }
     g.nic_gbps = Some(gpu.nic_gbps.unwrap_or(DEFAULT_NIC_GBPS) * n);
-    g
+    Cow::Owned(g)
 }
 
 /// `dev` (the rates of a plan trained in `precision`) with every sustained kernel rate
@@ -109,7 +111,7 @@ mod tests {
         assert_eq!(d1.gemm_flops, d0.gemm_flops);
         assert_eq!(d1.flash_flops, d0.flash_flops * 0.5);
         // No calibration: identity.
-        assert_eq!(links(&gpu, &Calibration::default()), gpu);
+        assert_eq!(*links(&gpu, &Calibration::default()), gpu);
     }
 
     #[test]

@@ -159,7 +159,8 @@ pub struct Traits {
     /// Pipeline send/receive overlapped under the interleaved schedule by default
     /// (`parallel.pp_comm_overlap` overrides).
     pub pp_overlap_interleaved: bool,
-    /// The MoE token bookkeeping kernels it launches.
+    /// The MoE token bookkeeping kernels it launches ([`Bookkeeping`]: Megatron-LM's unfused
+    /// defaults, else a fused few; the time model reads them here, `Stack::fw`).
     pub moe_bookkeeping: Bookkeeping,
     /// PyTorch autocast's fp32 softmax in unfused attention.
     pub autocast_softmax: bool,

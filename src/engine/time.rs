@@ -110,6 +110,7 @@ pub mod zero3;
 
 use super::memory::MemoryEstimate;
 use super::plan::Plan;
+use crate::scenario::GpuSpec;
 use breakdown::{CommTimes, FlopsEstimate, Throughput, TimeEstimate};
 use comm::CommBreakdown;
 use data_parallel::DpStep;
@@ -131,7 +132,8 @@ pub fn fill(
     comm_out: &mut CommBreakdown,
 ) {
     let s = plan.s;
-    let gpu = &super::calibration::links(plan.gpu, &s.calibration);
+    let links = super::calibration::links(plan.gpu, &s.calibration);
+    let gpu: &GpuSpec = &links;
     let groups = groups::Groups::of(gpu, &s.parallel);
     let x = Inputs::new(plan, gpu, &groups);
     // 1. One layer, the pipeline's ends, ZeRO-3 per layer.

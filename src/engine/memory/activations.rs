@@ -696,10 +696,10 @@ pub fn logits_transient_bytes_per_gpu(s: &Scenario, g: &PerGpu) -> f64 {
 /// compiled program's buffers ahead of the run): 0.
 pub fn logits_block_bytes_per_gpu(s: &Scenario, g: &PerGpu) -> f64 {
     let upcast = crate::engine::per_gpu::element_bytes_of(Precision::Fp32);
-    if s.training.loss_kernel() != LossKernel::Unfused
-        || !s.training.framework().traits().caching_allocator
-        || s.parallel.pp > 1
+    if s.parallel.pp > 1
         || g.element_bytes >= upcast
+        || s.training.loss_kernel() != LossKernel::Unfused
+        || !s.training.framework().traits().caching_allocator
     {
         return 0.0;
     }

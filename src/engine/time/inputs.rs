@@ -31,7 +31,7 @@ pub(crate) struct Inputs<'a> {
     /// borrowed: a copy into the inputs would move every field of the eight groups.
     pub groups: &'a Groups,
     /// Mechanisms of the software stack.
-    pub stack: Stack,
+    pub stack: &'a Stack,
     /// How the router picks a token's experts (all-to-all reach, [`Routing::reach`]).
     pub routing: Routing,
     /// GPU generation.
@@ -100,7 +100,7 @@ impl<'a> Inputs<'a> {
                 s.training.precision,
             ),
             groups,
-            stack: plan.stack,
+            stack: &plan.stack,
             routing: Routing::of(s.model.moe.as_ref(), d.k, d.experts),
             gen: Generation::of(gpu),
             t: par.tp.max(1),

@@ -134,7 +134,7 @@ impl MoeCosts {
         let router_gemm = dev.gemm16_s(tok_sp, d.h, d.experts);
         let gemm_fwd = fc1 + fc2 + shared + router_gemm;
         // Router: read logits, write scores and the top-k (fp32), in the stack's kernels.
-        let kern = x.stack.moe_bookkeeping;
+        let kern = &x.stack.fw.moe_bookkeeping;
         let router_bytes = tok_sp * d.experts * (x.ab + 4.0 + 4.0);
         // Sort the received rows by local expert (read + write) and back, both ways.
         let ab = x.ab;

@@ -5,7 +5,6 @@
 
 use super::attention::AttentionKernel;
 use super::compute::Generation;
-use super::moe_bookkeeping::Bookkeeping;
 pub use crate::engine::framework::CpMechanism;
 use crate::engine::framework::{traits, Traits};
 use crate::scenario::{FsdpStyle, GpuSpec, MoeDispatcher, Scenario};
@@ -110,9 +109,6 @@ pub struct Stack {
     /// `flex` plus `--moe-enable-deepep`; torchtitan's `expert_parallel` uses
     /// `all_to_all_single`, DeepEP through an opt-in communication backend).
     pub dispatcher: MoeDispatcher,
-    /// Kernels of the MoE router and token permutation ([`super::moe::Bookkeeping`]):
-    /// Megatron-LM's unfused defaults, else a fused few.
-    pub moe_bookkeeping: Bookkeeping,
     /// Context-parallel exchange: PyTorch's `context_parallel` for torchtitan and eager
     /// PyTorch, Transformer Engine's P2P ring otherwise.
     pub cp: CpMechanism,
@@ -215,7 +211,6 @@ impl Stack {
                 .pp_comm_overlap
                 .unwrap_or(fw.pp_overlap_interleaved && interleaved),
             dispatcher: s.parallel.moe_dispatcher.unwrap_or(MoeDispatcher::Alltoall),
-            moe_bookkeeping: fw.moe_bookkeeping,
             autocast_softmax: fw.autocast_softmax,
             hf_eager_layer: fw.eager_bert_layer && eager && !s.training.flash_attention,
             tp_bwd_overlap: fw.tp_bwd_overlap,
