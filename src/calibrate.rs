@@ -96,6 +96,32 @@ pub enum MemoryKind {
 }
 
 impl MemoryKind {
+    /// The kind a validation case's `memory_kind` names: `device_used`, `allocator_reserved`
+    /// or `allocator_peak`.
+    ///
+    /// # Errors
+    /// Any other name, in a sentence.
+    pub fn from_name(name: &str) -> Result<MemoryKind, String> {
+        match name {
+            "device_used" => Ok(MemoryKind::DeviceUsed),
+            "allocator_reserved" => Ok(MemoryKind::AllocatorReserved),
+            "allocator_peak" => Ok(MemoryKind::AllocatorPeak),
+            other => Err(format!("unknown memory_kind \"{other}\".")),
+        }
+    }
+
+    /// The peak over stages of this kind, GiB: what `validate` compares a case's measured
+    /// memory with.
+    ///
+    /// # Errors
+    /// An estimate without stages.
+    pub fn peak_gib(self, e: &Estimate) -> Result<f64, String> {
+        if e.memory.rows.is_empty() {
+            return Err("the memory model gave no stages.".to_string());
+        }
+        Ok(self.peak_bytes(e) / GIB)
+    }
+
     /// The peak over stages of this kind, bytes.
     pub fn peak_bytes(self, e: &Estimate) -> f64 {
         e.memory
@@ -225,16 +251,183 @@ impl Fit {
 /// network.
 type Factors = (f64, Option<f64>, f64);
 
-fn step(s: &mut Scenario, out: &mut Estimate, f: Factors) -> Result<f64, ScenarioError> {
-    s.calibration = Calibration {
-        compute: Some(f.0),
-        attention: f.1,
-        network: Some(f.2),
-        memory_gib: None,
-        precision: None,
-    };
-    crate::engine::estimate_into(s, out)?;
-    Ok(out.time.step_s)
+/// The uncalibrated plan re-estimated under trial factors: one scenario and one estimate,
+/// reused by every evaluation of the fit.
+struct Trial {
+    work: Scenario,
+    out: Estimate,
+}
+
+impl Trial {
+    /// The step time under factors `f`, s.
+    fn step_s(&mut self, f: Factors) -> Result<f64, FitError> {
+        self.work.calibration = Calibration {
+            compute: Some(f.0),
+            attention: f.1,
+            network: Some(f.2),
+            memory_gib: None,
+            precision: None,
+        };
+        crate::engine::estimate_into(&self.work, &mut self.out).map_err(FitError::Scenario)?;
+        Ok(self.out.time.step_s)
+    }
+}
+
+/// How much of the uncalibrated step (`t0`) each factor moves, by finite differences (1 %
+/// slower rates): `s_x = ln(t(x·0.99)/t0) / −ln 0.99`, and whether the run separates the
+/// attention and network factors ([`MIN_SEPARABLE_SHARE`]).
+struct Shares {
+    compute: f64,
+    attention: f64,
+    attention_separable: bool,
+    network: f64,
+    network_separable: bool,
+}
+
+impl Shares {
+    fn measure(trial: &mut Trial, t0: f64) -> Result<Shares, FitError> {
+        // Attention first: when the plan runs (almost) no fused attention, compute's share is
+        // measured with attention following it.
+        let eps: f64 = 0.01;
+        let lr = -(1.0 - eps).ln();
+        let s_a = ((trial.step_s((1.0, Some(1.0 - eps), 1.0))? / t0).ln() / lr).max(0.0);
+        let attention_separable = s_a >= MIN_SEPARABLE_SHARE;
+        let a1 = attention_separable.then_some(1.0);
+        let s_c = ((trial.step_s((1.0 - eps, a1, 1.0))? / t0).ln() / lr).max(0.0);
+        let s_n = ((trial.step_s((1.0, a1, 1.0 - eps))? / t0).ln() / lr).max(0.0);
+        Ok(Shares {
+            compute: s_c,
+            attention: s_a,
+            attention_separable,
+            network: s_n,
+            network_separable: s_n >= MIN_SEPARABLE_SHARE,
+        })
+    }
+}
+
+/// The one-parameter path the fit searches along: each factor is `exp(−λ·w)` within its
+/// bounds, with weight `w = share·σ²` (0 for a factor the run does not separate).
+struct Path {
+    wc: f64,
+    wa: f64,
+    wn: f64,
+    attention: bool,
+}
+
+impl Path {
+    fn of(sh: &Shares) -> Path {
+        let weight = |on: bool, s: f64, sigma: f64| if on { s * sigma * sigma } else { 0.0 };
+        Path {
+            wc: weight(true, sh.compute, SIGMA_COMPUTE),
+            wa: weight(sh.attention_separable, sh.attention, SIGMA_ATTENTION),
+            wn: weight(sh.network_separable, sh.network, SIGMA_NETWORK),
+            attention: sh.attention_separable,
+        }
+    }
+
+    /// The factors at `lambda`.
+    fn at(&self, lambda: f64) -> Factors {
+        (
+            (-lambda * self.wc)
+                .exp()
+                .clamp(Calibration::COMPUTE_MIN, Calibration::COMPUTE_MAX),
+            self.attention.then(|| {
+                (-lambda * self.wa)
+                    .exp()
+                    .clamp(Calibration::ATTENTION_MIN, Calibration::ATTENTION_MAX)
+            }),
+            (-lambda * self.wn)
+                .exp()
+                .clamp(Calibration::NETWORK_MIN, Calibration::NETWORK_MAX),
+        )
+    }
+
+    /// The λ at which every factor sits at its bounds (at `−λ` at the other ones).
+    fn l_max(&self) -> f64 {
+        let span = |w: f64, lo: f64, hi: f64| {
+            if w > 0.0 {
+                (-lo.ln()).max(hi.ln()) / w
+            } else {
+                0.0
+            }
+        };
+        span(self.wc, Calibration::COMPUTE_MIN, Calibration::COMPUTE_MAX)
+            .max(span(
+                self.wa,
+                Calibration::ATTENTION_MIN,
+                Calibration::ATTENTION_MAX,
+            ))
+            .max(span(
+                self.wn,
+                Calibration::NETWORK_MIN,
+                Calibration::NETWORK_MAX,
+            ))
+    }
+
+    /// Whether no factor moves along the path (every weight 0).
+    fn is_fixed(&self) -> bool {
+        self.wc + self.wa + self.wn <= 0.0
+    }
+}
+
+/// The measured step `m_s` against the `fastest` and `slowest` steps the path reaches (`t0`:
+/// the uncalibrated prediction; `fixed`: no factor moves): a step outside them is another plan
+/// or another unit.
+fn check_reachable(
+    m_s: f64,
+    fastest: f64,
+    slowest: f64,
+    t0: f64,
+    fixed: bool,
+) -> Result<(), FitError> {
+    if m_s < fastest * (1.0 - TOLERANCE) {
+        return Err(FitError::Implausible {
+            input: "step_s",
+            message: format!(
+                "the measured step time {:.4} s is faster than this hardware allows: with the GPU \
+                 kernels at the data-sheet peak (and the links at their line rate where they \
+                 matter), this plan takes at least {:.4} s (the model predicts {:.4} s). Check that it is seconds \
+                 per optimizer step (not per micro-batch) and that the plan (global batch, \
+                 sequence length, GPU count, precision) is the one that was measured.",
+                m_s, fastest, t0
+            ),
+        });
+    }
+    if fixed || m_s > slowest * (1.0 + TOLERANCE) {
+        return Err(FitError::Implausible {
+            input: "step_s",
+            message: format!(
+                "the measured step time {:.4} s is more than this plan can take on this \
+                 hardware even at a quarter of the modelled kernel rates (and a tenth of the \
+                 link bandwidth where it matters) ({:.4} s; the model predicts {:.4} s). The measured run is \
+                 probably another plan: check the global batch, micro-batch, recomputation, \
+                 precision and GPU count.",
+                m_s, slowest, t0
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The λ in `[−l_max, l_max]` at which the step is the measured `m_s` (bisection, to
+/// [`TOLERANCE`]).
+fn solve(trial: &mut Trial, path: &Path, l_max: f64, m_s: f64) -> Result<f64, FitError> {
+    let (mut lo, mut hi) = (-l_max, l_max);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        let tm = trial.step_s(path.at(mid))?;
+        if (tm / m_s - 1.0).abs() <= TOLERANCE {
+            lo = mid;
+            hi = mid;
+            break;
+        }
+        if tm < m_s {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok(0.5 * (lo + hi))
 }
 
 /// Fits the calibration of `s` to `m` (method: module docs).
@@ -254,107 +447,23 @@ pub fn fit(s: &Scenario, m: &Measurement) -> Result<Fit, FitError> {
     let base = s.uncalibrated();
     let e0 = estimate(&base).map_err(FitError::Scenario)?;
     let t0 = e0.time.step_s;
-    let mut work = base.clone();
-    let mut out = Estimate::default();
-    let mut t = |f: Factors| step(&mut work, &mut out, f).map_err(FitError::Scenario);
-
-    // Sensitivities by finite differences (1 % slower rates). Attention first: when the plan
-    // runs (almost) no fused attention, compute's share is measured with attention following it.
-    let eps: f64 = 0.01;
-    let lr = -(1.0 - eps).ln();
-    let s_a = ((t((1.0, Some(1.0 - eps), 1.0))? / t0).ln() / lr).max(0.0);
-    let attn_separable = s_a >= MIN_SEPARABLE_SHARE;
-    let a1 = attn_separable.then_some(1.0);
-    let s_c = ((t((1.0 - eps, a1, 1.0))? / t0).ln() / lr).max(0.0);
-    let s_n = ((t((1.0, a1, 1.0 - eps))? / t0).ln() / lr).max(0.0);
-    let separable = s_n >= MIN_SEPARABLE_SHARE;
-    let weight = |on: bool, s: f64, sigma: f64| if on { s * sigma * sigma } else { 0.0 };
-    let (wc, wa, wn) = (
-        weight(true, s_c, SIGMA_COMPUTE),
-        weight(attn_separable, s_a, SIGMA_ATTENTION),
-        weight(separable, s_n, SIGMA_NETWORK),
-    );
-    let at = |lambda: f64| -> Factors {
-        (
-            (-lambda * wc)
-                .exp()
-                .clamp(Calibration::COMPUTE_MIN, Calibration::COMPUTE_MAX),
-            attn_separable.then(|| {
-                (-lambda * wa)
-                    .exp()
-                    .clamp(Calibration::ATTENTION_MIN, Calibration::ATTENTION_MAX)
-            }),
-            (-lambda * wn)
-                .exp()
-                .clamp(Calibration::NETWORK_MIN, Calibration::NETWORK_MAX),
-        )
+    let mut trial = Trial {
+        work: base,
+        out: Estimate::default(),
     };
-
-    // λ range at which every factor sits at its bounds.
-    let span = |w: f64, lo: f64, hi: f64| {
-        if w > 0.0 {
-            (-lo.ln()).max(hi.ln()) / w
-        } else {
-            0.0
-        }
-    };
-    let l_max = span(wc, Calibration::COMPUTE_MIN, Calibration::COMPUTE_MAX)
-        .max(span(
-            wa,
-            Calibration::ATTENTION_MIN,
-            Calibration::ATTENTION_MAX,
-        ))
-        .max(span(wn, Calibration::NETWORK_MIN, Calibration::NETWORK_MAX));
-    let fastest = t(at(-l_max))?;
-    let slowest = t(at(l_max))?;
-    if m.step_s < fastest * (1.0 - TOLERANCE) {
-        return Err(FitError::Implausible {
-            input: "step_s",
-            message: format!(
-                "the measured step time {:.4} s is faster than this hardware allows: with the GPU \
-                 kernels at the data-sheet peak (and the links at their line rate where they \
-                 matter), this plan takes at least {:.4} s (the model predicts {:.4} s). Check that it is seconds \
-                 per optimizer step (not per micro-batch) and that the plan (global batch, \
-                 sequence length, GPU count, precision) is the one that was measured.",
-                m.step_s, fastest, t0
-            ),
-        });
-    }
-    if wc + wa + wn <= 0.0 || m.step_s > slowest * (1.0 + TOLERANCE) {
-        return Err(FitError::Implausible {
-            input: "step_s",
-            message: format!(
-                "the measured step time {:.4} s is more than this plan can take on this \
-                 hardware even at a quarter of the modelled kernel rates (and a tenth of the \
-                 link bandwidth where it matters) ({:.4} s; the model predicts {:.4} s). The measured run is \
-                 probably another plan: check the global batch, micro-batch, recomputation, \
-                 precision and GPU count.",
-                m.step_s, slowest, t0
-            ),
-        });
-    }
-    let (mut lo, mut hi) = (-l_max, l_max);
-    for _ in 0..200 {
-        let mid = 0.5 * (lo + hi);
-        let tm = t(at(mid))?;
-        if (tm / m.step_s - 1.0).abs() <= TOLERANCE {
-            lo = mid;
-            hi = mid;
-            break;
-        }
-        if tm < m.step_s {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    let (c, a, n) = at(0.5 * (lo + hi));
+    let shares = Shares::measure(&mut trial, t0)?;
+    let path = Path::of(&shares);
+    let l_max = path.l_max();
+    let fastest = trial.step_s(path.at(-l_max))?;
+    let slowest = trial.step_s(path.at(l_max))?;
+    check_reachable(m.step_s, fastest, slowest, t0, path.is_fixed())?;
+    let (c, a, n) = path.at(solve(&mut trial, &path, l_max, m.step_s)?);
     let (c, a, n) = (round6(c), a.map(round6), round6(n));
-    let after = t((c, a, n))?;
+    let after = trial.step_s((c, a, n))?;
     let mut k = Calibration {
         compute: Some(c),
         attention: a,
-        network: separable.then_some(n),
+        network: shares.network_separable.then_some(n),
         memory_gib: None,
         precision: Some(s.training.precision),
     };
@@ -365,11 +474,11 @@ pub fn fit(s: &Scenario, m: &Measurement) -> Result<Fit, FitError> {
     }
     Ok(Fit {
         calibration: k,
-        compute_share: s_c,
-        attention_share: s_a,
-        attention_separable: attn_separable,
-        network_share: s_n,
-        network_separable: separable,
+        compute_share: shares.compute,
+        attention_share: shares.attention,
+        attention_separable: shares.attention_separable,
+        network_share: shares.network,
+        network_separable: shares.network_separable,
         step_before_s: t0,
         step_after_s: after,
         memory_before_gib,

@@ -20,11 +20,13 @@
 //!   time it saw it.
 //! - [`interval`]: The 80 % band for a run from a source paracalc has not seen.
 //! - [`loso`]: Leave-one-source-out coverage of the error bands (`paracalc validate`, issue 31).
+//! - [`similarity`]: Which published runs are like a plan (the sets both bands draw from).
 
 pub mod band;
 pub mod first_sight;
 pub mod interval;
 pub mod loso;
+pub mod similarity;
 
 use crate::scenario::json::text::Node;
 use crate::scenario::{GpuChoice, Scenario};

@@ -32,11 +32,18 @@
 //! Ok::<(), paracalc::hf::HfError>(())
 //! ```
 //!
-//! Child: [`moe`], the mixture-of-experts and latent-attention families.
+//! Children:
+//! - [`moe`]: the mixture-of-experts and latent-attention families.
+//! - [`reader`]: reading a config's keys, and the [`HfError`] it reports.
 
 mod moe;
+mod reader;
+
+pub use reader::HfError;
+use reader::{clip, Reader};
 
 use crate::scenario::{printable, FfnAct, Model, Moe};
+use serde_json::{Map, Value};
 
 /// The `model_type`s read, for messages.
 const SUPPORTED: &str = "llama, mistral, mixtral, qwen2, gpt2, gpt_neox, falcon, deepseek_v3, deepseek_v2, qwen3_moe, qwen2_moe, gpt_oss, llama4";
@@ -44,24 +51,9 @@ const SUPPORTED: &str = "llama, mistral, mixtral, qwen2, gpt2, gpt_neox, falcon,
 /// The families of [`SUPPORTED`] in words, for the app's import card.
 pub const FAMILIES: &str = "Llama, Llama 4, Mistral, Mixtral, Qwen2, Qwen2-MoE, Qwen3-MoE, \
                             DeepSeek-V2/V3, gpt-oss, GPT-2, GPT-NeoX and Falcon";
-use crate::scenario::json::text::Node;
-use serde_json::{Map, Value};
-use std::fmt;
 
 /// Largest config text read, in bytes (real configs are a few KiB).
 pub const MAX_CONFIG_BYTES: usize = 256 * 1024;
-
-/// A config that could not be imported. The message is a full sentence naming the field.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HfError(pub String);
-
-impl fmt::Display for HfError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for HfError {}
 
 /// The imported model and what the user should know about the import.
 #[derive(Clone, Debug, PartialEq)]
@@ -359,111 +351,6 @@ fn guess_type(obj: &Map<String, Value>) -> Option<String> {
         _ => return None,
     };
     Some(t.to_string())
-}
-
-/// Reads a config's keys, recording each key it reads (`used`: the keys the notes do not
-/// list as unread) and the notes the reading adds; `base` is the model the import starts from.
-struct Reader<'a> {
-    obj: &'a Map<String, Value>,
-    used: Vec<&'static str>,
-    notes: Vec<String>,
-    base: &'a Model,
-}
-
-impl Reader<'_> {
-    fn opt_whole(&mut self, key: &'static str) -> Result<Option<u64>, HfError> {
-        self.used.push(key);
-        match self.obj.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(v) => match v.as_u64() {
-                Some(n) if n >= 1 => Ok(Some(n)),
-                _ => Err(HfError(format!(
-                    "{key} must be a positive whole number, got {}.",
-                    clip(&Node::from(v).to_compact())
-                ))),
-            },
-        }
-    }
-
-    fn whole(&mut self, key: &'static str) -> Result<u64, HfError> {
-        self.opt_whole(key)?
-            .ok_or_else(|| HfError(format!("The config has no \"{key}\", which is needed.")))
-    }
-
-    fn opt_bool(&mut self, key: &'static str) -> Result<Option<bool>, HfError> {
-        self.used.push(key);
-        match self.obj.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::Bool(b)) => Ok(Some(*b)),
-            Some(v) => Err(HfError(format!(
-                "{key} must be true or false, got {}.",
-                clip(&Node::from(v).to_compact())
-            ))),
-        }
-    }
-
-    /// An optional count that may be 0 or null (`first_k_dense_replace`, `q_lora_rank`).
-    fn opt_count(&mut self, key: &'static str) -> Result<Option<u64>, HfError> {
-        self.used.push(key);
-        match self.obj.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(v) => v.as_u64().map(Some).ok_or_else(|| {
-                HfError(format!(
-                    "{key} must be a whole number, got {}.",
-                    clip(&Node::from(v).to_compact())
-                ))
-            }),
-        }
-    }
-
-    /// The FFN activation from `key`: `silu`/`swiglu` → SwiGLU, `gelu*`/`relu` → two-GEMM MLP.
-    fn act(&mut self, key: &str, default: FfnAct) -> FfnAct {
-        match self.obj.get(key).and_then(Value::as_str) {
-            None => default,
-            Some(a) if a.eq_ignore_ascii_case("silu") || a.eq_ignore_ascii_case("swiglu") => {
-                FfnAct::Swiglu
-            }
-            Some(a) if a.to_ascii_lowercase().starts_with("gelu") || a == "relu" => FfnAct::Gelu,
-            Some(a) => {
-                self.notes.push(format!(
-                    "{key} \"{}\" is not known; assumed {}.",
-                    clip(a),
-                    default.as_str()
-                ));
-                default
-            }
-        }
-    }
-
-    /// A model with what every family reads alike: the vocabulary, whether the output layer
-    /// shares the embedding (`tied`: the family's default) and the base's sequence length, the
-    /// config's context length (`context_key`) noted. The family fills in the rest.
-    fn common(&mut self, tied: bool, context_key: &'static str) -> Result<Model, HfError> {
-        let model = Model {
-            vocab: self.whole("vocab_size")?,
-            seq_len: self.base.seq_len,
-            tied_embeddings: self.opt_bool("tie_word_embeddings")?.unwrap_or(tied),
-            ..Model::default()
-        };
-        self.context(context_key)?;
-        Ok(model)
-    }
-
-    /// Notes the config's context length (the sequence length itself is kept).
-    fn context(&mut self, key: &'static str) -> Result<(), HfError> {
-        if let Some(ctx) = self.opt_whole(key)? {
-            self.notes.push(format!(
-                "Context length {ctx} ({key}); the training sequence length stays {} tokens — change it in the form if you train longer sequences.",
-                self.base.seq_len
-            ));
-        }
-        Ok(())
-    }
-}
-
-/// At most 40 characters of user text for a message, control characters replaced.
-fn clip(s: &str) -> String {
-    printable(s, 40)
 }
 
 /// A model name: at most 80 characters, control characters replaced.

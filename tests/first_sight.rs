@@ -51,6 +51,8 @@ const CHECKPOINTS: &[(usize, usize, &str)] = &[
     (752, 766, "b90f8aab2232829f"),
     // Issue 36: the BLOOM runs state their embedding LayerNorm (model.embedding_norm).
     (752, 796, "e6f73bd679ed301d"),
+    // Issue 34: the two Automodel runs with GA > 1 under PP state their pipeline rounds.
+    (752, 798, "20d90147be7c0f52"),
 ];
 
 fn load(path: &str) -> Value {

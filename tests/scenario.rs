@@ -323,6 +323,11 @@ fn impossible_modern_settings_name_their_field() {
             "the shard group of 48 ranks does not divide data parallel 128",
         ),
         (
+            "parallel.pp_rounds",
+            serde_json::json!({"parallel": {"pp_rounds": 7}}),
+            "7 pipeline rounds do not divide the step's 120 micro-batches",
+        ),
+        (
             "model.moe.imbalance",
             serde_json::json!({"model": {"moe": {"imbalance": 0.5}}}),
             "must be between 1 and 1000, got 0.5",

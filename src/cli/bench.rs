@@ -2,7 +2,8 @@
 //! `estimate` call and search layouts per second for a scenario (default: GPT-3 175B on 1024
 //! A100s, tp 8 × pp 16 × dp 8).
 
-use super::{load_scenario, Args, CliError};
+use super::args::{load_scenario, Args};
+use super::error::CliError;
 use crate::engine::estimate::{estimate_into, Estimate};
 use crate::engine::search::{search, SearchSpace};
 use crate::scenario::Scenario;

@@ -3,7 +3,8 @@
 //! scenario with it. `--json` prints only the scenario (ready for `estimate`, `search`, `sweep`
 //! or `link`); the readable form says first what was fitted and why.
 
-use super::{Args, CliError};
+use super::args::{load_scenario, Args};
+use super::error::CliError;
 use crate::calibrate::{fit, FitError, Measurement, MemoryKind};
 
 /// The CLI option that carries each measured input, for messages.
@@ -26,7 +27,7 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
         memory_gib: a.number("--memory-gib")?,
         memory_kind: MemoryKind::DeviceUsed,
     };
-    let mut s = super::load_scenario(path)?;
+    let mut s = load_scenario(path)?;
     let f = fit(&s, &m).map_err(|e| match e {
         FitError::Scenario(err) => CliError::input(format!("{path}: {err}")),
         FitError::Implausible { input, message } => {

@@ -6,7 +6,8 @@
 //! `DESIGN.md` shape: bytes and seconds as plain numbers, stages in order) with those bands under
 //! `trust`.
 
-use super::{Args, CliError};
+use super::args::{load_scenario, Args};
+use super::error::CliError;
 use crate::engine::{estimate, Estimate};
 use crate::scenario::Scenario;
 use std::fmt::Write;
@@ -17,7 +18,7 @@ const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 pub fn run(args: &[String]) -> Result<String, CliError> {
     let a = Args::parse(args, &["--json"], &[])?;
     let path = a.one("scenario file (FILE.json)")?;
-    let s = super::load_scenario(path)?;
+    let s = load_scenario(path)?;
     let mut e = estimate(&s).map_err(|err| CliError::input(format!("{path}: {err}")))?;
     let cases = super::trust::cases();
     // The memory verdict with the band of the published runs most like the plan.
@@ -235,6 +236,13 @@ fn write_time(o: &mut String, s: &Scenario, e: &Estimate) {
         t.host_s,
         c.total()
     );
+    if t.moe_tokens_s > 0.0 {
+        let _ = writeln!(
+            o,
+            "  of compute: MoE token bookkeeping {:.4} (router, permutation, combine; forward and backward)",
+            t.moe_tokens_s
+        );
+    }
     let _ = writeln!(
         o,
         "  exposed comm: tp {:.4}, cp {:.4}, ep {:.4}, pp {:.4}, dp {:.4}; micro-batches {}",

@@ -1,6 +1,7 @@
 //! `paracalc link` and `paracalc unlink`: scenario JSON ↔ share-link query (see [`crate::share`]).
 
-use super::{Args, CliError};
+use super::args::{load_scenario, Args};
+use super::error::CliError;
 use crate::share;
 
 /// Runs `paracalc link FILE.json [--preset ID] [--lenient]`: prints the share-link query
@@ -10,7 +11,7 @@ use crate::share;
 pub fn run_link(args: &[String]) -> Result<String, CliError> {
     let args = Args::parse(args, &["--lenient"], &["--preset"])?;
     let path = args.one("scenario file")?;
-    let s = super::load_scenario(path)?;
+    let s = load_scenario(path)?;
     if !args.has("--lenient") {
         s.validate()
             .map_err(|e| CliError::input(format!("{path}: {e}")))?;

@@ -1,7 +1,8 @@
 //! `paracalc search FILE.json [--gpus N] [--top K] [--json]`: the best layouts for the model,
 //! training setup and cluster of a scenario.
 
-use super::{load_scenario, Args, CliError};
+use super::args::{load_scenario, Args};
+use super::error::CliError;
 use crate::engine::search::{search, Layout, Ranked, SearchSpace};
 use crate::engine::{estimate, Estimate};
 use crate::scenario::Scenario;

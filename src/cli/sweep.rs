@@ -3,12 +3,28 @@
 //! against GPU count (the scenario's layout, or with `--best` the best layout at each count),
 //! the gradient-bucket-size curve, and optional micro-batch and sequence-length sweeps.
 
-use super::{load_scenario, Args, CliError};
+use super::args::{load_scenario, Args};
+use super::error::CliError;
 use crate::engine::search::SearchSpace;
 use crate::engine::sweep::{
     default_bucket_sizes_mb, default_gpu_counts, sweep_bucket_size, sweep_gpus, sweep_gpus_best,
-    sweep_values, Knob, Scaling, ValuePoint,
+    sweep_values, BucketPoint, GpuPoint, Knob, Scaling, ValuePoint,
 };
+use crate::scenario::Scenario;
+
+/// Everything one `paracalc sweep` computed, for the JSON or the text report.
+struct Sweeps {
+    /// Strong or weak scaling (`--weak`).
+    scaling: Scaling,
+    /// Whether each GPU count has its best layout (`--best`) rather than the scenario's.
+    best: bool,
+    /// One point per GPU count.
+    points: Vec<GpuPoint>,
+    /// One point per gradient-bucket size.
+    bucket: Vec<BucketPoint>,
+    /// The optional micro-batch and sequence-length sweeps, each under its JSON key.
+    extra: Vec<(&'static str, Vec<ValuePoint>)>,
+}
 
 /// Runs `paracalc sweep`.
 pub fn run(args: &[String]) -> Result<String, CliError> {
@@ -19,14 +35,59 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
     )?;
     let s = load_scenario(a.one("scenario file")?)?;
     s.validate().map_err(|e| CliError::input(e.to_string()))?;
+    let gpus = gpu_counts(&a, &s)?;
+    let buckets = bucket_sizes(&a)?;
+    let scaling = if a.has("--weak") {
+        Scaling::Weak
+    } else {
+        Scaling::Strong
+    };
+    let best = a.has("--best");
+    let points = if best {
+        sweep_gpus_best(&s, &gpus, scaling, &SearchSpace::default())
+    } else {
+        sweep_gpus(&s, &gpus, scaling)
+    };
+    let bucket = sweep_bucket_size(&s, &buckets).map_err(|e| CliError::input(e.to_string()))?;
+    let sweeps = Sweeps {
+        scaling,
+        best,
+        points,
+        bucket,
+        extra: value_sweeps(&a, &s)?,
+    };
+    if a.has("--json") {
+        return to_json(&sweeps);
+    }
+    let mut out = if s.calibration.is_default() {
+        String::new()
+    } else {
+        format!(
+            "calibrated to a measured run: {}\n",
+            s.calibration.describe()
+        )
+    };
+    scaling_table(&mut out, &s, &sweeps);
+    bucket_table(&mut out, &sweeps.bucket);
+    value_tables(&mut out, &sweeps.extra);
+    Ok(out)
+}
+
+/// The GPU counts of `--gpus`, else the default counts for `s`.
+fn gpu_counts(a: &Args, s: &Scenario) -> Result<Vec<u64>, CliError> {
     let gpus: Vec<u64> = a
         .numbers("--gpus")?
-        .unwrap_or_else(|| default_gpu_counts(&s));
+        .unwrap_or_else(|| default_gpu_counts(s));
     if gpus.is_empty() || gpus.len() > 1000 || gpus.iter().any(|&n| n == 0 || n > 100_000_000) {
         return Err(CliError::input(
             "--gpus: give 1 to 1000 GPU counts, each between 1 and 100000000",
         ));
     }
+    Ok(gpus)
+}
+
+/// The bucket sizes (MB) of `--buckets`, else the default sizes.
+fn bucket_sizes(a: &Args) -> Result<Vec<f64>, CliError> {
     let buckets: Vec<f64> = a
         .numbers("--buckets")?
         .unwrap_or_else(default_bucket_sizes_mb);
@@ -38,18 +99,13 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
             "--buckets: give 1 to 1000 sizes in MB, each in (0, 10000000]",
         ));
     }
-    let scaling = if a.has("--weak") {
-        Scaling::Weak
-    } else {
-        Scaling::Strong
-    };
-    let points = if a.has("--best") {
-        sweep_gpus_best(&s, &gpus, scaling, &SearchSpace::default())
-    } else {
-        sweep_gpus(&s, &gpus, scaling)
-    };
-    let bucket = sweep_bucket_size(&s, &buckets).map_err(|e| CliError::input(e.to_string()))?;
-    let mut extra: Vec<(&str, Vec<ValuePoint>)> = Vec::new();
+    Ok(buckets)
+}
+
+/// The micro-batch (`--micro-batches`) and sequence-length (`--seq`) sweeps asked for, each
+/// under its JSON key.
+fn value_sweeps(a: &Args, s: &Scenario) -> Result<Vec<(&'static str, Vec<ValuePoint>)>, CliError> {
+    let mut extra = Vec::new();
     for (flag, knob, name) in [
         ("--micro-batches", Knob::MicroBatch, "micro_batch"),
         ("--seq", Knob::SeqLen, "seq_len"),
@@ -63,28 +119,29 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
                     "{flag}: give 1 to 1000 values, each between 1 and 1000000000"
                 )));
             }
-            extra.push((name, sweep_values(&s, knob, &values)));
+            extra.push((name, sweep_values(s, knob, &values)));
         }
     }
-    if a.has("--json") {
-        let mut value = serde_json::json!({ "scaling": scaling, "gpus": points, "bucket": bucket });
-        for (name, pts) in &extra {
-            value[*name] = serde_json::json!(pts);
-        }
-        return serde_json::to_string_pretty(&value).map_err(|e| CliError::internal(e.to_string()));
+    Ok(extra)
+}
+
+/// The `--json` report.
+fn to_json(sw: &Sweeps) -> Result<String, CliError> {
+    let mut value =
+        serde_json::json!({ "scaling": sw.scaling, "gpus": sw.points, "bucket": sw.bucket });
+    for (name, pts) in &sw.extra {
+        value[*name] = serde_json::json!(pts);
     }
-    let mut out = if s.calibration.is_default() {
-        String::new()
-    } else {
-        format!(
-            "calibrated to a measured run: {}\n",
-            s.calibration.describe()
-        )
-    };
-    out += &format!(
+    serde_json::to_string_pretty(&value).map_err(|e| CliError::internal(e.to_string()))
+}
+
+/// The scaling table: one row per GPU count, the fixed share's note and where the curve bends
+/// ([`crate::engine::advice::fixed`]).
+fn scaling_table(out: &mut String, s: &Scenario, sw: &Sweeps) {
+    *out += &format!(
         "{} scaling ({})\n     GPUs  tp×pp×dp×cp         batch   step (s)     tokens/s    MFU  efficiency  fixed  fits\n",
-        if scaling == Scaling::Weak { "weak" } else { "strong" },
-        if a.has("--best") {
+        if sw.scaling == Scaling::Weak { "weak" } else { "strong" },
+        if sw.best {
             "the best layout at each GPU count".to_string()
         } else {
             format!(
@@ -93,7 +150,7 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
             )
         }
     );
-    for p in &points {
+    for p in &sw.points {
         match &p.error {
             Some(e) => out.push_str(&format!("{:>9}  {e}\n", p.num_gpus)),
             None => out.push_str(&format!(
@@ -114,22 +171,30 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
         "  fixed: the share of the step paid once whatever the work per GPU (optimizer, \
          gradient norm, pipeline bubble, gradient reduction after the last backward)\n",
     );
-    if let Some((n, note)) = crate::engine::advice::fixed::bend(&points) {
+    if let Some((n, note)) = crate::engine::advice::fixed::bend(&sw.points) {
         out.push_str(&format!(
             "  the curve bends at {n} GPUs. {}\n",
             crate::engine::advice::fixed::sentence(&note)
         ));
     }
+}
+
+/// The gradient-bucket-size table.
+fn bucket_table(out: &mut String, bucket: &[BucketPoint]) {
     out.push_str(
         "\ngradient bucket size\n  bucket (MB)   exposed DP (s)   hidden DP (s)   step (s)\n",
     );
-    for b in &bucket {
+    for b in bucket {
         out.push_str(&format!(
             "{:>13.1} {:>16.4} {:>15.4} {:>10.3}\n",
             b.bucket_mb, b.exposed_dp_s, b.hidden_dp_s, b.step_s
         ));
     }
-    for (name, pts) in &extra {
+}
+
+/// One table per micro-batch or sequence-length sweep.
+fn value_tables(out: &mut String, extra: &[(&str, Vec<ValuePoint>)]) {
+    for (name, pts) in extra {
         out.push_str(&format!(
             "\n{name} sweep\n{:>13}   step (s)     tokens/s    MFU   peak (GiB)  fits\n",
             name
@@ -149,5 +214,4 @@ pub fn run(args: &[String]) -> Result<String, CliError> {
             }
         }
     }
-    Ok(out)
 }

@@ -22,8 +22,10 @@ mod loso;
 
 use calibrated::{calibrated, calibrated_by_group, calibrated_overall, Pair};
 
-use super::{read_file, Args, CliError};
-use crate::engine::{estimate, Estimate};
+use super::args::{read_file, Args};
+use super::error::CliError;
+use crate::calibrate::MemoryKind;
+use crate::engine::estimate;
 use serde_json::{json, Map, Value};
 use std::fmt::Write as _;
 
@@ -234,7 +236,7 @@ pub fn compare(cases: &[Value]) -> Comparison {
                 gib,
                 est.as_ref()
                     .map_err(Clone::clone)
-                    .and_then(|e| memory_gib(e, &kind)),
+                    .and_then(|e| MemoryKind::from_name(&kind).and_then(|k| k.peak_gib(e))),
             );
         }
         if oom {
@@ -283,30 +285,6 @@ fn verdict_summary(verdicts: &[CaseVerdict]) -> [(&'static str, [usize; 3]); 3] 
         ),
         ("oom", verdict_counts(verdicts, |v| v.oom)),
     ]
-}
-
-/// Predicted memory in GiB for the case's `memory_kind`, the largest over stages: the whole
-/// device (`device_used`: everything incl. the CUDA context), the PyTorch allocator's reserve
-/// (`allocator_reserved`: without the CUDA context and without NCCL's buffers, which NCCL
-/// allocates outside PyTorch's caching allocator) or its peak allocation (`allocator_peak`: also
-/// without the allocator's reserve).
-fn memory_gib(e: &Estimate, kind: &str) -> Result<f64, String> {
-    let metric: fn(&crate::engine::StageMemory) -> f64 = match kind {
-        "device_used" => |s| s.total_bytes,
-        "allocator_reserved" => |s| s.allocator_reserved_bytes(),
-        "allocator_peak" => |s| s.allocator_reserved_bytes() - s.allocator_reserve_bytes,
-        other => return Err(format!("unknown memory_kind \"{other}\".")),
-    };
-    let peak = e
-        .memory
-        .stages()
-        .iter()
-        .map(metric)
-        .fold(f64::NAN, f64::max);
-    if peak.is_nan() {
-        return Err("the memory model gave no stages.".to_string());
-    }
-    Ok(peak / GIB)
 }
 
 /// Summarises `rows` for a file of `cases` cases.

@@ -1,6 +1,7 @@
 //! What one GPU processes per micro-batch and per step, read by both halves of an estimate (the
 //! memory model's activations and the time model's inputs): the tokens of one micro-batch on one
-//! GPU, the micro-batches per step and the bytes of one activation element.
+//! GPU, the micro-batches per step (and per pipeline round) and the bytes of one activation
+//! element.
 
 use crate::scenario::{Precision, Scenario};
 
@@ -14,6 +15,9 @@ pub struct PerGpu {
     pub element_bytes: f64,
     /// Micro-batches per pipeline per step ([`micro_batches`]).
     pub micro_batches: u64,
+    /// Pipeline rounds per step (`parallel.pp_rounds`, at least 1 and at most
+    /// [`PerGpu::micro_batches`]): each runs the schedule over [`PerGpu::round_micro_batches`].
+    pub rounds: u64,
     /// Tensor-parallel degree `t` as a divisor (at least 1).
     pub tp: f64,
     /// What sequence parallelism divides the activations outside the TP regions by (norm and
@@ -25,10 +29,12 @@ impl PerGpu {
     /// The per-GPU facts of `s`.
     #[inline]
     pub fn of(s: &Scenario) -> PerGpu {
+        let m = micro_batches(s);
         PerGpu {
             tokens: tokens_per_gpu(s),
             element_bytes: element_bytes(s),
-            micro_batches: micro_batches(s),
+            micro_batches: m,
+            rounds: s.parallel.pp_rounds().clamp(1, m),
             tp: s.parallel.tp.max(1) as f64,
             sp_div: if s.parallel.sp {
                 s.parallel.tp.max(1) as f64
@@ -36,6 +42,13 @@ impl PerGpu {
                 1.0
             },
         }
+    }
+
+    /// Micro-batches of one pipeline round, `m / rounds`: what one run of the schedule fills
+    /// and drains (the bubble, the in-flight micro-batches).
+    #[inline]
+    pub fn round_micro_batches(&self) -> u64 {
+        (self.micro_batches / self.rounds.max(1)).max(1)
     }
 }
 

@@ -143,7 +143,7 @@ pub fn fill(
     let stages = stage::stages(&x, plan, &kinds, &ends, &z3);
     let crit = stages.crit;
     let schedule = s.parallel.schedule();
-    let bubble = pipeline::bubble(&stages.sums(), x.p, x.m, x.v, schedule);
+    let bubble = pipeline::rounds_bubble(&stages.sums(), x.p, &x.per_gpu, x.v, schedule);
     // 4. Data parallel, optimizer and offloading, for the critical stage's parameters.
     let held = stages.crit_holds;
     let placed = || x.sharded.placed(held.mix, held.embedding, held.output);
@@ -214,6 +214,7 @@ fn assemble(
     let tied = tied::tied_embedding_sync_s(x);
     time.micro_batches = x.m;
     time.weight_grad_s = mf * crit.wgrad;
+    time.moe_tokens_s = mf * crit.moe_tokens;
     time.dp_bucket_bytes = x.bucket.bytes;
     time.forward_s = mf * crit.fwd;
     time.backward_s = mf * crit.bwd;

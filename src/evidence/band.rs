@@ -7,12 +7,13 @@
 //! similar runs) are in sample: they describe the runs the engine was shaped with, and are shown
 //! beside it as such.
 //!
-//! **Which runs.** The runs of the evidence file (the repository's validation data) with the
-//! same GPU generation ([`Generation`]), the same software stack (`training.framework`) and the
-//! same parallel style ([`Style`]: FSDP/ZeRO-3, pipeline, tensor-parallel or data-parallel only;
-//! dense or MoE), first also in the same context-length class (≤ 8K, ≤ 32K, longer tokens).
-//! When fewer than [`MIN_RUNS`] such runs exist, the length class is dropped, then the style,
-//! then the framework, then the generation; the band says which set it used.
+//! **Which runs** ([`super::similarity`]). The runs of the evidence file (the repository's
+//! validation data) with the same GPU generation, the same software stack
+//! (`training.framework`) and the same parallel style ([`Style`]: FSDP/ZeRO-3, pipeline,
+//! tensor-parallel or data-parallel only; dense or MoE), first also in the same context-length
+//! class (≤ 8K, ≤ 32K, longer tokens). When fewer than [`MIN_RUNS`] such runs exist, the length
+//! class is dropped, then the style, then the framework, then the generation; the band says
+//! which set it used ([`Basis`]).
 //!
 //! **Which error.** Over those runs: the mean absolute percentage error of the predicted step
 //! time (`|predicted/measured − 1|`), of the throughput, MFU and TFLOP/s (all `∝ 1/step`:
@@ -30,113 +31,10 @@
 //! whether a plan near the limit more likely fits or not.
 
 use super::interval::{for_plan, interval, Errors, Interval, Metric};
+pub use super::similarity::{Basis, Style, MIN_RUNS};
 use super::Case;
 use crate::calibrate::transfer::{mape, transfers, Run};
-use crate::engine::time::compute::Generation;
-use crate::scenario::{Framework, Scenario};
-
-/// Fewest runs a band is computed from before the similarity is relaxed.
-pub const MIN_RUNS: usize = 5;
-
-/// The parallel style of a plan, as far as errors are concerned.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Style {
-    /// ZeRO-3 / FSDP sharding.
-    Fsdp,
-    /// Pipeline parallel (with or without TP).
-    Pipeline,
-    /// Tensor (or context) parallel without a pipeline.
-    Tensor,
-    /// Data parallel only (ZeRO 0-2).
-    Data,
-}
-
-impl Style {
-    /// The style of `s`, and whether it is a mixture of experts.
-    pub fn of(s: &Scenario) -> (Style, bool) {
-        let p = &s.parallel;
-        let style = if p.zero_stage >= 3 {
-            Style::Fsdp
-        } else if p.pp > 1 {
-            Style::Pipeline
-        } else if p.tp > 1 || p.cp > 1 {
-            Style::Tensor
-        } else {
-            Style::Data
-        };
-        (style, s.model.moe.is_some())
-    }
-}
-
-fn generation(s: &Scenario) -> Option<Generation> {
-    s.gpu().map(|g| Generation::of(&g))
-}
-
-fn framework(s: &Scenario) -> Framework {
-    s.training.framework()
-}
-
-/// Context-length class of a plan: up to 8K tokens, up to 32K, longer. Errors grow with the
-/// sequence (attention kernels, context parallelism), so a long-context plan's band comes from
-/// long-context runs where there are enough of them.
-fn length_class(s: &Scenario) -> u8 {
-    match s.model.seq_len {
-        0..=8192 => 0,
-        8193..=32768 => 1,
-        _ => 2,
-    }
-}
-
-/// How alike the runs behind a band are to the plan, most alike first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Basis {
-    /// Same GPU generation, framework, parallel style and context-length class.
-    SimilarLength,
-    /// Same GPU generation, framework and parallel style.
-    Similar,
-    /// Same GPU generation and framework.
-    SameStack,
-    /// Same GPU generation.
-    SameGeneration,
-    /// Every published run.
-    All,
-}
-
-impl Basis {
-    /// Every basis, the most alike first: the order a band relaxes its similarity in.
-    pub const MOST_ALIKE_FIRST: [Basis; 5] = [
-        Basis::SimilarLength,
-        Basis::Similar,
-        Basis::SameStack,
-        Basis::SameGeneration,
-        Basis::All,
-    ];
-
-    /// Words for the band text ("31 similar published runs").
-    pub fn words(self) -> &'static str {
-        match self {
-            Basis::SimilarLength => "similar published runs at this context length",
-            Basis::Similar => "similar published runs",
-            Basis::SameStack => "published runs, same GPU generation and framework",
-            Basis::SameGeneration => "published runs on the same GPU generation",
-            Basis::All => "published runs",
-        }
-    }
-
-    pub(crate) fn admits(self, s: &Scenario, c: &Scenario) -> bool {
-        let gen = || generation(s) == generation(c);
-        let fw = || framework(s) == framework(c);
-        match self {
-            Basis::SimilarLength => {
-                Basis::Similar.admits(s, c) && length_class(s) == length_class(c)
-            }
-            Basis::Similar => gen() && fw() && Style::of(s) == Style::of(c),
-            Basis::SameStack => gen() && fw(),
-            Basis::SameGeneration => gen(),
-            Basis::All => true,
-        }
-    }
-}
+use crate::scenario::Scenario;
 
 /// The expected error of each headline number, from the runs most like the plan.
 #[derive(Clone, Debug, PartialEq)]

@@ -22,7 +22,7 @@
 //!   is estimated from: the prediction interval of one new source's offset from `G` source means
 //!   is `c ± t_{G−1}·σ_b·√(1 + 1/G)` (Student's t, [`T90`]), not `c ± z·σ_b`;
 //! - `σ_w` is the root-mean-square deviation of the runs *most like the plan* (the similarity
-//!   sets of [`super::band::Basis`]) from their own source's mean: the within-source spread
+//!   sets of [`super::similarity::Basis`]) from their own source's mean: the within-source spread
 //!   where the plan sits.
 //!
 //! Nothing here is fitted to the run asked about: `validate` checks exactly this by leaving each
@@ -61,7 +61,7 @@
 //!
 //! Formulas, sources and what was checked: [interval.md](crate::docs::formulas::interval) §1.
 
-use super::band::Basis;
+use super::similarity::{Basis, MIN_RUNS};
 use super::Case;
 use crate::calibrate::MemoryKind;
 use crate::engine::time::compute::Generation;
@@ -146,11 +146,8 @@ const GIB: f64 = 1_073_741_824.0;
 
 /// The memory a case's `memory_kind` names (as `validate` compares it).
 pub(crate) fn memory_kind(kind: Option<&str>) -> MemoryKind {
-    match kind {
-        Some("allocator_reserved") => MemoryKind::AllocatorReserved,
-        Some("allocator_peak") => MemoryKind::AllocatorPeak,
-        _ => MemoryKind::DeviceUsed,
-    }
+    kind.and_then(|k| MemoryKind::from_name(k).ok())
+        .unwrap_or_default()
 }
 
 /// Which number a band is for.
@@ -259,7 +256,7 @@ pub fn interval(
                 n += 1;
             }
         }
-        if n >= super::band::MIN_RUNS || (b == Basis::All && n > 0) {
+        if n >= MIN_RUNS || (b == Basis::All && n > 0) {
             (basis, within, runs) = (b, (sum / n as f64).sqrt(), n);
             break;
         }

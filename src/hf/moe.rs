@@ -16,7 +16,7 @@
 //! token); gpt-oss's sliding-window layers and
 //! attention sinks, and Qwen3's QK-norm, are not modelled and are named in a note.
 
-use super::{HfError, Reader};
+use super::reader::{HfError, Reader};
 use crate::scenario::{FfnAct, Mla, Model, Moe};
 use serde_json::Value;
 

@@ -33,6 +33,7 @@
 //!
 //! Nothing else: rules across fields go in `validate.rs` only when the field has one.
 
+use super::name_set::set_names;
 use super::{
     gpu_preset, AttentionKernel, Calibration, CustomGpu, FfnAct, Fp8Recipe, Framework, FsdpStyle,
     GpuChoice, GpuSpec, LossKernel, MasterWeights, Mla, Moe, MoeDispatcher, MoeRouting,
@@ -281,19 +282,6 @@ fn text(v: &str) -> Option<Value<'_>> {
 #[inline(always)]
 fn opt_set(v: Option<u8>) -> Option<Value<'static>> {
     Some(v.map_or(Value::Unset, Value::Set))
-}
-
-/// The bits a set over the names `all` can hold (one per name, at most 8).
-pub const fn set_mask(all: &[&str]) -> u8 {
-    ((1u16 << if all.len() < 8 { all.len() } else { 8 }) - 1) as u8
-}
-
-/// The ids of `all` whose bits are set in `bits`, in `all`'s order.
-pub fn set_names(bits: u8, all: &'static [&'static str]) -> impl Iterator<Item = &'static str> {
-    all.iter()
-        .enumerate()
-        .filter(move |(i, _)| *i < 8 && bits & (1 << i) != 0)
-        .map(|(_, x)| *x)
 }
 
 /// The bit of `id` in `all` (ASCII case-insensitive), or a phrase naming the unknown id.
@@ -1075,6 +1063,14 @@ fields! {
         kind: Kind::Bool, optional: true,
         get: |s| opt_bit(s.parallel.pp_comm_overlap),
         set: |s, v| { s.parallel.pp_comm_overlap = v.opt_bit()?; Ok(()) },
+    }
+    /// `parallel.pp_rounds`.
+    PpRounds {
+        path: "parallel.pp_rounds", key: "pprounds", label: "Pipeline rounds", unit: "per step",
+        help: "Times per step the pipeline schedule runs, each over an equal share of the micro-batches and draining the pipeline (NeMo Automodel: one per gradient-accumulation step); divides the micro-batches; empty = 1.",
+        kind: count_in(1, MAX_GPUS), optional: true, empty: "1",
+        get: |s| opt_count(s.parallel.pp_rounds),
+        set: |s, v| { s.parallel.pp_rounds = v.opt_count()?; Ok(()) },
     }
     /// `parallel.fsdp_style`.
     FsdpStyle {

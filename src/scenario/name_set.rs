@@ -27,7 +27,7 @@ impl<N: Names> NameSet<N> {
 
     /// The set of bits `bits` (bit `i` is `IDS[i]`; bits past the list dropped).
     pub fn from_bits(bits: u8) -> Self {
-        NameSet(bits & super::fields::set_mask(N::IDS), PhantomData)
+        NameSet(bits & set_mask(N::IDS), PhantomData)
     }
 
     /// The bits of the set.
@@ -52,7 +52,7 @@ impl<N: Names> NameSet<N> {
 
     /// The names in the set, in `IDS` order.
     pub fn names(self) -> impl Iterator<Item = &'static str> {
-        super::fields::set_names(self.0, N::IDS)
+        set_names(self.0, N::IDS)
     }
 
     /// The names, comma-separated ("mla_up_proj, layernorm"; `N::NONE` when empty).
@@ -63,4 +63,17 @@ impl<N: Names> NameSet<N> {
             self.names().collect::<Vec<_>>().join(", ")
         }
     }
+}
+
+/// The bits a set over the names `all` can hold (one per name, at most 8).
+pub const fn set_mask(all: &[&str]) -> u8 {
+    ((1u16 << if all.len() < 8 { all.len() } else { 8 }) - 1) as u8
+}
+
+/// The ids of `all` whose bits are set in `bits`, in `all`'s order.
+pub fn set_names(bits: u8, all: &'static [&'static str]) -> impl Iterator<Item = &'static str> {
+    all.iter()
+        .enumerate()
+        .filter(move |(i, _)| *i < 8 && bits & (1 << i) != 0)
+        .map(|(_, x)| *x)
 }

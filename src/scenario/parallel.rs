@@ -43,6 +43,12 @@ pub struct Parallel {
     /// Overlap pipeline sends/receives with compute. Default: the framework's (Megatron-LM's
     /// `overlap_p2p_comm`, on with the interleaved schedule).
     pub pp_comm_overlap: Option<bool>,
+    /// Pipeline rounds per step: the trainer runs its pipeline schedule this many times per
+    /// optimizer step, each over an equal share of the micro-batches and draining the pipeline
+    /// before the next (NeMo Automodel calls `schedule.step` once per gradient-accumulation step
+    /// on its local batch, `recipes/llm/benchmark.py` and `train_ft.py` @89e3a9fdd). Default 1:
+    /// one schedule over all the step's micro-batches (Megatron-LM).
+    pub pp_rounds: Option<u64>,
     /// How ZeRO-3/FSDP gathers parameters. Default: the framework's (DeepSpeed per parameter
     /// tensor, torchtitan FSDP2 per block with copy-out, others per block).
     pub fsdp_style: Option<FsdpStyle>,
@@ -231,6 +237,7 @@ impl Default for Parallel {
             etp: None,
             shard_ranks: None,
             pp_comm_overlap: None,
+            pp_rounds: None,
             fsdp_style: None,
             moe_dispatcher: None,
             moe_dispatch_fp8: None,
@@ -263,6 +270,12 @@ impl Parallel {
     #[inline]
     pub fn etp(&self) -> u64 {
         self.etp.unwrap_or(self.tp)
+    }
+
+    /// Pipeline rounds per step (default 1).
+    #[inline]
+    pub fn pp_rounds(&self) -> u64 {
+        self.pp_rounds.unwrap_or(1).max(1)
     }
 
     /// Data-parallel ranks the ZeRO/FSDP shards span (default all of `dp`).

@@ -281,8 +281,8 @@ fn fp8_dispatch_rules(c: &mut Checker, s: &Scenario) {
     c.push(FieldId::MoeDispatchFp8, why.to_string());
 }
 
-/// An FP8 recipe only with FP8 precision; the 2021 DeepSpeed ZeRO-3 style only with DeepSpeed;
-/// DeepEP only for an MoE model with expert parallelism.
+/// The choices of the software stack against the framework, the model and the layout: each
+/// option the plan sets goes through its own rules, in this order (the issues' order).
 fn training_stack(c: &mut Checker, s: &Scenario) {
     let t = &s.training;
     if s.parallel.fsdp_style == Some(super::FsdpStyle::PerParameterSync)
@@ -298,54 +298,13 @@ fn training_stack(c: &mut Checker, s: &Scenario) {
         );
     }
     if s.parallel.moe_dispatcher == Some(super::MoeDispatcher::Deepep) {
-        if s.model.moe.is_none() {
-            c.push(
-                FieldId::MoeDispatcher,
-                "DeepEP dispatches mixture-of-experts tokens; the model has no experts (model.moe)."
-                    .to_string(),
-            );
-        } else if s.parallel.ep <= 1 {
-            c.push(
-                FieldId::MoeDispatcher,
-                "DeepEP sends tokens between expert-parallel ranks; parallel.ep is 1.".to_string(),
-            );
-        } else if !t.framework().traits().deepep {
-            // DeepEP is a PyTorch extension (`deep_ep`, deepseek-ai/DeepEP README); Megatron-Core
-            // (flex dispatcher), torchtitan and eager PyTorch stacks (NeMo Automodel) call it,
-            // DeepSpeed-MoE dispatches with its own all-to-all (`deepspeed/moe/sharded_moe.py`
-            // `_AllToAll`) and JAX cannot load it.
-            c.push(
-                FieldId::MoeDispatcher,
-                format!(
-                    "DeepEP is a PyTorch extension that {} does not use; choose alltoall.",
-                    t.framework().as_str()
-                ),
-            );
-        }
+        deepep_rules(c, s);
     }
     if let Some(m) = t.recompute_modules {
         recompute_module_rules(c, s, m);
     }
     if t.remat_saved.is_some() {
-        // JAX names the tensors it saves (MaxText's remat_policy); the other stacks checkpoint
-        // by their own rules (Megatron-LM's modules, PyTorch's per-op policy).
-        if t.framework() != super::Framework::Jax {
-            c.push(
-                FieldId::RematSaved,
-                format!(
-                    "the named remat policy is JAX's (MaxText); {} does not use it: leave it empty.",
-                    t.framework().as_str()
-                ),
-            );
-        } else if t.recompute != super::Recompute::Selective {
-            c.push(
-                FieldId::RematSaved,
-                format!(
-                    "the named remat policy applies to selective recomputation, not {}.",
-                    t.recompute.as_str()
-                ),
-            );
-        }
+        remat_saved_rules(c, s);
     }
     if s.parallel.moe_dispatch_fp8() {
         fp8_dispatch_rules(c, s);
@@ -377,23 +336,7 @@ fn training_stack(c: &mut Checker, s: &Scenario) {
         );
     }
     if t.swiglu_fp8_input() {
-        if !t.framework().traits().swiglu_fp8_input {
-            c.push(
-                FieldId::SwigluFp8Input,
-                format!(
-                    "the FP8 SwiGLU input is Megatron-Core's activation_func_fp8_input_store; training.framework is {}.",
-                    t.framework().as_str()
-                ),
-            );
-        } else if s.model.ffn_act != super::FfnAct::Swiglu {
-            c.push(
-                FieldId::SwigluFp8Input,
-                format!(
-                    "Megatron-LM stores only a SwiGLU's input in FP8; model.ffn_act is {}.",
-                    s.model.ffn_act.as_str()
-                ),
-            );
-        }
+        swiglu_fp8_input_rules(c, s);
     }
     if t.fp8_params() {
         if let Some(why) = fp8_params_unsupported(s) {
@@ -401,21 +344,103 @@ fn training_stack(c: &mut Checker, s: &Scenario) {
         }
     }
     if let Some(on) = t.moe_probs_in_experts {
-        if s.model.moe.is_none() {
-            c.push(
-                FieldId::MoeProbsInExperts,
-                "the routing probabilities belong to a mixture-of-experts model; model.moe is absent."
-                    .to_string(),
-            );
-        } else if on && !t.framework().traits().moe_probs_in_experts {
-            c.push(
-                FieldId::MoeProbsInExperts,
-                format!(
-                    "only Megatron-Core (0.12.1 and later) applies the routing probabilities inside the experts' activation; training.framework is {}.",
-                    t.framework().as_str()
-                ),
-            );
-        }
+        moe_probs_in_experts_rules(c, s, on);
+    }
+}
+
+/// DeepEP (`parallel.moe_dispatcher: deepep`) only for an MoE model with expert parallelism,
+/// under a stack that loads it.
+fn deepep_rules(c: &mut Checker, s: &Scenario) {
+    if s.model.moe.is_none() {
+        c.push(
+            FieldId::MoeDispatcher,
+            "DeepEP dispatches mixture-of-experts tokens; the model has no experts (model.moe)."
+                .to_string(),
+        );
+    } else if s.parallel.ep <= 1 {
+        c.push(
+            FieldId::MoeDispatcher,
+            "DeepEP sends tokens between expert-parallel ranks; parallel.ep is 1.".to_string(),
+        );
+    } else if !s.training.framework().traits().deepep {
+        // DeepEP is a PyTorch extension (`deep_ep`, deepseek-ai/DeepEP README); Megatron-Core
+        // (flex dispatcher), torchtitan and eager PyTorch stacks (NeMo Automodel) call it,
+        // DeepSpeed-MoE dispatches with its own all-to-all (`deepspeed/moe/sharded_moe.py`
+        // `_AllToAll`) and JAX cannot load it.
+        c.push(
+            FieldId::MoeDispatcher,
+            format!(
+                "DeepEP is a PyTorch extension that {} does not use; choose alltoall.",
+                s.training.framework().as_str()
+            ),
+        );
+    }
+}
+
+/// A named remat policy (`training.remat_saved`) only under JAX, with selective recomputation.
+fn remat_saved_rules(c: &mut Checker, s: &Scenario) {
+    let t = &s.training;
+    // JAX names the tensors it saves (MaxText's remat_policy); the other stacks checkpoint
+    // by their own rules (Megatron-LM's modules, PyTorch's per-op policy).
+    if t.framework() != super::Framework::Jax {
+        c.push(
+            FieldId::RematSaved,
+            format!(
+                "the named remat policy is JAX's (MaxText); {} does not use it: leave it empty.",
+                t.framework().as_str()
+            ),
+        );
+    } else if t.recompute != super::Recompute::Selective {
+        c.push(
+            FieldId::RematSaved,
+            format!(
+                "the named remat policy applies to selective recomputation, not {}.",
+                t.recompute.as_str()
+            ),
+        );
+    }
+}
+
+/// The FP8 SwiGLU input (`training.swiglu_fp8_input`) only under Megatron-Core, with a SwiGLU
+/// FFN.
+fn swiglu_fp8_input_rules(c: &mut Checker, s: &Scenario) {
+    let t = &s.training;
+    if !t.framework().traits().swiglu_fp8_input {
+        c.push(
+            FieldId::SwigluFp8Input,
+            format!(
+                "the FP8 SwiGLU input is Megatron-Core's activation_func_fp8_input_store; training.framework is {}.",
+                t.framework().as_str()
+            ),
+        );
+    } else if s.model.ffn_act != super::FfnAct::Swiglu {
+        c.push(
+            FieldId::SwigluFp8Input,
+            format!(
+                "Megatron-LM stores only a SwiGLU's input in FP8; model.ffn_act is {}.",
+                s.model.ffn_act.as_str()
+            ),
+        );
+    }
+}
+
+/// The routing probabilities inside the experts (`training.moe_probs_in_experts`, `on`) only
+/// for an MoE model, and turned on only under Megatron-Core.
+fn moe_probs_in_experts_rules(c: &mut Checker, s: &Scenario, on: bool) {
+    if s.model.moe.is_none() {
+        c.push(
+            FieldId::MoeProbsInExperts,
+            "the routing probabilities belong to a mixture-of-experts model; model.moe is absent."
+                .to_string(),
+        );
+    } else if on && !s.training.framework().traits().moe_probs_in_experts {
+        c.push(
+            FieldId::MoeProbsInExperts,
+            format!(
+                "only Megatron-Core (0.12.1 and later) applies the routing probabilities inside the experts' activation; training.framework is {}.",
+                s.training.framework().as_str()
+            ),
+        );
     }
 }
 
@@ -503,7 +528,7 @@ fn master_remainder_rules(c: &mut Checker, s: &Scenario) {
 /// Megatron-LM's recompute modules: selective recomputation under Megatron-LM, at least one
 /// module, and each module's block in the model.
 fn recompute_module_rules(c: &mut Checker, s: &Scenario, m: super::RecomputeModules) {
-    use super::RecomputeModules as M;
+    use super::recompute_modules::RecomputeModules as M;
     let t = &s.training;
     let mut why = |message: String| c.push(FieldId::RecomputeModules, message);
     if t.recompute != super::Recompute::Selective {
@@ -572,6 +597,30 @@ fn pipeline_rules(c: &mut Checker, s: &Scenario) {
             c.push(Sched, rule);
         }
         dualpipe_rules(c, s, sched);
+    }
+    rounds_rule(c, s);
+}
+
+/// The pipeline rounds of a step (`parallel.pp_rounds`) each run an equal share of the step's
+/// micro-batches `m = B/(b·d)`: the rounds divide `m`.
+fn rounds_rule(c: &mut Checker, s: &Scenario) {
+    use FieldId::{Dp, GlobalBatch, MicroBatch, PpRounds};
+    let (t, p) = (&s.training, &s.parallel);
+    let Some(r) = p.pp_rounds else { return };
+    if !c.ok(&[PpRounds, GlobalBatch, MicroBatch, Dp]) {
+        return;
+    }
+    let m =
+        p.dp.checked_mul(t.micro_batch)
+            .filter(|&per| per > 0)
+            .map(|per| t.global_batch / per);
+    if let Some(m) = m {
+        if r == 0 || m % r != 0 {
+            c.push(
+                PpRounds,
+                format!("{r} pipeline rounds do not divide the step's {m} micro-batches (global batch / (micro-batch × data parallel))."),
+            );
+        }
     }
 }
 

@@ -7,8 +7,8 @@
 //! arithmetically instead of a DOM measurement per call; the SVG writes text at the canvas's
 //! size ([`SvgSized`]).
 
+use super::error::ChartError;
 use super::svg::SvgSized;
-use super::ChartError;
 use plotters::prelude::{DrawingBackend, SVGBackend};
 use plotters_backend::{
     BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind,

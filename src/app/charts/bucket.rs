@@ -2,11 +2,12 @@
 //! (lower panel) against the bucket size on a log₂ axis, with the current setting marked. Small
 //! buckets pay per-message latency; large ones start reducing late and hide less behind backward.
 
-use super::style::{clean, fmt_seconds, sig3, tick_for_span, time_unit, ChartStyle};
-use super::{
+use super::error::ChartError;
+use super::frame::{
     build, draw_header, draw_message, header_height, padded, pow2_mesh, stacked_hit_rect,
-    stacked_panels, Chart2d, ChartError, LegendItem, Swatch,
+    stacked_panels, Chart2d, LegendItem, Swatch,
 };
+use super::style::{clean, fmt_seconds, sig3, tick_for_span, time_unit, ChartStyle};
 use crate::engine::sweep::BucketPoint;
 use plotters::coord::Shift;
 use plotters::prelude::*;

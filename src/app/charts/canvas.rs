@@ -7,7 +7,10 @@
 //! through plotters' DOM measuring, which forces a layout per call. Every failure is a
 //! [`ChartError`], never a panic.
 
-use super::{Chart, ChartData, ChartError, ChartStyle};
+use super::data::{draw, ChartData};
+use super::error::ChartError;
+use super::input::Chart;
+use super::style::ChartStyle;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
@@ -37,7 +40,7 @@ pub fn draw_on_canvas(
     data: &ChartData<'_>,
     style: &ChartStyle,
 ) -> Result<(u32, u32), ChartError> {
-    draw_with(canvas, |root| super::draw(root, data, style))
+    draw_with(canvas, |root| draw(root, data, style))
 }
 
 /// [`draw_on_canvas`] for an owned [`Chart`] (what the app's canvas component holds).

@@ -3,11 +3,14 @@
 //! borrowed [`ChartData`] the draw functions take, answers hit-tests with tooltip text, and writes
 //! the text summary screen readers get.
 
+use super::data::{draw, to_svg, ChartData};
+use super::error::ChartError;
 use super::style::ChartStyle;
-use super::{bucket, scaling, schedule, search, time, ChartData, ChartError, ChartKind};
+use super::{bucket, scaling, schedule, search, time};
 use crate::engine::search::{Layout, SearchReport};
 use crate::engine::sweep::{BucketPoint, GpuPoint, Scaling};
 use crate::engine::Estimate;
+use crate::share::Chart as ChartKind;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::rc::Rc;
@@ -145,7 +148,7 @@ impl Chart {
         root: &DrawingArea<DB, Shift>,
         style: &ChartStyle,
     ) -> Result<(), ChartError> {
-        self.with_data(|d| super::draw(root, d, style))
+        self.with_data(|d| draw(root, d, style))
     }
 
     /// The chart as an SVG document of `width × height` px (the SVG download).
@@ -158,7 +161,7 @@ impl Chart {
         width: u32,
         height: u32,
     ) -> Result<String, ChartError> {
-        self.with_data(|d| super::to_svg(d, style, width, height))
+        self.with_data(|d| to_svg(d, style, width, height))
     }
 
     /// File name stem for downloads (`paracalc-memory`).

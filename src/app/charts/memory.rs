@@ -3,11 +3,12 @@
 //! red with the overflow tinted. Bars thin out and stage labels get sparse as `pp` grows (readable
 //! at pp = 64 and beyond). [`segment_at`] tells the app which segment the pointer is on.
 
-use super::style::{clean, fmt_bytes, tick, ChartStyle, Palette, GIB};
-use super::{
-    build, draw_header, draw_message, header_height, mesh, plot_rect, Axes, Chart2d, ChartError,
-    LegendItem, PlotRect, Swatch, MARGINS,
+use super::error::ChartError;
+use super::frame::{
+    build, draw_header, draw_message, header_height, mesh, plot_rect, Axes, Chart2d, LegendItem,
+    PlotRect, Swatch, MARGINS,
 };
+use super::style::{clean, fmt_bytes, tick, ChartStyle, Palette, GIB};
 use crate::engine::{MemoryEstimate, StageMemory};
 use plotters::coord::Shift;
 use plotters::prelude::*;

@@ -6,11 +6,12 @@
 //! ([`set_scaling_efficiency`](crate::engine::sweep::set_scaling_efficiency)): the chart draws
 //! each point's `scaling_efficiency`.
 
-use super::style::{clean, fmt_pct, fmt_rate, si_tick, tick, ChartStyle};
-use super::{
+use super::error::ChartError;
+use super::frame::{
     build, draw_header, draw_message, header_height, padded, pow2_mesh, stacked_hit_rect,
-    stacked_panels, Chart2d, ChartError, LegendItem, Panel, Swatch,
+    stacked_panels, Chart2d, LegendItem, Panel, Swatch,
 };
+use super::style::{clean, fmt_pct, fmt_rate, si_tick, tick, ChartStyle};
 use crate::engine::sweep::{efficiency_reference, GpuPoint, Scaling};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -288,7 +289,7 @@ fn draw_throughput<DB: DrawingBackend>(
     // Dashes cut in data space: DashedLineSeries rounds each dash to pixels, which makes a
     // sloped line look jagged.
     let ideal = |x: f64| (d.per_gpu * pow2(x)).log10();
-    chart.draw_series(super::dashes(
+    chart.draw_series(super::frame::dashes(
         (d.x.start, ideal(d.x.start)),
         (d.x.end, ideal(d.x.end)),
         48,

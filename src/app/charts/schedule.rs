@@ -6,11 +6,12 @@
 //!
 //! [`engine::schedule::timeline`]: crate::engine::schedule::timeline
 
-use super::style::{clean, fmt_pct, fmt_seconds, tick, time_unit, ChartStyle};
-use super::{
-    build, draw_header, draw_message, header_height, mesh, plot_rect, Axes, ChartError, LegendItem,
+use super::error::ChartError;
+use super::frame::{
+    build, draw_header, draw_message, header_height, mesh, plot_rect, Axes, Chart2d, LegendItem,
     Margins, PlotRect, Swatch,
 };
+use super::style::{clean, fmt_pct, fmt_seconds, tick, time_unit, ChartStyle};
 use crate::engine::schedule::{makespan, timeline, Block, BlockKind};
 use crate::engine::TimeEstimate;
 use crate::scenario::{Scenario, Schedule};
@@ -249,19 +250,30 @@ pub fn draw<DB: DrawingBackend>(
         Ok(g) => g,
         Err(msg) => return draw_message(root, style, TITLE, &msg),
     };
-    let Geometry {
-        blocks,
-        span,
-        relative,
-        v,
-        m_drawn,
-        rect,
-        x,
-        y,
-        factor,
-        unit,
-    } = g;
-    let p = &style.palette;
+    draw_header(
+        root,
+        style,
+        TITLE,
+        &caption(data, &g),
+        &legend(style, g.relative, g.v, data.schedule.splits_backward()),
+    )?;
+    let pp = data.pp;
+    let mut chart = build(root, g.rect, g.x.clone(), g.y.clone())?;
+    draw_axes(&mut chart, style, &g, pp)?;
+    let min_w = draw_blocks(&mut chart, style, &g, pp)?;
+    // Micro-batch numbers when there is room.
+    let row_px = f64::from(g.rect.bottom - g.rect.top) / pp as f64;
+    if g.blocks.len() <= MAX_LABELLED && row_px >= 12.0 && min_w >= 14.0 {
+        draw_numbers(root, style, &g, pp)?;
+    }
+    root.present()?;
+    Ok(())
+}
+
+/// The caption: the schedule's name, `p` and `m`, the estimate's bubble (for the real `m`),
+/// and how many micro-batches are drawn when fewer.
+fn caption(data: &ScheduleData, g: &Geometry) -> String {
+    let v = g.v;
     let name = match data.schedule {
         Schedule::OneFOneB => "1F1B".to_string(),
         Schedule::Interleaved => format!("interleaved 1F1B, v = {v}"),
@@ -277,25 +289,32 @@ pub fn draw<DB: DrawingBackend>(
         data.micro_batches,
         fmt_pct(data.bubble_fraction)
     );
-    if m_drawn < data.micro_batches {
+    if g.m_drawn < data.micro_batches {
         caption.push_str(&format!(
-            " · drawn with {m_drawn} of {} micro-batches",
-            data.micro_batches
+            " · drawn with {} of {} micro-batches",
+            g.m_drawn, data.micro_batches
         ));
     }
-    draw_header(
-        root,
-        style,
-        TITLE,
-        &caption,
-        &legend(style, relative, v, data.schedule.splits_backward()),
-    )?;
-    let pp = data.pp;
-    let mut chart = build(root, rect, x.clone(), y.clone())?;
-    let x_desc = if relative {
+    caption
+}
+
+/// The row of `stage` among `pp` (stage 0 on top), in row units.
+fn row(pp: u64, stage: u64) -> f64 {
+    pp as f64 - 1.0 - stage as f64
+}
+
+/// The mesh: time on x (the engine's, or in forwards of one micro-batch when its times are
+/// unknown), one labelled row per stage on y.
+fn draw_axes<DB: DrawingBackend>(
+    chart: &mut Chart2d<'_, DB>,
+    style: &ChartStyle,
+    g: &Geometry,
+    pp: u64,
+) -> Result<(), ChartError> {
+    let x_desc = if g.relative {
         "Time (forward of one micro-batch = 1; engine times not available)".to_string()
     } else {
-        format!("Time ({unit})")
+        format!("Time ({})", g.unit)
     };
     let x_fmt = |v: &f64| tick(*v);
     let y_fmt = |v: &f64| {
@@ -307,7 +326,7 @@ pub fn draw<DB: DrawingBackend>(
         }
     };
     mesh(
-        &mut chart,
+        chart,
         style,
         &Axes {
             x_desc: &x_desc,
@@ -317,65 +336,84 @@ pub fn draw<DB: DrawingBackend>(
             x_fmt: &x_fmt,
             y_fmt: &y_fmt,
         },
-    )?;
-    let row = |stage: u64| pp as f64 - 1.0 - stage as f64;
+    )
+}
+
+/// Each stage's idle background (whatever the blocks do not cover is the bubble), then the
+/// blocks, the chunks of an interleaved schedule shaded lighter; returns the narrowest block's
+/// width in pixels.
+fn draw_blocks<DB: DrawingBackend>(
+    chart: &mut Chart2d<'_, DB>,
+    style: &ChartStyle,
+    g: &Geometry,
+    pp: u64,
+) -> Result<f64, ChartError> {
+    let p = &style.palette;
     let half = row_half(pp);
-    // Idle background per stage: whatever the blocks do not cover is the bubble.
     chart.draw_series((0..pp).map(|s| {
         Rectangle::new(
-            [(0.0, row(s) - half), (span * factor, row(s) + half)],
+            [
+                (0.0, row(pp, s) - half),
+                (g.span * g.factor, row(pp, s) + half),
+            ],
             style.faded(p.bubble, 0.35).filled(),
         )
     }))?;
     // A hairline gap between neighbouring blocks when they are wide enough to show it.
-    let px_per_unit = f64::from(rect.right - rect.left) / (x.end - x.start);
-    let min_w = blocks
+    let px_per_unit = f64::from(g.rect.right - g.rect.left) / (g.x.end - g.x.start);
+    let min_w = g
+        .blocks
         .iter()
-        .map(|b| (b.end - b.start) * factor * px_per_unit)
+        .map(|b| (b.end - b.start) * g.factor * px_per_unit)
         .fold(f64::INFINITY, f64::min);
     // From 2.5 px: a 1 px gap still leaves a visible block, and runs of same-coloured blocks
     // (the interleaved warm-up) stay countable.
     let gap = if min_w >= 2.5 { 0.5 / px_per_unit } else { 0.0 };
     let shade = |chunk: u64| {
-        if v > 1 {
-            0.5 * chunk as f64 / (v - 1) as f64
+        if g.v > 1 {
+            0.5 * chunk as f64 / (g.v - 1) as f64
         } else {
             0.0
         }
     };
-    chart.draw_series(blocks.iter().map(|b| {
+    chart.draw_series(g.blocks.iter().map(|b| {
         let base = match b.kind {
             BlockKind::Forward => p.forward,
             BlockKind::Backward => p.backward,
             BlockKind::WeightGrad => p.wgrad,
         };
         let c = style.faded(base, shade(b.chunk));
-        let y = row(b.stage);
+        let y = row(pp, b.stage);
         Rectangle::new(
             [
-                (b.start * factor + gap, y - half),
-                (b.end * factor - gap, y + half),
+                (b.start * g.factor + gap, y - half),
+                (b.end * g.factor - gap, y + half),
             ],
             c.filled(),
         )
     }))?;
-    // Micro-batch numbers when there is room.
-    let row_px = f64::from(rect.bottom - rect.top) / pp as f64;
-    if blocks.len() <= MAX_LABELLED && row_px >= 12.0 && min_w >= 14.0 {
-        let text = style
-            .text(10.0, p.background)
-            .pos(Pos::new(HPos::Center, VPos::Center));
-        for b in &blocks {
-            let cx = rect.map_x((b.start + b.end) / 2.0 * factor, &x);
-            let cy = rect.map_y(row(b.stage), &y);
-            root.draw_text(
-                &b.micro_batch.to_string(),
-                &text,
-                (cx.round() as i32, cy.round() as i32),
-            )?;
-        }
+    Ok(min_w)
+}
+
+/// Each block's micro-batch number, centred on it.
+fn draw_numbers<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    style: &ChartStyle,
+    g: &Geometry,
+    pp: u64,
+) -> Result<(), ChartError> {
+    let text = style
+        .text(10.0, style.palette.background)
+        .pos(Pos::new(HPos::Center, VPos::Center));
+    for b in &g.blocks {
+        let cx = g.rect.map_x((b.start + b.end) / 2.0 * g.factor, &g.x);
+        let cy = g.rect.map_y(row(pp, b.stage), &g.y);
+        root.draw_text(
+            &b.micro_batch.to_string(),
+            &text,
+            (cx.round() as i32, cy.round() as i32),
+        )?;
     }
-    root.present()?;
     Ok(())
 }
 

@@ -3,11 +3,12 @@
 //! current layout ringed. [`point_at`] returns the layout under the pointer so a click can apply
 //! it. Point counts are bounded ([`MAX_POINTS`]) so the chart redraws within a frame.
 
-use super::style::{clean, fmt_bytes, fmt_rate, si_tick, tick, ChartStyle, GIB};
-use super::{
-    build, draw_header, draw_message, header_height, mesh, plot_rect, Axes, ChartError, LegendItem,
-    PlotRect, Swatch, MARGINS,
+use super::error::ChartError;
+use super::frame::{
+    build, draw_header, draw_message, header_height, mesh, plot_rect, Axes, LegendItem, PlotRect,
+    Swatch, MARGINS,
 };
+use super::style::{clean, fmt_bytes, fmt_rate, si_tick, tick, ChartStyle, GIB};
 use crate::engine::search::{Layout, Ranked, SearchReport};
 use plotters::coord::Shift;
 use plotters::prelude::*;

@@ -3,11 +3,12 @@
 //! second, lighter bar for the communication hidden behind compute. MFU and tokens/s are in the
 //! caption; the legend carries each part's time.
 
-use super::style::{clean, fmt_pct, fmt_rate, fmt_seconds, tick, time_unit, ChartStyle, Palette};
-use super::{
-    build, draw_header, draw_message, header_height, mesh, plot_rect, Axes, ChartError, LegendItem,
-    Margins, PlotRect, Swatch,
+use super::error::ChartError;
+use super::frame::{
+    build, draw_header, draw_message, header_height, mesh, plot_rect, Axes, LegendItem, Margins,
+    PlotRect, Swatch,
 };
+use super::style::{clean, fmt_pct, fmt_rate, fmt_seconds, tick, time_unit, ChartStyle, Palette};
 use crate::engine::{CommTimes, Throughput, TimeEstimate};
 use plotters::coord::Shift;
 use plotters::prelude::*;

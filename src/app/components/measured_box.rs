@@ -239,106 +239,23 @@ pub struct MeasuredBoxProps {
 /// The "I measured this plan" box.
 #[component]
 pub fn MeasuredBox(props: &MeasuredBoxProps) -> Html {
-    let unit = use_state(|| Unit::StepS);
-    // The last fit's explanation or error: (is_error, text).
-    let note = use_state(|| None::<(bool, String)>);
-    // A measured step far outside the usual error (shown beside a successful fit).
-    let warning = use_state(|| None::<String>);
-    let value = use_state(String::new);
-
-    let apply = {
-        let (scenario, on_action, note, warning, usual) = (
-            props.scenario.clone(),
-            props.on_action.clone(),
-            note.clone(),
-            warning.clone(),
-            props.usual_error,
-        );
-        move |q: Quantity, read: Option<String>, extra: Option<String>| match calibrate_with(
-            &scenario, q, usual,
-        ) {
-            Ok((k, text, unusual)) => {
-                // The unusual miss and what else the log line says differs, together.
-                warning.set(match (unusual, extra) {
-                    (Some(a), Some(b)) => Some(format!("{a} {b}")),
-                    (a, b) => a.or(b),
-                });
-                on_action.emit(Action::SetCalibration(k));
-                note.set(Some((
-                    false,
-                    read.map_or(text.clone(), |r| format!("{r} {text}")),
-                )));
-            }
-            Err(e) => {
-                warning.set(None);
-                note.set(Some((true, read.map_or(e.clone(), |r| format!("{r} {e}")))));
-            }
-        }
+    let st = BoxState {
+        unit: use_state(|| Unit::StepS),
+        note: use_state(|| None::<(bool, String)>),
+        warning: use_state(|| None::<String>),
+        value: use_state(String::new),
     };
-    let on_value = {
-        let (unit, value, apply, note) = (unit.clone(), value.clone(), apply.clone(), note.clone());
-        Callback::from(move |e: Event| {
-            let el: web_sys::HtmlInputElement = e.target_unchecked_into();
-            let text = el.value();
-            value.set(text.clone());
-            match crate::text::parse_f64(&text.trim().replace(',', "")) {
-                Some(v) if v.is_finite() && v > 0.0 => apply(unit.quantity(v), None, None),
-                _ if text.trim().is_empty() => note.set(None),
-                _ => note.set(Some((
-                    true,
-                    format!("\"{text}\" is not a positive number."),
-                ))),
-            }
-        })
-    };
-    let on_unit = {
-        let unit = unit.clone();
-        Callback::from(move |e: Event| {
-            let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
-            unit.set(Unit::parse(&el.value()));
-        })
-    };
-    let on_log = {
-        let (apply, note, value, unit, scenario) = (
-            apply.clone(),
-            note.clone(),
-            value.clone(),
-            unit.clone(),
-            props.scenario.clone(),
-        );
-        Callback::from(move |e: Event| {
-            let el: web_sys::HtmlTextAreaElement = e.target_unchecked_into();
-            let text = el.value();
-            if text.trim().is_empty() {
-                return;
-            }
-            match read_log(&text, &scenario) {
-                Err(why) => note.set(Some((true, why))),
-                Ok(None) => {}
-                Ok(Some(r)) => {
-                    if let Some((shown, u)) = r.shown {
-                        unit.set(u);
-                        value.set(format!("{shown}"));
-                    }
-                    apply(r.quantity, Some(r.read), r.warning);
-                }
-            }
-        })
-    };
-    let reset = {
-        let (on_action, note, value, warning) = (
-            props.on_action.clone(),
-            note.clone(),
-            value.clone(),
-            warning.clone(),
-        );
-        Callback::from(move |_| {
-            on_action.emit(Action::SetCalibration(Calibration::default()));
-            note.set(None);
-            warning.set(None);
-            value.set(String::new());
-        })
-    };
+    let apply = fit_and_report(props, &st);
+    let on_value = on_value(&st, apply.clone());
+    let on_unit = on_unit(&st);
+    let on_log = on_log(&st, apply, props.scenario.clone());
+    let reset = on_reset(&st, props.on_action.clone());
+    let BoxState {
+        unit,
+        note,
+        warning,
+        value,
+    } = st;
     html! {
         <section class="card measured" id="measured" aria-labelledby="measured-title">
             <h2 id="measured-title">{ "I measured this plan" }</h2>
@@ -360,6 +277,121 @@ pub fn MeasuredBox(props: &MeasuredBoxProps) -> Html {
             { status(note.as_ref(), warning.as_deref(), props.scenario.calibration, reset) }
         </section>
     }
+}
+
+/// The box's state: the unit and the number as typed, the last fit's explanation or error
+/// (`note`: is_error, text) and a measured step far outside the usual error (`warning`, shown
+/// beside a successful fit).
+struct BoxState {
+    unit: UseStateHandle<Unit>,
+    note: UseStateHandle<Option<(bool, String)>>,
+    warning: UseStateHandle<Option<String>>,
+    value: UseStateHandle<String>,
+}
+
+/// Fits the calibration to a measured quantity ([`calibrate_with`]), sends it and sets the
+/// note and the warning; `read` is what was read from a log line, `extra` what else that line
+/// says differs from the plan.
+fn fit_and_report(
+    props: &MeasuredBoxProps,
+    st: &BoxState,
+) -> impl Fn(Quantity, Option<String>, Option<String>) + Clone + 'static {
+    let (scenario, on_action, note, warning, usual) = (
+        props.scenario.clone(),
+        props.on_action.clone(),
+        st.note.clone(),
+        st.warning.clone(),
+        props.usual_error,
+    );
+    move |q: Quantity, read: Option<String>, extra: Option<String>| match calibrate_with(
+        &scenario, q, usual,
+    ) {
+        Ok((k, text, unusual)) => {
+            // The unusual miss and what else the log line says differs, together.
+            warning.set(match (unusual, extra) {
+                (Some(a), Some(b)) => Some(format!("{a} {b}")),
+                (a, b) => a.or(b),
+            });
+            on_action.emit(Action::SetCalibration(k));
+            note.set(Some((
+                false,
+                read.map_or(text.clone(), |r| format!("{r} {text}")),
+            )));
+        }
+        Err(e) => {
+            warning.set(None);
+            note.set(Some((true, read.map_or(e.clone(), |r| format!("{r} {e}")))));
+        }
+    }
+}
+
+/// A typed number: fitted in the selected unit, or a note when it is not a positive number.
+fn on_value(
+    st: &BoxState,
+    apply: impl Fn(Quantity, Option<String>, Option<String>) + 'static,
+) -> Callback<Event> {
+    let (unit, value, note) = (st.unit.clone(), st.value.clone(), st.note.clone());
+    Callback::from(move |e: Event| {
+        let el: web_sys::HtmlInputElement = e.target_unchecked_into();
+        let text = el.value();
+        value.set(text.clone());
+        match crate::text::parse_f64(&text.trim().replace(',', "")) {
+            Some(v) if v.is_finite() && v > 0.0 => apply(unit.quantity(v), None, None),
+            _ if text.trim().is_empty() => note.set(None),
+            _ => note.set(Some((
+                true,
+                format!("\"{text}\" is not a positive number."),
+            ))),
+        }
+    })
+}
+
+/// The unit select.
+fn on_unit(st: &BoxState) -> Callback<Event> {
+    let unit = st.unit.clone();
+    Callback::from(move |e: Event| {
+        let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
+        unit.set(Unit::parse(&el.value()));
+    })
+}
+
+/// A pasted log ([`read_log`]): its reading shown in the number field and fitted, or the
+/// note saying why not.
+fn on_log(
+    st: &BoxState,
+    apply: impl Fn(Quantity, Option<String>, Option<String>) + 'static,
+    scenario: Rc<Scenario>,
+) -> Callback<Event> {
+    let (note, value, unit) = (st.note.clone(), st.value.clone(), st.unit.clone());
+    Callback::from(move |e: Event| {
+        let el: web_sys::HtmlTextAreaElement = e.target_unchecked_into();
+        let text = el.value();
+        if text.trim().is_empty() {
+            return;
+        }
+        match read_log(&text, &scenario) {
+            Err(why) => note.set(Some((true, why))),
+            Ok(None) => {}
+            Ok(Some(r)) => {
+                if let Some((shown, u)) = r.shown {
+                    unit.set(u);
+                    value.set(format!("{shown}"));
+                }
+                apply(r.quantity, Some(r.read), r.warning);
+            }
+        }
+    })
+}
+
+/// The reset button: the calibration back to none, the box emptied.
+fn on_reset(st: &BoxState, on_action: Callback<Action>) -> Callback<MouseEvent> {
+    let (note, value, warning) = (st.note.clone(), st.value.clone(), st.warning.clone());
+    Callback::from(move |_| {
+        on_action.emit(Action::SetCalibration(Calibration::default()));
+        note.set(None);
+        warning.set(None);
+        value.set(String::new());
+    })
 }
 
 /// What a pasted log gives to calibrate with ([`read_log`]).

@@ -23,6 +23,7 @@ const FOLDED: &[FieldId] = &[
     FieldId::TpCommOverlap,
     FieldId::DpCommOverlap,
     FieldId::PpCommOverlap,
+    FieldId::PpRounds,
     FieldId::LayersPerStage,
 ];
 
@@ -119,6 +120,7 @@ pub fn parallel_form(props: &FormProps) -> Html {
                 { select_field(FieldId::TpCommOverlap, props, opt_bool_options("off"), opt_bool_value(p.tp_comm_overlap)) }
                 { select_field(FieldId::DpCommOverlap, props, opt_bool_options("on"), opt_bool_value(p.dp_comm_overlap)) }
                 { select_field(FieldId::PpCommOverlap, props, opt_bool_options("framework's"), opt_bool_value(p.pp_comm_overlap)) }
+                if p.pp > 1 || p.pp_rounds.is_some() { { num_field(FieldId::PpRounds, props) } }
             </div>
             <div class={classes!("field", "wide", (!lps_errors.is_empty()).then_some("invalid"))}>
                 <label for="parallel-layers_per_stage">{ lps.label }</label>

@@ -8,6 +8,7 @@
 //! recorded one through the file's `changes` is compared with that earlier record (counted in
 //! `earlier`); its first-sight error is against the measurement as it was then.
 
+use crate::calibrate::MemoryKind;
 use crate::engine::{estimate, Estimate};
 use crate::evidence::first_sight::{case_digest, Book, Sight};
 use serde_json::{json, Map, Value};
@@ -147,7 +148,7 @@ fn runs(cases: &[Value], estimates: &[Option<Estimate>], book: &Book) -> Vec<Run
         let memory = case
             .pointer("/measured/memory_gib")
             .and_then(Value::as_f64)
-            .zip(super::memory_gib(e, kind).ok())
+            .zip(MemoryKind::from_name(kind).and_then(|k| k.peak_gib(e)).ok())
             .map(|(m, p)| (100.0 * (p - m) / m, rec.and_then(|r| r.memory_error_pct)));
         out.push(Run {
             group: group.to_string(),

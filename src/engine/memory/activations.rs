@@ -732,13 +732,14 @@ impl InFlight {
         InFlight::with(s, &PerGpu::of(s))
     }
 
-    /// [`InFlight::of`] with the per-GPU facts `g` (its micro-batches) resolved.
+    /// [`InFlight::of`] with the per-GPU facts `g` (its micro-batches) resolved: those of one
+    /// pipeline round ([`PerGpu::round_micro_batches`]), which the schedule fills and drains.
     #[inline]
     pub fn with(s: &Scenario, g: &PerGpu) -> InFlight {
         InFlight {
             p: s.parallel.pp.max(1),
             v: s.parallel.vp.max(1),
-            m: g.micro_batches,
+            m: g.round_micro_batches(),
             schedule: s.parallel.schedule(),
         }
     }

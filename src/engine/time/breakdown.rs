@@ -58,6 +58,10 @@ pub struct TimeEstimate {
     /// Part of `backward_s`: the weight-gradient (W) GEMMs, which zero-bubble and DualPipe
     /// schedules run apart from the input-gradient (B) work (Qi et al., ICLR 2024, §2).
     pub weight_grad_s: f64,
+    /// Part of `compute_s`: the MoE layers' token bookkeeping, the memory-bound work around
+    /// their GEMMs (router kernels, permutation, sorting by local expert, combine), forward and
+    /// backward ([`crate::engine::time::moe`]), s.
+    pub moe_tokens_s: f64,
     /// Host-link (PCIe / NVLink-C2C) transfers of offloaded optimizer states and activations
     /// that compute does not hide, s.
     pub offload_s: f64,

@@ -52,6 +52,10 @@ pub struct LayerCosts {
     pub cp: CpCosts,
     /// Expert-parallel all-to-all (exposed; nothing overlaps it).
     pub ep: f64,
+    /// Part of `fwd + bwd`: an MoE layer's token bookkeeping, the memory-bound work around its
+    /// GEMMs (router kernels, permutation, sorting by local expert, combine), forward and
+    /// backward ([`MoeCosts`]); 0 for a dense layer.
+    pub moe_tokens: f64,
 }
 
 /// The attention half of a layer, the same in a dense-MLP and an MoE layer (only the MLP
@@ -186,6 +190,7 @@ impl LayerCosts {
             tp,
             cp,
             ep,
+            moe_tokens: (moe.fwd - moe.gemm_fwd) + (moe.bwd - 2.0 * moe.gemm_fwd),
         }
     }
 }

@@ -136,15 +136,25 @@ impl MoeCosts {
         // Router: read logits, write scores and the top-k (fp32), in the stack's kernels.
         let kern = x.stack.moe_bookkeeping;
         let router_bytes = tok_sp * d.experts * (x.ab + 4.0 + 4.0);
-        // Permute before dispatch (read tok·h, write k copies), sort received rows by local
-        // expert (read + write), and the mirror images on the way back.
+        // Sort the received rows by local expert (read + write) and back, both ways.
         let ab = x.ab;
         let (sort, sort_fwd, sort_bwd) = if local > 1.0 {
             (2.0 * rows * d.h * ab, kern.sort_fwd, kern.sort_bwd)
         } else {
             (0.0, 0.0, 0.0)
         };
-        let perm_bytes = 2.0 * (tok_sp * d.h * ab + tok_sp * d.k * d.h * ab) + 2.0 * sort;
+        // Passes over the routed copies and the tokens ([`Bookkeeping::passes_fwd`]), and the
+        // combine's weighting where the probabilities are not applied inside the experts.
+        let (copy_row, token_row) = (tok_sp * d.k * d.h * ab, tok_sp * d.h * ab);
+        let (w_fwd, w_bwd) = if x.s.training.moe_probs_in_experts() {
+            (0.0, 0.0)
+        } else {
+            kern.weighting_passes
+        };
+        let passes =
+            |(rows, tokens): (f64, f64), w: f64| (rows + w) * copy_row + tokens * token_row;
+        let perm_fwd = passes(kern.passes_fwd, w_fwd) + 2.0 * sort;
+        let perm_bwd = passes(kern.passes_bwd, w_bwd) + 2.0 * sort;
         // The routing weights' own exchange: collectives where they travel to the experts
         // (priced below), else the stack's kernels.
         let probs_travel = kern.probs_fwd > 0.0
@@ -157,10 +167,10 @@ impl MoeCosts {
         };
         let fwd = gemm_fwd
             + dev.memory_s(router_bytes, kern.router_fwd)
-            + dev.memory_s(perm_bytes, kern.permute_fwd + sort_fwd + probs_fwd);
+            + dev.memory_s(perm_fwd, kern.permute_fwd + sort_fwd + probs_fwd);
         let bwd = 2.0 * gemm_fwd
             + dev.memory_s(router_bytes, kern.router_bwd)
-            + dev.memory_s(perm_bytes, kern.permute_bwd + sort_bwd + probs_bwd);
+            + dev.memory_s(perm_bwd, kern.permute_bwd + sort_bwd + probs_bwd);
         // Dispatch and combine: this GPU sends its tokens' k copies; the busiest receives
         // `imbalance ×` that, each way in its wire bytes. Expert-tensor gather/scatter of the
         // received rows.
@@ -225,14 +235,17 @@ mod tests {
 
     #[test]
     fn megatron_bookkeeping_kernels_by_hand() {
-        // 4096 tokens, no TP: router bytes 4096·8·(2 + 4 + 4) = 327,680 B; permute bytes
-        // 2·(4096·4096·2 + 4096·2·4096·2) = 201,326,592 B; HBM 3350 GB/s × 0.8 = 2.68e12 B/s;
-        // 5 µs per kernel; one expert per GPU, so no sort by local expert.
+        // 4096 tokens T, no TP, 8192 routed copies R: router bytes 4096·8·(2 + 4 + 4) =
+        // 327,680 B; HBM 3350 GB/s × 0.8 = 2.68e12 B/s; 5 µs per kernel; one expert per GPU,
+        // so no sort by local expert. Rows of 4096 × 2 B.
         // Megatron (18 + 22 kernels forward, 7 + 6 backward; the routing weights' exchange is
-        // priced as collectives, `probs_exchange_s`):
-        //   forward  0.1223 + 90 + 75.122 + 110 µs = 275.244 µs,
-        //   backward 0.1223 + 35 + 75.122 + 30 µs  = 140.244 µs;
-        // fused stacks (3 + 4 each way): 0.1223 + 15 + 75.122 + 20 = 110.244 µs.
+        // priced as collectives, `probs_exchange_s`; weighted inside the experts): permutation
+        // passes forward 2R + 3T = 28,672 rows = 234,881,024 B (87.642 µs), backward 3R + 2T =
+        // 32,768 rows = 268,435,456 B (100.163 µs):
+        //   forward  0.1223 + 90 + 87.642 + 110 µs = 287.764 µs,
+        //   backward 0.1223 + 35 + 100.163 + 30 µs = 165.285 µs;
+        // fused stacks (3 + 4 kernels each way, 2R + 2T both ways, 75.122 µs):
+        //   0.1223 + 15 + 75.122 + 20 = 110.244 µs.
         let extra = |fw: &str| {
             super::super::inputs::with_inputs(&mixtral_like(fw), |x| {
                 let m = MoeCosts::of(x, x.d);
@@ -240,11 +253,32 @@ mod tests {
             })
         };
         let (f, b) = extra("megatron");
-        assert!((f - 275.244e-6).abs() < 1e-9, "{f}");
-        assert!((b - 140.244e-6).abs() < 1e-9, "{b}");
+        assert!((f - 287.764_442e-6).abs() < 1e-11, "{f}");
+        assert!((b - 165.284_752e-6).abs() < 1e-11, "{b}");
         let (f, b) = extra("torchtitan");
         assert!((f - 110.244e-6).abs() < 1e-9, "{f}");
         assert!((b - 110.244e-6).abs() < 1e-9, "{b}");
+    }
+
+    #[test]
+    fn the_estimate_names_the_token_bookkeeping() {
+        // Megatron, the layer above: 287.764 + 165.285 = 453.049 µs of bookkeeping per MoE
+        // layer and micro-batch; 32 layers on one stage, 64/8 = 8 micro-batches per step:
+        // 0.115981 s, a part of the compute.
+        let t = crate::engine::estimate(&mixtral_like("megatron"))
+            .unwrap()
+            .time;
+        let want = 8.0 * 32.0 * (287.764_442e-6 + 165.284_752e-6);
+        assert!((t.moe_tokens_s - want).abs() < 1e-8, "{}", t.moe_tokens_s);
+        assert!(t.moe_tokens_s < t.compute_s);
+        // A dense model has none.
+        let mut dense = mixtral_like("megatron");
+        dense.model.moe = None;
+        dense.parallel.ep = 1;
+        assert_eq!(
+            crate::engine::estimate(&dense).unwrap().time.moe_tokens_s,
+            0.0
+        );
     }
 
     #[test]
@@ -266,17 +300,23 @@ mod tests {
         let (kept, f_old, b_old) = pass(false);
         let want = (8.4 + 3.4 + 7.0 * 2048.0 / 351e3) * 1e-6;
         assert!((travel - kept - want).abs() < 1e-12, "{}", travel - kept);
-        // Weighted in the combine (Megatron-Core 0.12.0 and older): the kernels stay.
-        assert!((f_old - f - 10e-6).abs() < 1e-12, "{f_old} {f}");
-        assert!((b_old - b - 5e-6).abs() < 1e-12, "{b_old} {b}");
-        // DeepEP carries the weights inside its own dispatch: no second collective.
+        // Weighted in the combine (Megatron-Core 0.12.0 and older): the kernels stay, and the
+        // unpermute's multiply passes over the 8192 routed rows of 4096 × 2 B, 67,108,864 B,
+        // twice forward (50.081 µs at 2.68e12 B/s) and six times backward (150.244 µs).
+        let rows: f64 = 8192.0 * 4096.0 * 2.0 / 2.68e12;
+        let (w_f, w_b) = (2.0 * rows, 6.0 * rows);
+        assert!((w_f - 50.081_242e-6).abs() < 1e-12 && (w_b - 150.243_725e-6).abs() < 1e-12);
+        assert!((f_old - f - 10e-6 - w_f).abs() < 1e-12, "{f_old} {f}");
+        assert!((b_old - b - 5e-6 - w_b).abs() < 1e-12, "{b_old} {b}");
+        // DeepEP carries the weights inside its own dispatch: no second collective, the kernels
+        // stay (weighted inside the experts: no multiply).
         let mut s = mixtral_like("megatron");
         s.parallel.moe_dispatcher = Some(MoeDispatcher::Deepep);
         let (deepep_f, deepep_b) = super::super::inputs::with_inputs(&s, |x| {
             let m = MoeCosts::of(x, x.d);
             (m.fwd - m.gemm_fwd, m.bwd - 2.0 * m.gemm_fwd)
         });
-        assert!((deepep_f - f_old).abs() < 1e-12 && (deepep_b - b_old).abs() < 1e-12);
+        assert!((deepep_f - (f + 10e-6)).abs() < 1e-12 && (deepep_b - (b + 5e-6)).abs() < 1e-12);
     }
 
     #[test]

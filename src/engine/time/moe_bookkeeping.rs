@@ -29,6 +29,16 @@ pub struct Bookkeeping {
     pub probs_fwd: f64,
     /// The same backward (the weights' gradients sent back).
     pub probs_bwd: f64,
+    /// HBM passes over the routed copies (`rows·h` activation elements at the source GPU,
+    /// `T·k` rows for `T` tokens) of the permutation and unpermutation forward: `(rows,
+    /// tokens)`, the second over the source's `T·h` tokens.
+    pub passes_fwd: (f64, f64),
+    /// The same backward (the autograd mirror images of the forward's operators).
+    pub passes_bwd: (f64, f64),
+    /// Passes over the routed copies added forward and backward when the combine weights each
+    /// copy by its routing probability (the unpermute's multiply, weighting outside the
+    /// experts, [`crate::scenario::Training::moe_probs_in_experts`] off).
+    pub weighting_passes: (f64, f64),
 }
 
 /// Megatron-Core's unfused MoE bookkeeping (the defaults: `moe_router_fusion` and
@@ -51,7 +61,17 @@ pub struct Bookkeeping {
 ///   gather, the weights' `masked_select` backward `zeros`+`masked_scatter`) and the weights'
 ///   all-to-all back (1, `probs_bwd`);
 /// - several local experts: `sort_chunks_by_idxs` concatenates the received chunks by expert
-///   for the tokens and their weights and back (3 forward, 2 backward).
+///   for the tokens and their weights and back (3 forward, 2 backward);
+/// - HBM passes, in rows of `h` activation elements, `R = T·k` routed copies of `T` tokens
+///   (`moe_utils.py` `permute`/`unpermute`, the same at Megatron-Core `core_v0.10.0` l. 156-221
+///   and @7094270 l. 230-385, the commit of the DGX Cloud v25.05 recipes): forward `permute`'s
+///   `index_select` (read `T`, write `R`), `unpermute`'s `torch.zeros(restore_shape)` (write
+///   `T`) and `scatter_add_` (read `R`, write `T`): `2R + 3T`; backward the autograd mirrors,
+///   `scatter_add_`'s `gather` (read and write `R`) and `index_select`'s `zeros` + `index_add_`
+///   (write `T`, read `R`, write `T`): `3R + 2T`. Weighting in the combine (core ≤ 0.12.0, or
+///   `moe_probs_in_experts` off), `permuted_tokens * permuted_probs.unsqueeze(-1)` adds 2 `R`
+///   forward (read, write) and 6 backward (the tokens' gradient `grad·probs`, read and write;
+///   the probabilities' gradient `(grad·tokens).sum(-1)`, read two, write one, read it again).
 pub const MEGATRON_BOOKKEEPING: Bookkeeping = Bookkeeping {
     router_fwd: 18.0,
     router_bwd: 7.0,
@@ -61,11 +81,16 @@ pub const MEGATRON_BOOKKEEPING: Bookkeeping = Bookkeeping {
     sort_bwd: 2.0,
     probs_fwd: 2.0,
     probs_bwd: 1.0,
+    passes_fwd: (2.0, 3.0),
+    passes_bwd: (3.0, 2.0),
+    weighting_passes: (2.0, 6.0),
 };
 
 /// Fused or compiled bookkeeping (torchtitan's MoE, DeepSpeed, JAX): a few kernels each,
 /// router 3 (logits, top-k scores, their fp32 softmax), permute and unpermute 4 (gather
-/// before, scatter after, and their mirror images), sorting by local expert folded in.
+/// before, scatter after, and their mirror images), sorting by local expert folded in; one
+/// pass over the routed copies and one over the tokens each way and in each direction
+/// (read `T`, write `R`; read `R`, write `T`), the weighting folded into the unpermute.
 pub const FUSED_BOOKKEEPING: Bookkeeping = Bookkeeping {
     router_fwd: 3.0,
     router_bwd: 3.0,
@@ -75,4 +100,7 @@ pub const FUSED_BOOKKEEPING: Bookkeeping = Bookkeeping {
     sort_bwd: 0.0,
     probs_fwd: 0.0,
     probs_bwd: 0.0,
+    passes_fwd: (2.0, 2.0),
+    passes_bwd: (2.0, 2.0),
+    weighting_passes: (0.0, 0.0),
 };

@@ -26,6 +26,11 @@
 //!   (commit 39f2c18), never below 0.
 //!
 //! With uneven ranks the factor `p − 1` becomes `(Σ_r t_r − t_max)/t_max`, as for 1F1B above.
+//!
+//! A trainer that runs the schedule several times per step (`parallel.pp_rounds`, NeMo
+//! Automodel's one `schedule.step` per gradient-accumulation step) fills and drains the pipeline
+//! each time: the step's bubble is `rounds ×` that of one round of `m/rounds` micro-batches
+//! ([`rounds_bubble`]).
 
 use crate::scenario::Schedule;
 
@@ -50,6 +55,26 @@ pub fn bubble(t: &StageSums, p: u64, m: u64, v: u64, schedule: Schedule) -> f64 
     } else {
         bubble_s(t.sum, t.max, p, m, v, schedule)
     }
+}
+
+/// The bubble of a step whose schedule runs `g.rounds` times ([`PerGpu::rounds`],
+/// `parallel.pp_rounds`), each over `g.round_micro_batches()` micro-batches: every round fills
+/// and drains the pipeline, so the step idles `rounds ×` one round's [`bubble`]. NeMo Automodel
+/// calls `schedule.step` once per gradient-accumulation step with the local batch
+/// (`recipes/llm/benchmark.py` l.168-186, `train_ft.py` `_forward_backward_step` l.921-938
+/// @89e3a9fdd; `n_microbatches` = local batch / `pp_microbatch_size`, l.736-738), and
+/// `torch.distributed.pipelining`'s `step` runs the whole schedule (fill, steady state, drain)
+/// over those micro-batches. One round (the default) is [`bubble`] over all `m`.
+///
+/// [`PerGpu::rounds`]: crate::engine::per_gpu::PerGpu::rounds
+pub fn rounds_bubble(
+    t: &StageSums,
+    p: u64,
+    g: &crate::engine::per_gpu::PerGpu,
+    v: u64,
+    schedule: Schedule,
+) -> f64 {
+    g.rounds.max(1) as f64 * bubble(t, p, g.round_micro_batches(), v, schedule)
 }
 
 /// The bubble of the schedules with a split backward (module docs for the formulas), seconds.
@@ -117,6 +142,42 @@ mod tests {
             fwd: f,
             wgrad: w,
         }
+    }
+
+    #[test]
+    fn each_pipeline_round_fills_and_drains() {
+        // DeepSeek-V3 on 1024 GPUs in NeMo Automodel: p 4, v 8, 32 micro-batches a step in
+        // 4 rounds of 8. Uniform ranks of T = 3 per micro-batch: one round's interleaved bubble
+        // is (p−1)·T/v = 9/8 (8 mod 4 = 0, no extra), the step's 4·9/8 = 4.5, against 9/8 for
+        // all 32 in one schedule.
+        let t = uniform(4, 1.0, 1.0, 1.0);
+        let g = |rounds| crate::engine::per_gpu::PerGpu {
+            micro_batches: 32,
+            rounds,
+            ..Default::default()
+        };
+        let one = rounds_bubble(&t, 4, &g(1), 8, Schedule::Interleaved);
+        assert_eq!(one, bubble(&t, 4, 32, 8, Schedule::Interleaved));
+        assert!((one - 9.0 / 8.0).abs() < 1e-12, "{one}");
+        let four = rounds_bubble(&t, 4, &g(4), 8, Schedule::Interleaved);
+        assert!((four - 4.5).abs() < 1e-12, "{four}");
+        // Rounds of 6 micro-batches on 4 ranks: 6 mod 4 = 2 adds (v−1)·(p−2)·T/v = 7·2·3/8 per
+        // round (Calculon's extra bubble).
+        let g6 = crate::engine::per_gpu::PerGpu {
+            micro_batches: 12,
+            rounds: 2,
+            ..Default::default()
+        };
+        let six = rounds_bubble(&t, 4, &g6, 8, Schedule::Interleaved);
+        assert!(
+            (six - 2.0 * (9.0 / 8.0 + 42.0 / 8.0)).abs() < 1e-12,
+            "{six}"
+        );
+        // No pipeline, no bubble, whatever the rounds.
+        assert_eq!(
+            rounds_bubble(&uniform(1, 1.0, 1.0, 1.0), 1, &g(4), 1, Schedule::OneFOneB),
+            0.0
+        );
     }
 
     #[test]

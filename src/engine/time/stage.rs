@@ -55,6 +55,8 @@ pub struct StageTimes {
     /// Part of `bwd`: the weight-gradient GEMMs (`W`, which the zero-bubble and DualPipe
     /// schedules run apart; one per forward GEMM, Qi et al. 2024 Table 1).
     pub wgrad: f64,
+    /// Part of `fwd + bwd`: the MoE layers' token bookkeeping ([`LayerCosts::moe_tokens`]).
+    pub moe_tokens: f64,
     /// EP communication hidden under the paired chunk (DualPipe), not in `total`.
     pub hidden_ep: f64,
     /// PP communication hidden under the paired chunk (DualPipe), not in `total`.
@@ -167,6 +169,7 @@ pub(crate) fn stage_times(
         fwd: nd * dl.fwd + nm * ml.fwd,
         bwd: nd * dl.bwd + nm * ml.bwd,
         wgrad: nd * dl.gemm_fwd + nm * ml.gemm_fwd,
+        moe_tokens: nm * ml.moe_tokens,
         hidden_ep: 0.0,
         hidden_pp: 0.0,
         rc: nd * dl.rc + nm * ml.rc,

@@ -6,7 +6,8 @@
 
 use super::nested;
 use super::text::Node;
-use crate::scenario::fields::{set_names, Kind, Value, FIELDS};
+use crate::scenario::fields::{Kind, Value, FIELDS};
+use crate::scenario::name_set::set_names;
 use crate::scenario::Scenario;
 use std::borrow::Cow;
 
