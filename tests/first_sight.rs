@@ -53,6 +53,8 @@ const CHECKPOINTS: &[(usize, usize, &str)] = &[
     (752, 796, "e6f73bd679ed301d"),
     // Issue 34: the two Automodel runs with GA > 1 under PP state their pipeline rounds.
     (752, 798, "20d90147be7c0f52"),
+    // Issue 34: Nemotron-4 340B's GB200 rows state the unfused core and dropout 0 (notes).
+    (752, 810, "072ad98cab4f92ee"),
 ];
 
 fn load(path: &str) -> Value {

@@ -240,6 +240,9 @@ pub struct Traits {
     pub swiglu_fp8_input: bool,
     /// Megatron-LM's FP8 primary weights (`training.fp8_params`).
     pub fp8_param_gather: bool,
+    /// Device memory comes from PyTorch's CUDA caching allocator (every stack but JAX, whose
+    /// XLA runtime plans its buffers per compiled program).
+    pub caching_allocator: bool,
     /// What it cannot run, each rule with its reason, checked in order.
     pub rules: &'static [(Rule, &'static str)],
 }
@@ -285,6 +288,7 @@ const fn plain(name: &'static str) -> Traits {
         deepep: true,
         swiglu_fp8_input: false,
         fp8_param_gather: false,
+        caching_allocator: true,
         rules: &[],
     }
 }
@@ -417,6 +421,7 @@ static JAX: Traits = Traits {
     tp_bwd_overlap: true,
     fp32_shard_is_master: true,
     deepep: false,
+    caching_allocator: false,
     ..plain("jax")
 };
 

@@ -16,7 +16,8 @@
 //!    and, with recomputation, one layer's recompute working set;
 //! 5. overhead ([`overhead`]): CUDA context, NCCL buffers, transient buffers (ZeRO-3 gathered
 //!    parameters, gradient buckets) and the allocator reserve (a percentage of everything the
-//!    allocator holds).
+//!    allocator holds, plus the 16-bit logits' block the unfused loss leaves unused at its
+//!    backward, [`activations::logits_block_bytes_per_gpu`]).
 //!
 //! Capacity is the memory a framework can see: `usable_gib` where known, else `hbm_gib`
 //! ([`crate::scenario::GpuSpec::capacity_gib`]). Not fitting is a result (`fits = false`, negative headroom).
@@ -128,6 +129,7 @@ pub fn fill(plan: &Plan, out: &mut MemoryEstimate) {
     let g = &plan.per_gpu;
     let layer_bytes = activations::LayerBytes::with_shape(s, g, &plan.shape);
     let logits = activations::logits_transient_bytes_per_gpu(s, g);
+    let logits_block = activations::logits_block_bytes_per_gpu(s, g);
     let opt_off = s.training.optimizer_offload();
     let flight = activations::InFlight::with(s, g);
     let terms = rows::RowTerms {
@@ -155,6 +157,23 @@ pub fn fill(plan: &Plan, out: &mut MemoryEstimate) {
         let h = Held::of(plan, &layer_bytes, run.holds, opt_off);
         let (mix, has_out) = (run.holds.mix, run.holds.output);
         let (gp, st, experts) = (h.gp, h.st, h.experts);
+        // The loss's logits copy, a layer's recompute working set and the bf16 optimizer's fp32
+        // gradient copy are not alive together; the copy is made after a micro-batch's
+        // backward, when that micro-batch's stored activations are freed.
+        let transient = {
+            let stored_one = h.stored
+                + if run.holds.embedding {
+                    terms.embedding
+                } else {
+                    0.0
+                };
+            let t = max_num(h.working, h.upcast - stored_one);
+            if has_out {
+                max_num(t, logits)
+            } else {
+                t
+            }
+        };
         // The parts of a row every rank of the run shares.
         let shared = StageMemory {
             stage: 0,
@@ -181,22 +200,13 @@ pub fn fill(plan: &Plan, out: &mut MemoryEstimate) {
             } else {
                 0.0
             },
-            // The loss's logits copy, a layer's recompute working set and the bf16 optimizer's
-            // fp32 gradient copy are not alive together; the copy is made after a micro-batch's
-            // backward, when that micro-batch's stored activations are freed.
-            transient: {
-                let stored_one = h.stored
-                    + if run.holds.embedding {
-                        terms.embedding
-                    } else {
-                        0.0
-                    };
-                let t = max_num(h.working, h.upcast - stored_one);
-                if has_out {
-                    max_num(t, logits)
-                } else {
-                    t
-                }
+            transient,
+            // The 16-bit logits' block stays reserved beside the loss backward's fp32 blocks:
+            // it shows where the loss is the run's largest transient.
+            hole: if has_out {
+                max_num(0.0, logits + logits_block - transient)
+            } else {
+                0.0
             },
             states: st.total(),
             opt_host: h.opt_host,
@@ -266,6 +276,16 @@ impl Held {
                 0.0
             },
         );
+        let norm_copy = overhead::deepspeed_norm_copy_bytes(
+            s,
+            bytes,
+            &gp,
+            if embedding {
+                plan.sharded.embedding
+            } else {
+                0.0
+            },
+        );
         Held {
             gp,
             st,
@@ -275,7 +295,8 @@ impl Held {
             working: layer_bytes.working(&mix),
             upcast,
             other_buffers: overhead::other_buffers_bytes(s, bytes, &plan.bucket, &gp)
-                + overhead::bf16_reduce_copy_bytes(s, &gp, upcast),
+                + overhead::bf16_reduce_copy_bytes(s, &gp, upcast)
+                + norm_copy,
         }
     }
 }

@@ -671,6 +671,41 @@ pub fn logits_transient_bytes_per_gpu(s: &Scenario, g: &PerGpu) -> f64 {
     g.tokens * per_token * s.model.vocab as f64 / g.tp
 }
 
+/// The 16-bit logits' block that PyTorch's caching allocator holds, unused, at the unfused
+/// loss's backward, bytes per GPU: `e·V/t` per token for [`LossKernel::Unfused`] on 16-bit
+/// logits without pipelining, else 0. Reserved, never allocated: it is part of the allocator
+/// reserve, not of the activations ([activations.md](crate::docs::formulas::activations) §7).
+///
+/// The forward allocates the 16-bit logits `pred` (`e·V/t` per token), their fp32 upcast
+/// (`pred.flatten(0, 1).float()`, torchtitan `train.py` `loss_fn` @9dec370) and the fp32
+/// log-softmax (4 each; under loss parallel also `shifted`, whose block `result` reuses,
+/// [`super::loss_parallel`]); the upcast is freed once the log-softmax is written, and torchtitan
+/// frees `pred` before `loss.backward()` (`del pred`). The backward then asks for two (loss
+/// parallel: three) fp32 blocks of `4·V/t` per token at once. The caching allocator serves a
+/// request only from one free block at least its size (best fit; blocks split and coalesce only
+/// inside their segment, and an expandable segment grows only at its end), so the upcast's
+/// block (or `shifted`'s) serves one and the rest are new memory, while `pred`'s block — half
+/// their size — stays free beside them (pytorch `c10/cuda/CUDACachingAllocator.cpp`
+/// `get_free_block`, `alloc_block`). Had `pred` stayed alive it would be allocated instead: the
+/// reserved bytes are the same. With fp32 logits there is no upcast and `pred`'s block serves a
+/// request. Reserved memory is never returned without `torch.cuda.empty_cache()`, so every later
+/// step reuses these blocks and `max_memory_reserved` keeps them.
+///
+/// Under pipelining the stage runs other micro-batches' work between a micro-batch's loss
+/// forward and backward; not read, not priced. JAX has no caching allocator (XLA assigns a
+/// compiled program's buffers ahead of the run): 0.
+pub fn logits_block_bytes_per_gpu(s: &Scenario, g: &PerGpu) -> f64 {
+    let upcast = crate::engine::per_gpu::element_bytes_of(Precision::Fp32);
+    if s.training.loss_kernel() != LossKernel::Unfused
+        || !s.training.framework().traits().caching_allocator
+        || s.parallel.pp > 1
+        || g.element_bytes >= upcast
+    {
+        return 0.0;
+    }
+    g.tokens * g.element_bytes * s.model.vocab as f64 / g.tp
+}
+
 /// [`embedding_bytes_per_gpu`] of `s` (its per-GPU facts resolved here).
 pub fn embedding_bytes(s: &Scenario) -> f64 {
     embedding_bytes_per_gpu(s, &PerGpu::of(s))
@@ -940,6 +975,36 @@ mod compiled_loss_tests {
         let bf16 = llama8b(LossKernel::Unfused16);
         assert_eq!(output_bytes(&bf16), 16_384.0 * 16_384.0 + 2.0 * logits);
         assert_eq!(logits_transient_bytes(&bf16), 4.0 * logits);
+    }
+
+    #[test]
+    fn the_unfused_loss_leaves_the_bf16_logits_block_reserved() {
+        let block = |s: &Scenario| logits_block_bytes_per_gpu(s, &PerGpu::of(s));
+        // The bf16 logits, 2 B × 2,101,346,304 = 4,202,692,608 B (3.91 GiB): its fp32 upcast's
+        // block serves one of the backward's two 8.4 GB requests, not the logits' own.
+        let mut s = llama8b(LossKernel::Unfused);
+        assert_eq!(block(&s), 4_202_692_608.0);
+        // Loss parallel (TP 8 with SP): the local logits, V/8 columns.
+        (s.parallel.tp, s.parallel.dp, s.parallel.sp) = (8, 4, true);
+        assert_eq!(block(&s), 4_202_692_608.0 / 8.0);
+        // No hole where the logits are not upcast, the loss is another kernel, under
+        // pipelining (not priced) or without PyTorch's caching allocator.
+        let fp32 = {
+            let mut s = llama8b(LossKernel::Unfused);
+            s.training.precision = Precision::Fp32;
+            s.training.fp8_recipe = None;
+            s
+        };
+        assert_eq!(block(&fp32), 0.0);
+        for kernel in [LossKernel::Fused, LossKernel::Unfused16] {
+            assert_eq!(block(&llama8b(kernel)), 0.0);
+        }
+        let mut pp = llama8b(LossKernel::Unfused);
+        (pp.parallel.pp, pp.parallel.dp) = (2, 16);
+        assert_eq!(block(&pp), 0.0);
+        let mut jax = llama8b(LossKernel::Unfused);
+        jax.training.framework = Some(crate::scenario::Framework::Jax);
+        assert_eq!(block(&jax), 0.0);
     }
 }
 

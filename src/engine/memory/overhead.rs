@@ -114,6 +114,53 @@ pub fn bf16_reduce_copy_bytes(s: &Scenario, p: &GpuParams, upcast: f64) -> f64 {
     }
 }
 
+/// Bytes per element of the fp64 copy DeepSpeed's ZeRO-1/2 step makes of each gradient for the
+/// norm (`get_grad_norm_direct`: `g.data.double().norm(2)`): 8 (IEEE 754 binary64).
+pub const FP64_BYTES: f64 = 8.0;
+
+/// Bytes the caching allocator reserves beyond the activation phase for the gradient norm of
+/// DeepSpeed's ZeRO-1/2 step ([`super::states::deepspeed_zero_16bit_grads`]) on the GPU holding
+/// the input embedding (`embedding`: its `V·h/t` elements there, 0 elsewhere); 0 otherwise.
+///
+/// `DeepSpeedZeroOptimizer.step` (microsoft/DeepSpeed @2151c787a, `stage_1_and_2.py`
+/// l. 1632-1705) first checks the overflow (`_has_inf_or_nan`: `x.float().sum()`, an fp32 copy
+/// of each gradient of the rank's partition), then takes the norm of the partition's gradients
+/// one at a time through `g.data.double().norm(2)` (l. 1494-1553, `get_grad_norm_direct`), then
+/// flattens them (16-bit, `2·P/d`) and casts the flat copy to fp32 (`4·P/d`). The
+/// largest of these requests is the fp64 copy of the largest gradient piece of a partition: the
+/// word embedding comes first in Megatron-DeepSpeed's first parameter group (`PipelineModule`
+/// registers its tied modules before the layers), so the first data-parallel rank's partition
+/// starts with `E = min(V·h/t, P/d)` of its elements (`P` the GPU's parameters, `d` the ZeRO
+/// shard degree), and the copy is `8·E` bytes. Tied copies on the last stage are
+/// `ds_pipe_replicated` and skipped by the norm. The step runs after the last backward, when
+/// the activations are freed, but PyTorch's caching allocator serves a request from one free
+/// block of a segment and never merges segments (see [`bf16_reduce_copy_bytes`]); the largest
+/// blocks the iteration caches before the step are the embedding's weight-gradient transient
+/// (`2·V·h/t`, each micro-batch after the first) and the fp32 partition gradient
+/// `initialize_optimizer_states` allocates and frees at start-up (`4·P/d`). A larger fp64 copy
+/// takes a new segment, which nvidia-smi counts from then on: priced when `8·E` exceeds both.
+/// The fp32 overflow copy (`4·E`) and the flat copies fit in the start-up block or in the fp64
+/// copy's segment, as long as those are whole: not priced. [states.md](crate::docs::formulas::states) §10.
+pub fn deepspeed_norm_copy_bytes(
+    s: &Scenario,
+    bytes: &ParamBytes,
+    p: &GpuParams,
+    embedding: f64,
+) -> f64 {
+    if embedding <= 0.0 || !super::states::deepspeed_zero_16bit_grads(s) {
+        return 0.0;
+    }
+    let partition = p.total() / bytes.dense_shard.max(1.0);
+    let copy = FP64_BYTES * embedding.min(partition);
+    let fp32 = crate::engine::per_gpu::element_bytes_of(crate::scenario::Precision::Fp32);
+    let cached = (fp32 * partition).max(bytes.weights * embedding);
+    if copy > cached {
+        copy
+    } else {
+        0.0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -113,6 +113,10 @@ pub(crate) struct RunRows {
     pub near: f64,
     /// The recompute working set or the loss's logits copy, bytes.
     pub transient: f64,
+    /// Reserved bytes no tensor uses at the run's peak: the 16-bit logits' block at the unfused
+    /// loss's backward, beyond what `transient` already covers
+    /// ([`super::activations::logits_block_bytes_per_gpu`]); part of the allocator reserve.
+    pub hole: f64,
     /// Weights + gradients + optimizer states, bytes.
     pub states: f64,
     /// Offloaded optimizer states in host memory, bytes.
@@ -189,7 +193,10 @@ pub(crate) fn row(t: &RowTerms, run: &RunRows, r: u64, in_flight: f64) -> StageM
     let allocated = states + act + other_buffers;
     // The calibration's memory offset (scenario::calibration) is reserve the model does not
     // count; a negative one never takes the stage below its CUDA context and buffers.
-    let allocator_reserve = max_num(t.reserve * allocated + t.calibration_offset, -allocated);
+    let allocator_reserve = max_num(
+        t.reserve * allocated + t.calibration_offset + run.hole,
+        -allocated,
+    );
     let other = t.cuda_context + t.comm_buffers + allocator_reserve + other_buffers;
     let total = states + act + other;
     StageMemory {

@@ -12,11 +12,12 @@
 //! - fp16 **without** fp32 accumulation (Megatron's fp16 default; DeepSpeed fp16 ZeRO-1/2, e.g.
 //!   BLOOM's pre-bf16 runs) keeps fp16 gradients and an fp32 gradient copy sharded with the
 //!   optimizer: 20 B/param, `4 + 16/d` (`dist_optimizer.md` "fp16 param, fp16 grads" row;
-//!   DeepSpeed `stage_1_and_2.py`, [states.md](crate::docs::formulas::states) §2). That is 1.5 B/param less at `d = 8`.
-//!   It was tried (see the engine2 report): on the public fp16 memory cases (BLOOM
-//!   2022-02-25, nvidia-smi) it leaves every BLOOM row 8–19 % under the measurement, i.e. some
-//!   other DeepSpeed-era term (buffers, allocator fragmentation) is not modelled yet, and
-//!   switching the gradient accounting alone would not make the prediction more right.
+//!   DeepSpeed `stage_1_and_2.py`, [states.md](crate::docs::formulas::states) §2). DeepSpeed's
+//!   ZeRO-1/2 optimizer is held that way ([`deepspeed_zero_16bit_grads`]: 2 B of gradients; the
+//!   step's fp32 partition copy comes after the backward), together with the step's fp64
+//!   norm copy that outgrows the activation phase's cached blocks
+//!   ([`super::overhead::deepspeed_norm_copy_bytes`]; states.md §10: the 16-bit gradients
+//!   alone had left every BLOOM 02-25 row under the measurement).
 //! - The ZeRO paper's 16 B/param (16-bit gradients, no copy) is [`zero_paper_bytes`].
 //!
 //! | precision | weights | gradients | optimizer | source |
@@ -113,7 +114,7 @@ impl ParamBytes {
         ParamBytes {
             weights,
             main_grads,
-            held_grads: if grad_in_param_dtype(s) {
+            held_grads: if grad_in_param_dtype(s) || deepspeed_zero_16bit_grads(s) {
                 weights
             } else {
                 main_grads
@@ -275,6 +276,27 @@ pub fn grad_in_param_dtype(s: &Scenario) -> bool {
             FsdpStyle::PerBlock | FsdpStyle::PerBlockCopy
         )
         && no_master_copy(s)
+}
+
+/// Whether DeepSpeed's ZeRO-1/2 optimizer (`DeepSpeedZeroOptimizer`, `stage_1_and_2.py`) holds
+/// the gradients as autograd's 16-bit `.grad` of each parameter: 16-bit training under a stack
+/// that reduces 16-bit gradients (`Traits::reduces_16bit_grads`, DeepSpeed) at ZeRO stage 1 or 2,
+/// unless `BF16_Optimizer` runs the step ([`deepspeed_bf16_lp_grads`]) or the scenario states
+/// `training.grad_reduce_in_fp32: true`. By microsoft/DeepSpeed @2151c787a (the BLOOM prequel
+/// runs of 2022-02-25): stage 1 runs with `contiguous_gradients` and `overlap_comm` off
+/// (`engine.py` `_configure_zero_optimizer`), so no backward hook moves a gradient anywhere;
+/// the 16-bit `.grad`s accumulate over the micro-batches and are reduced in place at the
+/// boundary (`reduce_gradients` → `buffered_reduce_fallback`, `self.dtype` = the parameters'),
+/// and only the step makes an fp32 copy of this rank's partition (`step`: `flatten(…).to(fp32)`,
+/// after the backward, when the activations are freed). 2 B per parameter, not the 4 B of the
+/// fp32-accumulation convention; the data-parallel reduction already moves the 16-bit
+/// gradients ([`crate::engine::bucket::GradBucket::with`]). [states.md](crate::docs::formulas::states) §10.
+pub fn deepspeed_zero_16bit_grads(s: &Scenario) -> bool {
+    s.training.framework().traits().reduces_16bit_grads
+        && matches!(s.training.precision, Precision::Fp16 | Precision::Bf16)
+        && matches!(s.parallel.zero_stage, 1 | 2)
+        && !deepspeed_bf16_lp_grads(s)
+        && s.training.grad_reduce_in_fp32 != Some(true)
 }
 
 /// FP8 (Transformer Engine): an FP8 copy of each GEMM weight and of its transpose, 1 B each,
