@@ -18,8 +18,7 @@
 //! - [`browser`]: Small browser helpers for event handlers (never called while rendering, so
 //!   components still render natively).
 //! - [`click`]: Buttons that send a fixed value when clicked.
-//! - [`heap`](heap/index.html) (WebAssembly only, so a plain link: the native docs have no such
-//!   page): the memory allocator of the browser build.
+//! - [`heap`]: the memory allocator of the browser build.
 
 pub mod browser;
 pub mod charts;
@@ -27,7 +26,6 @@ pub mod click;
 pub mod components;
 pub mod derived;
 pub mod format;
-#[cfg(target_arch = "wasm32")]
 pub mod heap;
 pub mod hooks;
 pub mod state;
