@@ -371,13 +371,10 @@ pub fn model_states(s: &Scenario, bytes: &ParamBytes, p: &GpuParams, layers: u64
     let (w, g, o) = (bytes.weights, bytes.held_grads, bytes.optimizer);
     let zero = s.parallel.zero_stage;
     let (nd, ne) = (bytes.dense_shard, bytes.expert_shard);
-    // Per-parameter divisors for each state, by ZeRO stage.
+    // Parameters per GPU of a state ZeRO shards and of one it does not, each worked out once.
+    let (sharded, whole) = (p.dense / nd + p.experts / ne, p.total());
     let shard = |bytes: f64, from_stage: u8| -> f64 {
-        if zero >= from_stage {
-            bytes * (p.dense / nd + p.experts / ne)
-        } else {
-            bytes * p.total()
-        }
+        bytes * if zero >= from_stage { sharded } else { whole }
     };
     let mut weights = shard(w, 3);
     let mut optimizer = shard(o, 1);
