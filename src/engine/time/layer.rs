@@ -137,8 +137,9 @@ impl LayerCosts {
             layer_gemms_s(dev, d, tok, tf, attn, moe.gemm_fwd, per_module(x));
         let (attn_fwd, attn_bwd) = (attn.core_fwd, attn.core_bwd);
         let (ew_fwd, ew_bwd) = elementwise_s(x, d);
-        let fwd = gemm_fwd + attn_fwd + ew_fwd + (moe.fwd - moe.gemm_fwd);
-        let bwd = 2.0 * gemm_fwd + attn_bwd + ew_bwd + (moe.bwd - 2.0 * moe.gemm_fwd);
+        let (moe_tokens_fwd, moe_tokens_bwd) = moe.tokens();
+        let fwd = gemm_fwd + attn_fwd + ew_fwd + moe_tokens_fwd;
+        let bwd = 2.0 * gemm_fwd + attn_bwd + ew_bwd + moe_tokens_bwd;
         // TP collectives: attention's and the MLP's; an MoE layer's MLP has them only for its
         // shared experts (a tensor-parallel MLP), its routed experts' go through the dispatcher
         // (`MoeCosts`). Their own GEMMs hide them, not the routed experts' (0 for a dense layer).
@@ -190,7 +191,7 @@ impl LayerCosts {
             tp,
             cp,
             ep,
-            moe_tokens: (moe.fwd - moe.gemm_fwd) + (moe.bwd - 2.0 * moe.gemm_fwd),
+            moe_tokens: moe_tokens_fwd + moe_tokens_bwd,
         }
     }
 }

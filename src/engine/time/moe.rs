@@ -79,6 +79,16 @@ pub struct MoeCosts {
     pub a2a_bytes: f64,
 }
 
+impl MoeCosts {
+    /// The token bookkeeping of `fwd` and of `bwd` (router kernels, permutation, sorting by
+    /// local expert, combine): what is left of each beside its GEMMs, which the backward runs
+    /// twice, seconds.
+    #[inline]
+    pub fn tokens(&self) -> (f64, f64) {
+        (self.fwd - self.gemm_fwd, self.bwd - 2.0 * self.gemm_fwd)
+    }
+}
+
 /// Time of a grouped GEMM: `groups` GEMMs of `[m×k]·[k×n]`, each `m` rounded up to whole
 /// [`M_TILE`] tiles, one launch.
 pub(crate) fn grouped_gemm_s(dev: &Device, groups: f64, m: f64, k: f64, n: f64) -> f64 {
@@ -247,10 +257,7 @@ mod tests {
         // fused stacks (3 + 4 kernels each way, 2R + 2T both ways, 75.122 µs):
         //   0.1223 + 15 + 75.122 + 20 = 110.244 µs.
         let extra = |fw: &str| {
-            super::super::inputs::with_inputs(&mixtral_like(fw), |x| {
-                let m = MoeCosts::of(x, x.d);
-                (m.fwd - m.gemm_fwd, m.bwd - 2.0 * m.gemm_fwd)
-            })
+            super::super::inputs::with_inputs(&mixtral_like(fw), |x| MoeCosts::of(x, x.d).tokens())
         };
         let (f, b) = extra("megatron");
         assert!((f - 287.764_442e-6).abs() < 1e-11, "{f}");
@@ -293,7 +300,8 @@ mod tests {
             s.training.moe_probs_in_experts = Some(moe_probs_in_experts);
             super::super::inputs::with_inputs(&s, |x| {
                 let m = MoeCosts::of(x, x.d);
-                (m.comm_pass, m.fwd - m.gemm_fwd, m.bwd - 2.0 * m.gemm_fwd)
+                let (f, b) = m.tokens();
+                (m.comm_pass, f, b)
             })
         };
         let (travel, f, b) = pass(true);
@@ -312,10 +320,8 @@ mod tests {
         // stay (weighted inside the experts: no multiply).
         let mut s = mixtral_like("megatron");
         s.parallel.moe_dispatcher = Some(MoeDispatcher::Deepep);
-        let (deepep_f, deepep_b) = super::super::inputs::with_inputs(&s, |x| {
-            let m = MoeCosts::of(x, x.d);
-            (m.fwd - m.gemm_fwd, m.bwd - 2.0 * m.gemm_fwd)
-        });
+        let (deepep_f, deepep_b) =
+            super::super::inputs::with_inputs(&s, |x| MoeCosts::of(x, x.d).tokens());
         assert!((deepep_f - (f + 10e-6)).abs() < 1e-12 && (deepep_b - (b + 5e-6)).abs() < 1e-12);
     }
 
