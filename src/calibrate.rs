@@ -81,7 +81,7 @@ pub const MIN_SEPARABLE_SHARE: f64 = 0.02;
 /// Relative step-time tolerance of the fit (the round trip reproduces `M` to well within 0.5 %).
 pub const TOLERANCE: f64 = 1e-6;
 
-const GIB: f64 = 1_073_741_824.0;
+use crate::engine::memory::overhead::GIB;
 
 /// Which memory a measurement reports (as the validation cases' `memory_kind`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -12,7 +12,7 @@ use crate::engine::{estimate, Estimate};
 use crate::scenario::Scenario;
 use std::fmt::Write;
 
-const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+use crate::engine::memory::overhead::GIB;
 
 /// Runs `paracalc estimate`.
 pub fn run(args: &[String]) -> Result<String, CliError> {

@@ -29,7 +29,7 @@ use crate::engine::estimate;
 use serde_json::{json, Map, Value};
 use std::fmt::Write as _;
 
-const GIB: f64 = 1_073_741_824.0;
+use crate::engine::memory::overhead::GIB;
 
 /// What `--calibrate` evaluated: the pairs, the pairs that failed, each timed run's group and
 /// signed error ([`calibrated`]).

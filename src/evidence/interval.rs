@@ -124,7 +124,7 @@ impl Errors {
                 .then(|| 100.0 * (est.time.step_s / c.step_s - 1.0))
                 .filter(|e| e.is_finite());
             let memory = c.memory_gib.filter(|g| ok && *g > 0.0).and_then(|gib| {
-                let pred = memory_kind(c.memory_kind.as_deref()).peak_bytes(&est) / GIB;
+                let pred = memory_kind(c.memory_kind.as_deref()).peak_gib(&est).ok()?;
                 let e = 100.0 * (pred / gib - 1.0);
                 e.is_finite().then_some(e)
             });
@@ -141,8 +141,6 @@ impl Errors {
         }
     }
 }
-
-const GIB: f64 = 1_073_741_824.0;
 
 /// The memory a case's `memory_kind` names (as `validate` compares it).
 pub(crate) fn memory_kind(kind: Option<&str>) -> MemoryKind {

@@ -318,8 +318,8 @@ pub fn fmt_bytes(bytes: f64) -> String {
     }
 }
 
-/// Bytes in GiB (axis unit of the memory charts).
-pub const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+/// Bytes in GiB (axis unit of the memory charts), the engine's own.
+pub use crate::engine::memory::overhead::GIB;
 
 /// A number with an SI prefix: 1234567 → "1.23 M", 950 → "950".
 pub fn fmt_si(x: f64) -> String {

@@ -321,7 +321,7 @@ mod tests {
 
     #[test]
     fn a_layout_within_the_memory_band_of_the_limit_is_tight() {
-        const GIB: f64 = 1_073_741_824.0;
+        use crate::engine::memory::overhead::GIB;
         let t = Tight {
             capacity: Some(79.65 * GIB),
             frac: Some(0.10),

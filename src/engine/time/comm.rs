@@ -641,7 +641,7 @@ mod tests {
     use super::*;
     use crate::scenario::gpu_preset;
 
-    const GIB: f64 = 1073741824.0;
+    use crate::engine::memory::overhead::GIB;
 
     fn spec(id: &str) -> GpuSpec {
         gpu_preset(id).unwrap().spec
