@@ -1301,8 +1301,8 @@ fields! {
     /// `overhead.comm_buffers_gib`.
     CommBufGib {
         path: "overhead.comm_buffers_gib", key: "commbuf", label: "NCCL buffers", unit: "GiB",
-        help: "Per GPU, all communicators; empty = 0.25 per communicator.",
-        kind: Kind::Real { zero_ok: true, max: 1.0e4 }, optional: true, empty: "0.25 × communicators",
+        help: "Per GPU, all communicators; empty = what NCCL allocates for each parallel group's ring and tree channels (12 MiB per connection inside a node, 20 MiB across nodes).",
+        kind: Kind::Real { zero_ok: true, max: 1.0e4 }, optional: true, empty: "NCCL's ring and tree buffers",
         get: |s| opt_real(s.overhead.comm_buffers_gib),
         set: |s, v| { s.overhead.comm_buffers_gib = v.opt_real()?; Ok(()) },
     }
