@@ -300,12 +300,7 @@ mod tests {
             9007199254740993.0,
         ];
         let mut state = 0x9E37_79B9_7F4A_7C15_u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = || crate::xorshift::next_u64(&mut state);
         for _ in 0..20_000 {
             xs.push(f64::from_bits(next()));
             xs.push((next() % 100_000) as f64 / 10f64.powi((next() % 12) as i32));
