@@ -5,7 +5,8 @@
 use super::params::GpuParams;
 use super::states::ParamBytes;
 use crate::engine::bucket::GradBucket;
-use crate::engine::time::comm::{collective_ctas, Group, Link};
+use crate::engine::time::comm::{Group, Link};
+use crate::engine::time::contention::collective_ctas;
 use crate::engine::time::generation::Generation;
 use crate::engine::time::groups::Groups;
 use crate::scenario::{GpuSpec, Scenario};
