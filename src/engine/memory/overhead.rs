@@ -95,7 +95,7 @@ fn connections_per_rank(g: &Group) -> (f64, f64) {
 /// NVLink 5, 16 across nodes with several GPUs of the group per node, 2 through one NIC).
 /// An 8-rank NVLink communicator: 24 × 15/8 × 12 MiB = 0.53 GiB. Volta, whose channel count
 /// no log gives, keeps [`crate::scenario::Overhead::DEFAULT_COMM_BUFFERS_GIB_PER_COMMUNICATOR`].
-/// [states.md](crate::docs::formulas::states) §12.
+/// [states.md](crate::docs::formulas::states) §13.
 pub fn communicator_bytes(g: &Group, gen: Generation) -> f64 {
     if g.n <= 1.0 {
         return 0.0;
