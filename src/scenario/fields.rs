@@ -867,6 +867,14 @@ fields! {
         get: |s| opt_choice(s.training.loss_kernel, LossKernel::as_str),
         set: |s, v| { s.training.loss_kernel = v.opt_choice(LossKernel::ALL, LossKernel::as_str)?; Ok(()) },
     }
+    /// `training.loss_chunks`.
+    LossChunks {
+        path: "training.loss_chunks", key: "lossch", label: "Loss chunks", unit: "",
+        help: "Sequence chunks the output layer and loss run in, each chunk's forward and backward before the next, so one chunk's logits exist at a time (torchtitan ChunkedLossWrapper: 8); empty = 1 (torchtune's chunked cross-entropy keeps every chunk: 1).",
+        kind: count_in(1, MAX_GPUS), optional: true, empty: "1",
+        get: |s| opt_count(s.training.loss_chunks),
+        set: |s, v| { s.training.loss_chunks = v.opt_count()?; Ok(()) },
+    }
     /// `training.optimizer_states`.
     OptimizerStates {
         path: "training.optimizer_states", key: "optst", label: "Adam moments", unit: "",
