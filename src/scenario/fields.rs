@@ -1235,8 +1235,8 @@ fields! {
     }
     CommBufGib {
         at: overhead.comm_buffers_gib, key: "commbuf", label: "NCCL buffers", unit: "GiB",
-        help: "Per GPU, all communicators; empty = 0.25 per communicator.",
-        kind: Kind::Real { zero_ok: true, max: 1.0e4 }, optional: true, empty: "0.25 × communicators",
+        help: "Per GPU, all communicators; empty = what NCCL allocates for each parallel group's ring and tree channels (12 MiB per connection inside a node, 20 MiB across nodes).",
+        kind: Kind::Real { zero_ok: true, max: 1.0e4 }, optional: true, empty: "NCCL's ring and tree buffers",
     }
     ReservePct {
         at: overhead.allocator_reserve_pct, key: "reserve", label: "Allocator reserve", unit: "%",
