@@ -63,6 +63,8 @@ const CHECKPOINTS: &[(usize, usize, &str)] = &[
     (767, 810, "964fd6a005b6a869"),
     // torchtitan's NVFP4 doc: Llama 3 8B BF16 and MXFP8 on 4 GB200s at bc8a085.
     (769, 810, "7505ebf9ac3c6e0a"),
+    // Issue 36: the two GB200 rows state their chunked loss (training.loss_chunks): notes.
+    (769, 812, "49b956edc828538e"),
 ];
 
 fn load(path: &str) -> Value {
