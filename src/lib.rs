@@ -23,6 +23,7 @@
 //! - [`sort`]: one stable sort for the whole crate.
 //! - [`sources`]: where the built-in presets' numbers come from (`static/sources.json`).
 //! - [`text`]: small helpers for the sentences the engine, the CLI and the app write.
+//! - [`xorshift`]: the fixed pseudo-random sequences the tests draw their inputs from.
 
 pub mod app;
 pub mod calibrate;
@@ -38,6 +39,7 @@ pub mod share;
 pub mod sort;
 pub mod sources;
 pub mod text;
+pub mod xorshift;
 
 /// The WebAssembly build allocates from power-of-two free lists ([`app::heap`]) instead of the
 /// standard library's dlmalloc: a smaller bundle for a little more memory.

@@ -68,12 +68,7 @@ mod tests {
         // A fixed pseudo-random sequence with many ties.
         let mut x: u64 = 0x2545_f491_4f6c_dd1d;
         let v: Vec<(u8, usize)> = (0..500)
-            .map(|i| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                ((x % 17) as u8, i)
-            })
+            .map(|i| ((crate::xorshift::next_u64(&mut x) % 17) as u8, i))
             .collect();
         let mut ours = v.clone();
         sort_by(&mut ours, |a, b| a.0.cmp(&b.0));

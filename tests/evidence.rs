@@ -30,8 +30,8 @@ fn shipped_file_matches_the_generator() {
 fn every_timed_case_is_shipped_and_predictable() {
     let cases = evidence::parse(&generate(&FILES).unwrap()).unwrap();
     // public.json has 422 cases with a measured step time, 45 of them MoE
-    // (tests/validation.rs counts the same); extra.json 118 (tests/extra_runs.rs).
-    assert_eq!(cases.len(), 422 + 118);
+    // (tests/validation.rs counts the same); extra.json 124 (tests/extra_runs.rs).
+    assert_eq!(cases.len(), 422 + 124);
     let mut ok = 0;
     for c in &cases {
         assert!(c.step_s > 0.0, "{}", c.id);

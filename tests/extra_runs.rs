@@ -131,7 +131,15 @@ use serde_json::Value;
 ///     behind (`time/contention.rs`, merged at acc6290): +10.1 %.
 ///   - MaxText Llama 3 70B H100: 17 % since Hopper FP8 GEMMs take the FP8 K0 (its FP8 rows,
 ///     predicted slow already, +14.7 → +16.6 % at 128 GPUs).
-const TOLERANCE_PCT: [(&str, f64); 43] = [
+/// - torchtune's 'Optimization flags' table (README @1814feb17: Llama 3.2 3B full fine-tune on one
+///   A100, batch 2 × 4096 packed, bf16 parameters, gradients and AdamW moments; step from the
+///   tokens/s, an upper bound by the pack's fill): first sight (bc8a085) +0.8 % eager, +13.6 to
+///   +16.0 % with torch.compile (per-layer compile, compiled loss), chunked loss and activation
+///   checkpointing: 17 %.
+/// - torchtitan's NVFP4 doc (@bcc09297a: Llama 3 8B, 4 GB200s, FSDP 4, local batch 32 × 2048,
+///   compiled, per-op SAC; step from the tokens/s): first sight (bc8a085) −10.2 % BF16, −11.6 %
+///   MXFP8, the GB200 optimism of the dense GB200 runs: 12 %.
+const TOLERANCE_PCT: [(&str, f64); 45] = [
     ("moe_deepseek_v3_report", 20.0),
     ("automodel_h100_dense", 11.0),
     ("dgxc2504_gpt3_175b_h100", 14.0),
@@ -178,9 +186,11 @@ const TOLERANCE_PCT: [(&str, f64); 43] = [
     ("moe_mlmrecipe_gb200_qwen3_30b_bf16_16gpu", 25.0),
     ("moe_mlmrecipe_gb200_qwen3_30b_mxfp8_16gpu_partialcg", 34.0),
     ("moe_mlmrecipe_gb200_qwen3_30b_mxfp8_16gpu_pagedstash", 17.0),
+    ("torchtune_2411_a100_llama32_3b", 17.0),
+    ("torchtitan_nvfp4doc_gb200_2608", 12.0),
 ];
 /// Timed runs in `tests/data/extra.json`.
-const TIMED_RUNS: usize = 118;
+const TIMED_RUNS: usize = 124;
 
 fn time_rows(v: &Value) -> Vec<&Value> {
     v["cases"]
@@ -210,11 +220,98 @@ fn every_extra_run_is_predicted_within_its_tolerance() {
     }
 }
 
+/// Peak-memory tolerance per group of held-out runs with a measured peak, percent, with the
+/// reason (set from each group's first sight, never tighter):
+/// - Trainy's torchtitan Llama 3.1 8B on 32/64 H200s (torchtitan's logged reserved GiB): 37 % off
+///   at first sight (a142fe8), +0.4 and +2.4 % since the FSDP2 and loss mechanisms were priced:
+///   4 %.
+/// - torchtune's Llama 3.2 3B on one A100 (peak active bytes, the allocator's peak): at first sight
+///   (bc8a085, the recipe's bf16 gradients stated) -8.3 % eager, +7.9 % compiled (per-layer
+///   `torch.compile` saves less than eager; no field says so), +10.1 % with the chunked loss,
+///   +17.5 % with activation checkpointing (the step's gradients exist only from the backward on,
+///   `zero_grad(set_to_none=True)`, and the model adds them to the forward's activations;
+///   memory/states.md §12): 18 %.
+/// - torchtitan's NVFP4 doc, Llama 3 8B on 4 GB200s (torchtitan's logged reserved GiB, 94.7 and
+///   97.6 % of the device): +14.0 % BF16, +11.1 % MXFP8 at first sight (bc8a085), when no
+///   field said the run's loss was chunked (`ChunkedLossWrapper`: lm_head, loss and backward one
+///   eighth of the sequence at a time) and `fused` counted all 65536 × 128256 logits and their
+///   gradient; −0.9 and +0.8 % with `training.loss_chunks` 8 (activations.md §16): 15 %, the
+///   first sight.
+const MEMORY_TOLERANCE_PCT: [(&str, f64); 3] = [
+    ("torchtitan_h200_2506", 4.0),
+    ("torchtune_2411_a100_llama32_3b", 18.0),
+    ("torchtitan_nvfp4doc_gb200_2608", 15.0),
+];
+
+#[test]
+fn every_extra_peak_is_predicted_within_its_tolerance() {
+    let v = common::validate_json("tests/data/extra.json");
+    let rows: Vec<&Value> = v["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .filter(|r| r["metric"] == "memory")
+        .collect();
+    assert_eq!(rows.len(), 8, "extra.json's runs with a measured peak");
+    for row in rows {
+        let (id, group) = (&row["id"], row["group"].as_str().unwrap_or(""));
+        let tol = MEMORY_TOLERANCE_PCT
+            .iter()
+            .find(|(g, _)| *g == group)
+            .unwrap_or_else(|| panic!("{id}: no memory tolerance for group {group}"))
+            .1;
+        let err = row["error_pct"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{id} is evaluated, not rejected: {row}"));
+        assert!(
+            err.abs() <= tol,
+            "{id}: peak {err:+.1} % (tolerance {tol} %)"
+        );
+    }
+}
+
+/// Held-out runs that ran out of memory (NeMo Automodel PR #2673: Llama 3.3 70B SFT on 32 H100s,
+/// each layout its commit messages report), at least this many predicted not to fit. At first
+/// sight (bc8a085) 3 of 5: the original pp 8 layout at micro-batch 4 (165 GiB predicted) and 2
+/// (140), and micro-batch 2 with checkpointing (81.6 of 79.65 usable). Missed: micro-batch 1 with
+/// checkpointing (79.3 GiB, inside the band: "may not fit"; its last stage ran out) and tp 4 × dp 8
+/// at micro-batch 8 (44.6 GiB; Automodel checkpoints each layer's four sub-modules, which keeps
+/// four hidden-sized tensors per layer where `recompute: full` keeps one, about 30 GiB more here:
+/// memory/activations.md §16).
+const HELD_OUT_OOM_PREDICTED: usize = 3;
+
+#[test]
+fn held_out_oom_runs_are_predicted_not_to_fit() {
+    let v = common::validate_json("tests/data/extra.json");
+    let oom: Vec<&Value> = v["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .filter(|r| r["metric"] == "oom")
+        .collect();
+    assert_eq!(oom.len(), 5, "extra.json's runs that ran out of memory");
+    let caught = oom
+        .iter()
+        .filter(|r| r["predicted"].as_f64().is_some_and(|p| p >= 0.5))
+        .count();
+    assert!(
+        caught >= HELD_OUT_OOM_PREDICTED,
+        "{caught} of {} held-out OOM runs predicted not to fit",
+        oom.len()
+    );
+}
+
 /// Held-out runs that ran but are predicted not to fit, at most (`validate` lists each with its
 /// peak): 30 before Megatron-Core's weighting of the routed rows inside the experts was priced
 /// (`training.moe_probs_in_experts`), 22 since, 4 once the NeMo 2 dense recipes' bf16 gradient
 /// buffer is stated (`grad_reduce_in_fp32` false), 1 once the FP8 recipes' primary weights in
-/// FP8 are (`fp8_params`): DeepSeek-V3's report run (82.8 of 79.7 GiB).
+/// FP8 are (`fp8_params`): DeepSeek-V3's report run (82.8 of 79.7 GiB), none at bc8a085; 1
+/// since NeMo Automodel PR #2673 entered: its final Llama 3.3 70B recipe
+/// (tp 4 pp 2 vp 10 dp 4, 81.5 of 79.65 GiB, "may not fit"; the PR merged it as the fix but posts
+/// no log of it running, so the row is low confidence). torchtitan's NVFP4-doc Llama 3 8B runs
+/// on 4 GB200s read 200.4 and 201.5 GiB of 186 usable at first sight (they ran at 174.5 and
+/// 179.9 GiB reserved) and fit since `training.loss_chunks` states their chunked loss
+/// (activations.md §16).
 const RAN_BUT_PREDICTED_OOM_CEILING: usize = 1;
 
 #[test]

@@ -55,6 +55,16 @@ const CHECKPOINTS: &[(usize, usize, &str)] = &[
     (752, 798, "20d90147be7c0f52"),
     // Issue 34: Nemotron-4 340B's GB200 rows state the unfused core and dropout 0 (notes).
     (752, 810, "072ad98cab4f92ee"),
+    // Issue 36, held-out memory: torchtune's Llama 3.2 3B rows at bc8a085 (gradients at the default).
+    (756, 810, "d9cce9426354974f"),
+    // The same rows with the recipe's bf16 gradients stated, same engine.
+    (760, 810, "19d5744b9a0ca10c"),
+    // NeMo Automodel PR #2673's seven Llama 3.3 70B verdicts at bc8a085.
+    (767, 810, "964fd6a005b6a869"),
+    // torchtitan's NVFP4 doc: Llama 3 8B BF16 and MXFP8 on 4 GB200s at bc8a085.
+    (769, 810, "7505ebf9ac3c6e0a"),
+    // Issue 36: the two GB200 rows state their chunked loss (training.loss_chunks): notes.
+    (769, 812, "49b956edc828538e"),
 ];
 
 fn load(path: &str) -> Value {

@@ -413,20 +413,23 @@ fn deepseek_v3_on_2048_h800s() {
     // Stage 0 holds the three dense layers and the embedding; the last stage the MTP module.
     // Transformer Engine keeps the linear layers' inputs in FP8 (as the report's §3.3.3 caches
     // them). With the even split (3, 3, 4, …, 4, 3 layers) and 1F1B, stage 2 holds 4 layers for
-    // 14 micro-batches in flight: 60.5 GiB with Megatron-Core's routing probabilities applied
+    // 14 micro-batches in flight: 60.7 GiB with Megatron-Core's routing probabilities applied
     // inside the experts (no expert output kept for the combine) and no dropout masks (NeMo's
-    // `DeepSeekConfig` dropouts 0.0; 63.7 GiB with them), within the H800's 79.65.
+    // `DeepSeekConfig` dropouts 0.0; about 63.9 GiB with them), within the H800's 79.65. NCCL's
+    // buffers in it: EP 64 and DP 128 at 8 ranks per node, 16 channels × (21 + 6.9) and
+    // (21 + 7.2) MiB, and the pipeline pair 2 × 20 MiB: 937 MiB.
     let gib = |b: f64| b / 1073741824.0;
     assert!(e.memory.fits);
     assert_eq!(e.memory.stages()[2].layers, 4);
+    assert!((e.memory.stages()[2].comm_buffers_bytes / 1048576.0 - 937.0).abs() < 0.5);
     assert!(
-        (gib(e.memory.peak_bytes) - 60.5).abs() < 0.1,
+        (gib(e.memory.peak_bytes) - 60.65).abs() < 0.1,
         "{:.2}",
         gib(e.memory.peak_bytes)
     );
     // Weighted at the combine instead (Megatron-Core 0.12.0 and older), each of stage 2's 4 layers × 14
     // micro-batches also keeps 8 routed rows of 2·7168 B per token, 4096 tokens: 470 MB each,
-    // 24.5 GiB and the allocator's 5 % on it, 25.7 GiB more, 86.2 GiB, over the H800; the
+    // 24.5 GiB and the allocator's 5 % on it, 25.7 GiB more, 86.4 GiB, over the H800; the
     // tapered split the engine proposes (fewer layers where more micro-batches are in flight)
     // fits, no slower.
     let mut s = s;
@@ -442,7 +445,7 @@ fn deepseek_v3_on_2048_h800s() {
         gib(old.memory.peak_bytes - e.memory.peak_bytes)
     );
     assert!(
-        (gib(old.memory.peak_bytes) - 86.2).abs() < 0.1,
+        (gib(old.memory.peak_bytes) - 86.35).abs() < 0.1,
         "{:.2}",
         gib(old.memory.peak_bytes)
     );

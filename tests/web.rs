@@ -4,6 +4,7 @@
 
 use paracalc::app::hooks::use_url_sync::DEBOUNCE;
 use paracalc::app::{App, AppProps, EmbedApp, EmbedAppProps, State};
+use paracalc::xorshift::{next_u32, next_u64};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 use web_sys::{Element, HtmlCanvasElement, HtmlInputElement, InputEvent, InputEventInit};
@@ -584,9 +585,7 @@ fn numbers_parse_in_the_browser_as_natively() {
     .collect();
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
     for _ in 0..4000 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+        next_u64(&mut x);
         let digits = 1 + (x % 25) as usize;
         let mut s = String::new();
         let mut y = x;
@@ -668,9 +667,7 @@ fn the_heap_hands_out_aligned_disjoint_blocks() {
     let mut live: Vec<(usize, Layout)> = Vec::new();
     let mut x: u32 = 0x2545_f491;
     for i in 0..1500u32 {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
+        next_u32(&mut x);
         let size = 1 + (x % [24, 300, 5000, 70_000][(i % 4) as usize]) as usize;
         let layout = Layout::from_size_align(size, 1 << ((x >> 28) % 7)).unwrap();
         // SAFETY: a non-zero size; every block is written only within its own size and freed

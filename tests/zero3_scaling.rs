@@ -370,7 +370,7 @@ fn fsdp_paper_at_512_a100_supports_zero3_beating_ptdp() {
     );
     assert!(z.time.step_s < p.time.step_s);
     // The FSDP collectives run across nodes with 8 of the group's GPUs on each: NCCL's 16 CTAs
-    // of the A100's 108 SMs (`comm::NET_RING_CTAS`) while they hide, named apart as overlap
+    // of the A100's 108 SMs (`contention::NET_RING_CTAS`) while they hide, named apart as overlap
     // contention: u/(1 − u) of what stays hidden.
     let u = 16.0 / 108.0;
     let (oc, hidden) = (z.time.overlap_contention_s.dp, z.time.hidden_comm_s.dp);

@@ -266,9 +266,7 @@ mod tests {
             let mut live: Vec<(usize, Layout, u8)> = Vec::new();
             let mut x: u32 = 0x9e37_79b9;
             for i in 0..1500u32 {
-                x ^= x << 13;
-                x ^= x >> 17;
-                x ^= x << 5;
+                crate::xorshift::next_u32(&mut x);
                 let size = 1 + (x % [16, 300, 5000, 70_000][(i % 4) as usize]) as usize;
                 let align = 1 << ((x >> 27) % 17); // 1 B to 64 KiB
                 let layout = Layout::from_size_align(size, align).unwrap();

@@ -136,7 +136,10 @@ pub fn fill(plan: &Plan, out: &mut MemoryEstimate) {
         embedding: activations::embedding_bytes_per_gpu(s, g),
         output: activations::output_bytes_per_gpu(s, g),
         cuda_context: s.overhead.cuda_context_gib() * GIB,
-        comm_buffers: s.overhead.comm_buffers_gib(overhead::communicators(s)) * GIB,
+        comm_buffers: s
+            .overhead
+            .comm_buffers_gib(overhead::comm_buffers_bytes(&plan.groups, plan.gpu) / GIB)
+            * GIB,
         reserve: s.overhead.allocator_reserve_pct() / 100.0,
         calibration_offset: s.calibration.memory_gib() * GIB,
         act_off: s.training.activation_offload(),

@@ -4,7 +4,7 @@
 //! (and the advice, the charts and the exports) read: the model's dimensions ([`Shape`]), the
 //! per-GPU parameter counts ([`ShardedParams`]), the bytes per parameter of the model states
 //! ([`ParamBytes`]) and of one activation element, the tokens of one micro-batch on one GPU and
-//! the micro-batches per step, the software stack's mechanisms ([`Stack`], from the framework
+//! the micro-batches per step, the communication groups ([`Groups`]), the software stack's mechanisms ([`Stack`], from the framework
 //! table [`super::framework`]), the one gradient bucket ([`GradBucket`]) and the runs of pipeline
 //! ranks that hold the same ([`Plan::runs`]). Nothing downstream works these out again from the
 //! scenario. Building a plan allocates nothing.
@@ -16,6 +16,7 @@ use super::memory::states::ParamBytes;
 use super::per_gpu::PerGpu;
 use super::runs::{Holds, Run, Runs};
 use super::shape::Shape;
+use super::time::groups::Groups;
 use super::time::stack::Stack;
 use crate::scenario::{GpuSpec, Scenario};
 
@@ -38,6 +39,11 @@ pub struct Plan<'a> {
     /// Tokens of one micro-batch on one GPU, bytes of one activation element, micro-batches
     /// per step.
     pub per_gpu: PerGpu,
+
+    /// The communication groups of the layout on the GPU's links as the calibration scales them
+    /// ([`Groups::of`]): the time model's collectives and the memory model's NCCL buffers read
+    /// the same groups.
+    pub groups: Groups,
 
     /// The mechanisms of the software stack (the framework's defaults, overridden where the
     /// scenario says).
@@ -97,6 +103,7 @@ impl<'a> Plan<'a> {
             s,
             gpu,
             shape,
+            groups: Groups::of(&super::calibration::links(gpu, &s.calibration), &s.parallel),
             sharded: ShardedParams::with_shape(s, &shape),
             param_bytes,
             per_gpu: PerGpu::of(s),

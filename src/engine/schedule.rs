@@ -327,134 +327,183 @@ fn stage_ops(p: u64, m: u64, v: u64, schedule: Schedule, r: u64) -> Vec<Op> {
 }
 
 /// DualPipe and DualPipeV issue order of rank `r` (deepseek-ai/DualPipe `step`, commit 3da1bbe;
-/// module docs). Phase 0 is the rank's first chunk (DualPipe: the direction entering at rank 0;
-/// DualPipeV: the way down), phase 1 the other.
+/// module docs): its eight steps, in the source's names (`F0` a forward of phase 0, `B1` a
+/// backward of phase 1, `W` a queued weight-gradient pass). Phase 0 is the rank's first chunk
+/// (DualPipe: the direction entering at rank 0; DualPipeV: the way down), phase 1 the other.
 fn dual_ops(ops: &mut Vec<Op>, p: u64, m: u64, schedule: Schedule, rank: u64) {
-    let v_shape = schedule == Schedule::DualPipeV;
-    // DualPipe works on the half of the ranks nearer its end; each direction takes m/2.
-    let (n, r, per_phase) = if v_shape {
-        (p, rank, m)
-    } else {
-        (p / 2, rank.min(p - 1 - rank), m / 2)
-    };
-    let second_half = !v_shape && rank >= p / 2;
-    // Virtual stage of phase `ph` on this rank, and the micro-batch id of its i-th item.
-    let k_of = |ph: u64| -> u64 {
-        if v_shape {
-            if ph == 0 {
-                rank
-            } else {
-                2 * p - 1 - rank
-            }
-        } else if (ph == 0) != second_half {
-            rank // the direction entering at rank 0
-        } else {
-            p - 1 - rank
-        }
-    };
-    let mb_of = |ph: u64, i: u64| -> u64 {
-        if v_shape || (ph == 0) != second_half {
-            i
-        } else {
-            per_phase + i
-        }
-    };
-    let mut nf = [0u64; 2];
-    let mut nb = [0u64; 2];
-    let mut wq: std::collections::VecDeque<(u64, u64, u64)> = std::collections::VecDeque::new();
-    let mut f = |ops: &mut Vec<Op>, ph: u64, paired: bool| {
-        let i = nf[ph as usize];
-        nf[ph as usize] += 1;
-        ops.push(Op {
-            kind: BlockKind::Forward,
-            micro_batch: mb_of(ph, i),
-            k: k_of(ph),
-            chunk: ph,
-            split: false,
-            paired,
-        });
-    };
-    let mut b = |ops: &mut Vec<Op>,
-                 wq: &mut std::collections::VecDeque<(u64, u64, u64)>,
-                 ph: u64,
-                 zb: bool| {
-        let i = nb[ph as usize];
-        nb[ph as usize] += 1;
-        if zb {
-            wq.push_back((mb_of(ph, i), k_of(ph), ph));
-        }
-        ops.push(Op {
-            kind: BlockKind::Backward,
-            micro_batch: mb_of(ph, i),
-            k: k_of(ph),
-            chunk: ph,
-            split: zb,
-            paired: false,
-        });
-    };
-    let w = |ops: &mut Vec<Op>, wq: &mut std::collections::VecDeque<(u64, u64, u64)>| {
-        if let Some((mb, k, ph)) = wq.pop_front() {
-            ops.push(Op {
-                kind: BlockKind::WeightGrad,
-                micro_batch: mb,
-                k,
-                chunk: ph,
-                split: false,
-                paired: false,
-            });
-        }
-    };
-    // DualPipeV's last rank, DualPipe's two middle ranks: their first main-step pair is not
-    // overlapped.
-    let middle = r == n - 1;
-    let step4 = (per_phase + r + 1).saturating_sub(2 * n);
+    let mut q = DualRank::new(ops, p, m, schedule, rank);
+    let (n, r) = (q.n, q.r);
+    // Step 1, nF0.
     for _ in 0..(n - r - 1) * 2 {
-        f(ops, 0, false);
+        q.forward(0, false);
     }
+    // Step 2, nF0F1.
     for _ in 0..r + 1 {
-        f(ops, 0, false);
-        f(ops, 1, false);
+        q.forward(0, false);
+        q.forward(1, false);
     }
+    // Step 3, nB1W1F1 (zero bubble).
     for _ in 0..n - r - 1 {
-        b(ops, &mut wq, 1, true);
-        w(ops, &mut wq);
-        f(ops, 1, false);
+        q.backward(1, true);
+        q.weight();
+        q.forward(1, false);
     }
-    for i in 0..step4 {
-        if i == 0 && middle {
-            f(ops, 0, false);
-            b(ops, &mut wq, 1, false);
-        } else {
-            f(ops, 0, true);
-            b(ops, &mut wq, 1, false);
-        }
-        f(ops, 1, true);
-        b(ops, &mut wq, 0, false);
+    // Step 4, the main step, nF0B1F1B0: overlapped pairs, but for DualPipeV's last rank and
+    // DualPipe's two middle ranks, whose first pair is not overlapped.
+    let middle = r == n - 1;
+    for i in 0..(q.per_phase + r + 1).saturating_sub(2 * n) {
+        q.forward(0, !(i == 0 && middle));
+        q.backward(1, false);
+        q.forward(1, true);
+        q.backward(0, false);
     }
+    // Step 5, nB1F1B0.
     for _ in 0..n - r - 1 {
-        b(ops, &mut wq, 1, false);
-        f(ops, 1, true);
-        b(ops, &mut wq, 0, false);
+        q.backward(1, false);
+        q.forward(1, true);
+        q.backward(0, false);
     }
-    // The second half of this phase runs zero-bubble backwards.
+    // Step 6, nB1B0: the second half of this phase runs zero-bubble backwards.
     let mut zb = false;
     let step6 = r + 1;
     for i in 0..step6 {
         if i == step6 / 2 && r % 2 == 1 {
             zb = true;
         }
-        b(ops, &mut wq, 1, zb);
+        q.backward(1, zb);
         if i == step6 / 2 && r % 2 == 0 {
             zb = true;
         }
-        b(ops, &mut wq, 0, zb);
+        q.backward(0, zb);
     }
+    // Step 7, nWB0 (zero bubble).
     for _ in 0..n - r - 1 {
-        w(ops, &mut wq);
-        b(ops, &mut wq, 0, true);
+        q.weight();
+        q.backward(0, true);
     }
-    while !wq.is_empty() {
-        w(ops, &mut wq);
+    // Step 8, the weight-gradient passes left.
+    while !q.wq.is_empty() {
+        q.weight();
+    }
+}
+
+/// One DualPipe rank while it issues its operations: where each phase's chunk sits, how many
+/// forwards and backwards each phase has issued, and the queue of deferred weight-gradient
+/// passes (DualPipe's `_forward_chunk`, `_backward_chunk` and `_weight_chunk`).
+struct DualRank<'a> {
+    ops: &'a mut Vec<Op>,
+    p: u64,
+    rank: u64,
+    v_shape: bool,
+    /// DualPipe: the rank is in the second half (its phase 0 is the direction entering at the
+    /// last rank).
+    second_half: bool,
+    /// Ranks of the schedule as DualPipe's `step` counts them (DualPipe: half of them).
+    n: u64,
+    /// The rank's position among those `n` (DualPipe: its distance from the nearer end).
+    r: u64,
+    /// Micro-batches per phase (DualPipe: each direction takes m/2).
+    per_phase: u64,
+    /// Forwards and backwards issued, per phase.
+    nf: [u64; 2],
+    nb: [u64; 2],
+    /// Deferred weight-gradient passes: (micro-batch, virtual stage, phase).
+    wq: std::collections::VecDeque<(u64, u64, u64)>,
+}
+
+impl<'a> DualRank<'a> {
+    fn new(ops: &'a mut Vec<Op>, p: u64, m: u64, schedule: Schedule, rank: u64) -> Self {
+        let v_shape = schedule == Schedule::DualPipeV;
+        // DualPipe works on the half of the ranks nearer its end; each direction takes m/2.
+        let (n, r, per_phase) = if v_shape {
+            (p, rank, m)
+        } else {
+            (p / 2, rank.min(p - 1 - rank), m / 2)
+        };
+        DualRank {
+            ops,
+            p,
+            rank,
+            v_shape,
+            second_half: !v_shape && rank >= p / 2,
+            n,
+            r,
+            per_phase,
+            nf: [0; 2],
+            nb: [0; 2],
+            wq: std::collections::VecDeque::new(),
+        }
+    }
+
+    /// Virtual stage of phase `ph` on this rank.
+    fn k_of(&self, ph: u64) -> u64 {
+        if self.v_shape {
+            if ph == 0 {
+                self.rank
+            } else {
+                2 * self.p - 1 - self.rank
+            }
+        } else if (ph == 0) != self.second_half {
+            self.rank // the direction entering at rank 0
+        } else {
+            self.p - 1 - self.rank
+        }
+    }
+
+    /// Micro-batch id of the `i`-th item of phase `ph`.
+    fn mb_of(&self, ph: u64, i: u64) -> u64 {
+        if self.v_shape || (ph == 0) != self.second_half {
+            i
+        } else {
+            self.per_phase + i
+        }
+    }
+
+    /// The next forward of phase `ph`, `paired` with the op after it.
+    fn forward(&mut self, ph: u64, paired: bool) {
+        let i = self.nf[ph as usize];
+        self.nf[ph as usize] += 1;
+        let (micro_batch, k) = (self.mb_of(ph, i), self.k_of(ph));
+        self.ops.push(Op {
+            kind: BlockKind::Forward,
+            micro_batch,
+            k,
+            chunk: ph,
+            split: false,
+            paired,
+        });
+    }
+
+    /// The next backward of phase `ph`; with `zb` (zero bubble) its weight gradient is queued.
+    fn backward(&mut self, ph: u64, zb: bool) {
+        let i = self.nb[ph as usize];
+        self.nb[ph as usize] += 1;
+        let (micro_batch, k) = (self.mb_of(ph, i), self.k_of(ph));
+        if zb {
+            self.wq.push_back((micro_batch, k, ph));
+        }
+        self.ops.push(Op {
+            kind: BlockKind::Backward,
+            micro_batch,
+            k,
+            chunk: ph,
+            split: zb,
+            paired: false,
+        });
+    }
+
+    /// The oldest queued weight-gradient pass, if any.
+    fn weight(&mut self) {
+        if let Some((micro_batch, k, ph)) = self.wq.pop_front() {
+            self.ops.push(Op {
+                kind: BlockKind::WeightGrad,
+                micro_batch,
+                k,
+                chunk: ph,
+                split: false,
+                paired: false,
+            });
+        }
     }
 }
 

@@ -242,34 +242,118 @@ fn divisors(n: u64) -> Vec<u64> {
     small
 }
 
+/// Counts `count` candidates as rejected for `reason` (nothing when there are none).
+fn reject(report: &mut SearchReport, reason: &str, count: u64) {
+    if count > 0 {
+        *report.rejected.entry(reason.to_string()).or_insert(0) += count;
+    }
+}
+
+/// The largest tensor-parallel degree tried: TP stays inside one server or NVLink domain
+/// (Narayanan et al. 2021 §3.3, takeaway #1: "use tensor model parallelism up to degree g", the
+/// GPUs per server): its per-layer collectives across the slower network are never worth it.
+fn tp_domain(base: &Scenario) -> u64 {
+    base.gpu()
+        .map_or(1, |g| g.nvlink_domain_gpus)
+        .max(base.cluster.gpus_per_node)
+        .max(1)
+}
+
+/// The first divisibility rule the layout (`tp`, `cp`, `chunks` = pp·vp pipeline chunks, `dp`)
+/// breaks for `base`'s model and batch, as the reason the report counts it under; `None` when it
+/// keeps them all. Layers split over the chunks evenly, or evenly once the embedding and the
+/// loss count as a layer each (`layers + 2`); `space.allow_uneven` accepts any split with a
+/// layer per chunk.
+fn broken_rule(
+    base: &Scenario,
+    space: &SearchSpace,
+    tp_domain: u64,
+    tp: u64,
+    cp: u64,
+    chunks: u64,
+    dp: u64,
+) -> Option<&'static str> {
+    let m = &base.model;
+    let layers = m.layers;
+    let even = layers % chunks == 0 || (layers + 2) % chunks == 0;
+    if tp > tp_domain {
+        Some("tp spans more than one server or NVLink domain")
+    } else if m.heads.max(1) % tp != 0 || !base.tp_splits_kv_heads(tp) {
+        Some("tp does not divide the attention or KV heads")
+    } else if m.seq_len % cp != 0 {
+        Some("cp does not divide the sequence length")
+    } else if chunks > layers.saturating_add(2) || (!space.allow_uneven && !even) {
+        Some("layers do not split evenly over pp·vp")
+    } else if base.training.global_batch % dp != 0 {
+        Some("dp does not divide the global batch")
+    } else {
+        None
+    }
+}
+
+/// Adds `layout` (its tp, cp, pp, vp, dp and micro-batches) to `outers` once per expert layout
+/// and pipeline schedule: etp = tp (Megatron-Core's default) or 1, and every ep dividing both
+/// the experts and tp·cp·dp/etp (MoE parallel folding); every schedule of `space` that applies
+/// (the stack's default always, a named one with pp > 1 and the vp it needs,
+/// [`Schedule::needs_vp`]).
+fn push_expert_layouts(
+    outers: &mut Vec<Outer>,
+    base: &Scenario,
+    space: &SearchSpace,
+    layout: Outer,
+) {
+    let Outer {
+        tp, cp, pp, dp, vp, ..
+    } = layout;
+    let experts = base.model.moe.map(|x| x.experts);
+    let etps: &[u64] = match experts {
+        Some(_) if tp > 1 => &[tp, 1],
+        _ => &[tp],
+    };
+    let schedules: Vec<Option<Schedule>> = space
+        .schedules
+        .iter()
+        .copied()
+        .filter(|x| match x {
+            None => true,
+            Some(sc) => pp > 1 && sc.needs_vp(vp),
+        })
+        .collect();
+    for &etp in etps {
+        let eps: Vec<u64> = match experts {
+            Some(e) => divisors(tp * cp * dp / etp)
+                .into_iter()
+                .filter(|x| e % x == 0)
+                .collect(),
+            None => vec![1],
+        };
+        for (&schedule, ep) in schedules
+            .iter()
+            .flat_map(|sc| eps.iter().map(move |&ep| (sc, ep)))
+        {
+            outers.push(Outer {
+                ep,
+                etp,
+                schedule,
+                micro_batches: layout.micro_batches.clone(),
+                ..layout
+            });
+        }
+    }
+}
+
 impl Searcher {
     /// Prepares the enumeration for `base` (its model, training and cluster; the layout is
     /// replaced) over `space`. Candidates that break a divisibility rule are counted as rejected
-    /// here, by reason, and never evaluated.
+    /// here, by reason ([`broken_rule`]), and never evaluated.
     pub fn new(base: &Scenario, space: &SearchSpace) -> Searcher {
         let mut work = base.clone();
         let n = space.num_gpus.unwrap_or(base.cluster.num_gpus).max(1);
         work.cluster.num_gpus = n;
         let mut report = SearchReport::default();
-        let m = &base.model;
-        let heads = m.heads.max(1);
-        let layers = m.layers;
         let gb = base.training.global_batch;
-        let experts = m.moe.map(|x| x.experts);
-        // Tensor parallelism stays inside one server or NVLink domain (Narayanan et al. 2021
-        // §3.3, takeaway #1: "use tensor model parallelism up to degree g", the GPUs per
-        // server): its per-layer collectives across the slower network are never worth it.
-        let tp_domain = base
-            .gpu()
-            .map_or(1, |g| g.nvlink_domain_gpus)
-            .max(base.cluster.gpus_per_node)
-            .max(1);
+        let tp_domain = tp_domain(base);
         let mut outers = Vec::new();
-        let reject = |report: &mut SearchReport, reason: &str, count: u64| {
-            if count > 0 {
-                *report.rejected.entry(reason.to_string()).or_insert(0) += count;
-            }
-        };
         let all_mb = space.max_micro_batch.max(1) as usize;
         // The space: tp | N, cp | N/tp (cp > 1 only with `vary_cp`), pp | N/(tp·cp),
         // vp in 1..=max_vp (1 when pp = 1), dp = N/(tp·cp·pp), then per layout every micro-batch
@@ -286,82 +370,36 @@ impl Searcher {
                     for vp in 1..=max_vp {
                         let all = inner_count(space, tp, dp, all_mb);
                         let chunks = pp * vp;
-                        let even = layers % chunks == 0 || (layers + 2) % chunks == 0;
-                        if tp > tp_domain {
-                            reject(
-                                &mut report,
-                                "tp spans more than one server or NVLink domain",
-                                all,
-                            );
-                        } else if heads % tp != 0 || !base.tp_splits_kv_heads(tp) {
-                            reject(
-                                &mut report,
-                                "tp does not divide the attention or KV heads",
-                                all,
-                            );
-                        } else if m.seq_len % cp != 0 {
-                            reject(&mut report, "cp does not divide the sequence length", all);
-                        } else if chunks > layers.saturating_add(2)
-                            || (!space.allow_uneven && !even)
+                        if let Some(rule) = broken_rule(base, space, tp_domain, tp, cp, chunks, dp)
                         {
-                            reject(&mut report, "layers do not split evenly over pp·vp", all);
-                        } else if gb % dp != 0 {
-                            reject(&mut report, "dp does not divide the global batch", all);
-                        } else {
-                            let per_replica = gb / dp;
-                            let micro_batches: Vec<u64> = (1..=all_mb as u64)
-                                .filter(|b| per_replica % b == 0)
-                                .collect();
-                            let skipped = all_mb - micro_batches.len();
-                            reject(
-                                &mut report,
-                                "micro-batch does not divide the batch per replica",
-                                inner_count(space, tp, dp, skipped),
-                            );
-                            if micro_batches.is_empty() {
-                                continue;
-                            }
-                            // Experts: etp = tp (Megatron-Core's default) or 1, and every ep
-                            // dividing both the experts and tp·cp·dp/etp (MoE parallel folding).
-                            let etps: &[u64] = match experts {
-                                Some(_) if tp > 1 => &[tp, 1],
-                                _ => &[tp],
-                            };
-                            let schedules: Vec<Option<Schedule>> = space
-                                .schedules
-                                .iter()
-                                .copied()
-                                .filter(|x| match x {
-                                    None => true,
-                                    Some(sc) => pp > 1 && sc.needs_vp(vp),
-                                })
-                                .collect();
-                            for &etp in etps {
-                                let eps: Vec<u64> = match experts {
-                                    Some(e) => divisors(tp * cp * dp / etp)
-                                        .into_iter()
-                                        .filter(|x| e % x == 0)
-                                        .collect(),
-                                    None => vec![1],
-                                };
-                                for (&schedule, ep) in schedules
-                                    .iter()
-                                    .flat_map(|sc| eps.iter().map(move |&ep| (sc, ep)))
-                                {
-                                    outers.push(Outer {
-                                        tp,
-                                        pp,
-                                        dp,
-                                        cp,
-                                        ep,
-                                        etp,
-                                        vp,
-                                        schedule,
-                                        micro_batches: micro_batches.clone(),
-                                    });
-                                }
-                            }
+                            reject(&mut report, rule, all);
+                            continue;
                         }
+                        let per_replica = gb / dp;
+                        let micro_batches: Vec<u64> = (1..=all_mb as u64)
+                            .filter(|b| per_replica % b == 0)
+                            .collect();
+                        let skipped = all_mb - micro_batches.len();
+                        reject(
+                            &mut report,
+                            "micro-batch does not divide the batch per replica",
+                            inner_count(space, tp, dp, skipped),
+                        );
+                        if micro_batches.is_empty() {
+                            continue;
+                        }
+                        let layout = Outer {
+                            tp,
+                            pp,
+                            dp,
+                            cp,
+                            ep: 1,
+                            etp: tp,
+                            vp,
+                            schedule: None,
+                            micro_batches,
+                        };
+                        push_expert_layouts(&mut outers, base, space, layout);
                     }
                 }
             }

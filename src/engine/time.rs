@@ -134,8 +134,7 @@ pub fn fill(
     let s = plan.s;
     let links = super::calibration::links(plan.gpu, &s.calibration);
     let gpu: &GpuSpec = &links;
-    let groups = groups::Groups::of(gpu, &s.parallel);
-    let x = Inputs::new(plan, gpu, &groups);
+    let x = Inputs::new(plan, gpu, &plan.groups);
     // 1. One layer, the pipeline's ends, ZeRO-3 per layer.
     let kinds = stage::LayerKinds::of(&x);
     let layer = &kinds.moe;

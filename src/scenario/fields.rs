@@ -23,11 +23,15 @@
 //!    field out gets that value. Code that builds sections (presets, the Hugging Face import)
 //!    uses `..Section::default()`, so it needs no change.
 //! 2. Use it in the engine.
-//! 3. Add one entry to the `fields!` list below, in link order: its doc line, `path` (the JSON
-//!    path), `key` (a new, short link key: existing keys never change meaning), `label`, `unit`,
-//!    `help` (one sentence, saying what the field does and what empty means), `kind` (with its
-//!    range), `optional`, `get` and `set`. The enum variant, the link key, its JSON, the
-//!    validation of its range and the documentation row all come from this entry.
+//! 3. Add one entry to the `fields!` list below, in link order: where it lives, `key` (a new,
+//!    short link key: existing keys never change meaning), `label`, `unit`, `help` (one
+//!    sentence, saying what the field does and what empty means), `kind` (with its range) and
+//!    `optional`. Where it lives is one of: `at: section.field` (the JSON path is the place, and
+//!    reading and writing follow the field's type: a number, switch, text or choice); `path:
+//!    "…"` with `part: Part.field` (a field of the MoE block, latent attention or a custom GPU,
+//!    which a scenario may not have); or `path: "…"` with `get` and `set` written out. A doc
+//!    line is needed only where the path says too little. The enum variant, the link key, its
+//!    JSON, the validation of its range and the documentation row all come from this entry.
 //! 4. Show it in its form section (`app/components/*_form.rs`): `num_field(FieldId::X, …)`,
 //!    `select_field(FieldId::X, …)` or `switch_field(FieldId::X, …)`.
 //!
@@ -320,16 +324,6 @@ pub fn raw_spec(gpu: &GpuChoice) -> GpuSpec {
     .unwrap_or_else(GpuSpec::fallback)
 }
 
-/// Makes the scenario's GPU a custom one (a preset becomes its numbers, with no id or name),
-/// then edits it. Generic over the edit, so it stays two lines: the conversion is compiled once
-/// ([`make_custom`]) instead of once per custom-GPU field (16 copies cost the bundle 12 KB).
-fn with_custom(s: &mut Scenario, edit: impl FnOnce(&mut CustomGpu)) {
-    make_custom(&mut s.cluster.gpu);
-    if let GpuChoice::Custom(c) = &mut s.cluster.gpu {
-        edit(c);
-    }
-}
-
 /// Turns a preset GPU choice into the custom GPU of its numbers; a custom one stays as it is.
 #[inline(never)]
 fn make_custom(gpu: &mut GpuChoice) {
@@ -364,6 +358,139 @@ fn moe_mut(s: &mut Scenario) -> Result<&mut Moe, String> {
         .moe
         .as_mut()
         .ok_or_else(|| "the model has no experts; set experts=N first".to_string())
+}
+
+/// How the table reads and writes a field kept in the scenario as a `Self` (the entries written
+/// `at:` or `part:`): numbers, switches and text as their [`Value`], a choice by its id.
+trait Stored: Sized {
+    /// The field's value, borrowing text from the scenario.
+    fn value(&self) -> Option<Value<'_>>;
+    /// A value of the field's kind as a `Self`; `Err` says why it is not one.
+    fn from_value(v: Value<'_>) -> Result<Self, String>;
+}
+
+macro_rules! stored {
+    ($($t:ty => $get:ident, $from:ident;)*) => { $(
+        impl Stored for $t {
+            #[inline(always)]
+            fn value(&self) -> Option<Value<'_>> {
+                $get(*self)
+            }
+            #[inline(always)]
+            fn from_value(v: Value<'_>) -> Result<Self, String> {
+                v.$from()
+            }
+        }
+    )* };
+}
+
+stored! {
+    u64 => count, count;
+    Option<u64> => opt_count, opt_count;
+    f64 => real, real;
+    Option<f64> => opt_real, opt_real;
+    bool => bit, bit;
+    Option<bool> => opt_bit, opt_bit;
+}
+
+impl Stored for String {
+    #[inline(always)]
+    fn value(&self) -> Option<Value<'_>> {
+        text(self)
+    }
+    #[inline(always)]
+    fn from_value(v: Value<'_>) -> Result<Self, String> {
+        v.text()
+    }
+}
+
+/// A choice (an enum with `ALL` and `as_str`), required or optional, stored by its id.
+macro_rules! stored_choices {
+    ($($t:ident),* $(,)?) => { $(
+        impl Stored for $t {
+            #[inline(always)]
+            fn value(&self) -> Option<Value<'_>> {
+                text(self.as_str())
+            }
+            #[inline(always)]
+            fn from_value(v: Value<'_>) -> Result<Self, String> {
+                v.choice($t::ALL, $t::as_str)
+            }
+        }
+        impl Stored for Option<$t> {
+            #[inline(always)]
+            fn value(&self) -> Option<Value<'_>> {
+                opt_choice(*self, $t::as_str)
+            }
+            #[inline(always)]
+            fn from_value(v: Value<'_>) -> Result<Self, String> {
+                v.opt_choice($t::ALL, $t::as_str)
+            }
+        }
+    )* };
+}
+
+stored_choices!(
+    AttentionKernel,
+    FfnAct,
+    Fp8Recipe,
+    Framework,
+    FsdpStyle,
+    LossKernel,
+    MasterWeights,
+    MoeDispatcher,
+    MoeRouting,
+    OptimizerStates,
+    Precision,
+    Recompute,
+    Schedule,
+);
+
+/// A part of the scenario that it may not have (the MoE block, latent attention, a custom GPU):
+/// an entry written `part: T.field` reads nothing without one (and so is never written to a
+/// link), and writing it needs one.
+trait Part {
+    /// The part, if `s` has it.
+    fn of(s: &Scenario) -> Option<&Self>;
+    /// The part to write into; `Err` says why `s` has none.
+    fn of_mut(s: &mut Scenario) -> Result<&mut Self, String>;
+}
+
+impl Part for Moe {
+    #[inline(always)]
+    fn of(s: &Scenario) -> Option<&Moe> {
+        s.model.moe.as_ref()
+    }
+    fn of_mut(s: &mut Scenario) -> Result<&mut Moe, String> {
+        moe_mut(s)
+    }
+}
+
+impl Part for Mla {
+    #[inline(always)]
+    fn of(s: &Scenario) -> Option<&Mla> {
+        s.model.mla.as_ref()
+    }
+    fn of_mut(s: &mut Scenario) -> Result<&mut Mla, String> {
+        mla_mut(s)
+    }
+}
+
+impl Part for CustomGpu {
+    #[inline(always)]
+    fn of(s: &Scenario) -> Option<&CustomGpu> {
+        custom_ref(s)
+    }
+    /// Makes the scenario's GPU a custom one first (a preset becomes its numbers, with no id or
+    /// name). Not generic, so it is compiled once rather than once per custom-GPU field (16
+    /// copies of the conversion cost the bundle 12 KB).
+    fn of_mut(s: &mut Scenario) -> Result<&mut CustomGpu, String> {
+        make_custom(&mut s.cluster.gpu);
+        match &mut s.cluster.gpu {
+            GpuChoice::Custom(c) => Ok(c),
+            GpuChoice::Preset(_) => Err("the GPU is not a custom one".into()),
+        }
+    }
 }
 
 /// One scenario field. See the module docs.
@@ -407,22 +534,46 @@ impl std::fmt::Debug for FieldDef {
 macro_rules! fields {
     (@empty) => { "" };
     (@empty $empty:expr) => { $empty };
+    // The JSON path: the one given, or the place an `at:` entry names, `a.b.c` → "a.b.c".
+    (@path [$path:literal] []) => { $path };
+    (@path [] [$($at:ident).+]) => { fields!(@join $($at).+) };
+    (@join $a:ident) => { stringify!($a) };
+    (@join $a:ident . $($rest:ident).+) => { concat!(stringify!($a), ".", fields!(@join $($rest).+)) };
+    // The accessors: of a plain place (`at:`), of a field of a part the scenario may not have
+    // (`part:`, [`Part`]), or written out (`get:` and `set:`). `set` converts first, so a value
+    // of the wrong kind leaves the scenario as it was.
+    (@get [$($at:ident).+] [] []) => { |s| Stored::value(&s.$($at).+) };
+    (@get [] [$part:ident . $($f:ident).+] []) => {
+        |s| <$part as Part>::of(s).and_then(|p| Stored::value(&p.$($f).+))
+    };
+    (@get [] [] [$get:expr]) => { $get };
+    (@set [$($at:ident).+] [] []) => { |s, v| { s.$($at).+ = Stored::from_value(v)?; Ok(()) } };
+    (@set [] [$part:ident . $($f:ident).+] []) => {
+        |s, v| { let x = Stored::from_value(v)?; <$part as Part>::of_mut(s)?.$($f).+ = x; Ok(()) }
+    };
+    (@set [] [] [$set:expr]) => { $set };
     ($( $(#[$doc:meta])* $id:ident {
-        path: $path:expr, key: $key:expr, label: $label:expr, unit: $unit:expr,
+        $(path: $path:literal,)? $(at: $($at:ident).+,)?
+        key: $key:expr, label: $label:expr, unit: $unit:expr,
         help: $help:expr, kind: $kind:expr, optional: $opt:expr, $(empty: $empty:expr,)?
-        get: $get:expr, set: $set:expr $(,)?
+        $(part: $part:ident . $($pf:ident).+,)?
+        $(get: $get:expr, set: $set:expr $(,)?)?
     } )*) => {
         /// A scenario field, the typed key of field errors, form inputs and link keys. Its
         /// definition is [`FieldId::def`].
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum FieldId {
-            $( $(#[$doc])* $id, )*
+            $(
+                #[doc = concat!("`", fields!(@path [$($path)?] [$($($at).+)?]), "`.")]
+                $(#[$doc])*
+                $id,
+            )*
         }
 
         /// Every field, in link order (the order of the entries below).
         pub static FIELDS: &[FieldDef] = &[ $( FieldDef {
             id: FieldId::$id,
-            path: $path,
+            path: fields!(@path [$($path)?] [$($($at).+)?]),
             key: $key,
             label: $label,
             unit: $unit,
@@ -430,15 +581,16 @@ macro_rules! fields {
             kind: $kind,
             optional: $opt,
             empty: fields!(@empty $($empty)?),
-            get: $get,
-            set: $set,
+            get: fields!(@get [$($($at).+)?] [$($part . $($pf).+)?] [$($get)?]),
+            set: fields!(@set [$($($at).+)?] [$($part . $($pf).+)?] [$($set)?]),
         }, )* ];
 
         /// Whether every field of `s` is in range: every entry's get and kind check, in one function
         /// the compiler inlines (no indirect calls), for the validation every estimate runs.
         pub fn all_in_range(s: &Scenario) -> bool {
             true $( && ({
-                let get: for<'a> fn(&'a Scenario) -> Option<Value<'a>> = $get;
+                let get: for<'a> fn(&'a Scenario) -> Option<Value<'a>> =
+                    fields!(@get [$($($at).+)?] [$($part . $($pf).+)?] [$($get)?]);
                 // `get` only borrows from `s` (a test checks it), so there is nothing to drop:
                 // skipping the drop glue lets the whole check inline.
                 match std::mem::ManuallyDrop::new(get(s)) {
@@ -486,87 +638,57 @@ const PEAK: Kind = Kind::Real {
 
 fields! {
     // --- model ---
-    /// `model.name`.
     ModelName {
-        path: "model.name", key: "name", label: "Name", unit: "",
+        at: model.name, key: "name", label: "Name", unit: "",
         help: "A label for this plan (shown as text only).",
         kind: Kind::Text, optional: true,
-        get: |s| text(&s.model.name),
-        set: |s, v| { s.model.name = v.text()?; Ok(()) },
     }
-    /// `model.layers`.
     Layers {
-        path: "model.layers", key: "layers", label: "Layers", unit: "layers",
+        at: model.layers, key: "layers", label: "Layers", unit: "layers",
         help: "Transformer blocks in the model.",
         kind: count_in(1, MAX_LAYERS), optional: false,
-        get: |s| count(s.model.layers),
-        set: |s, v| { s.model.layers = v.count()?; Ok(()) },
     }
-    /// `model.hidden`.
     Hidden {
-        path: "model.hidden", key: "hidden", label: "Hidden size", unit: "dims",
+        at: model.hidden, key: "hidden", label: "Hidden size", unit: "dims",
         help: "Width of the residual stream (d_model).",
         kind: count_in(1, MAX_HIDDEN), optional: false,
-        get: |s| count(s.model.hidden),
-        set: |s, v| { s.model.hidden = v.count()?; Ok(()) },
     }
-    /// `model.heads`.
     Heads {
-        path: "model.heads", key: "heads", label: "Attention heads", unit: "heads",
+        at: model.heads, key: "heads", label: "Attention heads", unit: "heads",
         help: "Query heads per layer; must divide the hidden size.",
         kind: count_in(1, MAX_HIDDEN), optional: false,
-        get: |s| count(s.model.heads),
-        set: |s, v| { s.model.heads = v.count()?; Ok(()) },
     }
-    /// `model.kv_heads`.
     KvHeads {
-        path: "model.kv_heads", key: "kv", label: "KV heads", unit: "heads",
+        at: model.kv_heads, key: "kv", label: "KV heads", unit: "heads",
         help: "Key/value heads (GQA); empty = one per attention head (MHA), 1 = MQA.",
         kind: count_in(1, MAX_HIDDEN), optional: true,
-        get: |s| opt_count(s.model.kv_heads),
-        set: |s, v| { s.model.kv_heads = v.opt_count()?; Ok(()) },
     }
-    /// `model.ffn_hidden`.
     FfnHidden {
-        path: "model.ffn_hidden", key: "ffn", label: "FFN size", unit: "dims",
+        at: model.ffn_hidden, key: "ffn", label: "FFN size", unit: "dims",
         help: "Inner size of the MLP; empty = 4 × hidden.",
         kind: count_in(1, MAX_FFN), optional: true,
-        get: |s| opt_count(s.model.ffn_hidden),
-        set: |s, v| { s.model.ffn_hidden = v.opt_count()?; Ok(()) },
     }
-    /// `model.ffn_act`.
     FfnAct {
-        path: "model.ffn_act", key: "act", label: "FFN activation", unit: "",
+        at: model.ffn_act, key: "act", label: "FFN activation", unit: "",
         help: "SwiGLU has 3 weight matrices, GELU 2.",
         kind: Kind::Choice(&["gelu", "swiglu"]), optional: false,
-        get: |s| text(s.model.ffn_act.as_str()),
-        set: |s, v| { s.model.ffn_act = v.choice(FfnAct::ALL, FfnAct::as_str)?; Ok(()) },
     }
-    /// `model.vocab`.
     Vocab {
-        path: "model.vocab", key: "vocab", label: "Vocabulary", unit: "tokens",
+        at: model.vocab, key: "vocab", label: "Vocabulary", unit: "tokens",
         help: "Vocabulary size as trained (incl. padding).",
         kind: count_in(1, MAX_VOCAB), optional: false,
-        get: |s| count(s.model.vocab),
-        set: |s, v| { s.model.vocab = v.count()?; Ok(()) },
     }
-    /// `model.seq_len`.
     SeqLen {
-        path: "model.seq_len", key: "seq", label: "Sequence length", unit: "tokens",
+        at: model.seq_len, key: "seq", label: "Sequence length", unit: "tokens",
         help: "Tokens per training sequence.",
         kind: count_in(1, MAX_SEQ_LEN), optional: false,
-        get: |s| count(s.model.seq_len),
-        set: |s, v| { s.model.seq_len = v.count()?; Ok(()) },
     }
-    /// `model.tied_embeddings`.
     TiedEmbeddings {
-        path: "model.tied_embeddings", key: "tied", label: "Tied embeddings", unit: "",
+        at: model.tied_embeddings, key: "tied", label: "Tied embeddings", unit: "",
         help: "Output layer shares the input embedding's weights.",
         kind: Kind::Bool, optional: false,
-        get: |s| bit(s.model.tied_embeddings),
-        set: |s, v| { s.model.tied_embeddings = v.bit()?; Ok(()) },
     }
-    /// `model.moe.experts`; 0 in a link is a dense model.
+    /// 0 in a link is a dense model.
     Experts {
         path: "model.moe.experts", key: "experts", label: "Experts", unit: "experts",
         help: "Experts per MoE layer; 0 = dense (no MoE).",
@@ -584,47 +706,34 @@ fields! {
             Ok(())
         },
     }
-    /// `model.moe.top_k`.
     TopK {
         path: "model.moe.top_k", key: "topk", label: "Top-k", unit: "experts/token",
         help: "Experts each token is routed to (default when MoE is switched on: min(2, experts)).",
         kind: count_in(1, MAX_EXPERTS), optional: false,
-        get: |s| s.model.moe.map(|m| Value::Count(m.top_k)),
-        set: |s, v| { let k = v.count()?; moe_mut(s)?.top_k = k; Ok(()) },
+        part: Moe.top_k,
     }
-    /// `model.moe.expert_ffn_hidden`.
     ExpertFfn {
         path: "model.moe.expert_ffn_hidden", key: "effn", label: "Expert FFN size", unit: "dims",
         help: "Inner MLP size of one expert (default when MoE is switched on: the FFN size).",
         kind: count_in(1, MAX_FFN), optional: false,
-        get: |s| s.model.moe.map(|m| Value::Count(m.expert_ffn_hidden)),
-        set: |s, v| { let f = v.count()?; moe_mut(s)?.expert_ffn_hidden = f; Ok(()) },
+        part: Moe.expert_ffn_hidden,
     }
-    /// `model.head_dim`.
     HeadDim {
-        path: "model.head_dim", key: "hdim", label: "Head dimension", unit: "dims",
+        at: model.head_dim, key: "hdim", label: "Head dimension", unit: "dims",
         help: "Attention head dimension; empty = hidden / heads (Qwen3 and gpt-oss set their own); with MLA the MLA head widths apply instead.",
         kind: count_in(1, MAX_HIDDEN), optional: true,
-        get: |s| opt_count(s.model.head_dim),
-        set: |s, v| { s.model.head_dim = v.opt_count()?; Ok(()) },
     }
-    /// `model.mtp_layers`.
     MtpLayers {
-        path: "model.mtp_layers", key: "mtp", label: "MTP modules", unit: "modules",
+        at: model.mtp_layers, key: "mtp", label: "MTP modules", unit: "modules",
         help: "Multi-token prediction modules after the last layer (DeepSeek-V3: 1); empty = 0.",
         kind: count_in(0, MAX_MTP_LAYERS), optional: true, empty: "0",
-        get: |s| opt_count(s.model.mtp_layers),
-        set: |s, v| { s.model.mtp_layers = v.opt_count()?; Ok(()) },
     }
-    /// `model.embedding_norm`.
     EmbeddingNorm {
-        path: "model.embedding_norm", key: "embnorm", label: "Embedding LayerNorm", unit: "",
+        at: model.embedding_norm, key: "embnorm", label: "Embedding LayerNorm", unit: "",
         help: "A LayerNorm right after the word embedding (BLOOM; Megatron-DeepSpeed --embed-layernorm): it keeps its input for backward on the first stage, outside activation checkpointing; empty = none.",
         kind: Kind::Bool, optional: true,
-        get: |s| opt_bit(s.model.embedding_norm),
-        set: |s, v| { s.model.embedding_norm = v.opt_bit()?; Ok(()) },
     }
-    /// `model.mla.kv_lora_rank`; 0 in a link is standard attention (no MLA).
+    /// 0 in a link is standard attention (no MLA).
     MlaKvRank {
         path: "model.mla.kv_lora_rank", key: "mla.kv", label: "MLA KV latent rank", unit: "dims",
         help: "Multi-head latent attention's key/value latent rank (DeepSeek-V3: 512); 0 = standard attention.",
@@ -642,129 +751,96 @@ fields! {
             Ok(())
         },
     }
-    /// `model.mla.q_lora_rank`.
     MlaQRank {
         path: "model.mla.q_lora_rank", key: "mla.q", label: "MLA query latent rank", unit: "dims",
         help: "Query latent rank (DeepSeek-V3: 1536); 0 = queries projected directly.",
         kind: count_in(0, MAX_HIDDEN), optional: false,
-        get: |s| s.model.mla.map(|m| Value::Count(m.q_lora_rank)),
-        set: |s, v| { let n = v.count()?; mla_mut(s)?.q_lora_rank = n; Ok(()) },
+        part: Mla.q_lora_rank,
     }
-    /// `model.mla.qk_nope_head_dim`.
     MlaNopeDim {
         path: "model.mla.qk_nope_head_dim", key: "mla.nope", label: "MLA non-rotary head dim", unit: "dims",
         help: "Per-head query/key dimension without rotary embedding (DeepSeek-V3: 128).",
         kind: count_in(0, MAX_HIDDEN), optional: false,
-        get: |s| s.model.mla.map(|m| Value::Count(m.qk_nope_head_dim)),
-        set: |s, v| { let n = v.count()?; mla_mut(s)?.qk_nope_head_dim = n; Ok(()) },
+        part: Mla.qk_nope_head_dim,
     }
-    /// `model.mla.qk_rope_head_dim`.
     MlaRopeDim {
         path: "model.mla.qk_rope_head_dim", key: "mla.rope", label: "MLA rotary head dim", unit: "dims",
         help: "Per-head rotary query/key dimension (DeepSeek-V3: 64).",
         kind: count_in(1, MAX_HIDDEN), optional: false,
-        get: |s| s.model.mla.map(|m| Value::Count(m.qk_rope_head_dim)),
-        set: |s, v| { let n = v.count()?; mla_mut(s)?.qk_rope_head_dim = n; Ok(()) },
+        part: Mla.qk_rope_head_dim,
     }
-    /// `model.mla.v_head_dim`.
     MlaVDim {
         path: "model.mla.v_head_dim", key: "mla.v", label: "MLA value head dim", unit: "dims",
         help: "Per-head value dimension (DeepSeek-V3: 128).",
         kind: count_in(1, MAX_HIDDEN), optional: false,
-        get: |s| s.model.mla.map(|m| Value::Count(m.v_head_dim)),
-        set: |s, v| { let n = v.count()?; mla_mut(s)?.v_head_dim = n; Ok(()) },
+        part: Mla.v_head_dim,
     }
-    /// `model.moe.shared_experts`.
     SharedExperts {
         path: "model.moe.shared_experts", key: "shexp", label: "Shared experts", unit: "experts",
         help: "Experts every token passes through (DeepSeekMoE); empty = 0.",
         kind: count_in(0, MAX_EXPERTS), optional: true, empty: "0",
-        get: |s| s.model.moe.map(|m| m.shared_experts.map_or(Value::Unset, Value::Count)),
-        set: |s, v| { let n = v.opt_count()?; moe_mut(s)?.shared_experts = n; Ok(()) },
+        part: Moe.shared_experts,
     }
-    /// `model.moe.shared_expert_ffn_hidden`.
     SharedExpertFfn {
         path: "model.moe.shared_expert_ffn_hidden", key: "shffn", label: "Shared expert FFN size", unit: "dims",
         help: "Inner MLP size of one shared expert; empty = the expert FFN size.",
         kind: count_in(1, MAX_FFN), optional: true, empty: "= expert FFN",
-        get: |s| s.model.moe.map(|m| m.shared_expert_ffn_hidden.map_or(Value::Unset, Value::Count)),
-        set: |s, v| { let n = v.opt_count()?; moe_mut(s)?.shared_expert_ffn_hidden = n; Ok(()) },
+        part: Moe.shared_expert_ffn_hidden,
     }
-    /// `model.moe.dense_layers`.
     DenseLayers {
         path: "model.moe.dense_layers", key: "dense", label: "Dense first layers", unit: "layers",
         help: "Leading layers with a dense MLP (DeepSeek-V3: 3); empty = 0.",
         kind: count_in(0, MAX_LAYERS), optional: true, empty: "0",
-        get: |s| s.model.moe.map(|m| m.dense_layers.map_or(Value::Unset, Value::Count)),
-        set: |s, v| { let n = v.opt_count()?; moe_mut(s)?.dense_layers = n; Ok(()) },
+        part: Moe.dense_layers,
     }
-    /// `model.moe.moe_every`.
     MoeEvery {
         path: "model.moe.moe_every", key: "moeevery", label: "MoE every", unit: "layers",
         help: "Every n-th layer after the dense ones is an MoE layer; empty = 1 (every layer).",
         kind: count_in(1, MAX_LAYERS), optional: true, empty: "1",
-        get: |s| s.model.moe.map(|m| m.moe_every.map_or(Value::Unset, Value::Count)),
-        set: |s, v| { let n = v.opt_count()?; moe_mut(s)?.moe_every = n; Ok(()) },
+        part: Moe.moe_every,
     }
-    /// `model.moe.imbalance`.
     Imbalance {
         path: "model.moe.imbalance", key: "imbalance", label: "Expert-load imbalance", unit: "× mean",
         help: "Tokens on the busiest expert-parallel rank over the mean; empty = 1 (balanced).",
         kind: Kind::Between { min: 1.0, max: MAX_IMBALANCE }, optional: true, empty: "1",
-        get: |s| s.model.moe.map(|m| m.imbalance.map_or(Value::Unset, Value::Real)),
-        set: |s, v| { let x = v.opt_real()?; moe_mut(s)?.imbalance = x; Ok(()) },
+        part: Moe.imbalance,
     }
-    /// `model.moe.expert_groups`.
     ExpertGroups {
         path: "model.moe.expert_groups", key: "egroups", label: "Expert groups", unit: "groups",
         help: "Group-limited routing: the experts form this many equal groups (DeepSeek-V3: 8); empty = 1 (no groups).",
         kind: count_in(1, MAX_EXPERTS), optional: true, empty: "1",
-        get: |s| s.model.moe.map(|m| m.expert_groups.map_or(Value::Unset, Value::Count)),
-        set: |s, v| { let n = v.opt_count()?; moe_mut(s)?.expert_groups = n; Ok(()) },
+        part: Moe.expert_groups,
     }
-    /// `model.moe.group_limit`.
     GroupLimit {
         path: "model.moe.group_limit", key: "glimit", label: "Groups per token", unit: "groups",
         help: "A token's experts come from at most this many groups (DeepSeek-V3: 4); empty = every group.",
         kind: count_in(1, MAX_EXPERTS), optional: true, empty: "all",
-        get: |s| s.model.moe.map(|m| m.group_limit.map_or(Value::Unset, Value::Count)),
-        set: |s, v| { let n = v.opt_count()?; moe_mut(s)?.group_limit = n; Ok(()) },
+        part: Moe.group_limit,
     }
-    /// `model.moe.routing`.
     MoeRouting {
         path: "model.moe.routing", key: "route", label: "Expert routing", unit: "",
         help: "How tokens pick their experts: a learned router (spread over the experts on average) or a benchmark's round-robin gate (token t takes the k consecutive experts from t·k, Automodel's fake_balanced_gate); empty = learned.",
         kind: Kind::Choice(&["learned", "round_robin"]), optional: true,
-        get: |s| s.model.moe.and_then(|m| opt_choice(m.routing, MoeRouting::as_str)),
-        set: |s, v| { let r = v.opt_choice(MoeRouting::ALL, MoeRouting::as_str)?; moe_mut(s)?.routing = r; Ok(()) },
+        part: Moe.routing,
     }
     // --- training ---
-    /// `training.global_batch`.
     GlobalBatch {
-        path: "training.global_batch", key: "gbs", label: "Global batch", unit: "sequences",
+        at: training.global_batch, key: "gbs", label: "Global batch", unit: "sequences",
         help: "Sequences per optimizer step, over all data-parallel ranks.",
         kind: count_in(1, MAX_BATCH), optional: false,
-        get: |s| count(s.training.global_batch),
-        set: |s, v| { s.training.global_batch = v.count()?; Ok(()) },
     }
-    /// `training.micro_batch`.
     MicroBatch {
-        path: "training.micro_batch", key: "mbs", label: "Micro-batch", unit: "sequences",
+        at: training.micro_batch, key: "mbs", label: "Micro-batch", unit: "sequences",
         help: "Sequences per forward/backward pass on one pipeline.",
         kind: count_in(1, MAX_BATCH), optional: false,
-        get: |s| count(s.training.micro_batch),
-        set: |s, v| { s.training.micro_batch = v.count()?; Ok(()) },
     }
-    /// `training.precision`.
     Precision {
-        path: "training.precision", key: "prec", label: "Precision", unit: "",
+        at: training.precision, key: "prec", label: "Precision", unit: "",
         help: "Number format of GEMMs (mixed precision keeps fp32 master weights; nvfp4 needs Blackwell).",
         kind: Kind::Choice(&["fp32", "fp16", "bf16", "fp8", "nvfp4"]), optional: false,
-        get: |s| text(s.training.precision.as_str()),
-        set: |s, v| { s.training.precision = v.choice(Precision::ALL, Precision::as_str)?; Ok(()) },
     }
-    /// `training.optimizer` (Adam is the only one: the same in every scenario, so never written
-    /// to a link; accepted when given).
+    /// Adam is the only one: the same in every scenario, so never written to a link; accepted
+    /// when given.
     Optimizer {
         path: "training.optimizer", key: "opt", label: "Optimizer", unit: "",
         help: "Adam(W): two fp32 moments per parameter.",
@@ -772,135 +848,91 @@ fields! {
         get: |_| text("adam"),
         set: |_, _| Ok(()),
     }
-    /// `training.recompute`.
     Recompute {
-        path: "training.recompute", key: "recompute", label: "Recompute", unit: "",
+        at: training.recompute, key: "recompute", label: "Recompute", unit: "",
         help: "Recompute activations in backward: selective = attention core only, full = whole layers.",
         kind: Kind::Choice(&["none", "selective", "full"]), optional: false,
-        get: |s| text(s.training.recompute.as_str()),
-        set: |s, v| { s.training.recompute = v.choice(Recompute::ALL, Recompute::as_str)?; Ok(()) },
     }
-    /// `training.flash_attention`.
     FlashAttention {
-        path: "training.flash_attention", key: "flash", label: "FlashAttention", unit: "",
+        at: training.flash_attention, key: "flash", label: "FlashAttention", unit: "",
         help: "Fused attention that never stores the s × s scores.",
         kind: Kind::Bool, optional: false,
-        get: |s| bit(s.training.flash_attention),
-        set: |s, v| { s.training.flash_attention = v.bit()?; Ok(()) },
     }
-    /// `training.train_tokens`.
     TrainTokens {
-        path: "training.train_tokens", key: "tokens", label: "Train tokens", unit: "tokens",
+        at: training.train_tokens, key: "tokens", label: "Train tokens", unit: "tokens",
         help: "Tokens to train on, for time and cost to train (e.g. 1.5e13); optional.",
         kind: Kind::Real { zero_ok: false, max: 1.0e18 }, optional: true, empty: "not set",
-        get: |s| opt_real(s.training.train_tokens),
-        set: |s, v| { s.training.train_tokens = v.opt_real()?; Ok(()) },
     }
-    /// `training.grad_reduce_in_fp32`.
     GradReduceFp32 {
-        path: "training.grad_reduce_in_fp32", key: "gradfp32", label: "Gradient buffer", unit: "",
+        at: training.grad_reduce_in_fp32, key: "gradfp32", label: "Gradient buffer", unit: "",
         help: "Megatron keeps fp32 main gradients (4 B/param); NeMo's performance recipes keep them in bf16 (2 B); empty = fp32.",
         kind: Kind::Bool, optional: true,
-        get: |s| opt_bit(s.training.grad_reduce_in_fp32),
-        set: |s, v| { s.training.grad_reduce_in_fp32 = v.opt_bit()?; Ok(()) },
     }
-    /// `training.optimizer_offload`.
     OptimizerOffload {
-        path: "training.optimizer_offload", key: "optoff", label: "Optimizer offload", unit: "fraction",
+        at: training.optimizer_offload, key: "optoff", label: "Optimizer offload", unit: "fraction",
         help: "Share of the fp32 master weights and Adam moments kept in CPU memory (Megatron --optimizer-offload-fraction, ZeRO-Offload), paid in host-link time each step; empty = none.",
         kind: Kind::Between { min: 0.0, max: 1.0 }, optional: true, empty: "none",
-        get: |s| opt_real(s.training.optimizer_offload),
-        set: |s, v| { s.training.optimizer_offload = v.opt_real()?; Ok(()) },
     }
-    /// `training.activation_offload`.
     ActivationOffload {
-        path: "training.activation_offload", key: "actoff", label: "Activation offload", unit: "fraction",
+        at: training.activation_offload, key: "actoff", label: "Activation offload", unit: "fraction",
         help: "Share of stored activations parked in CPU memory between forward and backward (Megatron --cpu-offloading); empty = none.",
         kind: Kind::Between { min: 0.0, max: 1.0 }, optional: true, empty: "none",
-        get: |s| opt_real(s.training.activation_offload),
-        set: |s, v| { s.training.activation_offload = v.opt_real()?; Ok(()) },
     }
-    /// `training.framework`.
     Framework {
-        path: "training.framework", key: "fw", label: "Framework", unit: "",
+        at: training.framework, key: "fw", label: "Framework", unit: "",
         help: "The software stack, which decides which kernels and collectives run; empty = Megatron-LM.",
         kind: Kind::Choice(&Framework::NAMES), optional: true,
-        get: |s| opt_choice(s.training.framework, Framework::as_str),
-        set: |s, v| { s.training.framework = v.opt_choice(Framework::ALL, Framework::as_str)?; Ok(()) },
     }
-    /// `training.fp8_recipe`.
     Fp8Recipe {
-        path: "training.fp8_recipe", key: "fp8", label: "FP8 recipe", unit: "",
+        at: training.fp8_recipe, key: "fp8", label: "FP8 recipe", unit: "",
         help: "How FP8 GEMM inputs are scaled (precision fp8 only); empty = delayed scaling.",
         kind: Kind::Choice(&["delayed", "tensorwise", "rowwise", "blockwise", "mxfp8"]), optional: true,
-        get: |s| opt_choice(s.training.fp8_recipe, Fp8Recipe::as_str),
-        set: |s, v| { s.training.fp8_recipe = v.opt_choice(Fp8Recipe::ALL, Fp8Recipe::as_str)?; Ok(()) },
     }
-    /// `training.attention_kernel`.
     AttentionKernel {
-        path: "training.attention_kernel", key: "attk", label: "Attention kernel", unit: "",
+        at: training.attention_kernel, key: "attk", label: "Attention kernel", unit: "",
         help: "Fused attention kernel (with flash attention); empty = the framework's (cuDNN for Megatron/JAX on Hopper+, else FlashAttention-2). triton: MPT's Triton kernel (llm-foundry 2023).",
         kind: Kind::Choice(&["fa2", "fa3", "cudnn", "triton"]), optional: true,
-        get: |s| opt_choice(s.training.attention_kernel, AttentionKernel::as_str),
-        set: |s, v| { s.training.attention_kernel = v.opt_choice(AttentionKernel::ALL, AttentionKernel::as_str)?; Ok(()) },
     }
-    /// `training.eager`.
     Eager {
-        path: "training.eager", key: "eager", label: "Eager host", unit: "",
+        at: training.eager, key: "eager", label: "Eager host", unit: "",
         help: "The CPU issues every operator from Python (eager PyTorch), and the GPU waits when the host is slower; empty = on for the pytorch framework only.",
         kind: Kind::Bool, optional: true,
-        get: |s| opt_bit(s.training.eager),
-        set: |s, v| { s.training.eager = v.opt_bit()?; Ok(()) },
     }
-    /// `training.recompute_early_stop`.
     RecomputeEarlyStop {
-        path: "training.recompute_early_stop", key: "rcstop", label: "Recompute stops early", unit: "",
+        at: training.recompute_early_stop, key: "rcstop", label: "Recompute stops early", unit: "",
         help: "Full recomputation stops once the backward's saved tensors are rebuilt, skipping the layer's last GEMM (PyTorch's non-reentrant checkpoint, pre-norm layer without dropout); empty = on for PyTorch FSDP (framework pytorch, ZeRO-3), off for the other stacks.",
         kind: Kind::Bool, optional: true,
-        get: |s| opt_bit(s.training.recompute_early_stop),
-        set: |s, v| { s.training.recompute_early_stop = v.opt_bit()?; Ok(()) },
     }
-    /// `training.loss_kernel`.
     LossKernel {
-        path: "training.loss_kernel", key: "loss", label: "Loss kernel", unit: "",
+        at: training.loss_kernel, key: "loss", label: "Loss kernel", unit: "",
         help: "Cross-entropy at the loss: unfused = PyTorch on fp32 logits (HF, torchtitan), unfused_16bit = PyTorch on the 16-bit logits with no upcast (NeMo Automodel fp32_upcast: false), vocab_parallel = Megatron-LM's (gradient in place), fused = on the 16-bit logits (flash-attn xentropy, llm-foundry); empty = the framework's.",
         kind: Kind::Choice(&["unfused", "unfused_16bit", "vocab_parallel", "fused"]), optional: true,
-        get: |s| opt_choice(s.training.loss_kernel, LossKernel::as_str),
-        set: |s, v| { s.training.loss_kernel = v.opt_choice(LossKernel::ALL, LossKernel::as_str)?; Ok(()) },
     }
-    /// `training.optimizer_states`.
+    LossChunks {
+        at: training.loss_chunks, key: "lossch", label: "Loss chunks", unit: "",
+        help: "Sequence chunks the output layer and loss run in, each chunk's forward and backward before the next, so one chunk's logits exist at a time (torchtitan ChunkedLossWrapper: 8); empty = 1 (torchtune's chunked cross-entropy keeps every chunk: 1).",
+        kind: count_in(1, MAX_GPUS), optional: true, empty: "1",
+    }
     OptimizerStates {
-        path: "training.optimizer_states", key: "optst", label: "Adam moments", unit: "",
+        at: training.optimizer_states, key: "optst", label: "Adam moments", unit: "",
         help: "Number format of Adam's two moments; master weights and gradients keep theirs (DeepSeek-V3: bf16). bf16 = Megatron --use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16 (which then also keeps a bf16 model's fp32 master as 16 remainder bits), torchtitan fused_opt_states_bf16; empty = fp32.",
         kind: Kind::Choice(&["fp32", "bf16"]), optional: true,
-        get: |s| opt_choice(s.training.optimizer_states, OptimizerStates::as_str),
-        set: |s, v| { s.training.optimizer_states = v.opt_choice(OptimizerStates::ALL, OptimizerStates::as_str)?; Ok(()) },
     }
-    /// `training.master_weights`.
     MasterWeights {
-        path: "training.master_weights", key: "master", label: "Master weights", unit: "",
+        at: training.master_weights, key: "master", label: "Master weights", unit: "",
         help: "The optimizer's master copy of 16-bit parameters: fp32 = whole (4 B), remainder = its low 16 bits next to the bf16 weight (2 B; Megatron --use-precision-aware-optimizer, TE FusedAdam store_param_remainders, as NeMo's performance scripts run bf16), none = no copy, the 16-bit weights are updated in place (0 B; NeMo 1 optim dtype equal to the model's, torchtitan training.dtype bfloat16); empty = remainder with bf16 moments under Megatron-LM, else fp32.",
         kind: Kind::Choice(&["fp32", "remainder", "none"]), optional: true,
-        get: |s| opt_choice(s.training.master_weights, MasterWeights::as_str),
-        set: |s, v| { s.training.master_weights = v.opt_choice(MasterWeights::ALL, MasterWeights::as_str)?; Ok(()) },
     }
-    /// `training.swiglu_fp8_input`.
     SwigluFp8Input {
-        path: "training.swiglu_fp8_input", key: "actfp8", label: "SwiGLU input in FP8", unit: "",
+        at: training.swiglu_fp8_input, key: "actfp8", label: "SwiGLU input in FP8", unit: "",
         help: "The SwiGLU saves its input (gate and up projections) for backward as FP8, 1 B instead of 2 (Megatron-Core TransformerConfig activation_func_fp8_input_store, no Megatron-LM flag; DeepSeek-V3); empty = off.",
         kind: Kind::Bool, optional: true,
-        get: |s| opt_bit(s.training.swiglu_fp8_input),
-        set: |s, v| { s.training.swiglu_fp8_input = v.opt_bit()?; Ok(()) },
     }
-    /// `training.dropout`.
     Dropout {
-        path: "training.dropout", key: "drop", label: "Dropout", unit: "",
+        at: training.dropout, key: "drop", label: "Dropout", unit: "",
         help: "Hidden, attention and embedding dropout with p > 0, each keeping a 1-byte mask per element for backward (p = 0 keeps none: PyTorch returns the input); empty = off for gated-MLP (SwiGLU) models, whose recipes train without dropout, and for torchtitan and JAX; on for the other models under Megatron-LM, DeepSpeed and PyTorch (their 0.1 defaults).",
         kind: Kind::Bool, optional: true,
-        get: |s| opt_bit(s.training.dropout),
-        set: |s, v| { s.training.dropout = v.opt_bit()?; Ok(()) },
     }
-    /// `training.remat_saved`.
     RematSaved {
         path: "training.remat_saved", key: "remat", label: "Remat: saved tensors", unit: "",
         help: "JAX's named remat policy under selective recompute (MaxText remat_policy custom): the tensors each layer keeps besides its input, the rest recomputed in backward: qkv_proj, out_proj, context (attention output), mlpwi, mlpwo; framework jax only; empty = the stack's selective recompute.",
@@ -908,23 +940,16 @@ fields! {
         get: |s| opt_set(s.training.remat_saved.map(|m| m.bits())),
         set: |s, v| { s.training.remat_saved = v.opt_set()?.map(RematSaved::from_bits); Ok(()) },
     }
-    /// `training.moe_probs_in_experts`.
     MoeProbsInExperts {
-        path: "training.moe_probs_in_experts", key: "mprob", label: "Routing probabilities in experts", unit: "",
+        at: training.moe_probs_in_experts, key: "mprob", label: "Routing probabilities in experts", unit: "",
         help: "The routed experts multiply their rows by the routing probabilities inside the activation, so the combine keeps no expert output for backward (Megatron-Core 0.12.1+, !2668); off = the combine keeps one hidden-size row per routed token copy (Megatron-Core 0.12.0 and older, torchtitan); empty = on for Megatron-LM, off for the other stacks.",
         kind: Kind::Bool, optional: true,
-        get: |s| opt_bit(s.training.moe_probs_in_experts),
-        set: |s, v| { s.training.moe_probs_in_experts = v.opt_bit()?; Ok(()) },
     }
-    /// `training.fp8_params`.
     Fp8Params {
-        path: "training.fp8_params", key: "fp8w", label: "FP8 primary weights", unit: "",
+        at: training.fp8_params, key: "fp8w", label: "FP8 primary weights", unit: "",
         help: "The GEMM weights are kept as FP8 tensors (data and transpose, no 16-bit copy) and the distributed optimizer gathers them in FP8 (Megatron --fp8-param-gather, NeMo fp8_params; precision fp8, ZeRO 1); empty = off.",
         kind: Kind::Bool, optional: true,
-        get: |s| opt_bit(s.training.fp8_params),
-        set: |s, v| { s.training.fp8_params = v.opt_bit()?; Ok(()) },
     }
-    /// `training.recompute_modules`.
     RecomputeModules {
         path: "training.recompute_modules", key: "rcmod", label: "Recompute modules", unit: "",
         help: "Megatron-LM's --recompute-modules under selective recompute: core_attn, mla_up_proj, layernorm, moe_act, mlp, shared_experts, moe; empty = core_attn for Megatron-LM, per-op checkpointing (torchtitan's policy) for the other stacks with flash attention.",
@@ -933,63 +958,41 @@ fields! {
         set: |s, v| { s.training.recompute_modules = v.opt_set()?.map(RecomputeModules::from_bits); Ok(()) },
     }
     // --- parallel ---
-    /// `parallel.tp`.
     Tp {
-        path: "parallel.tp", key: "tp", label: "Tensor parallel (tp)", unit: "GPUs",
+        at: parallel.tp, key: "tp", label: "Tensor parallel (tp)", unit: "GPUs",
         help: "GPUs splitting each layer's matrices; keep inside an NVLink domain.",
         kind: count_in(1, MAX_GPUS), optional: false,
-        get: |s| count(s.parallel.tp),
-        set: |s, v| { s.parallel.tp = v.count()?; Ok(()) },
     }
-    /// `parallel.pp`.
     Pp {
-        path: "parallel.pp", key: "pp", label: "Pipeline parallel (pp)", unit: "stages",
+        at: parallel.pp, key: "pp", label: "Pipeline parallel (pp)", unit: "stages",
         help: "Pipeline stages; each holds a slice of the layers.",
         kind: count_in(1, MAX_GPUS), optional: false,
-        get: |s| count(s.parallel.pp),
-        set: |s, v| { s.parallel.pp = v.count()?; Ok(()) },
     }
-    /// `parallel.dp`.
     Dp {
-        path: "parallel.dp", key: "dp", label: "Data parallel (dp)", unit: "replicas",
+        at: parallel.dp, key: "dp", label: "Data parallel (dp)", unit: "replicas",
         help: "Model replicas; GPUs = tp × pp × dp × cp.",
         kind: count_in(1, MAX_GPUS), optional: false,
-        get: |s| count(s.parallel.dp),
-        set: |s, v| { s.parallel.dp = v.count()?; Ok(()) },
     }
-    /// `parallel.cp`.
     Cp {
-        path: "parallel.cp", key: "cp", label: "Context parallel (cp)", unit: "GPUs",
+        at: parallel.cp, key: "cp", label: "Context parallel (cp)", unit: "GPUs",
         help: "GPUs splitting each sequence (ring attention).",
         kind: count_in(1, MAX_GPUS), optional: false,
-        get: |s| count(s.parallel.cp),
-        set: |s, v| { s.parallel.cp = v.count()?; Ok(()) },
     }
-    /// `parallel.ep`.
     Ep {
-        path: "parallel.ep", key: "ep", label: "Expert parallel (ep)", unit: "GPUs",
+        at: parallel.ep, key: "ep", label: "Expert parallel (ep)", unit: "GPUs",
         help: "GPUs the experts are spread over, inside dp (MoE only).",
         kind: count_in(1, MAX_GPUS), optional: false,
-        get: |s| count(s.parallel.ep),
-        set: |s, v| { s.parallel.ep = v.count()?; Ok(()) },
     }
-    /// `parallel.vp`.
     Vp {
-        path: "parallel.vp", key: "vp", label: "Virtual stages (vp)", unit: "chunks/GPU",
+        at: parallel.vp, key: "vp", label: "Virtual stages (vp)", unit: "chunks/GPU",
         help: "Model chunks per pipeline rank (interleaved 1F1B shrinks the bubble).",
         kind: count_in(1, MAX_LAYERS), optional: false,
-        get: |s| count(s.parallel.vp),
-        set: |s, v| { s.parallel.vp = v.count()?; Ok(()) },
     }
-    /// `parallel.sp`.
     Sp {
-        path: "parallel.sp", key: "sp", label: "Sequence parallel", unit: "",
+        at: parallel.sp, key: "sp", label: "Sequence parallel", unit: "",
         help: "Megatron SP: split LayerNorm/dropout activations over tp.",
         kind: Kind::Bool, optional: false,
-        get: |s| bit(s.parallel.sp),
-        set: |s, v| { s.parallel.sp = v.bit()?; Ok(()) },
     }
-    /// `parallel.zero_stage`.
     ZeroStage {
         path: "parallel.zero_stage", key: "zero", label: "ZeRO stage", unit: "",
         help: "Shard over dp: optimizer states (1, Megatron distributed optimizer), + gradients (2), + weights (3, FSDP).",
@@ -1001,15 +1004,11 @@ fields! {
             Ok(())
         },
     }
-    /// `parallel.schedule`.
     Schedule {
-        path: "parallel.schedule", key: "sched", label: "Pipeline schedule", unit: "",
+        at: parallel.schedule, key: "sched", label: "Pipeline schedule", unit: "",
         help: "Default: interleaved when vp > 1, else 1F1B; zb-h1 and zb-v split the backward (Qi et al. 2024), dualpipe and dualpipev run both directions (DeepSeek-V3).",
         kind: Kind::Choice(&["1f1b", "interleaved", "gpipe", "zb-h1", "zb-v", "dualpipe", "dualpipev"]), optional: true,
-        get: |s| opt_choice(s.parallel.schedule, Schedule::as_str),
-        set: |s, v| { s.parallel.schedule = v.opt_choice(Schedule::ALL, Schedule::as_str)?; Ok(()) },
     }
-    /// `parallel.layers_per_stage`.
     LayersPerStage {
         path: "parallel.layers_per_stage", key: "lps", label: "Layers per stage", unit: "layers",
         help: "Optional uneven split, one number per stage: 9,10,10,9; empty = even split.",
@@ -1017,88 +1016,58 @@ fields! {
         get: |s| Some(s.parallel.layers_per_stage.as_deref().map_or(Value::Unset, |l| Value::List(Cow::Borrowed(l)))),
         set: |s, v| { s.parallel.layers_per_stage = v.opt_list()?; Ok(()) },
     }
-    /// `parallel.bucket_mb`.
     BucketMb {
-        path: "parallel.bucket_mb", key: "bucket", label: "Gradient bucket", unit: "MB",
+        at: parallel.bucket_mb, key: "bucket", label: "Gradient bucket", unit: "MB",
         help: "Gradient bucket size for DP reduction; empty = framework default.",
         kind: Kind::Real { zero_ok: false, max: 1.0e7 }, optional: true, empty: "framework default",
-        get: |s| opt_real(s.parallel.bucket_mb),
-        set: |s, v| { s.parallel.bucket_mb = v.opt_real()?; Ok(()) },
     }
-    /// `parallel.tp_comm_overlap`.
     TpCommOverlap {
-        path: "parallel.tp_comm_overlap", key: "tpov", label: "TP comm overlap", unit: "",
+        at: parallel.tp_comm_overlap, key: "tpov", label: "TP comm overlap", unit: "",
         help: "Overlap TP collectives with GEMMs (userbuffers); default off.",
         kind: Kind::Bool, optional: true,
-        get: |s| opt_bit(s.parallel.tp_comm_overlap),
-        set: |s, v| { s.parallel.tp_comm_overlap = v.opt_bit()?; Ok(()) },
     }
-    /// `parallel.dp_comm_overlap`.
     DpCommOverlap {
-        path: "parallel.dp_comm_overlap", key: "dpov", label: "DP comm overlap", unit: "",
+        at: parallel.dp_comm_overlap, key: "dpov", label: "DP comm overlap", unit: "",
         help: "Overlap gradient reduction with backward; default on (DeepSpeed: only ZeRO-3).",
         kind: Kind::Bool, optional: true,
-        get: |s| opt_bit(s.parallel.dp_comm_overlap),
-        set: |s, v| { s.parallel.dp_comm_overlap = v.opt_bit()?; Ok(()) },
     }
-    /// `parallel.etp`.
     Etp {
-        path: "parallel.etp", key: "etp", label: "Expert tensor parallel (etp)", unit: "GPUs",
+        at: parallel.etp, key: "etp", label: "Expert tensor parallel (etp)", unit: "GPUs",
         help: "GPUs splitting each expert's matrices; ep × etp fold over tp × cp × dp; empty = tp.",
         kind: count_in(1, MAX_GPUS), optional: true, empty: "= tp",
-        get: |s| opt_count(s.parallel.etp),
-        set: |s, v| { s.parallel.etp = v.opt_count()?; Ok(()) },
     }
-    /// `parallel.shard_ranks`.
     ShardRanks {
-        path: "parallel.shard_ranks", key: "shard", label: "Shard group", unit: "ranks",
+        at: parallel.shard_ranks, key: "shard", label: "Shard group", unit: "ranks",
         help: "ZeRO/FSDP shards over this many data-parallel ranks (HSDP), a divisor of dp; empty = all of dp.",
         kind: count_in(1, MAX_GPUS), optional: true, empty: "= dp",
-        get: |s| opt_count(s.parallel.shard_ranks),
-        set: |s, v| { s.parallel.shard_ranks = v.opt_count()?; Ok(()) },
     }
-    /// `parallel.pp_comm_overlap`.
     PpCommOverlap {
-        path: "parallel.pp_comm_overlap", key: "ppov", label: "PP comm overlap", unit: "",
+        at: parallel.pp_comm_overlap, key: "ppov", label: "PP comm overlap", unit: "",
         help: "Overlap pipeline sends/receives with compute; default: on for Megatron's interleaved schedule, else off.",
         kind: Kind::Bool, optional: true,
-        get: |s| opt_bit(s.parallel.pp_comm_overlap),
-        set: |s, v| { s.parallel.pp_comm_overlap = v.opt_bit()?; Ok(()) },
     }
-    /// `parallel.pp_rounds`.
     PpRounds {
-        path: "parallel.pp_rounds", key: "pprounds", label: "Pipeline rounds", unit: "per step",
+        at: parallel.pp_rounds, key: "pprounds", label: "Pipeline rounds", unit: "per step",
         help: "Times per step the pipeline schedule runs, each over an equal share of the micro-batches and draining the pipeline (NeMo Automodel: one per gradient-accumulation step); divides the micro-batches; empty = 1.",
         kind: count_in(1, MAX_GPUS), optional: true, empty: "1",
-        get: |s| opt_count(s.parallel.pp_rounds),
-        set: |s, v| { s.parallel.pp_rounds = v.opt_count()?; Ok(()) },
     }
-    /// `parallel.fsdp_style`.
     FsdpStyle {
-        path: "parallel.fsdp_style", key: "fsdp", label: "ZeRO-3 gathers", unit: "",
+        at: parallel.fsdp_style, key: "fsdp", label: "ZeRO-3 gathers", unit: "",
         help: "How ZeRO-3/FSDP gathers weights: per parameter tensor (DeepSpeed), per block (FSDP1), per block with copy-out (FSDP2), per parameter with a sync before each (DeepSpeed 2021, v0.3.13-v0.5.4); empty = the framework's.",
         kind: Kind::Choice(&["per_parameter", "per_block", "per_block_copy", "per_parameter_sync"]), optional: true,
-        get: |s| opt_choice(s.parallel.fsdp_style, FsdpStyle::as_str),
-        set: |s, v| { s.parallel.fsdp_style = v.opt_choice(FsdpStyle::ALL, FsdpStyle::as_str)?; Ok(()) },
     }
-    /// `parallel.moe_dispatcher`.
     MoeDispatcher {
-        path: "parallel.moe_dispatcher", key: "disp", label: "MoE dispatcher", unit: "",
+        at: parallel.moe_dispatcher, key: "disp", label: "MoE dispatcher", unit: "",
         help: "How MoE tokens reach experts on other nodes: an NCCL all-to-all (every routed copy crosses the network) or DeepEP (once per node, then NVLink, once per GPU holding its experts); empty = the framework's (all-to-all).",
         kind: Kind::Choice(&["alltoall", "deepep"]), optional: true,
-        get: |s| opt_choice(s.parallel.moe_dispatcher, MoeDispatcher::as_str),
-        set: |s, v| { s.parallel.moe_dispatcher = v.opt_choice(MoeDispatcher::ALL, MoeDispatcher::as_str)?; Ok(()) },
     }
-    /// `parallel.moe_dispatch_fp8`.
     MoeDispatchFp8 {
-        path: "parallel.moe_dispatch_fp8", key: "dfp8", label: "FP8 dispatch", unit: "",
+        at: parallel.moe_dispatch_fp8, key: "dfp8", label: "FP8 dispatch", unit: "",
         help: "Send MoE tokens to the experts in FP8 with block scales (1.03 bytes per value) and combine them back in BF16, as DeepSeek-V3 trained; FP8 training only; default off.",
         kind: Kind::Bool, optional: true,
-        get: |s| opt_bit(s.parallel.moe_dispatch_fp8),
-        set: |s, v| { s.parallel.moe_dispatch_fp8 = v.opt_bit()?; Ok(()) },
     }
     // --- cluster ---
-    /// `cluster.gpu`: a preset id or `custom`.
+    /// A preset id or `custom`.
     Gpu {
         path: "cluster.gpu", key: "gpu", label: "GPU", unit: "",
         help: "A GPU preset, or custom numbers.",
@@ -1110,7 +1079,7 @@ fields! {
         set: |s, v| {
             let v = v.text()?;
             if v.eq_ignore_ascii_case("custom") {
-                with_custom(s, |_| {});
+                make_custom(&mut s.cluster.gpu);
                 return Ok(());
             }
             if gpu_preset(&v).is_none() {
@@ -1122,239 +1091,184 @@ fields! {
             Ok(())
         },
     }
-    /// `cluster.num_gpus`.
     NumGpus {
-        path: "cluster.num_gpus", key: "gpus", label: "GPUs", unit: "GPUs",
+        at: cluster.num_gpus, key: "gpus", label: "GPUs", unit: "GPUs",
         help: "Total GPUs; changing it recomputes dp.",
         kind: count_in(1, MAX_GPUS), optional: false,
-        get: |s| count(s.cluster.num_gpus),
-        set: |s, v| { s.cluster.num_gpus = v.count()?; Ok(()) },
     }
-    /// `cluster.gpus_per_node`.
     GpusPerNode {
-        path: "cluster.gpus_per_node", key: "gpn", label: "GPUs per node", unit: "GPUs",
+        at: cluster.gpus_per_node, key: "gpn", label: "GPUs per node", unit: "GPUs",
         help: "GPUs per server: the node count of launch scripts and the scaling chart's TP + DP variant. Which groups stay on NVLink follows the GPU's NVLink domain.",
         kind: count_in(1, 1_000_000), optional: false,
-        get: |s| count(s.cluster.gpus_per_node),
-        set: |s, v| { s.cluster.gpus_per_node = v.count()?; Ok(()) },
     }
-    /// `cluster.intra_node_gbps`.
     IntraGbps {
-        path: "cluster.intra_node_gbps", key: "intra", label: "NVLink per GPU", unit: "GB/s",
+        at: cluster.intra_node_gbps, key: "intra", label: "NVLink per GPU", unit: "GB/s",
         help: "NVLink bandwidth per GPU per direction inside the GPU's NVLink domain; empty = the GPU's.",
         kind: POSITIVE_GBPS, optional: true,
-        get: |s| opt_real(s.cluster.intra_node_gbps),
-        set: |s, v| { s.cluster.intra_node_gbps = v.opt_real()?; Ok(()) },
     }
-    /// `cluster.inter_node_gbps`.
     InterGbps {
-        path: "cluster.inter_node_gbps", key: "inter", label: "Network per GPU", unit: "GB/s",
+        at: cluster.inter_node_gbps, key: "inter", label: "Network per GPU", unit: "GB/s",
         help: "Network bandwidth per GPU per direction between NVLink domains (400 Gb/s = 50 GB/s); empty = the GPU's.",
         kind: POSITIVE_GBPS, optional: true,
-        get: |s| opt_real(s.cluster.inter_node_gbps),
-        set: |s, v| { s.cluster.inter_node_gbps = v.opt_real()?; Ok(()) },
     }
-    /// `cluster.price_per_gpu_hour`.
     Price {
-        path: "cluster.price_per_gpu_hour", key: "price", label: "Price", unit: "$/GPU·h",
+        at: cluster.price_per_gpu_hour, key: "price", label: "Price", unit: "$/GPU·h",
         help: "Price of one GPU-hour, for the cost to train; optional.",
         kind: Kind::Real { zero_ok: true, max: 1.0e6 }, optional: true, empty: "not set",
-        get: |s| opt_real(s.cluster.price_per_gpu_hour),
-        set: |s, v| { s.cluster.price_per_gpu_hour = v.opt_real()?; Ok(()) },
     }
     /// A custom GPU's `id`.
     GpuId {
         path: "cluster.gpu.id", key: "gpu.id", label: "GPU id", unit: "",
         help: "Id of the custom GPU.",
         kind: Kind::Text, optional: true,
-        get: |s| custom_ref(s).and_then(|c| text(&c.id)),
-        set: |s, v| { let t = v.text()?; with_custom(s, |c| c.id = t); Ok(()) },
+        part: CustomGpu.id,
     }
     /// A custom GPU's `name`.
     GpuName {
         path: "cluster.gpu.name", key: "gpu.name", label: "GPU name", unit: "",
         help: "Display name of the custom GPU.",
         kind: Kind::Text, optional: true,
-        get: |s| custom_ref(s).and_then(|c| text(&c.name)),
-        set: |s, v| { let t = v.text()?; with_custom(s, |c| c.name = t); Ok(()) },
+        part: CustomGpu.name,
     }
     /// A custom GPU's fp32 peak.
     GpuFp32 {
         path: "cluster.gpu.peak_tflops.fp32", key: "gpu.fp32", label: "Peak fp32", unit: "TFLOP/s",
         help: "fp32 (non-tensor-core) peak; empty = none.",
         kind: PEAK, optional: true, empty: "none",
-        get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.peak_tflops.fp32)),
-        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.peak_tflops.fp32 = x); Ok(()) },
+        part: CustomGpu.spec.peak_tflops.fp32,
     }
     /// A custom GPU's TF32 peak.
     GpuTf32 {
         path: "cluster.gpu.peak_tflops.tf32", key: "gpu.tf32", label: "Peak tf32", unit: "TFLOP/s",
         help: "Dense TF32 tensor-core peak; empty = none.",
         kind: PEAK, optional: true, empty: "none",
-        get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.peak_tflops.tf32)),
-        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.peak_tflops.tf32 = x); Ok(()) },
+        part: CustomGpu.spec.peak_tflops.tf32,
     }
     /// A custom GPU's fp16 peak.
     GpuFp16 {
         path: "cluster.gpu.peak_tflops.fp16", key: "gpu.fp16", label: "Peak fp16", unit: "TFLOP/s",
         help: "Dense fp16 tensor-core peak; empty = none.",
         kind: PEAK, optional: true, empty: "none",
-        get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.peak_tflops.fp16)),
-        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.peak_tflops.fp16 = x); Ok(()) },
+        part: CustomGpu.spec.peak_tflops.fp16,
     }
     /// A custom GPU's bf16 peak.
     GpuBf16 {
         path: "cluster.gpu.peak_tflops.bf16", key: "gpu.bf16", label: "Peak bf16", unit: "TFLOP/s",
         help: "Dense bf16 tensor-core peak; empty = none.",
         kind: PEAK, optional: true, empty: "none",
-        get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.peak_tflops.bf16)),
-        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.peak_tflops.bf16 = x); Ok(()) },
+        part: CustomGpu.spec.peak_tflops.bf16,
     }
     /// A custom GPU's FP8 peak.
     GpuFp8 {
         path: "cluster.gpu.peak_tflops.fp8", key: "gpu.fp8", label: "Peak fp8", unit: "TFLOP/s",
         help: "Dense FP8 tensor-core peak; empty = none.",
         kind: PEAK, optional: true, empty: "none",
-        get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.peak_tflops.fp8)),
-        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.peak_tflops.fp8 = x); Ok(()) },
+        part: CustomGpu.spec.peak_tflops.fp8,
     }
     /// A custom GPU's FP4 (NVFP4) peak.
     GpuFp4 {
         path: "cluster.gpu.peak_tflops.fp4", key: "gpu.fp4", label: "Peak fp4", unit: "TFLOP/s",
         help: "Dense FP4 (NVFP4) tensor-core peak, Blackwell; empty = none.",
         kind: PEAK, optional: true, empty: "none",
-        get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.peak_tflops.fp4)),
-        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.peak_tflops.fp4 = x); Ok(()) },
+        part: CustomGpu.spec.peak_tflops.fp4,
     }
     /// A custom GPU's HBM capacity.
     GpuHbm {
         path: "cluster.gpu.hbm_gib", key: "gpu.mem", label: "HBM capacity", unit: "GiB",
         help: "Memory per GPU.",
         kind: Kind::Real { zero_ok: false, max: 1.0e6 }, optional: false,
-        get: |s| custom_ref(s).and_then(|c| real(c.spec.hbm_gib)),
-        set: |s, v| { let x = v.real()?; with_custom(s, |c| c.spec.hbm_gib = x); Ok(()) },
+        part: CustomGpu.spec.hbm_gib,
     }
     /// A custom GPU's usable memory.
     GpuUsable {
         path: "cluster.gpu.usable_gib", key: "gpu.usable", label: "Usable memory", unit: "GiB",
         help: "What the framework sees (nvidia-smi total); empty = HBM capacity.",
         kind: Kind::Real { zero_ok: false, max: 1.0e6 }, optional: true, empty: "= HBM",
-        get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.usable_gib)),
-        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.usable_gib = x); Ok(()) },
+        part: CustomGpu.spec.usable_gib,
     }
     /// A custom GPU's HBM bandwidth.
     GpuMemBw {
         path: "cluster.gpu.hbm_gbps", key: "gpu.membw", label: "HBM bandwidth", unit: "GB/s",
         help: "Memory bandwidth per GPU.",
         kind: POSITIVE_GBPS, optional: false,
-        get: |s| custom_ref(s).and_then(|c| real(c.spec.hbm_gbps)),
-        set: |s, v| { let x = v.real()?; with_custom(s, |c| c.spec.hbm_gbps = x); Ok(()) },
+        part: CustomGpu.spec.hbm_gbps,
     }
     /// A custom GPU's NVLink bandwidth.
     GpuNvlink {
         path: "cluster.gpu.nvlink_gbps", key: "gpu.nvlink", label: "NVLink", unit: "GB/s",
         help: "NVLink per GPU per direction; empty = none.",
         kind: POSITIVE_GBPS, optional: true, empty: "none",
-        get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.nvlink_gbps)),
-        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.nvlink_gbps = x); Ok(()) },
+        part: CustomGpu.spec.nvlink_gbps,
     }
     /// A custom GPU's NVLink domain.
     GpuDomain {
         path: "cluster.gpu.nvlink_domain_gpus", key: "gpu.domain", label: "NVLink domain", unit: "GPUs",
         help: "GPUs sharing one NVLink domain (8 in a DGX, 72 in NVL72); groups inside it use NVLink, larger ones the network.",
         kind: count_in(1, 1_000_000), optional: false,
-        get: |s| custom_ref(s).and_then(|c| count(c.spec.nvlink_domain_gpus)),
-        set: |s, v| { let x = v.count()?; with_custom(s, |c| c.spec.nvlink_domain_gpus = x); Ok(()) },
+        part: CustomGpu.spec.nvlink_domain_gpus,
     }
     /// A custom GPU's NIC bandwidth.
     GpuNic {
         path: "cluster.gpu.nic_gbps", key: "gpu.nic", label: "NIC", unit: "GB/s",
         help: "Network per GPU per direction; empty = none.",
         kind: POSITIVE_GBPS, optional: true, empty: "none",
-        get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.nic_gbps)),
-        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.nic_gbps = x); Ok(()) },
+        part: CustomGpu.spec.nic_gbps,
     }
     /// A custom GPU's PCIe bandwidth.
     GpuPcie {
         path: "cluster.gpu.pcie_gbps", key: "gpu.pcie", label: "PCIe", unit: "GB/s",
         help: "PCIe per GPU per direction, used between GPUs without NVLink; empty = none.",
         kind: POSITIVE_GBPS, optional: true,
-        get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.pcie_gbps)),
-        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.pcie_gbps = x); Ok(()) },
+        part: CustomGpu.spec.pcie_gbps,
     }
     /// A custom GPU's link to host memory.
     GpuHostLink {
         path: "cluster.gpu.host_link_gbps", key: "gpu.host", label: "Host link", unit: "GB/s",
         help: "GPU to CPU memory per direction (PCIe Gen5 x16 = 63, NVLink-C2C = 450), for offloading; empty = the PCIe figure.",
         kind: POSITIVE_GBPS, optional: true, empty: "PCIe figure",
-        get: |s| custom_ref(s).and_then(|c| opt_real(c.spec.host_link_gbps)),
-        set: |s, v| { let x = v.opt_real()?; with_custom(s, |c| c.spec.host_link_gbps = x); Ok(()) },
+        part: CustomGpu.spec.host_link_gbps,
     }
     // --- overhead ---
-    /// `overhead.cuda_context_gib`.
     CtxGib {
-        path: "overhead.cuda_context_gib", key: "ctx", label: "CUDA context", unit: "GiB",
+        at: overhead.cuda_context_gib, key: "ctx", label: "CUDA context", unit: "GiB",
         help: "Per GPU, outside PyTorch's allocator; empty = 1.3.",
         kind: Kind::Real { zero_ok: true, max: 1.0e4 }, optional: true, empty: "1.3",
-        get: |s| opt_real(s.overhead.cuda_context_gib),
-        set: |s, v| { s.overhead.cuda_context_gib = v.opt_real()?; Ok(()) },
     }
-    /// `overhead.comm_buffers_gib`.
     CommBufGib {
-        path: "overhead.comm_buffers_gib", key: "commbuf", label: "NCCL buffers", unit: "GiB",
-        help: "Per GPU, all communicators; empty = 0.25 per communicator.",
-        kind: Kind::Real { zero_ok: true, max: 1.0e4 }, optional: true, empty: "0.25 × communicators",
-        get: |s| opt_real(s.overhead.comm_buffers_gib),
-        set: |s, v| { s.overhead.comm_buffers_gib = v.opt_real()?; Ok(()) },
+        at: overhead.comm_buffers_gib, key: "commbuf", label: "NCCL buffers", unit: "GiB",
+        help: "Per GPU, all communicators; empty = what NCCL allocates for each parallel group's ring and tree channels (12 MiB per connection inside a node, 20 MiB across nodes).",
+        kind: Kind::Real { zero_ok: true, max: 1.0e4 }, optional: true, empty: "NCCL's ring and tree buffers",
     }
-    /// `overhead.allocator_reserve_pct`.
     ReservePct {
-        path: "overhead.allocator_reserve_pct", key: "reserve", label: "Allocator reserve", unit: "%",
+        at: overhead.allocator_reserve_pct, key: "reserve", label: "Allocator reserve", unit: "%",
         help: "Caching-allocator overhead on allocated bytes; empty = 5 %.",
         kind: Kind::Real { zero_ok: true, max: 100.0 }, optional: true, empty: "5",
-        get: |s| opt_real(s.overhead.allocator_reserve_pct),
-        set: |s, v| { s.overhead.allocator_reserve_pct = v.opt_real()?; Ok(()) },
     }
     // --- calibration (meanings and the reasons for the bounds: scenario::calibration) ---
-    /// `calibration.compute`.
     CalCompute {
-        path: "calibration.compute", key: "cal.compute", label: "Compute efficiency factor", unit: "×",
+        at: calibration.compute, key: "cal.compute", label: "Compute efficiency factor", unit: "×",
         help: "Fitted from a measured run: multiplies the GPU kernel rates, fused attention too unless its own factor is set (at most 1.35: no kernel beats the data-sheet peak); empty = 1.",
         kind: Kind::Between { min: Calibration::COMPUTE_MIN, max: Calibration::COMPUTE_MAX }, optional: true, empty: "1",
-        get: |s| opt_real(s.calibration.compute),
-        set: |s, v| { s.calibration.compute = v.opt_real()?; Ok(()) },
     }
-    /// `calibration.attention`.
     CalAttention {
-        path: "calibration.attention", key: "cal.attn", label: "Attention efficiency factor", unit: "×",
+        at: calibration.attention, key: "cal.attn", label: "Attention efficiency factor", unit: "×",
         help: "Fitted from a measured run: multiplies the fused-attention kernel rates (0.25-2: backends differ up to 1.8× at one shape); empty = the compute factor.",
         kind: Kind::Between { min: Calibration::ATTENTION_MIN, max: Calibration::ATTENTION_MAX }, optional: true, empty: "compute factor",
-        get: |s| opt_real(s.calibration.attention),
-        set: |s, v| { s.calibration.attention = v.opt_real()?; Ok(()) },
     }
-    /// `calibration.network`.
     CalNetwork {
-        path: "calibration.network", key: "cal.network", label: "Network efficiency factor", unit: "×",
+        at: calibration.network, key: "cal.network", label: "Network efficiency factor", unit: "×",
         help: "Fitted from a measured run: multiplies every link bandwidth (at most 1.2: NCCL cannot beat the line rate); empty = 1.",
         kind: Kind::Between { min: Calibration::NETWORK_MIN, max: Calibration::NETWORK_MAX }, optional: true, empty: "1",
-        get: |s| opt_real(s.calibration.network),
-        set: |s, v| { s.calibration.network = v.opt_real()?; Ok(()) },
     }
-    /// `calibration.precision`.
     CalPrecision {
-        path: "calibration.precision", key: "cal.prec", label: "Factors measured in", unit: "",
+        at: calibration.precision, key: "cal.prec", label: "Factors measured in", unit: "",
         help: "Training precision of the measured run: the compute factor acts only on plans whose GEMMs run on the same units (tensor cores; fp32: the CUDA cores); empty = every plan.",
         kind: Kind::Choice(&["fp32", "fp16", "bf16", "fp8", "nvfp4"]), optional: true,
-        get: |s| opt_choice(s.calibration.precision, Precision::as_str),
-        set: |s, v| { s.calibration.precision = v.opt_choice(Precision::ALL, Precision::as_str)?; Ok(()) },
     }
-    /// `calibration.memory_gib`.
     CalMemory {
-        path: "calibration.memory_gib", key: "cal.mem", label: "Memory offset", unit: "GiB",
+        at: calibration.memory_gib, key: "cal.mem", label: "Memory offset", unit: "GiB",
         help: "Fitted from a measured peak: added to every stage's allocator reserve; empty = 0.",
         kind: Kind::Between { min: Calibration::MEMORY_MIN_GIB, max: Calibration::MEMORY_MAX_GIB }, optional: true, empty: "0",
-        get: |s| opt_real(s.calibration.memory_gib),
-        set: |s, v| { s.calibration.memory_gib = v.opt_real()?; Ok(()) },
     }
 }
 
@@ -1826,7 +1740,9 @@ mod tests {
         s.parallel.schedule = Some(Schedule::Gpipe);
         s.training.framework = Some(Framework::Jax);
         let mut custom = s.clone();
-        with_custom(&mut custom, |c| c.name = "x".into());
+        if let Ok(c) = CustomGpu::of_mut(&mut custom) {
+            c.name = "x".into();
+        }
         for s in [&s, &custom] {
             for f in FIELDS {
                 let owned = matches!(

@@ -7,7 +7,7 @@
 /// ```
 /// let o = paracalc::scenario::Overhead::default();
 /// assert_eq!(o.cuda_context_gib(), 1.3);
-/// assert_eq!(o.comm_buffers_gib(3), 0.75); // three communicators (e.g. TP, PP, DP)
+/// assert_eq!(o.comm_buffers_gib(0.75), 0.75); // the engine's NCCL buffers unless set
 /// assert_eq!(o.allocator_reserve_pct(), 5.0);
 /// ```
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -26,10 +26,10 @@ impl Overhead {
     /// the PyTorch/cuBLAS/cuDNN kernel images); the validation README uses the same ~1.3 GiB.
     pub const DEFAULT_CUDA_CONTEXT_GIB: f64 = 1.3;
 
-    /// Default NCCL buffers per communicator a GPU belongs to (TP, CP, EP, PP, DP groups of more
-    /// than one rank), GiB: 0.25. NCCL gives every channel a receive buffer per protocol and peer —
-    /// `NCCL_BUFFSIZE` 4 MiB (Simple) + ~4.6 MiB (LL128) + 256 KiB (LL) ≈ 9 MiB — and uses up to
-    /// 24–32 channels on NVLink, i.e. about 0.2–0.3 GiB per ring communicator.
+    /// NCCL buffers per communicator where NCCL's channel count is not known (Volta: no
+    /// `NCCL_DEBUG=INFO` log of its channels was read), GiB: 0.25, a round figure, not derived.
+    /// Every other GPU gets what NCCL allocates for its channels and connections
+    /// (`engine::memory::overhead::communicator_bytes`).
     pub const DEFAULT_COMM_BUFFERS_GIB_PER_COMMUNICATOR: f64 = 0.25;
 
     /// Default allocator reserve, percent of the allocated bytes: 5. The PyTorch caching allocator
@@ -48,11 +48,10 @@ impl Overhead {
             .unwrap_or(Self::DEFAULT_CUDA_CONTEXT_GIB)
     }
 
-    /// Communication buffers, GiB, for a GPU in `communicators` NCCL communicators: the
-    /// scenario's value, else [`Self::DEFAULT_COMM_BUFFERS_GIB_PER_COMMUNICATOR`] each.
-    pub fn comm_buffers_gib(&self, communicators: u64) -> f64 {
-        self.comm_buffers_gib
-            .unwrap_or(Self::DEFAULT_COMM_BUFFERS_GIB_PER_COMMUNICATOR * communicators as f64)
+    /// Communication buffers, GiB: the scenario's value, else `derived`, what NCCL allocates
+    /// for the layout's communicators (`engine::memory::overhead::comm_buffers_bytes`).
+    pub fn comm_buffers_gib(&self, derived: f64) -> f64 {
+        self.comm_buffers_gib.unwrap_or(derived)
     }
 
     /// Allocator reserve, percent: the scenario's value or [`Self::DEFAULT_ALLOCATOR_RESERVE_PCT`].

@@ -5,19 +5,119 @@
 use super::params::GpuParams;
 use super::states::ParamBytes;
 use crate::engine::bucket::GradBucket;
-use crate::scenario::Scenario;
+use crate::engine::time::comm::{Group, Link};
+use crate::engine::time::contention::collective_ctas;
+use crate::engine::time::generation::Generation;
+use crate::engine::time::groups::Groups;
+use crate::scenario::{GpuSpec, Scenario};
 
 /// Bytes in a GiB.
 pub const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 
-/// NCCL communicators one GPU belongs to: one per parallel group of more than one rank among
-/// TP, CP, EP, PP and DP.
-pub fn communicators(s: &Scenario) -> u64 {
-    let p = &s.parallel;
-    [p.tp, p.cp, p.ep, p.pp, p.dp]
-        .iter()
-        .filter(|&&d| d > 1)
-        .count() as u64
+/// NCCL's LL buffer of one connection, bytes: `NCCL_LL_LINES_PER_THREAD` 8 × `NCCL_LL_MAX_NTHREADS`
+/// 512 × `NCCL_STEPS` 8 × 16 B (`union ncclLLFifoLine`) = 512 KiB (NVIDIA/nccl @v2.10.3-1
+/// `src/include/devcomm.h` l. 31-53, `src/init.cc` l. 464 `DEFAULT_LL_BUFFSIZE`).
+pub const NCCL_LL_BUFFER_BYTES: u64 = 524_288;
+/// NCCL's LL128 buffer of one connection, bytes: `NCCL_LL128_ELEMS_PER_THREAD` 120 ×
+/// `NCCL_LL128_MAX_NTHREADS` 640 × `NCCL_STEPS` 8 × 8 B = 4.69 MiB (@v2.10.3-1 `devcomm.h`
+/// l. 69-70, `init.cc` l. 465 `DEFAULT_LL128_BUFFSIZE`).
+pub const NCCL_LL128_BUFFER_BYTES: u64 = 4_915_200;
+/// NCCL's Simple buffer of one connection, bytes: `NCCL_BUFFSIZE`, default `1 << 22` = 4 MiB on
+/// x86 (@v2.10.3-1 `init.cc` l. 466 `DEFAULT_BUFFSIZE`).
+pub const NCCL_SIMPLE_BUFFER_BYTES: u64 = 4_194_304;
+/// Header of a P2P connection's device memory, bytes: `ncclSendMem` and the head of `ncclRecvMem`
+/// are padded to `MEM_ALIGN` 4096 (@v2.10.3-1 `src/include/comm.h` l. 33-57).
+pub const NCCL_CONN_HEADER_BYTES: u64 = 4096;
+/// Granularity of NCCL's device allocations, bytes: each P2P connector's memory is rounded up to
+/// `CUDA_IPC_MIN` = 2 MiB (`ALIGN_SIZE(…, CUDA_IPC_MIN)`, @v2.10.3-1 `src/transport/p2p.cc`
+/// l. 159 and 207, `comm.h` l. 26), the size of the large pages `cudaMalloc` maps device memory in.
+pub const NCCL_ALLOC_GRANULARITY_BYTES: u64 = 2_097_152;
+
+/// `x` rounded up to [`NCCL_ALLOC_GRANULARITY_BYTES`].
+const fn nccl_alloc(x: u64) -> u64 {
+    x.div_ceil(NCCL_ALLOC_GRANULARITY_BYTES) * NCCL_ALLOC_GRANULARITY_BYTES
+}
+
+/// Device bytes of one NCCL connection (a sender's connector and its receiver's) inside an
+/// NVLink domain (P2P transport), NCCL 2.10 (`src/transport/p2p.cc` @v2.10.3-1 l. 143-215):
+/// the receiver allocates its header and the buffers of the three protocols, the sender its
+/// header, each rounded up to 2 MiB: 10 + 2 = 12 MiB. With P2P read (Ampere over NVLink,
+/// `ncclTopoCheckP2p`) the Simple buffer moves to the sender: 6 + 6, the same 12 MiB.
+const fn p2p_connection_bytes() -> u64 {
+    let buffers = NCCL_LL_BUFFER_BYTES + NCCL_LL128_BUFFER_BYTES + NCCL_SIMPLE_BUFFER_BYTES;
+    nccl_alloc(NCCL_CONN_HEADER_BYTES + buffers) + nccl_alloc(NCCL_CONN_HEADER_BYTES)
+}
+
+/// Device bytes of one NCCL connection across nodes (network transport with GPUDirect RDMA),
+/// NCCL 2.10 (`src/transport/net.cc` @v2.10.3-1 `netSendSetup`, `netRecvSetup`): the receiver
+/// holds the three protocols' buffers in device memory, the sender LL128 and Simple (its LL
+/// buffer and both headers are in host memory), each one `cudaMalloc` of whole 2 MiB pages:
+/// 10 + 10 = 20 MiB. Without GPUDirect RDMA the buffers are in host memory (not priced).
+const fn net_connection_bytes() -> u64 {
+    let sender = NCCL_LL128_BUFFER_BYTES + NCCL_SIMPLE_BUFFER_BYTES;
+    nccl_alloc(NCCL_LL_BUFFER_BYTES + sender) + nccl_alloc(sender)
+}
+
+/// Connections of one channel of the communicator `g` per rank, `(p2p, network)`: the ring's
+/// and the tree's, each connection counted once, averaged over the ranks (every rank holds as
+/// many senders as receivers, so a connection counts once per rank it joins over two).
+///
+/// At start-up NCCL 2.10 connects every channel's ring (receive from `prev`, send to `next`)
+/// and its tree in both directions (up and down) (@v2.10.3-1 `src/init.cc` l. 776-787); a
+/// connection to a peer a channel already has is not made again (`ncclTransportP2pConnect`,
+/// `src/transport.cc` l. 42-55). Inside an NVLink domain the tree is a chain in the ring's
+/// order (`src/graph/connect.cc` l. 53-54 `ncclTopoPreset`: `tree.up`/`tree.down[0]` are the
+/// neighbours in `treeIntra`; "Trees [0] 3/-1/-1->2->1" beside rings 0 1 2 … 7 on all 24
+/// channels of an HGX A100, NVIDIA/nccl-tests issue #100), so its downward links are the
+/// ring's and its upward ones are new: `n + (n−1)` connections over `n` ranks (two ranks: the
+/// ring's two). Across `N` nodes of `k` ranks: `2N(k−1)` inside the nodes, and the ring's `N`
+/// plus a tree's `2(N−1)` between them (each channel one of the double binary trees,
+/// `connect.cc` l. 156-157, each edge both ways).
+fn connections_per_rank(g: &Group) -> (f64, f64) {
+    let (n, nodes) = (g.n, g.nodes);
+    let net = g.link == Link::Network;
+    if n <= 2.0 {
+        return if net { (0.0, 1.0) } else { (1.0, 0.0) };
+    }
+    if !net {
+        return ((2.0 * n - 1.0) / n, 0.0);
+    }
+    (
+        2.0 * nodes * (g.ppn - 1.0) / n,
+        (nodes + 2.0 * (nodes - 1.0)) / n,
+    )
+}
+
+/// Device bytes of NCCL's buffers of one communicator `g` on each of its GPUs of `gen`:
+/// channels × connections per rank × bytes per connection ([`connections_per_rank`],
+/// [`p2p_connection_bytes`], [`net_connection_bytes`]), the channels being the collective's
+/// CTAs the time model charges ([`collective_ctas`]: 24 inside an 8-GPU A100/H100 domain, 32 on
+/// NVLink 5, 16 across nodes with several GPUs of the group per node, 2 through one NIC).
+/// An 8-rank NVLink communicator: 24 × 15/8 × 12 MiB = 0.53 GiB. Volta, whose channel count
+/// no log gives, keeps [`crate::scenario::Overhead::DEFAULT_COMM_BUFFERS_GIB_PER_COMMUNICATOR`].
+/// [states.md](crate::docs::formulas::states) §13.
+pub fn communicator_bytes(g: &Group, gen: Generation) -> f64 {
+    if g.n <= 1.0 {
+        return 0.0;
+    }
+    let Some(channels) = collective_ctas(g, gen) else {
+        return crate::scenario::Overhead::DEFAULT_COMM_BUFFERS_GIB_PER_COMMUNICATOR * GIB;
+    };
+    let (p2p, net) = connections_per_rank(g);
+    channels * (p2p * p2p_connection_bytes() as f64 + net * net_connection_bytes() as f64)
+}
+
+/// Device bytes of NCCL's buffers of one GPU of `gpu` in the groups `g`: one communicator per
+/// parallel group of more than one rank (TP, CP, EP, the pipeline neighbours, the
+/// data-parallel reduction's `d·c` ranks), placed as the time model places them
+/// ([`Groups::of`], [`crate::engine::plan::Plan::groups`]), each [`communicator_bytes`].
+pub fn comm_buffers_bytes(g: &Groups, gpu: &GpuSpec) -> f64 {
+    let gen = Generation::of(gpu);
+    communicator_bytes(&g.tp, gen)
+        + communicator_bytes(&g.cp, gen)
+        + communicator_bytes(&g.ep, gen)
+        + communicator_bytes(&g.pp, gen)
+        + communicator_bytes(&g.dp, gen)
 }
 
 /// Parameters ZeRO-3 gathers on one GPU: its dense and its expert parameters, each only when
@@ -164,6 +264,35 @@ pub fn deepspeed_norm_copy_bytes(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const MIB: f64 = 1024.0 * 1024.0;
+
+    /// A connection costs 10 + 2 MiB inside a node and 10 + 10 MiB across nodes (NCCL 2.10's
+    /// buffers, 0.5 + 4.6875 + 4 MiB, in whole 2 MiB pages).
+    #[test]
+    fn a_connection_is_twelve_mib_inside_a_node_and_twenty_across() {
+        assert_eq!(p2p_connection_bytes(), 12 << 20);
+        assert_eq!(net_connection_bytes(), 20 << 20);
+    }
+
+    /// BLOOM's A100 layouts, by hand: TP 8 inside the node 24 × 15/8 × 12 MiB = 540 MiB; the
+    /// data-parallel group of 12 ranks one per node 2 × 34/12 × 20 MiB; 8 ranks two per node
+    /// over 4 nodes 16 × (2·4·1/8 × 12 + 10/8 × 20) = 592 MiB; the pipeline neighbours across
+    /// nodes 2 × 20 MiB; Volta keeps 0.25 GiB.
+    #[test]
+    fn communicator_buffers_by_hand() {
+        let a100 = crate::scenario::gpu_preset("a100-sxm4-80gb").unwrap().spec;
+        let gen = Generation::of(&a100);
+        let of = |n, stride| communicator_bytes(&Group::new(&a100, n, stride), gen) / MIB;
+        assert_eq!(of(8, 1), 540.0);
+        assert!((of(12, 8) - 2.0 * 34.0 / 12.0 * 20.0).abs() < 1e-9);
+        assert_eq!(of(8, 4), 592.0);
+        assert_eq!(of(2, 32), 40.0);
+        assert_eq!(of(1, 1), 0.0);
+        let v100 = crate::scenario::gpu_preset("v100-sxm2-32gb").unwrap().spec;
+        let g = Group::new(&v100, 8, 1);
+        assert_eq!(communicator_bytes(&g, Generation::of(&v100)), 0.25 * GIB);
+    }
 
     /// ZeRO-3 with pipelining gathers only what ZeRO shards: a GPU with 1e9 dense and 2e9
     /// expert parameters, bf16 with an fp32 gradient accumulation (2 + 4 B), pp 4, dp 8: with

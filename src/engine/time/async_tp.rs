@@ -39,7 +39,7 @@
 //!   received partials: it reads `T·h` elements and writes `T·h/tp`, after the last chunk,
 //!   exposed.
 //! - Copy-engine transfers take no SMs, so the hidden part of a fused collective costs compute
-//!   nothing (NCCL's collectives take [`super::comm::collective_sm_share`] of the time they hide).
+//!   nothing (NCCL's collectives take [`super::contention::collective_sm_share`] of the time they hide).
 //!
 //! Published: the PyTorch team's first release measured "up to ~29 % forward pass speedup and
 //! ~8 % E2E speedup in Llama3 7B; up to ~20 % forward pass speedup and ~8 % E2E speedup in

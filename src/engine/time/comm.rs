@@ -127,71 +127,11 @@ pub enum Link {
     Network,
 }
 
-/// Fraction of compute a point-to-point transfer over NVLink takes from an overlapped kernel
-/// (Calculon `systems/*.json` `processor_usage`, NVLink).
-pub const NVLINK_SM_USAGE: f64 = 0.15;
-/// The same over InfiniBand (Calculon `processor_usage`, InfiniBand).
-pub const NETWORK_SM_USAGE: f64 = 0.02;
 /// Least NVLink bandwidth per GPU of an NVSwitch domain that multicasts (NVLS): NVLink 4,
 /// H100/H200's 450 GB/s per direction.
 pub const NVLS_MIN_NVLINK_GBPS: f64 = 450.0;
 /// Least GPUs of an NVLS domain (one NVSwitch tray of 8 GPUs).
 pub const NVLS_MIN_DOMAIN: u64 = 8;
-
-/// Fraction of compute lost while a collective on `link` overlaps it: NCCL runs as kernels on
-/// SMs (Calculon `systems/*.json` `processor_usage`: NVLink 0.15, InfiniBand 0.02;
-/// [comm.md](crate::docs::formulas::comm) §7). Used only where NCCL's channel count is not
-/// known (Volta, or a GPU without an SM count); otherwise collectives use
-/// [`collective_sm_share`] and point-to-point traffic (pipeline sends, all-to-all, the CP ring)
-/// [`super::contention::p2p_sm_share`].
-pub fn sm_usage(link: Link) -> f64 {
-    match link {
-        Link::Nvlink => NVLINK_SM_USAGE,
-        Link::Network => NETWORK_SM_USAGE,
-        Link::None => 0.0,
-    }
-}
-
-/// CTAs of an NCCL collective across nodes with several GPUs of the group per node: "if you are
-/// on DGX with 8 NICs ... then it would use 16 SMs" (S. Jeaugey, NCCL maintainer, NVIDIA/nccl
-/// issue #689; two channels per NIC), each channel one CTA holding a whole SM ("NCCL CTAs won't
-/// share an SM with compute kernels", same issue).
-pub const NET_RING_CTAS: f64 = 16.0;
-/// CTAs of an NCCL collective across nodes with one GPU of the group per node (a ring through
-/// one NIC): "a PCI system with a single NIC ... should just launch 2 SMs" (same comment).
-pub const NET_SINGLE_NIC_CTAS: f64 = 2.0;
-/// CTAs of an NCCL collective inside one 8-GPU NVLink domain of A100s or H100s, the ring count
-/// of NCCL's topology search: "24 coll channels" in `NCCL_DEBUG=INFO` logs of 8×A100 SXM4 and
-/// 8×H100 ([comm.md](crate::docs::formulas::comm) §7).
-pub const NVLINK_CTAS: f64 = 24.0;
-/// The same on 8×B200/GB200 NVLink 5: "32 coll channels" ([comm.md](crate::docs::formulas::comm) §7).
-pub const NVLINK5_CTAS: f64 = 32.0;
-
-/// CTAs an NCCL ring or tree collective of `g` launches on `gen` ([`NET_RING_CTAS`],
-/// [`NET_SINGLE_NIC_CTAS`], [`NVLINK_CTAS`], [`NVLINK5_CTAS`]); `None` for Volta (no published
-/// log read), which keeps Calculon's shares ([`sm_usage`]).
-pub fn collective_ctas(g: &Group, gen: Generation) -> Option<f64> {
-    match (g.link, gen) {
-        (Link::None, _) => Some(0.0),
-        (_, Generation::Volta) => None,
-        (Link::Network, _) if g.ppn >= 2.0 => Some(NET_RING_CTAS),
-        (Link::Network, _) => Some(NET_SINGLE_NIC_CTAS),
-        (Link::Nvlink, Generation::Blackwell) => Some(NVLINK5_CTAS),
-        (Link::Nvlink, _) => Some(NVLINK_CTAS),
-    }
-}
-
-/// Fraction of compute lost while an NCCL collective of `g` overlaps it on a GPU of `sms` SMs:
-/// its [`collective_ctas`] hold `c` of the `S` SMs for the collective's duration `T`, so the
-/// compute beside it advances at `(S − c)/S` and finishes `T·c/S` later (the many-wave limit;
-/// a GEMM of one wave pushed into a second by the CTAs loses more, forums.developer.nvidia.com
-/// /t/337991, not priced). HBM and L2 traffic of the collective are not priced either.
-pub fn collective_sm_share(g: &Group, gen: Generation, sms: f64) -> f64 {
-    match collective_ctas(g, gen) {
-        Some(c) if sms > 0.0 => (c / sms).min(1.0),
-        _ => sm_usage(g.link),
-    }
-}
 
 /// A communication group: its size, placement, link and bandwidths.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -645,26 +585,6 @@ mod tests {
 
     fn spec(id: &str) -> GpuSpec {
         gpu_preset(id).unwrap().spec
-    }
-
-    #[test]
-    fn collectives_take_their_ctas_share_of_the_sms() {
-        // FSDP over 16 nodes of 8 H100s: 16 CTAs of 132 SMs; a DP ring with one GPU per node
-        // (TP 8): 2 of 132; inside one node: 24 of 108 on A100, 32 of 148 on B200.
-        let h100 = spec("h100-sxm5-80gb");
-        let a100 = spec("a100-sxm4-80gb");
-        let share = |g: &GpuSpec, n: u64, stride: u64, sms: f64| {
-            collective_sm_share(&Group::new(g, n, stride), Generation::of(g), sms)
-        };
-        assert_eq!(share(&h100, 128, 1, 132.0), 16.0 / 132.0);
-        assert_eq!(share(&h100, 16, 8, 132.0), 2.0 / 132.0);
-        assert_eq!(share(&a100, 8, 1, 108.0), 24.0 / 108.0);
-        assert_eq!(share(&spec("b200-sxm-180gb"), 8, 1, 148.0), 32.0 / 148.0);
-        assert_eq!(share(&h100, 1, 1, 132.0), 0.0);
-        // Volta keeps Calculon's shares; so does an unknown SM count.
-        let v100 = spec("v100-sxm2-32gb");
-        assert_eq!(share(&v100, 64, 1, 80.0), sm_usage(Link::Network));
-        assert_eq!(share(&h100, 8, 1, 0.0), sm_usage(Link::Nvlink));
     }
 
     /// nccl-tests bus bandwidth of an all-reduce: `S/t · 2(n−1)/n`.

@@ -136,9 +136,9 @@ impl<'a> Inputs<'a> {
     }
 
     /// Fraction of compute lost while an NCCL collective of `g` runs under it
-    /// ([`super::comm::collective_sm_share`]), on this GPU's SMs ([`Inputs::sms`]).
+    /// ([`super::contention::collective_sm_share`]), on this GPU's SMs ([`Inputs::sms`]).
     pub fn collective_sm_share(&self, g: &super::comm::Group) -> f64 {
-        super::comm::collective_sm_share(g, self.gen, self.sms())
+        super::contention::collective_sm_share(g, self.gen, self.sms())
     }
 
     /// Fraction of compute lost while an NCCL point-to-point transfer of pattern `kind` on `g`

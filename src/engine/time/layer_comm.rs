@@ -40,31 +40,14 @@ pub struct TpCosts {
 }
 
 impl TpCosts {
-    /// TP/SP collectives per layer: one all-reduce of T·h per block (attention, MLP) forward and
-    /// one backward (with SP each is a reduce-scatter + all-gather pair of the same volume;
-    /// Korthikanti et al. 2022 §4.2.2). An MoE layer has one such block, its attention: the
-    /// MoE MLP's tensor-parallel traffic is its token dispatcher's (the expert-tensor gather and
-    /// reduce-scatter of [`super::moe::MoeCosts`]; Megatron-Core requires sequence parallelism
-    /// for MoE with TP, so tokens reach the router sharded). Backward, the column-parallel
-    /// input-gradient reduction runs under the weight-gradient GEMM (Megatron-LM
-    /// `async_tensor_model_parallel_allreduce`, on by default since 2021). `gemm_fwd` and
-    /// `gemm_col_fwd` are the forward GEMMs of the blocks the collectives belong to.
-    ///
-    /// Under FP8 the sequence-parallel all-gather of each pair moves what the stack quantized
-    /// before gathering ([`super::fp8::tp_gather_bytes`]); the reduce-scatter stays 16-bit.
-    ///
-    /// `parallel.tp_comm_overlap` selects the stack's mechanism: Transformer Engine's
-    /// userbuffers under Megatron-LM with SP ([`UbLayer`]), PyTorch's micro-pipelined async TP
-    /// under torchtitan with SP ([`AsyncTpLayer`], which needs each block's own GEMMs,
-    /// `per_block`: attention, then the MLP), and for any other stack a collective hidden under
-    /// its neighbouring GEMM. torchtitan without SP has no all-gather or reduce-scatter for the
-    /// pass to fuse: nothing overlaps.
-    ///
-    /// A full recomputation repeats the forward collectives; one that stops early
-    /// (`stops_early`, [`crate::scenario::Scenario::recompute_early_stop`]) stops before the
-    /// MLP's output GEMM and so never issues the collective that closes the layer (the
-    /// all-reduce after FC2, or with SP its reduce-scatter); the exposed share of the rest is
-    /// the forward's.
+    /// TP/SP collectives per layer, in four steps: the collectives themselves
+    /// ([`Collectives::of`]), the part the stack's overlap hides ([`Hiding::of`],
+    /// [`Hiding::exposure`]), the K/V all-gather of more TP ranks than KV heads
+    /// ([`qkv_gather_s`]) and what a recomputation repeats ([`recomputed`]); the hidden part then
+    /// takes its SM share from compute ([`super::contention`]). `gemm_fwd` and `gemm_col_fwd` are
+    /// the forward GEMMs of the `blocks` the collectives belong to, `per_block` each block's own
+    /// (only async TP reads them), and `stops_early` says a full recomputation stops before the
+    /// MLP's output GEMM ([`crate::scenario::Scenario::recompute_early_stop`]).
     pub(crate) fn of(
         x: &Inputs,
         blocks: f64,
@@ -73,137 +56,34 @@ impl TpCosts {
         per_block: [BlockGemms; 2],
         stops_early: bool,
     ) -> TpCosts {
-        let g = &x.groups.tp;
-        let msg = x.tok * x.d.h * x.ab;
-        // The forward all-gathers of all blocks (0 without SP).
-        let mut gathers = 0.0;
-        let (coll, coll_bwd, coll_16, closing) = if x.s.parallel.sp {
-            let (fwd_b, bwd_b) = super::fp8::tp_gather_bytes(
-                x.stack.fw.layers,
-                x.s.training.precision,
-                x.s.training.fp8_recipe(),
-                x.ab,
-            );
-            let rs = g.gather_s(msg);
-            // An all-gather of 16-bit activations moves what the reduce-scatter moves: the
-            // same collective, priced once.
-            let ag = |b: f64| {
-                if b == x.ab {
-                    rs
-                } else {
-                    g.gather_s(x.tok * x.d.h * b)
-                }
-            };
-            let ag_fwd = ag(fwd_b);
-            gathers = blocks * ag_fwd;
-            (ag_fwd + rs, ag(bwd_b) + rs, 2.0 * rs, rs)
-        } else {
-            let ar = g.all_reduce_s(msg);
-            (ar, ar, ar, ar)
-        };
-        let fwd_total = blocks * coll;
-        let mut bwd_total = blocks * coll_bwd;
-        let titan = x.stack.fw.tp_overlap == TpOverlap::AsyncTp;
-        let overlap = x.s.parallel.tp_comm_overlap() && (x.s.parallel.sp || !titan);
-        let userbuffers =
-            overlap && x.s.parallel.sp && x.stack.fw.tp_overlap == TpOverlap::Userbuffers;
-        let async_tp = super::async_tp::applies(x);
-        let mut regather_exp = None;
-        let (fwd_exp, bwd_exp) = if async_tp {
-            let rs = closing;
-            let (fwd_b, bwd_b) = super::fp8::tp_gather_bytes(
-                x.stack.fw.layers,
-                x.s.training.precision,
-                x.s.training.fp8_recipe(),
-                x.ab,
-            );
-            let shard = x.tok * x.d.h / x.tf;
-            let copy_in = |b: f64| x.dev.memory_s(2.0 * shard * b, 1.0);
-            let rowwise = x.s.training.precision == crate::scenario::Precision::Fp8
-                && x.s.training.fp8_recipe() == Some(crate::scenario::Fp8Recipe::Rowwise);
-            let c = AsyncTpLayer {
-                blocks: per_block,
-                n_blocks: if blocks > 1.5 { 2 } else { 1 },
-                tp: x.tf,
-                ag_fwd: coll - rs,
-                ag_bwd: coll_bwd - rs,
-                rs,
-                gathers_fuse: !rowwise,
-                copy_in: (copy_in(fwd_b), copy_in(bwd_b)),
-                reduce: x
-                    .dev
-                    .memory_s((1.0 + 1.0 / x.tf) * x.tok * x.d.h * x.ab, 1.0),
-                kernel_s: x.dev.kernel_s,
-            }
-            .costs();
-            regather_exp = Some(c.regather);
-            (c.fwd, c.bwd)
-        } else if userbuffers {
-            // Transformer Engine's userbuffers: split GEMMs, SM margins, exposed tails. With SP
-            // the collective that closes a block is its reduce-scatter.
-            let rs = closing;
-            let ub = UbLayer {
-                blocks,
-                tp: x.tf,
-                ag_fwd: coll - rs,
-                ag_bwd: coll_bwd - rs,
-                rs,
-                gemm_col: gemm_col_fwd,
-                gemm_row: gemm_fwd - gemm_col_fwd,
-                kernel_s: x.dev.kernel_s,
-                sms: sm_count(x.gen),
-            }
-            .costs();
-            bwd_total = ub.bwd_total;
-            (ub.fwd, ub.bwd)
-        } else if overlap {
-            // Other stacks' overlap (Megatron-LM without SP, DeepSpeed, plain PyTorch): a
-            // collective hides under its neighbouring GEMM.
-            (
-                (fwd_total - gemm_fwd).max(0.0),
-                (bwd_total - 2.0 * gemm_fwd).max(0.0),
-            )
-        } else if x.stack.tp_bwd_overlap {
-            (
-                fwd_total,
-                (blocks - 1.0) * coll_bwd + (coll_bwd - gemm_col_fwd).max(0.0),
-            )
-        } else {
-            (fwd_total, bwd_total)
-        };
-        // More TP ranks than KV heads (Megatron-LM f7dfb99, PR #2565, `SelfAttention.
-        // get_query_key_value_tensors`): each rank all-gathers the fused QKV output over TP
-        // (`all_gather_last_dim_from_tensor_parallel_region`) and keeps its group's slice; the
-        // backward reduce-scatters the gradient back. Nothing overlaps them.
-        let qkv_gather = if x.s.tp_replicates_kv_heads() {
-            g.gather_s(x.tok * (x.d.q + 2.0 * x.d.kv) * x.ab)
-        } else {
-            0.0
-        };
-        let (fwd_total, fwd_exp) = (fwd_total + qkv_gather, fwd_exp + qkv_gather);
-        let (bwd_total, bwd_exp) = (bwd_total + qkv_gather, bwd_exp + qkv_gather);
+        let c = Collectives::of(x, blocks);
+        let hiding = Hiding::of(x);
+        let e = hiding.exposure(x, &c, blocks, gemm_fwd, gemm_col_fwd, per_block);
+        let qkv_gather = qkv_gather_s(x);
+        let (fwd_total, fwd_exp) = (blocks * c.coll + qkv_gather, e.fwd + qkv_gather);
+        let (bwd_total, bwd_exp) = (e.bwd_total + qkv_gather, e.bwd + qkv_gather);
         let (rc_total, rc_exp) = recomputed(
             x,
             Forward {
                 total: fwd_total,
                 exposed: fwd_exp,
-                closing,
-                gathers,
+                closing: c.closing,
+                gathers: c.gathers,
             },
             stops_early,
-            regather_exp,
-            overlap.then_some(gemm_fwd),
+            e.regather,
+            hiding.overlaps().then_some(gemm_fwd),
         );
         let total = fwd_total + bwd_total + rc_total;
         let exp = fwd_exp + bwd_exp + rc_exp;
-        let contention = match userbuffers || async_tp {
-            true => 0.0,
-            false => super::contention::charge(total, exp, x.collective_sm_share(g)),
+        let contention = match hiding.holds_nccl_sms() {
+            true => super::contention::charge(total, exp, x.collective_sm_share(&x.groups.tp)),
+            false => 0.0,
         };
         TpCosts {
-            coll,
-            coll_16,
-            msg,
+            coll: c.coll,
+            coll_16: c.coll_16,
+            msg: c.msg,
             fwd_total,
             bwd_total,
             fwd_exp,
@@ -213,6 +93,254 @@ impl TpCosts {
             exposed: exp + contention,
             contention,
         }
+    }
+}
+
+/// A layer's TP/SP activation collectives before any overlap, seconds per micro-batch.
+struct Collectives {
+    /// Activation message `T·h` bytes.
+    msg: f64,
+    /// One block's forward collective.
+    coll: f64,
+    /// One block's backward collective.
+    coll_bwd: f64,
+    /// The forward collective in 16 bits.
+    coll_16: f64,
+    /// The collective that closes a block: its reduce-scatter with SP, its all-reduce without.
+    closing: f64,
+    /// The forward all-gathers of all blocks (0 without SP).
+    gathers: f64,
+    /// Bytes per element the forward and backward all-gathers move
+    /// ([`super::fp8::tp_gather_bytes`]; the 16-bit size without SP, which gathers nothing).
+    gather_bytes: (f64, f64),
+}
+
+impl Collectives {
+    /// One all-reduce of `T·h` per block (attention, MLP) forward and one backward; with SP each
+    /// is a reduce-scatter + all-gather pair of the same volume (Korthikanti et al. 2022
+    /// §4.2.2). An MoE layer has one such block, its attention: the MoE MLP's tensor-parallel
+    /// traffic is its token dispatcher's (the expert-tensor gather and reduce-scatter of
+    /// [`super::moe::MoeCosts`]; Megatron-Core requires sequence parallelism for MoE with TP, so
+    /// tokens reach the router sharded).
+    ///
+    /// Under FP8 the sequence-parallel all-gather of each pair moves what the stack quantized
+    /// before gathering ([`super::fp8::tp_gather_bytes`]); the reduce-scatter stays 16-bit.
+    #[inline]
+    fn of(x: &Inputs, blocks: f64) -> Collectives {
+        let g = &x.groups.tp;
+        let msg = x.tok * x.d.h * x.ab;
+        if !x.s.parallel.sp {
+            let ar = g.all_reduce_s(msg);
+            return Collectives {
+                msg,
+                coll: ar,
+                coll_bwd: ar,
+                coll_16: ar,
+                closing: ar,
+                gathers: 0.0,
+                gather_bytes: (x.ab, x.ab),
+            };
+        }
+        let gather_bytes = super::fp8::tp_gather_bytes(
+            x.stack.fw.layers,
+            x.s.training.precision,
+            x.s.training.fp8_recipe(),
+            x.ab,
+        );
+        let rs = g.gather_s(msg);
+        // An all-gather of 16-bit activations moves what the reduce-scatter moves: the same
+        // collective, priced once.
+        let ag = |b: f64| {
+            if b == x.ab {
+                rs
+            } else {
+                g.gather_s(x.tok * x.d.h * b)
+            }
+        };
+        let ag_fwd = ag(gather_bytes.0);
+        Collectives {
+            msg,
+            coll: ag_fwd + rs,
+            coll_bwd: ag(gather_bytes.1) + rs,
+            coll_16: 2.0 * rs,
+            closing: rs,
+            gathers: blocks * ag_fwd,
+            gather_bytes,
+        }
+    }
+}
+
+/// How the stack hides a layer's TP collectives under its GEMMs: `parallel.tp_comm_overlap`
+/// selects the stack's mechanism.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Hiding {
+    /// PyTorch's micro-pipelined async TP under torchtitan with SP ([`AsyncTpLayer`], which
+    /// needs each block's own GEMMs: attention, then the MLP).
+    AsyncTp,
+    /// Transformer Engine's userbuffers under Megatron-LM with SP ([`UbLayer`]): split GEMMs,
+    /// SM margins, exposed tails.
+    Userbuffers,
+    /// Any other stack's overlap (Megatron-LM without SP, DeepSpeed, plain PyTorch): a
+    /// collective hides under its neighbouring GEMM.
+    NeighbourGemm,
+    /// No overlap asked for, but the backward's column-parallel input-gradient reduction runs
+    /// under the weight-gradient GEMM (Megatron-LM `async_tensor_model_parallel_allreduce`, on
+    /// by default since 2021; [`super::stack::Stack::tp_bwd_overlap`]).
+    BackwardReduction,
+    /// Nothing overlaps (torchtitan without SP has no all-gather or reduce-scatter for its
+    /// pass to fuse).
+    Nothing,
+}
+
+/// The exposed part of a layer's TP collectives, seconds per micro-batch.
+struct Exposure {
+    /// Exposed forward.
+    fwd: f64,
+    /// Exposed backward.
+    bwd: f64,
+    /// All collectives backward (userbuffers' three per block).
+    bwd_total: f64,
+    /// Async TP's exposed re-gathers under per-op selective checkpointing.
+    regather: Option<f64>,
+}
+
+impl Hiding {
+    /// The mechanism of `x`'s stack.
+    #[inline]
+    fn of(x: &Inputs) -> Hiding {
+        let titan = x.stack.fw.tp_overlap == TpOverlap::AsyncTp;
+        let overlap = x.s.parallel.tp_comm_overlap() && (x.s.parallel.sp || !titan);
+        if super::async_tp::applies(x) {
+            Hiding::AsyncTp
+        } else if overlap && x.s.parallel.sp && x.stack.fw.tp_overlap == TpOverlap::Userbuffers {
+            Hiding::Userbuffers
+        } else if overlap {
+            Hiding::NeighbourGemm
+        } else if x.stack.tp_bwd_overlap {
+            Hiding::BackwardReduction
+        } else {
+            Hiding::Nothing
+        }
+    }
+
+    /// Whether the collectives overlap GEMMs at all (then a recomputed one hides under its
+    /// neighbouring GEMM too).
+    fn overlaps(self) -> bool {
+        matches!(
+            self,
+            Hiding::AsyncTp | Hiding::Userbuffers | Hiding::NeighbourGemm
+        )
+    }
+
+    /// Whether the hidden part runs as NCCL kernels holding SMs: userbuffers' SM cost is its
+    /// margins, already in the exposed time; async TP hides only what the copy engines move.
+    fn holds_nccl_sms(self) -> bool {
+        !matches!(self, Hiding::AsyncTp | Hiding::Userbuffers)
+    }
+
+    /// The exposed part of the collectives `c` of `blocks` blocks whose forward GEMMs take
+    /// `gemm_fwd` (`gemm_col_fwd` of them column-parallel; `per_block` each block's own).
+    #[inline]
+    fn exposure(
+        self,
+        x: &Inputs,
+        c: &Collectives,
+        blocks: f64,
+        gemm_fwd: f64,
+        gemm_col_fwd: f64,
+        per_block: [BlockGemms; 2],
+    ) -> Exposure {
+        let (fwd_total, bwd_total) = (blocks * c.coll, blocks * c.coll_bwd);
+        let (fwd, bwd) = match self {
+            Hiding::AsyncTp => return async_tp_exposure(x, c, blocks, per_block),
+            Hiding::Userbuffers => {
+                let ub = UbLayer {
+                    blocks,
+                    tp: x.tf,
+                    ag_fwd: c.coll - c.closing,
+                    ag_bwd: c.coll_bwd - c.closing,
+                    rs: c.closing,
+                    gemm_col: gemm_col_fwd,
+                    gemm_row: gemm_fwd - gemm_col_fwd,
+                    kernel_s: x.dev.kernel_s,
+                    sms: sm_count(x.gen),
+                }
+                .costs();
+                return Exposure {
+                    fwd: ub.fwd,
+                    bwd: ub.bwd,
+                    bwd_total: ub.bwd_total,
+                    regather: None,
+                };
+            }
+            Hiding::NeighbourGemm => (
+                (fwd_total - gemm_fwd).max(0.0),
+                (bwd_total - 2.0 * gemm_fwd).max(0.0),
+            ),
+            Hiding::BackwardReduction => (
+                fwd_total,
+                (blocks - 1.0) * c.coll_bwd + (c.coll_bwd - gemm_col_fwd).max(0.0),
+            ),
+            Hiding::Nothing => (fwd_total, bwd_total),
+        };
+        Exposure {
+            fwd,
+            bwd,
+            bwd_total,
+            regather: None,
+        }
+    }
+}
+
+/// Async TP's exposure ([`AsyncTpLayer`]): each fused all-gather first copies the local shard
+/// into the symmetric buffer (`2·T·h·b/tp` bytes over HBM, `b` the gathered bytes per element),
+/// each fused reduce-scatter ends in a `reduce_partials` kernel (`(1 + 1/tp)·T·h·e` bytes);
+/// the all-gathers do not fuse where the stack quantizes after gathering (torchao rowwise).
+#[inline]
+fn async_tp_exposure(
+    x: &Inputs,
+    c: &Collectives,
+    blocks: f64,
+    per_block: [BlockGemms; 2],
+) -> Exposure {
+    let (fwd_b, bwd_b) = c.gather_bytes;
+    let shard = x.tok * x.d.h / x.tf;
+    let copy_in = |b: f64| x.dev.memory_s(2.0 * shard * b, 1.0);
+    let rowwise = x.s.training.precision == crate::scenario::Precision::Fp8
+        && x.s.training.fp8_recipe() == Some(crate::scenario::Fp8Recipe::Rowwise);
+    let a = AsyncTpLayer {
+        blocks: per_block,
+        n_blocks: if blocks > 1.5 { 2 } else { 1 },
+        tp: x.tf,
+        ag_fwd: c.coll - c.closing,
+        ag_bwd: c.coll_bwd - c.closing,
+        rs: c.closing,
+        gathers_fuse: !rowwise,
+        copy_in: (copy_in(fwd_b), copy_in(bwd_b)),
+        reduce: x
+            .dev
+            .memory_s((1.0 + 1.0 / x.tf) * x.tok * x.d.h * x.ab, 1.0),
+        kernel_s: x.dev.kernel_s,
+    }
+    .costs();
+    Exposure {
+        fwd: a.fwd,
+        bwd: a.bwd,
+        bwd_total: blocks * c.coll_bwd,
+        regather: Some(a.regather),
+    }
+}
+
+/// More TP ranks than KV heads (Megatron-LM f7dfb99, PR #2565, `SelfAttention.
+/// get_query_key_value_tensors`): each rank all-gathers the fused QKV output over TP
+/// (`all_gather_last_dim_from_tensor_parallel_region`) and keeps its group's slice; the
+/// backward reduce-scatters the gradient back. Nothing overlaps them. Seconds each way.
+#[inline]
+fn qkv_gather_s(x: &Inputs) -> f64 {
+    if x.s.tp_replicates_kv_heads() {
+        x.groups.tp.gather_s(x.tok * (x.d.q + 2.0 * x.d.kv) * x.ab)
+    } else {
+        0.0
     }
 }
 
@@ -226,7 +354,10 @@ struct Forward {
 }
 
 /// The TP collectives a recomputation repeats, `(total, exposed)` seconds. Full recomputation
-/// repeats every forward collective (but the one that closes the layer when it `stops_early`);
+/// repeats every forward collective; one that `stops_early`
+/// ([`crate::scenario::Scenario::recompute_early_stop`]) stops before the MLP's output GEMM and
+/// so never issues the collective that closes the layer (the all-reduce after FC2, or with SP
+/// its reduce-scatter), and the exposed share of the rest is the forward's;
 /// per-op selective checkpointing (with flash attention) of a stack that recomputes the
 /// all-gathers ([`super::stack::Stack::sac_regathers`]) repeats those, saving the
 /// reduce-scatters; async TP's re-gather is `regather_exp`, and a collective that overlaps its

@@ -294,12 +294,7 @@ mod tests {
         // Exact ties between two shortest spellings (2^50 + k/4: …624.25).
         xs.extend((0..40).map(|k| 1_125_899_906_842_624.0 + f64::from(k) / 4.0));
         let mut state = 0x9E37_79B9_7F4A_7C15_u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = || crate::xorshift::next_u64(&mut state);
         for _ in 0..20_000 {
             xs.push(f64::from_bits(next()));
             xs.push((next() % 100_000) as f64 / 10f64.powi((next() % 12) as i32));
