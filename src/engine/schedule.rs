@@ -508,8 +508,8 @@ impl<'a> DualRank<'a> {
 }
 
 /// Runs every stage through its operation list, each operation starting when the stage is free
-/// and its input has finished: the forward of the previous virtual stage, the backward of the
-/// next one (or the own forward at the end of the path), the own backward for a `W`.
+/// and its inputs have finished ([`Finished::input_of`]); an overlapped pair starts when both of
+/// its inputs are there. Blocks come out sorted by stage, then start.
 fn simulate(
     p: u64,
     m: u64,
@@ -517,36 +517,7 @@ fn simulate(
     ops: &[Vec<Op>],
     d: Durations,
 ) -> Result<Vec<Block>, ScheduleError> {
-    let (su, mu) = (stages as usize, m as usize);
-    let index = |kind: BlockKind, k: u64, mb: u64| -> usize {
-        let kk = match kind {
-            BlockKind::Forward => 0,
-            BlockKind::Backward => 1,
-            BlockKind::WeightGrad => 2,
-        };
-        (kk * su + k as usize) * mu + mb as usize
-    };
-    let dep_of = |o: &Op| -> Option<usize> {
-        match o.kind {
-            BlockKind::Forward if o.k > 0 => {
-                Some(index(BlockKind::Forward, o.k - 1, o.micro_batch))
-            }
-            BlockKind::Forward => None,
-            BlockKind::Backward if o.k + 1 < stages => {
-                Some(index(BlockKind::Backward, o.k + 1, o.micro_batch))
-            }
-            BlockKind::Backward => Some(index(BlockKind::Forward, o.k, o.micro_batch)),
-            BlockKind::WeightGrad => Some(index(BlockKind::Backward, o.k, o.micro_batch)),
-        }
-    };
-    let dur = |o: &Op| match o.kind {
-        BlockKind::Forward => d.f,
-        BlockKind::Backward if o.split => d.b,
-        BlockKind::Backward => d.b + d.w,
-        BlockKind::WeightGrad => d.w,
-    };
-    // End time of every finished operation; negative = not yet run.
-    let mut done = vec![-1.0f64; 3 * su * mu];
+    let mut finished = Finished::new(stages, m);
     let mut next = vec![0usize; p as usize];
     let mut clock = vec![0.0f64; p as usize];
     let total: usize = ops.iter().map(Vec::len).sum();
@@ -562,53 +533,16 @@ fn simulate(
                 return Err(ScheduleError::Stalled);
             };
             while let Some(op) = list.get(*ptr) {
-                // An overlapped pair starts when both of its inputs are there.
-                let group = if op.paired { 2 } else { 1 };
-                let mut ready = 0.0f64;
-                let mut blocked = false;
-                for o in list.iter().skip(*ptr).take(group) {
-                    if let Some(i) = dep_of(o) {
-                        match done.get(i) {
-                            Some(&t) if t >= 0.0 => ready = ready.max(t),
-                            _ => blocked = true,
-                        }
-                    }
-                }
-                if blocked {
+                let n = if op.paired { 2 } else { 1 };
+                let group = list
+                    .get(*ptr..(*ptr + n).min(list.len()))
+                    .unwrap_or_default();
+                let Some(ready) = finished.ready(group) else {
                     break;
-                }
-                let mut start = free.max(ready);
-                for o in list.iter().skip(*ptr).take(group) {
-                    let end = start + dur(o);
-                    if let Some(slot) = done.get_mut(index(o.kind, o.k, o.micro_batch)) {
-                        *slot = end;
-                    }
-                    let block = |kind, start, end| Block {
-                        stage,
-                        micro_batch: o.micro_batch,
-                        chunk: o.chunk,
-                        kind,
-                        start,
-                        end,
-                    };
-                    if o.kind == BlockKind::Backward && !o.split && d.w > 0.0 {
-                        // A whole backward of a split-backward schedule: its B, then its W.
-                        if let Some(slot) =
-                            done.get_mut(index(BlockKind::WeightGrad, o.k, o.micro_batch))
-                        {
-                            *slot = end;
-                        }
-                        out.push(block(BlockKind::Backward, start, end - d.w));
-                        out.push(block(BlockKind::WeightGrad, end - d.w, end));
-                    } else {
-                        out.push(block(o.kind, start, end));
-                    }
-                    start = end;
-                }
-                *free = start;
-                let n = list.len().saturating_sub(*ptr).min(group);
-                *ptr += n;
-                ran += n;
+                };
+                *free = run_group(group, stage, free.max(ready), d, &mut finished, &mut out);
+                *ptr += group.len();
+                ran += group.len();
                 progress = true;
             }
         }
@@ -620,6 +554,120 @@ fn simulate(
         a.stage.cmp(&b.stage).then(a.start.total_cmp(&b.start))
     });
     Ok(out)
+}
+
+/// Runs the operations of `group` on `stage` one after the other from `start`: records when
+/// each finishes and adds its blocks to `out` (a whole backward of a split-backward schedule as
+/// its `B`, then its `W`). Returns when the last one ends.
+fn run_group(
+    group: &[Op],
+    stage: u64,
+    mut start: f64,
+    d: Durations,
+    finished: &mut Finished,
+    out: &mut Vec<Block>,
+) -> f64 {
+    for o in group {
+        let end = start + d.of(o);
+        finished.set(o.kind, o.k, o.micro_batch, end);
+        let block = |kind, start, end| Block {
+            stage,
+            micro_batch: o.micro_batch,
+            chunk: o.chunk,
+            kind,
+            start,
+            end,
+        };
+        if o.kind == BlockKind::Backward && !o.split && d.w > 0.0 {
+            finished.set(BlockKind::WeightGrad, o.k, o.micro_batch, end);
+            out.push(block(BlockKind::Backward, start, end - d.w));
+            out.push(block(BlockKind::WeightGrad, end - d.w, end));
+        } else {
+            out.push(block(o.kind, start, end));
+        }
+        start = end;
+    }
+    start
+}
+
+impl Durations {
+    /// How long `o` runs: a backward that does not leave its `W` for later runs it too.
+    fn of(&self, o: &Op) -> f64 {
+        match o.kind {
+            BlockKind::Forward => self.f,
+            BlockKind::Backward if o.split => self.b,
+            BlockKind::Backward => self.b + self.w,
+            BlockKind::WeightGrad => self.w,
+        }
+    }
+}
+
+/// When each operation of a simulation finished, by (kind, virtual stage, micro-batch).
+struct Finished {
+    stages: u64,
+    micro_batches: usize,
+    /// End times; negative = not yet run.
+    end: Vec<f64>,
+}
+
+impl Finished {
+    fn new(stages: u64, m: u64) -> Finished {
+        Finished {
+            stages,
+            micro_batches: m as usize,
+            end: vec![-1.0f64; 3 * stages as usize * m as usize],
+        }
+    }
+
+    /// The slot of operation (`kind`, virtual stage `k`, micro-batch `mb`).
+    fn slot(&self, kind: BlockKind, k: u64, mb: u64) -> usize {
+        let kk = match kind {
+            BlockKind::Forward => 0,
+            BlockKind::Backward => 1,
+            BlockKind::WeightGrad => 2,
+        };
+        (kk * self.stages as usize + k as usize) * self.micro_batches + mb as usize
+    }
+
+    /// The slot of what `o` waits for: the forward of the previous virtual stage, the backward
+    /// of the next one (or the own forward at the end of the path), the own backward for a `W`;
+    /// `None` for the first forward of the path.
+    fn input_of(&self, o: &Op) -> Option<usize> {
+        match o.kind {
+            BlockKind::Forward if o.k > 0 => {
+                Some(self.slot(BlockKind::Forward, o.k - 1, o.micro_batch))
+            }
+            BlockKind::Forward => None,
+            BlockKind::Backward if o.k + 1 < self.stages => {
+                Some(self.slot(BlockKind::Backward, o.k + 1, o.micro_batch))
+            }
+            BlockKind::Backward => Some(self.slot(BlockKind::Forward, o.k, o.micro_batch)),
+            BlockKind::WeightGrad => Some(self.slot(BlockKind::Backward, o.k, o.micro_batch)),
+        }
+    }
+
+    /// When every input of `group` has finished (0 without inputs); `None` while one has not.
+    fn ready(&self, group: &[Op]) -> Option<f64> {
+        let mut ready = 0.0f64;
+        let mut blocked = false;
+        for o in group {
+            if let Some(i) = self.input_of(o) {
+                match self.end.get(i) {
+                    Some(&t) if t >= 0.0 => ready = ready.max(t),
+                    _ => blocked = true,
+                }
+            }
+        }
+        (!blocked).then_some(ready)
+    }
+
+    /// Records that operation (`kind`, `k`, `mb`) ended at `t`.
+    fn set(&mut self, kind: BlockKind, k: u64, mb: u64, t: f64) {
+        let i = self.slot(kind, k, mb);
+        if let Some(slot) = self.end.get_mut(i) {
+            *slot = t;
+        }
+    }
 }
 
 /// Time from the first block's start (0) to the last block's end.
