@@ -237,10 +237,17 @@ fn every_extra_run_is_predicted_within_its_tolerance() {
 ///   eighth of the sequence at a time) and `fused` counted all 65536 × 128256 logits and their
 ///   gradient; −0.9 and +0.8 % with `training.loss_chunks` 8 (activations.md §16): 15 %, the
 ///   first sight.
-const MEMORY_TOLERANCE_PCT: [(&str, f64); 3] = [
+/// - torchao's MX README, Llama 3 8B on 8 B200s (torchtitan's logged reserved GiB): +16.7 to
+///   +20.9 % at first sight (b9bfd16): 19.6 GiB of per-op-SAC activations predicted for 8192
+///   tokens where the run's 33.7 GiB leave about 14 beside the fp32 states; the Trainy H200 rows
+///   of the same model a release earlier are within 2.4 % (activations.md §16): 22 %. Not timed:
+///   the GPUs ran at 750 W, which no field states (at first sight, timed as 8192 / tokens/s, the
+///   step read −51.5 to −54.1 %).
+const MEMORY_TOLERANCE_PCT: [(&str, f64); 4] = [
     ("torchtitan_h200_2506", 4.0),
     ("torchtune_2411_a100_llama32_3b", 18.0),
     ("torchtitan_nvfp4doc_gb200_2608", 15.0),
+    ("torchao_mx_b200_2508", 22.0),
 ];
 
 #[test]
@@ -252,7 +259,7 @@ fn every_extra_peak_is_predicted_within_its_tolerance() {
         .iter()
         .filter(|r| r["metric"] == "memory")
         .collect();
-    assert_eq!(rows.len(), 8, "extra.json's runs with a measured peak");
+    assert_eq!(rows.len(), 12, "extra.json's runs with a measured peak");
     for row in rows {
         let (id, group) = (&row["id"], row["group"].as_str().unwrap_or(""));
         let tol = MEMORY_TOLERANCE_PCT
