@@ -232,14 +232,22 @@ fn every_extra_run_is_predicted_within_its_tolerance() {
 ///   `zero_grad(set_to_none=True)`, and the model adds them to the forward's activations;
 ///   memory/states.md §12): 18 %.
 /// - torchtitan's NVFP4 doc, Llama 3 8B on 4 GB200s (torchtitan's logged reserved GiB, 94.7 and
-///   97.6 % of the device): +14.0 % BF16, +11.1 % MXFP8 at first sight (bc8a085); the run's
-///   chunked loss (`ChunkedLossWrapper`: lm_head, loss and backward one eighth of the sequence
-///   at a time) has no `loss_kernel` value, and `fused` counts all 65536 × 128256 logits and
-///   their gradient, 31 GiB where one chunk holds 4-14 (activations.md §16): 15 %.
-const MEMORY_TOLERANCE_PCT: [(&str, f64); 3] = [
+///   97.6 % of the device): +14.0 % BF16, +11.1 % MXFP8 at first sight (bc8a085), when no
+///   field said the run's loss was chunked (`ChunkedLossWrapper`: lm_head, loss and backward one
+///   eighth of the sequence at a time) and `fused` counted all 65536 × 128256 logits and their
+///   gradient; −0.9 and +0.8 % with `training.loss_chunks` 8 (activations.md §16): 15 %, the
+///   first sight.
+/// - torchao's MX README, Llama 3 8B on 8 B200s (torchtitan's logged reserved GiB): +16.7 to
+///   +20.9 % at first sight (b9bfd16): 19.6 GiB of per-op-SAC activations predicted for 8192
+///   tokens where the run's 33.7 GiB leave about 14 beside the fp32 states; the Trainy H200 rows
+///   of the same model a release earlier are within 2.4 % (activations.md §16): 22 %. Not timed:
+///   the GPUs ran at 750 W, which no field states (at first sight, timed as 8192 / tokens/s, the
+///   step read −51.5 to −54.1 %).
+const MEMORY_TOLERANCE_PCT: [(&str, f64); 4] = [
     ("torchtitan_h200_2506", 4.0),
     ("torchtune_2411_a100_llama32_3b", 18.0),
     ("torchtitan_nvfp4doc_gb200_2608", 15.0),
+    ("torchao_mx_b200_2508", 22.0),
 ];
 
 #[test]
@@ -251,7 +259,7 @@ fn every_extra_peak_is_predicted_within_its_tolerance() {
         .iter()
         .filter(|r| r["metric"] == "memory")
         .collect();
-    assert_eq!(rows.len(), 8, "extra.json's runs with a measured peak");
+    assert_eq!(rows.len(), 12, "extra.json's runs with a measured peak");
     for row in rows {
         let (id, group) = (&row["id"], row["group"].as_str().unwrap_or(""));
         let tol = MEMORY_TOLERANCE_PCT
@@ -307,10 +315,11 @@ fn held_out_oom_runs_are_predicted_not_to_fit() {
 /// FP8 are (`fp8_params`): DeepSeek-V3's report run (82.8 of 79.7 GiB), none at bc8a085; 1
 /// since NeMo Automodel PR #2673 entered: its final Llama 3.3 70B recipe
 /// (tp 4 pp 2 vp 10 dp 4, 81.5 of 79.65 GiB, "may not fit"; the PR merged it as the fix but posts
-/// no log of it running, so the row is low confidence); 3 since torchtitan's NVFP4 doc entered:
-/// its Llama 3 8B BF16 and MXFP8 runs on 4 GB200s (200.4 and 201.5 GiB predicted of 186 usable;
-/// they ran at 174.5 and 179.9 GiB reserved), whose chunked loss no field states (activations.md §16).
-const RAN_BUT_PREDICTED_OOM_CEILING: usize = 3;
+/// no log of it running, so the row is low confidence). torchtitan's NVFP4-doc Llama 3 8B runs
+/// on 4 GB200s read 200.4 and 201.5 GiB of 186 usable at first sight (they ran at 174.5 and
+/// 179.9 GiB reserved) and fit since `training.loss_chunks` states their chunked loss
+/// (activations.md §16).
+const RAN_BUT_PREDICTED_OOM_CEILING: usize = 1;
 
 #[test]
 fn held_out_runs_that_ran_are_predicted_to_fit() {

@@ -63,6 +63,12 @@ const CHECKPOINTS: &[(usize, usize, &str)] = &[
     (767, 810, "964fd6a005b6a869"),
     // torchtitan's NVFP4 doc: Llama 3 8B BF16 and MXFP8 on 4 GB200s at bc8a085.
     (769, 810, "7505ebf9ac3c6e0a"),
+    // Issue 36: the two GB200 rows state their chunked loss (training.loss_chunks): notes.
+    (769, 812, "49b956edc828538e"),
+    // torchao's MX README: Llama 3 8B bf16, float8 and MXFP8 on 8 B200s at b9bfd16.
+    (773, 812, "d94823c7d5ee80c0"),
+    // The same four rows without their step time (750 W B200), same engine.
+    (777, 812, "1db9f99f3cfdb20f"),
 ];
 
 fn load(path: &str) -> Value {

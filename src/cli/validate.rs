@@ -146,7 +146,9 @@ pub fn fully_stated(case: &Value) -> bool {
         })
 }
 
-/// Compares every case of `cases` (already parsed JSON) with the engine, one estimate per case.
+/// Compares every case of `cases` (already parsed JSON) with the engine, one estimate per case:
+/// a row per measured metric ([`Measured`]), the runs that ran but are predicted not to fit, and
+/// every case's memory verdict.
 pub fn compare(cases: &[Value]) -> Comparison {
     let mut rows = Vec::new();
     let mut not_fitting = Vec::new();
@@ -163,18 +165,7 @@ pub fn compare(cases: &[Value]) -> Comparison {
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_string();
-        let measured = case.get("measured").cloned().unwrap_or(Value::Null);
-        let time = measured.get("iteration_time_s").and_then(Value::as_f64);
-        let mem = measured.get("memory_gib").and_then(Value::as_f64);
-        let kind = measured
-            .get("memory_kind")
-            .and_then(Value::as_str)
-            .unwrap_or("device_used")
-            .to_string();
-        let oom = measured
-            .get("oom")
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
+        let measured = Measured::of(case);
         let scenario = case
             .get("scenario")
             .ok_or_else(|| "the case has no \"scenario\".".to_string())
@@ -185,7 +176,7 @@ pub fn compare(cases: &[Value]) -> Comparison {
             .and_then(|s| estimate(s).map_err(|e| e.to_string()));
         if let (Ok(e), Ok(sc)) = (&est, &scenario) {
             let (peak, cap) = (e.memory.peak_bytes / GIB, e.memory.capacity_bytes / GIB);
-            if !oom && !e.memory.fits && !e.memory.rows.is_empty() {
+            if !measured.oom && !e.memory.fits && !e.memory.rows.is_empty() {
                 not_fitting.push((id.clone(), peak, cap));
             }
             if !e.memory.rows.is_empty() {
@@ -197,7 +188,7 @@ pub fn compare(cases: &[Value]) -> Comparison {
                 verdicts.push(CaseVerdict {
                     id: id.clone(),
                     group: group.clone(),
-                    oom,
+                    oom: measured.oom,
                     fully_stated: fully_stated(case),
                     fit: e.memory.fit_with(frac),
                     peak_gib: peak,
@@ -205,58 +196,93 @@ pub fn compare(cases: &[Value]) -> Comparison {
                 });
             }
         }
-        let mut push = |metric: &'static str, measured: f64, pred: Result<f64, String>| {
-            let (predicted, error) = match pred {
-                Ok(p) if p.is_finite() => (Some(p), None),
-                Ok(p) => (
-                    None,
-                    Some(format!("the prediction is not a finite number ({p}).")),
-                ),
-                Err(e) => (None, Some(e)),
-            };
-            rows.push(Row {
-                id: id.clone(),
-                group: group.clone(),
-                metric,
-                measured,
-                predicted,
-                error,
-            });
-        };
-        if let Some(t) = time {
-            push(
-                "time",
-                t,
-                est.as_ref().map(|e| e.time.step_s).map_err(Clone::clone),
-            );
+        // The estimate, or why there is none, for each metric's prediction.
+        let est = || est.as_ref().map_err(Clone::clone);
+        let mut push = |metric, measured, pred| rows.push(row(&id, &group, metric, measured, pred));
+        if let Some(t) = measured.time_s {
+            push("time", t, est().map(|e| e.time.step_s));
         }
-        if let Some(gib) = mem {
+        if let Some(gib) = measured.memory_gib {
+            let kind = MemoryKind::from_name(&measured.memory_kind);
             push(
                 "memory",
                 gib,
-                est.as_ref()
-                    .map_err(Clone::clone)
-                    .and_then(|e| MemoryKind::from_name(&kind).and_then(|k| k.peak_gib(e))),
+                est().and_then(|e| kind.and_then(|k| k.peak_gib(e))),
             );
         }
-        if oom {
-            push(
-                "oom",
-                1.0,
-                est.as_ref().map_err(Clone::clone).and_then(|e| {
-                    if e.memory.rows.is_empty() {
-                        Err("the memory model gave no stages.".to_string())
-                    } else {
-                        Ok(if e.memory.fits { 0.0 } else { 1.0 })
-                    }
-                }),
-            );
+        if measured.oom {
+            push("oom", 1.0, est().and_then(predicted_oom));
         }
     }
     Comparison {
         rows,
         not_fitting,
         verdicts,
+    }
+}
+
+/// What a case measured (its `measured` object): the step time, the memory and which kind of
+/// memory figure it is (`device_used` when not said), and whether the run ran out of memory.
+struct Measured {
+    time_s: Option<f64>,
+    memory_gib: Option<f64>,
+    memory_kind: String,
+    oom: bool,
+}
+
+impl Measured {
+    fn of(case: &Value) -> Measured {
+        let measured = case.get("measured").cloned().unwrap_or(Value::Null);
+        Measured {
+            time_s: measured.get("iteration_time_s").and_then(Value::as_f64),
+            memory_gib: measured.get("memory_gib").and_then(Value::as_f64),
+            memory_kind: measured
+                .get("memory_kind")
+                .and_then(Value::as_str)
+                .unwrap_or("device_used")
+                .to_string(),
+            oom: measured
+                .get("oom")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+        }
+    }
+}
+
+/// The row of case `id` for `metric`: `measured` against the prediction `pred`, or why there is
+/// none (an error, or a prediction that is not a finite number).
+fn row(
+    id: &str,
+    group: &str,
+    metric: &'static str,
+    measured: f64,
+    pred: Result<f64, String>,
+) -> Row {
+    let (predicted, error) = match pred {
+        Ok(p) if p.is_finite() => (Some(p), None),
+        Ok(p) => (
+            None,
+            Some(format!("the prediction is not a finite number ({p}).")),
+        ),
+        Err(e) => (None, Some(e)),
+    };
+    Row {
+        id: id.to_string(),
+        group: group.to_string(),
+        metric,
+        measured,
+        predicted,
+        error,
+    }
+}
+
+/// The predicted `oom` metric: 1 when the plan does not fit, 0 when it does; an error when the
+/// memory model gave no stages.
+fn predicted_oom(e: &crate::engine::Estimate) -> Result<f64, String> {
+    if e.memory.rows.is_empty() {
+        Err("the memory model gave no stages.".to_string())
+    } else {
+        Ok(if e.memory.fits { 0.0 } else { 1.0 })
     }
 }
 

@@ -327,140 +327,189 @@ fn stage_ops(p: u64, m: u64, v: u64, schedule: Schedule, r: u64) -> Vec<Op> {
 }
 
 /// DualPipe and DualPipeV issue order of rank `r` (deepseek-ai/DualPipe `step`, commit 3da1bbe;
-/// module docs). Phase 0 is the rank's first chunk (DualPipe: the direction entering at rank 0;
-/// DualPipeV: the way down), phase 1 the other.
+/// module docs): its eight steps, in the source's names (`F0` a forward of phase 0, `B1` a
+/// backward of phase 1, `W` a queued weight-gradient pass). Phase 0 is the rank's first chunk
+/// (DualPipe: the direction entering at rank 0; DualPipeV: the way down), phase 1 the other.
 fn dual_ops(ops: &mut Vec<Op>, p: u64, m: u64, schedule: Schedule, rank: u64) {
-    let v_shape = schedule == Schedule::DualPipeV;
-    // DualPipe works on the half of the ranks nearer its end; each direction takes m/2.
-    let (n, r, per_phase) = if v_shape {
-        (p, rank, m)
-    } else {
-        (p / 2, rank.min(p - 1 - rank), m / 2)
-    };
-    let second_half = !v_shape && rank >= p / 2;
-    // Virtual stage of phase `ph` on this rank, and the micro-batch id of its i-th item.
-    let k_of = |ph: u64| -> u64 {
-        if v_shape {
-            if ph == 0 {
-                rank
-            } else {
-                2 * p - 1 - rank
-            }
-        } else if (ph == 0) != second_half {
-            rank // the direction entering at rank 0
-        } else {
-            p - 1 - rank
-        }
-    };
-    let mb_of = |ph: u64, i: u64| -> u64 {
-        if v_shape || (ph == 0) != second_half {
-            i
-        } else {
-            per_phase + i
-        }
-    };
-    let mut nf = [0u64; 2];
-    let mut nb = [0u64; 2];
-    let mut wq: std::collections::VecDeque<(u64, u64, u64)> = std::collections::VecDeque::new();
-    let mut f = |ops: &mut Vec<Op>, ph: u64, paired: bool| {
-        let i = nf[ph as usize];
-        nf[ph as usize] += 1;
-        ops.push(Op {
-            kind: BlockKind::Forward,
-            micro_batch: mb_of(ph, i),
-            k: k_of(ph),
-            chunk: ph,
-            split: false,
-            paired,
-        });
-    };
-    let mut b = |ops: &mut Vec<Op>,
-                 wq: &mut std::collections::VecDeque<(u64, u64, u64)>,
-                 ph: u64,
-                 zb: bool| {
-        let i = nb[ph as usize];
-        nb[ph as usize] += 1;
-        if zb {
-            wq.push_back((mb_of(ph, i), k_of(ph), ph));
-        }
-        ops.push(Op {
-            kind: BlockKind::Backward,
-            micro_batch: mb_of(ph, i),
-            k: k_of(ph),
-            chunk: ph,
-            split: zb,
-            paired: false,
-        });
-    };
-    let w = |ops: &mut Vec<Op>, wq: &mut std::collections::VecDeque<(u64, u64, u64)>| {
-        if let Some((mb, k, ph)) = wq.pop_front() {
-            ops.push(Op {
-                kind: BlockKind::WeightGrad,
-                micro_batch: mb,
-                k,
-                chunk: ph,
-                split: false,
-                paired: false,
-            });
-        }
-    };
-    // DualPipeV's last rank, DualPipe's two middle ranks: their first main-step pair is not
-    // overlapped.
-    let middle = r == n - 1;
-    let step4 = (per_phase + r + 1).saturating_sub(2 * n);
+    let mut q = DualRank::new(ops, p, m, schedule, rank);
+    let (n, r) = (q.n, q.r);
+    // Step 1, nF0.
     for _ in 0..(n - r - 1) * 2 {
-        f(ops, 0, false);
+        q.forward(0, false);
     }
+    // Step 2, nF0F1.
     for _ in 0..r + 1 {
-        f(ops, 0, false);
-        f(ops, 1, false);
+        q.forward(0, false);
+        q.forward(1, false);
     }
+    // Step 3, nB1W1F1 (zero bubble).
     for _ in 0..n - r - 1 {
-        b(ops, &mut wq, 1, true);
-        w(ops, &mut wq);
-        f(ops, 1, false);
+        q.backward(1, true);
+        q.weight();
+        q.forward(1, false);
     }
-    for i in 0..step4 {
-        if i == 0 && middle {
-            f(ops, 0, false);
-            b(ops, &mut wq, 1, false);
-        } else {
-            f(ops, 0, true);
-            b(ops, &mut wq, 1, false);
-        }
-        f(ops, 1, true);
-        b(ops, &mut wq, 0, false);
+    // Step 4, the main step, nF0B1F1B0: overlapped pairs, but for DualPipeV's last rank and
+    // DualPipe's two middle ranks, whose first pair is not overlapped.
+    let middle = r == n - 1;
+    for i in 0..(q.per_phase + r + 1).saturating_sub(2 * n) {
+        q.forward(0, !(i == 0 && middle));
+        q.backward(1, false);
+        q.forward(1, true);
+        q.backward(0, false);
     }
+    // Step 5, nB1F1B0.
     for _ in 0..n - r - 1 {
-        b(ops, &mut wq, 1, false);
-        f(ops, 1, true);
-        b(ops, &mut wq, 0, false);
+        q.backward(1, false);
+        q.forward(1, true);
+        q.backward(0, false);
     }
-    // The second half of this phase runs zero-bubble backwards.
+    // Step 6, nB1B0: the second half of this phase runs zero-bubble backwards.
     let mut zb = false;
     let step6 = r + 1;
     for i in 0..step6 {
         if i == step6 / 2 && r % 2 == 1 {
             zb = true;
         }
-        b(ops, &mut wq, 1, zb);
+        q.backward(1, zb);
         if i == step6 / 2 && r % 2 == 0 {
             zb = true;
         }
-        b(ops, &mut wq, 0, zb);
+        q.backward(0, zb);
     }
+    // Step 7, nWB0 (zero bubble).
     for _ in 0..n - r - 1 {
-        w(ops, &mut wq);
-        b(ops, &mut wq, 0, true);
+        q.weight();
+        q.backward(0, true);
     }
-    while !wq.is_empty() {
-        w(ops, &mut wq);
+    // Step 8, the weight-gradient passes left.
+    while !q.wq.is_empty() {
+        q.weight();
+    }
+}
+
+/// One DualPipe rank while it issues its operations: where each phase's chunk sits, how many
+/// forwards and backwards each phase has issued, and the queue of deferred weight-gradient
+/// passes (DualPipe's `_forward_chunk`, `_backward_chunk` and `_weight_chunk`).
+struct DualRank<'a> {
+    ops: &'a mut Vec<Op>,
+    p: u64,
+    rank: u64,
+    v_shape: bool,
+    /// DualPipe: the rank is in the second half (its phase 0 is the direction entering at the
+    /// last rank).
+    second_half: bool,
+    /// Ranks of the schedule as DualPipe's `step` counts them (DualPipe: half of them).
+    n: u64,
+    /// The rank's position among those `n` (DualPipe: its distance from the nearer end).
+    r: u64,
+    /// Micro-batches per phase (DualPipe: each direction takes m/2).
+    per_phase: u64,
+    /// Forwards and backwards issued, per phase.
+    nf: [u64; 2],
+    nb: [u64; 2],
+    /// Deferred weight-gradient passes: (micro-batch, virtual stage, phase).
+    wq: std::collections::VecDeque<(u64, u64, u64)>,
+}
+
+impl<'a> DualRank<'a> {
+    fn new(ops: &'a mut Vec<Op>, p: u64, m: u64, schedule: Schedule, rank: u64) -> Self {
+        let v_shape = schedule == Schedule::DualPipeV;
+        // DualPipe works on the half of the ranks nearer its end; each direction takes m/2.
+        let (n, r, per_phase) = if v_shape {
+            (p, rank, m)
+        } else {
+            (p / 2, rank.min(p - 1 - rank), m / 2)
+        };
+        DualRank {
+            ops,
+            p,
+            rank,
+            v_shape,
+            second_half: !v_shape && rank >= p / 2,
+            n,
+            r,
+            per_phase,
+            nf: [0; 2],
+            nb: [0; 2],
+            wq: std::collections::VecDeque::new(),
+        }
+    }
+
+    /// Virtual stage of phase `ph` on this rank.
+    fn k_of(&self, ph: u64) -> u64 {
+        if self.v_shape {
+            if ph == 0 {
+                self.rank
+            } else {
+                2 * self.p - 1 - self.rank
+            }
+        } else if (ph == 0) != self.second_half {
+            self.rank // the direction entering at rank 0
+        } else {
+            self.p - 1 - self.rank
+        }
+    }
+
+    /// Micro-batch id of the `i`-th item of phase `ph`.
+    fn mb_of(&self, ph: u64, i: u64) -> u64 {
+        if self.v_shape || (ph == 0) != self.second_half {
+            i
+        } else {
+            self.per_phase + i
+        }
+    }
+
+    /// The next forward of phase `ph`, `paired` with the op after it.
+    fn forward(&mut self, ph: u64, paired: bool) {
+        let i = self.nf[ph as usize];
+        self.nf[ph as usize] += 1;
+        let (micro_batch, k) = (self.mb_of(ph, i), self.k_of(ph));
+        self.ops.push(Op {
+            kind: BlockKind::Forward,
+            micro_batch,
+            k,
+            chunk: ph,
+            split: false,
+            paired,
+        });
+    }
+
+    /// The next backward of phase `ph`; with `zb` (zero bubble) its weight gradient is queued.
+    fn backward(&mut self, ph: u64, zb: bool) {
+        let i = self.nb[ph as usize];
+        self.nb[ph as usize] += 1;
+        let (micro_batch, k) = (self.mb_of(ph, i), self.k_of(ph));
+        if zb {
+            self.wq.push_back((micro_batch, k, ph));
+        }
+        self.ops.push(Op {
+            kind: BlockKind::Backward,
+            micro_batch,
+            k,
+            chunk: ph,
+            split: zb,
+            paired: false,
+        });
+    }
+
+    /// The oldest queued weight-gradient pass, if any.
+    fn weight(&mut self) {
+        if let Some((micro_batch, k, ph)) = self.wq.pop_front() {
+            self.ops.push(Op {
+                kind: BlockKind::WeightGrad,
+                micro_batch,
+                k,
+                chunk: ph,
+                split: false,
+                paired: false,
+            });
+        }
     }
 }
 
 /// Runs every stage through its operation list, each operation starting when the stage is free
-/// and its input has finished: the forward of the previous virtual stage, the backward of the
-/// next one (or the own forward at the end of the path), the own backward for a `W`.
+/// and its inputs have finished ([`Finished::input_of`]); an overlapped pair starts when both of
+/// its inputs are there. Blocks come out sorted by stage, then start.
 fn simulate(
     p: u64,
     m: u64,
@@ -468,36 +517,7 @@ fn simulate(
     ops: &[Vec<Op>],
     d: Durations,
 ) -> Result<Vec<Block>, ScheduleError> {
-    let (su, mu) = (stages as usize, m as usize);
-    let index = |kind: BlockKind, k: u64, mb: u64| -> usize {
-        let kk = match kind {
-            BlockKind::Forward => 0,
-            BlockKind::Backward => 1,
-            BlockKind::WeightGrad => 2,
-        };
-        (kk * su + k as usize) * mu + mb as usize
-    };
-    let dep_of = |o: &Op| -> Option<usize> {
-        match o.kind {
-            BlockKind::Forward if o.k > 0 => {
-                Some(index(BlockKind::Forward, o.k - 1, o.micro_batch))
-            }
-            BlockKind::Forward => None,
-            BlockKind::Backward if o.k + 1 < stages => {
-                Some(index(BlockKind::Backward, o.k + 1, o.micro_batch))
-            }
-            BlockKind::Backward => Some(index(BlockKind::Forward, o.k, o.micro_batch)),
-            BlockKind::WeightGrad => Some(index(BlockKind::Backward, o.k, o.micro_batch)),
-        }
-    };
-    let dur = |o: &Op| match o.kind {
-        BlockKind::Forward => d.f,
-        BlockKind::Backward if o.split => d.b,
-        BlockKind::Backward => d.b + d.w,
-        BlockKind::WeightGrad => d.w,
-    };
-    // End time of every finished operation; negative = not yet run.
-    let mut done = vec![-1.0f64; 3 * su * mu];
+    let mut finished = Finished::new(stages, m);
     let mut next = vec![0usize; p as usize];
     let mut clock = vec![0.0f64; p as usize];
     let total: usize = ops.iter().map(Vec::len).sum();
@@ -513,53 +533,16 @@ fn simulate(
                 return Err(ScheduleError::Stalled);
             };
             while let Some(op) = list.get(*ptr) {
-                // An overlapped pair starts when both of its inputs are there.
-                let group = if op.paired { 2 } else { 1 };
-                let mut ready = 0.0f64;
-                let mut blocked = false;
-                for o in list.iter().skip(*ptr).take(group) {
-                    if let Some(i) = dep_of(o) {
-                        match done.get(i) {
-                            Some(&t) if t >= 0.0 => ready = ready.max(t),
-                            _ => blocked = true,
-                        }
-                    }
-                }
-                if blocked {
+                let n = if op.paired { 2 } else { 1 };
+                let group = list
+                    .get(*ptr..(*ptr + n).min(list.len()))
+                    .unwrap_or_default();
+                let Some(ready) = finished.ready(group) else {
                     break;
-                }
-                let mut start = free.max(ready);
-                for o in list.iter().skip(*ptr).take(group) {
-                    let end = start + dur(o);
-                    if let Some(slot) = done.get_mut(index(o.kind, o.k, o.micro_batch)) {
-                        *slot = end;
-                    }
-                    let block = |kind, start, end| Block {
-                        stage,
-                        micro_batch: o.micro_batch,
-                        chunk: o.chunk,
-                        kind,
-                        start,
-                        end,
-                    };
-                    if o.kind == BlockKind::Backward && !o.split && d.w > 0.0 {
-                        // A whole backward of a split-backward schedule: its B, then its W.
-                        if let Some(slot) =
-                            done.get_mut(index(BlockKind::WeightGrad, o.k, o.micro_batch))
-                        {
-                            *slot = end;
-                        }
-                        out.push(block(BlockKind::Backward, start, end - d.w));
-                        out.push(block(BlockKind::WeightGrad, end - d.w, end));
-                    } else {
-                        out.push(block(o.kind, start, end));
-                    }
-                    start = end;
-                }
-                *free = start;
-                let n = list.len().saturating_sub(*ptr).min(group);
-                *ptr += n;
-                ran += n;
+                };
+                *free = run_group(group, stage, free.max(ready), d, &mut finished, &mut out);
+                *ptr += group.len();
+                ran += group.len();
                 progress = true;
             }
         }
@@ -571,6 +554,120 @@ fn simulate(
         a.stage.cmp(&b.stage).then(a.start.total_cmp(&b.start))
     });
     Ok(out)
+}
+
+/// Runs the operations of `group` on `stage` one after the other from `start`: records when
+/// each finishes and adds its blocks to `out` (a whole backward of a split-backward schedule as
+/// its `B`, then its `W`). Returns when the last one ends.
+fn run_group(
+    group: &[Op],
+    stage: u64,
+    mut start: f64,
+    d: Durations,
+    finished: &mut Finished,
+    out: &mut Vec<Block>,
+) -> f64 {
+    for o in group {
+        let end = start + d.of(o);
+        finished.set(o.kind, o.k, o.micro_batch, end);
+        let block = |kind, start, end| Block {
+            stage,
+            micro_batch: o.micro_batch,
+            chunk: o.chunk,
+            kind,
+            start,
+            end,
+        };
+        if o.kind == BlockKind::Backward && !o.split && d.w > 0.0 {
+            finished.set(BlockKind::WeightGrad, o.k, o.micro_batch, end);
+            out.push(block(BlockKind::Backward, start, end - d.w));
+            out.push(block(BlockKind::WeightGrad, end - d.w, end));
+        } else {
+            out.push(block(o.kind, start, end));
+        }
+        start = end;
+    }
+    start
+}
+
+impl Durations {
+    /// How long `o` runs: a backward that does not leave its `W` for later runs it too.
+    fn of(&self, o: &Op) -> f64 {
+        match o.kind {
+            BlockKind::Forward => self.f,
+            BlockKind::Backward if o.split => self.b,
+            BlockKind::Backward => self.b + self.w,
+            BlockKind::WeightGrad => self.w,
+        }
+    }
+}
+
+/// When each operation of a simulation finished, by (kind, virtual stage, micro-batch).
+struct Finished {
+    stages: u64,
+    micro_batches: usize,
+    /// End times; negative = not yet run.
+    end: Vec<f64>,
+}
+
+impl Finished {
+    fn new(stages: u64, m: u64) -> Finished {
+        Finished {
+            stages,
+            micro_batches: m as usize,
+            end: vec![-1.0f64; 3 * stages as usize * m as usize],
+        }
+    }
+
+    /// The slot of operation (`kind`, virtual stage `k`, micro-batch `mb`).
+    fn slot(&self, kind: BlockKind, k: u64, mb: u64) -> usize {
+        let kk = match kind {
+            BlockKind::Forward => 0,
+            BlockKind::Backward => 1,
+            BlockKind::WeightGrad => 2,
+        };
+        (kk * self.stages as usize + k as usize) * self.micro_batches + mb as usize
+    }
+
+    /// The slot of what `o` waits for: the forward of the previous virtual stage, the backward
+    /// of the next one (or the own forward at the end of the path), the own backward for a `W`;
+    /// `None` for the first forward of the path.
+    fn input_of(&self, o: &Op) -> Option<usize> {
+        match o.kind {
+            BlockKind::Forward if o.k > 0 => {
+                Some(self.slot(BlockKind::Forward, o.k - 1, o.micro_batch))
+            }
+            BlockKind::Forward => None,
+            BlockKind::Backward if o.k + 1 < self.stages => {
+                Some(self.slot(BlockKind::Backward, o.k + 1, o.micro_batch))
+            }
+            BlockKind::Backward => Some(self.slot(BlockKind::Forward, o.k, o.micro_batch)),
+            BlockKind::WeightGrad => Some(self.slot(BlockKind::Backward, o.k, o.micro_batch)),
+        }
+    }
+
+    /// When every input of `group` has finished (0 without inputs); `None` while one has not.
+    fn ready(&self, group: &[Op]) -> Option<f64> {
+        let mut ready = 0.0f64;
+        let mut blocked = false;
+        for o in group {
+            if let Some(i) = self.input_of(o) {
+                match self.end.get(i) {
+                    Some(&t) if t >= 0.0 => ready = ready.max(t),
+                    _ => blocked = true,
+                }
+            }
+        }
+        (!blocked).then_some(ready)
+    }
+
+    /// Records that operation (`kind`, `k`, `mb`) ended at `t`.
+    fn set(&mut self, kind: BlockKind, k: u64, mb: u64, t: f64) {
+        let i = self.slot(kind, k, mb);
+        if let Some(slot) = self.end.get_mut(i) {
+            *slot = t;
+        }
+    }
 }
 
 /// Time from the first block's start (0) to the last block's end.

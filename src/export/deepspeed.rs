@@ -18,17 +18,35 @@
 
 use super::Export;
 use crate::scenario::json::text::Node;
-use crate::scenario::{Precision, Recompute, Scenario};
+use crate::scenario::{Precision, Recompute, Scenario, Training};
 use serde_json::{json, Map, Value};
 
-/// The DeepSpeed config of `s`.
+/// The DeepSpeed config of `s`: its batch, precision and gradient dtype, ZeRO, optimizer and
+/// checkpointing keys, and what the file cannot say ([`Export::no_equivalent`]).
 pub fn config(s: &Scenario) -> Export {
-    let m = &s.model;
     let t = &s.training;
-    let p = &s.parallel;
     let mut no = Vec::new();
     let mut c = Map::new();
-    let dp = p.dp.max(1);
+    batch_keys(s, &mut c);
+    precision_keys(t, &mut c, &mut no);
+    no.extend(super::loss_kernel_note(t, "DeepSpeed"));
+    gradient_dtype_keys(t, &mut c);
+    c.insert("zero_optimization".into(), zero_optimization(s, &mut no));
+    c.insert("optimizer".into(), json!({"type": "AdamW", "params": {}}));
+    checkpointing_keys(s, &mut c, &mut no);
+    no.extend(set_elsewhere(s));
+    let text = Node::from(&Value::Object(c)).to_pretty() + "\n";
+    Export {
+        text,
+        no_equivalent: no,
+    }
+}
+
+/// `train_batch_size = train_micro_batch_size_per_gpu · gradient_accumulation_steps ·
+/// data-parallel size`.
+fn batch_keys(s: &Scenario, c: &mut Map<String, Value>) {
+    let t = &s.training;
+    let dp = s.parallel.dp.max(1);
     let micro = t.micro_batch.max(1);
     c.insert("train_batch_size".into(), json!(t.global_batch));
     c.insert("train_micro_batch_size_per_gpu".into(), json!(micro));
@@ -36,6 +54,10 @@ pub fn config(s: &Scenario) -> Export {
         "gradient_accumulation_steps".into(),
         json!((t.global_batch / micro.saturating_mul(dp).max(1)).max(1)),
     );
+}
+
+/// `fp16` or `bf16`; FP8 and NVFP4 GEMMs have no DeepSpeed switch (bf16, with a note).
+fn precision_keys(t: &Training, c: &mut Map<String, Value>, no: &mut Vec<String>) {
     match t.precision {
         Precision::Fp32 => {}
         Precision::Fp16 => {
@@ -49,7 +71,11 @@ pub fn config(s: &Scenario) -> Export {
             no.push(format!("{} GEMMs: DeepSpeed's config has no such switch (Transformer Engine is enabled in the model code).", t.precision.as_str()));
         }
     }
-    no.extend(super::loss_kernel_note(t, "DeepSpeed"));
+}
+
+/// The dtype gradients are reduced and accumulated in: the model's 16-bit one, or fp32 where the
+/// plan keeps fp32 gradients.
+fn gradient_dtype_keys(t: &Training, c: &mut Map<String, Value>) {
     if !t.grad_reduce_in_fp32() && t.precision != Precision::Fp32 {
         c.insert(
             "communication_data_type".into(),
@@ -66,6 +92,13 @@ pub fn config(s: &Scenario) -> Export {
         // deepspeedai/DeepSpeed v0.18.0 @79caae1c0 `engine.py` l. 1104-1115; states.md §10).
         c.insert("data_types".into(), json!({"grad_accum_dtype": "fp32"}));
     }
+}
+
+/// `zero_optimization`: the stage, overlap, buckets (in elements) and, for sharding over fewer
+/// ranks than data parallelism, ZeRO++ hpZ (with a note).
+fn zero_optimization(s: &Scenario, no: &mut Vec<String>) -> Value {
+    let (t, p) = (&s.training, &s.parallel);
+    let dp = p.dp.max(1);
     let mut zero = Map::new();
     zero.insert("stage".into(), json!(p.zero_stage));
     if p.zero_stage > 0 {
@@ -94,9 +127,13 @@ pub fn config(s: &Scenario) -> Export {
             p.shard_ranks()
         ));
     }
-    c.insert("zero_optimization".into(), Value::Object(zero));
-    c.insert("optimizer".into(), json!({"type": "AdamW", "params": {}}));
-    match t.recompute {
+    Value::Object(zero)
+}
+
+/// `activation_checkpointing` for full recomputation; selective recomputation has no DeepSpeed
+/// key (a note).
+fn checkpointing_keys(s: &Scenario, c: &mut Map<String, Value>, no: &mut Vec<String>) {
+    match s.training.recompute {
         Recompute::None => {}
         Recompute::Selective => {
             no.push("selective recomputation: DeepSpeed checkpoints whole layers; selective recomputation is Megatron-DeepSpeed's --recompute-granularity selective.".into());
@@ -104,10 +141,17 @@ pub fn config(s: &Scenario) -> Export {
         Recompute::Full => {
             c.insert(
                 "activation_checkpointing".into(),
-                json!({"partition_activations": p.tp > 1, "contiguous_memory_optimization": false, "cpu_checkpointing": false}),
+                json!({"partition_activations": s.parallel.tp > 1, "contiguous_memory_optimization": false, "cpu_checkpointing": false}),
             );
         }
     }
+}
+
+/// What is set outside this file: the parallel degrees (model code or Megatron-DeepSpeed's
+/// launch arguments), flash attention, training without a master copy, the model's shape.
+fn set_elsewhere(s: &Scenario) -> Vec<String> {
+    let (m, t, p) = (&s.model, &s.training, &s.parallel);
+    let mut no = Vec::new();
     if p.tp > 1 {
         no.push(format!("tensor parallel {}: set in the model code or as Megatron-DeepSpeed's --tensor-model-parallel-size (not a DeepSpeed config key).", p.tp));
     }
@@ -136,9 +180,5 @@ pub fn config(s: &Scenario) -> Export {
         "model shape ({} layers, hidden {}, {} heads, FFN {}, vocab {}, sequence {}): set by the model code.",
         m.layers, m.hidden, m.heads, m.ffn_hidden(), m.vocab, m.seq_len
     ));
-    let text = Node::from(&Value::Object(c)).to_pretty() + "\n";
-    Export {
-        text,
-        no_equivalent: no,
-    }
+    no
 }

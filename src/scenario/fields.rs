@@ -907,6 +907,11 @@ fields! {
         help: "Cross-entropy at the loss: unfused = PyTorch on fp32 logits (HF, torchtitan), unfused_16bit = PyTorch on the 16-bit logits with no upcast (NeMo Automodel fp32_upcast: false), vocab_parallel = Megatron-LM's (gradient in place), fused = on the 16-bit logits (flash-attn xentropy, llm-foundry); empty = the framework's.",
         kind: Kind::Choice(&["unfused", "unfused_16bit", "vocab_parallel", "fused"]), optional: true,
     }
+    LossChunks {
+        at: training.loss_chunks, key: "lossch", label: "Loss chunks", unit: "",
+        help: "Sequence chunks the output layer and loss run in, each chunk's forward and backward before the next, so one chunk's logits exist at a time (torchtitan ChunkedLossWrapper: 8); empty = 1 (torchtune's chunked cross-entropy keeps every chunk: 1).",
+        kind: count_in(1, MAX_GPUS), optional: true, empty: "1",
+    }
     OptimizerStates {
         at: training.optimizer_states, key: "optst", label: "Adam moments", unit: "",
         help: "Number format of Adam's two moments; master weights and gradients keep theirs (DeepSeek-V3: bf16). bf16 = Megatron --use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16 (which then also keeps a bf16 model's fp32 master as 16 remainder bits), torchtitan fused_opt_states_bf16; empty = fp32.",

@@ -201,7 +201,7 @@ mod tests {
     /// A scenario with every optional field set and a custom GPU with every number.
     fn everything() -> Scenario {
         let link = "v=1&model=deepseek-v3&kv=8&ffn=1000&tokens=1e12&gradfp32=0&optoff=0.5\
-            &actoff=0.25&fw=deepspeed&fp8=mxfp8&attk=fa3&eager=1&rcstop=1&rcmod=mla_up_proj,moe_act&loss=fused&optst=bf16&master=remainder&actfp8=1&drop=0&remat=qkv_proj,out_proj&mprob=0&fp8w=1&hdim=64&mtp=1&embnorm=1&shexp=2&shffn=512&dense=1\
+            &actoff=0.25&fw=deepspeed&fp8=mxfp8&attk=fa3&eager=1&rcstop=1&rcmod=mla_up_proj,moe_act&loss=fused&lossch=4&optst=bf16&master=remainder&actfp8=1&drop=0&remat=qkv_proj,out_proj&mprob=0&fp8w=1&hdim=64&mtp=1&embnorm=1&shexp=2&shffn=512&dense=1\
             &moeevery=2&imbalance=1.5&egroups=8&glimit=4&route=round_robin&sched=gpipe&lps=31,30&bucket=40&tpov=1&dpov=0&etp=1\
             &shard=2&ppov=1&pprounds=2&fsdp=per_block&disp=deepep&dfp8=1&intra=100&inter=50&price=2.5&gpu=custom\
             &gpu.id=x&gpu.name=X&gpu.fp32=1&gpu.tf32=2&gpu.fp16=3&gpu.bf16=4&gpu.fp8=5&gpu.fp4=6\

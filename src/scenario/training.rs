@@ -62,6 +62,11 @@ pub struct Training {
     /// The cross-entropy kernel at the loss. Optional; `None` means the stack's
     /// ([`Training::loss_kernel`]).
     pub loss_kernel: Option<LossKernel>,
+    /// Sequence chunks the output layer and the loss run in, each chunk's forward and backward
+    /// before the next, so that one chunk's logits exist at a time (torchtitan's
+    /// `ChunkedLossWrapper`). Optional; `None` means 1, the whole micro-batch at once
+    /// ([`Training::loss_chunks`]).
+    pub loss_chunks: Option<u64>,
     /// The number format of Adam's two moments. Optional; `None` means fp32
     /// ([`Training::optimizer_states`]).
     pub optimizer_states: Option<OptimizerStates>,
@@ -115,6 +120,7 @@ impl Default for Training {
             recompute_early_stop: None,
             recompute_modules: None,
             loss_kernel: None,
+            loss_chunks: None,
             optimizer_states: None,
             swiglu_fp8_input: None,
             moe_probs_in_experts: None,
@@ -167,6 +173,19 @@ impl Training {
             } else {
                 LossKernel::Unfused
             })
+    }
+
+    /// The sequence chunks of the output layer and loss (`training.loss_chunks`), else 1.
+    ///
+    /// torchtitan's `ChunkedLossWrapper` (`torchtitan/components/loss.py` @bcc09297a, default
+    /// `num_chunks = 8`, the loss of its Llama 3 and Qwen3 configs) runs the decoder up to the
+    /// final norm, detaches the hidden states, splits them along the sequence and runs the
+    /// output GEMM, the cross-entropy (`training.loss_kernel`, per chunk) and their backward
+    /// chunk by chunk, gathering the chunks' input gradients for the decoder's backward. A loss
+    /// whose chunks are all kept until one backward (torchtune's `CEWithChunkedOutputLoss`,
+    /// which only upcasts a chunk at a time) is not this: it is 1.
+    pub fn loss_chunks(&self) -> u64 {
+        self.loss_chunks.unwrap_or(1).max(1)
     }
 
     /// The moments' format: `training.optimizer_states`, else fp32 (every stack's default:

@@ -25,6 +25,7 @@ const FOLDED: &[FieldId] = &[
     FieldId::AttentionKernel,
     FieldId::Eager,
     FieldId::LossKernel,
+    FieldId::LossChunks,
     FieldId::SwigluFp8Input,
     FieldId::Dropout,
     FieldId::RecomputeEarlyStop,
@@ -103,6 +104,7 @@ pub fn training_form(props: &FormProps) -> Html {
                 { opt_bool_field(FieldId::Eager, props, ["framework's", "eager (host per operator)", "compiled / fused"], t.eager) }
                 { select_field(FieldId::LossKernel, props, choice_options(FieldId::LossKernel, "framework's"),
                     t.loss_kernel.map_or("", |k| k.as_str())) }
+                { num_field(FieldId::LossChunks, props) }
                 { opt_bool_field(FieldId::SwigluFp8Input, props, ["default (off)", "on (FP8, 1 B)", "off (16-bit)"], t.swiglu_fp8_input) }
                 { opt_bool_field(FieldId::RecomputeEarlyStop, props, ["off (rerun the layer)", "on (skip the last GEMM)", "off"], t.recompute_early_stop) }
                 { opt_bool_field(FieldId::Dropout, props, ["recipe's", "on (1-byte masks)", "off (p = 0)"], t.dropout) }

@@ -625,12 +625,19 @@ pub fn dropout(s: &Scenario) -> bool {
 /// self.scalar_type())`; `nll_loss` saves the same tensor); the 16-bit logits and a per-token fp32 log-sum-exp, `e·V/t + 4`, for a
 /// fused kernel (flash-attn `ops/triton/cross_entropy.py` @0251105a:
 /// `ctx.save_for_backward(logits, lse, labels)`).
+///
+/// With the output layer and loss run in `n` sequence chunks, each chunk's forward and backward
+/// before the next (`training.loss_chunks`, torchtitan's `ChunkedLossWrapper`), one chunk's
+/// loss tensors exist at a time: the loss term is `1/n` of the whole (the chunks' gathered
+/// input gradient, `e·h` per token, is the output GEMM's input gradient an unchunked backward
+/// writes too).
 pub fn output_bytes_per_gpu(s: &Scenario, g: &PerGpu) -> f64 {
     let (tok, t, sp_div) = (g.tokens, g.tp, g.sp_div);
+    let chunk = tok / s.training.loss_chunks() as f64;
     let loss = match s.training.loss_kernel() {
-        LossKernel::Fused => tok * (g.element_bytes * s.model.vocab as f64 / t + 4.0),
-        LossKernel::Unfused | LossKernel::VocabParallel => tok * 4.0 * s.model.vocab as f64 / t,
-        LossKernel::Unfused16 => tok * g.element_bytes * s.model.vocab as f64 / t,
+        LossKernel::Fused => chunk * (g.element_bytes * s.model.vocab as f64 / t + 4.0),
+        LossKernel::Unfused | LossKernel::VocabParallel => chunk * 4.0 * s.model.vocab as f64 / t,
+        LossKernel::Unfused16 => chunk * g.element_bytes * s.model.vocab as f64 / t,
     };
     // Final-norm input, and the output GEMM's input as its backward keeps it (the shard, or
     // under DTensor TP the sequence-gathered tensor, `super::gathered_input`).
@@ -660,7 +667,8 @@ pub fn output_bytes_per_gpu(s: &Scenario, g: &PerGpu) -> f64 {
 ///   unless `inplace_backward`, default off).
 ///
 /// The kernel is the scenario's [`crate::scenario::Training::loss_kernel`] (by default
-/// vocab-parallel under Megatron-LM, unfused elsewhere).
+/// vocab-parallel under Megatron-LM, unfused elsewhere); with the loss in `n` chunks
+/// ([`crate::scenario::Training::loss_chunks`]) one chunk's, `1/n`.
 pub fn logits_transient_bytes_per_gpu(s: &Scenario, g: &PerGpu) -> f64 {
     let per_token = match s.training.loss_kernel() {
         LossKernel::VocabParallel => 2.0,
@@ -668,7 +676,7 @@ pub fn logits_transient_bytes_per_gpu(s: &Scenario, g: &PerGpu) -> f64 {
         LossKernel::Fused => g.element_bytes,
         LossKernel::Unfused16 => 2.0 * g.element_bytes,
     };
-    g.tokens * per_token * s.model.vocab as f64 / g.tp
+    g.tokens / s.training.loss_chunks() as f64 * per_token * s.model.vocab as f64 / g.tp
 }
 
 /// The 16-bit logits' block that PyTorch's caching allocator holds, unused, at the unfused
@@ -703,7 +711,8 @@ pub fn logits_block_bytes_per_gpu(s: &Scenario, g: &PerGpu) -> f64 {
     {
         return 0.0;
     }
-    g.tokens * g.element_bytes * s.model.vocab as f64 / g.tp
+    // One chunk's logits with the loss in chunks (`training.loss_chunks`).
+    g.tokens / s.training.loss_chunks() as f64 * g.element_bytes * s.model.vocab as f64 / g.tp
 }
 
 /// [`embedding_bytes_per_gpu`] of `s` (its per-GPU facts resolved here).
@@ -944,6 +953,36 @@ mod compiled_loss_tests {
         .unwrap();
         s.training.loss_kernel = Some(kernel);
         s
+    }
+
+    #[test]
+    fn a_chunked_loss_holds_one_chunk_of_the_logits() {
+        // torchtitan's ChunkedLossWrapper (8 chunks): the loss's kept bytes, its transient and
+        // the caching allocator's logits block are one chunk's, 1/8 of the whole; the rest of
+        // the output layer's activations (final-norm and output-GEMM inputs) is unchanged.
+        for kernel in [
+            LossKernel::Unfused,
+            LossKernel::Fused,
+            LossKernel::Unfused16,
+        ] {
+            let whole = llama8b(kernel);
+            let mut chunked = llama8b(kernel);
+            chunked.training.loss_chunks = Some(8);
+            let (gw, gc) = (PerGpu::of(&whole), PerGpu::of(&chunked));
+            let t = logits_transient_bytes_per_gpu(&whole, &gw);
+            assert!(t > 0.0);
+            assert_eq!(logits_transient_bytes_per_gpu(&chunked, &gc), t / 8.0);
+            assert_eq!(
+                logits_block_bytes_per_gpu(&chunked, &gc),
+                logits_block_bytes_per_gpu(&whole, &gw) / 8.0
+            );
+            let h = 2.0 * gw.tokens * gw.element_bytes * whole.model.hidden as f64;
+            let (ow, oc) = (
+                output_bytes_per_gpu(&whole, &gw),
+                output_bytes_per_gpu(&chunked, &gc),
+            );
+            assert!(((oc - h) - (ow - h) / 8.0).abs() < 1e-6 * ow, "{kernel:?}");
+        }
     }
 
     #[test]
