@@ -65,6 +65,7 @@ pub mod transfer;
 
 use crate::engine::{estimate, Estimate};
 use crate::scenario::{Calibration, Scenario, ScenarioError};
+use crate::text::num::{Fixed, Plain};
 use std::fmt;
 
 /// Assumed spread of sustained kernel rates between clusters with the same GPU (see module docs).
@@ -213,22 +214,22 @@ impl Fit {
     pub fn explain(&self) -> String {
         let kernels = if self.attention_separable {
             format!(
-                "{:.0} % of it scales with the GPU kernels other than attention, {:.0} % with \
+                "{} % of it scales with the GPU kernels other than attention, {} % with \
                  fused attention",
-                100.0 * self.compute_share,
-                100.0 * self.attention_share
+                Fixed(100.0 * self.compute_share, 0),
+                Fixed(100.0 * self.attention_share, 0)
             )
         } else {
             format!(
-                "{:.0} % of it scales with the GPU kernels",
-                100.0 * self.compute_share
+                "{} % of it scales with the GPU kernels",
+                Fixed(100.0 * self.compute_share, 0)
             )
         };
         let mut o = format!(
-            "{}. The uncalibrated step was {:.4} s; {kernels}, {:.0} % with the links.",
+            "{}. The uncalibrated step was {} s; {kernels}, {} % with the links.",
             crate::text::capitalized(&self.calibration.describe()),
-            self.step_before_s,
-            100.0 * self.network_share
+            Fixed(self.step_before_s, 4),
+            Fixed(100.0 * self.network_share, 0)
         );
         if !self.attention_separable {
             o.push_str(
@@ -384,12 +385,14 @@ fn check_reachable(
         return Err(FitError::Implausible {
             input: "step_s",
             message: format!(
-                "the measured step time {:.4} s is faster than this hardware allows: with the GPU \
+                "the measured step time {} s is faster than this hardware allows: with the GPU \
                  kernels at the data-sheet peak (and the links at their line rate where they \
-                 matter), this plan takes at least {:.4} s (the model predicts {:.4} s). Check that it is seconds \
+                 matter), this plan takes at least {} s (the model predicts {} s). Check that it is seconds \
                  per optimizer step (not per micro-batch) and that the plan (global batch, \
                  sequence length, GPU count, precision) is the one that was measured.",
-                m_s, fastest, t0
+                Fixed(m_s, 4),
+                Fixed(fastest, 4),
+                Fixed(t0, 4)
             ),
         });
     }
@@ -397,12 +400,14 @@ fn check_reachable(
         return Err(FitError::Implausible {
             input: "step_s",
             message: format!(
-                "the measured step time {:.4} s is more than this plan can take on this \
+                "the measured step time {} s is more than this plan can take on this \
                  hardware even at a quarter of the modelled kernel rates (and a tenth of the \
-                 link bandwidth where it matters) ({:.4} s; the model predicts {:.4} s). The measured run is \
+                 link bandwidth where it matters) ({} s; the model predicts {} s). The measured run is \
                  probably another plan: check the global batch, micro-batch, recomputation, \
                  precision and GPU count.",
-                m_s, slowest, t0
+                Fixed(m_s, 4),
+                Fixed(slowest, 4),
+                Fixed(t0, 4)
             ),
         });
     }
@@ -440,7 +445,7 @@ pub fn fit(s: &Scenario, m: &Measurement) -> Result<Fit, FitError> {
             input: "step_s",
             message: format!(
                 "the measured step time must be a positive number of seconds, got {}.",
-                m.step_s
+                Plain(m.step_s)
             ),
         });
     }
@@ -512,15 +517,20 @@ fn offset_within(e0: &Estimate, gib: f64, before: f64) -> Result<f64, FitError> 
     if !gib.is_finite() || gib <= 0.0 {
         return Err(FitError::Implausible {
             input: "memory_gib",
-            message: format!("the measured memory must be a positive number of GiB, got {gib}."),
+            message: format!(
+                "the measured memory must be a positive number of GiB, got {}.",
+                Plain(gib)
+            ),
         });
     }
     if gib > cap * (1.0 + 1e-9) {
         return Err(FitError::Implausible {
             input: "memory_gib",
             message: format!(
-                "the measured memory {gib:.2} GiB is more than the GPU has ({cap:.2} GiB usable). \
-                 Check the unit (GiB per GPU, not per node, not MB) and the GPU."
+                "the measured memory {} GiB is more than the GPU has ({} GiB usable). \
+                 Check the unit (GiB per GPU, not per node, not MB) and the GPU.",
+                Fixed(gib, 2),
+                Fixed(cap, 2)
             ),
         });
     }
@@ -529,12 +539,15 @@ fn offset_within(e0: &Estimate, gib: f64, before: f64) -> Result<f64, FitError> 
         return Err(FitError::Implausible {
             input: "memory_gib",
             message: format!(
-                "the measured memory {gib:.2} GiB differs from the predicted {before:.2} GiB by \
-                 {off:+.2} GiB, more than framework overheads explain ({} to {} GiB). The \
+                "the measured memory {} GiB differs from the predicted {} GiB by \
+                 {:+} GiB, more than framework overheads explain ({} to {} GiB). The \
                  measured run is probably another plan: check the ZeRO stage, recomputation, \
                  micro-batch and sequence length.",
-                Calibration::MEMORY_MIN_GIB,
-                Calibration::MEMORY_MAX_GIB
+                Fixed(gib, 2),
+                Fixed(before, 2),
+                Fixed(off, 2),
+                Plain(Calibration::MEMORY_MIN_GIB),
+                Plain(Calibration::MEMORY_MAX_GIB)
             ),
         });
     }

@@ -30,6 +30,7 @@ pub mod similarity;
 
 use crate::scenario::json::text::Node;
 use crate::scenario::{GpuChoice, Scenario};
+use crate::text::num::Fixed;
 use serde_json::Value;
 
 /// One published run: one line of the evidence file (an object with these keys; `group`,
@@ -296,11 +297,7 @@ pub fn differences(s: &Scenario, case: &Scenario) -> Vec<String> {
 }
 
 fn sig2(x: f64) -> String {
-    if x >= 10.0 {
-        format!("{x:.0}")
-    } else {
-        format!("{x:.1}")
-    }
+    Fixed(x, if x >= 10.0 { 0 } else { 1 }).to_string()
 }
 
 /// A run's layout in short: `tp 8 · pp 16 · dp 8`, with cp, ep and vp when used.

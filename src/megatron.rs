@@ -22,6 +22,7 @@ use crate::engine::split::{best_split, megatron_first_last};
 use crate::scenario::{
     AttentionKernel, FfnAct, Fp8Recipe, Precision, Recompute, Scenario, Schedule,
 };
+use crate::text::num::{Fixed, Plain};
 
 /// The arguments, one per line, each line but the last ending in ` \` (shell continuation);
 /// comment lines start with `#` and come first.
@@ -260,7 +261,7 @@ fn recompute(s: &Scenario, a: &mut Args) {
     if let Some(tokens) = t.train_tokens {
         let samples = (tokens / m.seq_len.max(1) as f64).ceil();
         if samples.is_finite() && samples >= 1.0 {
-            a.arg(format!("--train-samples {samples:.0}"));
+            a.arg(format!("--train-samples {}", Fixed(samples, 0)));
         }
     }
 }
@@ -302,7 +303,7 @@ fn layout(s: &Scenario, a: &mut Args) {
         if better.is_better() {
             let list: Vec<String> = better.layers_per_stage.iter().map(u64::to_string).collect();
             a.note(format!(
-                "# a better split (paracalc): layers_per_stage [{}]{} saves {:.1} GiB peak memory and {:.3} s per step",
+                "# a better split (paracalc): layers_per_stage [{}]{} saves {} GiB peak memory and {} s per step",
                 list.join(", "),
                 better
                     .megatron_first_last
@@ -310,8 +311,8 @@ fn layout(s: &Scenario, a: &mut Args) {
                         " = --decoder-first-pipeline-num-layers {f} --decoder-last-pipeline-num-layers {l}"
                     ))
                     .unwrap_or_default(),
-                better.memory_saved_bytes() / (1u64 << 30) as f64,
-                better.time_saved_s()
+                Fixed(better.memory_saved_bytes() / (1u64 << 30) as f64, 1),
+                Fixed(better.time_saved_s(), 3)
             ));
         }
     }
@@ -381,7 +382,7 @@ fn optimizer(s: &Scenario, a: &mut Args) {
     }
     if opt_off > 0.0 {
         a.arg("--optimizer-cpu-offload");
-        a.arg(format!("--optimizer-offload-fraction {opt_off}"));
+        a.arg(format!("--optimizer-offload-fraction {}", Plain(opt_off)));
     }
     let act_off = t.activation_offload();
     if act_off > 0.0 {

@@ -1,4 +1,9 @@
 //! Small helpers for the sentences the engine, the CLI and the app write.
+//!
+//! - [`num`]: floating-point numbers as text (`{x:.n$}`, `{x}`, `{x:e}`) without core's float
+//!   formatting in the WebAssembly bundle.
+
+pub mod num;
 
 /// `s` with its first letter in upper case ("on those runs …" → "On those runs …"): ASCII and
 /// Latin-1 letters ([`upper`]); the sentences paracalc writes start with one.
@@ -26,7 +31,7 @@ pub fn secs(x: f64) -> String {
     if x >= 1.0 {
         format!("{} s", sig3(x))
     } else {
-        format!("{:.0} ms", x * 1e3)
+        format!("{} ms", num::Fixed(x * 1e3, 0))
     }
 }
 
@@ -36,16 +41,16 @@ pub fn sig3(x: f64) -> String {
         return "–".to_string();
     }
     let a = x.abs();
-    if a >= 100.0 || a == 0.0 {
-        format!("{x:.0}")
+    let decimals = if a >= 100.0 || a == 0.0 {
+        0
     } else if a >= 10.0 {
-        format!("{x:.1}")
+        1
     } else if a >= 1.0 {
-        format!("{x:.2}")
+        2
     } else {
-        let decimals = (2.0 - a.log10().floor()).clamp(2.0, 9.0) as usize;
-        format!("{x:.decimals$}")
-    }
+        (2.0 - a.log10().floor()).clamp(2.0, 9.0) as usize
+    };
+    num::Fixed(x, decimals).to_string()
 }
 
 /// `s` as a number, exactly as `s.parse::<f64>()` reads it (`None` where that fails): an

@@ -616,6 +616,48 @@ fn numbers_parse_in_the_browser_as_natively() {
     }
 }
 
+/// The browser's number printing (`text::num`: the shortest digits from JavaScript's `String(x)`,
+/// laid out in Rust) writes exactly what `format!` writes: `{x}`, `{x:e}` and `{x:.n$}` on
+/// everyday values, exact ties between two shortest spellings (which V8 breaks to even and
+/// core upwards), signs, extremes and a stream of pseudo-random bit patterns.
+#[wasm_bindgen_test]
+fn numbers_print_in_the_browser_as_natively() {
+    use paracalc::text::num::{Exp, ExpFixed, Fixed, Plain};
+    let mut xs = vec![
+        0.0,
+        -0.0,
+        0.1,
+        0.5,
+        2.5,
+        -1.5,
+        1e21,
+        1e-7,
+        123_456_789_012_345_680.0,
+        0.1 + 0.2,
+        5e-324,
+        f64::MAX,
+        f64::MIN_POSITIVE,
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    ];
+    xs.extend((0..40).map(|k| 1_125_899_906_842_624.0 + f64::from(k) / 4.0));
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    for _ in 0..3000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        xs.push(f64::from_bits(x));
+        xs.push((x % 1_000_000) as f64 / 10f64.powi((x >> 40) as i32 % 9));
+    }
+    for x in xs {
+        assert_eq!(Plain(x).to_string(), format!("{x}"), "{x:e}");
+        assert_eq!(Exp(x).to_string(), format!("{x:e}"), "{x:e}");
+        assert_eq!(Fixed(x, 2).to_string(), format!("{x:.2}"), "{x:e}");
+        assert_eq!(ExpFixed(x, 3).to_string(), format!("{x:.3e}"), "{x:e}");
+    }
+}
+
 /// The browser build's allocator (`app::heap`, the global allocator of this test binary too):
 /// blocks of every size and alignment are aligned, do not overlap, keep their bytes through a
 /// `realloc`, and a freed block is handed out again for the next request of its size.

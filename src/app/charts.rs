@@ -26,13 +26,13 @@
 //! was drawn. Sizes are CSS pixels.
 //!
 //! Children not named above:
-//! - [`backend`]: One drawing backend type for every chart.
-//! - [`canvas`]: Drawing a chart on an HTML canvas, crisp on high-DPI screens.
+//! - [`backend`]: One drawing backend type for every chart (canvas or SVG, both paracalc's own).
+//! - [`canvas`]: Drawing a chart on an HTML canvas, crisp on high-DPI screens ([`canvas::Painter`]).
 //! - [`data`]: [`ChartData`], the borrowed input of any one chart, and its dispatch.
 //! - [`error`]: the [`ChartError`] a chart returns when its backend fails.
 //! - [`frame`]: the frame every chart draws in (header, plot rectangle, axes' mesh).
 //! - [`style`]: Shared look of every chart.
-//! - [`svg`]: SVG output at the same text size as the canvas.
+//! - [`svg`]: SVG output, as plotters' SVG backend writes it, at the same text size as the canvas.
 
 mod backend;
 pub mod bucket;

@@ -1,5 +1,7 @@
 //! Numbers as text with units, for the summary, the comparison and the embed line.
 
+use crate::text::num::Fixed;
+
 /// Seconds as `412 ms`, `3.52 s`, `12.4 min`, `5.2 h`, `38.1 days`, `2.3 years`.
 pub fn duration(s: f64) -> String {
     if !s.is_finite() || s < 0.0 {
@@ -27,15 +29,16 @@ pub fn sig(v: f64) -> String {
         return "–".into();
     }
     let a = v.abs();
-    if a >= 100.0 {
-        format!("{v:.0}")
+    let decimals = if a >= 100.0 {
+        0
     } else if a >= 10.0 {
-        format!("{v:.1}")
+        1
     } else if a >= 1.0 || a == 0.0 {
-        format!("{v:.2}")
+        2
     } else {
-        format!("{v:.3}")
-    }
+        3
+    };
+    Fixed(v, decimals).to_string()
 }
 
 /// Bytes as GiB.
@@ -74,7 +77,7 @@ pub fn money(v: f64) -> String {
     const MONEY: [(f64, &str); 3] = [(1e9, "\u{a0}B"), (1e6, "\u{a0}M"), (1e3, "\u{a0}k")];
     match scaled(v, &MONEY) {
         Some((x, p)) => format!("$\u{a0}{}{p}", sig(x)),
-        None => format!("$\u{a0}{v:.0}"),
+        None => format!("$\u{a0}{}", Fixed(v, 0)),
     }
 }
 

@@ -24,6 +24,7 @@ pub mod fixed;
 use super::estimate::{estimate_into, Estimate, MemoryEstimate, TimeEstimate};
 use super::search::Layout;
 use crate::scenario::{MoeDispatcher, Recompute, RecomputeModules, Scenario};
+use crate::text::num::{Fixed, Plain};
 use serde::Serialize;
 
 /// A part of the step time, as in [`TimeEstimate`]: `step = compute + recompute + bubble +
@@ -368,9 +369,9 @@ fn on_off(on: bool) -> &'static str {
 /// A number without a useless fraction (`400`, `12.5`).
 fn trim(v: f64) -> String {
     if v.fract() == 0.0 {
-        format!("{v:.0}")
+        Fixed(v, 0).to_string()
     } else {
-        format!("{v}")
+        Plain(v).to_string()
     }
 }
 
@@ -782,7 +783,7 @@ pub fn overflow(m: &MemoryEstimate) -> Vec<Overflow> {
 /// their buttons): "Compute is 71 % of the 5.2 s step; the largest exposed cost is the pipeline
 /// bubble, 14 % (0.71 s)."
 pub fn sentence(v: &Verdict) -> String {
-    let pct = |x: f64| format!("{:.0} %", 100.0 * x);
+    let pct = |x: f64| format!("{} %", Fixed(100.0 * x, 0));
     let head = format!(
         "{} is {} of the {} step",
         crate::text::capitalized(v.dominant.label()),

@@ -35,6 +35,7 @@ pub use super::similarity::{Basis, Style, MIN_RUNS};
 use super::Case;
 use crate::calibrate::transfer::{mape, transfers, Run};
 use crate::scenario::Scenario;
+use crate::text::num::Fixed;
 
 /// The expected error of each headline number, from the runs most like the plan.
 #[derive(Clone, Debug, PartialEq)]
@@ -132,7 +133,7 @@ impl Spread {
         let average = if mean.abs() < 0.5 {
             "about right on average".to_string()
         } else {
-            format!("{:.0} % {} on average", mean.abs(), q.way(mean))
+            format!("{} % {} on average", Fixed(mean.abs(), 0), q.way(mean))
         };
         format!(
             "on {} paracalc's {} was {} than measured ({average})",
@@ -164,12 +165,16 @@ impl Spread {
             };
             // `+ 0.0` turns a rounded −0 into 0.
             if a == b {
-                format!("{:.0} % {w}", a + 0.0)
+                format!("{} % {w}", Fixed(a + 0.0, 0))
             } else {
-                format!("{:.0} to {b:.0} % {w}", a + 0.0)
+                format!("{} to {} % {w}", Fixed(a + 0.0, 0), Fixed(b, 0))
             }
         } else {
-            format!("from {:.0} % {below} to {hi:.0} % {above}", -lo)
+            format!(
+                "from {} % {below} to {} % {above}",
+                Fixed(-lo, 0),
+                Fixed(hi, 0)
+            )
         }
     }
 }
@@ -205,7 +210,12 @@ impl Quantity {
 impl Band {
     /// "±7 % (31 similar published runs)".
     pub fn text(&self, pct: f64) -> String {
-        format!("±{:.0} % ({} {})", pct, self.runs.len(), self.basis.words())
+        format!(
+            "±{} % ({} {})",
+            Fixed(pct, 0),
+            self.runs.len(),
+            self.basis.words()
+        )
     }
 
     /// The out-of-sample step band as shown for `s` (calibrated when `s` carries step factors).
@@ -266,14 +276,14 @@ pub fn unusual_miss(predicted_s: f64, measured_s: f64, usual_frac: f64) -> Optio
     let miss = measured_s / predicted_s - 1.0;
     (miss.abs() > UNUSUAL_MISS_BANDS * usual_frac).then(|| {
         format!(
-            "The measured step is {:.0} % {} than predicted, more than {:.0} times the ±{:.0} % by \
+            "The measured step is {} % {} than predicted, more than {} times the ±{} % by \
              which paracalc misses similar published runs: check that the plan matches the run \
              (precision, recomputation, micro-batch, attention kernel, memory near the limit), or \
              the factors will carry that difference to every other plan.",
-            100.0 * miss.abs(),
+            Fixed(100.0 * miss.abs(), 0),
             if miss > 0.0 { "slower" } else { "faster" },
-            UNUSUAL_MISS_BANDS,
-            100.0 * usual_frac
+            Fixed(UNUSUAL_MISS_BANDS, 0),
+            Fixed(100.0 * usual_frac, 0)
         )
     })
 }
@@ -328,8 +338,8 @@ fn narrower(a: Option<f64>, b: Option<f64>) -> Option<f64> {
 pub fn fit_caveat(peak: f64, capacity: f64, frac: f64) -> Option<String> {
     fit_is_uncertain(peak, capacity, frac).then(|| {
         format!(
-            "The limit is inside the ±{:.0} % memory error: it may {}fit.",
-            100.0 * frac,
+            "The limit is inside the ±{} % memory error: it may {}fit.",
+            Fixed(100.0 * frac, 0),
             if peak <= capacity { "not " } else { "" }
         )
     })
@@ -439,8 +449,9 @@ pub fn step_text(b: &Band, s: &Scenario, calibrated_band: Option<(f64, usize)>) 
     };
     match calibrated_band {
         Some((pct, pairs)) if reach.calibrated => format!(
-            "{}; measured: ±{pct:.0} % on {pairs} calibrated pairs",
-            reach.text()
+            "{}; measured: ±{} % on {pairs} calibrated pairs",
+            reach.text(),
+            Fixed(pct, 0)
         ),
         _ => reach.text(),
     }

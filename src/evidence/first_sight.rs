@@ -14,6 +14,7 @@
 //! `tests/data/first_sight.json` (`PARACALC_WRITE_FIRST_SIGHT=1 cargo test --test first_sight`)
 //! and compiled in ([`group`]).
 
+use crate::text::num::ExpFixed;
 use serde::Deserialize;
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -126,7 +127,7 @@ pub fn canonical(v: &Value, out: &mut String) {
             out.push('}');
         }
         Value::Number(n) if n.is_f64() => {
-            let _ = write!(out, "{:.11e}", n.as_f64().unwrap_or(f64::NAN));
+            let _ = write!(out, "{}", ExpFixed(n.as_f64().unwrap_or(f64::NAN), 11));
         }
         other => out.push_str(&other.to_string()),
     }

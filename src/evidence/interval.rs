@@ -67,6 +67,7 @@ use crate::calibrate::MemoryKind;
 use crate::engine::time::compute::Generation;
 use crate::engine::Estimate;
 use crate::scenario::Scenario;
+use crate::text::num::Fixed;
 
 /// The 90th percentile of the standard normal distribution: `c ± Z80·σ` holds 80 % of a normal
 /// variable.
@@ -399,7 +400,7 @@ impl Interval {
 
     /// "0.92–1.28×": the range as multiples of the predicted value.
     fn multiples(range: (f64, f64)) -> String {
-        format!("{:.2}–{:.2}×", range.0, range.1)
+        format!("{}–{}×", Fixed(range.0, 2), Fixed(range.1, 2))
     }
 
     /// What the band rests on, in words: "a new cluster: the offsets of 18 sources and the

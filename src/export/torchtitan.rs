@@ -16,6 +16,7 @@
 
 use super::Export;
 use crate::scenario::{Precision, Recompute, Scenario, Schedule};
+use crate::text::num::{Fixed, Plain};
 
 /// The job config of `s`.
 pub fn job_config(s: &Scenario) -> Export {
@@ -82,7 +83,8 @@ fn no_equivalents(s: &Scenario, pure_bf16: bool, no: &mut Vec<String>) {
     }
     if let Some(mb) = p.bucket_mb {
         no.push(format!(
-            "gradient bucket {mb} MB: FSDP2 reduces per parameter group, there is no bucket size."
+            "gradient bucket {} MB: FSDP2 reduces per parameter group, there is no bucket size.",
+            Plain(mb)
         ));
     }
     if p.zero_stage == 0 && p.dp_comm_overlap.is_some() {
@@ -185,7 +187,7 @@ fn write_training(s: &Scenario, pure_bf16: bool, o: &mut String) {
     if let Some(tokens) = t.train_tokens {
         let steps = (tokens / (t.global_batch.max(1) as f64 * m.seq_len.max(1) as f64)).ceil();
         if steps.is_finite() && steps >= 1.0 {
-            line(o, format!("steps = {steps:.0}"));
+            line(o, format!("steps = {}", Fixed(steps, 0)));
         }
     }
     line(o, String::new());

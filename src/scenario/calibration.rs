@@ -73,6 +73,7 @@
 //! ```
 
 use super::Precision;
+use crate::text::num::Fixed;
 
 /// Factors fitted to one measured run of the user's cluster. Every field is optional; `None`
 /// means no correction (see the accessors).
@@ -163,7 +164,7 @@ impl Calibration {
         if self.is_default() {
             return "not calibrated: the model's hardware rates are used as they are".to_string();
         }
-        let pct = |x: f64| format!("{:.0} %", 100.0 * x);
+        let pct = |x: f64| format!("{} %", Fixed(100.0 * x, 0));
         let mut parts = Vec::new();
         if let Some(c) = self.compute {
             parts.push(format!(
@@ -193,9 +194,9 @@ impl Calibration {
         }
         if let Some(m) = self.memory_gib {
             parts.push(format!(
-                "{} {:.2} GiB per GPU {} the modelled memory",
+                "{} {} GiB per GPU {} the modelled memory",
                 if m >= 0.0 { "+" } else { "−" },
-                m.abs(),
+                Fixed(m.abs(), 2),
                 if m >= 0.0 { "above" } else { "below" }
             ));
         }

@@ -44,6 +44,7 @@ use super::{
     OptimizerStates, Precision, Recompute, RecomputeModules, RematSaved, Scenario, Schedule,
     GPU_PRESETS,
 };
+use crate::text::num::{Exp, Plain};
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
@@ -1344,9 +1345,9 @@ pub(crate) fn shown(v: &str) -> String {
 pub fn fmt_f64(v: f64) -> String {
     let a = v.abs();
     if v == 0.0 || (1e-4..1e16).contains(&a) {
-        format!("{v}")
+        Plain(v).to_string()
     } else {
-        format!("{v:e}")
+        Exp(v).to_string()
     }
 }
 
@@ -1370,7 +1371,13 @@ fn parse_count(v: &str, lo: u64, hi: u64) -> Result<u64, String> {
 /// A finite number in `(0, hi]` (or `[0, hi]` with `zero_ok`).
 fn parse_real(v: &str, zero_ok: bool, hi: f64) -> Result<f64, String> {
     let low = if zero_ok { "from 0" } else { "above 0" };
-    let expect = || format!("expected a number {low} up to {hi}, got {}", shown(v));
+    let expect = || {
+        format!(
+            "expected a number {low} up to {}, got {}",
+            Plain(hi),
+            shown(v)
+        )
+    };
     // Rust's parser also takes "inf"/"NaN"; require a digit and reject non-finite values.
     if v.is_empty() || v.len() > 40 || !v.bytes().any(|b| b.is_ascii_digit()) {
         return Err(expect());
@@ -1469,7 +1476,9 @@ impl FieldDef {
                     Ok(Value::Real(x))
                 }
                 _ => Err(format!(
-                    "expected a number from {min} to {max}, got {}",
+                    "expected a number from {} to {}, got {}",
+                    Plain(min),
+                    Plain(max),
                     shown(v)
                 )),
             },
@@ -1535,11 +1544,12 @@ impl FieldDef {
                     Err(format!("{label} must be at least {min}, got {x}."))
                 }
                 (Kind::Real { zero_ok: true, .. }, Value::Real(x)) => Err(format!(
-                    "{label} must be zero or a positive number, got {x}."
+                    "{label} must be zero or a positive number, got {}.",
+                    Plain(*x)
                 )),
                 (_, v) => Err(format!(
                     "{label} must be a positive number, got {}.",
-                    v.as_f64().unwrap_or(f64::NAN)
+                    Plain(v.as_f64().unwrap_or(f64::NAN))
                 )),
             },
             Verdict::AboveMax => Err(format!(
@@ -1547,13 +1557,15 @@ impl FieldDef {
                 self.format(v),
                 match self.kind {
                     Kind::Count { max, .. } => max.to_string(),
-                    Kind::Real { max, .. } => max.to_string(),
+                    Kind::Real { max, .. } => Plain(max).to_string(),
                     _ => String::new(),
                 }
             )),
             Verdict::Outside => match self.kind {
                 Kind::Between { min, max } => Err(format!(
-                    "{label} must be between {min} and {max}, got {}.",
+                    "{label} must be between {} and {}, got {}.",
+                    Plain(min),
+                    Plain(max),
                     self.format(v)
                 )),
                 _ => Err(format!("{label} is out of range.")),
@@ -1625,9 +1637,10 @@ impl FieldDef {
         let body = match self.kind {
             Kind::Count { min, max } => format!("whole number {min}..{max}"),
             Kind::Real { zero_ok, max } => {
-                format!("number {} up to {max}", if zero_ok { "≥ 0" } else { "> 0" })
+                let low = if zero_ok { "≥ 0" } else { "> 0" };
+                format!("number {low} up to {}", Plain(max))
             }
-            Kind::Between { min, max } => format!("number {min}..{max}"),
+            Kind::Between { min, max } => format!("number {}..{}", Plain(min), Plain(max)),
             Kind::Bool => "`1` \\| `0`".to_string(),
             Kind::Choice(all) => all
                 .iter()

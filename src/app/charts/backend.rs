@@ -2,63 +2,38 @@
 //! run time. Each chart's `draw` is generic over the backend; instantiated for this one type
 //! only, its code is compiled once into the WebAssembly bundle instead of once per backend.
 //!
-//! What each needs on top of plotters' own backend: the canvas reports its CSS size (its
-//! context carries the device-pixel-ratio scale, [`super::canvas`]) and estimates text size
-//! arithmetically instead of a DOM measurement per call; the SVG writes text at the canvas's
-//! size ([`SvgSized`]).
+//! Both are paracalc's own, drawing as plotters' canvas and SVG backends do
+//! ([`super::canvas::Painter`], [`super::svg::Svg`]) but writing numbers through
+//! [`crate::text::num`]: plotters' backends format colours' opacity and font sizes with core's
+//! float formatting, which is then the only user of it in the WebAssembly bundle. The canvas
+//! reports its CSS size (its context carries the device-pixel-ratio scale, [`super::canvas`])
+//! and estimates text size arithmetically instead of a DOM measurement per call; the SVG writes
+//! text at the canvas's size.
 
+use super::canvas::Painter;
 use super::error::ChartError;
-use super::svg::SvgSized;
-use plotters::prelude::{DrawingBackend, SVGBackend};
+use super::svg::{self, Svg};
+use plotters::prelude::DrawingBackend;
 use plotters_backend::{
     BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind,
 };
-use plotters_canvas::CanvasBackend;
 
 /// The canvas or the SVG backend.
 pub enum ChartBackend<'a> {
     /// SVG text (downloads, native tests).
-    Svg(SVGBackend<'a>),
+    Svg(Svg<'a>),
     /// An HTML canvas, drawn in CSS pixels.
     Canvas {
-        /// plotters' canvas backend.
-        inner: CanvasBackend,
+        /// Its 2D context.
+        painter: Painter,
         /// The canvas's CSS size.
         size: (u32, u32),
     },
 }
 
-/// A backend's error as a [`ChartError`] (its message kept).
-fn unify<E: std::error::Error + Send + Sync>(
-    e: DrawingErrorKind<E>,
-) -> DrawingErrorKind<ChartError> {
-    match e {
-        DrawingErrorKind::DrawingError(e) => {
-            DrawingErrorKind::DrawingError(ChartError::new(e.to_string()))
-        }
-        DrawingErrorKind::FontError(f) => DrawingErrorKind::FontError(f),
-    }
-}
-
-/// Runs the same call on whichever backend `self` holds.
-macro_rules! each {
-    ($self:expr, $b:ident => $call:expr) => {
-        match $self {
-            ChartBackend::Svg($b) => $call.map_err(unify),
-            ChartBackend::Canvas { inner: $b, .. } => $call.map_err(unify),
-        }
-    };
-}
-
-impl ChartBackend<'_> {
-    /// [`DrawingBackend::draw_path`] through `path`'s points.
-    fn draw_points<S: BackendStyle>(
-        &mut self,
-        path: &[BackendCoord],
-        style: &S,
-    ) -> Result<(), DrawingErrorKind<ChartError>> {
-        each!(self, b => b.draw_path(path.iter().copied(), style))
-    }
+/// A canvas call's failure as plotters' drawing error.
+fn drawing(e: ChartError) -> DrawingErrorKind<ChartError> {
+    DrawingErrorKind::DrawingError(e)
 }
 
 impl DrawingBackend for ChartBackend<'_> {
@@ -66,17 +41,20 @@ impl DrawingBackend for ChartBackend<'_> {
 
     fn get_size(&self) -> (u32, u32) {
         match self {
-            ChartBackend::Svg(b) => b.get_size(),
+            ChartBackend::Svg(b) => b.size(),
             ChartBackend::Canvas { size, .. } => *size,
         }
     }
 
     fn ensure_prepared(&mut self) -> Result<(), DrawingErrorKind<ChartError>> {
-        each!(self, b => b.ensure_prepared())
+        Ok(())
     }
 
     fn present(&mut self) -> Result<(), DrawingErrorKind<ChartError>> {
-        each!(self, b => b.present())
+        if let ChartBackend::Svg(b) = self {
+            b.present();
+        }
+        Ok(())
     }
 
     fn draw_pixel(
@@ -84,7 +62,11 @@ impl DrawingBackend for ChartBackend<'_> {
         p: BackendCoord,
         c: BackendColor,
     ) -> Result<(), DrawingErrorKind<ChartError>> {
-        each!(self, b => b.draw_pixel(p, c))
+        match self {
+            ChartBackend::Svg(b) => b.pixel(p, c),
+            ChartBackend::Canvas { painter, .. } => painter.pixel(p, c),
+        }
+        Ok(())
     }
 
     fn draw_line<S: BackendStyle>(
@@ -93,7 +75,11 @@ impl DrawingBackend for ChartBackend<'_> {
         to: BackendCoord,
         style: &S,
     ) -> Result<(), DrawingErrorKind<ChartError>> {
-        each!(self, b => b.draw_line(from, to, style))
+        match self {
+            ChartBackend::Svg(b) => b.line(from, to, style),
+            ChartBackend::Canvas { painter, .. } => painter.line(from, to, style),
+        }
+        Ok(())
     }
 
     fn draw_rect<S: BackendStyle>(
@@ -103,7 +89,13 @@ impl DrawingBackend for ChartBackend<'_> {
         style: &S,
         fill: bool,
     ) -> Result<(), DrawingErrorKind<ChartError>> {
-        each!(self, b => b.draw_rect(upper_left, bottom_right, style, fill))
+        match self {
+            ChartBackend::Svg(b) => b.rect(upper_left, bottom_right, style, fill),
+            ChartBackend::Canvas { painter, .. } => {
+                painter.rect(upper_left, bottom_right, style, fill)
+            }
+        }
+        Ok(())
     }
 
     fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
@@ -114,7 +106,11 @@ impl DrawingBackend for ChartBackend<'_> {
         // Collected first: the backends' path code is then compiled once per style type, not
         // once per kind of point iterator the charts pass.
         let path: Vec<BackendCoord> = path.into_iter().collect();
-        self.draw_points(&path, style)
+        match self {
+            ChartBackend::Svg(b) => b.path(&path, style),
+            ChartBackend::Canvas { painter, .. } => painter.path(&path, style, false),
+        }
+        Ok(())
     }
 
     fn draw_circle<S: BackendStyle>(
@@ -124,7 +120,15 @@ impl DrawingBackend for ChartBackend<'_> {
         style: &S,
         fill: bool,
     ) -> Result<(), DrawingErrorKind<ChartError>> {
-        each!(self, b => b.draw_circle(center, radius, style, fill))
+        match self {
+            ChartBackend::Svg(b) => {
+                b.circle(center, radius, style, fill);
+                Ok(())
+            }
+            ChartBackend::Canvas { painter, .. } => {
+                painter.circle(center, radius, style, fill).map_err(drawing)
+            }
+        }
     }
 
     fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
@@ -132,7 +136,12 @@ impl DrawingBackend for ChartBackend<'_> {
         vert: I,
         style: &S,
     ) -> Result<(), DrawingErrorKind<ChartError>> {
-        each!(self, b => b.fill_polygon(vert, style))
+        let vert: Vec<BackendCoord> = vert.into_iter().collect();
+        match self {
+            ChartBackend::Svg(b) => b.polygon(&vert, style),
+            ChartBackend::Canvas { painter, .. } => painter.path(&vert, style, true),
+        }
+        Ok(())
     }
 
     fn draw_text<S: BackendTextStyle>(
@@ -142,8 +151,11 @@ impl DrawingBackend for ChartBackend<'_> {
         pos: BackendCoord,
     ) -> Result<(), DrawingErrorKind<ChartError>> {
         match self {
-            ChartBackend::Svg(b) => b.draw_text(text, &SvgSized(style), pos).map_err(unify),
-            ChartBackend::Canvas { inner, .. } => inner.draw_text(text, style, pos).map_err(unify),
+            ChartBackend::Svg(b) => {
+                b.text(text, style, pos);
+                Ok(())
+            }
+            ChartBackend::Canvas { painter, .. } => painter.text(text, style, pos).map_err(drawing),
         }
     }
 
@@ -153,7 +165,7 @@ impl DrawingBackend for ChartBackend<'_> {
         style: &S,
     ) -> Result<(u32, u32), DrawingErrorKind<ChartError>> {
         match self {
-            ChartBackend::Svg(b) => b.estimate_text_size(text, style).map_err(unify),
+            ChartBackend::Svg(_) => svg::text_size(text, style),
             ChartBackend::Canvas { .. } => {
                 let size = style.size();
                 let w = super::style::text_width(text, size);

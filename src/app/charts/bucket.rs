@@ -9,6 +9,7 @@ use super::frame::{
 };
 use super::style::{clean, fmt_seconds, sig3, tick_for_span, time_unit, ChartStyle};
 use crate::engine::sweep::BucketPoint;
+use crate::text::num::Plain;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::ops::Range;
@@ -274,7 +275,7 @@ pub fn summary(d: &BucketData<'_>) -> String {
             "Exposed data-parallel communication for {} bucket sizes; shortest step {} at {} MB.",
             d.points.len(),
             fmt_seconds(p.step_s),
-            p.bucket_mb
+            Plain(p.bucket_mb)
         ),
         None => "No bucket sizes.".to_string(),
     }

@@ -4,6 +4,7 @@
 use super::backend::ChartBackend;
 use super::error::ChartError;
 use super::style::ChartStyle;
+use super::svg::Svg;
 use super::{bucket, memory, scaling, schedule, search, time};
 use crate::engine::MemoryEstimate;
 use crate::share::Chart as ChartKind;
@@ -100,11 +101,8 @@ pub fn to_svg(
 ) -> Result<String, ChartError> {
     let mut out = String::new();
     {
-        let root = ChartBackend::Svg(SVGBackend::with_string(
-            &mut out,
-            (width.max(1), height.max(1)),
-        ))
-        .into_drawing_area();
+        let root = ChartBackend::Svg(Svg::new(&mut out, (width.max(1), height.max(1))))
+            .into_drawing_area();
         draw(&root, data, style)?;
         root.present()?;
     }

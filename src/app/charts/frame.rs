@@ -4,7 +4,9 @@
 
 use super::error::ChartError;
 use super::style::{self, px, text_width, ChartStyle};
+use crate::text::num::{Fixed, Plain};
 use plotters::chart::ChartContext;
+use plotters::coord::ranged1d::{KeyPointHint, NoDefaultFormatting, Ranged, ValueFormatter};
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -346,7 +348,35 @@ pub(crate) fn stacked_hit_rect(width: u32, height: u32) -> PlotRect {
     }
 }
 
-pub(crate) type Chart2d<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+pub(crate) type Chart2d<'a, DB> = ChartContext<'a, DB, Cartesian2d<Axis, Axis>>;
+
+/// A linear axis: plotters' [`RangedCoordf64`] whose default label text is [`Plain`] (every
+/// mesh sets its own formatter, [`Axes`]; plotters' default, `FloatPrettyPrinter`, would bring
+/// core's float formatting into the WebAssembly bundle).
+pub(crate) struct Axis(RangedCoordf64);
+
+impl Ranged for Axis {
+    type FormatOption = NoDefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.0.map(value, limit)
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        self.0.key_points(hint)
+    }
+
+    fn range(&self) -> Range<f64> {
+        self.0.range()
+    }
+}
+
+impl ValueFormatter<f64> for Axis {
+    fn format(value: &f64) -> String {
+        Plain(*value).to_string()
+    }
+}
 
 /// A linear chart whose plotting area is exactly `rect` of `area`.
 pub(crate) fn build<'a, DB: DrawingBackend>(
@@ -361,7 +391,7 @@ pub(crate) fn build<'a, DB: DrawingBackend>(
         .margin_right((w as i32 - rect.right).max(0) as u32)
         .x_label_area_size((h as i32 - rect.bottom).max(0) as u32)
         .y_label_area_size(rect.left.max(0) as u32)
-        .build_cartesian_2d(x, y)?;
+        .build_cartesian_2d(Axis(x.into()), Axis(y.into()))?;
     Ok(chart)
 }
 
@@ -428,7 +458,7 @@ pub(crate) fn pow2_label(v: f64) -> String {
     if n >= 1e6 {
         style::fmt_si(n).replace(' ', "")
     } else {
-        format!("{n:.0}")
+        Fixed(n, 0).to_string()
     }
 }
 

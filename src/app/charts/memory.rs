@@ -10,6 +10,7 @@ use super::frame::{
 };
 use super::style::{clean, fmt_bytes, tick, ChartStyle, Palette, GIB};
 use crate::engine::{MemoryEstimate, StageMemory};
+use crate::text::num::Fixed;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -368,7 +369,7 @@ pub fn draw<DB: DrawingBackend>(
     let x_fmt = |v: &f64| {
         let r = v.round();
         if (v - r).abs() < 1e-6 && r >= 0.0 && r < n as f64 {
-            format!("{r:.0}")
+            Fixed(r, 0).to_string()
         } else {
             String::new()
         }

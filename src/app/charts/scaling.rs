@@ -13,6 +13,7 @@ use super::frame::{
 };
 use super::style::{clean, fmt_pct, fmt_rate, si_tick, tick, ChartStyle};
 use crate::engine::sweep::{efficiency_reference, GpuPoint, Scaling};
+use crate::text::num::Fixed;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::ops::Range;
@@ -162,7 +163,7 @@ fn legend(d: &Prepared<'_>, x: &Extras, style: &ChartStyle) -> Vec<LegendItem> {
         .collect();
     if let Some(b) = x.band {
         legend.push(LegendItem::new(
-            format!("±{:.0} % expected error", 100.0 * b),
+            format!("±{} % expected error", Fixed(100.0 * b, 0)),
             color(style, 0),
             Swatch::Faded,
         ));
@@ -201,9 +202,9 @@ fn caption(d: &Prepared<'_>, bend: Option<(u64, f64, &'static str)>) -> String {
         .filter_map(|(name, pts)| {
             let last = pts.last()?;
             Some(format!(
-                "{name} {} at {:.0}",
+                "{name} {} at {}",
                 fmt_pct(last.eff_pct / 100.0),
-                last.gpus
+                Fixed(last.gpus, 0)
             ))
         })
         .take(4)

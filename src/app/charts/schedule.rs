@@ -15,6 +15,7 @@ use super::style::{clean, fmt_pct, fmt_seconds, tick, time_unit, ChartStyle};
 use crate::engine::schedule::{makespan, timeline, Block, BlockKind};
 use crate::engine::TimeEstimate;
 use crate::scenario::{Scenario, Schedule};
+use crate::text::num::Fixed;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -320,7 +321,7 @@ fn draw_axes<DB: DrawingBackend>(
     let y_fmt = |v: &f64| {
         let r = v.round();
         if (v - r).abs() < 1e-6 && r >= 0.0 && r < pp as f64 {
-            format!("{:.0}", pp as f64 - 1.0 - r)
+            Fixed(pp as f64 - 1.0 - r, 0).to_string()
         } else {
             String::new()
         }
@@ -434,7 +435,7 @@ pub fn tooltip(d: &ScheduleData, width: u32, height: u32, x: f64, y: f64) -> Opt
     let when = if d.t_fwd_s > 0.0 {
         format!("{} → {}", fmt_seconds(b.start), fmt_seconds(b.end))
     } else {
-        format!("{:.1} → {:.1} (relative)", b.start, b.end)
+        format!("{} → {} (relative)", Fixed(b.start, 1), Fixed(b.end, 1))
     };
     Some(format!(
         "Stage {}, micro-batch {}{chunk}: {kind} {when}",

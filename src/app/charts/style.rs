@@ -1,6 +1,7 @@
 //! Shared look of every chart: the light and dark palettes (one colour per component, the same in
 //! every chart), font sizes, and unit formatting (binary prefixes for memory, SI for rates).
 
+use crate::text::num::Fixed;
 use plotters::style::{FontDesc, FontFamily, FontStyle, RGBColor, TextStyle};
 
 /// Light or dark page.
@@ -285,7 +286,7 @@ pub fn tick_for_span(x: f64, span: f64) -> String {
         return coarse;
     }
     let decimals = (-(span / 5.0).log10()).ceil().clamp(0.0, 6.0) as usize;
-    let s = format!("{x:.decimals$}");
+    let s = Fixed(x, decimals).to_string();
     let s = if s.contains('.') {
         s.trim_end_matches('0').trim_end_matches('.').to_string()
     } else {
@@ -311,11 +312,8 @@ pub fn fmt_bytes(bytes: f64) -> String {
         i += 1;
     }
     let unit = UNITS.get(i).copied().unwrap_or("B");
-    if i == 0 || v.abs() >= 100.0 {
-        format!("{v:.0} {unit}")
-    } else {
-        format!("{v:.1} {unit}")
-    }
+    let decimals = if i == 0 || v.abs() >= 100.0 { 0 } else { 1 };
+    format!("{} {unit}", Fixed(v, decimals))
 }
 
 /// Bytes in GiB (axis unit of the memory charts), the engine's own.

@@ -15,6 +15,7 @@ use yew::prelude::*;
 use crate::app::browser;
 use crate::app::charts::{canvas, Chart, ChartStyle, Theme};
 use crate::engine::search::Layout;
+use crate::text::num::Fixed;
 
 /// Props of [`ChartCanvas`].
 #[derive(Clone, Debug, PartialEq, Properties)]
@@ -69,12 +70,16 @@ impl Tip {
     fn style(&self) -> String {
         if self.flip {
             format!(
-                "right:{:.0}px;top:{:.0}px",
-                self.width - self.x + 14.0,
-                self.y + 14.0
+                "right:{}px;top:{}px",
+                Fixed(self.width - self.x + 14.0, 0),
+                Fixed(self.y + 14.0, 0)
             )
         } else {
-            format!("left:{:.0}px;top:{:.0}px", self.x + 14.0, self.y + 14.0)
+            format!(
+                "left:{}px;top:{}px",
+                Fixed(self.x + 14.0, 0),
+                Fixed(self.y + 14.0, 0)
+            )
         }
     }
 }

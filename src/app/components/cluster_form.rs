@@ -11,9 +11,10 @@ use crate::app::components::source_note::{SourceNote, Whose};
 use crate::app::state::Action;
 use crate::presets::NETWORK_PRESETS;
 use crate::scenario::{gpu_preset, FieldId, GpuChoice, GPU_PRESETS};
+use crate::text::num::Plain;
 
 fn opt_num(v: Option<f64>) -> String {
-    v.map_or_else(|| "none".to_string(), |x| format!("{x}"))
+    v.map_or_else(|| "none".to_string(), |x| Plain(x).to_string())
 }
 
 /// Where a preset GPU's figures come from (its source and notes), folded and fetched when
@@ -54,11 +55,11 @@ pub fn gpu_select(props: &FormProps) -> Html {
         .map(|g| {
             format!(
                 "{} GiB, {} GB/s HBM, bf16 {}.",
-                g.capacity_gib(),
-                g.hbm_gbps,
+                Plain(g.capacity_gib()),
+                Plain(g.hbm_gbps),
                 g.peak_tflops
                     .bf16
-                    .map_or("none".into(), |x| format!("{x} TFLOP/s"))
+                    .map_or("none".into(), |x| format!("{} TFLOP/s", Plain(x)))
             )
         })
         .unwrap_or_else(|| "Pick a GPU.".into());

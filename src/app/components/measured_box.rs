@@ -13,6 +13,7 @@ use crate::calibrate::{fit, memory_offset, FitError, Measurement, MemoryKind};
 use crate::engine::estimate;
 use crate::evidence::band;
 use crate::scenario::{Calibration, Scenario};
+use crate::text::num::{ExpFixed, Fixed, Plain};
 
 /// The units a measurement can be entered in (the ones frameworks log).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -190,7 +191,7 @@ pub fn line_mismatches(
         if let Some(v) = fields.iter().find_map(|f| number_after_field(line, f)) {
             let p = plan(name);
             if (v - p as f64).abs() > 0.5 {
-                differ.push(format!("{name} {v} (the plan: {p})"));
+                differ.push(format!("{name} {} (the plan: {p})", Plain(v)));
             }
         }
     }
@@ -209,8 +210,11 @@ pub fn line_mismatches(
             let ratio = implied / e.flops.model_flops;
             (!(1.0 / FLOPS_MISMATCH..=FLOPS_MISMATCH).contains(&ratio)).then(|| {
                 format!(
-                    "The line's step time and TFLOP/s per GPU make {:.3e} FLOP per step on the plan's {} GPUs, {:.2}× the {:.3e} of this plan's model and batch: the run's model, batch, sequence length or GPU count likely differs from the plan.",
-                    implied, s.cluster.num_gpus, ratio, e.flops.model_flops
+                    "The line's step time and TFLOP/s per GPU make {} FLOP per step on the plan's {} GPUs, {}× the {} of this plan's model and batch: the run's model, batch, sequence length or GPU count likely differs from the plan.",
+                    ExpFixed(implied, 3),
+                    s.cluster.num_gpus,
+                    Fixed(ratio, 2),
+                    ExpFixed(e.flops.model_flops, 3)
                 )
             })
         }
@@ -375,7 +379,7 @@ fn on_log(
             Ok(Some(r)) => {
                 if let Some((shown, u)) = r.shown {
                     unit.set(u);
-                    value.set(format!("{shown}"));
+                    value.set(Plain(shown).to_string());
                 }
                 apply(r.quantity, Some(r.read), r.warning);
             }
@@ -419,7 +423,9 @@ fn read_log(text: &str, s: &Scenario) -> Result<Option<LogReading>, String> {
     else {
         return Err(format!(
             "Nothing read from the pasted text: {}",
-            logline::read("").unwrap_err()
+            // `.err()`, not `unwrap_err()`: that needs the readings' `Debug`, whose `f64`s would
+            // bring core's float formatting into the WebAssembly bundle.
+            logline::read("").err().unwrap_or_default()
         ));
     };
     let (differ, warning) = line_mismatches(line, s, &readings);
@@ -479,13 +485,14 @@ fn status(
 /// A reading in words ("4.32 s per step").
 fn describe(q: Quantity) -> String {
     match q {
-        Quantity::StepS(t) => format!("{t} s per step"),
-        Quantity::TokensPerS(v) => format!("{v} tokens/s for the whole job"),
-        Quantity::TokensPerSPerGpu(v) => format!("{v} tokens/s per GPU"),
-        Quantity::SamplesPerS(v) => format!("{v} samples/s for the whole job"),
-        Quantity::TflopsPerGpu(v) => format!("{v} TFLOP/s per GPU"),
+        Quantity::StepS(t) => format!("{} s per step", Plain(t)),
+        Quantity::TokensPerS(v) => format!("{} tokens/s for the whole job", Plain(v)),
+        Quantity::TokensPerSPerGpu(v) => format!("{} tokens/s per GPU", Plain(v)),
+        Quantity::SamplesPerS(v) => format!("{} samples/s for the whole job", Plain(v)),
+        Quantity::TflopsPerGpu(v) => format!("{} TFLOP/s per GPU", Plain(v)),
         Quantity::MemoryGib(v, kind) => format!(
-            "{v:.2} GiB peak memory per GPU ({})",
+            "{} GiB peak memory per GPU ({})",
+            Fixed(v, 2),
             match kind {
                 MemoryKind::DeviceUsed => "whole device",
                 MemoryKind::AllocatorReserved => "allocator reserved",

@@ -5,6 +5,7 @@
 use yew::prelude::*;
 
 use crate::scenario::{FieldDef, FieldId};
+use crate::text::num::{Exp, Fixed, Plain};
 
 /// Props of [`NumField`].
 #[derive(Clone, Debug, PartialEq, Properties)]
@@ -31,11 +32,11 @@ pub struct NumFieldProps {
 pub fn show(v: f64) -> String {
     if v.abs() >= 1e10 {
         // 3e11 reads better than 300000000000 (and parses back exactly).
-        format!("{v:e}")
+        Exp(v).to_string()
     } else if v.fract() == 0.0 {
-        format!("{v:.0}")
+        Fixed(v, 0).to_string()
     } else {
-        format!("{v}")
+        Plain(v).to_string()
     }
 }
 

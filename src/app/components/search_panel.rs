@@ -20,6 +20,7 @@ use crate::engine::Estimate;
 use crate::evidence::band;
 use crate::evidence::{published_like, Case};
 use crate::scenario::{Scenario, ScenarioError};
+use crate::text::num::Fixed;
 
 /// Props of [`SearchPanel`].
 #[derive(Clone, PartialEq, Properties)]
@@ -112,10 +113,10 @@ pub fn SearchPanel(props: &SearchPanelProps) -> Html {
 
     let status_text = if st.running {
         format!(
-            "Searching… {} of {} layouts ({:.0}%)",
+            "Searching… {} of {} layouts ({}%)",
             grouped(st.done),
             grouped(st.total),
-            st.fraction() * 100.0
+            Fixed(st.fraction() * 100.0, 0)
         )
     } else if let Some(r) = &st.report {
         format!(
@@ -145,7 +146,7 @@ pub fn SearchPanel(props: &SearchPanelProps) -> Html {
 
     html! {
         <div class="search-panel" data-search-state={state} data-search-slices={st.slices.to_string()}
-            data-search-ms={format!("{:.0}", st.elapsed_ms)}>
+            data-search-ms={Fixed(st.elapsed_ms, 0).to_string()}>
             <div class="search-status">
                 <progress
                     class="search-progress"

@@ -12,6 +12,7 @@ use crate::app::state::Action;
 use crate::engine::advice::{self, Goal, Suggestion, Verdict};
 use crate::engine::Estimate;
 use crate::scenario::{Scenario, ScenarioError};
+use crate::text::num::Plain;
 
 /// What [`verdict`] shows.
 #[derive(Clone, Debug, PartialEq)]
@@ -88,7 +89,7 @@ pub fn verdict(props: &VerdictProps) -> Html {
                 if v.suggestions.is_empty() {
                     <p class="muted small" id="verdict-none">{ format!(
                         "None of the single changes the engine tried (bucket size, pp, vp, tp, cp, recomputation, TP and DP overlap, micro-batch, ZeRO stage, SP, FP8 primary weights, the MoE dispatcher, and for an eager stack a compiled graph) shortens the step by {} % or more while fitting.",
-                        advice::MIN_GAIN * 100.0) }</p>
+                        Plain(advice::MIN_GAIN * 100.0)) }</p>
                 } else {
                     <p class="small">{ "What would help most (each computed with the same estimate):" }</p>
                     <ul class="suggestions" id="verdict-suggestions">

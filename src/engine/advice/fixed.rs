@@ -66,9 +66,9 @@ pub fn sentence(n: &FixedNote) -> String {
         .map(|&(what, sec)| format!("{what} {}", crate::text::secs(sec)))
         .collect();
     format!(
-        "Costs paid once per step whatever the work per GPU are {:.0} % of the step ({}): {}; \
+        "Costs paid once per step whatever the work per GPU are {} % of the step ({}): {}; \
          more data-parallel GPUs shrink only the rest.",
-        100.0 * n.share,
+        crate::text::num::Fixed(100.0 * n.share, 0),
         crate::text::secs(n.seconds),
         list.join(", ")
     )

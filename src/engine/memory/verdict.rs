@@ -24,6 +24,7 @@
 //! ```
 
 use super::rows::StageMemory;
+use crate::text::num::Fixed;
 use serde::Serialize;
 
 /// The peak-memory band the engine uses when no evidence is at hand, as a fraction of the peak:
@@ -121,13 +122,15 @@ impl Flip {
     pub fn text(&self) -> String {
         if self.pct >= 0.0 {
             format!(
-                "{} {:.0} % higher than predicted would make it not fit",
-                self.term, self.pct
+                "{} {} % higher than predicted would make it not fit",
+                self.term,
+                Fixed(self.pct, 0)
             )
         } else {
             format!(
-                "{} {:.0} % lower than predicted would make it fit",
-                self.term, -self.pct
+                "{} {} % lower than predicted would make it fit",
+                self.term,
+                Fixed(-self.pct, 0)
             )
         }
     }
@@ -159,9 +162,9 @@ impl Fit {
     /// make it not fit)".
     pub fn text(&self) -> String {
         format!(
-            "{} (±{:.0} % band; {})",
+            "{} (±{} % band; {})",
             self.verdict.words(),
-            100.0 * self.band_frac,
+            Fixed(100.0 * self.band_frac, 0),
             self.flip.text()
         )
     }

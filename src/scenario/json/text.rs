@@ -13,6 +13,7 @@
 //!
 //! A test compares every rule with serde_json itself.
 
+use crate::text::num;
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
@@ -173,26 +174,24 @@ fn push_str(out: &mut String, s: &str) {
     out.push('"');
 }
 
-/// Writes `x` as serde_json does: the shortest round-trip digits (Rust's `{:e}` finds them),
+/// Writes `x` as serde_json does: the shortest round-trip digits ([`num::shortest_digits`]),
 /// laid out in plain decimal when the decimal exponent is from −5 to 15, else as `d.ddde±x`.
 pub fn push_f64(out: &mut String, x: f64) {
     if !x.is_finite() {
         out.push_str("null");
         return;
     }
-    // `{:e}` gives `[-]d[.ddd]e[-]x`: the digits and the exponent of the first one.
-    let sci = format!("{x:e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let (sign, mantissa) = match mantissa.strip_prefix('-') {
-        Some(m) => ("-", m),
-        None => ("", mantissa),
-    };
-    let mut digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    even_on_tie(x, exp, &mut digits);
-    out.push_str(sign);
+    let (digits, point) = num::shortest_digits(x.abs());
+    let mut digits: String = digits.iter().map(|d| char::from(*d)).collect();
+    if digits.is_empty() {
+        digits.push('0');
+    }
+    let point = if x == 0.0 { 1 } else { point };
+    even_on_tie(x, point, &mut digits);
+    if x.is_sign_negative() {
+        out.push('-');
+    }
     // The number is 0.digits × 10^point.
-    let point = exp + 1;
     let n = digits.len() as i32;
     if (0..=16).contains(&point) && n <= point {
         // 1234e7 → 12340000000.0 (and 0 → 0.0).
@@ -225,24 +224,17 @@ pub fn push_f64(out: &mut String, x: f64) {
 /// serde_json breaks an exact tie between two shortest spellings towards the even last digit
 /// (`…562.25` → `…562.2`), Rust's formatter upwards (`…562.3`). A tie needs 16 or more digits
 /// (below that the two spellings cannot both read back to `x`); then `x`'s exact expansion
-/// (Rust prints every digit asked for) says whether it lies exactly halfway.
-fn even_on_tie(x: f64, exp: i32, digits: &mut String) {
+/// ([`num::exact`]) says whether it lies exactly halfway.
+fn even_on_tie(x: f64, point: i32, digits: &mut String) {
     let last = digits.as_bytes().last().copied().unwrap_or(b'0');
     if digits.len() < 16 || last % 2 == 0 {
         return;
     }
     let mut below = digits[..digits.len() - 1].to_string();
     below.push(char::from(last - 1));
-    let exact = format!("{:.800e}", x.abs());
-    let Some((m, e)) = exact.split_once('e') else {
-        return;
-    };
-    let exact_digits: String = m.chars().filter(|c| *c != '.').collect();
-    let halfway = e.parse() == Ok(exp)
-        && exact_digits
-            .strip_prefix(below.as_str())
-            .and_then(|rest| rest.strip_prefix('5'))
-            .is_some_and(|rest| rest.bytes().all(|b| b == b'0'));
+    let (exact, exact_point) = num::exact(x.abs());
+    let halfway =
+        exact_point == point && exact.strip_prefix(below.as_bytes()) == Some(b"5".as_slice());
     if halfway {
         *digits = below;
     }
@@ -299,6 +291,8 @@ mod tests {
             1e21,
             9007199254740993.0,
         ];
+        // Exact ties between two shortest spellings (2^50 + k/4: …624.25).
+        xs.extend((0..40).map(|k| 1_125_899_906_842_624.0 + f64::from(k) / 4.0));
         let mut state = 0x9E37_79B9_7F4A_7C15_u64;
         let mut next = || crate::xorshift::next_u64(&mut state);
         for _ in 0..20_000 {
