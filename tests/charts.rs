@@ -351,6 +351,13 @@ fn gpu_point(n: u64, tps: f64, fits: bool) -> GpuPoint {
     }
 }
 
+/// 8 → 1024 GPUs scaling linearly, `tokens_per_gpu` each, every plan fitting.
+fn linear_points(tokens_per_gpu: f64) -> Vec<GpuPoint> {
+    (3..=10)
+        .map(|k| gpu_point(1 << k, tokens_per_gpu * (1u64 << k) as f64, true))
+        .collect()
+}
+
 /// DP only: 8 → 1024 GPUs, losing 5 % of linear per doubling.
 fn dp_only_points() -> Vec<GpuPoint> {
     (3..=10)
@@ -1004,12 +1011,8 @@ fn bucket_hit_test_finds_each_size_in_order() {
 /// The same for the scaling chart's GPU counts (two series, 8 … 1024 GPUs).
 #[test]
 fn scaling_hit_test_finds_each_gpu_count_in_order() {
-    let a: Vec<GpuPoint> = (3..=10)
-        .map(|k| gpu_point(1 << k, 1e4 * (1u64 << k) as f64, true))
-        .collect();
-    let b: Vec<GpuPoint> = (3..=10)
-        .map(|k| gpu_point(1 << k, 0.9e4 * (1u64 << k) as f64, true))
-        .collect();
+    let a = linear_points(1e4);
+    let b = linear_points(0.9e4);
     let series = [
         scaling::ScalingSeries {
             name: "A",
@@ -1231,12 +1234,8 @@ fn schedule_hit_test_finds_the_block() {
 
 #[test]
 fn scaling_draws_the_error_band_and_the_uncalibrated_curve() {
-    let a: Vec<GpuPoint> = (3..=10)
-        .map(|k| gpu_point(1 << k, 1e4 * (1u64 << k) as f64, true))
-        .collect();
-    let u: Vec<GpuPoint> = (3..=10)
-        .map(|k| gpu_point(1 << k, 1.2e4 * (1u64 << k) as f64, true))
-        .collect();
+    let a = linear_points(1e4);
+    let u = linear_points(1.2e4);
     let series = [scaling::ScalingSeries {
         name: "Current",
         points: &a,

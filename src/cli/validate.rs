@@ -20,7 +20,7 @@ mod calibrated;
 mod first_sight;
 mod loso;
 
-use calibrated::{calibrated, calibrated_by_group, calibrated_overall, Pair};
+use calibrated::{calibrated, calibrated_by_group, calibrated_overall, CalGroup, Pair};
 
 use super::args::{read_file, Args};
 use super::error::CliError;
@@ -567,8 +567,22 @@ fn to_json(s: &Summary, rows: &[Row], cal: Option<&Calibrated>) -> Value {
     out
 }
 
+/// The text report: a line per row, the summary, the step-time MAPE by group (with the
+/// calibration's figures when `cal` is given) and the calibration's overall result.
 fn to_text(s: &Summary, rows: &[Row], cal: Option<&Calibrated>) -> String {
     let mut out = String::new();
+    write_rows(&mut out, rows);
+    write_summary(&mut out, s);
+    let by_cal = cal.map(|(pairs, _, errors)| calibrated_by_group(pairs, errors));
+    write_groups(&mut out, rows, by_cal.as_deref());
+    if let Some((pairs, failed, _)) = cal {
+        write_calibration(&mut out, pairs, *failed, by_cal.as_deref());
+    }
+    out
+}
+
+/// One line per row: case, metric, measured, predicted and the error (or why there is none).
+fn write_rows(out: &mut String, rows: &[Row]) {
     let _ = writeln!(
         out,
         "{:<48} {:<7} {:>12} {:>12} {:>8}",
@@ -616,6 +630,10 @@ fn to_text(s: &Summary, rows: &[Row], cal: Option<&Calibrated>) -> String {
             }
         }
     }
+}
+
+/// The counts and MAPEs of the summary.
+fn write_summary(out: &mut String, s: &Summary) {
     let _ = writeln!(out);
     let _ = writeln!(out, "cases in file:        {}", s.cases);
     let _ = writeln!(
@@ -636,7 +654,10 @@ fn to_text(s: &Summary, rows: &[Row], cal: Option<&Calibrated>) -> String {
         "out of memory:        {} of {} predicted correctly",
         s.oom_correct, s.oom_cases
     );
-    let by_cal = cal.map(|(pairs, _, errors)| calibrated_by_group(pairs, errors));
+}
+
+/// Step-time MAPE by group, with each group's calibration figures when there are some.
+fn write_groups(out: &mut String, rows: &[Row], by_cal: Option<&[CalGroup]>) {
     let _ = writeln!(out, "\nstep-time MAPE by group:");
     for (g, n, mape) in time_by_group(rows) {
         let _ = write!(out, "  {:<32} {:>4} cases  {:>6.2}%", g, n, mape);
@@ -656,28 +677,30 @@ fn to_text(s: &Summary, rows: &[Row], cal: Option<&Calibrated>) -> String {
         }
         let _ = writeln!(out);
     }
-    if let Some((pairs, failed, _)) = cal {
-        let (n, mape, uncal) = calibrated_overall(pairs);
+}
+
+/// The calibration's overall result: its MAPE over every pair against the same targets
+/// uncalibrated, and the groups where its acceptance misses.
+fn write_calibration(out: &mut String, pairs: &[Pair], failed: usize, by_cal: Option<&[CalGroup]>) {
+    let (n, mape, uncal) = calibrated_overall(pairs);
+    let _ = writeln!(
+        out,
+        "\ncalibrated on one run, predicting another of its group: {n} pairs, MAPE {mape:.2}% ({failed} pairs failed); the same targets without calibration: {uncal:.2}%"
+    );
+    if let Some(b) = by_cal {
+        let misses: Vec<&str> = b
+            .iter()
+            .filter(|c| !c.holds())
+            .map(|c| c.group.as_str())
+            .collect();
         let _ = writeln!(
             out,
-            "\ncalibrated on one run, predicting another of its group: {n} pairs, MAPE {mape:.2}% ({failed} pairs failed); the same targets without calibration: {uncal:.2}%"
+            "calibration's acceptance (below uncalibrated where a group's mean error exceeds its spread, else no worse than a pure scale): holds in {} of {} groups; misses: {}",
+            b.len() - misses.len(),
+            b.len(),
+            if misses.is_empty() { "none".to_string() } else { misses.join(", ") }
         );
-        if let Some(b) = &by_cal {
-            let misses: Vec<&str> = b
-                .iter()
-                .filter(|c| !c.holds())
-                .map(|c| c.group.as_str())
-                .collect();
-            let _ = writeln!(
-                out,
-                "calibration's acceptance (below uncalibrated where a group's mean error exceeds its spread, else no worse than a pure scale): holds in {} of {} groups; misses: {}",
-                b.len() - misses.len(),
-                b.len(),
-                if misses.is_empty() { "none".to_string() } else { misses.join(", ") }
-            );
-        }
     }
-    out
 }
 
 fn fmt_value(metric: &str, v: f64, unit: &str) -> String {
