@@ -172,9 +172,13 @@ fn left_out_sources_are_covered_as_the_acceptance_asks() {
     // −1.6 %), so a band built from four of them is narrower, and left-out torchtitan misses 5
     // of 18. With five sources a new one's coverage moves by a whole source (18 runs = 38 %),
     // so 72 % is within the noise of the 80 % it aims at; the floor below guards a real
-    // regression, and the width pins the gain.
+    // regression, and the width pins the gain. With Megatron-DeepSpeed's own NCCL communicators
+    // (states.md §13) 42 of 47 (89.4 %) at 21.4 points: BLOOM's rows now scatter about zero
+    // (−12.3 to +20.3 %, the −r2 row's twin measured 6 GiB more on the same layout), which
+    // widens the bands built with BLOOM in them (torchtitan's 18.9 → 21.4) and covers more of
+    // every left-out source (BLOOM 02-25 10 → 14 of 18, torchtitan 13 → 17 of 18).
     let memory = coverage(&cases, &errors, Metric::Memory);
     assert_eq!(memory.runs, 47);
-    assert!(memory.fraction() >= 0.70, "{}", memory.fraction());
-    assert!(memory.median_width <= 20.0, "{}", memory.median_width);
+    assert!(memory.fraction() >= 0.85, "{}", memory.fraction());
+    assert!(memory.median_width <= 22.0, "{}", memory.median_width);
 }

@@ -124,6 +124,27 @@ pub enum ParamPasses {
     None,
 }
 
+/// A communicator a stack opens beyond one per parallel group ([`Traits::pipeline_communicators`]),
+/// each holding NCCL's buffers ([`super::memory::overhead::comm_buffers_bytes`],
+/// [states.md](crate::docs::formulas::states) §13).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Communicator {
+    /// Another on the `t` ranks of a TP group.
+    Tp,
+    /// Another on the ranks of a data-parallel group.
+    Dp,
+    /// Another two-rank one between pipeline stages: the tied embedding's pair on the first and
+    /// the last stage, the second neighbour's send/receive pair on the others (with a tied
+    /// embedding or more than two stages).
+    PipelinePair,
+    /// The `p` ranks of one pipeline, `t·c·d` apart.
+    Pipeline,
+    /// The TP ranks of every stage of one pipeline: `t·p` ranks.
+    ModelParallel,
+    /// Every rank.
+    World,
+}
+
 /// One rule of what a stack cannot run, on the knobs of a layout
 /// ([`super::knobs::Layout`]; [`super::support`] checks them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -244,6 +265,11 @@ pub struct Traits {
     /// Device memory comes from PyTorch's CUDA caching allocator (every stack but JAX, whose
     /// XLA runtime plans its buffers per compiled program).
     pub caching_allocator: bool,
+    /// The communicators it opens beyond one per parallel group when the layout has pipeline
+    /// stages, each a process group some NCCL collective of the run uses (PyTorch creates a
+    /// group's NCCL communicator at its first collective). Empty: not read in the stack's code,
+    /// one per parallel group.
+    pub pipeline_communicators: &'static [Communicator],
     /// What it cannot run, each rule with its reason, checked in order.
     pub rules: &'static [(Rule, &'static str)],
 }
@@ -290,6 +316,7 @@ const fn plain(name: &'static str) -> Traits {
         swiglu_fp8_input: false,
         fp8_param_gather: false,
         caching_allocator: true,
+        pipeline_communicators: &[],
         rules: &[],
     }
 }
@@ -334,6 +361,37 @@ static MEGATRON: Traits = Traits {
     ..plain("megatron")
 };
 
+/// The communicators Megatron-DeepSpeed opens under DeepSpeed's pipeline engine beyond one per
+/// parallel group (bigscience-workshop/Megatron-DeepSpeed @49d21af2, microsoft/DeepSpeed
+/// @2151c787a, the same lines in the BigScience branch @15293139f; PyTorch 1.11's
+/// `ProcessGroupNCCL` creates a group's communicator at its first collective, `getNCCLComm`, and
+/// `barrier()` is an all-reduce of one byte on it):
+/// - the pipeline grid's `slice_proc_group` on the TP ranks (`deepspeed/runtime/pipe/topology.py`
+///   l. 360-365), all-gathering the partitioned activations every micro-batch (`pipe/engine.py`
+///   l. 131 and 613-724), beside Megatron's own TP group;
+/// - Megatron's data-parallel and pipeline groups, each all-reduced once as the dataset's index
+///   is built on TP rank 0 (`megatron/data/gpt_dataset.py` l. 386-387, `training.py` l. 1090),
+///   beside the grid's (`deepspeed.initialize` gets no `mpu`, `training.py` l. 385-390, so
+///   DeepSpeed reduces over the grid's data-parallel group);
+/// - the tied embedding's pair (`pipe/module.py` l. 420, every step) or, on a middle stage, the
+///   send/receive pair of its second neighbour (`pipe/p2p.py` l. 61-62 and 82-83: `dist.send` and
+///   `dist.recv` on the world group, a communicator per pair);
+/// - the grid's pipeline group (`pipe/engine.py` l. 510-542, the loss broadcast every step);
+/// - the grid's model-parallel group, the TP ranks of every stage (`topology.py` l. 304-311 and 442;
+///   `pipe/engine.py` l. 146 at start-up, ZeRO's overflow check and gradient norm,
+///   `zero/stage_1_and_2.py` l. 1484-1492);
+/// - the world group (`torch.distributed.barrier()` in Megatron's `_compile_dependencies`,
+///   `megatron/initialize.py` l. 215-228, and `print_datetime`, `training.py` l. 64).
+const MEGATRON_DEEPSPEED_COMMUNICATORS: &[Communicator] = &[
+    Communicator::Tp,
+    Communicator::Dp,
+    Communicator::PipelinePair,
+    Communicator::Pipeline,
+    Communicator::Pipeline,
+    Communicator::ModelParallel,
+    Communicator::World,
+];
+
 /// DeepSpeed ZeRO, Megatron-DeepSpeed.
 static DEEPSPEED: Traits = Traits {
     fsdp_style: FsdpStyle::PerParameter,
@@ -345,6 +403,7 @@ static DEEPSPEED: Traits = Traits {
     dp_overlap_below_zero3: false,
     zero3_2021: true,
     deepep: false,
+    pipeline_communicators: MEGATRON_DEEPSPEED_COMMUNICATORS,
     rules: &[
         (
             Rule::PipelineOtherThan(Schedule::OneFOneB),

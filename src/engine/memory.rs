@@ -138,7 +138,7 @@ pub fn fill(plan: &Plan, out: &mut MemoryEstimate) {
         cuda_context: s.overhead.cuda_context_gib() * GIB,
         comm_buffers: s
             .overhead
-            .comm_buffers_gib(overhead::comm_buffers_bytes(&plan.groups, plan.gpu) / GIB)
+            .comm_buffers_gib(overhead::comm_buffers_bytes(&plan.groups, plan.gpu, s) / GIB)
             * GIB,
         reserve: s.overhead.allocator_reserve_pct() / 100.0,
         calibration_offset: s.calibration.memory_gib() * GIB,

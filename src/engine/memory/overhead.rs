@@ -5,7 +5,8 @@
 use super::params::GpuParams;
 use super::states::ParamBytes;
 use crate::engine::bucket::GradBucket;
-use crate::engine::time::comm::{Group, Link};
+use crate::engine::framework::Communicator;
+use crate::engine::time::comm::{Fabric, Group, Link};
 use crate::engine::time::contention::collective_ctas;
 use crate::engine::time::generation::Generation;
 use crate::engine::time::groups::Groups;
@@ -107,17 +108,80 @@ pub fn communicator_bytes(g: &Group, gen: Generation) -> f64 {
     channels * (p2p * p2p_connection_bytes() as f64 + net * net_connection_bytes() as f64)
 }
 
-/// Device bytes of NCCL's buffers of one GPU of `gpu` in the groups `g`: one communicator per
-/// parallel group of more than one rank (TP, CP, EP, the pipeline neighbours, the
+/// Device bytes of NCCL's buffers of one GPU of `gpu` in the groups `g` of `s`: one communicator
+/// per parallel group of more than one rank (TP, CP, EP, the pipeline neighbours, the
 /// data-parallel reduction's `d·c` ranks), placed as the time model places them
-/// ([`Groups::of`], [`crate::engine::plan::Plan::groups`]), each [`communicator_bytes`].
-pub fn comm_buffers_bytes(g: &Groups, gpu: &GpuSpec) -> f64 {
+/// ([`Groups::of`], [`crate::engine::plan::Plan::groups`]), each [`communicator_bytes`], and
+/// with pipeline stages the stack's own ([`stack_communicators_bytes`]).
+pub fn comm_buffers_bytes(g: &Groups, gpu: &GpuSpec, s: &Scenario) -> f64 {
     let gen = Generation::of(gpu);
-    communicator_bytes(&g.tp, gen)
+    let per_group = communicator_bytes(&g.tp, gen)
         + communicator_bytes(&g.cp, gen)
         + communicator_bytes(&g.ep, gen)
         + communicator_bytes(&g.pp, gen)
-        + communicator_bytes(&g.dp, gen)
+        + communicator_bytes(&g.dp, gen);
+    let stack = s.training.framework().traits().pipeline_communicators;
+    if stack.is_empty() || s.parallel.pp <= 1 {
+        return per_group;
+    }
+    per_group + stack_communicators_bytes(stack, g, gpu, s)
+}
+
+/// Device bytes of NCCL's buffers of the communicators `list` a stack opens beyond one per
+/// parallel group ([`crate::engine::framework::Traits::pipeline_communicators`]), each
+/// [`communicator_bytes`] on its ranks: the TP, data-parallel and neighbours' groups as
+/// [`Groups::of`] places them, the tied embedding's pair as `g.pp` (both two ranks across the
+/// pipeline), a pipeline's `p` ranks `t·c·d` apart, the TP ranks of its `p` stages (each stage's
+/// `t` ranks where [`Groups::of`] puts the TP group, the stages where it puts the pipeline's
+/// ranks) and every rank. [states.md](crate::docs::formulas::states) §13. Out of line: the
+/// stacks without such communicators do not carry its code.
+#[inline(never)]
+fn stack_communicators_bytes(
+    list: &[Communicator],
+    g: &Groups,
+    gpu: &GpuSpec,
+    s: &Scenario,
+) -> f64 {
+    let par = &s.parallel;
+    let (t, c, d, p) = (par.tp.max(1), par.cp.max(1), par.dp.max(1), par.pp.max(1));
+    let f = &Fabric::of(gpu);
+    let gen = Generation::of(gpu);
+    let replica = t.saturating_mul(c).saturating_mul(d);
+    let pipeline = Group::on(f, p, replica);
+    let mut total = 0.0;
+    for comm in list {
+        let group = match comm {
+            Communicator::Tp => g.tp,
+            Communicator::Dp => g.dp,
+            Communicator::PipelinePair if p > 2 || s.model.tied_embeddings => g.pp,
+            Communicator::PipelinePair => continue,
+            Communicator::Pipeline => pipeline,
+            Communicator::ModelParallel => stages_of(&g.tp, &pipeline),
+            Communicator::World => Group::on(f, replica.saturating_mul(p), 1),
+        };
+        total += communicator_bytes(&group, gen);
+    }
+    total
+}
+
+/// The group of `tp`'s ranks in every stage of `pipeline`: `tp.n · pipeline.n` ranks over
+/// `tp.nodes · pipeline.nodes` domains (one stage's TP ranks share the domains of its TP group,
+/// the stages those of the pipeline's ranks), over the network when that is more than one.
+fn stages_of(tp: &Group, pipeline: &Group) -> Group {
+    let (n, nodes) = (tp.n * pipeline.n, tp.nodes * pipeline.nodes);
+    Group {
+        n,
+        nodes,
+        ppn: n / nodes,
+        link: if nodes > 1.0 {
+            Link::Network
+        } else if n > 1.0 {
+            Link::Nvlink
+        } else {
+            Link::None
+        },
+        ..*pipeline
+    }
 }
 
 /// Parameters ZeRO-3 gathers on one GPU: its dense and its expert parameters, each only when
@@ -292,6 +356,39 @@ mod tests {
         let v100 = crate::scenario::gpu_preset("v100-sxm2-32gb").unwrap().spec;
         let g = Group::new(&v100, 8, 1);
         assert_eq!(communicator_bytes(&g, Generation::of(&v100)), 0.25 * GIB);
+    }
+
+    /// Megatron-DeepSpeed's own communicators on BLOOM 02-25's `dp12tp8pp4` (384 A100s, 8 per
+    /// node, tied embedding): the slice group 540 MiB; Megatron's data-parallel group (12 ranks,
+    /// one per node) 2 × 34/12 × 20 = 113.3; the tied pair 2 × 20 = 40; two pipeline groups (4
+    /// ranks, one per node) 2 × 10/4 × 20 = 100 each; the model-parallel group (32 ranks, 8 on
+    /// each of 4 nodes) 16 × (56/32 × 12 + 10/32 × 20) = 436; the world (384 ranks on 48 nodes)
+    /// 16 × (672/384 × 12 + 142/384 × 20) = 454.3: 1,783.7 MiB beside the 5 groups' own. The
+    /// Megatron stack opens none of them.
+    #[test]
+    fn megatron_deepspeed_communicators_by_hand() {
+        let mut s = crate::presets::default_model_preset().scenario();
+        (s.parallel.tp, s.parallel.cp, s.parallel.pp, s.parallel.dp) = (8, 1, 4, 12);
+        (s.parallel.ep, s.parallel.vp) = (1, 1);
+        s.model.tied_embeddings = true;
+        let gpu = crate::scenario::gpu_preset("a100-sxm4-80gb").unwrap().spec;
+        let g = Groups::of(&gpu, &s.parallel);
+        let own = comm_buffers_bytes(&g, &gpu, &s);
+        s.training.framework = Some(crate::engine::framework::Framework::Deepspeed);
+        let extra = (comm_buffers_bytes(&g, &gpu, &s) - own) / MIB;
+        let want = 540.0
+            + 2.0 * 34.0 / 12.0 * 20.0
+            + 40.0
+            + 200.0
+            + 436.0
+            + 16.0 * (672.0 / 384.0 * 12.0 + 142.0 / 384.0 * 20.0);
+        assert!((extra - want).abs() < 1e-9, "{extra} {want}");
+        s.parallel.pp = 1;
+        s.parallel.dp = 48;
+        let g = Groups::of(&gpu, &s.parallel);
+        let deepspeed = comm_buffers_bytes(&g, &gpu, &s);
+        s.training.framework = None;
+        assert_eq!(deepspeed, comm_buffers_bytes(&g, &gpu, &s));
     }
 
     /// ZeRO-3 with pipelining gathers only what ZeRO shards: a GPU with 1e9 dense and 2e9
