@@ -27,7 +27,8 @@
 //!
 //! Children not named above:
 //! - [`backend`]: One drawing backend type for every chart (canvas or SVG, both paracalc's own).
-//! - [`canvas`]: Drawing a chart on an HTML canvas, crisp on high-DPI screens ([`canvas::Painter`]).
+//! - [`canvas`]: Drawing a chart on an HTML canvas, crisp on high-DPI screens.
+//! - [`painter`]: the drawing calls on a canvas's 2D context (`Painter`), the canvas backend's.
 //! - [`data`]: [`ChartData`], the borrowed input of any one chart, and its dispatch.
 //! - [`error`]: the [`ChartError`] a chart returns when its backend fails.
 //! - [`frame`]: the frame every chart draws in (header, plot rectangle, axes' mesh).
@@ -42,6 +43,7 @@ mod error;
 mod frame;
 pub mod input;
 pub mod memory;
+mod painter;
 pub mod scaling;
 pub mod schedule;
 pub mod search;

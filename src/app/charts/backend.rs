@@ -3,15 +3,15 @@
 //! only, its code is compiled once into the WebAssembly bundle instead of once per backend.
 //!
 //! Both are paracalc's own, drawing as plotters' canvas and SVG backends do
-//! ([`super::canvas::Painter`], [`super::svg::Svg`]) but writing numbers through
+//! ([`super::painter::Painter`], [`super::svg::Svg`]) but writing numbers through
 //! [`crate::text::num`]: plotters' backends format colours' opacity and font sizes with core's
 //! float formatting, which is then the only user of it in the WebAssembly bundle. The canvas
 //! reports its CSS size (its context carries the device-pixel-ratio scale, [`super::canvas`])
 //! and estimates text size arithmetically instead of a DOM measurement per call; the SVG writes
 //! text at the canvas's size.
 
-use super::canvas::Painter;
 use super::error::ChartError;
+use super::painter::Painter;
 use super::svg::{self, Svg};
 use plotters::prelude::DrawingBackend;
 use plotters_backend::{
