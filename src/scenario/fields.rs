@@ -1236,7 +1236,7 @@ fields! {
     }
     CommBufGib {
         at: overhead.comm_buffers_gib, key: "commbuf", label: "NCCL buffers", unit: "GiB",
-        help: "Per GPU, all communicators; empty = what NCCL allocates for each parallel group's ring and tree channels (12 MiB per connection inside a node, 20 MiB across nodes).",
+        help: "Per GPU, all communicators; empty = what NCCL allocates for the ring and tree channels of each parallel group and of the stack's own communicators (12 MiB per connection inside a node, 20 MiB across nodes).",
         kind: Kind::Real { zero_ok: true, max: 1.0e4 }, optional: true, empty: "NCCL's ring and tree buffers",
     }
     ReservePct {
