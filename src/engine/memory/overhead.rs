@@ -89,8 +89,24 @@ fn connections_per_rank(g: &Group) -> (f64, f64) {
     )
 }
 
+/// Device bytes of one channel of the communicator `g` on each rank: its
+/// [`connections_per_rank`] at [`p2p_connection_bytes`] and [`net_connection_bytes`] each. A
+/// group of one kind of connection skips the other's zero term (the same value: the bytes are
+/// positive, and `x + 0.0 = x`).
+fn channel_bytes(g: &Group) -> f64 {
+    let (p2p, net) = connections_per_rank(g);
+    let (p2p_bytes, net_bytes) = (p2p_connection_bytes() as f64, net_connection_bytes() as f64);
+    if net == 0.0 {
+        p2p * p2p_bytes
+    } else if p2p == 0.0 {
+        net * net_bytes
+    } else {
+        p2p * p2p_bytes + net * net_bytes
+    }
+}
+
 /// Device bytes of NCCL's buffers of one communicator `g` on each of its GPUs of `gen`:
-/// channels × connections per rank × bytes per connection ([`connections_per_rank`],
+/// channels × connections per rank × bytes per connection ([`channel_bytes`],
 /// [`p2p_connection_bytes`], [`net_connection_bytes`]), the channels being the collective's
 /// CTAs the time model charges ([`collective_ctas`]: 24 inside an 8-GPU A100/H100 domain, 32 on
 /// NVLink 5, 16 across nodes with several GPUs of the group per node, 2 through one NIC).
@@ -104,8 +120,7 @@ pub fn communicator_bytes(g: &Group, gen: Generation) -> f64 {
     let Some(channels) = collective_ctas(g, gen) else {
         return crate::scenario::Overhead::DEFAULT_COMM_BUFFERS_GIB_PER_COMMUNICATOR * GIB;
     };
-    let (p2p, net) = connections_per_rank(g);
-    channels * (p2p * p2p_connection_bytes() as f64 + net * net_connection_bytes() as f64)
+    channels * channel_bytes(g)
 }
 
 /// Device bytes of NCCL's buffers of one GPU of `gpu` in the groups `g` of `s`: one communicator
