@@ -25,6 +25,12 @@ fn color(c: BackendColor) -> String {
     format!("#{r:02X}{g:02X}{b:02X}")
 }
 
+/// The `opacity` and `#RRGGBB` of an element drawn in `c`, or `None` for a transparent colour,
+/// which plotters' SVG backend draws nothing for.
+fn paint(c: BackendColor) -> Option<(String, String)> {
+    (c.alpha != 0.0).then(|| (Plain(c.alpha).to_string(), color(c)))
+}
+
 /// `points="x,y x,y "` of a polyline or polygon.
 fn points(path: &[BackendCoord]) -> String {
     path.iter().fold(String::new(), |mut s, (x, y)| {
@@ -98,11 +104,10 @@ impl<'a> Svg<'a> {
 
     /// A one-pixel square.
     pub fn pixel(&mut self, (x, y): BackendCoord, c: BackendColor) {
-        if c.alpha == 0.0 {
+        let Some((opacity, fill)) = paint(c) else {
             return;
-        }
-        let (x, y, opacity) = (x.to_string(), y.to_string(), Plain(c.alpha).to_string());
-        let fill = color(c);
+        };
+        let (x, y) = (x.to_string(), y.to_string());
         let attrs = [
             ("x", x.as_str()),
             ("y", &y),
@@ -117,12 +122,10 @@ impl<'a> Svg<'a> {
 
     /// A straight line.
     pub fn line<S: BackendStyle>(&mut self, from: BackendCoord, to: BackendCoord, style: &S) {
-        let c = style.color();
-        if c.alpha == 0.0 {
+        let Some((opacity, stroke)) = paint(style.color()) else {
             return;
-        }
+        };
         let v = [from.0, from.1, to.0, to.1].map(|n| n.to_string());
-        let (opacity, stroke) = (Plain(c.alpha).to_string(), color(c));
         let width = style.stroke_width().to_string();
         let attrs = [
             ("opacity", opacity.as_str()),
@@ -144,14 +147,13 @@ impl<'a> Svg<'a> {
         style: &S,
         fill: bool,
     ) {
-        let c = style.color();
-        if c.alpha == 0.0 {
+        let Some((opacity, rgb)) = paint(style.color()) else {
             return;
-        }
+        };
         let (fill, stroke) = if fill {
-            (color(c), "none".to_string())
+            (rgb, "none".to_string())
         } else {
-            ("none".to_string(), color(c))
+            ("none".to_string(), rgb)
         };
         let v = [
             upper_left.0,
@@ -160,7 +162,6 @@ impl<'a> Svg<'a> {
             bottom_right.1 - upper_left.1,
         ]
         .map(|n| n.to_string());
-        let opacity = Plain(c.alpha).to_string();
         let attrs = [
             ("x", v[0].as_str()),
             ("y", &v[1]),
@@ -175,11 +176,9 @@ impl<'a> Svg<'a> {
 
     /// A polyline through `path`.
     pub fn path<S: BackendStyle>(&mut self, path: &[BackendCoord], style: &S) {
-        let c = style.color();
-        if c.alpha == 0.0 {
+        let Some((opacity, stroke)) = paint(style.color()) else {
             return;
-        }
-        let (opacity, stroke) = (Plain(c.alpha).to_string(), color(c));
+        };
         let width = style.stroke_width().to_string();
         let points = points(path);
         let attrs = [
@@ -194,11 +193,9 @@ impl<'a> Svg<'a> {
 
     /// A filled polygon.
     pub fn polygon<S: BackendStyle>(&mut self, path: &[BackendCoord], style: &S) {
-        let c = style.color();
-        if c.alpha == 0.0 {
+        let Some((opacity, fill)) = paint(style.color()) else {
             return;
-        }
-        let (opacity, fill) = (Plain(c.alpha).to_string(), color(c));
+        };
         let points = points(path);
         let attrs = [
             ("opacity", opacity.as_str()),
@@ -216,17 +213,15 @@ impl<'a> Svg<'a> {
         style: &S,
         fill: bool,
     ) {
-        let c = style.color();
-        if c.alpha == 0.0 {
+        let Some((opacity, rgb)) = paint(style.color()) else {
             return;
-        }
+        };
         let (stroke, fill) = if fill {
-            ("none".to_string(), color(c))
+            ("none".to_string(), rgb)
         } else {
-            (color(c), "none".to_string())
+            (rgb, "none".to_string())
         };
         let v = [center.0, center.1, radius as i32].map(|n| n.to_string());
-        let opacity = Plain(c.alpha).to_string();
         let width = style.stroke_width().to_string();
         let attrs = [
             ("cx", v[0].as_str()),
@@ -244,10 +239,9 @@ impl<'a> Svg<'a> {
     /// plotters' SVG backend wrote `size × 1.24 / 1.24` (its text scale undone by paracalc's),
     /// kept to the last bit so the files do not change.
     pub fn text<S: BackendTextStyle>(&mut self, text: &str, style: &S, (x, y): BackendCoord) {
-        let c = style.color();
-        if c.alpha == 0.0 {
+        let Some((opacity, fill)) = paint(style.color()) else {
             return;
-        }
+        };
         let anchor = match style.anchor().h_pos {
             HPos::Left => "start",
             HPos::Right => "end",
@@ -260,7 +254,6 @@ impl<'a> Svg<'a> {
         };
         let (xs, ys) = (x.to_string(), y.to_string());
         let size = Plain(style.size() * 1.24 / 1.24).to_string();
-        let (opacity, fill) = (Plain(c.alpha).to_string(), color(c));
         let family = style.family();
         let mut attrs = vec![
             ("x", xs.as_str()),
