@@ -139,12 +139,12 @@ pub fn comm_buffers_bytes(g: &Groups, gpu: &GpuSpec, s: &Scenario) -> f64 {
     if stack.is_empty() || s.parallel.pp <= 1 {
         return per_group;
     }
-    per_group + stack_communicators_bytes(stack, g, gpu, s)
+    per_group + stack_communicators_bytes(stack, g, gpu, gen, s)
 }
 
 /// Device bytes of NCCL's buffers of the communicators `list` a stack opens beyond one per
 /// parallel group ([`crate::engine::framework::Traits::pipeline_communicators`]), each
-/// [`communicator_bytes`] on its ranks: the TP, data-parallel and neighbours' groups as
+/// [`communicator_bytes`] on its ranks for GPUs of `gen` (the caller's, worked out once): the TP, data-parallel and neighbours' groups as
 /// [`Groups::of`] places them, the tied embedding's pair as `g.pp` (both two ranks across the
 /// pipeline), a pipeline's `p` ranks `t·c·d` apart, the TP ranks of its `p` stages (each stage's
 /// `t` ranks where [`Groups::of`] puts the TP group, the stages where it puts the pipeline's
@@ -155,12 +155,12 @@ fn stack_communicators_bytes(
     list: &[Communicator],
     g: &Groups,
     gpu: &GpuSpec,
+    gen: Generation,
     s: &Scenario,
 ) -> f64 {
     let par = &s.parallel;
     let (t, c, d, p) = (par.tp.max(1), par.cp.max(1), par.dp.max(1), par.pp.max(1));
     let f = &Fabric::of(gpu);
-    let gen = Generation::of(gpu);
     let replica = t.saturating_mul(c).saturating_mul(d);
     let pipeline = Group::on(f, p, replica);
     let mut total = 0.0;
